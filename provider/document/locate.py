@@ -1,0 +1,53 @@
+"""Map a JSON path inside a loaded document back to a line and column of the file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.document.yaml_loader import LoadedDocument, Position
+
+
+def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> Position | None:
+    """The position of ``path``: its value (or its key, with ``on_key``).
+
+    A path that does not exist in the document (a missing key, a value the converter
+    inferred) falls back to the deepest container that does exist.
+    """
+    node: Any = doc.data
+    pos: Position | None = doc.starts.get(id(node)) if node is not None else None
+    if node is None:
+        return None
+    if not path:
+        return pos or (1, 1)
+    for i, part in enumerate(path):
+        last = i == len(path) - 1
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            keys = doc.key_positions.get(id(node), {})
+            values = doc.value_positions.get(id(node), {})
+            if last:
+                return keys.get(part, pos) if on_key else values.get(part, keys.get(part, pos))
+            pos = values.get(part, keys.get(part, pos))
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            items = doc.item_positions.get(id(node), [])
+            item_pos = items[part] if part < len(items) else pos
+            if last:
+                return item_pos
+            pos = item_pos
+            node = node[part]
+        else:
+            return pos
+    return pos
+
+
+def raw_text(doc: LoadedDocument, path: tuple[Any, ...]) -> str | None:
+    """The text as written of a plain scalar that YAML read as a non-string (``2.10`` -> 2.1)."""
+    if not path:
+        return None
+    node: Any = doc.data
+    for part in path[:-1]:
+        if (isinstance(node, dict) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            node = node[part]
+        else:
+            return None
+    return doc.raw_plain.get((id(node), path[-1]))

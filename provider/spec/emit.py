@@ -1,0 +1,127 @@
+"""TrainingJob -> the native spec document (what ``trainjobs convert`` prints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.schema import API_VERSION
+from provider.spec.model import Container, PythonPackage, TrainingJob, WorkerPool
+from provider.spec.reader import format_duration
+
+Json = dict[str, Any]
+
+
+def _pool(pool: WorkerPool, chief: bool) -> Json:
+    out: Json = {"machineType": pool.machine_type}
+    if not chief:
+        out["replicas"] = pool.replica_count
+    if pool.accelerator is not None:
+        out["accelerator"] = {"type": pool.accelerator.type, "count": pool.accelerator.count}
+    if pool.tpu_topology:
+        out["tpuTopology"] = pool.tpu_topology
+    if pool.disk.type or pool.disk.size_gb:
+        disk: Json = {}
+        if pool.disk.type:
+            disk["type"] = pool.disk.type
+        if pool.disk.size_gb:
+            disk["sizeGb"] = pool.disk.size_gb
+        out["disk"] = disk
+    ov = pool.override
+    if ov is not None:
+        if ov.image_uri:
+            out["image"] = ov.image_uri
+        if ov.command is not None:
+            out["command"] = list(ov.command)
+        if ov.args is not None:
+            out["args"] = list(ov.args)
+    return out
+
+
+def _application(job: TrainingJob) -> Json:
+    app = job.application
+    if isinstance(app, PythonPackage):
+        pkg: Json = {}
+        if app.source_path:
+            pkg["path"] = app.source_path
+        if app.package_uris:
+            pkg["uris"] = list(app.package_uris)
+        pkg["module"] = app.module
+        if app.args:
+            pkg["args"] = list(app.args)
+        if app.executor_image_uri:
+            pkg["executorImage"] = app.executor_image_uri
+        if app.runtime_version:
+            pkg["runtimeVersion"] = app.runtime_version
+        if app.python_version:
+            pkg["pythonVersion"] = app.python_version
+        return {"pythonPackage": pkg}
+    assert isinstance(app, Container)
+    ctr: Json = {}
+    if app.image_uri:
+        ctr["image"] = app.image_uri
+    if app.build:
+        ctr["build"] = {"context": app.build.context, **({"dockerfile": app.build.dockerfile} if app.build.dockerfile else {})}
+    if app.command:
+        ctr["command"] = list(app.command)
+    if app.args:
+        ctr["args"] = list(app.args)
+    return {"container": ctr}
+
+
+def to_native(job: TrainingJob) -> Json:
+    metadata: Json = {"name": job.name}
+    if job.team:
+        metadata["team"] = job.team
+    if job.description:
+        metadata["description"] = job.description
+    if job.display_name:
+        metadata["displayName"] = job.display_name
+    if job.labels:
+        metadata["labels"] = dict(job.labels)
+    spec: Json = {"region": job.region}
+    names = {0: "chief", 1: "workers", 2: "parameterServers", 3: "evaluators"}
+    spec["workerPools"] = {names[p.role.index]: _pool(p, p.role.index == 0) for p in job.pools}
+    spec["application"] = _application(job)
+    if job.user_args:
+        spec["args"] = list(job.user_args)
+    if job.env:
+        spec["env"] = {e.name: e.value for e in job.env}
+    if job.output is not None:
+        spec["jobDir" if job.output.job_dir else "baseOutputDirectory"] = job.output.uri
+    if job.staging_bucket:
+        spec["stagingBucket"] = job.staging_bucket
+    sched: Json = {}
+    if job.scheduling.max_wait_seconds is not None:
+        sched["maxWaitTime"] = format_duration(job.scheduling.max_wait_seconds)
+    if job.scheduling.max_running_seconds is not None:
+        sched["maxRunningTime"] = format_duration(job.scheduling.max_running_seconds)
+    if job.scheduling.restart_job_on_worker_restart:
+        sched["restartJobOnWorkerRestart"] = True
+    if job.scheduling.strategy:
+        sched["strategy"] = job.scheduling.strategy
+    if sched:
+        spec["scheduling"] = sched
+    if job.service_account:
+        spec["serviceAccount"] = job.service_account
+    hp = job.hyperparameters
+    if hp is not None:
+        params = []
+        for p in hp.params:
+            param: Json = {"name": p.name, "type": p.type.value}
+            if p.min is not None:
+                param["min"] = int(p.min) if p.type.value == "INTEGER" else p.min
+            if p.max is not None:
+                param["max"] = int(p.max) if p.type.value == "INTEGER" else p.max
+            if p.values:
+                param["values"] = list(p.values)
+            if p.scale and p.scale != "NONE":
+                param["scale"] = p.scale
+            params.append(param)
+        tuning: Json = {"goal": hp.goal, "metric": hp.metric, "params": params, "maxTrials": hp.max_trials,
+                        "maxParallelTrials": hp.max_parallel_trials}
+        if hp.max_failed_trials:
+            tuning["maxFailedTrials"] = hp.max_failed_trials
+        if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+            tuning["algorithm"] = hp.algorithm
+        spec["hyperparameters"] = tuning
+    return {"apiVersion": API_VERSION, "kind": "TrainingJob", "metadata": metadata, "spec": spec}

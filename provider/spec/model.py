@@ -1,0 +1,271 @@
+"""The one typed model of a training job.
+
+Every input format (the native spec, AI Platform's ``trainingInput``, Vertex AI's
+``CustomJobSpec``) is converted into these frozen values; everything downstream (validation
+rules, the Vertex request, the backends, the Pulumi provider, plans) reads only these.
+
+Each value carries ``at``: where its parts were written in the source document, so a rule
+that finds a problem in the model can point at the exact line of the file the user wrote,
+whatever format it was in. ``at`` never takes part in equality.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+DocPath = tuple[str | int, ...]
+Where = dict[str, DocPath]
+
+
+def path_of(value: object, part: str = "") -> DocPath:
+    """The document path of ``value``'s ``part`` (or of the value itself)."""
+    at: Where = getattr(value, "at", {})
+    if part and part in at:
+        return at[part]
+    return at.get("", ())
+
+
+class Role(enum.Enum):
+    """The four worker pools of a Vertex AI job, in their fixed positions."""
+
+    CHIEF = "chief"
+    WORKER = "workers"
+    PARAMETER_SERVER = "parameterServers"
+    EVALUATOR = "evaluators"
+
+    @property
+    def index(self) -> int:
+        return _ROLE_INDEX[self]
+
+    @property
+    def pool_name(self) -> str:
+        """The key in CLUSTER_SPEC (``workerpool0`` ...)."""
+        return f"workerpool{self.index}"
+
+    @property
+    def tf_task(self) -> str:
+        """The task type in TF_CONFIG."""
+        return _TF_TASK[self]
+
+    @property
+    def legacy_prefix(self) -> str:
+        """The AI Platform field prefix (``master``, ``worker``, ...)."""
+        return _LEGACY_PREFIX[self]
+
+    @classmethod
+    def by_index(cls, index: int) -> Role:
+        return _ROLES_BY_INDEX[index]
+
+
+_ROLE_INDEX = {Role.CHIEF: 0, Role.WORKER: 1, Role.PARAMETER_SERVER: 2, Role.EVALUATOR: 3}
+_ROLES_BY_INDEX = {v: k for k, v in _ROLE_INDEX.items()}
+_TF_TASK = {Role.CHIEF: "chief", Role.WORKER: "worker", Role.PARAMETER_SERVER: "ps", Role.EVALUATOR: "evaluator"}
+_LEGACY_PREFIX = {
+    Role.CHIEF: "master",
+    Role.WORKER: "worker",
+    Role.PARAMETER_SERVER: "parameterServer",
+    Role.EVALUATOR: "evaluator",
+}
+
+
+class SourceFormat(enum.Enum):
+    NATIVE = "native"
+    AI_PLATFORM = "ai-platform"  # trainingInput
+    VERTEX = "vertex"  # CustomJobSpec
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    type: str
+    count: int
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Disk:
+    type: str | None = None
+    size_gb: int | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PoolOverride:
+    """What one pool runs differently from the job's application (Vertex allows it per pool)."""
+
+    image_uri: str | None = None
+    command: tuple[str, ...] | None = None
+    args: tuple[str, ...] | None = None
+    # A pool that runs a container while the job runs a Python package (Reduction Server).
+    container: bool = False
+
+
+@dataclass(frozen=True)
+class WorkerPool:
+    role: Role
+    machine_type: str
+    replica_count: int = 1
+    accelerator: Accelerator | None = None
+    tpu_topology: str | None = None
+    disk: Disk = Disk()
+    override: PoolOverride | None = None
+    # The AI Platform legacy machine type this pool was converted from, if any.
+    legacy_machine_type: str | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs per replica."""
+        if self.accelerator and not self.accelerator.type.startswith("TPU"):
+            return self.accelerator.count
+        return 0
+
+
+@dataclass(frozen=True)
+class PythonPackage:
+    module: str
+    source_path: str | None = None  # a local directory to package, relative to the spec file
+    package_uris: tuple[str, ...] = ()
+    executor_image_uri: str | None = None
+    runtime_version: str | None = None
+    python_version: str | None = None
+    args: tuple[str, ...] = ()
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ContainerBuild:
+    """Build the image from source instead of naming one (seeds 002 and 004)."""
+
+    context: str
+    dockerfile: str | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Container:
+    image_uri: str | None = None
+    build: ContainerBuild | None = None
+    command: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+Application = PythonPackage | Container
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    name: str
+    value: str
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class OutputDir:
+    """Where the job writes. ``job_dir`` jobs also get ``--job-dir`` (AI Platform semantics)."""
+
+    uri: str
+    job_dir: bool
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    max_wait_seconds: float | None = None
+    max_running_seconds: float | None = None
+    restart_job_on_worker_restart: bool = False
+    strategy: str | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+class ParamType(enum.Enum):
+    DOUBLE = "DOUBLE"
+    INTEGER = "INTEGER"
+    CATEGORICAL = "CATEGORICAL"
+    DISCRETE = "DISCRETE"
+
+
+@dataclass(frozen=True)
+class HyperParam:
+    name: str
+    type: ParamType
+    min: float | None = None
+    max: float | None = None
+    values: tuple[str | float, ...] = ()
+    scale: str | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Hyperparameters:
+    goal: str  # MAXIMIZE | MINIMIZE
+    metric: str
+    params: tuple[HyperParam, ...]
+    max_trials: int = 1
+    max_parallel_trials: int = 1
+    max_failed_trials: int = 0
+    algorithm: str = "ALGORITHM_UNSPECIFIED"
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Note:
+    """What a format converter found: a format-specific rule broken (``error``), or something
+    the user should know about how the spec was read (a warning)."""
+
+    message: str
+    path: DocPath
+    rule: str
+    source: str | None = None
+    allowed: str | None = None
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    name: str
+    region: str | None
+    pools: tuple[WorkerPool, ...]
+    application: Application
+    team: str | None = None
+    description: str | None = None
+    display_name: str | None = None  # Vertex AI's free-text displayName; defaults to name
+    labels: tuple[tuple[str, str], ...] = ()
+    user_args: tuple[str, ...] = ()
+    env: tuple[EnvVar, ...] = ()
+    output: OutputDir | None = None
+    staging_bucket: str | None = None
+    scheduling: Scheduling = Scheduling()
+    service_account: str | None = None
+    hyperparameters: Hyperparameters | None = None
+    source_format: SourceFormat = SourceFormat.NATIVE
+    notes: tuple[Note, ...] = field(default=(), compare=False)
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+    def pool(self, role: Role) -> WorkerPool | None:
+        for p in self.pools:
+            if p.role is role:
+                return p
+        return None
+
+    @property
+    def chief(self) -> WorkerPool:
+        return self.pools[0]
+
+    @property
+    def replica_total(self) -> int:
+        return sum(p.replica_count for p in self.pools)
+
+    @property
+    def gpu_total(self) -> int:
+        """GPUs the whole job holds at once (one trial)."""
+        return sum(p.gpus * p.replica_count for p in self.pools)
+
+    @property
+    def labels_dict(self) -> dict[str, str]:
+        return dict(self.labels)
+
+    @property
+    def env_dict(self) -> dict[str, str]:
+        return {e.name: e.value for e in self.env}

@@ -1,0 +1,269 @@
+"""The native spec body (``spec.workerPools``, ``spec.application`` ...) -> TrainingJob."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.spec.model import (
+    Accelerator,
+    Application,
+    Container,
+    ContainerBuild,
+    Disk,
+    EnvVar,
+    HyperParam,
+    Hyperparameters,
+    OutputDir,
+    ParamType,
+    PoolOverride,
+    PythonPackage,
+    Role,
+    Scheduling,
+    SourceFormat,
+    TrainingJob,
+    WorkerPool,
+)
+from provider.spec.reader import ConversionError, Node
+
+POOL_KEYS = {role.value: role for role in Role}
+
+
+def accelerator(node: Node | None) -> Accelerator | None:
+    if node is None:
+        return None
+    return Accelerator(
+        type=node.req_str("type"),
+        count=node.integer("count") or 0,
+        at={"": node.path, "type": node.at("type"), "count": node.at("count")},
+    )
+
+
+def disk(node: Node | None, type_key: str = "type", size_key: str = "sizeGb") -> Disk:
+    if node is None:
+        return Disk()
+    return Disk(
+        type=node.text(type_key),
+        size_gb=node.integer(size_key),
+        at={"": node.path, "type": node.at(type_key), "size_gb": node.at(size_key)},
+    )
+
+
+def pool(role: Role, node: Node) -> WorkerPool:
+    override = None
+    if any(k in node for k in ("image", "command", "args")):
+        override = PoolOverride(image_uri=node.text("image"), command=node.strs("command"), args=node.strs("args"))
+    return WorkerPool(
+        role=role,
+        machine_type=node.req_str("machineType"),
+        replica_count=node.integer("replicas", 1) or 0,
+        accelerator=accelerator(node.child("accelerator")),
+        tpu_topology=node.text("tpuTopology"),
+        disk=disk(node.child("disk")),
+        override=override,
+        at={
+            "": node.path,
+            "machine_type": node.at("machineType"),
+            "replica_count": node.at("replicas"),
+            "accelerator": node.at("accelerator"),
+            "tpu_topology": node.at("tpuTopology"),
+            "image": node.at("image"),
+        },
+    )
+
+
+def application(node: Node) -> Application:
+    pkg = node.child("pythonPackage")
+    ctr = node.child("container")
+    if pkg is not None and ctr is None:
+        return PythonPackage(
+            module=pkg.req_str("module"),
+            source_path=pkg.text("path"),
+            package_uris=pkg.strs("uris") or (),
+            executor_image_uri=pkg.text("executorImage"),
+            runtime_version=pkg.text("runtimeVersion"),
+            python_version=pkg.text("pythonVersion"),
+            args=pkg.strs("args") or (),
+            at={
+                "": pkg.path,
+                "module": pkg.at("module"),
+                "source_path": pkg.at("path"),
+                "package_uris": pkg.at("uris"),
+                "executor_image_uri": pkg.at("executorImage"),
+                "runtime_version": pkg.at("runtimeVersion"),
+                "python_version": pkg.at("pythonVersion"),
+            },
+        )
+    if ctr is not None and pkg is None:
+        build = ctr.child("build")
+        return Container(
+            image_uri=ctr.text("image"),
+            build=ContainerBuild(
+                context=build.req_str("context"),
+                dockerfile=build.text("dockerfile"),
+                at={"": build.path, "context": build.at("context")},
+            )
+            if build is not None
+            else None,
+            command=ctr.strs("command") or (),
+            args=ctr.strs("args") or (),
+            at={"": ctr.path, "image_uri": ctr.at("image"), "build": ctr.at("build")},
+        )
+    raise ConversionError("application needs exactly one of pythonPackage or container")
+
+
+def env_vars(node: Node, key: str = "env") -> tuple[EnvVar, ...]:
+    return tuple(EnvVar(name=k, value=v, at={"": node.at(key) + (k,)}) for k, v in node.str_map(key))
+
+
+def scheduling(node: Node | None) -> Scheduling:
+    if node is None:
+        return Scheduling()
+    return Scheduling(
+        max_wait_seconds=node.duration("maxWaitTime"),
+        max_running_seconds=node.duration("maxRunningTime"),
+        restart_job_on_worker_restart=node.flag("restartJobOnWorkerRestart"),
+        strategy=node.text("strategy"),
+        at={
+            "": node.path,
+            "max_wait": node.at("maxWaitTime"),
+            "max_running": node.at("maxRunningTime"),
+            "strategy": node.at("strategy"),
+        },
+    )
+
+
+def _param_values(node: Node, key: str) -> tuple[str | float, ...]:
+    raw = node.raw(key)
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ConversionError(f"{key} is not a list")
+    out: list[str | float] = []
+    for v in raw:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise ConversionError(f"{key} holds a non-scalar")
+        out.append(v if isinstance(v, str) else float(v))
+    return tuple(out)
+
+
+def hyperparameters(node: Node | None) -> Hyperparameters | None:
+    if node is None:
+        return None
+    params = []
+    for p in node.items("params"):
+        type_name = p.req_str("type")
+        if type_name not in ParamType.__members__:
+            raise ConversionError(f"unknown parameter type {type_name}")
+        params.append(
+            HyperParam(
+                name=p.req_str("name"),
+                type=ParamType(type_name),
+                min=p.number("min"),
+                max=p.number("max"),
+                values=_param_values(p, "values"),
+                scale=p.text("scale"),
+                at={"": p.path, "name": p.at("name"), "min": p.at("min"), "max": p.at("max"),
+                    "values": p.at("values"), "scale": p.at("scale")},
+            )
+        )
+    return Hyperparameters(
+        goal=node.text("goal") or "MAXIMIZE",
+        metric=node.req_str("metric"),
+        params=tuple(params),
+        max_trials=node.integer("maxTrials", 1) or 0,
+        max_parallel_trials=node.integer("maxParallelTrials", 1) or 0,
+        max_failed_trials=node.integer("maxFailedTrials", 0) or 0,
+        algorithm=node.text("algorithm") or "ALGORITHM_UNSPECIFIED",
+        at={
+            "": node.path,
+            "params": node.at("params"),
+            "max_trials": node.at("maxTrials"),
+            "max_parallel_trials": node.at("maxParallelTrials"),
+            "max_failed_trials": node.at("maxFailedTrials"),
+            "algorithm": node.at("algorithm"),
+            "metric": node.at("metric"),
+        },
+    )
+
+
+def output_dir(spec: Node) -> OutputDir | None:
+    if spec.text("jobDir") is not None:
+        return OutputDir(uri=spec.req_str("jobDir"), job_dir=True, at={"": spec.at("jobDir")})
+    if spec.text("baseOutputDirectory") is not None:
+        return OutputDir(uri=spec.req_str("baseOutputDirectory"), job_dir=False, at={"": spec.at("baseOutputDirectory")})
+    return None
+
+
+def metadata_fields(doc: Node) -> dict[str, Any]:
+    meta = doc.child("metadata")
+    if meta is None:
+        raise ConversionError("metadata is missing")
+    return {
+        "name": meta.req_str("name"),
+        "team": meta.text("team"),
+        "description": meta.text("description"),
+        "display_name": meta.text("displayName"),
+        "labels": meta.str_map("labels"),
+        "at_name": meta.at("name"),
+        "at_labels": meta.at("labels"),
+    }
+
+
+def merge_labels(*groups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    merged: dict[str, str] = {}
+    for group in groups:
+        merged.update(group)
+    return tuple(merged.items())
+
+
+def convert(doc: Node) -> TrainingJob:
+    meta = metadata_fields(doc)
+    spec = doc.child("spec")
+    if spec is None:
+        raise ConversionError("spec is missing")
+    pools_node = spec.child("workerPools")
+    if pools_node is None:
+        raise ConversionError("workerPools is missing")
+    pools = []
+    for key, value in pools_node.data.items():
+        role = POOL_KEYS.get(key)
+        if role is None:
+            raise ConversionError(f"unknown pool {key}")
+        pools.append(pool(role, Node(value, pools_node.at(key))))
+    pools.sort(key=lambda p: p.role.index)
+    if not pools or pools[0].role is not Role.CHIEF:
+        raise ConversionError("the chief pool is missing")
+    app_node = spec.child("application")
+    if app_node is None:
+        raise ConversionError("application is missing")
+    return TrainingJob(
+        name=meta["name"],
+        team=meta["team"],
+        description=meta["description"],
+        display_name=meta["display_name"],
+        labels=merge_labels(meta["labels"], spec.str_map("labels")),
+        region=spec.text("region"),
+        pools=tuple(pools),
+        application=application(app_node),
+        user_args=spec.strs("args") or (),
+        env=env_vars(spec),
+        output=output_dir(spec),
+        staging_bucket=spec.text("stagingBucket"),
+        scheduling=scheduling(spec.child("scheduling")),
+        service_account=spec.text("serviceAccount"),
+        hyperparameters=hyperparameters(spec.child("hyperparameters")),
+        source_format=SourceFormat.NATIVE,
+        at={
+            "": spec.path,
+            "name": meta["at_name"],
+            "labels": meta["at_labels"],
+            "region": spec.at("region"),
+            "pools": spec.at("workerPools"),
+            "application": spec.at("application"),
+            "env": spec.at("env"),
+            "args": spec.at("args"),
+            "staging_bucket": spec.at("stagingBucket"),
+            "service_account": spec.at("serviceAccount"),
+            "scheduling": spec.at("scheduling"),
+        },
+    )

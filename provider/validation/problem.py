@@ -1,0 +1,72 @@
+"""One problem found in a spec or a stack: where, what is wrong, what is allowed."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A single finding, ready to print.
+
+    ``path`` is the JSON path inside the document (``spec.workerPools.chief.machineType``);
+    ``line`` and ``column`` are 1-based positions in the file, when the input came from a file.
+    """
+
+    file: str
+    message: str
+    path: str = ""
+    line: int | None = None
+    column: int | None = None
+    allowed: str | None = None
+    hint: str | None = None
+    rule: str = "schema"
+    source: str | None = None
+    severity: Severity = Severity.ERROR
+
+    def at(self, **changes: Any) -> Problem:
+        return replace(self, **changes)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def where(self) -> str:
+        if self.line is None:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column or 1}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "path": self.path,
+            "severity": self.severity.value,
+            "rule": self.rule,
+            "message": self.message,
+            "allowed": self.allowed,
+            "hint": self.hint,
+            "source": self.source,
+        }
+
+
+def format_path(parts: tuple[Any, ...] | list[Any]) -> str:
+    """``("spec", "workerPoolSpecs", 1, "machineSpec")`` -> ``spec.workerPoolSpecs[1].machineSpec``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif out:
+            out += f".{part}"
+        else:
+            out = str(part)
+    return out
