@@ -1,0 +1,102 @@
+"""The ``trainjobs`` command line.
+
+The parser is declared here; each command lives in its own module, imported only when that
+command runs, so ``trainjobs validate`` never loads the Vertex AI SDK or Pulumi.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from provider import __version__
+from provider.errors import UserError
+
+
+def _command(parser: argparse.ArgumentParser, target: str) -> None:
+    parser.set_defaults(_target=target)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="trainjobs",
+        description="ML training jobs as code: validate specs, run them locally or on Vertex AI, plan and deploy "
+        "them with Pulumi.",
+    )
+    p.add_argument("--version", action="version", version=f"trainjobs {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    v = sub.add_parser("validate", help="check specs against the schema, the catalog and the rules")
+    v.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories (default: specs/)")
+    v.add_argument("--format", choices=["text", "json", "github"], default="text", help="output format")
+    v.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
+    v.add_argument("--target", choices=["vertex", "local", "any"],
+                   help="judge every spec for this backend (default: the backend of the stack that holds it)")
+    v.add_argument("--stacks", default="stacks", metavar="DIR", help="stack files that say which specs they hold")
+    v.add_argument("--summary", action="store_true", help="also print a table of the valid jobs")
+    _command(v, "provider.cli.validate:run")
+
+    s = sub.add_parser("schema", help="print the JSON Schema of specs (or of stack config)")
+    s.add_argument("--stack", action="store_true", help="the schema of the stack config instead")
+    _command(s, "provider.cli.validate:schema")
+
+    c = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
+    c.add_argument("file", metavar="FILE")
+    c.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
+    c.add_argument("--region", help="gcloud --region, for a bare config.yaml")
+    c.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
+    c.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")
+    c.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
+    c.add_argument("--output", choices=["yaml", "json", "request"], default="yaml",
+                   help="yaml (native spec), json, or the Vertex AI request it makes")
+    _command(c, "provider.cli.convert:run")
+
+    for register in _extensions():
+        register(sub)
+    return p
+
+
+def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
+    """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
+    out = []
+    for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        out.append(module.register)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_target", None):
+        parser.print_help()
+        return 2
+    module_name, func = args._target.split(":")
+    try:
+        handler = getattr(importlib.import_module(module_name), func)
+        return int(handler(args) or 0)
+    except UserError as exc:
+        print(f"trainjobs: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("trainjobs: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("TRAINJOBS_DEBUG"):
+            raise
+        print(
+            f"trainjobs: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in trainjobs. Run again with TRAINJOBS_DEBUG=1 to see the traceback.",
+            file=sys.stderr,
+        )
+        return 3

@@ -1,0 +1,30 @@
+"""A compact table of jobs: what each one runs and on what."""
+
+from __future__ import annotations
+
+from typing import IO
+
+from provider.spec.model import Container, TrainingJob
+
+
+def hardware(job: TrainingJob) -> str:
+    parts = []
+    for p in job.pools:
+        acc = f" + {p.accelerator.count}x{p.accelerator.type.replace('NVIDIA_', '').replace('TESLA_', '')}" if p.accelerator else ""
+        parts.append(f"{p.replica_count}x {p.machine_type}{acc}")
+    return ", ".join(parts)
+
+
+def print_summary(jobs: list[TrainingJob], out: IO[str]) -> None:
+    if not jobs:
+        return
+    rows = [("JOB", "FORMAT", "REGION", "KIND", "GPUS", "POOLS")]
+    for job in sorted(jobs, key=lambda j: j.name):
+        kind = "container" if isinstance(job.application, Container) else "package"
+        if job.hyperparameters:
+            kind += f", tuning x{job.hyperparameters.max_trials}"
+        rows.append((job.name, job.source_format.value, job.region or "-", kind, str(job.gpu_total), hardware(job)))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    print(file=out)
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5], file=out)

@@ -1,0 +1,220 @@
+"""TrainingJob -> the exact Vertex AI request (REST JSON of google.cloud.aiplatform.v1).
+
+The body is what ``JobServiceClient.create_custom_job`` / ``create_hyperparameter_tuning_job``
+send: camelCase keys, int64 values as strings. It is plain data, so the validate and plan
+paths can show it without importing the SDK; the Vertex backend parses it with
+``aiplatform_v1.CustomJob.from_json``, and tests assert it for every example spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from provider.catalog import CATALOG
+from provider.spec.model import (
+    Container,
+    HyperParam,
+    ParamType,
+    PythonPackage,
+    TrainingJob,
+    WorkerPool,
+)
+from provider.spec.reader import format_duration
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VertexRequest:
+    kind: str  # "CustomJob" | "HyperparameterTuningJob"
+    parent: str  # projects/PROJECT/locations/REGION
+    body: Json
+
+    @property
+    def collection(self) -> str:
+        return "customJobs" if self.kind == "CustomJob" else "hyperparameterTuningJobs"
+
+
+def image_host(region: str | None) -> str:
+    """Prebuilt containers live in us-, europe- and asia-docker.pkg.dev."""
+    if region and region.startswith("europe-"):
+        return "europe-docker.pkg.dev"
+    if region and (region.startswith("asia-") or region.startswith("australia-")):
+        return "asia-docker.pkg.dev"
+    return "us-docker.pkg.dev"
+
+
+def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
+    """The prebuilt container a pool runs: explicit, or mapped from the AI Platform runtime."""
+    app = job.application
+    if not isinstance(app, PythonPackage):
+        return None
+    if pool.override and pool.override.image_uri and not pool.override.container:
+        return pool.override.image_uri
+    if app.executor_image_uri:
+        return app.executor_image_uri
+    if app.runtime_version is None:
+        return None
+    mapping = CATALOG.runtimes()["runtime_to_container"]["map"].get(app.runtime_version)
+    if mapping is None:
+        return None
+    name = mapping["gpu"] if pool.gpus and "gpu" in mapping else mapping["cpu"]
+    return f"{image_host(job.region)}/vertex-ai/training/{name}:latest"
+
+
+def job_args(job: TrainingJob, base: tuple[str, ...]) -> list[str]:
+    """The trainer's argv: its own args, the user args, then ``--job-dir DIR`` like the service."""
+    args = list(base) + list(job.user_args)
+    if job.output is not None and job.output.job_dir:
+        args += ["--job-dir", job.output.uri]
+    return args
+
+
+def _machine_spec(pool: WorkerPool) -> Json:
+    spec: Json = {"machineType": pool.machine_type}
+    if pool.accelerator is not None:
+        spec["acceleratorType"] = pool.accelerator.type
+        spec["acceleratorCount"] = pool.accelerator.count
+    if pool.tpu_topology:
+        spec["tpuTopology"] = pool.tpu_topology
+    return spec
+
+
+def _env(job: TrainingJob) -> list[Json]:
+    return [{"name": e.name, "value": e.value} for e in job.env]
+
+
+def _pool_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str], image_uri: str | None) -> Json:
+    out: Json = {"machineSpec": _machine_spec(pool), "replicaCount": str(pool.replica_count)}
+    if pool.disk.type or pool.disk.size_gb:
+        limits = CATALOG.limits()["boot_disk"]
+        out["diskSpec"] = {
+            "bootDiskType": pool.disk.type or limits["default_type"],
+            "bootDiskSizeGb": pool.disk.size_gb or limits["default_gb"],
+        }
+    app = job.application
+    ov = pool.override
+    if isinstance(app, Container) or (ov is not None and ov.container):
+        base_image = app.image_uri if isinstance(app, Container) else None
+        command = list(ov.command) if ov and ov.command is not None else list(getattr(app, "command", ()))
+        own_args = ov.args if ov and ov.args is not None else (app.args if isinstance(app, Container) else ())
+        image = (ov.image_uri if ov and ov.image_uri else None) or image_uri or base_image
+        if image is None:
+            raise ValueError(f"{job.name}: the container is built from source; pass the pushed image (image_uri)")
+        container: Json = {"imageUri": image}
+        if command:
+            container["command"] = command
+        args = job_args(job, tuple(own_args)) if not (ov and ov.container) else list(own_args)
+        if args:
+            container["args"] = args
+        if job.env:
+            container["env"] = _env(job)
+        out["containerSpec"] = container
+        return out
+    assert isinstance(app, PythonPackage)
+    own = ov.args if ov and ov.args is not None else app.args
+    package: Json = {
+        "executorImageUri": executor_image(job, pool) or "",
+        "packageUris": package_uris,
+        "pythonModule": app.module,
+    }
+    args = job_args(job, tuple(own))
+    if args:
+        package["args"] = args
+    if job.env:
+        package["env"] = _env(job)
+    out["pythonPackageSpec"] = package
+    return out
+
+
+def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, image_uri: str | None = None) -> Json:
+    """The CustomJobSpec (also the trialJobSpec of a tuning job).
+
+    ``package_uris`` are the gs:// URIs of the packages (the staged build of a local package
+    path first); ``image_uri`` replaces a container built from source with its pushed digest.
+    """
+    app = job.application
+    uris = list(package_uris) if package_uris is not None else list(getattr(app, "package_uris", ()))
+    pools: list[Json] = []
+    by_index = {p.role.index: p for p in job.pools}
+    for index in range(max(by_index) + 1):
+        pool = by_index.get(index)
+        # Pools 1-3 are positional: an empty {} keeps the place of a skipped one.
+        pools.append(_pool_spec(job, pool, uris, image_uri) if pool is not None else {})
+    spec: Json = {"workerPoolSpecs": pools}
+    sched: Json = {}
+    if job.scheduling.max_running_seconds is not None:
+        sched["timeout"] = format_duration(job.scheduling.max_running_seconds)
+    if job.scheduling.restart_job_on_worker_restart:
+        sched["restartJobOnWorkerRestart"] = True
+    if job.scheduling.strategy and job.scheduling.strategy != "STRATEGY_UNSPECIFIED":
+        sched["strategy"] = job.scheduling.strategy
+    if job.scheduling.strategy == "FLEX_START" and job.scheduling.max_wait_seconds is not None:
+        sched["maxWaitDuration"] = format_duration(job.scheduling.max_wait_seconds)
+    if sched:
+        spec["scheduling"] = sched
+    if job.service_account:
+        spec["serviceAccount"] = job.service_account
+    if job.output is not None:
+        spec["baseOutputDirectory"] = {"outputUriPrefix": job.output.uri}
+    return spec
+
+
+def _int64(value: float | None) -> str:
+    return str(int(value or 0))
+
+
+def _parameter(p: HyperParam) -> Json:
+    out: Json = {"parameterId": p.name}
+    if p.type is ParamType.DOUBLE:
+        out["doubleValueSpec"] = {"minValue": p.min, "maxValue": p.max}
+    elif p.type is ParamType.INTEGER:
+        out["integerValueSpec"] = {"minValue": _int64(p.min), "maxValue": _int64(p.max)}
+    elif p.type is ParamType.CATEGORICAL:
+        out["categoricalValueSpec"] = {"values": [str(v) for v in p.values]}
+    else:
+        out["discreteValueSpec"] = {"values": [float(v) for v in p.values]}
+    if p.scale and p.scale != "NONE":
+        out["scaleType"] = p.scale
+    return out
+
+
+def build_request(
+    job: TrainingJob,
+    project: str,
+    labels: dict[str, str] | None = None,
+    package_uris: list[str] | None = None,
+    image_uri: str | None = None,
+) -> VertexRequest:
+    """The create request for ``job``: a CustomJob, or a HyperparameterTuningJob when it tunes."""
+    all_labels = {**job.labels_dict, **(labels or {})}
+    spec = custom_job_spec(job, package_uris, image_uri)
+    parent = f"projects/{project}/locations/{job.region}"
+    display = job.display_name or job.name
+    hp = job.hyperparameters
+    if hp is None:
+        body: Json = {"displayName": display, "jobSpec": spec}
+        if all_labels:
+            body["labels"] = all_labels
+        return VertexRequest("CustomJob", parent, body)
+    study: Json = {
+        "metrics": [{"metricId": hp.metric, "goal": hp.goal}],
+        "parameters": [_parameter(p) for p in hp.params],
+    }
+    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+        study["algorithm"] = hp.algorithm
+    body = {
+        "displayName": display,
+        "studySpec": study,
+        "maxTrialCount": hp.max_trials,
+        "parallelTrialCount": hp.max_parallel_trials,
+        "trialJobSpec": spec,
+    }
+    if hp.max_failed_trials:
+        body["maxFailedTrialCount"] = hp.max_failed_trials
+    if all_labels:
+        body["labels"] = all_labels
+    return VertexRequest("HyperparameterTuningJob", parent, body)
+
+

@@ -1,0 +1,1 @@
+"""Stacks: one Pulumi stack per team and environment, configured in stacks/Pulumi.<stack>.yaml."""

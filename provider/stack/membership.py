@@ -1,0 +1,96 @@
+"""Which stack holds which spec: the globs in each stack's ``trainjobs:specs``."""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from provider.document import read_mapping
+from provider.stack.config import StackConfig, load_stack
+from provider.validation.problem import Problem
+from provider.validation.rules import Context, Target
+from provider.validation.validator import display_name, read_file
+
+
+def stack_files(stacks_dir: Path) -> list[Path]:
+    if not stacks_dir.is_dir():
+        return []
+    return sorted(p for p in stacks_dir.iterdir() if p.name.startswith("Pulumi.") and p.suffix in (".yaml", ".yml"))
+
+
+def spec_files(stack: StackConfig, root: Path) -> list[Path]:
+    """The spec files a stack holds, resolved against the project root."""
+    out: set[Path] = set()
+    for pattern in stack.specs:
+        for match in glob.glob(pattern, root_dir=root, recursive=True):
+            path = (root / match).resolve()
+            if path.is_file():
+                out.add(path)
+    return sorted(out)
+
+
+def spec_name(path: Path) -> str | None:
+    """metadata.name of a spec file, or None if it cannot be read."""
+    raw, _ = read_file(path, str(path))
+    if raw is None:
+        return None
+    doc, _ = read_mapping(raw, str(path), "")
+    meta = doc.data.get("metadata") if doc else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else None
+
+
+@dataclass
+class StackIndex:
+    root: Path
+    stacks: list[StackConfig] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files_checked: int = 0
+    members: dict[Path, list[StackConfig]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, stacks_dir: Path) -> StackIndex:
+        index = cls(root=stacks_dir.resolve().parent)
+        for path in stack_files(stacks_dir):
+            loaded = load_stack(path, display_name(path))
+            index.files_checked += 1
+            index.problems.extend(loaded.problems)
+            if loaded.config is not None:
+                index.stacks.append(loaded.config)
+        for stack in index.stacks:
+            for spec in spec_files(stack, index.root):
+                index.members.setdefault(spec, []).append(stack)
+        return index
+
+    def stacks_of(self, spec: Path) -> list[StackConfig]:
+        return self.members.get(spec.resolve(), [])
+
+    def context_for(self, spec: Path) -> Context:
+        stacks = self.stacks_of(spec)
+        if not stacks:
+            return Context(target=Target.ANY)
+        target = Target.VERTEX if any(s.backend == "vertex" for s in stacks) else Target.LOCAL
+        regions: dict[str, str] = {}
+        for s in stacks:
+            regions.update(s.bucket_regions)
+        staging = f"gs://{stacks[0].bucket}"
+        return Context(target=target, bucket_regions=tuple(sorted(regions.items())), staging_bucket=staging)
+
+    def groups_for(self, spec: Path) -> list[str]:
+        """Name-uniqueness groups: each stack that holds the spec, or '*' for specs in none."""
+        return [s.name for s in self.stacks_of(spec)] or ["*"]
+
+    def names_elsewhere(self, checked: set[Path]) -> list[tuple[str, str, str]]:
+        """(stack, job name, file) of member specs outside ``checked`` (read for their name only)."""
+        out: list[tuple[str, str, str]] = []
+        for path, stacks in self.members.items():
+            if path in checked:
+                continue
+            name = spec_name(path)
+            if name:
+                out.extend((s.name, name, display_name(path)) for s in stacks)
+        return out
+
+    def stack(self, name: str) -> StackConfig | None:
+        return next((s for s in self.stacks if s.name == name), None)

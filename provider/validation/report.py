@@ -1,0 +1,108 @@
+"""Print problems as text (with colour unless NO_COLOR), JSON, or GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import IO, Protocol
+
+from provider.validation.problem import Problem, Severity
+
+
+class Reporter(Protocol):
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None: ...
+
+
+def use_colour(stream: IO[str], choice: str = "auto") -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or "NO_COLOR" in os.environ:
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+class TextReporter:
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def _c(self, code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.colour else text
+
+    def format(self, p: Problem) -> str:
+        sev = self._c("1;31", "error") if p.is_error else self._c("1;33", "warning")
+        lines = [f"{self._c('1', p.where)}: {sev}: {p.message}"]
+        if p.path:
+            lines.append(f"    at {self._c('36', p.path)}")
+        if p.allowed:
+            lines.append(f"    allowed: {p.allowed}")
+        if p.hint:
+            lines.append(f"    {self._c('32', p.hint)}")
+        if p.source:
+            lines.append(self._c("2", f"    [{p.rule}] {p.source}"))
+        return "\n".join(lines)
+
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+        for p in problems:
+            print(self.format(p), file=out)
+        errors = sum(1 for p in problems if p.is_error)
+        warnings = len(problems) - errors
+        noun = "file" if checked == 1 else "files"
+        summary = f"{checked} {noun} checked: {checked - invalid} valid, {invalid} invalid"
+        if problems:
+            summary += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})"
+        colour = "1;32" if not invalid else "1;31"
+        print(("\n" if problems else "") + self._c(colour, summary), file=out)
+
+
+class JsonReporter:
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+        json.dump(
+            {
+                "ok": invalid == 0,
+                "checked": checked,
+                "invalid": invalid,
+                "errors": sum(1 for p in problems if p.is_error),
+                "warnings": sum(1 for p in problems if not p.is_error),
+                "problems": [p.as_dict() for p in problems],
+            },
+            out,
+            indent=2,
+        )
+        out.write("\n")
+
+
+def _escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+class GithubReporter:
+    """GitHub Actions workflow commands: each problem becomes an annotation on the PR diff."""
+
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+        for p in problems:
+            level = "error" if p.severity is Severity.ERROR else "warning"
+            props = [f"file={_escape(p.file, True)}"]
+            if p.line is not None:
+                props.append(f"line={p.line}")
+                props.append(f"col={p.column or 1}")
+            props.append(f"title={_escape(p.rule, True)}")
+            body = p.message
+            if p.path:
+                body += f" (at {p.path})"
+            if p.allowed:
+                body += f"\nallowed: {p.allowed}"
+            if p.hint:
+                body += f"\n{p.hint}"
+            print(f"::{level} {','.join(props)}::{_escape(body)}", file=out)
+        print(f"{checked} files checked: {checked - invalid} valid, {invalid} invalid", file=out)
+
+
+def reporter(fmt: str, out: IO[str], colour: str = "auto") -> Reporter:
+    if fmt == "json":
+        return JsonReporter()
+    if fmt == "github":
+        return GithubReporter()
+    return TextReporter(use_colour(out, colour))

@@ -1,0 +1,82 @@
+"""What every model-level rule receives and returns."""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from provider.catalog import CATALOG, Catalog
+from provider.spec.model import DocPath, TrainingJob
+from provider.validation.problem import Severity
+
+SEED_000 = "seed 000 (AI Platform Training overview)"
+SEED_001 = "seed 001 (GPUs)"
+SEED_003 = "seed 003 (submitting a job)"
+SEED_004 = "seed 004 (Vertex AI multi-worker lab)"
+JOB_RULES = "tools/catalog/reference/job_rules.json"
+REGIONS = "tools/catalog/reference/regions.json"
+MACHINE_SPEC = "tools/catalog/reference/vertex_machine_spec.json"
+
+
+class Target(enum.Enum):
+    """Where the job is meant to run, which decides how strict "not offered" findings are."""
+
+    VERTEX = "vertex"
+    LOCAL = "local"
+    ANY = "any"  # a spec outside every stack: seeds-valid is enough, offering gaps are warnings
+
+
+@dataclass(frozen=True)
+class Context:
+    target: Target = Target.ANY
+    today: dt.date = field(default_factory=dt.date.today)
+    # Buckets whose region is known (the stack's team bucket, declared buckets).
+    bucket_regions: tuple[tuple[str, str], ...] = ()
+    # A staging location the stack provides (the team bucket), so package paths need no jobDir.
+    staging_bucket: str | None = None
+    # The directory of the spec file, for paths written relative to it (package path, build context).
+    spec_dir: Path | None = None
+    catalog: Catalog = CATALOG
+
+    @property
+    def offering_severity(self) -> Severity:
+        """How to report something valid under the seeds that Vertex AI does not offer."""
+        return Severity.ERROR if self.target is Target.VERTEX else Severity.WARNING
+
+
+@dataclass(frozen=True)
+class Finding:
+    message: str
+    path: DocPath
+    rule: str
+    source: str | None = None
+    allowed: str | None = None
+    hint: str | None = None
+    severity: Severity = Severity.ERROR
+    on_key: bool = False
+
+
+Rule = Callable[[TrainingJob, Context], Iterable[Finding]]
+
+RULES: list[Rule] = []
+
+
+def rule(fn: Rule) -> Rule:
+    """Register a model-level rule; ``run_rules`` calls every registered rule."""
+    RULES.append(fn)
+    return fn
+
+
+def run_rules(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    for fn in RULES:
+        yield from fn(job, ctx)
+
+
+def join(items: Iterable[object], word: str = "or") -> str:
+    words = [str(i) for i in items]
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + f" {word} " + words[-1]

@@ -1,0 +1,338 @@
+"""Machines, accelerators, regions and zones: the rules of seed 001 and the Vertex offering."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from provider.spec.model import Role, SourceFormat, TrainingJob, WorkerPool, path_of
+from provider.validation.problem import Severity
+from provider.validation.rules.base import (
+    JOB_RULES,
+    MACHINE_SPEC,
+    REGIONS,
+    SEED_001,
+    Context,
+    Finding,
+    Target,
+    join,
+    rule,
+)
+
+
+def _label(pool: WorkerPool) -> str:
+    if pool.legacy_machine_type:
+        return f"{pool.legacy_machine_type} ({pool.machine_type})"
+    return pool.machine_type
+
+
+@rule
+def region_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """Vertex AI offers custom training in the region (AI Platform's list may differ)."""
+    if job.region is None:
+        yield Finding(
+            "the job has no region",
+            path_of(job, "region") or path_of(job),
+            "region.required",
+            JOB_RULES,
+            allowed="set region (the gcloud --region of the job), such as us-central1",
+        )
+        return
+    region = ctx.catalog.region(job.region)
+    if region is None:
+        return  # the schema already named the allowed regions
+    if not region.vertex_training:
+        yield Finding(
+            f"region {job.region} offered AI Platform Training but Vertex AI does not offer custom training there",
+            path_of(job, "region"),
+            "region.offered",
+            REGIONS,
+            allowed="a Vertex AI training region, such as " + join(sorted(r.name for r in ctx.catalog.regions.values()
+                                                                       if r.vertex_training)[:6]),
+            severity=ctx.offering_severity,
+        )
+
+
+@rule
+def chief_single_replica(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    chief = job.chief
+    if chief.role is Role.CHIEF and chief.replica_count != 1:
+        yield Finding(
+            f"the chief pool has {chief.replica_count} replicas",
+            path_of(chief, "replica_count"),
+            "pools.chief_one_replica",
+            MACHINE_SPEC + " (worker_pools: pool 0 replicaCount must be 1)",
+            allowed="exactly 1 replica in the chief pool (worker pool 0); put the others in workers",
+        )
+
+
+@rule
+def pool_limit(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    if len(job.pools) > 4:
+        yield Finding(
+            f"the job has {len(job.pools)} worker pools",
+            path_of(job, "pools"),
+            "pools.max",
+            MACHINE_SPEC + " (four positions: chief, workers, parameter servers, evaluators; more is undocumented)",
+            allowed="at most 4 pools",
+        )
+
+
+@rule
+def machine_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    for pool in job.pools:
+        machine = ctx.catalog.machine(pool.machine_type)
+        if machine is None:
+            continue  # the schema named the allowed machine types
+        if not machine.vertex_training:
+            note = " (the legacy mapping itself is unverified)" if pool.legacy_machine_type else ""
+            yield Finding(
+                f"{_label(pool)} is not a machine type Vertex AI offers for training{note}",
+                path_of(pool, "machine_type"),
+                "machine.offered",
+                MACHINE_SPEC,
+                allowed=_similar_machines(ctx, machine.vcpus or 0, machine.memory_gb or 0),
+                severity=ctx.offering_severity,
+            )
+
+
+def _similar_machines(ctx: Context, vcpus: float, memory: float) -> str:
+    options = [
+        m for m in ctx.catalog.machine_types.values()
+        if m.vertex_training and not m.requires_accelerator and m.vcpus and m.vcpus >= vcpus and (m.memory_gb or 0) >= memory
+    ]
+    options.sort(key=lambda m: ((m.vcpus or 0), (m.memory_gb or 0)))
+    return "a Vertex AI training machine type with enough room, such as " + join([m.name for m in options[:3]])
+
+
+def _table(job: TrainingJob) -> str:
+    return "ai_platform" if job.source_format is SourceFormat.AI_PLATFORM else "seed"
+
+
+def _counts(ctx: Context, job: TrainingJob, machine: str) -> dict[str, list[int]]:
+    if _table(job) == "ai_platform":
+        return ctx.catalog.counts("ai_platform", machine) or ctx.catalog.counts("vertex", machine)
+    return ctx.catalog.seed_counts(machine)
+
+
+def _caps_reason(ctx: Context, machine_name: str, acc: str, count: int, allowed: list[int]) -> str:
+    """Why a GPU count does not fit: the vCPU and memory each GPU can serve (seed 001)."""
+    machine = ctx.catalog.machine(machine_name)
+    caps = ctx.catalog.gpu_caps()["caps_by_gpu_count"].get(acc, {})
+    if machine is None or not machine.vcpus or str(count) not in caps:
+        return ""
+    cap = caps[str(count)]
+    if machine.vcpus <= cap["max_vcpus"] and (machine.memory_gb or 0) <= cap["max_memory_gb"]:
+        return ""
+    need = [c for c in allowed if c > count]
+    return (
+        f": {machine_name} has {machine.vcpus:g} vCPUs and {machine.memory_gb:g} GB, but {count} x {acc} serve at most "
+        f"{cap['max_vcpus']} vCPUs and {cap['max_memory_gb']} GB"
+        + (f", so at least {need[0]} are needed" if need else "")
+    )
+
+
+@rule
+def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """Seed 001's table of valid GPU counts per machine type, and the Vertex AI table."""
+    for pool in job.pools:
+        machine = ctx.catalog.machine(pool.machine_type)
+        if machine is None:
+            continue
+        counts = _counts(ctx, job, pool.machine_type)
+        acc = pool.accelerator
+        topologies = ctx.catalog.tpu_topologies(pool.machine_type)
+        if topologies is not None:
+            if acc is not None:
+                yield Finding(
+                    f"{pool.machine_type} is a TPU machine type: its chips come with it",
+                    path_of(acc) or path_of(pool, "accelerator"),
+                    "tpu.topology",
+                    MACHINE_SPEC,
+                    allowed=f"no accelerator; set tpuTopology ({join(topologies)})",
+                )
+            if pool.tpu_topology is None:
+                yield Finding(f"{pool.machine_type} needs a tpuTopology", path_of(pool), "tpu.topology", MACHINE_SPEC,
+                              allowed=join(topologies))
+            elif pool.tpu_topology not in topologies:
+                yield Finding(f"tpuTopology {pool.tpu_topology} is not offered on {pool.machine_type}",
+                              path_of(pool, "tpu_topology"), "tpu.topology", MACHINE_SPEC, allowed=join(topologies))
+            continue
+        if acc is None:
+            if machine.requires_accelerator:
+                yield Finding(
+                    f"{pool.machine_type} comes with accelerators, but none is set",
+                    path_of(pool),
+                    "gpu.required",
+                    MACHINE_SPEC,
+                    allowed=join(f"{c[0]} x {a}" for a, c in sorted(counts.items())),
+                )
+            continue
+        if not counts:
+            yield Finding(
+                f"{_label(pool)} takes no accelerators",
+                path_of(acc) or path_of(pool, "accelerator"),
+                "gpu.machine",
+                SEED_001 + " (to use GPUs you must use an A2, N1 or G2 machine type)",
+                allowed="a GPU machine family (n1, a2, a3, g2 ...) for accelerators, or no accelerator",
+            )
+            continue
+        if acc.type not in counts:
+            yield Finding(
+                f"{acc.type} cannot be attached to {_label(pool)}",
+                path_of(acc, "type"),
+                "gpu.type",
+                SEED_001 + " (valid numbers of GPUs for each machine type)",
+                allowed=f"on {pool.machine_type}: " + join(sorted(counts)),
+            )
+            continue
+        allowed = counts[acc.type]
+        if acc.count not in allowed:
+            yield Finding(
+                f"{acc.count} x {acc.type} is not a valid count on {_label(pool)}"
+                + _caps_reason(ctx, pool.machine_type, acc.type, acc.count, allowed),
+                path_of(acc, "count"),
+                "gpu.count",
+                SEED_001 + " (valid numbers of GPUs; vCPU and memory per GPU)",
+                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}",
+            )
+
+
+@rule
+def accelerator_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """Valid under the seeds, but no longer offered (K80) or past end of support (P100)."""
+    seen: set[str] = set()
+    for pool in job.pools:
+        acc = pool.accelerator
+        if acc is None or acc.type in seen:
+            continue
+        seen.add(acc.type)
+        info = ctx.catalog.accelerator(acc.type)
+        if info is None:
+            continue
+        where = path_of(acc, "type") or path_of(pool)
+        instead = f"use {join(info.instead)} instead" if info.instead else None
+        if not info.vertex_training:
+            yield Finding(
+                f"{acc.type} is valid under AI Platform Training (seed 001) but Vertex AI no longer offers it "
+                f"({info.display}: end of support)",
+                where,
+                "gpu.offered",
+                MACHINE_SPEC + " (AcceleratorType enum: deprecated)",
+                allowed=instead,
+                severity=ctx.offering_severity,
+            )
+        elif info.end_of_support and dt.date.fromisoformat(info.end_of_support) <= ctx.today:
+            yield Finding(
+                f"{acc.type} reached end of support on {info.end_of_support}; new jobs may not get it",
+                where,
+                "gpu.end_of_support",
+                MACHINE_SPEC + " (accelerator_capacity_notes)",
+                allowed=instead,
+                severity=Severity.WARNING,
+            )
+
+
+def _accelerators(ctx: Context, job: TrainingJob) -> list[tuple[str, WorkerPool]]:
+    out = []
+    for pool in job.pools:
+        if pool.accelerator is not None:
+            out.append((pool.accelerator.type, pool))
+        else:
+            implied = ctx.catalog.implied_accelerator(pool.machine_type)
+            if implied:
+                out.append((implied, pool))
+    return out
+
+
+@rule
+def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """The accelerator is offered for training in the job's region (seed 001, Vertex locations)."""
+    region = ctx.catalog.region(job.region or "")
+    if region is None:
+        return
+    seen: set[str] = set()
+    for acc, pool in _accelerators(ctx, job):
+        if acc in seen or acc in region.vertex_accelerators:
+            continue
+        seen.add(acc)
+        where = path_of(pool.accelerator, "type") if pool.accelerator else path_of(pool, "machine_type")
+        offering = sorted(r.name for r in ctx.catalog.regions.values() if acc in r.vertex_accelerators)
+        legacy = acc in region.ai_platform_gpus or acc in region.ai_platform_tpus
+        info = ctx.catalog.accelerator(acc)
+        if info is not None and not info.vertex_training:
+            continue  # accelerator_offered already said Vertex AI does not offer it anywhere
+        if legacy:
+            yield Finding(
+                f"{acc} was offered for AI Platform training in {job.region}, but Vertex AI does not offer it for "
+                f"training there",
+                where,
+                "gpu.region",
+                REGIONS,
+                allowed="regions that offer it: " + (join(offering[:8]) if offering else "none"),
+                severity=ctx.offering_severity,
+            )
+        else:
+            yield Finding(
+                f"{acc} is not offered for training in {job.region}",
+                where,
+                "gpu.region",
+                SEED_001 + "; " + REGIONS,
+                allowed="regions that offer it: " + (join(offering[:8]) if offering else "none")
+                + f"; accelerators in {job.region}: " + (join(sorted(region.vertex_accelerators)) or "none"),
+            )
+
+
+@rule
+def gpus_in_one_zone(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """All GPU types of one job must be available in a single zone of the region (seed 001)."""
+    gpus = sorted({p.accelerator.type for p in job.pools if p.accelerator and p.gpus})
+    if len(gpus) < 2 or job.region is None:
+        return
+    for statement in ctx.catalog.zone_statements(job.region):
+        if set(statement["gpus"]) <= set(gpus):
+            yield Finding(
+                f"no zone of {job.region} offers all of {join(gpus, 'and')}; a job's GPU types must share one zone",
+                path_of(job, "pools"),
+                "gpu.zone",
+                f"{statement['source']} (GPUs of one job in one zone)",
+                allowed=f"GPU types that share a zone of {job.region}; the docs name {join(statement['gpus'], 'and')} "
+                "as a combination no zone offers",
+            )
+            return
+    zones = ctx.catalog.zones(job.region)
+    known = {g for z in zones.values() for g in z["gpus"]}
+    if not zones or not set(gpus) <= known:
+        return  # the catalog cannot tell; say nothing rather than guess
+    if any(set(gpus) <= set(z["gpus"]) for z in zones.values()):
+        return
+    unverified = any(set(z.get("unverified", [])) & set(gpus) for z in zones.values())
+    by_zone = "; ".join(f"{name}: {join(z['gpus'], 'and')}" for name, z in sorted(zones.items()))
+    yield Finding(
+        f"no zone of {job.region} offers all of {join(gpus, 'and')}; a job's GPU types must share one zone",
+        path_of(job, "pools"),
+        "gpu.zone",
+        SEED_001 + " (GPUs of one job in one zone)" + ("; zone data partly unverified" if unverified else ""),
+        allowed=f"GPU types that share a zone: {by_zone}",
+    )
+
+
+@rule
+def tpu_single_pool(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    tpu = [p for p in job.pools if p.machine_type == "cloud-tpu" or ctx.catalog.tpu_topologies(p.machine_type) is not None]
+    if tpu and (len(job.pools) > 1 or job.chief.replica_count != 1):
+        yield Finding(
+            "a TPU job runs as a single worker pool with one replica",
+            path_of(tpu[0]),
+            "tpu.single_pool",
+            JOB_RULES + " (vx.tpu.single_pool)",
+            allowed="only the chief pool, with one replica",
+        )
+    if ctx.target is Target.LOCAL and tpu:
+        yield Finding(
+            "the local backend cannot run TPU jobs",
+            path_of(tpu[0], "machine_type"),
+            "local.tpu",
+            None,
+            allowed="GPU or CPU machine types for local runs",
+        )

@@ -1,0 +1,265 @@
+"""Application, outputs, scheduling and limits: the rules of seeds 000 and 003."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from provider.spec.model import Container, PythonPackage, TrainingJob, path_of
+from provider.validation.problem import Severity
+from provider.validation.rules.base import (
+    JOB_RULES,
+    SEED_000,
+    SEED_003,
+    Context,
+    Finding,
+    Target,
+    join,
+    rule,
+)
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_-]+\}|<[A-Za-z_-]+>|\$\{?[A-Z_]+\}?")
+
+
+def _bucket(uri: str) -> str:
+    return uri[len("gs://"):].split("/", 1)[0] if uri.startswith("gs://") else ""
+
+
+@rule
+def max_wait(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    minimum = ctx.catalog.limits()["max_wait"]["min_seconds"]
+    wait = job.scheduling.max_wait_seconds
+    if wait is not None and wait < minimum:
+        yield Finding(
+            f"maxWaitTime is {wait:g}s, below the minimum",
+            path_of(job.scheduling, "max_wait"),
+            "scheduling.max_wait",
+            SEED_003 + " (scheduling.maxWaitTime: at least 1800s)",
+            allowed=f"at least {minimum}s (30 minutes), or no max wait",
+        )
+    if wait is not None and ctx.target is Target.VERTEX and job.scheduling.strategy != "FLEX_START":
+        yield Finding(
+            "Vertex AI enforces a max wait only for FLEX_START jobs (scheduling.maxWaitDuration); this job may wait "
+            "longer on Vertex AI",
+            path_of(job.scheduling, "max_wait"),
+            "scheduling.max_wait_vertex",
+            JOB_RULES + " (vx.scheduling.other)",
+            allowed="strategy FLEX_START to make Vertex AI enforce it",
+            severity=Severity.WARNING,
+        )
+
+
+@rule
+def strategy(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    deprecated = ctx.catalog.limits()["scheduling_strategies"]["vertex_deprecated"]
+    if job.scheduling.strategy in deprecated:
+        yield Finding(
+            f"scheduling strategy {job.scheduling.strategy} is deprecated on Vertex AI",
+            path_of(job.scheduling, "strategy"),
+            "scheduling.strategy",
+            JOB_RULES + " (vx.scheduling.other)",
+            allowed="STANDARD, SPOT or FLEX_START",
+            severity=Severity.WARNING,
+        )
+
+
+def _version_key(v: object) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in str(v).split("."))
+    except ValueError:
+        return (0,)
+
+
+@rule
+def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """runtimeVersion and pythonVersion are compatible (seed 003), and map to a prebuilt container."""
+    app = job.application
+    if not isinstance(app, PythonPackage):
+        return
+    runtimes = ctx.catalog.runtimes()
+    if app.executor_image_uri is None and app.runtime_version is None:
+        yield Finding(
+            "the Python package has no executor image",
+            path_of(app),
+            "package.executor_image",
+            JOB_RULES + " (vx.pythonPackageSpec: executorImageUri is required)",
+            allowed="executorImage (a Vertex AI prebuilt training container) or runtimeVersion with pythonVersion",
+        )
+    if app.runtime_version is None:
+        if app.python_version is not None:
+            yield Finding("pythonVersion is set without runtimeVersion", path_of(app, "python_version"),
+                          "runtime.python", JOB_RULES + " (aip.runtime_python_required_2020)",
+                          allowed="runtimeVersion and pythonVersion together")
+        return
+    runtime = app.runtime_version
+    known = runtimes["runtime_versions"]["verified"] + runtimes["runtime_versions"]["unverified"]
+    if runtime not in known:
+        yield Finding(f"runtimeVersion {runtime!r} is not an AI Platform runtime version", path_of(app, "runtime_version"),
+                      "runtime.version", JOB_RULES + " (ai_platform_runtime_versions)",
+                      allowed=join(sorted(known, key=_version_key)))
+        return
+    if app.python_version is None:
+        yield Finding("runtimeVersion is set without pythonVersion", path_of(app, "runtime_version"), "runtime.python",
+                      JOB_RULES + " (aip.runtime_python_required_2020: both are required since 2020-01-13)",
+                      allowed="pythonVersion, such as '3.7' for runtime 1.15 and later")
+    else:
+        rules = runtimes["python_versions"].get(app.python_version)
+        if rules is None:
+            yield Finding(f"pythonVersion {app.python_version!r} was never offered by AI Platform Training",
+                          path_of(app, "python_version"), "runtime.python", SEED_003,
+                          allowed=join(sorted(runtimes["python_versions"])))
+        else:
+            lo, hi = rules.get("min_runtime"), rules.get("max_runtime")
+            if (lo and _version_key(runtime) < _version_key(lo)) or (hi and _version_key(runtime) > _version_key(hi)):
+                span = f"runtime {lo} or later" if lo and not hi else f"runtime {hi} or earlier" if hi and not lo else f"runtimes {lo} to {hi}"
+                yield Finding(
+                    f"Python {app.python_version} is not available with runtime {runtime}",
+                    path_of(app, "python_version"),
+                    "runtime.python",
+                    SEED_003 + " (Python 3.7 with runtime 1.15 and later; 3.5 with 1.4 to 1.14)",
+                    allowed=f"Python {app.python_version} needs {span}",
+                )
+    if app.executor_image_uri is None and runtime not in runtimes["runtime_to_container"]["map"]:
+        yield Finding(
+            f"no Vertex AI prebuilt training container matches runtime {runtime}",
+            path_of(app, "runtime_version"),
+            "runtime.container",
+            "tools/catalog/curated/prebuilt_containers.json",
+            allowed="executorImage, or a runtime with a container: "
+            + join(sorted(runtimes["runtime_to_container"]["map"], key=_version_key)),
+            severity=ctx.offering_severity,
+        )
+
+
+@rule
+def package_staging(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """A local package needs somewhere to be uploaded: jobDir or a staging bucket (gcloud rule)."""
+    app = job.application
+    if not isinstance(app, PythonPackage) or app.source_path is None:
+        return
+    if job.output is None and job.staging_bucket is None and ctx.staging_bucket is None:
+        yield Finding(
+            "a package path needs a job dir or a staging bucket to upload the package to",
+            path_of(app, "source_path"),
+            "package.staging",
+            JOB_RULES + " (aip.gcloud.staging: '--staging-bucket or --job-dir must be given')",
+            allowed="jobDir (or baseOutputDirectory) or stagingBucket, or a stack that provides the team bucket",
+        )
+
+
+@rule
+def local_paths_exist(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """A package path or build context must exist where the spec says (relative to the spec)."""
+    if ctx.spec_dir is None:
+        return
+    app = job.application
+    checks = []
+    if isinstance(app, PythonPackage) and app.source_path:
+        checks.append((app.source_path, path_of(app, "source_path"), "a directory holding the Python package"))
+    if isinstance(app, Container) and app.build:
+        checks.append((app.build.context, path_of(app.build, "context"), "a directory with a Dockerfile"))
+    for rel, where, what in checks:
+        path = (ctx.spec_dir / rel).resolve()
+        if not path.is_dir():
+            yield Finding(f"{rel} does not exist (looked for {path})", where, "path.exists", None,
+                          allowed=f"{what}, relative to the spec file")
+        elif isinstance(app, Container) and app.build and not (path / (app.build.dockerfile or "Dockerfile")).is_file():
+            yield Finding(f"no {app.build.dockerfile or 'Dockerfile'} in the build context {rel}", where,
+                          "path.exists", None, allowed="a build context with a Dockerfile")
+
+
+@rule
+def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    app = job.application
+    images = [(app.image_uri, path_of(app, "image_uri"))] if isinstance(app, Container) and app.image_uri else []
+    images += [(p.override.image_uri, path_of(p)) for p in job.pools if p.override and p.override.image_uri]
+    for image, where in images:
+        assert image is not None
+        m = _PLACEHOLDER.search(image)
+        if m:
+            yield Finding(
+                f"the image {image!r} contains the placeholder {m.group(0)}",
+                where,
+                "image.placeholder",
+                None,
+                allowed="a real image URI (seed 004 writes gcr.io/{YOUR-PROJECT-ID}/...: put your project there)",
+                severity=Severity.WARNING,
+            )
+
+
+@rule
+def env_and_args(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    limits = ctx.catalog.limits()
+    names: dict[str, object] = {}
+    for var in job.env:
+        if var.name in names:
+            yield Finding(f"environment variable {var.name} is set twice", path_of(var), "env.duplicate", None,
+                          allowed="each name once")
+        names[var.name] = var
+    if len(job.env) > limits["env"]["max"]:
+        yield Finding(f"{len(job.env)} environment variables", path_of(job, "env"), "env.max",
+                      JOB_RULES + " (vx.env.max)", allowed=f"at most {limits['env']['max']}")
+    app_args = job.application.args
+    total = sum(len(a) for a in app_args + job.user_args)
+    if total > limits["args"]["max_total_chars"]:
+        yield Finding(f"the arguments add up to {total:,} characters", path_of(job, "args"), "args.max",
+                      JOB_RULES + " (vx.args.total_len)", allowed=f"at most {limits['args']['max_total_chars']:,}")
+
+
+@rule
+def bucket_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """Run the job in the region of its bucket (seeds 000 and 003); otherwise it may be slower."""
+    if job.region is None or not ctx.bucket_regions:
+        return
+    known = dict(ctx.bucket_regions)
+    uris = []
+    if job.output:
+        uris.append((job.output.uri, path_of(job.output)))
+    if job.staging_bucket:
+        uris.append((job.staging_bucket, path_of(job, "staging_bucket")))
+    if isinstance(job.application, PythonPackage):
+        uris += [(u, path_of(job.application, "package_uris")) for u in job.application.package_uris]
+    for uri, where in uris:
+        bucket = _bucket(uri)
+        region = known.get(bucket)
+        if region and region != job.region:
+            yield Finding(
+                f"bucket {bucket} is in {region}, the job runs in {job.region}",
+                where,
+                "bucket.region",
+                SEED_000 + "; " + SEED_003 + " (run the job in the region of the bucket with its data)",
+                allowed=f"region {region}, or a bucket in {job.region}",
+                severity=Severity.WARNING,
+            )
+            return
+
+
+def _label_chars_ok(text: str, first: bool) -> bool:
+    """Keys start with a letter; after that, letters (Ll, Lo) and digits (N) of any script."""
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            continue
+        cat = unicodedata.category(ch)
+        letter = cat in ("Ll", "Lo")
+        if first and i == 0 and not letter:
+            return False
+        if not letter and not cat.startswith("N"):
+            return False
+    return True
+
+
+@rule
+def labels_unicode(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """International characters in labels must be lowercase letters (Unicode Ll/Lo) or digits."""
+    for key, value in job.labels:
+        if key.isascii() and value.isascii():
+            continue
+        if not _label_chars_ok(key, first=True) or not _label_chars_ok(value, first=False):
+            yield Finding(
+                f"label {key}={value} uses characters that are not lowercase letters or digits",
+                path_of(job, "labels"),
+                "labels.unicode",
+                JOB_RULES + " (aip.labels: international characters are allowed)",
+                allowed="lowercase letters (any script), digits, '_' and '-'",
+            )

@@ -1,0 +1,233 @@
+"""The one validation entry point: the CLI, the Pulumi provider and the backends all call it.
+
+``validate_bytes`` checks one file, ``validate_data`` an already-parsed document (the Pulumi
+provider's check()), ``validate_paths`` a set of files and directories with the cross-file
+rules. Every layer collects problems instead of stopping at the first:
+
+1. the file itself (size, encoding) and its YAML (syntax, duplicate keys, ambiguous scalars);
+2. the JSON Schema generated from the catalog;
+3. the format converter's own rules (AI Platform's scale tiers, Vertex's pool placeholders);
+4. the model-level rules, each citing its source;
+5. across files: unique job names within a stack.
+
+Where a later layer explains the same spot better than the schema did, only the better
+message is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from provider.document import read_mapping
+from provider.document.locate import locate
+from provider.document.yaml_loader import MAX_BYTES, LoadedDocument
+from provider.spec.model import Note, TrainingJob
+from provider.spec.parse import to_model
+from provider.spec.reader import ConversionError
+from provider.validation import schema_check
+from provider.validation.problem import Problem, Severity, format_path
+from provider.validation.rules import Context, run_rules
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class SpecResult:
+    """The outcome for one spec file (or document)."""
+
+    file: str
+    problems: list[Problem] = field(default_factory=list)
+    job: TrainingJob | None = None
+    document: LoadedDocument | None = None
+    data: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.is_error for p in self.problems)
+
+
+@dataclass
+class Report:
+    results: list[SpecResult] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # cross-file problems
+
+    @property
+    def all_problems(self) -> list[Problem]:
+        out = [p for r in self.results for p in r.problems] + self.problems
+        return sorted(out, key=lambda p: (p.file, p.line or 0, p.column or 0))
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.is_error for p in self.all_problems)
+
+    @property
+    def jobs(self) -> list[TrainingJob]:
+        return [r.job for r in self.results if r.job is not None]
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
+
+def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    out = []
+    for note in notes:
+        pos = locate(doc, note.path) if doc else None
+        out.append(Problem(
+            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+            path=format_path(note.path), message=note.message, allowed=note.allowed, rule=note.rule,
+            source=note.source, severity=Severity.ERROR if note.error else Severity.WARNING,
+        ))
+    return out
+
+
+def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument | None = None) -> SpecResult:
+    """Schema, converter and model rules on a parsed document."""
+    result = SpecResult(file=filename, document=doc, data=data)
+    flagged = {format_path(p) for p in doc.flagged} if doc else set()
+    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if p.path not in flagged]
+    try:
+        job = to_model(data)
+    except ConversionError as exc:
+        result.problems.extend(schema_problems)
+        result.problems.extend(_note_problems(exc.notes, filename, doc))
+        if not result.problems:
+            result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
+                                           allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
+        return result
+    result.job = job
+    better = _note_problems(job.notes, filename, doc)
+    for finding in run_rules(job, ctx):
+        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
+        better.append(Problem(
+            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
+            rule=finding.rule, source=finding.source, severity=finding.severity,
+        ))
+    explained = [p.path for p in better if p.is_error and p.path]
+    result.problems.extend(p for p in schema_problems if not any(_under(p.path, e) for e in explained))
+    result.problems.extend(better)
+    return result
+
+
+def validate_bytes(data: bytes, filename: str, ctx: Context | None = None) -> SpecResult:
+    """Check one spec file's content."""
+    doc, problems = read_mapping(data, filename, "a TrainingJob mapping with apiVersion, kind, metadata and spec")
+    if doc is None:
+        return SpecResult(file=filename, problems=problems)
+    result = check_document(doc.data, filename, ctx or Context(), doc)
+    result.problems[:0] = problems
+    return result
+
+
+def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = None) -> SpecResult:
+    """Check a document that is already parsed (the Pulumi provider's check())."""
+    return check_document(data, filename, ctx or Context())
+
+
+def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
+    """Read a spec file safely: regular files only, never more than the size limit."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None, Problem(file=shown, message="not a regular file", allowed="YAML spec files", rule="file.type")
+        if st.st_size > MAX_BYTES:
+            return None, Problem(file=shown, line=1, column=1, rule="file.size",
+                                 message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
+                                 allowed="spec files up to 1 MiB")
+        with open(path, "rb") as f:
+            return f.read(MAX_BYTES + 1), None
+    except OSError as exc:
+        return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
+                             allowed="a readable file")
+
+
+def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
+    """Files and directories -> the spec files under them (sorted), and paths that do not exist."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(SPEC_SUFFIXES))
+        elif p.exists() or p.is_symlink():
+            files.append(p)
+        else:
+            problems.append(Problem(file=raw, message="no such file or directory", rule="file.missing",
+                                    allowed="spec files or directories"))
+    return files, problems
+
+
+def display_name(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+ContextFor = Callable[[Path], Context]
+
+
+def validate_paths(
+    paths: Iterable[str],
+    context_for: ContextFor | None = None,
+    groups_for: Callable[[Path], list[str]] | None = None,
+    names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
+) -> Report:
+    """Check every spec under ``paths``; names must be unique within each group (a stack).
+
+    ``names_elsewhere`` lists (group, name, file) of specs in the same groups that this run
+    does not check, so a new spec cannot take the name of one it was not given.
+    """
+    files, missing = expand(paths)
+    report = Report(problems=missing)
+    for path in files:
+        shown = display_name(path)
+        data, problem = read_file(path, shown)
+        if problem is not None:
+            report.results.append(SpecResult(file=shown, problems=[problem]))
+            continue
+        assert data is not None
+        ctx = replace(context_for(path) if context_for else Context(), spec_dir=path.parent)
+        result = validate_bytes(data, shown, ctx)
+        report.results.append(result)
+    others = names_elsewhere({f.resolve() for f in files}) if names_elsewhere else []
+    report.problems.extend(duplicate_names(report.results, files, groups_for, others))
+    return report
+
+
+def duplicate_names(
+    results: list[SpecResult],
+    files: list[Path],
+    groups_for: Callable[[Path], list[str]] | None,
+    others: Iterable[tuple[str, str, str]] = (),
+) -> list[Problem]:
+    """Job names are unique within a stack (seed 000: unique in the project)."""
+    seen: dict[tuple[str, str], str] = {(g, n): f for g, n, f in others}
+    problems = []
+    for result, path in zip(results, files):
+        if result.job is None:
+            continue
+        for group in (groups_for(path) if groups_for else ["*"]):
+            key = (group, result.job.name)
+            first = seen.get(key)
+            if first is None:
+                seen[key] = result.file
+                continue
+            pos = locate(result.document, ("metadata", "name")) if result.document else None
+            where = f" of stack {group}" if group != "*" else ""
+            problems.append(Problem(
+                file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
+                path="metadata.name", rule="name.unique",
+                message=f"job name {result.job.name!r} is already used by {first}",
+                allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
+                source="seed 000 (job names)",
+            ))
+    return problems
