@@ -1,0 +1,51 @@
+"""Shared fixtures. No test reaches the network: sockets may only connect to loopback."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address):  # type: ignore[no-untyped-def]
+        host = address[0] if isinstance(address, tuple) else address
+        inet = self.family in (socket.AF_INET, socket.AF_INET6)
+        if inet and isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost", "0.0.0.0"):
+            raise OSError(f"tests may not reach the network (tried {address!r})")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m provider ARGS`` in a fresh process, as a user would."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    full_env.pop("TRAINJOBS_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "provider", *args],
+        cwd=str(cwd or ROOT),
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr

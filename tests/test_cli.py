@@ -1,0 +1,79 @@
+"""The validate command: exit codes, formats, colour, and no traceback for a user error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import ROOT, no_traceback, run_cli
+
+BAD = ROOT / "tests" / "negative" / "two_v100_on_n1_standard_32.yaml"
+
+
+def test_exit_codes() -> None:
+    assert run_cli("validate", "specs/local/simple.yaml").returncode == 0
+    assert run_cli("validate", str(BAD)).returncode == 1
+    usage = run_cli("validate", "--format", "yaml")
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr
+    no_traceback(usage)
+    assert run_cli("no-such-command").returncode == 2
+    assert run_cli().returncode == 2
+
+
+def test_text_output_shows_where_what_and_allowed() -> None:
+    proc = run_cli("validate", str(BAD))
+    out = proc.stdout
+    assert "two_v100_on_n1_standard_32.yaml:14:53: error: 2 x NVIDIA_TESLA_V100 is not a valid count" in out
+    assert "at spec.workerPools.chief.accelerator.count" in out
+    assert "allowed: 4 or 8 x NVIDIA_TESLA_V100 on n1-standard-32" in out
+    assert "\033[" not in out  # NO_COLOR is set by run_cli
+
+
+def test_colour_unless_no_color(tmp_path: Path) -> None:
+    coloured = run_cli("validate", str(BAD), "--color", "always")
+    assert "\033[1;31merror" in coloured.stdout
+    plain = run_cli("validate", str(BAD), "--color", "auto")  # not a tty, and NO_COLOR set
+    assert "\033[" not in plain.stdout
+
+
+def test_json_output() -> None:
+    data = json.loads(run_cli("validate", str(BAD), "--format", "json").stdout)
+    assert data["ok"] is False and data["errors"] == 1
+    (problem,) = data["problems"]
+    assert problem["line"] == 14 and problem["column"] == 53
+    assert problem["path"] == "spec.workerPools.chief.accelerator.count"
+    assert problem["rule"] == "gpu.count" and "seed 001" in problem["source"]
+
+
+def test_github_annotations() -> None:
+    proc = run_cli("validate", str(BAD), "--format", "github")
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("::error"))
+    assert line.startswith("::error file=") and ",line=14,col=53,title=gpu.count::" in line
+    assert "%0Aallowed: 4 or 8" in line  # newlines escaped as the workflow command syntax requires
+
+
+def test_close_match_suggestions() -> None:
+    proc = run_cli("validate", "tests/negative/unknown_key_typo.yaml", "tests/negative/unknown_region.yaml")
+    assert "did you mean 'machineType'?" in proc.stdout
+    assert "did you mean 'us-central1'" in proc.stdout
+
+
+def test_validate_defaults_to_specs_and_refuses_a_missing_default(tmp_path: Path) -> None:
+    proc = run_cli("validate", cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 2 and "no specs/ directory here" in proc.stderr
+
+
+def test_internal_errors_are_not_tracebacks(tmp_path: Path) -> None:
+    # A stacks path that is a file makes StackIndex fail in an unexpected way: still one line.
+    weird = tmp_path / "stacks"
+    weird.write_text("not a dir")
+    proc = run_cli("validate", "specs/local/simple.yaml", "--stacks", str(weird))
+    no_traceback(proc)
+    assert proc.returncode in (0, 3)
+
+
+def test_summary_lists_jobs() -> None:
+    proc = run_cli("validate", "specs/local", "--summary")
+    assert proc.returncode == 0
+    assert "local_simple" in proc.stdout and "JOB" in proc.stdout

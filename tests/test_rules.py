@@ -1,0 +1,152 @@
+"""Model-level rules that the corpus does not cover one by one."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from typing import Any
+
+from provider.validation.problem import Severity
+from provider.validation.rules import Context, Target
+from provider.validation.validator import validate_data
+
+BASE: dict[str, Any] = {
+    "apiVersion": "trainjobs/v1",
+    "kind": "TrainingJob",
+    "metadata": {"name": "rule_job"},
+    "spec": {
+        "region": "us-central1",
+        "workerPools": {"chief": {"machineType": "n1-standard-8"}},
+        "application": {"container": {"image": "gcr.io/p/i:1"}},
+    },
+}
+
+
+def check(spec: dict[str, Any], ctx: Context | None = None, **meta: Any) -> list:
+    doc = copy.deepcopy(BASE)
+    doc["spec"].update(spec)
+    doc["metadata"].update(meta)
+    return validate_data(doc, "doc", ctx).problems
+
+
+def rules(problems: list) -> dict[str, Severity]:
+    return {p.rule: p.severity for p in problems}
+
+
+def pools(**pools: Any) -> dict[str, Any]:
+    return {"workerPools": pools}
+
+
+def test_valid_base() -> None:
+    assert check({}) == []
+
+
+def test_bucket_region_is_a_warning() -> None:
+    ctx = Context(bucket_regions=(("eu-data", "europe-west4"),))
+    found = check({"baseOutputDirectory": "gs://eu-data/out"}, ctx)
+    assert rules(found) == {"bucket.region": Severity.WARNING}
+    assert "bucket eu-data is in europe-west4, the job runs in us-central1" in found[0].message
+
+
+def test_p100_end_of_support_depends_on_the_date() -> None:
+    spec = pools(chief={"machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_P100", "count": 1}})
+    before = check(spec, Context(today=dt.date(2026, 1, 1)))
+    after = check(spec, Context(today=dt.date(2026, 11, 22)))
+    assert "gpu.end_of_support" not in rules(before)
+    assert rules(after)["gpu.end_of_support"] is Severity.WARNING
+
+
+def test_offering_gaps_are_errors_only_for_vertex_stacks() -> None:
+    spec = pools(chief={"machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_K80", "count": 1}})
+    assert rules(check(spec, Context(target=Target.ANY)))["gpu.offered"] is Severity.WARNING
+    assert rules(check(spec, Context(target=Target.LOCAL)))["gpu.offered"] is Severity.WARNING
+    assert rules(check(spec, Context(target=Target.VERTEX)))["gpu.offered"] is Severity.ERROR
+
+
+def test_zone_matrix_rule_in_australia() -> None:
+    """The Vertex locations doc's example: P4, T4 and P100 share no zone in australia-southeast1."""
+    spec = {"region": "australia-southeast1", **pools(
+        chief={"machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_P4", "count": 1}},
+        workers={"machineType": "n1-standard-8", "replicas": 1, "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 1}},
+        parameterServers={"machineType": "n1-standard-8", "replicas": 1,
+                          "accelerator": {"type": "NVIDIA_TESLA_P100", "count": 1}})}
+    found = [p for p in check(spec) if p.rule == "gpu.zone"]
+    assert found and "no zone of australia-southeast1 offers all of" in found[0].message
+
+
+def test_two_gpu_types_that_share_a_zone_are_fine() -> None:
+    spec = pools(chief={"machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 1}},
+                 workers={"machineType": "n1-standard-8", "replicas": 2,
+                          "accelerator": {"type": "NVIDIA_TESLA_V100", "count": 1}})
+    assert "gpu.zone" not in rules(check(spec))
+
+
+def test_runtime_without_container_is_an_error_for_vertex() -> None:
+    spec = {"application": {"pythonPackage": {"uris": ["gs://b/p.tar.gz"], "module": "m", "runtimeVersion": "2.2",
+                                              "pythonVersion": "3.7"}}}
+    assert "runtime.container" not in rules(check(spec))  # tf-cpu.2-2 exists
+    spec["application"]["pythonPackage"]["runtimeVersion"] = "1.14"
+    spec["application"]["pythonPackage"]["pythonVersion"] = "3.5"
+    found = rules(check(spec, Context(target=Target.VERTEX)))
+    assert found["runtime.container"] is Severity.ERROR
+
+
+def test_max_wait_on_vertex_needs_flex_start() -> None:
+    spec = {"scheduling": {"maxWaitTime": "3600s"}}
+    assert rules(check(spec, Context(target=Target.VERTEX))) == {"scheduling.max_wait_vertex": Severity.WARNING}
+    spec = {"scheduling": {"maxWaitTime": "3600s", "strategy": "FLEX_START"}}
+    assert check(spec, Context(target=Target.VERTEX)) == []
+
+
+def test_local_backend_cannot_run_tpus() -> None:
+    spec = pools(chief={"machineType": "ct5lp-hightpu-4t", "tpuTopology": "2x2"})
+    assert "local.tpu" not in rules(check(spec))
+    assert rules(check(spec, Context(target=Target.LOCAL)))["local.tpu"] is Severity.ERROR
+
+
+def test_grid_size_and_recommendation_warnings() -> None:
+    hp = {"goal": "MAXIMIZE", "metric": "acc", "maxTrials": 10, "algorithm": "GRID_SEARCH",
+          "params": [{"name": "layers", "type": "INTEGER", "min": 1, "max": 3}]}
+    assert rules(check({"hyperparameters": hp}))["hpt.grid_size"] is Severity.WARNING
+    hp = {"goal": "MAXIMIZE", "metric": "acc", "maxTrials": 5,
+          "params": [{"name": "lr", "type": "DOUBLE", "min": 0.1, "max": 1.0}]}
+    assert rules(check({"hyperparameters": hp}))["hpt.recommendation"] is Severity.WARNING
+
+
+def test_international_labels() -> None:
+    assert check({}, labels={"équipe": "vision"}) == []
+    assert rules(check({}, labels={"équipe": "Été"}))["labels.unicode"] is Severity.ERROR
+
+
+def test_env_from_two_places_is_refused() -> None:
+    doc = {"workerPoolSpecs": [
+        {"machineSpec": {"machineType": "n1-standard-4"}, "containerSpec": {"imageUri": "i", "env": [{"name": "A", "value": "1"}]}},
+        {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 2,
+         "containerSpec": {"imageUri": "i", "env": [{"name": "A", "value": "2"}]}},
+    ]}
+    full = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "v"},
+            "spec": {"region": "us-central1", **doc}}
+    found = validate_data(full).problems
+    assert rules(found)["trainjobs.env.per_pool"] is Severity.ERROR
+
+
+def test_the_vertex_reduction_server_pool_is_kept_as_a_container() -> None:
+    from provider.request import build_request
+
+    spec = {"region": "us-central1", "workerPoolSpecs": [
+        {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_V100", "acceleratorCount": 1},
+         "pythonPackageSpec": {"executorImageUri": "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest",
+                               "packageUris": ["gs://b/p.tar.gz"], "pythonModule": "trainer.task"}},
+        {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_V100", "acceleratorCount": 1},
+         "replicaCount": "2",
+         "pythonPackageSpec": {"executorImageUri": "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest",
+                               "packageUris": ["gs://b/p.tar.gz"], "pythonModule": "trainer.task"}},
+        {"machineSpec": {"machineType": "n1-highcpu-16"}, "replicaCount": "4",
+         "containerSpec": {"imageUri": "us-docker.pkg.dev/vertex-ai-restricted/training/reductionserver:latest"}},
+    ]}
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "rs"}, "spec": spec}
+    result = validate_data(doc)
+    assert result.ok and result.job is not None
+    body = build_request(result.job, "p").body
+    assert body["jobSpec"]["workerPoolSpecs"][2]["containerSpec"]["imageUri"].endswith("reductionserver:latest")
+    assert "pythonPackageSpec" in body["jobSpec"]["workerPoolSpecs"][1]
