@@ -110,6 +110,10 @@ def _defs_common() -> Schema:
             "a service account email",
             pattern="^[a-z0-9-]+@[a-z0-9.-]+\\.iam\\.gserviceaccount\\.com$|^[^@\\s]+@[^@\\s]+$",
         ),
+        "desiredState": {
+            "enum": ["COMPLETED", "CANCELLED"],
+            "description": "COMPLETED (run the job to its end, the default) or CANCELLED (pulumi up cancels the job)",
+        },
         "strategy": {
             "enum": lim["scheduling_strategies"]["vertex"],
             "description": "STANDARD (default), SPOT or FLEX_START (ON_DEMAND and LOW_COST are deprecated)",
@@ -388,6 +392,7 @@ def _native_spec() -> Schema:
             "serviceAccount": {"$ref": "#/$defs/serviceAccount"},
             "hyperparameters": _hyperparameters_native(),
             "labels": {"$ref": "#/$defs/labels"},
+            "desiredState": {"$ref": "#/$defs/desiredState"},
         },
         required=("region", "workerPools", "application"),
         description="a native spec: region, workerPools, application, and optional outputs, scheduling, tuning",
@@ -485,6 +490,7 @@ def _legacy_spec() -> Schema:
             "pythonVersion": _str("gcloud --python-version"),
             "serviceAccount": {"$ref": "#/$defs/serviceAccount"},
             "args": _strings("user args (what follows -- on the gcloud command line)"),
+            "desiredState": {"$ref": "#/$defs/desiredState"},
         },
         required=("trainingInput",),
         description="an AI Platform job: trainingInput verbatim, with gcloud flags beside it (a flag wins over the "
@@ -615,6 +621,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         k("displayName"): _str("the job's display name", maxLength=128),
         "labels": {"$ref": "#/$defs/labels"},
         k("stagingBucket"): {"$ref": "#/$defs/gcsBucket"},
+        k("desiredState"): {"$ref": "#/$defs/desiredState"},
     }
     if snake_case:
         props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}

@@ -12,7 +12,7 @@ from provider.validation.rules import Context, Target
 
 
 def run(args: argparse.Namespace) -> int:
-    from provider.stack.membership import StackIndex
+    from provider.stack.membership import StackIndex, policy_problems
     from provider.validation.validator import validate_paths
 
     paths = args.paths or ["specs"]
@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere)
     report.problems.extend(index.problems)
+    report.problems.extend(policy_problems(index, report.results))
     problems = report.all_problems
     failed_files = {p.file for p in problems if p.is_error}
     checked = len(report.results) + index.files_checked

@@ -103,6 +103,8 @@ def to_native(job: TrainingJob) -> Json:
         spec["scheduling"] = sched
     if job.service_account:
         spec["serviceAccount"] = job.service_account
+    if job.desired_state != "COMPLETED":
+        spec["desiredState"] = job.desired_state
     hp = job.hyperparameters
     if hp is not None:
         params = []

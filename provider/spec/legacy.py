@@ -418,6 +418,7 @@ def convert(doc: Node) -> TrainingJob:
         service_account=service_account if isinstance(service_account, str) else None,
         hyperparameters=_hyperparameters(ti.child("hyperparameters")),
         source_format=SourceFormat.AI_PLATFORM,
+        desired_state=spec.text("desiredState") or "COMPLETED",
         notes=tuple(notes),
         at={
             "": ti.path,

@@ -240,6 +240,8 @@ class TrainingJob:
     service_account: str | None = None
     hyperparameters: Hyperparameters | None = None
     source_format: SourceFormat = SourceFormat.NATIVE
+    # COMPLETED: run to the end; CANCELLED: the job should be cancelled (pulumi up does it).
+    desired_state: str = "COMPLETED"
     notes: tuple[Note, ...] = field(default=(), compare=False)
     at: Where = field(default_factory=dict, compare=False, repr=False)
 

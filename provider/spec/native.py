@@ -253,6 +253,7 @@ def convert(doc: Node) -> TrainingJob:
         service_account=spec.text("serviceAccount"),
         hyperparameters=hyperparameters(spec.child("hyperparameters")),
         source_format=SourceFormat.NATIVE,
+        desired_state=spec.text("desiredState") or "COMPLETED",
         at={
             "": spec.path,
             "name": meta["at_name"],

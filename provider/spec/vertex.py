@@ -219,6 +219,7 @@ def convert(doc: Node) -> TrainingJob:
         scheduling=scheduling,
         service_account=spec.text(k("serviceAccount")),
         source_format=SourceFormat.VERTEX,
+        desired_state=spec.text(k("desiredState")) or "COMPLETED",
         notes=tuple(notes),
         at={
             "": spec.path,

@@ -45,6 +45,7 @@ class SpecResult:
     job: TrainingJob | None = None
     document: LoadedDocument | None = None
     data: Any = None
+    path: Path | None = None  # the file on disk, resolved
 
     @property
     def ok(self) -> bool:
@@ -192,11 +193,12 @@ def validate_paths(
         shown = display_name(path)
         data, problem = read_file(path, shown)
         if problem is not None:
-            report.results.append(SpecResult(file=shown, problems=[problem]))
+            report.results.append(SpecResult(file=shown, problems=[problem], path=path.resolve()))
             continue
         assert data is not None
         ctx = replace(context_for(path) if context_for else Context(), spec_dir=path.parent)
         result = validate_bytes(data, shown, ctx)
+        result.path = path.resolve()
         report.results.append(result)
     others = names_elsewhere({f.resolve() for f in files}) if names_elsewhere else []
     report.problems.extend(duplicate_names(report.results, files, groups_for, others))

@@ -1,0 +1,103 @@
+"""Team policy as code: each stack's quotas and rules, checked against its jobs.
+
+One implementation serves ``trainjobs validate``, ``trainjobs plan``, the provider's check()
+and the Pulumi policy pack. A violation names the rule, the limit and the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from provider.spec.model import DocPath, TrainingJob, path_of
+from provider.spec.reader import format_duration
+from provider.stack.config import StackConfig
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str  # quotas.maxGpusPerJob, policy.requiredLabels ...
+    job: str | None  # None for stack-wide rules
+    limit: str
+    value: str
+    message: str
+    path: DocPath = ()
+
+    def text(self) -> str:
+        return f"{self.message} (rule {self.rule}: limit {self.limit}, value {self.value})"
+
+
+def gpus_at_once(job: TrainingJob) -> int:
+    """GPUs a job holds at the same time: a tuning job runs maxParallelTrials trials at once."""
+    parallel = job.hyperparameters.max_parallel_trials if job.hyperparameters else 1
+    return job.gpu_total * max(parallel, 1)
+
+
+def _accelerators(job: TrainingJob) -> list[tuple[str, DocPath]]:
+    return [(p.accelerator.type, path_of(p.accelerator, "type") or path_of(p)) for p in job.pools if p.accelerator]
+
+
+def check_job(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    """The per-job rules of ``stack``."""
+    q, out = stack.quotas, []
+    name = job.name
+    gpus = gpus_at_once(job)
+    if q.max_gpus_per_job is not None and gpus > q.max_gpus_per_job:
+        per_trial = f" ({job.gpu_total} per trial x {job.hyperparameters.max_parallel_trials} parallel trials)" \
+            if job.hyperparameters and job.hyperparameters.max_parallel_trials > 1 else ""
+        out.append(Violation("quotas.maxGpusPerJob", name, str(q.max_gpus_per_job), str(gpus),
+                             f"{name} holds {gpus} GPUs at once{per_trial}, more than stack {stack.name} allows per job",
+                             path_of(job, "pools")))
+    if q.allowed_accelerators is not None:
+        for acc, where in _accelerators(job):
+            if acc not in q.allowed_accelerators:
+                out.append(Violation("quotas.allowedAccelerators", name, ", ".join(q.allowed_accelerators) or "none",
+                                     acc, f"{name} uses {acc}, which stack {stack.name} does not allow", where))
+    if q.allowed_regions is not None and job.region not in q.allowed_regions:
+        out.append(Violation("quotas.allowedRegions", name, ", ".join(q.allowed_regions), str(job.region),
+                             f"{name} runs in {job.region}, which stack {stack.name} does not allow",
+                             path_of(job, "region")))
+    if q.max_running_seconds is not None:
+        running = job.scheduling.max_running_seconds
+        limit = format_duration(q.max_running_seconds)
+        if running is None:
+            out.append(Violation("quotas.maxRunningTime", name, limit, "unset (7 days by default)",
+                                 f"{name} sets no maxRunningTime; stack {stack.name} needs one of at most {limit}",
+                                 path_of(job, "scheduling") or path_of(job)))
+        elif running > q.max_running_seconds:
+            out.append(Violation("quotas.maxRunningTime", name, limit, format_duration(running),
+                                 f"{name} may run {format_duration(running)}, longer than stack {stack.name} allows",
+                                 path_of(job.scheduling, "max_running")))
+    labels = {**job.labels_dict, **stack.labels_dict}
+    missing = [k for k in stack.policy.required_labels if k not in labels]
+    if missing:
+        out.append(Violation("policy.requiredLabels", name, ", ".join(stack.policy.required_labels),
+                             ", ".join(sorted(labels)) or "no labels",
+                             f"{name} lacks the label(s) {', '.join(missing)} that stack {stack.name} requires",
+                             path_of(job, "labels") or ("metadata",)))
+    return out
+
+
+def check_stack(jobs: Iterable[TrainingJob], stack: StackConfig) -> list[Violation]:
+    """Per-job rules for every job, and the stack-wide GPU quota."""
+    jobs = list(jobs)
+    out = [v for job in jobs for v in check_job(job, stack)]
+    total = sum(gpus_at_once(j) for j in jobs)
+    limit = stack.quotas.max_gpus_per_stack
+    if limit is not None and total > limit:
+        detail = ", ".join(f"{j.name} {gpus_at_once(j)}" for j in jobs if gpus_at_once(j))
+        out.append(Violation("quotas.maxGpusPerStack", None, str(limit), str(total),
+                             f"the jobs of stack {stack.name} hold {total} GPUs at once ({detail})"))
+    return out
+
+
+def owners_for(path: str, stacks: Iterable[StackConfig]) -> list[str]:
+    """Who owns a specs/ path: the owners of its longest matching folder, across stacks."""
+    best: tuple[int, list[str]] = (-1, [])
+    for stack in stacks:
+        for folder, owners in stack.policy.owners:
+            if path.startswith(folder) and len(folder) > best[0]:
+                best = (len(folder), list(owners))
+            elif path.startswith(folder) and len(folder) == best[0]:
+                best = (best[0], sorted(set(best[1]) | set(owners)))
+    return best[1]
