@@ -21,7 +21,7 @@ INSTALL = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     for cmd, text in (
         ("up", "create or update the stack's infrastructure and jobs (pulumi up)"),
         ("preview", "show what up would do (pulumi preview)"),
