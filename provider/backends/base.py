@@ -1,0 +1,161 @@
+"""The backend seam: one job-state enum, small status values, and the Backend protocol.
+
+A backend runs Vertex AI requests (provider.request.VertexRequest): the local backend on this
+machine, the Vertex backend on Google Cloud. Each keeps a table from its own states to
+JobState. Errors a user can act on are BackendError subclasses with one clear message.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from provider.request import VertexRequest
+
+IDENTITY_LABEL = "trainjobs-id"  # a job's identity: adoption instead of a second submission
+
+
+class JobState(enum.Enum):
+    """QUEUED -> PENDING -> RUNNING -> SUCCEEDED | FAILED, or CANCELLING -> CANCELLED."""
+
+    QUEUED = "QUEUED"
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLING = "CANCELLING"
+    CANCELLED = "CANCELLED"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED)
+
+    @property
+    def vertex(self) -> str:
+        """The Vertex AI JobState name."""
+        return "JOB_STATE_" + self.value
+
+
+@dataclass(frozen=True)
+class ReplicaStatus:
+    name: str  # workerpool1-0
+    pool: int
+    index: int
+    task: str  # chief | worker | ps | evaluator
+    state: str  # waiting | running | succeeded | failed | restarting | stopped
+    trial: str = ""
+    pid: int | None = None
+    exit_code: int | None = None
+    restarts: int = 0
+    gpus: str = ""  # CUDA_VISIBLE_DEVICES
+    address: str = ""
+
+
+@dataclass(frozen=True)
+class TrialStatus:
+    id: str
+    state: str  # ACTIVE | SUCCEEDED | FAILED | STOPPING | INFEASIBLE
+    parameters: tuple[tuple[str, Any], ...] = ()
+    metric: float | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    id: str
+    kind: str  # CustomJob | HyperparameterTuningJob
+    display_name: str
+    state: JobState
+    backend: str
+    name: str = ""  # the resource name: projects/P/locations/L/customJobs/ID
+    labels: tuple[tuple[str, str], ...] = ()
+    create_time: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    update_time: str | None = None
+    error: str | None = None
+    message: str | None = None  # what the job is waiting for, and the like
+    replicas: tuple[ReplicaStatus, ...] = ()
+    trials: tuple[TrialStatus, ...] = ()
+    best_trial: str | None = None
+    output_dir: str | None = None
+    console_url: str | None = None
+    restarts: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def labels_dict(self) -> dict[str, str]:
+        return dict(self.labels)
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A request to run, and the local-only options that a Vertex request cannot carry."""
+
+    request: VertexRequest
+    max_wait_seconds: float | None = None  # AI Platform maxWaitTime (Vertex keeps it for FLEX_START only)
+    cpu_only: bool = False  # run GPU specs on the CPU (local smoke tests)
+
+
+class BackendError(Exception):
+    """A failure the user can act on; ``code`` is the google.rpc code name."""
+
+    code = "UNKNOWN"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(BackendError):
+    code = "NOT_FOUND"
+
+
+class InvalidArgument(BackendError):
+    code = "INVALID_ARGUMENT"
+
+
+class FailedPrecondition(BackendError):
+    code = "FAILED_PRECONDITION"
+
+
+class PermissionDenied(BackendError):
+    code = "PERMISSION_DENIED"
+
+
+class QuotaExceeded(BackendError):
+    code = "RESOURCE_EXHAUSTED"
+
+
+class Unavailable(BackendError):
+    code = "UNAVAILABLE"
+
+
+class Backend(Protocol):
+    name: str
+
+    def submit(self, submission: Submission) -> JobStatus:
+        """Start the job, or adopt the job that already carries the same identity label."""
+        ...
+
+    def get(self, job_id: str) -> JobStatus:
+        """The job's status; NotFound if it does not exist."""
+        ...
+
+    def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]: ...
+
+    def find(self, labels: dict[str, str]) -> JobStatus | None:
+        """The newest job carrying all these labels (adoption)."""
+        ...
+
+    def cancel(self, job_id: str) -> JobStatus: ...
+
+    def delete(self, job_id: str) -> None: ...
+
+
+class LogSource(Protocol):
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]: ...

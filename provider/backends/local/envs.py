@@ -1,0 +1,151 @@
+"""Isolated environments for Python-package trainers, cached by content.
+
+Two layers, so that editing a trainer does not reinstall its dependencies:
+
+* ``envs/deps-<hash of requirements and Python>``: a venv holding what the packages require
+  (like the prebuilt container under a Vertex AI Python job);
+* ``envs/pkg-<hash of the package files>``: the packages themselves, installed with --no-deps.
+
+A replica runs ``<deps>/bin/python -m MODULE`` with the package layer on PYTHONPATH. Each layer
+is built once under a file lock and marked ready; a second run of the same package installs
+nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need no pip of their own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class EnvError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class PythonEnv:
+    python: Path
+    pythonpath: Path
+
+    def command(self, module: str) -> list[str]:
+        return [str(self.python), "-m", module]
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _requirements_from_metadata(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("Requires-Dist:"):
+            req = line.split(":", 1)[1].strip()
+            if "extra ==" not in req.replace('"', "").replace("'", ""):
+                out.append(req)
+    return out
+
+
+def requirements(path: Path) -> list[str]:
+    """What a built package requires (sdist: egg-info requires.txt or PKG-INFO; wheel: METADATA)."""
+    name = path.name
+    if name.endswith(".whl"):
+        with zipfile.ZipFile(path) as z:
+            meta = next((n for n in z.namelist() if n.endswith(".dist-info/METADATA")), None)
+            return _requirements_from_metadata(z.read(meta).decode()) if meta else []
+    if name.endswith((".tar.gz", ".tgz")):
+        with tarfile.open(path) as t:
+            members = t.getnames()
+            req = next((n for n in members if n.endswith(".egg-info/requires.txt") and n.count("/") == 2), None)
+            if req is not None:
+                f = t.extractfile(req)
+                lines = f.read().decode().splitlines() if f else []
+                out = []
+                for line in lines:
+                    if line.startswith("["):
+                        break  # extras and markers sections
+                    if line.strip():
+                        out.append(line.strip())
+                return out
+            pkg_info = next((n for n in members if n.endswith("/PKG-INFO") and n.count("/") == 1), None)
+            if pkg_info is not None:
+                f = t.extractfile(pkg_info)
+                return _requirements_from_metadata(f.read().decode()) if f else []
+        return []
+    raise EnvError(f"{path.name}: not a Python package (expected .tar.gz or .whl)")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _pip(python: Path, args: list[str], log: Path) -> None:
+    cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
+           "--no-input", "install", "--quiet", *args]
+    with open(log, "a", encoding="utf-8") as out:
+        out.write("$ " + " ".join(cmd) + "\n")
+        out.flush()
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode != 0:
+        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
+        raise EnvError(f"pip install failed (exit {proc.returncode}):\n{tail}")
+
+
+def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
+    """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
+    ready = target / ".ready"
+    if ready.exists():
+        return
+    with _locked(target.with_name(target.name + ".lock")):
+        if ready.exists():
+            return
+        shutil.rmtree(target, ignore_errors=True)
+        try:
+            for kind, args in build:
+                if kind == "venv":
+                    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                elif kind == "pip":
+                    _pip(Path(args[0]), args[1:], log)
+            target.mkdir(parents=True, exist_ok=True)
+            ready.write_text("ok\n")
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
+
+
+def ensure(envs_dir: Path, packages: list[Path], log: Path) -> PythonEnv:
+    """The environment for ``packages`` (local files), built if it is not cached yet."""
+    reqs = sorted({r for p in packages for r in requirements(p)})
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
+    pkg_key = hashlib.sha256("\n".join([version, *(file_digest(p) for p in packages)]).encode()).hexdigest()[:24]
+    deps = envs_dir / f"deps-{deps_key}"
+    pkg = envs_dir / f"pkg-{pkg_key}"
+    python = deps / "bin" / "python"
+    steps: list[tuple[str, list[str]]] = [("venv", [])]
+    if reqs:
+        steps.append(("pip", [str(python), *reqs]))
+    _build(deps, steps, log)
+    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log)
+    return PythonEnv(python=python, pythonpath=pkg)

@@ -1,0 +1,73 @@
+"""Where the local backend keeps things, and how gs:// maps onto this machine.
+
+* Home (``$TRAINJOBS_HOME``, default ``$XDG_DATA_HOME/trainjobs`` or ``~/.local/share/trainjobs``):
+  ``jobs/<id>/`` (record, state, logs), ``envs/`` (installed trainers), ``gpus/`` (device locks).
+* Storage (``$TRAINJOBS_STORAGE``, default ``<home>/storage``): ``gs://BUCKET/PATH`` is the
+  file ``<storage>/BUCKET/PATH``, so the job dirs, checkpoints and outputs a spec names land in
+  the same place every run, and the same spec works here and on Vertex AI.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_BUCKET = re.compile(r"^[a-z0-9][-_.a-z0-9]{1,220}[a-z0-9]$")
+
+
+def default_home() -> Path:
+    if os.environ.get("TRAINJOBS_HOME"):
+        return Path(os.environ["TRAINJOBS_HOME"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "trainjobs"
+
+
+def default_storage(home: Path) -> Path:
+    if os.environ.get("TRAINJOBS_STORAGE"):
+        return Path(os.environ["TRAINJOBS_STORAGE"]).expanduser()
+    return home / "storage"
+
+
+class StorageError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Storage:
+    """gs:// URIs <-> paths under the storage root."""
+
+    root: Path
+
+    def path(self, uri: str) -> Path:
+        if not uri.startswith("gs://"):
+            raise StorageError(f"{uri!r} is not a gs:// URI")
+        rest = uri[len("gs://"):]
+        bucket, _, obj = rest.partition("/")
+        if not _BUCKET.match(bucket):
+            raise StorageError(f"{uri!r}: {bucket!r} is not a valid bucket name")
+        parts = [p for p in obj.split("/") if p]
+        if any(p in (".", "..") for p in parts):
+            raise StorageError(f"{uri!r}: '.' and '..' are not allowed in object names")
+        return self.root.joinpath(bucket, *parts)
+
+    def uri(self, path: Path) -> str | None:
+        """The gs:// URI of a path under the root, or None."""
+        try:
+            rel = path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return None
+        return "gs://" + rel.as_posix()
+
+    def localize(self, text: str) -> str:
+        """Replace gs:// URIs inside an argument (--job-dir=gs://b/x) with local paths."""
+        if "gs://" not in text:
+            return text
+        def repl(m: re.Match[str]) -> str:
+            try:
+                local = str(self.path(m.group(0)))
+            except StorageError:
+                return m.group(0)
+            return local + "/" if m.group(0).endswith("/") else local
+        return re.sub(r"gs://[^\s,;\"']+", repl, text)

@@ -1,0 +1,192 @@
+"""Job records on disk: written atomically, shared safely by many processes.
+
+``jobs/<id>/job.json``   what was submitted (never changes)
+``jobs/<id>/state.json`` where the job is; written by its supervisor, atomically (tmp + rename)
+``jobs/<id>/lock``       flock taken by every writer, so two writers never interleave
+``jobs/<id>/cancel``     created by a cancel request; the supervisor acts on it
+``jobs/<id>/logs/``      one file per replica
+
+Readers never lock: a rename is atomic, so they see the old or the new state, never half.
+A reader that finds a job running whose supervisor is gone marks it FAILED, under the lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+Json = dict[str, Any]
+
+TERMINAL = ("SUCCEEDED", "FAILED", "CANCELLED")
+
+
+def now() -> str:
+    """RFC 3339 time, as Vertex AI writes it."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def new_job_id() -> str:
+    """19 digits like a Vertex AI job id; sorts by creation time."""
+    return f"{int(time.time() * 1000)}{random.randrange(10**6):06d}"
+
+
+def write_json(path: Path, data: Json) -> None:
+    """Write atomically: a reader sees the old file or the new one, never a half-written one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Json | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data: Json = json.load(f)
+            return data
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def locked(job_dir: Path) -> Iterator[None]:
+    fd = os.open(job_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def process_start(pid: int) -> int | None:
+    """The start time of a process (clock ticks since boot), to tell a pid from a reused one."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if fields[0] == "Z":  # a zombie has exited
+            return None
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def alive(proc: Json | None) -> bool:
+    """Is the recorded process (pid + start time) still the same running process?"""
+    if not proc or not proc.get("pid"):
+        return False
+    start = process_start(int(proc["pid"]))
+    return start is not None and start == proc.get("start")
+
+
+def kill_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class JobStore:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.jobs = home / "jobs"
+
+    def job_dir(self, job_id: str) -> Path:
+        if not job_id.isdigit():
+            raise KeyError(job_id)
+        return self.jobs / job_id
+
+    def create(self, record: Json) -> Path:
+        self.jobs.mkdir(parents=True, exist_ok=True)
+        while True:
+            job_id = new_job_id()
+            job_dir = self.jobs / job_id
+            try:
+                job_dir.mkdir()
+                break
+            except FileExistsError:
+                continue
+        (job_dir / "logs").mkdir()
+        record = {**record, "id": job_id}
+        write_json(job_dir / "job.json", record)
+        write_json(job_dir / "state.json", {"state": "QUEUED", "create_time": record["create_time"],
+                                            "update_time": record["create_time"]})
+        return job_dir
+
+    def ids(self) -> list[str]:
+        if not self.jobs.is_dir():
+            return []
+        return sorted((p.name for p in self.jobs.iterdir() if p.name.isdigit() and (p / "job.json").exists()),
+                      reverse=True)
+
+    def record(self, job_id: str) -> Json | None:
+        return read_json(self.job_dir(job_id) / "job.json")
+
+    def state(self, job_id: str) -> Json | None:
+        """The job's state, failing it first if its supervisor died while it was not finished."""
+        job_dir = self.job_dir(job_id)
+        state = read_json(job_dir / "state.json")
+        if state is None or state["state"] in TERMINAL:
+            return state
+        sup = state.get("supervisor")
+        if sup is None:  # the submitter writes it right after starting the supervisor
+            return state
+        if alive(sup):
+            return state
+        return self.fail_orphan(job_id, f"the supervisor (pid {sup['pid']}) died while the job was {state['state']}")
+
+    def fail_orphan(self, job_id: str, reason: str) -> Json:
+        """Mark a job whose supervisor is gone as FAILED (or CANCELLED if it was being cancelled)."""
+        job_dir = self.job_dir(job_id)
+        with locked(job_dir):
+            state = read_json(job_dir / "state.json") or {}
+            if state.get("state") in TERMINAL or alive(state.get("supervisor")):
+                return state
+            for replica in state.get("replicas", []):
+                if replica.get("pgid"):
+                    kill_group(int(replica["pgid"]), signal.SIGKILL)
+                if replica.get("state") in ("running", "waiting", "restarting"):
+                    replica["state"] = "stopped"
+            cancelling = state.get("state") == "CANCELLING" or (job_dir / "cancel").exists()
+            state["state"] = "CANCELLED" if cancelling else "FAILED"
+            state["error"] = {"code": 1 if cancelling else 13, "message": reason}
+            state["end_time"] = state["update_time"] = now()
+            write_json(job_dir / "state.json", state)
+            return state
+
+    def update(self, job_id: str, **changes: Any) -> Json:
+        """Merge ``changes`` into the state, under the job's lock."""
+        job_dir = self.job_dir(job_id)
+        with locked(job_dir):
+            state = read_json(job_dir / "state.json") or {}
+            state.update(changes)
+            write_json(job_dir / "state.json", state)
+            return state
+
+    def request_cancel(self, job_id: str) -> None:
+        job_dir = self.job_dir(job_id)
+        (job_dir / "cancel").touch()
+        state = read_json(job_dir / "state.json") or {}
+        sup = state.get("supervisor")
+        if sup is not None and alive(sup):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(sup["pid"]), signal.SIGUSR1)
+
+    def delete(self, job_id: str) -> None:
+        import shutil
+
+        job_dir = self.job_dir(job_id)
+        with locked(job_dir):
+            shutil.rmtree(job_dir / "logs", ignore_errors=True)
+            for name in ("job.json", "state.json", "cancel"):
+                with contextlib.suppress(FileNotFoundError):
+                    (job_dir / name).unlink()
+        shutil.rmtree(job_dir, ignore_errors=True)

@@ -1,0 +1,545 @@
+"""The detached process that runs one local job, started as
+``python -m provider.backends.local.supervisor JOB_DIR``.
+
+It outlives the command that submitted the job. It takes the job from QUEUED (waiting for
+GPUs, within the max wait) through PENDING (installing the trainer) to RUNNING (one process per
+replica of every pool, each with the environment Vertex AI gives it), watches the replicas,
+and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
+
+* the chief's exit decides success; the other replicas are then stopped;
+* a replica that exits with an error fails the job, naming its role, index and exit code, with
+  its last log lines, and the other replicas are stopped;
+* a replica killed from outside (a "VM restart") is restarted, or the whole job is restarted
+  when restartJobOnWorkerRestart is set; a trainer that checkpoints resumes;
+* max running time and max wait are enforced; cancel stops every replica (SIGTERM, then SIGKILL
+  after 5 s);
+* tuning jobs run their trials, at most maxParallelTrials at a time.
+
+It imports nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from provider.backends.local import cluster as cl
+from provider.backends.local import envs, gpus, store, tuning
+from provider.backends.local.paths import Storage
+
+Json = dict[str, Any]
+
+GRACE_SECONDS = 5.0
+MAX_RESTARTS = 5
+POLL_MIN, POLL_MAX = 0.02, 0.25
+PR_SET_PDEATHSIG = 1
+BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
+            "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
+
+
+class Finished(Exception):
+    """The job reached a terminal state."""
+
+    def __init__(self, state: str, message: str | None = None, code: int = 0) -> None:
+        super().__init__(message or state)
+        self.state = state
+        self.message = message
+        self.code = code
+
+
+_libc: Any = None
+
+
+def _child_setup(parent: int) -> None:
+    """In each replica, before exec: its own process group, and death when the supervisor dies."""
+    os.setsid()
+    if _libc is not None:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+class ReplicaProc:
+    def __init__(self, replica: cl.Replica, trial: str) -> None:
+        self.replica = replica
+        self.trial = trial
+        self.popen: subprocess.Popen[bytes] | None = None
+        self.state = "waiting"
+        self.exit_code: int | None = None
+        self.restarts = 0
+        self.stopping = False
+
+    @property
+    def name(self) -> str:
+        return self.replica.name
+
+    def status(self) -> Json:
+        return {
+            "name": self.name, "pool": self.replica.pool, "index": self.replica.index, "task": self.replica.task,
+            "trial": self.trial, "state": self.state, "pid": self.popen.pid if self.popen else None,
+            "pgid": self.popen.pid if self.popen else None, "exit_code": self.exit_code,
+            "restarts": self.restarts, "gpus": ",".join(map(str, self.replica.gpus)),
+            "address": self.replica.address,
+        }
+
+
+class Cluster:
+    """The replicas of one run (the job, or one trial of a tuning job)."""
+
+    def __init__(self, sup: Supervisor, job_spec: Json, trial: str, params: Json, devices: list[int] | None) -> None:
+        self.sup = sup
+        self.job_spec = job_spec
+        self.trial = trial
+        self.params = params
+        self.devices = devices
+        self.procs: list[ReplicaProc] = []
+        self.restarts = 0
+        self.started_at = 0.0
+        self.outcome: Finished | None = None
+
+    def start(self) -> None:
+        layout = cl.layout(self.job_spec, self.devices if not self.sup.cpu_only else None)
+        self.procs = [ReplicaProc(r, self.trial) for r in layout]
+        self.started_at = time.time()
+        for proc in self.procs:
+            self.spawn(proc)
+
+    def log_path(self, proc: ReplicaProc) -> Path:
+        folder = self.sup.job_dir / "logs" / (f"trial-{self.trial}" if self.trial else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{proc.name}.log"
+
+    def metrics_path(self, proc: ReplicaProc) -> Path:
+        folder = self.sup.job_dir / "metrics" / (self.trial or "job")
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{proc.name}.metrics"
+
+    def spawn(self, proc: ReplicaProc) -> None:
+        layout = [p.replica for p in self.procs]
+        spec = cl.pool_specs(self.job_spec)[proc.replica.pool]
+        env = self.sup.base_env()
+        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial))
+        task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
+        for item in task.get("env", []):
+            env[item["name"]] = str(item.get("value", ""))
+        env["CLOUD_ML_HP_METRIC_FILE"] = str(self.metrics_path(proc))
+        if self.sup.metric_tag:
+            env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, proc.replica.gpus))
+        if self.sup.env is not None and "pythonPackageSpec" in spec:
+            env["PYTHONPATH"] = str(self.sup.env.pythonpath)
+            env["PYTHONNOUSERSITE"] = "1"
+        env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
+        argv = self.sup.argv(spec, self.trial, self.params)
+        workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
+        workdir.mkdir(parents=True, exist_ok=True)
+        log = self.log_path(proc)
+        with open(log, "ab") as out:
+            if proc.restarts:
+                out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts}) ---\n".encode())
+            out.flush()
+            proc.popen = subprocess.Popen(
+                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                preexec_fn=lambda: _child_setup(self.sup.pid), close_fds=True,
+            )
+        proc.state = "running"
+        proc.exit_code = None
+        proc.stopping = False
+
+    def poll(self) -> Finished | None:
+        """Check every replica; the outcome once the run is over, else None."""
+        for proc in self.procs:
+            if proc.popen is None or proc.state != "running":
+                continue
+            code = proc.popen.poll()
+            if code is None:
+                continue
+            proc.exit_code = code
+            if proc.stopping:
+                proc.state = "stopped"
+                continue
+            if code == 0:
+                proc.state = "succeeded"
+                if proc.replica.pool == 0:
+                    return Finished("SUCCEEDED")
+                continue
+            if code > 0:
+                proc.state = "failed"
+                return Finished("FAILED", self.failure(proc, code), code=13)
+            # Killed by a signal trainjobs did not send: the "VM" restarted.
+            self.sup.event(f"{proc.name}: killed by signal {-code}; restarting")
+            if self.restarts >= MAX_RESTARTS:
+                proc.state = "failed"
+                return Finished("FAILED", f"{self.describe(proc)} was restarted {MAX_RESTARTS} times and was killed "
+                                f"again (signal {-code})", code=13)
+            self.restarts += 1
+            self.sup.restarts += 1
+            if self.sup.restart_job:
+                self.restart_all()
+                return None
+            proc.restarts += 1
+            proc.state = "restarting"
+            self.spawn(proc)
+        return None
+
+    def restart_all(self) -> None:
+        """restartJobOnWorkerRestart: stop every replica, then start them all again."""
+        self.stop(graceful=True)
+        for proc in self.procs:
+            proc.restarts += 1
+            proc.state = "restarting"
+        self.sup.event(f"restarting every replica{' of trial ' + self.trial if self.trial else ''} "
+                       f"(restartJobOnWorkerRestart, restart {self.restarts})")
+        for proc in self.procs:
+            self.spawn(proc)
+
+    def describe(self, proc: ReplicaProc) -> str:
+        return f"{proc.name} ({proc.replica.task} {proc.replica.index}{', trial ' + self.trial if self.trial else ''})"
+
+    def failure(self, proc: ReplicaProc, code: int) -> str:
+        lines = self.log_path(proc).read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
+        tail = "\n".join(f"  {line}" for line in lines)
+        return f"{self.describe(proc)} exited with code {code}. Last lines of its log:\n{tail}"
+
+    def running(self) -> list[ReplicaProc]:
+        return [p for p in self.procs if p.popen is not None and p.popen.poll() is None]
+
+    def stop(self, graceful: bool = True) -> None:
+        """SIGTERM every live replica's process group, then SIGKILL what is left after the grace."""
+        live = self.running()
+        for proc in live:
+            proc.stopping = True
+            assert proc.popen is not None
+            store.kill_group(proc.popen.pid, signal.SIGTERM if graceful else signal.SIGKILL)
+        deadline = time.time() + (GRACE_SECONDS if graceful else 0)
+        while live and time.time() < deadline:
+            time.sleep(0.02)
+            live = self.running()
+        for proc in self.procs:
+            if proc.popen is not None:
+                store.kill_group(proc.popen.pid, signal.SIGKILL)  # also any grandchildren left behind
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.popen.wait(timeout=5)
+                if proc.state in ("running", "restarting", "waiting"):
+                    proc.exit_code = proc.popen.returncode
+                    proc.state = "stopped"
+
+
+class Supervisor:
+    def __init__(self, job_dir: Path) -> None:
+        self.job_dir = job_dir
+        self.pid = os.getpid()
+        record = store.read_json(job_dir / "job.json")
+        if record is None:
+            raise SystemExit(f"no job record in {job_dir}")
+        self.record = record
+        self.job_id: str = record["id"]
+        self.home = Path(record["home"])
+        self.storage = Storage(Path(record["storage_root"]))
+        self.store = store.JobStore(self.home)
+        opts = record.get("options", {})
+        self.cpu_only = bool(opts.get("cpu_only"))
+        self.max_wait = opts.get("max_wait_seconds")
+        self.engine = opts.get("engine")
+        self.kind = record["kind"]
+        body = record["request"]
+        self.study = body.get("studySpec") if self.kind == "HyperparameterTuningJob" else None
+        self.job_spec: Json = body["trialJobSpec"] if self.study else body["jobSpec"]
+        sched = self.job_spec.get("scheduling", {})
+        self.timeout = _seconds(sched.get("timeout"))
+        self.restart_job = bool(sched.get("restartJobOnWorkerRestart"))
+        self.metric_tag = self.study["metrics"][0]["metricId"] if self.study else None
+        self.gpus = gpus.GpuLocks(self.home)
+        self.env: envs.PythonEnv | None = None
+        self.cancel_flag = False
+        self.clusters: list[Cluster] = []
+        self.trials: list[Json] = []
+        self.restarts = 0
+        self.started_at: float | None = None
+        self.poll = POLL_MIN
+
+    # -- state -------------------------------------------------------------------------------
+    def write(self, **changes: Any) -> None:
+        replicas = [p.status() for c in self.clusters for p in c.procs]
+        with store.locked(self.job_dir):
+            state = store.read_json(self.job_dir / "state.json") or {}
+            state.update(changes)
+            state["replicas"] = replicas
+            if self.trials:
+                state["trials"] = self.trials
+            state["restarts"] = self.restarts
+            state["update_time"] = store.now()
+            store.write_json(self.job_dir / "state.json", state)
+
+    def event(self, message: str) -> None:
+        print(f"{store.now()} {message}", flush=True)
+
+    def cancel_requested(self) -> bool:
+        return self.cancel_flag or (self.job_dir / "cancel").exists()
+
+    def sleep(self) -> None:
+        time.sleep(self.poll)
+        self.poll = min(POLL_MAX, self.poll * 1.3)
+
+    # -- what a replica runs -------------------------------------------------------------------
+    def base_env(self) -> dict[str, str]:
+        env = {k: os.environ[k] for k in BASE_ENV if k in os.environ}
+        env["PYTHONUNBUFFERED"] = "1"
+        env["TRAINJOBS_STORAGE_ROOT"] = str(self.storage.root)
+        return env
+
+    def argv(self, spec: Json, trial: str, params: Json) -> list[str]:
+        extra = tuning.trial_args(params) if params else []
+        if "containerSpec" in spec:
+            c = spec["containerSpec"]
+            args = [self.storage.localize(a) for a in _trial_job_dir(c.get("args", []), trial)] + extra
+            return self.container_argv(c, args)
+        p = spec["pythonPackageSpec"]
+        assert self.env is not None
+        args = [self.storage.localize(a) for a in _trial_job_dir(p.get("args", []), trial)] + extra
+        return [*self.env.command(p["pythonModule"]), *args]
+
+    def container_argv(self, c: Json, args: list[str]) -> list[str]:
+        root = str(self.storage.root)
+        cmd = [self.engine or "docker", "run", "--rm", "--network=host", "-v", f"{root}:{root}"]
+        command = c.get("command") or []
+        if command:
+            cmd += ["--entrypoint", command[0]]
+        return [*cmd, c["imageUri"], *command[1:], *args]
+
+    # -- the phases ----------------------------------------------------------------------------
+    def run(self) -> None:
+        signal.signal(signal.SIGUSR1, self._on_cancel)
+        signal.signal(signal.SIGTERM, self._on_cancel)
+        self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
+        self.event(f"supervisor {self.pid} for job {self.job_id}")
+        try:
+            devices = self.queue()
+            self.write(state="PENDING")
+            self.prepare()
+            if self.cancel_requested():
+                raise Finished("CANCELLED", "cancelled before it started", code=1)
+            if self.study:
+                self.tune(devices)
+            else:
+                self.single(devices)
+        except Finished as done:
+            self.finish(done)
+        except envs.EnvError as exc:
+            self.finish(Finished("FAILED", f"preparing the training package failed: {exc}", code=13))
+        except Exception as exc:
+            traceback.print_exc()
+            self.finish(Finished("FAILED", f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
+
+    def _on_cancel(self, signum: int, frame: Any) -> None:
+        self.cancel_flag = True
+
+    def queue(self) -> list[int] | None:
+        """QUEUED: reserve the GPUs this job needs, waiting up to the max wait."""
+        need = self.gpus_needed()
+        if need == 0 or self.cpu_only:
+            return [] if not self.cpu_only else None
+        inventory = gpus.inventory()
+        created = time.time()
+        noted = False
+        while True:
+            devices = self.gpus.try_acquire(inventory, need)
+            if devices is not None:
+                self.event(f"reserved GPUs {devices}")
+                self.write(gpus=devices, message=None)
+                return devices
+            if not noted:
+                busy = self.gpus.busy(inventory)
+                self.write(message=f"waiting for {need} GPU(s); busy: {busy or 'none'}")
+                noted = True
+            if self.cancel_requested():
+                raise Finished("CANCELLED", "cancelled while waiting for GPUs", code=1)
+            if self.max_wait is not None and time.time() - created > self.max_wait:
+                raise Finished("CANCELLED", f"the job waited longer than its max wait ({self.max_wait:g}s) for "
+                               f"{need} GPU(s)", code=1)
+            time.sleep(0.2)
+
+    def gpus_needed(self) -> int:
+        per_run = sum(cl.gpus_per_replica(s) * int(s.get("replicaCount", 1))
+                      for s in cl.pool_specs(self.job_spec) if s)
+        return per_run * self.parallel_trials(per_run)
+
+    def parallel_trials(self, per_run: int) -> int:
+        if not self.study:
+            return 1
+        parallel = int(self.record["request"].get("parallelTrialCount", 1))
+        if per_run and not self.cpu_only:
+            parallel = max(1, min(parallel, len(gpus.inventory()) // per_run))
+        return max(1, parallel)
+
+    def prepare(self) -> None:
+        """PENDING: install the Python package into its cached environment."""
+        specs = [s for s in cl.pool_specs(self.job_spec) if s and "pythonPackageSpec" in s]
+        if not specs:
+            return
+        uris = specs[0]["pythonPackageSpec"].get("packageUris", [])
+        files = [self.storage.path(u) for u in uris]
+        missing = [u for u, f in zip(uris, files) if not f.is_file()]
+        if missing:
+            raise Finished("FAILED", f"package not found in local storage: {', '.join(missing)}", code=5)
+        self.event(f"preparing the environment for {', '.join(uris)}")
+        started = time.time()
+        cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or self.home / "envs")
+        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log")
+        self.event(f"environment ready in {time.time() - started:.1f}s: {self.env.python}")
+
+    def single(self, devices: list[int] | None) -> None:
+        run = Cluster(self, self.job_spec, "", {}, devices)
+        self.clusters = [run]
+        run.start()
+        self.started_at = time.time()
+        self.write(state="RUNNING", start_time=store.now())
+        self.event("all replicas started")
+        while True:
+            outcome = run.poll()
+            if outcome is not None:
+                raise outcome
+            if self.cancel_requested():
+                raise Finished("CANCELLED", "cancelled by request", code=1)
+            if self.timeout is not None and time.time() - self.started_at > self.timeout:
+                raise Finished("CANCELLED", f"the job ran longer than its max running time ({self.timeout:g}s)", code=4)
+            self.write_if_changed()
+            self.sleep()
+
+    def write_if_changed(self) -> None:
+        snapshot = json.dumps([p.status() for c in self.clusters for p in c.procs], sort_keys=True)
+        if snapshot != getattr(self, "_last", None):
+            self._last = snapshot
+            self.write()
+
+    def tune(self, devices: list[int] | None) -> None:
+        assert self.study is not None
+        body = self.record["request"]
+        max_trials = int(body.get("maxTrialCount", 1))
+        per_run = sum(cl.gpus_per_replica(s) * int(s.get("replicaCount", 1)) for s in cl.pool_specs(self.job_spec) if s)
+        parallel = min(self.parallel_trials(per_run), max_trials)
+        max_failed = int(body.get("maxFailedTrialCount", 0)) or max_trials
+        goal = self.study["metrics"][0].get("goal", "MAXIMIZE")
+        suggest, note = tuning.suggester(self.study, seed=int(self.job_id[-9:]))
+        if note:
+            self.write(message=note)
+        slots: list[list[int] | None] = [None] * parallel if devices is None else [
+            devices[i * per_run:(i + 1) * per_run] for i in range(parallel)]
+        free = list(range(parallel))
+        active: dict[str, tuple[Cluster, int, Json]] = {}
+        started = failed = 0
+        exhausted = False
+        while True:
+            if self.cancel_requested():
+                raise Finished("CANCELLED", "cancelled by request", code=1)
+            while free and started < max_trials and not exhausted:
+                params = suggest.suggest()
+                if params is None:
+                    exhausted = True
+                    break
+                started += 1
+                trial_id, slot = str(started), free.pop(0)
+                run = Cluster(self, self.job_spec, trial_id, params, slots[slot])
+                self.clusters.append(run)
+                run.start()
+                record = {"id": trial_id, "state": "ACTIVE", "parameters": params, "start_time": store.now()}
+                self.trials.append(record)
+                active[trial_id] = (run, slot, record)
+                self.event(f"trial {trial_id} started: {params}")
+                if self.started_at is None:
+                    self.started_at = time.time()
+                    self.write(state="RUNNING", start_time=store.now())
+            if not active:
+                break
+            for trial_id, (run, slot, record) in list(active.items()):
+                outcome = run.poll()
+                if outcome is None and self.timeout is not None and time.time() - run.started_at > self.timeout:
+                    outcome = Finished("FAILED", f"trial {trial_id} ran longer than its max running time "
+                                       f"({self.timeout:g}s)", code=4)
+                if outcome is None:
+                    continue
+                run.stop(graceful=True)
+                chief = next(p for p in run.procs if p.replica.pool == 0)
+                metric = tuning.read_metric(run.metrics_path(chief), self.metric_tag or "")
+                record["end_time"] = store.now()
+                if outcome.state == "SUCCEEDED":
+                    record["state"] = "SUCCEEDED" if metric is not None else "INFEASIBLE"
+                    record["final_metric"] = metric
+                    if metric is None:
+                        record["error"] = f"the trial reported no value for {self.metric_tag!r}"
+                else:
+                    record["state"] = "FAILED"
+                    record["error"] = outcome.message
+                    failed += 1
+                suggest.observe(record["parameters"], metric if record["state"] == "SUCCEEDED" else None)
+                self.event(f"trial {trial_id} {record['state']}: {self.metric_tag}={metric}")
+                del active[trial_id]
+                self.clusters.remove(run)
+                free.append(slot)
+                if failed > max_failed or (failed == max_trials):
+                    for other, _, _ in active.values():
+                        other.stop()
+                    raise Finished("FAILED", f"{failed} trial(s) failed (maxFailedTrialCount {max_failed}); last: "
+                                   f"{outcome.message}", code=13)
+            self.write_if_changed()
+            self.write()
+            self.sleep()
+        scored = [t for t in self.trials if t.get("final_metric") is not None]
+        if not scored:
+            raise Finished("FAILED", f"no trial reported {self.metric_tag!r}", code=13)
+        best = scored[0]
+        for t in scored[1:]:
+            if tuning.better(goal, t["final_metric"], best["final_metric"]):
+                best = t
+        self.write(best_trial=best["id"])
+        raise Finished("SUCCEEDED")
+
+    def finish(self, done: Finished) -> None:
+        if done.state == "CANCELLED" and any(c.running() for c in self.clusters):
+            self.write(state="CANCELLING")
+        for run in self.clusters:
+            run.stop(graceful=True)
+        self.gpus.release()
+        error = None if done.state == "SUCCEEDED" else {"code": done.code, "message": done.message or done.state}
+        self.write(state=done.state, end_time=store.now(), error=error, gpus=[], message=None)
+        self.event(f"job {done.state}" + (f": {done.message}" if done.message else ""))
+
+
+def _seconds(duration: str | None) -> float | None:
+    if not duration:
+        return None
+    return float(duration.rstrip("s"))
+
+
+def _trial_job_dir(args: list[str], trial: str) -> list[str]:
+    """Each trial writes to its own directory: --job-dir DIR becomes DIR/TRIAL_ID."""
+    if not trial:
+        return list(args)
+    out = list(args)
+    for i, a in enumerate(out):
+        if a == "--job-dir" and i + 1 < len(out):
+            out[i + 1] = out[i + 1].rstrip("/") + f"/{trial}"
+        elif a.startswith("--job-dir="):
+            out[i] = a.rstrip("/") + f"/{trial}"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    global _libc
+    with contextlib.suppress(OSError):
+        _libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    Supervisor(Path(argv[0])).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

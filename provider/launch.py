@@ -1,0 +1,61 @@
+"""From a validated spec to a submission: stage its package, build its exact request, label it.
+
+Shared by ``trainjobs run``, the Pulumi provider and the emulator's tests, so a spec is
+submitted the same way whichever path it takes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from provider.backends.base import IDENTITY_LABEL, Submission
+from provider.packaging import package_uris, resolve_source
+from provider.packaging.stage import Stager, stage
+from provider.request import VertexRequest, build_request
+from provider.spec.model import Container, TrainingJob
+
+MANAGED_BY = "trainjobs"
+
+
+def label_value(text: str) -> str:
+    """A Google label value: lowercase letters, digits, '_' and '-', at most 63 characters."""
+    return re.sub(r"[^a-z0-9_-]", "-", text.lower())[:63]
+
+
+def labels_for(job: TrainingJob, stack: str | None = None, identity: str | None = None,
+               extra: dict[str, str] | None = None) -> dict[str, str]:
+    labels = {**(extra or {}), "managed-by": MANAGED_BY, "trainjobs-job": label_value(job.name)}
+    if stack:
+        labels["trainjobs-stack"] = label_value(stack)
+    if identity:
+        labels[IDENTITY_LABEL] = identity
+    return labels
+
+
+def prepare(
+    job: TrainingJob,
+    spec_dir: Path,
+    project: str,
+    stager: Stager | None = None,
+    default_bucket: str | None = None,
+    labels: dict[str, str] | None = None,
+    image_uri: str | None = None,
+) -> VertexRequest:
+    """The request for ``job``; its local package is built and staged first when a stager is given."""
+    uris = package_uris(job, spec_dir, default_bucket) or None
+    source = resolve_source(job, spec_dir)
+    if source is not None:
+        if uris is None or not uris[0].startswith("gs://") or not source.is_dir():
+            raise ValueError(f"{job.name}: the package path {source} cannot be staged (it needs a job dir or a "
+                             "staging bucket, and must be a directory)")
+        if stager is not None:
+            stage(source, uris[0], stager)
+    if isinstance(job.application, Container) and job.application.build is not None and image_uri is None:
+        raise ValueError(f"{job.name}: the image is built from {job.application.build.context}; build and push it "
+                         "first (pulumi up does), or name an image")
+    return build_request(job, project, labels=labels, package_uris=uris, image_uri=image_uri)
+
+
+def submission(job: TrainingJob, request: VertexRequest, cpu_only: bool = False) -> Submission:
+    return Submission(request=request, max_wait_seconds=job.scheduling.max_wait_seconds, cpu_only=cpu_only)
