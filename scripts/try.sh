@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Set up .venv, then do the main job on this machine: validate every example spec and
-# summarise them. (Extra args go to trainjobs validate.)
+# Set up .venv, then do the main job on this machine: validate the specs, and run the example
+# spec end to end on the local backend (a training job with its replica, logs and model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/trainjobs validate specs --summary "$@"
+.venv/bin/trainjobs validate specs
+exec .venv/bin/trainjobs run "${1:-specs/local/simple.yaml}"

@@ -1,0 +1,113 @@
+"""Show a job: once (status), or live until it ends (run).
+
+On a terminal the display redraws in place: state, elapsed time, each replica, the last log
+lines. Elsewhere (CI logs, pipes) it prints each change once, and the log lines as they come.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from typing import IO, Any
+
+from provider.backends.base import JobState, JobStatus
+
+LAST_LINES = 6
+
+
+def _elapsed(job: JobStatus) -> str:
+    def parse(t: str | None) -> dt.datetime | None:
+        return dt.datetime.fromisoformat(t.replace("Z", "+00:00")) if t else None
+
+    start = parse(job.start_time) or parse(job.create_time)
+    end = parse(job.end_time) or dt.datetime.now(dt.UTC)
+    if start is None:
+        return "-"
+    seconds = int((end - start).total_seconds())
+    return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def describe(job: JobStatus) -> str:
+    lines = [f"{job.display_name}  {job.id}  {job.state.value}  elapsed {_elapsed(job)}"]
+    if job.message:
+        lines.append(f"  {job.message}")
+    if job.error and job.state is not JobState.SUCCEEDED:
+        lines.append("  error: " + job.error.replace("\n", "\n  "))
+    if job.restarts:
+        lines.append(f"  restarts: {job.restarts}")
+    if job.output_dir:
+        lines.append(f"  output: {job.output_dir}")
+    for r in job.replicas:
+        extra = f"exit {r.exit_code}" if r.exit_code is not None else (f"pid {r.pid}" if r.pid else "")
+        gpus = f"  gpus {r.gpus}" if r.gpus else ""
+        trial = f"trial {r.trial}  " if r.trial else ""
+        lines.append(f"  {trial}{r.name:15s} {r.task:9s} {r.state:10s} {extra}{gpus}"
+                     + (f"  restarts {r.restarts}" if r.restarts else ""))
+    if job.trials:
+        lines.append("  trials:")
+        for t in job.trials:
+            best = "  <- best" if t.id == job.best_trial else ""
+            params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.parameters)
+            metric = "-" if t.metric is None else f"{t.metric:.6g}"
+            lines.append(f"    {t.id:>3s} {t.state:10s} metric {metric:>10s}  {params}{best}")
+    return "\n".join(lines)
+
+
+def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25) -> JobStatus:
+    """Follow a job to its end. Ctrl-C detaches: the job keeps running."""
+    tty = hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ
+    tail: list[str] = []
+    drawn = 0
+    last = ""
+    try:
+        while True:
+            job = backend.get(job_id)
+            fresh = _drain(backend, job_id)
+            tail = (tail + fresh)[-LAST_LINES:]
+            if tty:
+                text = describe(job) + ("\n  last lines:\n" + "\n".join("    " + line for line in tail) if tail else "")
+                out.write(("\033[F\033[K" * drawn) + text + "\n")
+                drawn = text.count("\n") + 1
+            else:
+                summary = f"{job.state.value}" + (f" ({job.message})" if job.message else "")
+                if summary != last:
+                    out.write(f"[{_elapsed(job)}] {job.display_name} {job_id}: {summary}\n")
+                    last = summary
+                for line in fresh:
+                    out.write(line + "\n")
+            out.flush()
+            if job.state.terminal:
+                for line in _drain(backend, job_id):
+                    if not tty:
+                        out.write(line + "\n")
+                if not tty:
+                    out.write(describe(job) + "\n")
+                return job
+            time.sleep(poll)
+    except KeyboardInterrupt:
+        out.write(f"\ndetached: job {job_id} keeps running. `trainjobs status {job_id}`, "
+                  f"`trainjobs logs -f {job_id}`, `trainjobs cancel {job_id}`\n")
+        raise
+
+
+def _drain(backend: Any, job_id: str) -> list[str]:
+    """The log lines written since the last call (without blocking)."""
+    lines = []
+    for path in backend.log_files(job_id):
+        if path.name == "setup.log":
+            continue  # pip's own chatter; `trainjobs logs` shows it, failures quote it
+        key = str(path)
+        offset = _offsets.get(key, 0)
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        if end:
+            _offsets[key] = offset + end
+            name = path.relative_to(backend.store.job_dir(job_id) / "logs").with_suffix("").as_posix()
+            lines += [f"[{name}] {line}" for line in data[:end].decode("utf-8", "replace").splitlines()]
+    return lines
+
+
+_offsets: dict[str, int] = {}
