@@ -1,0 +1,127 @@
+"""trainjobs run / jobs list / status / logs / cancel, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ROOT, no_traceback, run_cli
+
+
+@pytest.fixture
+def home(tmp_path: Path, env_cache: Path) -> dict[str, str]:
+    env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
+           "TRAINJOBS_LOCAL_GPUS": "none"}
+    yield env
+    from provider.backends.local.backend import LocalBackend
+
+    from .conftest import cleanup
+
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        cleanup(LocalBackend())
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_run_the_example_spec_end_to_end(home: dict[str, str]) -> None:
+    proc = run_cli("run", "specs/local/simple.yaml", env=home, timeout=180)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "local_simple" in proc.stdout and "SUCCEEDED" in proc.stdout
+    assert "[workerpool0-0] epoch 19" in proc.stdout
+    storage = Path(home["TRAINJOBS_HOME"]) / "storage" / "local-bucket" / "jobs" / "local_simple"
+    assert (storage / "model" / "model.json").is_file()
+    listed = run_cli("jobs", "list", env=home)
+    assert "local_simple" in listed.stdout and "SUCCEEDED" in listed.stdout
+    status = json.loads(run_cli("status", "local_simple", "--format", "json", env=home).stdout)
+    assert status["state"] == "SUCCEEDED" and status["replicas"][0]["name"] == "workerpool0-0"
+    logs = run_cli("logs", "local_simple", "--replica", "workerpool0-0", env=home)
+    assert logs.stdout.splitlines()[0].startswith("[workerpool0-0] ")
+
+
+def test_detach_then_cancel(home: dict[str, str], tmp_path: Path) -> None:
+    spec = tmp_path / "long.yaml"
+    text = (ROOT / "specs/local/simple.yaml").read_text()
+    text = text.replace('args: [--epochs, "20", --learning_rate, "0.2"]', 'args: [--epochs, "100000", --sleep, "0.05"]')
+    text = text.replace("path: ../../examples/trainers/simple/trainer",
+                        f"path: {ROOT / 'examples/trainers/simple/trainer'}")
+    text = text.replace("jobs/local_simple", "jobs/local_long")
+    spec.write_text(text)
+    proc = run_cli("run", str(spec), "--detach", env=home, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    job_id = proc.stdout.strip()
+    assert job_id.isdigit()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        status = json.loads(run_cli("status", job_id, "--format", "json", env=home).stdout)
+        if status["state"] == "RUNNING":
+            break
+        time.sleep(0.2)
+    assert status["state"] == "RUNNING"
+    cancel = run_cli("cancel", job_id[:12], env=home)
+    assert cancel.returncode == 0 and "CANCELLED" in cancel.stdout
+
+
+def test_follow_logs_until_the_end(home: dict[str, str]) -> None:
+    proc = run_cli("run", "specs/local/simple.yaml", "--detach", env=home, timeout=120)
+    job_id = proc.stdout.strip()
+    logs = run_cli("logs", job_id, "--follow", env=home, timeout=120)
+    assert logs.returncode == 0
+    assert logs.stdout.rstrip().endswith("/jobs/local_simple/model/")
+
+
+def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_path: Path) -> None:
+    spec = tmp_path / "long.yaml"
+    text = (ROOT / "specs/local/simple.yaml").read_text()
+    text = text.replace('args: [--epochs, "20", --learning_rate, "0.2"]', 'args: [--epochs, "100000", --sleep, "0.05"]')
+    text = text.replace("path: ../../examples/trainers/simple/trainer",
+                        f"path: {ROOT / 'examples/trainers/simple/trainer'}").replace("local_simple", "local_ctrl_c")
+    spec.write_text(text)
+    proc = subprocess.Popen([sys.executable, "-m", "provider", "run", str(spec)], cwd=ROOT,
+                            env={**os.environ, **home, "NO_COLOR": "1"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        status = run_cli("status", "local_ctrl_c", "--format", "json", env=home)
+        if status.returncode == 0 and json.loads(status.stdout)["state"] == "RUNNING":
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "keeps running" in out, out + err
+    assert json.loads(run_cli("status", "local_ctrl_c", "--format", "json", env=home).stdout)["state"] == "RUNNING"
+    assert run_cli("cancel", "local_ctrl_c", env=home).returncode == 0
+
+
+def test_user_errors_are_one_clear_message(home: dict[str, str], tmp_path: Path) -> None:
+    bad = run_cli("run", "tests/negative/three_t4.yaml", env=home)
+    no_traceback(bad)
+    assert bad.returncode == 1 and "nothing was started" in bad.stderr
+    tpu = run_cli("run", "specs/nlp/tpu_v5e.yaml", env=home)
+    no_traceback(tpu)
+    assert tpu.returncode == 1 and "the local backend cannot run TPU jobs" in tpu.stderr
+    missing = run_cli("status", "no_such_job", env=home)
+    no_traceback(missing)
+    assert missing.returncode == 1 and "no local job 'no_such_job'" in missing.stderr
+    spec = tmp_path / "container.yaml"
+    spec.write_text((ROOT / "specs/local/simple.yaml").read_text().replace(
+        """    pythonPackage:
+      path: ../../examples/trainers/simple/trainer
+      module: trainer.task
+      executorImage: us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest""",
+        "    container: {image: gcr.io/acme/trainer:1}"))
+    container = run_cli("run", str(spec), env=home)
+    no_traceback(container)
+    assert container.returncode == 1 and "no container engine is available here" in container.stderr
+    assert "nothing was started" in container.stderr
+    assert "no local jobs yet" in run_cli("jobs", "list", env=home).stdout
