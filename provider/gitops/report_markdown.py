@@ -31,11 +31,16 @@ def _changes(changes: tuple[FieldChange, ...], note: str = "") -> list[str]:
 
 def _summary_row(s: StackPlan) -> str:
     started = s.started
-    cost = words.usd(started.usd) if started.usd is not None else "n/a"
-    if started.unpriced and started.usd is not None:
-        cost += f" + {len(started.unpriced)} unpriced"
-    if started.unverified:
-        cost += " (unverified prices)"
+    if not started.jobs:
+        cost = "-"
+    elif not started.billed_jobs:
+        cost = "not billed"
+    elif started.usd is None:
+        cost = "n/a (prices missing)"
+    else:
+        cost = words.usd(started.usd)
+        cost += f" + {len(started.unpriced)} unpriced" if started.unpriced else ""
+        cost += " (unverified prices)" if started.unverified else ""
     new = sum(f.new for f in s.findings)
     policy = "ok" if not s.findings else f"**{len(s.findings)} violation{'s' if len(s.findings) != 1 else ''}** ({new} new)"
     counts = " | ".join(str(s.count(a)) for a in words.ORDER)
@@ -51,11 +56,9 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
     if j.action is Action.CANCEL:
         lines += ["`desiredState: CANCELLED`: the running job is cancelled.", ""]
     if j.action is not Action.DELETE:
-        lines += [
-            f"- Hardware: {words.job_hardware(j)}",
-            f"- Capacity: {words.resources(j)}",
-            f"- Cost: {words.cost(j.cost)}",
-        ]
+        lines += [f"- Hardware: {words.job_hardware(j)}", f"- Capacity: {words.resources(j)}"]
+        if j.starts:
+            lines.append(f"- Cost: {words.cost(j.cost)}")
         if j.owners:
             lines.append(f"- Owners: {' '.join(j.owners)}")
         lines.append("")
