@@ -75,7 +75,8 @@ def codeowners(args: argparse.Namespace) -> int:
     if index.problems and any(p.is_error for p in index.problems):
         first = next(p for p in index.problems if p.is_error)
         raise UserError(f"the stack files are invalid ({first.where}: {first.message}); run trainjobs validate")
-    text = render(index.stacks, {s.name: s.source for s in index.stacks})
+    files = {s.name: Path(s.source).resolve().relative_to(index.root).as_posix() for s in index.stacks}
+    text = render(index.stacks, files)
     if args.check is None:
         sys.stdout.write(text)
         return 0
