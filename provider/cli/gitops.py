@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     a = sub.add_parser("affected-stacks", help="the stacks a change touches (for CI: which stacks to preview or deploy)")
     a.add_argument("--base", metavar="REF", help="the git ref to compare with (default: origin/main, else main, else HEAD)")
-    a.add_argument("--format", choices=["text", "json"], default="text", help="one name a line, or a JSON list")
+    a.add_argument("--format", choices=["text", "json", "github"], default="text",
+                   help="one name a line, a JSON list, or stacks=<JSON list> for $GITHUB_OUTPUT")
+    a.add_argument("--backend", choices=["local", "vertex"], help="only stacks with this backend")
     a.set_defaults(_target="provider.cli.gitops:affected_stacks")
 
     c = sub.add_parser("codeowners", help="print .github/CODEOWNERS generated from the stacks' owners")
@@ -55,13 +57,16 @@ def affected_stacks(args: argparse.Namespace) -> int:
 
     with sides(Path.cwd(), args.base) as (base, head):
         result = make_plan(base, head)
-    names = [s.name for s in result.stacks if s.status != "removed"]
-    removed = [s.name for s in result.stacks if s.status == "removed"]
+    stacks = [s for s in result.stacks if args.backend is None or s.backend == args.backend]
+    names = [s.name for s in stacks if s.status != "removed"]
+    removed = [s.name for s in stacks if s.status == "removed"]
     if removed:
         print(f"trainjobs: stack file removed, not listed (run trainjobs destroy --stack S first): "
               f"{', '.join(removed)}", file=sys.stderr)
     if args.format == "json":
         print(json.dumps(names))
+    elif args.format == "github":
+        print(f"stacks={json.dumps(names)}")
     elif names:
         print("\n".join(names))
     return 0
