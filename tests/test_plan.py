@@ -4,6 +4,9 @@ stack settings changed; policy violations; the exit codes and the exact request 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -297,3 +300,38 @@ def test_project_in_a_subdirectory_of_the_repository(tmp_path: Path) -> None:
     assert sorted(actions(plan)) == [("local", "vision_resnet"), ("vision-dev", "vision_resnet"),
                                      ("vision-dev", "vision_tuner")]
     assert actions(plan)[("vision-dev", "vision_tuner")] == "unchanged"
+
+
+def test_affected_stacks_for_ci(repo: PlanRepo) -> None:
+    assert repo.run("affected-stacks", "--base", "main").stdout == ""
+    repo.write("trainer/trainer/task.py", 'print("training harder")\n')
+    github = repo.run("affected-stacks", "--base", "main", "--backend", "vertex", "--format", "github")
+    assert github.returncode == 0 and github.stdout == 'stacks=["vision-dev"]\n'
+    assert repo.run("affected-stacks", "--base", "main", "--backend", "local").stdout == "local\n"
+
+
+def test_plan_never_imports_pulumi_or_the_vertex_sdk(repo: PlanRepo) -> None:
+    repo.write("trainer/trainer/task.py", 'print("training harder")\n')
+    code = (
+        "import sys\n"
+        "from provider.cli import main\n"
+        "rc = main(['plan', '--base', 'main', '--format', 'json'])\n"
+        "heavy = sorted(m for m in sys.modules if m.startswith(('pulumi', 'google.cloud.aiplatform', 'grpc')))\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo.root, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **ENV})
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stderr
+
+
+def test_an_invalid_stack_file_or_duplicate_names_fail_the_plan(repo: PlanRepo) -> None:
+    repo.edit("stacks/Pulumi.nlp-dev.yaml", "trainjobs:backend: vertex", "trainjobs:backend: vertx")
+    repo.write("specs/vision/twin.yaml", repo.read(TUNER))
+    plan = repo.plan()
+    assert plan["_rc"] == 1
+    assert stack(plan, "nlp-dev")["jobs"] == []  # not "every job deleted": the file must be fixed first
+    messages = [(p["file"], p["message"]) for p in plan["problems"]]
+    assert any(f == "stacks/Pulumi.nlp-dev.yaml" and "'vertx' is not allowed" in m for f, m in messages)
+    assert ("specs/vision/twin.yaml", "job name 'vision_tuner' is already used by specs/vision/tuner.yaml") in messages

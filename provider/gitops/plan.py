@@ -166,6 +166,8 @@ def _stack_plan(name: str, base: Side, head: Side, configs: list[StackConfig]) -
     billed = config is None or config.backend != "local"
     jobs = [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs)
             for n in sorted(set(old_jobs) | set(new_jobs))]
+    if new_side is not None and new_side.config is None:
+        jobs = []  # an invalid stack file: nothing to plan until it is fixed (its errors fail the plan)
     same_file = old_side is not None and new_side is not None and old_side.content == new_side.content
     old_specs = set(old_side.specs) if old_side else set()
     new_specs = set(new_side.specs) if new_side else set()

@@ -85,6 +85,8 @@ class CommitTree:
 
     def local_dir(self, rel: str) -> Path:
         rel = posixpath.normpath(rel)
+        if rel == ".." or rel.startswith(("../", "/")):  # outside the project: the commit has no such files
+            return self.root / ".outside-the-project"
         if rel not in self._written:
             self._written.add(rel)
             parent = posixpath.dirname(rel)
