@@ -74,7 +74,7 @@ class Totals:
             gpus_at_once=sum(j.capacity.gpus_at_once for j in jobs),
             vcpus_at_once=None if None in vcpus else sum(v for v in vcpus if v is not None),
             max_gpu_hours=sum(j.capacity.max_gpu_hours for j in jobs),
-            usd=sum(priced) if priced or not billed else None,
+            usd=sum(priced, 0.0) if priced or not billed else None,
             unpriced=tuple(j.name for j in billed if j.cost.usd is None),
             unverified=any(j.cost.unverified for j in billed if j.cost.usd is not None),
             billed_jobs=len(billed),
