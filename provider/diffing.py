@@ -143,6 +143,8 @@ def diff(old: Json | None, new: Json | None, old_cancelled: bool = False, new_ca
         return JobDiff(Action.DELETE) if old is not None else JobDiff(Action.UNCHANGED)
     if old is None:
         return JobDiff(Action.CREATE, tuple(field_changes({}, new)))
+    if old == new and old_cancelled == new_cancelled:  # the common case of a plan: nothing to compare
+        return JobDiff(Action.UNCHANGED)
     run = field_changes(run_body(old), run_body(new))
     other = tuple(field_changes({k: old.get(k) for k in NOT_RUN if k in old},
                                 {k: new.get(k) for k in NOT_RUN if k in new}))

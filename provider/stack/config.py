@@ -164,10 +164,15 @@ def load_stack(path: Path, shown: str | None = None) -> StackLoad:
     if problem is not None:
         return StackLoad(None, [problem])
     assert raw is not None
+    return parse_stack(raw, stack_name(path), shown)
+
+
+def parse_stack(raw: bytes, name: str, shown: str) -> StackLoad:
+    """Check a stack file's content (from disk, or from a git commit for ``trainjobs plan``)."""
     doc, problems = read_mapping(raw, shown, "a Pulumi stack file: config: with trainjobs:* and gcp:* keys")
     if doc is None:
         return StackLoad(None, problems)
-    loaded = check_mapping(stack_name(path), doc.data.get("config") or {}, shown, doc)
+    loaded = check_mapping(name, doc.data.get("config") or {}, shown, doc)
     loaded.problems[:0] = problems
     if any(p.is_error for p in problems):
         loaded.config = None

@@ -1,0 +1,81 @@
+"""The trainjobs policies: provider.policy, the code behind ``trainjobs validate`` and ``plan``,
+applied to the TrainingJob resources of a ``pulumi preview`` or ``pulumi up``.
+
+* ``trainjobs-job-policy`` (a resource policy): each job against its stack's per-job rules:
+  maxGpusPerJob, allowedAccelerators, allowedRegions, maxRunningTime, requiredLabels.
+* ``trainjobs-stack-gpu-quota`` (a stack policy): the GPUs all the jobs of a stack hold at once
+  against its maxGpusPerStack.
+
+Both are mandatory: a violation stops the update. Each message names the rule, the limit and
+the value.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PROJECT = Path(__file__).resolve().parents[1]
+if str(PROJECT) not in sys.path:
+    sys.path.insert(0, str(PROJECT))  # the provider package of this checkout
+
+from pulumi_policy import (  # noqa: E402
+    EnforcementLevel,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from provider.policy import check_job, check_stack  # noqa: E402
+from provider.policy_inputs import TYPE_TOKEN, stack_config, training_job  # noqa: E402
+
+Report = Callable[..., Any]
+
+
+def _unreadable(name: str, problems: list[Any]) -> str:
+    first = f" ({problems[0].where}: {problems[0].message})" if problems else ""
+    return f"{name}: the spec cannot be read, so its stack's policy cannot be checked{first}; run trainjobs validate"
+
+
+def validate_job(args: ResourceValidationArgs, report_violation: Report) -> None:
+    if args.resource_type != TYPE_TOKEN:
+        return
+    job, problems = training_job(args.props)
+    if job is None:
+        report_violation(_unreadable(args.name, problems))
+        return
+    for violation in check_job(job, stack_config(args.props)):
+        report_violation(violation.text())
+
+
+def validate_stack(args: StackValidationArgs, report_violation: Report) -> None:
+    by_stack: dict[str, list[Any]] = {}
+    for resource in args.resources:
+        if resource.resource_type == TYPE_TOKEN:
+            by_stack.setdefault(str(resource.props.get("stack")), []).append(resource)
+    for resources in by_stack.values():
+        jobs = [job for r in resources if (job := training_job(r.props)[0]) is not None]
+        for violation in check_stack(jobs, stack_config(resources[0].props)):
+            if violation.job is None:  # per-job rules are the resource policy's
+                report_violation(violation.text())
+
+
+JOB_POLICY = ResourceValidationPolicy(
+    name="trainjobs-job-policy",
+    description="A training job keeps to its stack's quotas and rules: GPUs per job, accelerators, regions, "
+                "maximum running time, required labels.",
+    validate=validate_job,
+    enforcement_level=EnforcementLevel.MANDATORY,
+)
+
+STACK_POLICY = StackValidationPolicy(
+    name="trainjobs-stack-gpu-quota",
+    description="The training jobs of a stack hold at most its maxGpusPerStack GPUs at once.",
+    validate=validate_stack,
+    enforcement_level=EnforcementLevel.MANDATORY,
+)
+
+POLICIES = [JOB_POLICY, STACK_POLICY]

@@ -1,0 +1,88 @@
+"""An ESTIMATE of a job's maximum cost, from the list prices in the catalog (catalog/pricing.json).
+
+    maximum cost = sum over pools of replicas x (machine price + accelerator price x count)
+                   x maximum running hours (maxRunningTime, or 7 days) x trials (maxTrials)
+
+A machine type with no price of its own is priced from its family's vCPU-hour and GB-hour
+rates and the catalog's vCPUs and memory. A price no Google page confirmed is "unverified", and
+the estimate says so; a missing price gives no estimate, and says which price is missing.
+Boot disks, storage, network, discounts and Spot are left out. Jobs of a local stack cost
+nothing on Vertex AI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from provider.catalog import CATALOG, Pricing
+from provider.gitops.capacity import Capacity
+from provider.spec.model import TrainingJob, WorkerPool
+
+
+@dataclass(frozen=True)
+class Estimate:
+    usd: float | None  # None: a price is missing (see ``missing``), or the job is not billed
+    usd_per_hour: float | None  # one trial, every pool
+    missing: tuple[str, ...] = ()  # prices the catalog lacks, e.g. "NVIDIA_L4 in us-central1"
+    unverified: tuple[str, ...] = ()  # prices used that no Google page confirmed
+    billed: bool = True  # False for a local stack
+
+
+@dataclass(frozen=True)
+class _Priced:
+    usd: float | None
+    unverified: bool
+    missing: str | None
+
+
+def machine_price(pricing: Pricing, region: str, machine_type: str) -> _Priced:
+    prices = pricing.regions.get(region)
+    missing = _Priced(None, False, f"machine type {machine_type} in {region}")
+    if prices is None:
+        return missing
+    explicit = prices.machine_types.get(machine_type)
+    if explicit is not None:
+        return _Priced(explicit.usd_per_hour, not explicit.verified, None)
+    machine = CATALOG.machine(machine_type)
+    rate = prices.machine_families.get(machine.family) if machine else None
+    if machine is None or rate is None or machine.vcpus is None or machine.memory_gb is None:
+        return missing
+    usd = machine.vcpus * rate.usd_per_vcpu_hour + machine.memory_gb * rate.usd_per_gb_hour
+    return _Priced(usd, not rate.verified or "memory_gb" in machine.unverified, None)
+
+
+def accelerator_price(pricing: Pricing, region: str, accelerator: str) -> _Priced:
+    prices = pricing.regions.get(region)
+    price = prices.accelerators.get(accelerator) if prices else None
+    if price is None:
+        return _Priced(None, False, f"{accelerator} in {region}")
+    return _Priced(price.usd_per_hour, not price.verified, None)
+
+
+def _pool_prices(pricing: Pricing, region: str, pool: WorkerPool) -> list[tuple[str, _Priced, int]]:
+    out = [(pool.machine_type, machine_price(pricing, region, pool.machine_type), 1)]
+    if pool.accelerator is not None and not CATALOG.implied_accelerator(pool.machine_type):
+        acc = pool.accelerator
+        out.append((acc.type, accelerator_price(pricing, region, acc.type), acc.count))
+    return out
+
+
+def estimate(job: TrainingJob, cap: Capacity, billed: bool = True, pricing: Pricing | None = None) -> Estimate:
+    if not billed:
+        return Estimate(None, None, billed=False)
+    pricing = pricing or CATALOG.pricing()
+    region = job.region or "?"
+    per_hour = 0.0
+    missing: list[str] = []
+    unverified: list[str] = []
+    for pool in job.pools:
+        for name, priced, count in _pool_prices(pricing, region, pool):
+            if priced.usd is None:
+                missing.append(priced.missing or name)
+                continue
+            per_hour += priced.usd * count * pool.replica_count
+            if priced.unverified:
+                unverified.append(name)
+    if missing:
+        return Estimate(None, None, tuple(dict.fromkeys(missing)), tuple(dict.fromkeys(unverified)))
+    return Estimate(per_hour * cap.max_hours * cap.trials, per_hour, (), tuple(dict.fromkeys(unverified)))

@@ -1,0 +1,227 @@
+"""The plan: for each stack a change touches, what ``pulumi up`` would do to each job.
+
+A job is known in its stack by its ``metadata.name``. Both sides build each job's Vertex AI
+request, and provider.diffing decides: created, replaced (anything that runs changed),
+cancelled (``desiredState: CANCELLED``), deleted (its spec is gone from the stack, or no longer
+matched by the stack's globs), or unchanged (also when only labels or the description changed,
+or when its file moved). The head's jobs are checked against their stack's policy
+(provider.policy), and each violation is marked new or already there at the base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from provider.diffing import Action, FieldChange, diff, field_changes
+from provider.gitops.capacity import Capacity, capacity
+from provider.gitops.codeowners import stack_file_owners
+from provider.gitops.cost import Estimate, estimate
+from provider.gitops.side import Side, SideJob, StackSide
+from provider.policy import Violation, check_stack, owners_for
+from provider.stack.config import StackConfig
+from provider.validation.problem import Problem
+from provider.validation.validator import duplicate_names
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    stack: str
+    name: str
+    action: Action
+    file: str  # the spec file (for a deleted job, where it was)
+    moved_from: str | None
+    changes: tuple[FieldChange, ...]  # what runs differently (every field, for a new job)
+    no_op_changes: tuple[FieldChange, ...]  # changed without changing what runs (labels)
+    capacity: Capacity
+    cost: Estimate
+    live: SideJob  # the job as deployed after the change (as it was, for a deleted job)
+    owners: tuple[str, ...]
+
+    @property
+    def starts(self) -> bool:
+        """The change starts this job (it runs, and is billed, from the beginning)."""
+        return self.action in (Action.CREATE, Action.REPLACE)
+
+    @property
+    def touched(self) -> bool:
+        return self.action is not Action.UNCHANGED or self.moved_from is not None or bool(self.no_op_changes)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Summed over jobs: GPUs and vCPUs held at once, maximum GPU-hours, estimated maximum cost."""
+
+    jobs: int
+    gpus_at_once: int
+    vcpus_at_once: float | None
+    max_gpu_hours: float
+    usd: float | None  # over the jobs with an estimate
+    unpriced: tuple[str, ...]  # jobs without an estimate (a price is missing)
+    unverified: bool  # an unverified price went into ``usd``
+    billed_jobs: int  # jobs on Vertex AI (a local stack's jobs cost nothing)
+
+    @classmethod
+    def of(cls, jobs: Iterable[JobPlan]) -> Totals:
+        jobs = list(jobs)
+        vcpus = [j.capacity.vcpus_at_once for j in jobs]
+        billed = [j for j in jobs if j.cost.billed]
+        priced = [j.cost.usd for j in billed if j.cost.usd is not None]
+        return cls(
+            jobs=len(jobs),
+            gpus_at_once=sum(j.capacity.gpus_at_once for j in jobs),
+            vcpus_at_once=None if None in vcpus else sum(v for v in vcpus if v is not None),
+            max_gpu_hours=sum(j.capacity.max_gpu_hours for j in jobs),
+            usd=sum(priced, 0.0) if priced or not billed else None,
+            unpriced=tuple(j.name for j in billed if j.cost.usd is None),
+            unverified=any(j.cost.unverified for j in billed if j.cost.usd is not None),
+            billed_jobs=len(billed),
+        )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A policy violation of the head, and whether the base had it already."""
+
+    violation: Violation
+    new: bool
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    name: str
+    file: str
+    status: str  # "added", "removed", "changed"
+    backend: str | None
+    settings_changes: tuple[FieldChange, ...]  # the stack file's config: what changed
+    jobs: tuple[JobPlan, ...]  # every job of the stack, on either side
+    findings: tuple[Finding, ...]
+    gpus_held: int  # by every job of the stack after the change
+    gpu_quota: int | None  # maxGpusPerStack
+    owners: tuple[str, ...]  # who owns the stack file
+
+    @property
+    def started(self) -> Totals:
+        return Totals.of(j for j in self.jobs if j.starts)
+
+    def count(self, action: Action) -> int:
+        return sum(1 for j in self.jobs if j.action is action)
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: str
+    head: str
+    stacks: tuple[StackPlan, ...]  # the stacks the change affects
+    unaffected: tuple[str, ...]
+    problems: tuple[Problem, ...]  # errors in the head's specs and stack files
+    owners: tuple[str, ...]  # who must review: owners of every touched spec and stack file
+
+    @property
+    def started(self) -> Totals:
+        return Totals.of(j for s in self.stacks for j in s.jobs if j.starts)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for s in self.stacks for f in s.findings]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.violations
+
+
+def _with_parent(job: SideJob) -> dict[str, Any]:
+    """The request with where it goes: a new project or region replaces the job too."""
+    return {"parent": job.request.parent, **job.request.body}
+
+
+def _job_plan(old: SideJob | None, new: SideJob | None, billed: bool, stacks: list[StackConfig]) -> JobPlan:
+    d = diff(_with_parent(old) if old else None, _with_parent(new) if new else None,
+             old.cancelled if old else False, new.cancelled if new else False)
+    live = new or old
+    assert live is not None
+    moved = old.file if old and new and old.file != new.file else None
+    cap = capacity(live.job)
+    return JobPlan(
+        stack=live.stack, name=live.name, action=d.action, file=live.file, moved_from=moved,
+        changes=d.changes, no_op_changes=d.no_op_changes, capacity=cap, cost=estimate(live.job, cap, billed),
+        live=live, owners=tuple(owners_for(live.file, stacks)),
+    )
+
+
+def _findings(head: list[Violation], base: list[Violation]) -> tuple[Finding, ...]:
+    before = {(v.rule, v.job) for v in base}
+    return tuple(Finding(v, (v.rule, v.job) not in before) for v in head)
+
+
+def _stack_plan(name: str, base: Side, head: Side, configs: list[StackConfig]) -> StackPlan | None:
+    """The stack's plan, or None when the change does not touch it."""
+    old_side, new_side = base.stacks.get(name), head.stacks.get(name)
+    new_jobs, old_jobs = head.jobs(name), base.jobs(name)
+    live: StackSide | None = new_side or old_side
+    assert live is not None
+    config = live.config
+    billed = config is None or config.backend != "local"
+    jobs = [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs)
+            for n in sorted(set(old_jobs) | set(new_jobs))]
+    if new_side is not None and new_side.config is None:
+        jobs = []  # an invalid stack file: nothing to plan until it is fixed (its errors fail the plan)
+    same_file = old_side is not None and new_side is not None and old_side.content == new_side.content
+    old_specs = set(old_side.specs) if old_side else set()
+    new_specs = set(new_side.specs) if new_side else set()
+    same_specs = old_specs == new_specs and all(base.files.get(p) == head.files.get(p) for p in new_specs)
+    if same_file and same_specs and not any(j.touched for j in jobs):
+        return None
+    status = "added" if old_side is None else "removed" if new_side is None else "changed"
+    findings: tuple[Finding, ...] = ()
+    if new_side is not None and new_side.config is not None:
+        old_violations = check_stack([j.job for j in old_jobs.values()], old_side.config) \
+            if old_side is not None and old_side.config is not None else []
+        findings = _findings(check_stack([j.job for j in new_jobs.values()], new_side.config), old_violations)
+    settings = field_changes(old_side.settings if old_side else {}, new_side.settings if new_side else {})
+    return StackPlan(
+        name=name, file=live.file, status=status, backend=config.backend if config else None,
+        settings_changes=tuple(settings) if not same_file else (), jobs=tuple(jobs), findings=findings,
+        gpus_held=sum(j.capacity.gpus_at_once for j in jobs if j.action is not Action.DELETE),
+        gpu_quota=config.quotas.max_gpus_per_stack if config and new_side else None,
+        owners=tuple(stack_file_owners(config, configs)) if config else (),
+    )
+
+
+def _head_problems(head: Side, base: Side, stacks: list[StackPlan]) -> list[Problem]:
+    """Errors in the stack files and specs the change touches, as ``trainjobs validate`` reports them."""
+    out = [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
+    affected = {s.name for s in stacks}
+    paths = {p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].specs}
+    paths |= {p for p in head.spec_paths if head.files.get(p) != base.files.get(p)}
+    results = [(p, r) for p in sorted(paths) if (r := head.result(p)) is not None]
+    out += [problem for _, r in results for problem in r.problems if problem.is_error]
+
+    def groups(path: Path) -> list[str]:
+        return [s for s in head.index.groups_for(path) if s in affected or s == "*"]
+
+    files = [head.tree.root / p for p, _ in results]
+    out += [p for p in duplicate_names([r for _, r in results], files, groups) if p.is_error]
+    return out
+
+
+def make_plan(base: Side, head: Side, only: str | None = None) -> Plan:
+    names = sorted(set(base.stacks) | set(head.stacks))
+    if only is not None:
+        names = [only]
+    configs = [s.config for s in head.stacks.values() if s.config is not None]
+    plans, unaffected = [], []
+    for name in names:
+        plan = _stack_plan(name, base, head, configs)
+        if plan is None:
+            unaffected.append(name)
+        else:
+            plans.append(plan)
+    owners = {o for s in plans for j in s.jobs if j.touched for o in j.owners}
+    owners |= {o for s in plans if s.settings_changes or s.status != "changed" for o in s.owners}
+    return Plan(
+        base=base.tree.label, head=head.tree.label, stacks=tuple(plans), unaffected=tuple(unaffected),
+        problems=tuple(_head_problems(head, base, plans)), owners=tuple(sorted(owners)),
+    )

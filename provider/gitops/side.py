@@ -1,0 +1,154 @@
+"""One side of a plan, loaded: its stacks, the specs each one holds, and each job's request.
+
+The stacks are read like provider.stack.config reads them, membership is the stacks' globs
+matched against the side's files, each spec is checked by the one validation entry point,
+and each job's Vertex AI request is built the way the provider builds it (the stack's labels,
+project and bucket; staged package URIs from the side's own sources).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from provider.document.yaml_loader import LoadedDocument
+from provider.gitops.globs import matching
+from provider.gitops.sources import built_image, staged_packages
+from provider.gitops.tree import CommitTree, Tree
+from provider.request import VertexRequest, build_request
+from provider.spec.model import TrainingJob
+from provider.stack.config import StackConfig, parse_stack, stack_name
+from provider.stack.membership import StackIndex
+from provider.validation.problem import Problem
+from provider.validation.validator import SPEC_SUFFIXES, SpecResult, validate_bytes
+
+STACKS_DIR = "stacks"
+SPECS_DIR = "specs"
+
+
+def is_stack_file(path: str) -> bool:
+    name = posixpath.basename(path)
+    return posixpath.dirname(path) == STACKS_DIR and name.startswith("Pulumi.") and name.endswith(SPEC_SUFFIXES)
+
+
+def is_spec_file(path: str) -> bool:
+    return path.startswith(SPECS_DIR + "/") and path.endswith(SPEC_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class StackSide:
+    """A stack as one side has it."""
+
+    name: str
+    file: str
+    content: bytes
+    config: StackConfig | None  # None: the stack file is invalid on this side
+    problems: tuple[Problem, ...]
+    settings: dict[str, Any]  # the file's config: mapping, for a field-level diff
+    specs: tuple[str, ...]  # the spec files its trainjobs:specs globs match
+
+
+@dataclass(frozen=True)
+class SideJob:
+    """A job of a stack on one side: its spec file, its model and its request."""
+
+    stack: str
+    name: str
+    file: str
+    job: TrainingJob
+    request: VertexRequest
+
+    @property
+    def cancelled(self) -> bool:
+        return self.job.desired_state == "CANCELLED"
+
+
+def _settings(doc: LoadedDocument | None) -> dict[str, Any]:
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    config = data.get("config")
+    return dict(config) if isinstance(config, dict) else {}
+
+
+class Side:
+    """A tree's stacks and jobs. ``check_paths`` says whether spec problems are reported with
+    the paths on disk (the working tree) or only the jobs matter (a base commit)."""
+
+    def __init__(self, tree: Tree, check_paths: bool, reuse: Side | None = None) -> None:
+        self.tree = tree
+        self.check_paths = check_paths
+        self._resolved: dict[str, Path] = {}
+        self._reuse = reuse
+        paths = tree.paths()
+        raw_stacks = tree.read(p for p in paths if is_stack_file(p))
+        self.stacks: dict[str, StackSide] = {}
+        for path, raw in sorted(raw_stacks.items()):
+            name = stack_name(Path(path))
+            loaded = parse_stack(raw, name, path)
+            specs = matching(loaded.config.specs, paths) if loaded.config else []
+            self.stacks[name] = StackSide(name, path, raw, loaded.config, tuple(loaded.problems),
+                                          _settings(loaded.document), tuple(specs))
+        members = {p for s in self.stacks.values() for p in s.specs}
+        self.spec_paths = sorted(members | {p for p in paths if is_spec_file(p)})
+        self.index = StackIndex(root=tree.root)
+        self.index.stacks = [s.config for s in self.stacks.values() if s.config is not None]
+        for stack in self.stacks.values():
+            for spec in stack.specs:
+                if stack.config is not None:
+                    self.index.members.setdefault(self._abs(spec), []).append(stack.config)
+        if reuse is not None and isinstance(tree, CommitTree):
+            tree.reuse(reuse.files.values())
+        self.files: dict[str, bytes] = tree.read(self.spec_paths)
+        self._results: dict[str, SpecResult] = {}
+        self._by_content: dict[bytes, SpecResult] = {}
+        self._jobs: dict[str, dict[str, SideJob]] = {}
+
+    def _abs(self, path: str) -> Path:
+        resolved = self._resolved.get(path)
+        if resolved is None:
+            resolved = self._resolved[path] = (self.tree.root / path).resolve()
+        return resolved
+
+    def result(self, path: str) -> SpecResult | None:
+        """The spec file checked (None if this side has no such file)."""
+        if path in self._results:
+            return self._results[path]
+        data = self.files.get(path)
+        if data is None:
+            return None
+        known = None
+        if self._reuse is not None:  # the same content on the other side: the same job
+            same_file = self._reuse.files.get(path) == data
+            known = self._reuse.result(path) if same_file else self._reuse._by_content.get(data)
+        if known is not None:
+            result = known
+        else:
+            ctx = self.index.context_for(self._abs(path))
+            if self.check_paths:
+                ctx = replace(ctx, spec_dir=self.tree.root / posixpath.dirname(path))
+            result = validate_bytes(data, path, ctx)
+            result.path = self._abs(path)
+        self._results[path] = result
+        self._by_content.setdefault(data, result)
+        return result
+
+    def jobs(self, stack: str) -> dict[str, SideJob]:
+        """The stack's jobs by name (a duplicated name keeps its first file; validation reports it)."""
+        if stack in self._jobs:
+            return self._jobs[stack]
+        side = self.stacks.get(stack)
+        out: dict[str, SideJob] = {}
+        if side is not None and side.config is not None:
+            config = side.config
+            for path in side.specs:
+                result = self.result(path)
+                if result is None or result.job is None or result.job.name in out:
+                    continue
+                job = result.job
+                request = build_request(job, config.project_id, labels=config.labels_dict,
+                                        package_uris=staged_packages(job, path, self.tree, config),
+                                        image_uri=built_image(job, path, self.tree))
+                out[job.name] = SideJob(stack, job.name, path, job, request)
+        self._jobs[stack] = out
+        return out

@@ -1,0 +1,63 @@
+"""What a job's local sources make of its request, on either side of a plan.
+
+A package path becomes a content-addressed staged URI (provider.packaging, the same code the
+provider uses), so an edited trainer changes the request and replaces the job. An image built
+from a context cannot be known before it is pushed; the plan stands in a placeholder that
+names the context and a digest of its files, so a changed Dockerfile or context replaces the
+job and an unchanged one does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from pathlib import Path
+
+from provider.gitops.tree import Tree
+from provider.packaging import SKIP_DIRS, package_uris
+from provider.spec.model import Container, PythonPackage, TrainingJob
+from provider.stack.config import StackConfig
+
+
+def _relative(spec_file: str, path: str) -> str:
+    return posixpath.normpath(posixpath.join(posixpath.dirname(spec_file), path))
+
+
+def directory_digest(directory: Path) -> str:
+    """SHA-256 over the names, modes and contents of the files under ``directory`` (caches skipped)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = Path(dirpath) / name
+            data = path.read_bytes()
+            rel = path.relative_to(directory).as_posix()
+            h.update(f"{rel}\0{int(os.access(path, os.X_OK))}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
+
+
+def built_image(job: TrainingJob, spec_file: str, tree: Tree) -> str | None:
+    """``<built from CONTEXT @ sha256:...>`` for a container built from source, else None."""
+    app = job.application
+    if not isinstance(app, Container) or app.build is None:
+        return None
+    context = _relative(spec_file, app.build.context)
+    local = tree.local_dir(context)
+    digest = directory_digest(local)[:16] if local.is_dir() else "missing"
+    dockerfile = f", {app.build.dockerfile}" if app.build.dockerfile else ""
+    return f"<built from {context}{dockerfile} @ sha256:{digest}>"
+
+
+def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackConfig) -> list[str] | None:
+    """The job's package URIs as the stack would stage them (None: the job names no package)."""
+    app = job.application
+    if not isinstance(app, PythonPackage):
+        return None
+    if app.source_path:
+        tree.local_dir(_relative(spec_file, app.source_path))
+    spec_dir = tree.root / posixpath.dirname(spec_file)
+    return package_uris(job, spec_dir, default_bucket=f"gs://{stack.bucket}") or None

@@ -1,0 +1,58 @@
+"""The stack and the job that a TrainingJob resource's inputs describe, for the policy pack.
+
+The TrainingJob dynamic resource (type ``pulumi-python:dynamic/trainjobs:TrainingJob``) carries
+its stack's settings as inputs: ``stack``, ``team``, ``project``, ``region``, ``backend``,
+``quotas`` and ``policy`` (as written in the stack file), ``stackLabels``, and the job as
+``spec`` (the parsed spec document) with its ``specFile``. From them the policy pack rebuilds
+the StackConfig (provider.stack.config.from_mapping) and the TrainingJob (the one validation
+entry point), and calls provider.policy like ``trainjobs validate`` and ``trainjobs plan`` do.
+
+The engine hands every number over as a float; whole numbers are turned back into ints so a
+violation reads "limit 8", not "limit 8.0".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from provider.spec.model import TrainingJob
+from provider.stack.config import NS, StackConfig, from_mapping
+from provider.validation.problem import Problem
+from provider.validation.validator import validate_data
+
+TYPE_TOKEN = "pulumi-python:dynamic/trainjobs:TrainingJob"
+
+
+def plain(value: Any) -> Any:
+    """Engine values (pulumi_policy wraps them in read-only proxies) -> plain Python: mappings and
+    lists copied, whole floats made ints."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def stack_config(props: Mapping[str, Any]) -> StackConfig:
+    """The resource's stack, as its stack file would give it."""
+    config = {
+        NS + "backend": props.get("backend"),
+        NS + "team": props.get("team"),
+        "gcp:project": props.get("project"),
+        "gcp:region": props.get("region"),
+        NS + "specs": [props.get("specFile")] if props.get("specFile") else [],
+        NS + "quotas": plain(props.get("quotas") or {}),
+        NS + "policy": plain(props.get("policy") or {}),
+        NS + "labels": plain(props.get("stackLabels") or {}),
+    }
+    name = str(props.get("stack") or "")
+    return from_mapping(name, {k: v for k, v in config.items() if v is not None}, source=f"stack {name}")
+
+
+def training_job(props: Mapping[str, Any]) -> tuple[TrainingJob | None, list[Problem]]:
+    """The resource's job (None when its spec cannot be read), and the spec's errors."""
+    result = validate_data(plain(props.get("spec")), str(props.get("specFile") or props.get("jobName") or "<spec>"))
+    return result.job, [p for p in result.problems if p.is_error]
