@@ -775,6 +775,15 @@ def stack_schema() -> Schema:
             "trainjobs:deployer": _str("the IAM member that runs pulumi up and may act as the jobs' service account",
                                        pattern="^(user|group|serviceAccount|domain):.+$"),
             "trainjobs:apiEndpoint": _str("a Vertex AI endpoint to use instead of Google's (the trainjobs emulator)"),
+            "trainjobs:secretEnv": {
+                "type": "object",
+                "description": "environment variables for every job of the stack whose values stay secret: "
+                "pulumi config set --secret --path 'trainjobs:secretEnv.NAME' VALUE",
+                "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                "additionalProperties": {"anyOf": [{"type": "string"},
+                                                   {"type": "object", "required": ["secure"],
+                                                    "properties": {"secure": {"type": "string"}}}]},
+            },
             "trainjobs:localHome": _str("the local backend's state directory (default: per user)"),
             "gcp:project": _str("the Google Cloud project", pattern="^[a-z][a-z0-9-]{4,28}[a-z0-9]$"),
             "gcp:region": {"$ref": "#/$defs/region"},

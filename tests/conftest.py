@@ -27,6 +27,12 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(scope="session")
+def env_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Installed trainers are shared by the session's tests (each test still has its own home)."""
+    return tmp_path_factory.mktemp("envs")
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT

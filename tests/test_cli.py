@@ -77,3 +77,20 @@ def test_summary_lists_jobs() -> None:
     proc = run_cli("validate", "specs/local", "--summary")
     assert proc.returncode == 0
     assert "local_simple" in proc.stdout and "JOB" in proc.stdout
+
+
+def test_validate_a_stack_file_checks_it_and_the_specs_it_holds(tmp_path: Path) -> None:
+    proc = run_cli("validate", "stacks/Pulumi.vision-dev.yaml", "--format", "json")
+    assert proc.returncode == 0, proc.stdout
+    report = json.loads(proc.stdout)
+    vision_specs = len(list((ROOT / "specs" / "vision").glob("*.yaml")))
+    stack_files = len(list((ROOT / "stacks").glob("Pulumi.*.yaml")))
+    assert report["checked"] == vision_specs + stack_files  # the stack files, and the specs vision-dev holds
+
+    broken = tmp_path / "Pulumi.x.yaml"
+    broken.write_text((ROOT / "stacks" / "Pulumi.nlp-dev.yaml").read_text().replace("backend: vertex", "backend: vertx"))
+    proc = run_cli("validate", str(broken))
+    assert proc.returncode == 1
+    assert f"{broken}:4:22: error: 'vertx' is not allowed for trainjobs:backend" in proc.stdout
+    assert "did you mean 'vertex'?" in proc.stdout
+    no_traceback(proc)

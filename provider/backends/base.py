@@ -33,6 +33,11 @@ class JobState(enum.Enum):
         return self in (JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED)
 
     @property
+    def adoptable(self) -> bool:
+        """Whether a resubmission adopts a job in this state (a failed or cancelled one is retried)."""
+        return self not in (JobState.FAILED, JobState.CANCELLING, JobState.CANCELLED)
+
+    @property
     def vertex(self) -> str:
         """The Vertex AI JobState name."""
         return "JOB_STATE_" + self.value
@@ -139,7 +144,9 @@ class Backend(Protocol):
     name: str
 
     def submit(self, submission: Submission) -> JobStatus:
-        """Start the job, or adopt the job that already carries the same identity label."""
+        """Start the job, or adopt the newest job that already carries the same identity label.
+
+        A job that failed or was cancelled is not adopted: submitting again is a retry."""
         ...
 
     def get(self, job_id: str) -> JobStatus:

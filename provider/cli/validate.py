@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 from provider.errors import UserError
+from provider.stack.config import StackConfig, load_stack, stack_name
+from provider.stack.membership import StackIndex, spec_files
+from provider.validation.problem import Problem
 from provider.validation.report import reporter
 from provider.validation.rules import Context, Target
 
+STACK_FILE = re.compile(r"Pulumi\.[^.]+\.ya?ml")
+
 
 def run(args: argparse.Namespace) -> int:
-    from provider.stack.membership import StackIndex, policy_problems
+    from provider.stack.membership import policy_problems
     from provider.validation.validator import validate_paths
 
-    paths = args.paths or ["specs"]
-    if not args.paths and not Path("specs").is_dir():
-        raise UserError("no PATH given and there is no specs/ directory here", exit_code=2)
+    given = list(args.paths or [])
+    stack_paths = [Path(p) for p in given if STACK_FILE.fullmatch(Path(p).name)]
+    paths = [p for p in given if not STACK_FILE.fullmatch(Path(p).name)]
+    if not given:
+        if not Path("specs").is_dir():
+            raise UserError("no PATH given and there is no specs/ directory here", exit_code=2)
+        paths = ["specs"]
     index = StackIndex.load(Path(args.stacks))
+    extra_stack_problems, extra_stacks = _stack_files(index, stack_paths)
+    if stack_paths and not paths:  # only stack files: check them, and the specs they hold
+        paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
     target = Target(args.target) if args.target else None
 
     def context_for(path: Path) -> Context:
@@ -29,16 +42,38 @@ def run(args: argparse.Namespace) -> int:
 
     report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere)
     report.problems.extend(index.problems)
+    report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))
     problems = report.all_problems
     failed_files = {p.file for p in problems if p.is_error}
-    checked = len(report.results) + index.files_checked
+    checked = len(report.results) + index.files_checked + sum(1 for p in stack_paths if not _in_index(index, p))
     reporter(args.format, sys.stdout, args.color).report(problems, checked, len(failed_files), sys.stdout)
     if args.summary and args.format == "text":
         from provider.cli.summary import print_summary
 
         print_summary([r.job for r in report.results if r.ok and r.job is not None], sys.stdout)
     return 0 if not failed_files else 1
+
+
+def _in_index(index: StackIndex, path: Path) -> bool:
+    return path.resolve().parent == (index.root / "stacks").resolve()
+
+
+def _stack_files(index: StackIndex, paths: list[Path]) -> tuple[list[Problem], list[StackConfig]]:
+    """Stack files named on the command line: those in stacks/ are already checked by the index."""
+    problems: list[Problem] = []
+    stacks: list[StackConfig] = []
+    for path in paths:
+        if not path.is_file():
+            raise UserError(f"{path}: no such file", exit_code=2)
+        if _in_index(index, path):
+            stacks.extend(s for s in index.stacks if s.name == stack_name(path))
+            continue
+        loaded = load_stack(path, str(path))
+        problems.extend(loaded.problems)
+        if loaded.config is not None:
+            stacks.append(loaded.config)
+    return problems, stacks
 
 
 def schema(args: argparse.Namespace) -> int:

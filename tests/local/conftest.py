@@ -25,12 +25,6 @@ PROBE = ROOT / "tests" / "fixtures" / "trainers" / "probe" / "probe"
 EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest"
 
 
-@pytest.fixture(scope="session")
-def env_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Installed trainers are shared by the session's tests (each test still has its own home)."""
-    return tmp_path_factory.mktemp("envs")
-
-
 @pytest.fixture
 def backend(tmp_path: Path, env_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalBackend]:
     monkeypatch.setenv("TRAINJOBS_HOME", str(tmp_path / "home"))

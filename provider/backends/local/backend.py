@@ -84,7 +84,7 @@ class LocalBackend:
         labels = dict(body.get("labels", {}))
         if IDENTITY_LABEL in labels:
             existing = self.find({IDENTITY_LABEL: labels[IDENTITY_LABEL]})
-            if existing is not None:
+            if existing is not None and existing.state.adoptable:
                 return existing
         job_spec = body.get("trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec")
         if not isinstance(job_spec, dict) or not cl.pool_specs(job_spec) or not cl.pool_specs(job_spec)[0]:

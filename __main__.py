@@ -1,0 +1,14 @@
+"""The Pulumi program: one team's stack of training jobs (see README, "Pulumi").
+
+It reads the stack's config (stacks/Pulumi.<stack>.yaml), loads and validates the specs the
+stack holds, declares the team's infrastructure and one TrainingJob per spec, and exports
+what a user needs to find them. Each step lives in provider.program.
+"""
+
+from provider import program
+
+stack = program.stack_config()
+specs = program.load_specs(stack)
+infra = program.TeamInfra(stack)
+jobs = [(spec, program.declare_job(spec, stack, infra)) for spec in specs]
+program.export(stack, infra, jobs)

@@ -1,0 +1,238 @@
+"""The steps of the Pulumi program (``__main__.py``): config, specs, resources, outputs.
+
+Every step fails with one clear message (``pulumi.RunError``: no traceback) that lists all the
+problems found, with file, line and column when they come from a file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from provider import launch
+from provider.diffing import fingerprint
+from provider.packaging import resolve_source
+from provider.request import VertexRequest
+from provider.resources.team import TeamInfra
+from provider.resources.training_job import TrainingJob
+from provider.spec.model import Container, EnvVar
+from provider.spec.model import TrainingJob as JobModel
+from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
+from provider.validation.problem import Problem
+
+ROOT = Path.cwd()
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    path: Path  # relative to the project root
+    data: dict[str, Any]  # the document, as the provider's check() will see it
+    job: JobModel
+
+
+def _fail(title: str, problems: list[Problem]) -> None:
+    lines = [title]
+    for p in problems:
+        allowed = f" (allowed: {p.allowed})" if p.allowed else ""
+        where = f" at {p.path}" if p.path else ""
+        lines.append(f"  {p.where}: {p.message}{where}{allowed}")
+    raise pulumi.RunError("\n".join(lines))
+
+
+def all_config() -> dict[str, Any]:
+    """The stack's config as the engine passes it ({"ns:key": value}; structured values as JSON)."""
+    from pulumi.runtime import config as runtime_config
+
+    raw = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    return from_pulumi_env(pulumi.get_stack(), raw)
+
+
+def stack_config() -> StackConfig:
+    """Read and check the stack's config; problems are located in its stack file when it exists."""
+    name = pulumi.get_stack()
+    config = {k: v for k, v in all_config().items() if k != NS + "secretEnv"}
+    path = ROOT / "stacks" / f"Pulumi.{name}.yaml"
+    loaded = check_mapping(name, config, f"stack {name} config")
+    if loaded.config is None:
+        if path.is_file():  # the same check on the file, for line and column
+            located = load_stack(path, f"stacks/{path.name}")
+            if located.problems:
+                _fail(f"stack {name}: its config is invalid", located.problems)
+        _fail(f"stack {name}: its config is invalid", loaded.problems)
+    assert loaded.config is not None
+    return loaded.config
+
+
+def load_specs(stack: StackConfig) -> list[LoadedSpec]:
+    """The stack's specs, validated by the one validator and checked against the stack's policy."""
+    from provider.policy import check_stack
+    from provider.stack.membership import spec_files
+    from provider.validation.rules import Context, Target
+    from provider.validation.validator import duplicate_names, read_file, validate_bytes
+
+    target = Target.VERTEX if stack.backend == "vertex" else Target.LOCAL
+    problems: list[Problem] = []
+    results = []
+    files = spec_files(stack, ROOT)
+    if not files:
+        _fail(f"stack {stack.name}: trainjobs:specs matches no spec file", [])
+    for path in files:
+        shown = str(path.relative_to(ROOT))
+        raw, problem = read_file(path, shown)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        assert raw is not None
+        ctx = Context(target=target, spec_dir=path.parent, staging_bucket=f"gs://{stack.bucket}",
+                      bucket_regions=tuple(stack.bucket_regions.items()))
+        result = validate_bytes(raw, shown, ctx)
+        result.path = path
+        problems.extend(p for p in result.problems if p.is_error)
+        results.append(result)
+    problems.extend(duplicate_names(results, files, lambda _p: [stack.name]))
+    jobs = [r.job for r in results if r.job is not None]
+    shown_for = {r.job.name: r.file for r in results if r.job is not None}
+    for v in check_stack(jobs, stack):
+        where = shown_for.get(v.job or "", f"stacks/Pulumi.{stack.name}.yaml")
+        problems.append(Problem(file=where, message=v.message, rule=v.rule, allowed=f"{v.rule}: {v.limit}"))
+    if problems:
+        _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", problems)
+    return [LoadedSpec(path=r.path.relative_to(ROOT), data=r.data, job=r.job)
+            for r in results if r.job is not None and r.path is not None]
+
+
+def _secret_env() -> pulumi.Output[dict[str, str]] | None:
+    if all_config().get(NS + "secretEnv") is None:
+        return None
+    value = pulumi.Config("trainjobs").get_secret_object("secretEnv")
+    return None if value is None else pulumi.Output.secret(value)
+
+
+def identity(stack: StackConfig, name: str, body: Mapping[str, Any]) -> str:
+    """The job's identity label: which stack and spec it is, and what it runs."""
+    text = f"{stack.project_id}/{stack.name}/{name}/{fingerprint(dict(body))}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: str | None,
+             secret_env: Mapping[str, str] | None) -> dict[str, Any]:
+    job = spec.job
+    if job.service_account is None and account and stack.backend == "vertex":
+        job = dataclasses.replace(job, service_account=account)
+    if secret_env:
+        env = [e for e in job.env if e.name not in secret_env]
+        job = dataclasses.replace(job, env=tuple(env) + tuple(EnvVar(k, str(v)) for k, v in secret_env.items()))
+    spec_dir = ROOT / spec.path.parent
+    labels = launch.labels_for(job, stack=stack.name, extra=stack.labels_dict)
+    request: VertexRequest = launch.prepare(job, spec_dir, stack.project_id, stager=None,
+                                            default_bucket=f"gs://{stack.bucket}", labels=labels, image_uri=image)
+    body = dict(request.body)
+    body["labels"] = {**body.get("labels", {}), "trainjobs-id": identity(stack, job.name, body)}
+    return {"request": body, "requestKind": request.kind, "parent": request.parent,
+            "identity": body["labels"]["trainjobs-id"]}
+
+
+def _package(spec: LoadedSpec, stack: StackConfig) -> dict[str, str] | None:
+    from provider.packaging import package_uris
+
+    source = resolve_source(spec.job, ROOT / spec.path.parent)
+    if source is None:
+        return None
+    uris = package_uris(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}")
+    try:
+        rel = str(source.relative_to(ROOT))
+    except ValueError:
+        rel = str(source)
+    return {"source": rel, "uri": uris[0]}
+
+
+def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> TrainingJob:
+    job = spec.job
+    image: pulumi.Output[str] | None = None
+    app = job.application
+    if isinstance(app, Container) and app.build is not None:
+        context = (ROOT / spec.path.parent / app.build.context).resolve()
+        dockerfile = str(context / app.build.dockerfile) if app.build.dockerfile else None
+        image = infra.image(job.name, str(context), dockerfile, context_digest(context)).ref
+    secret_env = _secret_env()
+    parts: list[Any] = [image, infra.service_account, secret_env]
+    computed = pulumi.Output.all(*parts).apply(
+        lambda v: _request(spec, stack, v[0], v[1], v[2]))
+    props: dict[str, Any] = {
+        "jobName": job.name,
+        "stack": stack.name,
+        "team": stack.team,
+        "environment": stack.environment,
+        "project": stack.project_id,
+        "region": job.region,
+        "backend": stack.backend,
+        "spec": spec.data,
+        "specFile": str(spec.path),
+        "projectRoot": str(ROOT),
+        "quotas": _quotas(stack),
+        "policy": _policy(stack),
+        "stackLabels": stack.labels_dict,
+        "request": computed.apply(lambda c: c["request"]),
+        "requestKind": computed.apply(lambda c: c["requestKind"]),
+        "parent": computed.apply(lambda c: c["parent"]),
+        "identity": computed.apply(lambda c: c["identity"]),
+        "wait": {"until": stack.wait.until, "timeout": stack.wait.timeout_seconds},
+        "retention": stack.retention,
+        "desiredState": job.desired_state,
+        "description": job.description or "",
+    }
+    package = _package(spec, stack)
+    if package is not None:
+        props["package"] = package
+    if job.scheduling.max_wait_seconds is not None:
+        props["maxWaitSeconds"] = job.scheduling.max_wait_seconds
+    for key, value in (("apiEndpoint", stack.api_endpoint), ("localHome", stack.local_home)):
+        if value:
+            props[key] = value
+    secret = ["request", "spec"] if secret_env is not None else []
+    return TrainingJob(job.name, props, pulumi.ResourceOptions(depends_on=[infra], additional_secret_outputs=secret))
+
+
+def context_digest(context: Path) -> str:
+    """A digest of a build context's files: the image's tag, so a changed context rebuilds."""
+    import os
+
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(context):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for f in sorted(filenames):
+            p = Path(dirpath) / f
+            h.update(str(p.relative_to(context)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def _quotas(stack: StackConfig) -> dict[str, Any]:
+    return json.loads(json.dumps(all_config().get(NS + "quotas") or {}))
+
+
+def _policy(stack: StackConfig) -> dict[str, Any]:
+    return json.loads(json.dumps(all_config().get(NS + "policy") or {}))
+
+
+def export(stack: StackConfig, infra: TeamInfra, jobs: list[tuple[LoadedSpec, TrainingJob]]) -> None:
+    pulumi.export("team", stack.team)
+    pulumi.export("backend", stack.backend)
+    pulumi.export("bucket", infra.bucket)
+    pulumi.export("registry", infra.registry)
+    pulumi.export("serviceAccount", infra.service_account)
+    pulumi.export("jobs", {
+        spec.job.name: {
+            "id": res.jobId,
+            "state": res.state,
+            "consoleUrl": res.consoleUrl,
+            "jobDir": res.outputDir,
+        }
+        for spec, res in jobs
+    })

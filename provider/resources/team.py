@@ -1,0 +1,169 @@
+"""A team's infrastructure for one stack, as a component: bucket, registry, service account.
+
+On a vertex stack (pulumi-gcp):
+* a bucket in the stack's region: uniform bucket-level access, public access prevention
+  enforced, versioning, and a lifecycle rule that deletes staged packages after 30 days;
+* an Artifact Registry Docker repository;
+* a service account the jobs run as, with least-privilege IAM scoped to that bucket
+  (roles/storage.objectAdmin on the bucket only) and repository (roles/artifactregistry.reader on
+  the repository only, for it and for the Vertex AI custom-code service agent that pulls images),
+  and no project-wide role;
+* the binding that lets the deployer act as that account (roles/iam.serviceAccountUser on it).
+
+On a local stack, the same component creates the local equivalents through the local
+backend's storage (provider.resources.local_infra).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from provider.stack.config import StackConfig
+
+STAGING_PREFIX = "trainjobs/"
+STAGING_DAYS = 30
+BUCKET_ROLE = "roles/storage.objectAdmin"
+REGISTRY_ROLE = "roles/artifactregistry.reader"
+ACT_AS_ROLE = "roles/iam.serviceAccountUser"
+
+
+def account_id(stack: StackConfig) -> str:
+    """6-30 characters: lowercase letters, digits and hyphens."""
+    base = f"{stack.team}-{stack.environment}-trainjobs"
+    return base[:30].rstrip("-")
+
+
+def repository_id(stack: StackConfig) -> str:
+    return f"{stack.team}-{stack.environment}"[:63].rstrip("-")
+
+
+def labels(stack: StackConfig) -> dict[str, str]:
+    from provider.launch import label_value
+
+    return {**stack.labels_dict, "managed-by": "trainjobs", "team": label_value(stack.team),
+            "environment": label_value(stack.environment), "trainjobs-stack": label_value(stack.name)}
+
+
+class TeamInfra(pulumi.ComponentResource):
+    bucket: pulumi.Output[str]
+    registry: pulumi.Output[str]
+    service_account: pulumi.Output[str]
+
+    def __init__(self, stack: StackConfig, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("trainjobs:index:TeamInfra", f"{stack.team}-{stack.environment}", None, opts)
+        self.stack = stack
+        self.resources: list[pulumi.Resource] = []
+        self.repository: pulumi.Resource | None = None
+        child = pulumi.ResourceOptions(parent=self)
+        if stack.backend == "vertex":
+            self._vertex(child)
+        else:
+            self._local(child)
+        self.register_outputs({"bucket": self.bucket, "registry": self.registry,
+                               "serviceAccount": self.service_account})
+
+    def _vertex(self, child: pulumi.ResourceOptions) -> None:
+        import pulumi_gcp as gcp
+
+        s = self.stack
+        project, region = s.project, s.region
+        tags = labels(s)
+        bucket = gcp.storage.Bucket(
+            f"{s.team}-bucket",
+            name=s.bucket,
+            project=project,
+            location=region.upper(),
+            uniform_bucket_level_access=True,
+            public_access_prevention="enforced",
+            versioning=gcp.storage.BucketVersioningArgs(enabled=True),
+            lifecycle_rules=[gcp.storage.BucketLifecycleRuleArgs(
+                action=gcp.storage.BucketLifecycleRuleActionArgs(type="Delete"),
+                condition=gcp.storage.BucketLifecycleRuleConditionArgs(
+                    age=STAGING_DAYS, matches_prefixes=[STAGING_PREFIX]),
+            )],
+            labels=tags,
+            opts=child,
+        )
+        repo = gcp.artifactregistry.Repository(
+            f"{s.team}-registry",
+            repository_id=repository_id(s),
+            project=project,
+            location=region,
+            format="DOCKER",
+            description=f"Training images of team {s.team} ({s.environment})",
+            labels=tags,
+            opts=child,
+        )
+        account = gcp.serviceaccount.Account(
+            f"{s.team}-trainer",
+            account_id=account_id(s),
+            project=project,
+            display_name=f"trainjobs: {s.team} {s.environment} training jobs",
+            opts=child,
+        )
+        bucket_access = gcp.storage.BucketIAMMember(
+            f"{s.team}-trainer-bucket", bucket=bucket.name, role=BUCKET_ROLE, member=account.member, opts=child)
+        repo_access = gcp.artifactregistry.RepositoryIamMember(
+            f"{s.team}-trainer-registry", project=project, location=region, repository=repo.repository_id,
+            role=REGISTRY_ROLE, member=account.member, opts=child)
+        number = gcp.organizations.get_project_output(project_id=project).number
+        agent = gcp.artifactregistry.RepositoryIamMember(
+            f"{s.team}-vertex-agent-registry", project=project, location=region, repository=repo.repository_id,
+            role=REGISTRY_ROLE,
+            member=number.apply(lambda n: f"serviceAccount:service-{n}@gcp-sa-aiplatform-cc.iam.gserviceaccount.com"),
+            opts=child)
+        self.resources = [bucket, repo, account, bucket_access, repo_access, agent]
+        if s.deployer:
+            self.resources.append(gcp.serviceaccount.IAMMember(
+                f"{s.team}-deployer-act-as", service_account_id=account.name, role=ACT_AS_ROLE, member=s.deployer,
+                opts=child))
+        self.bucket = bucket.name
+        self.registry = repo.repository_id.apply(lambda rid: f"{region}-docker.pkg.dev/{project}/{rid}")
+        self.service_account = account.email
+        self.repository = repo
+
+    def _local(self, child: pulumi.ResourceOptions) -> None:
+        from provider.resources.local_infra import LocalBucket, LocalRegistry, LocalServiceAccount
+
+        s = self.stack
+        where = {"localHome": s.local_home} if s.local_home else {}
+        email = f"{account_id(s)}@{s.project_id}.iam.local"
+        bucket = LocalBucket(f"{s.team}-bucket", {
+            "name": s.bucket, "location": s.region, "labels": labels(s),
+            "lifecycle": [{"action": "Delete", "age": STAGING_DAYS, "matchesPrefix": STAGING_PREFIX}], **where},
+            opts=child)
+        registry = LocalRegistry(f"{s.team}-registry", {"repositoryId": repository_id(s), "location": s.region,
+                                                        "labels": labels(s), **where}, opts=child)
+        account = LocalServiceAccount(f"{s.team}-trainer", {
+            "email": email, "displayName": f"trainjobs: {s.team} {s.environment} training jobs",
+            "roles": [f"{BUCKET_ROLE} on gs://{s.bucket}", f"{REGISTRY_ROLE} on {repository_id(s)}"], **where},
+            opts=child)
+        self.resources = [bucket, registry, account]
+        self.bucket = pulumi.Output.from_input(s.bucket)
+        self.registry = registry.path.apply(lambda p: str(p).rsplit("/", 1)[0])
+        self.service_account = pulumi.Output.from_input(email)
+
+    def image(self, name: str, context: str, dockerfile: str | None, source_digest: str) -> Any:
+        """Build the image of a job from source and push it to the team's registry (vertex stacks)."""
+        import pulumi_docker_build as docker_build
+        import pulumi_gcp as gcp
+
+        s = self.stack
+        if s.backend != "vertex":
+            raise pulumi.RunError(f"{name}: images are built and pushed on vertex stacks; on a local stack name an "
+                                  "image the local container engine can run")
+        host = f"{s.region}-docker.pkg.dev"
+        token = gcp.organizations.get_client_config_output().access_token
+        tag = self.registry.apply(lambda r: f"{r}/{name.lower().replace('_', '-')}:src-{source_digest[:12]}")
+        return docker_build.Image(
+            f"{name}-image",
+            context=docker_build.BuildContextArgs(location=context),
+            dockerfile=docker_build.DockerfileArgs(location=dockerfile) if dockerfile else None,
+            tags=[tag],
+            push=True,
+            platforms=[docker_build.Platform.LINUX_AMD64],
+            registries=[docker_build.RegistryArgs(address=host, username="oauth2accesstoken", password=token)],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.repository] if self.repository else []),
+        )

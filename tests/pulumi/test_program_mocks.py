@@ -1,0 +1,193 @@
+"""The Pulumi program under pulumi mocks, for every stack file in stacks/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from provider.diffing import Action, diff
+from provider.stack.membership import StackIndex
+
+from .conftest import ROOT, by_type, project_copy, registration, run_program, stack_config
+
+INDEX = StackIndex.load(ROOT / "stacks")
+STACKS = sorted(s.name for s in INDEX.stacks)
+JOB = "pulumi-python:dynamic/trainjobs:TrainingJob"
+PROJECT_WIDE = ("gcp:projects/", "gcp:organizations/iAM", "gcp:folder/")
+
+
+def test_every_stack_file_is_covered() -> None:
+    assert {"local", "vision-dev", "vision-prod", "nlp-dev"} <= set(STACKS)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("mocks")
+    return {name: run_program(tmp, name) for name in STACKS}
+
+
+def _short(dep: str) -> str:
+    return dep.rsplit("::", 1)[-1]
+
+
+@pytest.mark.parametrize("stack_name", STACKS)
+def test_program_declares_the_stack(reports: dict[str, dict[str, Any]], stack_name: str) -> None:
+    report = reports[stack_name]
+    assert report["error"] is None, report["error"]
+    stack = INDEX.stack(stack_name)
+    assert stack is not None
+    members = [r for r in INDEX.members.items() if stack in r[1]]
+    from provider.stack.membership import spec_name
+
+    names = sorted(n for n in (spec_name(p) for p, _ in members) if n)
+    jobs = by_type(report, JOB)
+    assert sorted(jobs) == names
+    labels_expected = {**stack.labels_dict, "managed-by": "trainjobs", "trainjobs-stack": stack.name}
+    for name, job in jobs.items():
+        inputs = job["inputs"]
+        req = inputs["request"]
+        assert inputs["backend"] == stack.backend and inputs["stack"] == stack.name
+        assert inputs["parent"] == f"projects/{stack.project_id}/locations/{stack.region}"
+        assert labels_expected.items() <= req["labels"].items()
+        assert req["labels"]["trainjobs-id"] == inputs["identity"]
+        assert inputs["wait"] == {"until": stack.wait.until, "timeout": stack.wait.timeout_seconds}
+        assert inputs["quotas"] == _plain_quotas(stack_name)
+        deps = {_short(d) for d in registration(report, name)["dependencies"]}
+        assert f"{stack.team}-bucket" in deps and f"{stack.team}-trainer" in deps  # infra before jobs
+    exports = report["exports"]
+    assert sorted(exports["jobs"]) == names
+    assert exports["bucket"] == stack.bucket and exports["team"] == stack.team
+    assert all(set(j) == {"id", "state", "consoleUrl", "jobDir"} for j in exports["jobs"].values())
+
+
+def _plain_quotas(stack_name: str) -> Any:
+    import json
+
+    return json.loads(stack_config(stack_name)["trainjobs:quotas"])
+
+
+@pytest.mark.parametrize("stack_name", [s for s in STACKS if INDEX.stack(s).backend == "vertex"])  # type: ignore[union-attr]
+def test_vertex_infrastructure_least_privilege(reports: dict[str, dict[str, Any]], stack_name: str) -> None:
+    report = reports[stack_name]
+    stack = INDEX.stack(stack_name)
+    assert stack is not None
+    team, env, project, region = stack.team, stack.environment, stack.project, stack.region
+    bucket = report["resources"][f"{team}-bucket"]["inputs"]
+    assert bucket["name"] == stack.bucket and bucket["location"] == region.upper()
+    assert bucket["uniformBucketLevelAccess"] is True and bucket["publicAccessPrevention"] == "enforced"
+    assert bucket["versioning"] == {"enabled": True}
+    (rule,) = bucket["lifecycleRules"]
+    assert rule["action"] == {"type": "Delete"} and rule["condition"]["matchesPrefixes"] == ["trainjobs/"]
+    assert {"managed-by": "trainjobs", "team": team, "environment": env}.items() <= bucket["labels"].items()
+    repo = report["resources"][f"{team}-registry"]["inputs"]
+    assert (repo["repositoryId"], repo["location"], repo["format"]) == (f"{team}-{env}", region, "DOCKER")
+    account = report["resources"][f"{team}-trainer"]["outputs"]
+    assert account["accountId"] == f"{team}-{env}-trainjobs"
+    iam = {n: r["inputs"] for n, r in report["resources"].items() if "IAM" in r["type"] or "Iam" in r["type"]}
+    assert iam[f"{team}-trainer-bucket"] == {"bucket": stack.bucket, "role": "roles/storage.objectAdmin",
+                                             "member": account["member"]}
+    assert iam[f"{team}-trainer-registry"] == {"project": project, "location": region, "repository": f"{team}-{env}",
+                                               "role": "roles/artifactregistry.reader", "member": account["member"]}
+    agent = iam[f"{team}-vertex-agent-registry"]
+    assert agent["member"] == "serviceAccount:service-123456789012@gcp-sa-aiplatform-cc.iam.gserviceaccount.com"
+    assert agent["role"] == "roles/artifactregistry.reader"
+    act_as = iam[f"{team}-deployer-act-as"]
+    assert act_as == {"serviceAccountId": account["name"], "role": "roles/iam.serviceAccountUser",
+                      "member": stack.deployer}
+    assert len(iam) == 4  # and nothing else: no project-wide grant
+    assert not [r for r in report["resources"].values() if r["type"].startswith(PROJECT_WIDE)]
+    exports = report["exports"]
+    assert exports["registry"] == f"{region}-docker.pkg.dev/{project}/{team}-{env}"
+    assert exports["serviceAccount"] == account["email"]
+    for job in by_type(report, JOB).values():
+        spec_account = job["inputs"]["spec"]["spec"].get("serviceAccount")
+        assert job["inputs"]["request"].get("jobSpec", job["inputs"]["request"].get("trialJobSpec"))[
+            "serviceAccount"] == (spec_account or account["email"])
+
+
+def test_local_stack_creates_the_local_equivalents(reports: dict[str, dict[str, Any]]) -> None:
+    report = reports["local"]
+    stack = INDEX.stack("local")
+    assert stack is not None
+    kinds = {r["type"].rsplit(":", 1)[-1]: r["inputs"] for r in report["resources"].values()
+             if r["type"].startswith("pulumi-python:dynamic/trainjobs:Local")}
+    assert kinds["LocalBucket"]["name"] == stack.bucket and kinds["LocalBucket"]["location"] == stack.region
+    assert kinds["LocalRegistry"]["repositoryId"] == "platform-local"
+    assert kinds["LocalServiceAccount"]["email"].startswith("platform-local-trainjobs@")
+    assert not [r for r in report["resources"].values() if r["type"].startswith("gcp:")]
+
+
+def test_images_built_from_source_are_pinned_by_digest(tmp_path: Path) -> None:
+    """Seeds 002 and 004 build their image: it is pushed to the team's registry and its digest pinned."""
+    project = project_copy(tmp_path)
+    first = run_program(tmp_path, "vision-dev", project=project)
+    assert first["error"] is None, first["error"]
+    images = by_type(first, "docker-build:index:Image")
+    assert sorted(images) == ["vision_cassava_multiworker-image", "vision_hptune_container-image"]
+    image = images["vision_cassava_multiworker-image"]
+    assert image["inputs"]["push"] is True
+    assert image["inputs"]["context"] == {"location": str(project / "examples/containers/cassava")}
+    assert image["inputs"]["registries"][0]["address"] == "us-central1-docker.pkg.dev"
+    tag = image["inputs"]["tags"][0]
+    assert tag.startswith("us-central1-docker.pkg.dev/acme-vision-dev/vision-dev/vision-cassava-multiworker:src-")
+    job = first["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    pinned = job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"]
+    assert pinned == image["outputs"]["ref"] and "@sha256:" in pinned
+
+    unchanged = run_program(tmp_path, "vision-dev", project=project)
+    same = unchanged["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    assert diff(job, same).action is Action.UNCHANGED
+
+    (project / "examples/containers/cassava/trainer/task.py").write_text("# a new trainer\n")
+    changed = run_program(tmp_path, "vision-dev", project=project)
+    new = changed["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    assert new["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] != pinned
+    verdict = diff(job, new)
+    assert verdict.action is Action.REPLACE and {c.label for c in verdict.changes} == {"chief: image", "workers: image"}
+    # the other built job, whose context did not change, is untouched
+    other = "vision_hptune_container"
+    assert diff(first["resources"][other]["inputs"]["request"],
+                changed["resources"][other]["inputs"]["request"]).action is Action.UNCHANGED
+
+
+def test_secret_env_values_stay_secret(tmp_path: Path) -> None:
+    config = stack_config("local", **{"trainjobs:secretEnv": {"API_TOKEN": "s3cr3t"}})
+    report = run_program(tmp_path, "local", config, secret_keys=["trainjobs:secretEnv"])
+    assert report["error"] is None, report["error"]
+    for name in by_type(report, JOB):
+        reg = registration(report, name)
+        assert reg["additionalSecretOutputs"] == ["request", "spec"]
+        request = report["resources"][name]["inputs"]["request"]
+        assert "__secret__" in request  # the engine stores it encrypted
+        body = request["__secret__"]
+        job_spec = body.get("jobSpec") or body["trialJobSpec"]
+        for pool in job_spec["workerPoolSpecs"]:
+            code = pool.get("pythonPackageSpec") or pool["containerSpec"]
+            assert {"name": "API_TOKEN", "value": "s3cr3t"} in code["env"]
+        assert "s3cr3t" not in str(report["resources"][name]["inputs"].get("spec"))
+
+
+def test_invalid_specs_fail_the_program_with_every_problem(tmp_path: Path) -> None:
+    project = project_copy(tmp_path)
+    bad = project / "specs" / "local" / "broken.yaml"
+    bad.write_text((project / "specs/local/simple.yaml").read_text()
+                   .replace("name: local_simple", "name: local_broken")
+                   .replace("chief: {machineType: n1-standard-4}",
+                            "chief:\n      machineType: n1-standard-8\n      accelerator: {type: NVIDIA_TESLA_T4, count: 3}"))
+    report = run_program(tmp_path, "local", project=project)
+    error = report["error"] or ""
+    assert "RunError" in error and "specs/local/broken.yaml:" in error
+    assert "3 x NVIDIA_TESLA_T4 is not a valid count on n1-standard-8" in error
+    assert not by_type(report, JOB)  # nothing declared
+
+
+def test_invalid_stack_config_fails_with_its_position(tmp_path: Path) -> None:
+    project = project_copy(tmp_path)
+    stack_file = project / "stacks" / "Pulumi.local.yaml"
+    stack_file.write_text(stack_file.read_text().replace("trainjobs:backend: local", "trainjobs:backend: locl"))
+    report = run_program(tmp_path, "local", project=project)
+    error = report["error"] or ""
+    assert "stack local: its config is invalid" in error
+    assert "stacks/Pulumi.local.yaml:5:22: 'locl' is not allowed for trainjobs:backend" in error

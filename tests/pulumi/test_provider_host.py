@@ -1,0 +1,269 @@
+"""The TrainingJob provider, driven through the Pulumi SDK's own dynamic-provider host over gRPC.
+
+The inputs are the ones the real program declares (run under mocks, see harness.py); the host is
+``python -u -m pulumi.dynamic``, which unpickles the provider from ``__provider`` exactly as the
+engine's host does; the jobs are real local processes. Check, Diff, Create, Read, Update and
+Delete are called the way ``pulumi preview``, ``pulumi up``, ``pulumi refresh`` and
+``pulumi destroy`` call them.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from provider.backends.base import NotFound
+from provider.backends.local.backend import LocalBackend
+from tests.local.conftest import cleanup
+
+from .conftest import ROOT, project_copy, run_program, stack_config
+from .host import HostError, ProviderHost
+
+pytestmark = pytest.mark.slow
+
+PROBE = ROOT / "tests" / "fixtures" / "trainers" / "probe" / "probe"
+EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest"
+SPECS = {
+    "host_quick": ["--steps", "2"],
+    "host_slow": ["--steps", "1200", "--step-seconds", "0.5"],
+    "host_failing": ["--steps", "3", "--fail-replica", "workerpool0-0", "--fail-step", "1", "--exit-code", "7"],
+}
+
+
+def spec_document(name: str, args: list[str]) -> dict[str, Any]:
+    return {
+        "apiVersion": "trainjobs/v1",
+        "kind": "TrainingJob",
+        "metadata": {"name": name, "team": "platform", "description": "driven through the provider host"},
+        "spec": {
+            "region": "us-central1",
+            "workerPools": {"chief": {"machineType": "n1-standard-4"}},
+            "application": {"pythonPackage": {"path": str(PROBE), "module": "probe.task", "executorImage": EXECUTOR}},
+            "args": args,
+            "baseOutputDirectory": f"gs://local-bucket/host/{name}",
+            "scheduling": {"maxRunningTime": "900s"},
+        },
+    }
+
+
+@dataclass
+class World:
+    inputs: dict[str, dict[str, Any]]  # what the program declares, per job
+    host: ProviderHost
+    backend: LocalBackend
+
+    def job(self, name: str, tag: str, **changes: Any) -> dict[str, Any]:
+        """A job's declared inputs, with an identity of its own (so tests never adopt each other's jobs)."""
+        inputs = copy.deepcopy(self.inputs[name])
+        identity = hashlib.sha256(f"{inputs['identity']}/{tag}".encode()).hexdigest()[:32]
+        inputs["identity"] = identity
+        inputs["request"]["labels"]["trainjobs-id"] = identity
+        inputs.update(changes)
+        return inputs
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterator[World]:
+    tmp = tmp_path_factory.mktemp("host")
+    project = project_copy(tmp)
+    (project / "specs" / "host").mkdir()
+    for name, args in SPECS.items():
+        (project / "specs" / "host" / f"{name}.yaml").write_text(yaml.safe_dump(spec_document(name, args)))
+    home = tmp / "home"
+    config = stack_config("local", project, **{
+        "trainjobs:specs": ["specs/host/*.yaml"],
+        "trainjobs:localHome": str(home),
+        "trainjobs:wait": {"until": "completion", "timeout": "120s"},
+    })
+    report = run_program(tmp, "local", config, project=project)
+    assert report["error"] is None, report["error"]
+    inputs = {name: v for name, v in report["dynamicInputs"].items() if name in SPECS}
+    assert sorted(inputs) == sorted(SPECS)
+    backend = LocalBackend(home=home)
+    host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"})
+    try:
+        yield World(inputs, host, backend)
+    finally:
+        try:
+            cleanup(backend)
+        finally:
+            host.close()
+
+
+# -- the provider as the engine carries it -------------------------------------------------------
+def test_the_serialized_provider_is_small_and_carries_no_state(world: World) -> None:
+    provider = world.inputs["host_quick"]["__provider"]
+    assert isinstance(provider, str)
+    assert len(provider) < 10_000, len(provider)
+    assert all(i["__provider"] == provider for i in world.inputs.values())  # one provider, no per-job state
+
+
+# -- Check: pulumi preview ----------------------------------------------------------------------
+def test_check_accepts_what_the_program_declares(world: World) -> None:
+    for name, inputs in world.inputs.items():
+        checked, failures = world.host.check(inputs, name=name)
+        assert failures == [], (name, failures)
+        assert checked["request"] == inputs["request"]
+
+
+def test_check_reports_each_problem_on_its_property(world: World) -> None:
+    inputs = world.job("host_quick", "check")
+    inputs["spec"]["spec"]["workerPools"]["chief"] = {
+        "machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 3}}
+    inputs["wait"] = {"until": "forever", "timeout": 10}
+    inputs["retention"] = "archive"
+    del inputs["jobName"]
+    _, failures = world.host.check(inputs)
+    assert failures == [("jobName", "jobName is required")]  # the first gate: required inputs
+
+    inputs["jobName"] = "host_quick"
+    _, failures = world.host.check(inputs)
+    by_property = {p: r for p, r in failures}
+    assert set(by_property) == {"spec", "quotas", "wait", "retention"}, failures
+    assert by_property["spec"].startswith("specs/host/host_quick.yaml at spec.workerPools.chief.accelerator")
+    assert "3 x NVIDIA_TESLA_T4 is not a valid count on n1-standard-8" in by_property["spec"]
+    assert "(allowed: 1, 2 or 4 x NVIDIA_TESLA_T4 on n1-standard-8)" in by_property["spec"]
+    assert "3 GPUs" in by_property["quotas"] and "maxGpusPerJob" in by_property["quotas"]
+    assert by_property["wait"] == "wait.until is 'forever'; allowed: none, running, completion"
+    assert by_property["retention"] == "retention is 'archive'; allowed: keep, delete"
+
+
+def test_check_applies_the_stacks_quotas(world: World) -> None:
+    inputs = world.job("host_quick", "quota")
+    inputs["spec"]["spec"]["workerPools"]["chief"] = {
+        "machineType": "n1-standard-8", "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 4}}
+    _, failures = world.host.check(inputs)
+    assert [p for p, _ in failures] == ["quotas"], failures
+    assert "4 GPUs" in failures[0][1] and "maxGpusPerJob" in failures[0][1]
+
+
+def test_check_rejects_a_spec_that_is_not_the_jobs(world: World) -> None:
+    inputs = world.job("host_quick", "rename", jobName="someone_else")
+    _, failures = world.host.check(inputs)
+    assert failures == [("jobName", "jobName 'someone_else' differs from the spec's metadata.name 'host_quick'")]
+
+
+# -- Diff: what pulumi preview shows -------------------------------------------------------------
+def test_diff_tells_replace_from_update_from_nothing(world: World) -> None:
+    old = world.job("host_quick", "diff")
+    host = world.host
+
+    assert host.diff("1", old, copy.deepcopy(old)).changes == "DIFF_NONE"
+    assert host.diff("1", old, {**old, "description": "new words"}).changes == "DIFF_NONE"
+    assert host.diff("1", old, {**old, "wait": {"until": "none", "timeout": 5}}).changes == "DIFF_NONE"
+
+    new = copy.deepcopy(old)
+    new["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["args"].append("--more")
+    answer = host.diff("1", old, new)
+    assert (answer.changes, answer.replaces, answer.delete_before_replace) == ("DIFF_SOME", ("request",), False)
+
+    moved = {**old, "parent": "projects/local/locations/europe-west4"}
+    assert host.diff("1", old, moved).replaces == ("parent",)
+    assert host.diff("1", old, {**old, "backend": "vertex"}).replaces == ("backend",)
+
+    cancel = host.diff("1", old, {**old, "desiredState": "CANCELLED"})
+    assert (cancel.changes, cancel.replaces) == ("DIFF_SOME", ())
+    rerun = host.diff("1", {**old, "desiredState": "CANCELLED"}, {**old, "desiredState": "COMPLETED"})
+    assert rerun.replaces == ("desiredState",)
+
+
+# -- Create: pulumi up ---------------------------------------------------------------------------
+def test_create_stages_runs_and_waits_for_the_job(world: World) -> None:
+    inputs = world.job("host_quick", "create")
+    job_id, outs = world.host.check_and_create(inputs)
+    assert outs["jobId"] == job_id and outs["state"] == "SUCCEEDED", outs
+    assert outs["createTime"] and outs["endTime"] and outs["error"] == ""
+    status = world.backend.get(job_id)
+    assert status.state.value == "SUCCEEDED"
+    assert dict(status.labels)["trainjobs-id"] == inputs["identity"]
+    assert "workerpool0-0: done" in "".join(world.backend.logs(job_id))
+    staged = world.backend.storage.path(inputs["package"]["uri"])
+    assert staged.is_file() and staged.name.endswith(".tar.gz")
+
+    again, outs2 = world.host.check_and_create(inputs)  # a retried `pulumi up`: adopted, not re-run
+    assert again == job_id and outs2["state"] == "SUCCEEDED"
+    assert [j.id for j in world.backend.list({"trainjobs-id": inputs["identity"]})] == [job_id]
+
+
+def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
+    inputs = world.job("host_failing", "fail")
+    with pytest.raises(HostError) as caught:
+        world.host.check_and_create(inputs)
+    (failed,) = world.backend.list({"trainjobs-id": inputs["identity"]})
+    assert failed.state.value == "FAILED"
+    # The SDK's host prints a traceback first; the line that ends what `pulumi up` shows is ours.
+    assert caught.value.last_line == (
+        f"provider.resources.training_job.TrainingJobError: training job host_failing ({failed.id}) failed: "
+        f"{failed.error.splitlines()[0]} (its logs: TRAINJOBS_HOME={world.backend.home} trainjobs logs {failed.id})")
+    assert "exited with code 7" in caught.value.last_line
+
+    with pytest.raises(HostError):  # `pulumi up` again is a retry: a second job, not the failed one
+        world.host.check_and_create(inputs)
+    assert len(world.backend.list({"trainjobs-id": inputs["identity"]})) == 2
+
+
+def test_a_wait_that_times_out_leaves_the_job_running_for_the_next_up(world: World) -> None:
+    inputs = world.job("host_slow", "timeout", wait={"until": "completion", "timeout": 2})
+    with pytest.raises(HostError) as caught:
+        world.host.check_and_create(inputs)
+    (running,) = world.backend.list({"trainjobs-id": inputs["identity"]})
+    assert not running.state.terminal
+    assert f"({running.id}) is still " in caught.value.last_line
+    assert "after 2s (wait policy: until completion). It keeps running" in caught.value.last_line
+
+    job_id, outs = world.host.check_and_create({**inputs, "wait": {"until": "running", "timeout": 60}})
+    assert job_id == running.id and outs["state"] == "RUNNING"
+    world.backend.cancel(job_id, wait=15)
+
+
+# -- Read: pulumi refresh ------------------------------------------------------------------------
+def test_refresh_sees_a_job_cancelled_outside_pulumi(world: World) -> None:
+    inputs = world.job("host_slow", "refresh", wait={"until": "running", "timeout": 60})
+    job_id, outs = world.host.check_and_create(inputs)
+    assert outs["state"] == "RUNNING"
+    world.backend.cancel(job_id, wait=15)
+    read_id, refreshed = world.host.read(job_id, outs)
+    assert read_id == job_id
+    assert refreshed["state"] == "CANCELLED" and refreshed["endTime"]
+    assert refreshed["request"] == outs["request"]  # inputs survive a refresh
+
+
+def test_refresh_drops_a_job_deleted_outside_pulumi(world: World) -> None:
+    job_id, outs = world.host.check_and_create(world.job("host_quick", "gone"))
+    world.backend.delete(job_id)
+    read_id, props = world.host.read(job_id, outs)
+    assert read_id == ""  # an empty id: the engine removes the resource from the stack's state
+    assert set(props) == {"__provider"}
+
+
+# -- Update: desiredState CANCELLED --------------------------------------------------------------
+def test_update_to_cancelled_cancels_the_running_job(world: World) -> None:
+    inputs = world.job("host_slow", "cancel", wait={"until": "running", "timeout": 60})
+    job_id, outs = world.host.check_and_create(inputs)
+    news = {**inputs, "desiredState": "CANCELLED"}
+    assert world.host.diff(job_id, outs, news).changes == "DIFF_SOME"
+    updated = world.host.update(job_id, outs, news)
+    assert updated["state"] == "CANCELLED" and updated["jobId"] == job_id
+    assert world.backend.get(job_id).state.value == "CANCELLED"
+
+
+# -- Delete: pulumi destroy, or a spec removed ---------------------------------------------------
+@pytest.mark.parametrize("retention", ["keep", "delete"])
+def test_delete_cancels_then_keeps_or_removes_the_record(world: World, retention: str) -> None:
+    inputs = world.job("host_slow", f"delete-{retention}", retention=retention,
+                       wait={"until": "running", "timeout": 60})
+    job_id, outs = world.host.check_and_create(inputs)
+    world.host.delete(job_id, outs)
+    if retention == "keep":
+        assert world.backend.get(job_id).state.value == "CANCELLED"
+    else:
+        with pytest.raises(NotFound):
+            world.backend.get(job_id)
+    world.host.delete(job_id, outs)  # deleting again (or a job already gone) is not an error
