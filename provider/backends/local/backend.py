@@ -71,8 +71,12 @@ def container_engine() -> tuple[str | None, str]:
 class LocalBackend:
     name = "local"
 
-    def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None, **_: Any) -> None:
+    def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None,
+                 adopt: bool = True, **_: Any) -> None:
+        """``adopt=False`` starts every submission as a new job, even one whose identity label is taken:
+        the Vertex AI emulator needs that, because Vertex AI itself never adopts (its callers do)."""
         self.home = Path(home).expanduser() if home else default_home()
+        self.adopt = adopt
         self.storage = Storage(Path(storage_root).expanduser() if storage_root else default_storage(self.home))
         self.store = store.JobStore(self.home)
 
@@ -82,7 +86,7 @@ class LocalBackend:
         request = submission.request
         body = request.body
         labels = dict(body.get("labels", {}))
-        if IDENTITY_LABEL in labels:
+        if self.adopt and IDENTITY_LABEL in labels:
             existing = self.find({IDENTITY_LABEL: labels[IDENTITY_LABEL]})
             if existing is not None:
                 return existing
