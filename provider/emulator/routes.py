@@ -141,7 +141,8 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("GET", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+)", get_job),
         ("DELETE", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+)", delete_job),
         ("POST", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+):cancel", cancel_job),
-        ("GET", rf"/v1/projects/{_NAME}/operations/(?P<id>[^/:]+)", get_operation),
+        # The SDK's operations mixin asks /ui/ first (its first HTTP binding), the LRO poller /v1/.
+        ("GET", rf"/(?:v1|ui)/projects/{_NAME}/operations/(?P<id>[^/:]+)", get_operation),
         ("GET", r"/storage/v1/b/(?P<bucket>[^/]+)", get_bucket),
         ("POST", r"/storage/v1/b", create_bucket),
         ("GET", r"/storage/v1/b/(?P<bucket>[^/]+)/o", list_objects),
@@ -157,7 +158,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
 def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
     """The handler for a request; ApiError 404 or 405 when there is none."""
     allowed = []
-    decoded = unquote(path) if path.startswith("/v1/") else path
+    decoded = unquote(path) if path.startswith(("/v1/", "/ui/")) else path
     for route_method, pattern, handler in ROUTES:
         m = pattern.match(decoded)
         if m is None:

@@ -13,9 +13,11 @@ what the client asked for.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialStatus
+from provider.backends.local import store as local_store
 from provider.backends.local.backend import LocalBackend
 from provider.backends.local.store import new_job_id, now
 from provider.emulator import filters, paging, validate, wire
@@ -199,6 +201,7 @@ class JobService:
         }
         self.store.put_operation(op)
         if record.get("local"):
+            self._wait_for_supervisor(job_id)
             try:
                 self.local.delete(job_id)
             except NotFound:
@@ -208,6 +211,13 @@ class JobService:
         self.store.drop_job(job_id)
         self._finished.pop(job_id, None)
         return operation_json(op)
+
+    def _wait_for_supervisor(self, job_id: str, timeout: float = 10.0) -> None:
+        """A finished job's supervisor may still be exiting: let it go before its files do."""
+        state = local_store.read_json(self.local.store.job_dir(job_id) / "state.json") or {}
+        deadline = time.monotonic() + timeout
+        while local_store.alive(state.get("supervisor")) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def get_operation(self, parent: str, op_id: str) -> Json:
         op = self.store.operation(op_id)

@@ -32,9 +32,10 @@ from provider.backends.base import (
     JobState,
     JobStatus,
     NotFound,
+    PermissionDenied,
     Submission,
 )
-from provider.backends.vertex.errors import Call, is_transient, translate
+from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, Backoff, retrying
 from provider.backends.vertex.status import job_status, split_name
 
@@ -94,19 +95,24 @@ class VertexBackend:
         endpoint = self.endpoint(location)
         client = self._clients.get(endpoint)
         if client is None:
+            from google.auth.exceptions import GoogleAuthError
             from google.cloud import aiplatform_v1
 
             options = {"api_endpoint": endpoint}
             credentials = self.credentials
-            if endpoint.startswith(("http://", "https://")):
-                if credentials is None and endpoint.startswith("http://"):
-                    from google.auth.credentials import AnonymousCredentials
+            try:
+                if endpoint.startswith(("http://", "https://")):
+                    if credentials is None and endpoint.startswith("http://"):
+                        from google.auth.credentials import AnonymousCredentials
 
-                    credentials = AnonymousCredentials()
-                client = aiplatform_v1.JobServiceClient(transport="rest", credentials=credentials,
-                                                        client_options=options)
-            else:
-                client = aiplatform_v1.JobServiceClient(credentials=credentials, client_options=options)
+                        credentials = AnonymousCredentials()
+                    client = aiplatform_v1.JobServiceClient(transport="rest", credentials=credentials,
+                                                            client_options=options)
+                else:
+                    client = aiplatform_v1.JobServiceClient(credentials=credentials, client_options=options)
+            except GoogleAuthError as exc:
+                raise PermissionDenied(f"no Google credentials to reach Vertex AI at {endpoint} for project "
+                                       f"{self.project!r}: {exc}. {LOGIN_HINT}") from exc
             self._clients[endpoint] = client
         return client
 

@@ -72,6 +72,18 @@ def is_connection_error(exc: BaseException) -> bool:
     return isinstance(exc, requests.exceptions.ConnectionError | requests.exceptions.Timeout)
 
 
+def is_auth_error(exc: BaseException) -> bool:
+    """google-auth could not find, refresh or use the credentials."""
+    try:
+        from google.auth.exceptions import GoogleAuthError
+    except ImportError:  # pragma: no cover - google-auth comes with the SDK
+        return False
+    return isinstance(exc, GoogleAuthError)
+
+
+LOGIN_HINT = "Run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS"
+
+
 def status_of(exc: BaseException) -> str | None:
     """Google's status name for an API error (None for anything else)."""
     body = _body(exc)
@@ -131,6 +143,8 @@ def translate(exc: BaseException, call: Call) -> BackendError | None:
     if is_connection_error(exc):
         return Unavailable(f"cannot reach Vertex AI at {call.endpoint} to {call.action} {what}: {exc}. Check the "
                            "network (or that the emulator is running), then try again")
+    if is_auth_error(exc):
+        return PermissionDenied(f"no usable Google credentials to {call.action} {what}: {exc}. {LOGIN_HINT}")
     status = status_of(exc)
     if status is None:
         return None
@@ -142,9 +156,8 @@ def translate(exc: BaseException, call: Call) -> BackendError | None:
             f"permission denied to {call.action} {what}: {message}. The caller needs {call.permission} on "
             f"{where}, which the role roles/aiplatform.user grants (check the Vertex AI API is enabled too).{extra}")
     if status == "UNAUTHENTICATED":
-        return PermissionDenied(
-            f"Vertex AI did not accept the credentials to {call.action} {what}: {message}. Run "
-            "`gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS")
+        return PermissionDenied(f"Vertex AI did not accept the credentials to {call.action} {what}: {message}. "
+                                f"{LOGIN_HINT}")
     if status == "RESOURCE_EXHAUSTED":
         return QuotaExceeded(
             f"quota exceeded to {call.action} {what}: {message}. Ask for more quota (Google Cloud console, IAM & "

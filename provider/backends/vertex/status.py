@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from provider.backends.base import JobStatus, TrialStatus
 from provider.backends.vertex.states import UNTWINNED, to_job_state, vertex_name
 
 Json = dict[str, Any]
+_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
 # python-aiplatform's _Job._dashboard_uri: /ai/platform/ up to v1.149, /agent-platform/ from v1.150
 # (google-cloud-aiplatform 2.x, which trainjobs installs, writes the latter).
@@ -17,7 +19,8 @@ CONSOLE_URL = "https://console.cloud.google.com/agent-platform/locations/{locati
 def split_name(name: str) -> tuple[str, str, str, str]:
     """``projects/P/locations/L/customJobs/ID`` -> (P, L, customJobs, ID); ValueError otherwise."""
     parts = name.split("/")
-    if len(parts) != 6 or parts[0] != "projects" or parts[2] != "locations" or not all(parts):
+    if len(parts) != 6 or parts[0] != "projects" or parts[2] != "locations" or \
+            not all(_SEGMENT.match(p) for p in parts):
         raise ValueError(f"{name!r} is not a job resource name (projects/P/locations/L/customJobs/ID)")
     return parts[1], parts[3], parts[4], parts[5]
 
