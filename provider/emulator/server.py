@@ -85,9 +85,18 @@ class _Handler(BaseHTTPRequestHandler):
             raise ApiError("INVALID_ARGUMENT", f"The request body is larger than {_MAX_BODY} bytes.", http=413)
         return self.rfile.read(length) if length else b""
 
+    def _read_body(self) -> bytes:
+        try:
+            return self._body()
+        except (ApiError, ValueError) as exc:
+            self.close_connection = True  # the rest of the body is still on the wire: start afresh
+            if isinstance(exc, ApiError):
+                raise
+            raise ApiError("INVALID_ARGUMENT", f"The request body cannot be read: {exc}") from None
+
     def _dispatch(self) -> None:
         try:
-            body = self._body()
+            body = self._read_body()
             url = urlsplit(self.path)
             request = Request(method=self.command, path=url.path, params=dict(parse_qsl(url.query, keep_blank_values=True)),
                               headers={k.lower(): v for k, v in self.headers.items()}, body=body)
