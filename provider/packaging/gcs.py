@@ -10,6 +10,7 @@ race to upload the same URI, the object already holds the same bytes and that is
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -66,16 +67,25 @@ class GcsStager:
             raise _translate(exc, uri, "write") from exc
 
 
+def _message(exc: Exception) -> str:
+    """Cloud Storage's own message, without the URL and response dump the client adds around it."""
+    response = getattr(exc, "response", None)
+    try:
+        return str(json.loads(response.text)["error"]["message"])  # type: ignore[union-attr]
+    except (AttributeError, ValueError, KeyError, TypeError):
+        return str(getattr(exc, "message", exc))
+
+
 def _translate(exc: Exception, uri: str, action: str) -> Exception:
     from google.api_core import exceptions as gexc
 
     bucket = "gs://" + split_uri(uri)[0]
     if isinstance(exc, gexc.Forbidden | gexc.Unauthorized):
         role = "roles/storage.objectViewer" if action == "read" else "roles/storage.objectCreator (and objectViewer)"
-        return PermissionDenied(f"permission denied to {action} {uri}: {exc.message}. The caller needs {role} on "
+        return PermissionDenied(f"permission denied to {action} {uri}: {_message(exc)}. The caller needs {role} on "
                                 f"{bucket}")
     if isinstance(exc, gexc.NotFound):
-        return FailedPrecondition(f"cannot {action} {uri}: the bucket {bucket} does not exist ({exc.message}). "
+        return FailedPrecondition(f"cannot {action} {uri}: the bucket {bucket} does not exist ({_message(exc)}). "
                                   "Create it first (pulumi up creates the team bucket)")
     if isinstance(exc, gexc.ServerError | ConnectionError) or type(exc).__module__.startswith("requests"):
         return Unavailable(f"Cloud Storage is unavailable to {action} {uri}: {exc}")

@@ -249,3 +249,30 @@ def test_storage_uploads_downloads_and_checks(emulator: Emulator, tmp_path: Any,
     from google.cloud import storage
 
     assert storage.Client(project=PROJECT).bucket(BUCKET).blob("dir/big.bin").exists()
+
+
+def test_the_stager_says_what_is_wrong(emulator: Emulator, tmp_path: Any) -> None:
+    from provider.backends.base import FailedPrecondition, PermissionDenied
+    from provider.packaging.gcs import GcsStager, gcs_client
+    from tests.vertex.fakes import ScriptedServer, google_error
+
+    package = tmp_path / "p.tar.gz"
+    package.write_bytes(b"not really a package")
+    stager = GcsStager(gcs_client(PROJECT, emulator.endpoint))
+    assert not stager.exists("gs://no-such-bucket/p.tar.gz")
+    with pytest.raises(FailedPrecondition, match=r"^cannot write gs://no-such-bucket/p.tar.gz: the bucket "
+                                                 r"gs://no-such-bucket does not exist \(The specified bucket does not "
+                                                 r"exist.\)\. Create it first"):
+        stager.put("gs://no-such-bucket/p.tar.gz", package)
+    stager.put(f"gs://{BUCKET}/p.tar.gz", package)
+    stager.put(f"gs://{BUCKET}/p.tar.gz", package)  # already there (content-addressed): fine
+    assert stager.exists(f"gs://{BUCKET}/p.tar.gz")
+    # Every answer is 403 (the client may also look at the bucket, in any order).
+    denied = ScriptedServer(script=[google_error(403, "PERMISSION_DENIED", "caller does not have "
+                                                 "storage.objects.get access")] * 4)
+    try:
+        with pytest.raises(PermissionDenied, match=r"caller does not have storage\.objects\.get access\. The caller "
+                                                   r"needs roles/storage\.objectViewer on gs://team-bucket"):
+            GcsStager(gcs_client(PROJECT, denied.endpoint)).exists("gs://team-bucket/p.tar.gz")
+    finally:
+        denied.stop()
