@@ -70,9 +70,9 @@ def stager_for(backend: Any, props: Mapping[str, Any]) -> Any:
         from provider.packaging.stage import LocalStager
 
         return LocalStager(backend.storage)
-    from provider.packaging.gcs import GcsStager
+    from provider.packaging.gcs import GcsStager, gcs_client
 
-    return GcsStager.for_endpoint(project=props["project"], api_endpoint=props.get("apiEndpoint") or None)
+    return GcsStager(gcs_client(props["project"], props.get("apiEndpoint") or None))
 
 
 def request_of(props: Mapping[str, Any]) -> Any:
@@ -152,7 +152,9 @@ class TrainingJobProvider(ResourceProvider):
         from provider.diffing import Action, diff
 
         old, new = _props(olds), _props(news)
-        replaces = [k for k in ("backend", "parent", "requestKind") if old.get(k) != new.get(k)]
+        # Where the job lives (backend, project and region, endpoint or local home) or what kind it is.
+        where = ("backend", "parent", "requestKind", "apiEndpoint", "localHome", "localStorage")
+        replaces = [k for k in where if old.get(k) != new.get(k)]
         if old.get("request") != new.get("request"):
             judged = diff({"parent": old.get("parent"), **(old.get("request") or {})},
                           {"parent": new.get("parent"), **(new.get("request") or {})})

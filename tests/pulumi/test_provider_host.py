@@ -9,9 +9,10 @@ Delete are called the way ``pulumi preview``, ``pulumi up``, ``pulumi refresh`` 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from provider.backends.base import NotFound
+from provider.backends.base import JobStatus, NotFound
 from provider.backends.local.backend import LocalBackend
 from tests.local.conftest import cleanup
 
@@ -53,11 +54,27 @@ def spec_document(name: str, args: list[str]) -> dict[str, Any]:
     }
 
 
+EMULATED_STACK = """config:
+  trainjobs:backend: vertex
+  trainjobs:team: platform
+  trainjobs:environment: emulated
+  gcp:project: test-project
+  gcp:region: us-central1
+  trainjobs:specs: [specs/host/*.yaml]
+  trainjobs:quotas: {maxGpusPerJob: 2, maxGpusPerStack: 4, maxRunningTime: 3600s}
+  trainjobs:wait: {until: completion, timeout: 120s}
+  trainjobs:apiEndpoint: ENDPOINT
+"""
+
+
 @dataclass
 class World:
+    kind: str  # local | emulator
     inputs: dict[str, dict[str, Any]]  # what the program declares, per job
     host: ProviderHost
-    backend: LocalBackend
+    backend: Any  # LocalBackend, or VertexBackend against the emulator
+    staged: Callable[[str], bool]  # is this gs:// URI staged?
+    logs_hint: Callable[[JobStatus], str]  # where a failed job's error tells the user to look
 
     def job(self, name: str, tag: str, **changes: Any) -> dict[str, Any]:
         """A job's declared inputs, with an identity of its own (so tests never adopt each other's jobs)."""
@@ -69,32 +86,83 @@ class World:
         return inputs
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterator[World]:
-    tmp = tmp_path_factory.mktemp("host")
+def _project(tmp: Path) -> Path:
     project = project_copy(tmp)
     (project / "specs" / "host").mkdir()
     for name, args in SPECS.items():
         (project / "specs" / "host" / f"{name}.yaml").write_text(yaml.safe_dump(spec_document(name, args)))
-    home = tmp / "home"
-    config = stack_config("local", project, **{
-        "trainjobs:specs": ["specs/host/*.yaml"],
-        "trainjobs:localHome": str(home),
-        "trainjobs:wait": {"until": "completion", "timeout": "120s"},
-    })
-    report = run_program(tmp, "local", config, project=project)
+    return project
+
+
+def _declared(tmp: Path, project: Path, stack: str, config: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    report = run_program(tmp, stack, config, project=project)
     assert report["error"] is None, report["error"]
     inputs = {name: v for name, v in report["dynamicInputs"].items() if name in SPECS}
     assert sorted(inputs) == sorted(SPECS)
+    return inputs
+
+
+@contextlib.contextmanager
+def _local_world(tmp: Path, env_cache: Path) -> Iterator[World]:
+    project = _project(tmp)
+    home = tmp / "home"
+    inputs = _declared(tmp, project, "local", stack_config("local", project, **{
+        "trainjobs:specs": ["specs/host/*.yaml"],
+        "trainjobs:localHome": str(home),
+        "trainjobs:wait": {"until": "completion", "timeout": "120s"},
+    }))
     backend = LocalBackend(home=home)
     host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"})
     try:
-        yield World(inputs, host, backend)
+        yield World("local", inputs, host, backend, lambda uri: backend.storage.path(uri).is_file(),
+                    lambda status: f"TRAINJOBS_HOME={home} trainjobs logs {status.id}")
     finally:
         try:
             cleanup(backend)
         finally:
             host.close()
+
+
+@contextlib.contextmanager
+def _emulator_world(tmp: Path, env_cache: Path) -> Iterator[World]:
+    """A vertex stack whose trainjobs:apiEndpoint is the emulator: the provider in the host talks
+    to it with the real google-cloud-aiplatform and google-cloud-storage clients."""
+    from provider.backends.vertex import VertexBackend
+    from provider.emulator.server import Emulator
+    from provider.packaging.gcs import GcsStager, gcs_client
+
+    with pytest.MonkeyPatch.context() as env:  # what the emulator's jobs inherit
+        env.setenv("TRAINJOBS_ENV_CACHE", str(env_cache))
+        env.setenv("TRAINJOBS_LOCAL_GPUS", "none")
+        env.delenv("TRAINJOBS_STORAGE", raising=False)
+        env.delenv("TRAINJOBS_LOCAL_GPU_MODE", raising=False)
+        emulator = Emulator(tmp / "emulator").start()
+        try:
+            project = _project(tmp)
+            (project / "stacks" / "Pulumi.emulated.yaml").write_text(
+                EMULATED_STACK.replace("ENDPOINT", emulator.endpoint))
+            inputs = _declared(tmp, project, "emulated")
+            bucket = next(iter(inputs.values()))["package"]["uri"].split("/")[2]
+            storage = gcs_client("test-project", emulator.endpoint)
+            storage.create_bucket(bucket)  # what TeamInfra creates on a real vertex stack
+            backend = VertexBackend("test-project", "us-central1", api_endpoint=emulator.endpoint)
+            host = ProviderHost()
+            try:
+                yield World("emulator", inputs, host, backend, GcsStager(storage).exists,
+                            lambda status: status.console_url)
+            finally:
+                host.close()
+        finally:
+            emulator.stop()
+            cleanup(emulator.local)
+
+
+@pytest.fixture(scope="module", params=["local", "emulator"])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterator[World]:
+    tmp = tmp_path_factory.mktemp(f"host-{request.param}")
+    make = _local_world if request.param == "local" else _emulator_world
+    with make(tmp, env_cache) as w:
+        yield w
 
 
 # -- the provider as the engine carries it -------------------------------------------------------
@@ -166,7 +234,10 @@ def test_diff_tells_replace_from_update_from_nothing(world: World) -> None:
 
     moved = {**old, "parent": "projects/local/locations/europe-west4"}
     assert host.diff("1", old, moved).replaces == ("parent",)
-    assert host.diff("1", old, {**old, "backend": "vertex"}).replaces == ("backend",)
+    other = {"local": "vertex", "vertex": "local"}[old["backend"]]
+    assert host.diff("1", old, {**old, "backend": other}).replaces == ("backend",)
+    elsewhere = "apiEndpoint" if old["backend"] == "vertex" else "localHome"  # the same job service, no more
+    assert host.diff("1", old, {**old, elsewhere: "/elsewhere"}).replaces == (elsewhere,)
 
     cancel = host.diff("1", old, {**old, "desiredState": "CANCELLED"})
     assert (cancel.changes, cancel.replaces) == ("DIFF_SOME", ())
@@ -183,9 +254,7 @@ def test_create_stages_runs_and_waits_for_the_job(world: World) -> None:
     status = world.backend.get(job_id)
     assert status.state.value == "SUCCEEDED"
     assert dict(status.labels)["trainjobs-id"] == inputs["identity"]
-    assert "workerpool0-0: done" in "".join(world.backend.logs(job_id))
-    staged = world.backend.storage.path(inputs["package"]["uri"])
-    assert staged.is_file() and staged.name.endswith(".tar.gz")
+    assert world.staged(inputs["package"]["uri"]) and inputs["package"]["uri"].endswith(".tar.gz")
 
     again, outs2 = world.host.check_and_create(inputs)  # a retried `pulumi up`: adopted, not re-run
     assert again == job_id and outs2["state"] == "SUCCEEDED"
@@ -201,7 +270,7 @@ def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
     # The SDK's host prints a traceback first; the line that ends what `pulumi up` shows is ours.
     assert caught.value.last_line == (
         f"provider.resources.training_job.TrainingJobError: training job host_failing ({failed.id}) failed: "
-        f"{failed.error.splitlines()[0]} (its logs: TRAINJOBS_HOME={world.backend.home} trainjobs logs {failed.id})")
+        f"{failed.error.splitlines()[0]} (its logs: {world.logs_hint(failed)})")
     assert "exited with code 7" in caught.value.last_line
 
     with pytest.raises(HostError):  # `pulumi up` again is a retry: a second job, not the failed one

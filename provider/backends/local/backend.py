@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,13 +40,13 @@ from provider.backends.local.paths import Storage, StorageError, default_home, d
 Json = dict[str, Any]
 
 _spawned: list[subprocess.Popen[bytes]] = []
+_spawned_lock = threading.Lock()  # callers may be threads: the Pulumi host serves calls in parallel
 
 
 def _reap() -> None:
     """Collect supervisors that have exited, so a long-lived caller leaves no zombies."""
-    for p in list(_spawned):
-        if p.poll() is not None:
-            _spawned.remove(p)
+    with _spawned_lock:
+        _spawned[:] = [p for p in _spawned if p.poll() is None]
 
 
 def container_engine() -> tuple[str | None, str]:
@@ -71,8 +72,12 @@ def container_engine() -> tuple[str | None, str]:
 class LocalBackend:
     name = "local"
 
-    def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None, **_: Any) -> None:
+    def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None,
+                 adopt: bool = True, **_: Any) -> None:
+        """``adopt=False`` starts every submission as a new job, even one whose identity label is taken:
+        the Vertex AI emulator needs that, because Vertex AI itself never adopts (its callers do)."""
         self.home = Path(home).expanduser() if home else default_home()
+        self.adopt = adopt
         self.storage = Storage(Path(storage_root).expanduser() if storage_root else default_storage(self.home))
         self.store = store.JobStore(self.home)
 
@@ -82,7 +87,7 @@ class LocalBackend:
         request = submission.request
         body = request.body
         labels = dict(body.get("labels", {}))
-        if IDENTITY_LABEL in labels:
+        if self.adopt and IDENTITY_LABEL in labels:
             existing = self.find({IDENTITY_LABEL: labels[IDENTITY_LABEL]})
             if existing is not None and existing.state.adoptable:
                 return existing
@@ -153,7 +158,8 @@ class LocalBackend:
                 cwd=job_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, close_fds=True,
             )
-        _spawned.append(proc)
+        with _spawned_lock:
+            _spawned.append(proc)
         self.store.update(job_dir.name, supervisor={"pid": proc.pid, "start": _start_of(proc.pid)})
 
     # -- read -----------------------------------------------------------------------------------

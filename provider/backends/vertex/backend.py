@@ -1,0 +1,271 @@
+"""VertexBackend: CustomJobs and HyperparameterTuningJobs on Vertex AI, behind the backend seam.
+
+* Regional endpoints: a job in ``europe-west4`` is sent to ``europe-west4-aiplatform.googleapis.com``
+  (gRPC, Application Default Credentials). ``api_endpoint`` overrides that for every location;
+  an ``http://`` endpoint (the trainjobs emulator) is spoken to over REST with anonymous
+  credentials, an ``https://`` one over REST with the given (or default) credentials.
+* Idempotent submission: a request whose labels carry IDENTITY_LABEL is first looked up with
+  the list filter ``labels.trainjobs-id="VALUE"``; the newest job found that has not failed or
+  been cancelled is adopted instead of creating another. The look-up runs again before every retry of a create, so a create that
+  succeeded but whose answer was lost is adopted, never repeated.
+* Transient errors are retried with exponential backoff and jitter (``retry``); ``wait`` polls
+  with backoff (``poll``). Errors become the seam's BackendError subclasses (errors.py).
+
+The instance holds plain data only (the Pulumi provider pickles it); clients are built on first
+use and never pickled.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from provider.backends.base import (
+    IDENTITY_LABEL,
+    BackendError,
+    FailedPrecondition,
+    InvalidArgument,
+    JobState,
+    JobStatus,
+    NotFound,
+    PermissionDenied,
+    Submission,
+)
+from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
+from provider.backends.vertex.retry import POLL, RETRY, Backoff, retrying
+from provider.backends.vertex.status import job_status, split_name
+
+Json = dict[str, Any]
+T = TypeVar("T")
+
+KINDS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
+COLLECTIONS = {collection: kind for kind, collection in KINDS.items()}
+_METHOD = {"customJobs": "custom_job", "hyperparameterTuningJobs": "hyperparameter_tuning_job"}
+_JOB_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+
+
+def label_filter(labels: dict[str, str]) -> str:
+    """The list filter for jobs carrying all ``labels``: ``labels.k="v" AND ...``."""
+    terms = []
+    for key, value in sorted(labels.items()):
+        if not _LABEL_KEY.match(key):
+            raise InvalidArgument(f"label key {key!r} cannot be filtered on: lowercase letters, digits, '_' and '-'")
+        terms.append(f"labels.{key}={json.dumps(value)}")
+    return " AND ".join(terms)
+
+
+def _as_json(message: Any) -> Json:
+    """A proto-plus message -> its REST JSON (camelCase, enum names, int64 as strings)."""
+    data: Json = json.loads(type(message).to_json(message, use_integers_for_enums=False, indent=None,
+                                         always_print_fields_with_no_presence=False))
+    return data
+
+
+class VertexBackend:
+    name = "vertex"
+
+    def __init__(self, project: str, location: str, api_endpoint: str | None = None, credentials: Any = None,
+                 retry: Backoff = RETRY, poll: Backoff = POLL, timeout: float = 60.0, **_: Any) -> None:
+        if not project or not location:
+            raise ValueError("the Vertex backend needs a project and a location (a region such as us-central1)")
+        self.project = project
+        self.location = location
+        self.api_endpoint = api_endpoint.rstrip("/") if api_endpoint else None
+        self.credentials = credentials
+        self.retry = retry
+        self.poll = poll
+        self.timeout = timeout  # seconds per API call
+        self._clients: dict[str, Any] = {}
+
+    def __getstate__(self) -> Json:
+        state = dict(self.__dict__)
+        state["_clients"] = {}  # never pickle a client (or its channel)
+        return state
+
+    # -- clients --------------------------------------------------------------------------------
+    def endpoint(self, location: str | None = None) -> str:
+        return self.api_endpoint or f"{location or self.location}-aiplatform.googleapis.com"
+
+    def client(self, location: str | None = None) -> Any:
+        endpoint = self.endpoint(location)
+        client = self._clients.get(endpoint)
+        if client is None:
+            from google.auth.exceptions import GoogleAuthError
+            from google.cloud import aiplatform_v1
+
+            options = {"api_endpoint": endpoint}
+            credentials = self.credentials
+            try:
+                if endpoint.startswith(("http://", "https://")):
+                    if credentials is None and endpoint.startswith("http://"):
+                        from google.auth.credentials import AnonymousCredentials
+
+                        credentials = AnonymousCredentials()
+                    client = aiplatform_v1.JobServiceClient(transport="rest", credentials=credentials,
+                                                            client_options=options)
+                else:
+                    client = aiplatform_v1.JobServiceClient(credentials=credentials, client_options=options)
+            except GoogleAuthError as exc:
+                raise PermissionDenied(f"no Google credentials to reach Vertex AI at {endpoint} for project "
+                                       f"{self.project!r}: {exc}. {LOGIN_HINT}") from exc
+            self._clients[endpoint] = client
+        return client
+
+    def _call(self, call: Call, fn: Callable[[], T]) -> T:
+        """``fn()``, retried on transient errors; API errors become BackendErrors."""
+        try:
+            return retrying(fn, self.retry, is_transient)
+        except BackendError:
+            raise
+        except Exception as exc:
+            error = translate(exc, call)
+            if error is None:
+                raise
+            raise error from exc
+
+    def _site(self, action: str, collection: str, location: str, target: str = "") -> Call:
+        return Call(action, collection, self.project, location, self.endpoint(location), target)
+
+    # -- names ----------------------------------------------------------------------------------
+    def parent(self, location: str | None = None) -> str:
+        return f"projects/{self.project}/locations/{location or self.location}"
+
+    def _candidates(self, job_id: str) -> list[tuple[str, str, str]]:
+        """(collection, location, resource name) to try for a job id or a resource name."""
+        if "/" in job_id:
+            try:
+                _, location, collection, _ = split_name(job_id)
+            except ValueError as exc:
+                raise InvalidArgument(str(exc)) from exc
+            if collection not in COLLECTIONS:
+                raise InvalidArgument(f"{job_id!r} is not a customJobs or hyperparameterTuningJobs resource name")
+            return [(collection, location, job_id)]
+        if not _JOB_ID.match(job_id):
+            raise InvalidArgument(f"{job_id!r} is not a Vertex AI job id (the digits that end its resource name)")
+        return [(c, self.location, f"{self.parent()}/{c}/{job_id}") for c in KINDS.values()]
+
+    # -- the seam -------------------------------------------------------------------------------
+    def submit(self, submission: Submission) -> JobStatus:
+        """Create the job, or adopt the newest job that carries the same identity label (unless it
+        failed or was cancelled: submitting again is then a retry)."""
+        request = submission.request
+        collection = KINDS.get(request.kind)
+        if collection is None:
+            raise InvalidArgument(f"unknown job kind {request.kind!r}: CustomJob or HyperparameterTuningJob")
+        parts = request.parent.split("/")
+        if len(parts) != 4 or parts[0] != "projects" or parts[2] != "locations":
+            raise InvalidArgument(f"{request.parent!r} is not a parent (projects/PROJECT/locations/REGION)")
+        project, location = parts[1], parts[3]
+        if project != self.project:
+            raise InvalidArgument(f"the request is for project {project!r}, but this backend works in "
+                                  f"{self.project!r}")
+        identity = (request.body.get("labels") or {}).get(IDENTITY_LABEL)
+        client = self.client(location)
+
+        def attempt() -> Json:
+            if identity:
+                found = self._list_json(client, collection, request.parent, label_filter({IDENTITY_LABEL: identity}))
+                adoptable = [job for job in found if job_status(request.kind, job).state.adoptable]
+                if adoptable:
+                    return adoptable[0]
+            from google.cloud import aiplatform_v1
+
+            message_type = getattr(aiplatform_v1, request.kind)
+            message = message_type.from_json(json.dumps(request.body))
+            method = getattr(client, f"create_{_METHOD[collection]}")
+            created = method(parent=request.parent, **{_METHOD[collection]: message}, timeout=self.timeout)
+            return _as_json(created)
+
+        job = self._call(self._site("create", collection, location), attempt)
+        return job_status(request.kind, job)
+
+    def get(self, job_id: str) -> JobStatus:
+        tried: builtins.list[str] = []
+        for collection, location, name in self._candidates(job_id):
+            client = self.client(location)
+            method = getattr(client, f"get_{_METHOD[collection]}")
+
+            def fetch(m: Any = method, n: str = name) -> Json:
+                return _as_json(m(name=n, timeout=self.timeout))
+
+            try:
+                job = self._call(self._site("get", collection, location, name), fetch)
+            except NotFound:
+                tried.append(name)
+                continue
+            return job_status(COLLECTIONS[collection], job)
+        raise NotFound(f"no Vertex AI job {job_id!r} (looked for {' and '.join(tried)})")
+
+    def _list_json(self, client: Any, collection: str, parent: str, filter: str) -> builtins.list[Json]:
+        method = getattr(client, f"list_{_METHOD[collection]}s")
+        pager = method(request={"parent": parent, "filter": filter, "page_size": 100}, timeout=self.timeout)
+        jobs = [_as_json(job) for job in pager]
+        return sorted(jobs, key=lambda j: (j.get("createTime", ""), j.get("name", "")), reverse=True)
+
+    def list(self, labels: dict[str, str] | None = None) -> builtins.list[JobStatus]:
+        """Jobs of both kinds in the backend's location, newest first, filtered by the service."""
+        filter = label_filter(labels) if labels else ""
+        client = self.client()
+        out: builtins.list[JobStatus] = []
+        for kind, collection in KINDS.items():
+            def fetch(c: str = collection) -> builtins.list[Json]:
+                return self._list_json(client, c, self.parent(), filter)
+
+            jobs = self._call(self._site("list", collection, self.location), fetch)
+            out.extend(job_status(kind, job) for job in jobs)
+        return sorted(out, key=lambda s: (s.create_time or "", s.name), reverse=True)
+
+    def find(self, labels: dict[str, str]) -> JobStatus | None:
+        jobs = self.list(labels)
+        return jobs[0] if jobs else None
+
+    def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
+        """Ask Vertex AI to cancel the job (it ends CANCELLED); wait up to ``wait`` seconds for that."""
+        status = self.get(job_id)
+        if status.state.terminal:
+            return status
+        _, location, collection, _ = split_name(status.name)
+        method = getattr(self.client(location), f"cancel_{_METHOD[collection]}")
+        self._call(self._site("cancel", collection, location, status.name),
+                   lambda: method(name=status.name, timeout=self.timeout))
+        if wait <= 0:
+            return self.get(status.name)
+        return self.wait(status.name, timeout=wait)
+
+    def delete(self, job_id: str) -> None:
+        """Delete a finished job and wait for the long-running operation that does it."""
+        status = self.get(job_id)
+        if not status.state.terminal:
+            raise FailedPrecondition(f"job {status.name} is {status.state.value}: cancel it before deleting it")
+        _, location, collection, _ = split_name(status.name)
+        method = getattr(self.client(location), f"delete_{_METHOD[collection]}")
+
+        def attempt() -> None:
+            operation = method(name=status.name, timeout=self.timeout)
+            operation.result(timeout=self.timeout)
+
+        try:
+            self._call(self._site("delete", collection, location, status.name), attempt)
+        except NotFound:
+            return  # gone already (a retry after a delete whose answer was lost): what was asked
+
+    def wait(self, job_id: str, until: tuple[JobState, ...] = (), timeout: float | None = None) -> JobStatus:
+        """Poll, with backoff, until the job is in one of ``until`` (default: finished) or time is up."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delays = self.poll.delays()
+        while True:
+            status = self.get(job_id)
+            if status.state.terminal or status.state in until:
+                return status
+            delay = next(delays)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return status
+                delay = min(delay, left)
+            time.sleep(delay)

@@ -1,0 +1,81 @@
+"""``trainjobs emulator``: serve a local Vertex AI (and Cloud Storage) emulator until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+
+from provider.errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser(
+        "emulator", help="serve the Vertex AI job API (and the Cloud Storage uploads it needs) on this machine; "
+        "its jobs run on the local backend")
+    e.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
+    e.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    e.add_argument("--state-dir", metavar="DIR",
+                   help="where jobs, operations, logs and storage are kept (default <TRAINJOBS_HOME>/emulator)")
+    e.add_argument("--storage", metavar="DIR", help="the gs:// storage root (default <state-dir>/storage)")
+    e.add_argument("--cpu", action="store_true", help="run jobs that ask for GPUs on the CPU (smoke tests)")
+    e.add_argument("--verbose", "-v", action="store_true", help="log every request")
+    e.set_defaults(_target="provider.cli.emulator:run")
+
+
+def usage(endpoint: str, state_dir: Path, storage: Path) -> str:
+    return f"""trainjobs emulator: Vertex AI on {endpoint}
+  state dir   {state_dir}  (jobs survive a restart; their logs are under local/jobs/ID/logs)
+  gs://       {storage}
+
+Point the Vertex AI SDK at it:
+  from google.auth.credentials import AnonymousCredentials
+  from google.cloud import aiplatform
+  aiplatform.init(project="my-project", location="us-central1", api_endpoint="{endpoint}",
+                  api_transport="rest", credentials=AnonymousCredentials())
+or the low-level client:
+  aiplatform_v1.JobServiceClient(transport="rest", credentials=AnonymousCredentials(),
+                                 client_options={{"api_endpoint": "{endpoint}"}})
+Cloud Storage (to stage packages): STORAGE_EMULATOR_HOST={endpoint}, or
+  storage.Client(project="my-project", credentials=AnonymousCredentials(),
+                 client_options={{"api_endpoint": "{endpoint}"}})
+A trainjobs stack: trainjobs:backend: vertex and trainjobs:apiEndpoint: {endpoint}
+
+Ctrl-C stops it. Running jobs keep running; the next emulator on this state dir finds them."""
+
+
+def run(args: argparse.Namespace) -> int:
+    from provider.backends.local.paths import default_home
+    from provider.emulator.server import Emulator
+    from provider.emulator.store import StateDirBusy
+
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port {args.port} is not a port: 0 (a free one) to 65535", exit_code=2)
+    state_dir = Path(args.state_dir).expanduser() if args.state_dir else default_home() / "emulator"
+    emulator = Emulator(state_dir, host=args.host, port=args.port, storage_root=args.storage, cpu_only=args.cpu,
+                        verbose=args.verbose)
+    try:
+        emulator.start()
+    except StateDirBusy as exc:
+        raise UserError(str(exc)) from exc
+    except OSError as exc:
+        raise UserError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, on_signal)
+    try:
+        print(usage(emulator.endpoint, emulator.state_dir, emulator.storage_root), flush=True)
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        emulator.stop()
+    print("trainjobs emulator: stopped", flush=True)
+    return 0

@@ -1,0 +1,174 @@
+"""URL routes of the emulator: the Vertex AI job service and the Cloud Storage subset.
+
+Each route is a method, a path pattern and a function of (app, request) -> Answer. A path that
+matches a pattern with another method answers 405; a path that matches nothing answers 404,
+both in Google's error format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from provider.emulator import wire
+from provider.emulator.errors import ApiError, invalid
+from provider.emulator.storage import Answer
+
+if TYPE_CHECKING:
+    from provider.emulator.server import Emulator
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str  # still percent-encoded
+    params: dict[str, str]
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+
+    @property
+    def enums_as_ints(self) -> bool:
+        return "enum-encoding=int" in self.params.get("$alt", "")
+
+
+Handler = Callable[["Emulator", Request, dict[str, str]], Answer]
+
+_NAME = r"(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+_COLLECTION = r"(?P<collection>customJobs|hyperparameterTuningJobs)"
+_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
+_LIST = ("filter", "pageSize", "pageToken", "readMask")
+
+
+def _params(request: Request, allowed: tuple[str, ...] = ()) -> None:
+    for key in request.params:
+        if key not in _COMMON and key not in allowed:
+            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
+                          f"Field '{key}' could not be found in request message.")
+
+
+def _parent(m: dict[str, str]) -> str:
+    return f"projects/{m['project']}/locations/{m['location']}"
+
+
+def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer:
+    kind = "CustomJob" if collection == "customJobs" else "HyperparameterTuningJob"
+    return Answer(data=wire.encode(kind, data, request.enums_as_ints))
+
+
+def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request)
+    job = app.jobs.create(m["collection"], _parent(m), request.body)
+    return _job(app, request, job, m["collection"])
+
+
+def list_jobs(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, _LIST)
+    page = app.jobs.list(m["collection"], _parent(m), request.params)
+    kind = "ListCustomJobsResponse" if m["collection"] == "customJobs" else "ListHyperparameterTuningJobsResponse"
+    return Answer(data=wire.encode(kind, page, request.enums_as_ints))
+
+
+def get_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request)
+    return _job(app, request, app.jobs.get(m["collection"], _parent(m), m["id"]), m["collection"])
+
+
+def cancel_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request)
+    return Answer(data=wire.encode_any(app.jobs.cancel(m["collection"], _parent(m), m["id"])))
+
+
+def delete_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request)
+    return Answer(data=wire.encode_any(app.jobs.delete(m["collection"], _parent(m), m["id"])))
+
+
+def get_operation(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request)
+    return Answer(data=wire.encode_any(app.jobs.get_operation(_parent(m), m["id"])))
+
+
+def get_bucket(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.get_bucket(unquote(m["bucket"]))
+
+
+def create_bucket(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    import json
+
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        raise invalid("Invalid JSON payload received.") from None
+    return app.storage.create_bucket(body if isinstance(body, dict) else {})
+
+
+def list_objects(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.list_objects(unquote(m["bucket"]), request.params)
+
+
+def get_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.get_object(unquote(m["bucket"]), unquote(m["object"]), request.params,
+                                  request.headers.get("range"))
+
+
+def download_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.get_object(unquote(m["bucket"]), unquote(m["object"]), {**request.params, "alt": "media"},
+                                  request.headers.get("range"))
+
+
+def delete_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.delete_object(unquote(m["bucket"]), unquote(m["object"]), request.params)
+
+
+def upload(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.upload(unquote(m["bucket"]), request.params, request.headers.get("content-type", ""),
+                              request.body)
+
+
+def upload_chunk(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    return app.storage.upload_chunk(request.params, request.headers.get("content-range"), request.body)
+
+
+ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
+    (method, re.compile(pattern + r"$"), handler) for method, pattern, handler in (
+        ("POST", rf"/v1/projects/{_NAME}/{_COLLECTION}", create_job),
+        ("GET", rf"/v1/projects/{_NAME}/{_COLLECTION}", list_jobs),
+        ("GET", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+)", get_job),
+        ("DELETE", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+)", delete_job),
+        ("POST", rf"/v1/projects/{_NAME}/{_COLLECTION}/(?P<id>[^/:]+):cancel", cancel_job),
+        # The SDK's operations mixin asks /ui/ first (its first HTTP binding), the LRO poller /v1/.
+        ("GET", rf"/(?:v1|ui)/projects/{_NAME}/operations/(?P<id>[^/:]+)", get_operation),
+        ("GET", r"/storage/v1/b/(?P<bucket>[^/]+)", get_bucket),
+        ("POST", r"/storage/v1/b", create_bucket),
+        ("GET", r"/storage/v1/b/(?P<bucket>[^/]+)/o", list_objects),
+        ("GET", r"/storage/v1/b/(?P<bucket>[^/]+)/o/(?P<object>.+)", get_object),
+        ("DELETE", r"/storage/v1/b/(?P<bucket>[^/]+)/o/(?P<object>.+)", delete_object),
+        ("GET", r"/download/storage/v1/b/(?P<bucket>[^/]+)/o/(?P<object>.+)", download_object),
+        ("POST", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload),
+        ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
+    )
+)
+
+
+def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
+    """The handler for a request; ApiError 404 or 405 when there is none."""
+    allowed = []
+    decoded = unquote(path) if path.startswith(("/v1/", "/ui/")) else path
+    for route_method, pattern, handler in ROUTES:
+        m = pattern.match(decoded)
+        if m is None:
+            continue
+        if route_method == method:
+            return handler, m.groupdict()
+        allowed.append(route_method)
+    if allowed:
+        raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
+                       http=405, headers=(("Allow", ", ".join(allowed)),))
+    raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
+                                "customJobs, hyperparameterTuningJobs and operations, and the Cloud Storage JSON "
+                                "API's buckets, objects and uploads.")

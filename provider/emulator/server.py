@@ -1,0 +1,186 @@
+"""The emulator's HTTP server: a stdlib ThreadingHTTPServer speaking HTTP/1.1 with keep-alive.
+
+    with Emulator(state_dir, port=0) as emu:     # or emu.start() ... emu.stop()
+        emu.endpoint                             # http://127.0.0.1:PORT
+
+State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``local/`` (the local
+backend's home: job files, logs), ``storage/`` (gs:// objects, unless ``storage_root`` says
+otherwise), ``emulator.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import sys
+import threading
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import parse_qsl, urlsplit
+
+from provider.backends.local.backend import LocalBackend
+from provider.emulator.errors import ApiError
+from provider.emulator.routes import Request, route
+from provider.emulator.service import JobService
+from provider.emulator.storage import Answer, StorageService
+from provider.emulator.store import EmulatorStore
+
+_MAX_BODY = 512 * 1024 * 1024
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], app: Emulator) -> None:
+        self.app = app
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def close_connections(self) -> None:
+        """End the keep-alive connections still open, so no handler thread outlives the server."""
+        with self.connections_lock:
+            for conn in list(self.connections):
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # without it every answer waits ~40 ms for the client's delayed ACK
+    server: _Server
+    server_version = "trainjobs-emulator"
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):
+            super().finish()
+        with self.server.connections_lock:
+            self.server.connections.discard(self.connection)
+
+    def log_message(self, format: str, *args: object) -> None:
+        if self.server.app.verbose:
+            sys.stderr.write(f"emulator: {self.address_string()} {format % args}\n")
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks: list[bytes] = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > _MAX_BODY:
+            raise ApiError("INVALID_ARGUMENT", f"The request body is larger than {_MAX_BODY} bytes.", http=413)
+        return self.rfile.read(length) if length else b""
+
+    def _read_body(self) -> bytes:
+        try:
+            return self._body()
+        except (ApiError, ValueError) as exc:
+            self.close_connection = True  # the rest of the body is still on the wire: start afresh
+            if isinstance(exc, ApiError):
+                raise
+            raise ApiError("INVALID_ARGUMENT", f"The request body cannot be read: {exc}") from None
+
+    def _dispatch(self) -> None:
+        try:
+            body = self._read_body()
+            url = urlsplit(self.path)
+            request = Request(method=self.command, path=url.path, params=dict(parse_qsl(url.query, keep_blank_values=True)),
+                              headers={k.lower(): v for k, v in self.headers.items()}, body=body)
+            handler, match = route(self.command, url.path)
+            answer = handler(self.server.app, request, match)
+        except ApiError as exc:
+            answer = Answer(status=exc.http, data=json.dumps(exc.body()).encode(), headers=exc.headers)
+        except Exception as exc:  # a bug: answer 500 like Google would, and say what happened
+            traceback.print_exc(file=sys.stderr)
+            error = ApiError("INTERNAL", f"Internal error in the trainjobs emulator: {type(exc).__name__}: {exc}")
+            answer = Answer(status=500, data=json.dumps(error.body()).encode())
+        self._send(answer)
+
+    def _send(self, answer: Answer) -> None:
+        data = answer.data if answer.data is not None else json.dumps(answer.json or {}).encode()
+        self.send_response(answer.status)
+        names = {k.lower() for k, _ in answer.headers}
+        if "content-type" not in names and answer.status not in (204, 308):
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+        for key, value in answer.headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data) if answer.status != 204 else 0))
+        self.end_headers()
+        if answer.status != 204 and self.command != "HEAD":
+            self.wfile.write(data)
+
+    do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = _dispatch
+
+
+class Emulator:
+    """The Vertex AI (and Cloud Storage) emulator: an HTTP server whose jobs run on the local backend."""
+
+    def __init__(self, state_dir: str | Path, host: str = "127.0.0.1", port: int = 0,
+                 storage_root: str | Path | None = None, cpu_only: bool = False, verbose: bool = False) -> None:
+        self.state_dir = Path(state_dir).expanduser().resolve()
+        self.host = host
+        self.port = port
+        self.storage_root = Path(storage_root).expanduser().resolve() if storage_root else self.state_dir / "storage"
+        self.cpu_only = cpu_only
+        self.verbose = verbose
+        self.store = EmulatorStore(self.state_dir)
+        self.local = LocalBackend(home=self.state_dir / "local", storage_root=self.storage_root, adopt=False)
+        self.jobs = JobService(self.store, self.local, cpu_only=cpu_only)
+        self.storage = StorageService(self.storage_root)
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def endpoint(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> Emulator:
+        """Take the state dir, load it, and serve in a background thread."""
+        self.store.open()
+        try:
+            self.storage_root.mkdir(parents=True, exist_ok=True)
+            self.jobs.reconcile()
+            self._server = _Server((self.host, self.port), self)
+        except BaseException:
+            self.store.close()
+            raise
+        self.port = self._server.server_address[1]
+        self.storage.base_url = self.endpoint
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
+                                        name=f"emulator-{self.port}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the state dir. Jobs keep running; a new emulator finds them."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.close_connections()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.store.close()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,251 @@
+"""The job service: customJobs and hyperparameterTuningJobs, run on the local backend.
+
+Create checks the request with the project's validator and hands it to the local backend,
+which starts it at once. When the local backend refuses it (no container engine, a package not
+in storage, not enough GPUs), the job is still created, as Vertex AI would accept it, and is
+FAILED from the start with that reason (FAILED_PRECONDITION). Get, list, cancel and delete
+read and act on the local job; delete answers with a finished long-running operation.
+
+Everything here speaks the canonical REST JSON (camelCase, enum names); wire.py turns it into
+what the client asked for.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialStatus
+from provider.backends.local import store as local_store
+from provider.backends.local.backend import LocalBackend
+from provider.backends.local.store import new_job_id, now
+from provider.emulator import filters, paging, validate, wire
+from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
+from provider.emulator.store import EmulatorStore
+from provider.request import VertexRequest
+
+Json = dict[str, Any]
+
+KINDS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
+_TRIAL_STATE = {"ACTIVE": "ACTIVE", "SUCCEEDED": "SUCCEEDED", "FAILED": "INFEASIBLE", "STOPPING": "STOPPING",
+                "INFEASIBLE": "INFEASIBLE", "REQUESTED": "REQUESTED"}
+
+
+def _snake_to_camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+class JobService:
+    def __init__(self, store: EmulatorStore, local: LocalBackend, cpu_only: bool = False) -> None:
+        self.store = store
+        self.local = local
+        self.cpu_only = cpu_only
+        self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
+        self._create_lock = threading.Lock()
+
+    # -- start-up -------------------------------------------------------------------------------
+    def reconcile(self) -> None:
+        """After a restart: forget records whose local job is gone, adopt local jobs without a record."""
+        local_ids = set(self.local.store.ids())
+        for record in self.store.newest_first():
+            if record.get("local") and record["id"] not in local_ids:
+                self.store.drop_job(record["id"])
+        known = self.store.ids()
+        for job_id in local_ids - known:
+            job = self.local.store.record(job_id)
+            if job is None or job.get("kind") not in KINDS.values():
+                continue
+            self.store.put_job({"id": job_id, "kind": job["kind"], "parent": job["parent"], "body": job["request"],
+                                "create_time": job["create_time"], "local": True})
+
+    # -- names ----------------------------------------------------------------------------------
+    def record(self, collection: str, parent: str, job_id: str) -> Json:
+        record = self.store.job(job_id)
+        if record is None or record["kind"] != KINDS[collection] or record["parent"] != parent:
+            raise not_found(f"The {KINDS[collection]} {parent}/{collection}/{job_id} does not exist.")
+        return record
+
+    # -- the job as the API shows it -----------------------------------------------------------
+    def status(self, record: Json) -> JobStatus | None:
+        """The local job's status; None for a job that never started (its record says how it ended)."""
+        if not record.get("local"):
+            return None
+        job_id = record["id"]
+        cached = self._finished.get(job_id)
+        if cached is not None:
+            return cached
+        try:
+            status = self.local.get(job_id)
+        except NotFound:
+            return None
+        if status.state.terminal:
+            self._finished[job_id] = status
+        return status
+
+    def render(self, record: Json) -> Json:
+        """The job's REST JSON (canonical: enum names)."""
+        collection = "customJobs" if record["kind"] == "CustomJob" else "hyperparameterTuningJobs"
+        out: Json = dict(record["body"])
+        out["name"] = f"{record['parent']}/{collection}/{record['id']}"
+        out["createTime"] = record["create_time"]
+        status = self.status(record)
+        if status is None:
+            error = record.get("error") or {"code": RPC_CODE["INTERNAL"], "message": "the job's local files are gone"}
+            out["state"] = JobState.FAILED.vertex
+            out["updateTime"] = out["endTime"] = record.get("end_time") or record["create_time"]
+            out["error"] = error
+            return out
+        out["state"] = status.state.vertex
+        out["updateTime"] = status.update_time or record["create_time"]
+        if status.start_time:
+            out["startTime"] = status.start_time
+        if status.end_time:
+            out["endTime"] = status.end_time
+        if status.error and status.state in (JobState.FAILED, JobState.CANCELLED):
+            code = status.extra.get("error_code") or (RPC_CODE["CANCELLED"] if status.state is JobState.CANCELLED
+                                                      else RPC_CODE["INTERNAL"])
+            out["error"] = {"code": code, "message": status.error}
+        if record["kind"] == "HyperparameterTuningJob" and status.trials:
+            metric = ((record["body"].get("studySpec") or {}).get("metrics") or [{}])[0].get("metricId", "")
+            out["trials"] = [_trial(t, metric) for t in status.trials]
+        return out
+
+    # -- methods --------------------------------------------------------------------------------
+    def create(self, collection: str, parent: str, raw: bytes) -> Json:
+        kind = KINDS[collection]
+        body = wire.parse(kind, raw)
+        location = parent.split("/")[3]
+        validate.check(kind, location, body)
+        with self._create_lock:
+            try:
+                status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only))
+            except BackendError as exc:
+                # Vertex AI would accept the job and fail it later: create it FAILED, saying why.
+                job_id = new_job_id()
+                while self.store.job(job_id) is not None:
+                    job_id = new_job_id()
+                created = now()
+                record = {"id": job_id, "kind": kind, "parent": parent, "body": body, "create_time": created,
+                          "end_time": created, "local": False,
+                          "error": {"code": RPC_CODE.get(exc.code, RPC_CODE["FAILED_PRECONDITION"]),
+                                    "message": f"The local backend cannot run this job: {exc.message}"}}
+            else:
+                record = {"id": status.id, "kind": kind, "parent": parent, "body": body,
+                          "create_time": status.create_time or now(), "local": True}
+            self.store.put_job(record)
+        return self.render(record)
+
+    def get(self, collection: str, parent: str, job_id: str) -> Json:
+        return self.render(self.record(collection, parent, job_id))
+
+    def list(self, collection: str, parent: str, params: dict[str, str]) -> Json:
+        kind = KINDS[collection]
+        text = params.get("filter", "")
+        predicate = filters.parse(text)
+        size = paging.page_size(params.get("pageSize"))
+        mask = [_snake_to_camel(f.strip()) for f in params.get("readMask", "").split(",") if f.strip()]
+        request = (parent, collection, text, ",".join(mask))
+        after = paging.decode(params.get("pageToken"), *request)
+        jobs: list[Json] = []
+        last: tuple[str, str] | None = None
+        more = False
+        for record in self.store.newest_first(after):
+            if record["kind"] != kind or record["parent"] != parent:
+                continue
+            job = self.render(record)
+            if not predicate(job):
+                continue
+            if len(jobs) == size:
+                more = True
+                break
+            jobs.append(job)
+            last = (record["create_time"], record["id"])
+        if mask:
+            jobs = [{k: v for k, v in job.items() if k in mask} for job in jobs]
+        out: Json = {collection: jobs}
+        if more and last is not None:
+            out["nextPageToken"] = paging.encode(last, *request)
+        return out
+
+    def cancel(self, collection: str, parent: str, job_id: str) -> Json:
+        record = self.record(collection, parent, job_id)
+        job = self.render(record)
+        if job["state"] in (JobState.SUCCEEDED.vertex, JobState.FAILED.vertex, JobState.CANCELLED.vertex):
+            raise failed_precondition(f"The {record['kind']} {job['name']} cannot be cancelled: it is already "
+                                      f"{job['state']}.")
+        try:
+            self.local.cancel(job_id)
+        except BackendError as exc:
+            raise ApiError(exc.code, exc.message) from None
+        return {}
+
+    def delete(self, collection: str, parent: str, job_id: str) -> Json:
+        record = self.record(collection, parent, job_id)
+        job = self.render(record)
+        if job["state"] not in (JobState.SUCCEEDED.vertex, JobState.FAILED.vertex, JobState.CANCELLED.vertex):
+            raise failed_precondition(f"The {record['kind']} {job['name']} is {job['state']}: only a finished job "
+                                      "can be deleted. Cancel it first, and wait until it is JOB_STATE_CANCELLED.")
+        stamp = now()
+        op_id = new_job_id()
+        location_parent = parent
+        op = {
+            "id": op_id,
+            "name": f"{location_parent}/operations/{op_id}",
+            "done": True,
+            "metadata": {"@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata",
+                         "genericMetadata": {"createTime": stamp, "updateTime": stamp}},
+            "response": {"@type": "type.googleapis.com/google.protobuf.Empty"},
+            "target": job["name"],
+        }
+        self.store.put_operation(op)
+        if record.get("local"):
+            self._wait_for_supervisor(job_id)
+            try:
+                self.local.delete(job_id)
+            except NotFound:
+                pass
+            except BackendError as exc:
+                raise ApiError(exc.code, exc.message) from None
+        self.store.drop_job(job_id)
+        self._finished.pop(job_id, None)
+        return operation_json(op)
+
+    def _wait_for_supervisor(self, job_id: str, timeout: float = 10.0) -> None:
+        """A finished job's supervisor may still be exiting: let it go before its files do."""
+        state = local_store.read_json(self.local.store.job_dir(job_id) / "state.json") or {}
+        deadline = time.monotonic() + timeout
+        while local_store.alive(state.get("supervisor")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def get_operation(self, parent: str, op_id: str) -> Json:
+        op = self.store.operation(op_id)
+        if op is None or not op["name"].startswith(parent + "/"):
+            raise not_found(f"Operation {parent}/operations/{op_id} does not exist.")
+        return operation_json(op)
+
+
+def operation_json(op: Json) -> Json:
+    return {k: op[k] for k in ("name", "metadata", "done", "response") if k in op}
+
+
+def _trial(trial: TrialStatus, metric: str) -> Json:
+    out: Json = {"id": trial.id, "state": _TRIAL_STATE.get(trial.state, "STATE_UNSPECIFIED"),
+                 "parameters": [{"parameterId": k, "value": v} for k, v in trial.parameters]}
+    if trial.metric is not None:
+        out["finalMeasurement"] = {"metrics": [{"metricId": metric, "value": trial.metric}]}
+    if trial.start_time:
+        out["startTime"] = trial.start_time
+    if trial.end_time:
+        out["endTime"] = trial.end_time
+    if trial.error and out["state"] == "INFEASIBLE":
+        out["infeasibleReason"] = trial.error
+    return out
+
+
+def check_page_params(params: dict[str, str]) -> None:
+    for key in params:
+        if key not in ("filter", "pageSize", "pageToken", "readMask", "$alt", "alt"):
+            raise invalid(f'Invalid query parameter "{key}": customJobs.list takes filter, pageSize, pageToken and '
+                          "readMask.")

@@ -1,0 +1,119 @@
+"""The emulator's own records, kept in its state dir and in memory.
+
+``<state>/jobs/<id>.json``        a job as the emulator accepted it (kind, parent, request, and
+                                  for a job the local backend refused, its final error)
+``<state>/operations/<id>.json``  a long-running operation (delete)
+``<state>/emulator.lock``         held while an emulator serves this dir: one at a time
+
+Files are written atomically (tmp + rename), so a restarted emulator serves the same jobs. The
+job states themselves live with the local backend (``<state>/local``), whose detached
+supervisors keep running while the emulator is down. Memory holds every record, ordered
+newest first, so listing never scans the disk.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import fcntl
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from provider.backends.local.store import read_json, write_json
+
+Json = dict[str, Any]
+
+
+class StateDirBusy(Exception):
+    pass
+
+
+class EmulatorStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.jobs_dir = root / "jobs"
+        self.operations_dir = root / "operations"
+        self._lock = threading.Lock()
+        self._jobs: dict[str, Json] = {}
+        self._order: list[tuple[str, str]] = []  # (create time, id), oldest first
+        self._operations: dict[str, Json] = {}
+        self._fd: int | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Take the state dir (StateDirBusy if another emulator has it) and load its records."""
+        for d in (self.root, self.jobs_dir, self.operations_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / "emulator.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode(errors="replace").strip()
+            os.close(fd)
+            raise StateDirBusy(f"another emulator (pid {holder or '?'}) is serving {self.root}; stop it, or "
+                               "give this one another --state-dir") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        for path in sorted(self.jobs_dir.glob("*.json")):
+            record = read_json(path)
+            if record is not None:
+                self._remember(record)
+        for path in sorted(self.operations_dir.glob("*.json")):
+            op = read_json(path)
+            if op is not None:
+                self._operations[op["id"]] = op
+
+    def close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    # -- jobs -----------------------------------------------------------------------------------
+    def _remember(self, record: Json) -> None:
+        key = (record["create_time"], record["id"])
+        if record["id"] not in self._jobs:
+            bisect.insort(self._order, key)
+        self._jobs[record["id"]] = record
+
+    def put_job(self, record: Json) -> None:
+        write_json(self.jobs_dir / f"{record['id']}.json", record)
+        with self._lock:
+            self._remember(record)
+
+    def drop_job(self, job_id: str) -> None:
+        with self._lock:
+            record = self._jobs.pop(job_id, None)
+            if record is not None:
+                key = (record["create_time"], job_id)
+                index = bisect.bisect_left(self._order, key)
+                if index < len(self._order) and self._order[index] == key:
+                    del self._order[index]
+        with contextlib.suppress(FileNotFoundError):
+            (self.jobs_dir / f"{job_id}.json").unlink()
+
+    def job(self, job_id: str) -> Json | None:
+        return self._jobs.get(job_id)
+
+    def newest_first(self, after: tuple[str, str] | None = None) -> list[Json]:
+        """Every record, newest first; with ``after``, only those older than that position."""
+        with self._lock:
+            end = bisect.bisect_left(self._order, after) if after is not None else len(self._order)
+            keys = self._order[:end]
+            return [self._jobs[job_id] for _, job_id in reversed(keys)]
+
+    def ids(self) -> set[str]:
+        return set(self._jobs)
+
+    # -- operations -----------------------------------------------------------------------------
+    def put_operation(self, op: Json) -> None:
+        write_json(self.operations_dir / f"{op['id']}.json", op)
+        with self._lock:
+            self._operations[op["id"]] = op
+
+    def operation(self, op_id: str) -> Json | None:
+        return self._operations.get(op_id)
