@@ -13,18 +13,16 @@ nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from provider.backends.local import store
 
 
 class EnvError(Exception):
@@ -87,18 +85,6 @@ def requirements(path: Path) -> list[str]:
     raise EnvError(f"{path.name}: not a Python package (expected .tar.gz or .whl)")
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
-
-
 def _pip(python: Path, args: list[str], log: Path) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
            "--no-input", "install", "--quiet", *args]
@@ -116,7 +102,7 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
     ready = target / ".ready"
     if ready.exists():
         return
-    with _locked(target.with_name(target.name + ".lock")):
+    with store.file_lock(target.with_name(target.name + ".lock")):
         if ready.exists():
             return
         shutil.rmtree(target, ignore_errors=True)

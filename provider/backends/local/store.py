@@ -59,14 +59,21 @@ def read_json(path: Path) -> Json | None:
 
 
 @contextlib.contextmanager
-def locked(job_dir: Path) -> Iterator[None]:
-    fd = os.open(job_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) across processes and threads."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def locked(job_dir: Path) -> contextlib.AbstractContextManager[None]:
+    """The job's lock: one writer of its state at a time."""
+    return file_lock(job_dir / "lock")
 
 
 def process_start(pid: int) -> int | None:
