@@ -10,6 +10,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from provider.errors import UserError
 
@@ -57,6 +58,19 @@ def run(args: argparse.Namespace) -> int:
             return 1
     from pulumi import automation as auto
 
+    try:
+        return _drive(auto, cmd, args, root)
+    except auto.errors.InvalidVersionError as exc:
+        raise UserError(f"the pulumi CLI on PATH is too old for the Automation API: {exc}. Update it: "
+                        "curl -fsSL https://get.pulumi.com | sh", exit_code=2) from None
+    except auto.errors.CommandError as exc:
+        # What pulumi printed on stdout has been streamed already; its stderr says why it failed.
+        text = str(exc)
+        detail = text.split("\n stderr: ", 1)[1].strip() if "\n stderr: " in text else text.strip()
+        raise UserError(f"pulumi {cmd} --stack {args.stack} failed:\n{detail}", exit_code=1) from None
+
+
+def _drive(auto: Any, cmd: str, args: argparse.Namespace, root: Path) -> int:
     stack = auto.create_or_select_stack(stack_name=args.stack, work_dir=str(root))
     out = sys.stdout.write
     if cmd == "up":
