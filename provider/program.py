@@ -17,6 +17,7 @@ from typing import Any
 import pulumi
 
 from provider import launch
+from provider.backends.base import IDENTITY_LABEL
 from provider.diffing import fingerprint
 from provider.packaging import resolve_source
 from provider.request import VertexRequest
@@ -134,9 +135,9 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
     request: VertexRequest = launch.prepare(job, spec_dir, stack.project_id, stager=None,
                                             default_bucket=f"gs://{stack.bucket}", labels=labels, image_uri=image)
     body = dict(request.body)
-    body["labels"] = {**body.get("labels", {}), "trainjobs-id": identity(stack, job.name, body)}
+    body["labels"] = {**body.get("labels", {}), IDENTITY_LABEL: identity(stack, job.name, body)}
     return {"request": body, "requestKind": request.kind, "parent": request.parent,
-            "identity": body["labels"]["trainjobs-id"]}
+            "identity": body["labels"][IDENTITY_LABEL]}
 
 
 def _package(spec: LoadedSpec, stack: StackConfig) -> dict[str, str] | None:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from provider.request import VertexRequest
 
-IDENTITY_LABEL = "trainjobs-id"  # a job's identity: adoption instead of a second submission
+IDENTITY_LABEL = "trainjobs_id"  # a job's identity: adoption instead of a second submission
 
 
 class JobState(enum.Enum):

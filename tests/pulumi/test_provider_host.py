@@ -81,7 +81,7 @@ class World:
         inputs = copy.deepcopy(self.inputs[name])
         identity = hashlib.sha256(f"{inputs['identity']}/{tag}".encode()).hexdigest()[:32]
         inputs["identity"] = identity
-        inputs["request"]["labels"]["trainjobs-id"] = identity
+        inputs["request"]["labels"]["trainjobs_id"] = identity
         inputs.update(changes)
         return inputs
 
@@ -253,19 +253,19 @@ def test_create_stages_runs_and_waits_for_the_job(world: World) -> None:
     assert outs["createTime"] and outs["endTime"] and outs["error"] == ""
     status = world.backend.get(job_id)
     assert status.state.value == "SUCCEEDED"
-    assert dict(status.labels)["trainjobs-id"] == inputs["identity"]
+    assert dict(status.labels)["trainjobs_id"] == inputs["identity"]
     assert world.staged(inputs["package"]["uri"]) and inputs["package"]["uri"].endswith(".tar.gz")
 
     again, outs2 = world.host.check_and_create(inputs)  # a retried `pulumi up`: adopted, not re-run
     assert again == job_id and outs2["state"] == "SUCCEEDED"
-    assert [j.id for j in world.backend.list({"trainjobs-id": inputs["identity"]})] == [job_id]
+    assert [j.id for j in world.backend.list({"trainjobs_id": inputs["identity"]})] == [job_id]
 
 
 def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
     inputs = world.job("host_failing", "fail")
     with pytest.raises(HostError) as caught:
         world.host.check_and_create(inputs)
-    (failed,) = world.backend.list({"trainjobs-id": inputs["identity"]})
+    (failed,) = world.backend.list({"trainjobs_id": inputs["identity"]})
     assert failed.state.value == "FAILED"
     # The SDK's host prints a traceback first; the line that ends what `pulumi up` shows is ours.
     assert caught.value.last_line == (
@@ -275,14 +275,14 @@ def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
 
     with pytest.raises(HostError):  # `pulumi up` again is a retry: a second job, not the failed one
         world.host.check_and_create(inputs)
-    assert len(world.backend.list({"trainjobs-id": inputs["identity"]})) == 2
+    assert len(world.backend.list({"trainjobs_id": inputs["identity"]})) == 2
 
 
 def test_a_wait_that_times_out_leaves_the_job_running_for_the_next_up(world: World) -> None:
     inputs = world.job("host_slow", "timeout", wait={"until": "completion", "timeout": 2})
     with pytest.raises(HostError) as caught:
         world.host.check_and_create(inputs)
-    (running,) = world.backend.list({"trainjobs-id": inputs["identity"]})
+    (running,) = world.backend.list({"trainjobs_id": inputs["identity"]})
     assert not running.state.terminal
     assert f"({running.id}) is still " in caught.value.last_line
     assert "after 2s (wait policy: until completion). It keeps running" in caught.value.last_line

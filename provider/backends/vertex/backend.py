@@ -5,7 +5,7 @@
   an ``http://`` endpoint (the trainjobs emulator) is spoken to over REST with anonymous
   credentials, an ``https://`` one over REST with the given (or default) credentials.
 * Idempotent submission: a request whose labels carry IDENTITY_LABEL is first looked up with
-  the list filter ``labels.trainjobs-id="VALUE"``; the newest job found that has not failed or
+  the list filter ``labels.trainjobs_id="VALUE"``; the newest job found that has not failed or
   been cancelled is adopted instead of creating another. The look-up runs again before every retry of a create, so a create that
   succeeded but whose answer was lost is adopted, never repeated.
 * Transient errors are retried with exponential backoff and jitter (``retry``); ``wait`` polls
