@@ -18,7 +18,6 @@ inputs, so the serialized provider is tiny and survives the engine's pickling.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -235,29 +234,25 @@ class TrainingJobProvider(ResourceProvider):
         return UpdateResult({**news, **status_outputs(status)})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        from provider.backends.base import FailedPrecondition, NotFound
+        from provider.backends.base import NotFound
 
         p = _props(props)
         backend = backend_for(p)
         try:
             status = backend.get(id_)
+            if not status.state.terminal:
+                status = backend.cancel(id_, wait=15)
+            if p.get("retention", "keep") != "delete":
+                return
+            if not status.state.terminal:
+                status = backend.wait(id_, timeout=60)  # polls with backoff
+            if not status.state.terminal:
+                raise TrainingJobError(f"training job {p['jobName']} ({id_}) is still {status.state.value} 75 s after "
+                                       "it was cancelled, so its record cannot be deleted yet; `pulumi destroy` again "
+                                       "finishes it") from None
+            backend.delete(id_)
         except NotFound:
-            return
-        if not status.state.terminal:
-            status = backend.cancel(id_, wait=15)
-        if p.get("retention", "keep") != "delete":
-            return
-        deadline = time.time() + 60
-        while True:
-            try:
-                backend.delete(id_)
-                return
-            except NotFound:
-                return
-            except FailedPrecondition:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.5)
+            return  # gone already: what was asked
 
 
 class TrainingJob(pulumi.dynamic.Resource, module=TYPE_MODULE, name="TrainingJob"):

@@ -214,12 +214,7 @@ class LocalBackend:
         if status.state.terminal:
             return status
         self.store.request_cancel(job_id)
-        deadline = time.time() + wait
-        while True:
-            status = self.get(job_id)
-            if status.state.terminal or time.time() >= deadline:
-                return status
-            time.sleep(0.05)
+        return self.wait(job_id, timeout=wait) if wait > 0 else self.get(job_id)
 
     def delete(self, job_id: str) -> None:
         status = self.get(job_id)
