@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Create .venv (Python >= 3.11) and install trainjobs into it. Idempotent and quiet.
+# Create .venv (Python >= 3.11) and install trainjobs into it. Idempotent: a second run with
+# nothing changed does nothing.
 #   scripts/setup.sh          runtime only (validate, run jobs locally)
 #   scripts/setup.sh dev      everything: Vertex AI SDK, Pulumi, test tools
+# On a terminal pip shows its progress; elsewhere (CI) one line per package keeps the log readable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
@@ -18,14 +20,35 @@ if [ -z "$PYTHON" ]; then
   exit 2
 fi
 if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv with $("$PYTHON" --version)"
   "$PYTHON" -m venv .venv
 fi
+
+pip_install() {  # pip install "$@", with progress on a terminal and one line a package elsewhere
+  local pip=(.venv/bin/python -m pip install --disable-pip-version-check -c constraints.txt)
+  if [ -t 1 ]; then
+    "${pip[@]}" "$@"
+  else
+    "${pip[@]}" --progress-bar off "$@" 2>&1 | tee .venv/pip-install.log \
+      | sed -u -n -E -e 's/^Collecting ([^ ]+).*/setup:   \1/p' -e '/^(Successfully installed|ERROR)/p' \
+      || { echo "setup: pip failed; the end of its output (all of it in .venv/pip-install.log):" >&2
+           tail -n 40 .venv/pip-install.log >&2; return 1; }
+  fi
+}
+
 stamp=".venv/.trainjobs-installed-${extras:-runtime}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
   spec="."
   [ -n "$extras" ] && spec=".[$extras]"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e "$spec" 2>&1 \
-    | grep -v "^WARNING: Location" || true
+  start=$SECONDS
+  echo "setup: installing trainjobs${extras:+[$extras]} into .venv (a first install takes a few minutes)"
+  pip_install -e "$spec"
   .venv/bin/python -c "import provider" # fail loudly if the install did not work
+  if [[ ",$extras," == *",dev,"* ]]; then
+    echo "setup: downloading the build backends the packaging tests use offline"
+    .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
+      --dest .venv/wheelhouse -r tests/fixtures/build-backends.txt 2>&1 | grep -v "^WARNING: Location" || true
+  fi
   touch "$stamp"
+  echo "setup: done in $((SECONDS - start)) s"
 fi

@@ -13,8 +13,12 @@ from pathlib import Path
 
 from provider.spec.model import PythonPackage, TrainingJob
 
-# Files next to the package that shape its sdist (gcloud looks for setup.py in the parent).
-BUILD_FILES = ("setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "requirements.txt")
+# Files next to the package that shape its sdist (gcloud looks for setup.py in the parent; a
+# pyproject.toml's backend may also read the readme and licence it names).
+BUILD_FILES = (
+    "setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "requirements.txt",
+    "README.md", "README.rst", "README.txt", "README", "LICENSE", "LICENSE.txt", "LICENSE.md",
+)
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "build", "dist", ".mypy_cache", ".pytest_cache"}
 
 
