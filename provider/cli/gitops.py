@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -25,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser("affected-stacks", help="the stacks a change touches (for CI: which stacks to preview or deploy)")
     a.add_argument("--base", metavar="REF", help="the git ref to compare with (default: origin/main, else main, else HEAD)")
     a.add_argument("--format", choices=["text", "json", "github"], default="text",
-                   help="one name a line, a JSON list, or stacks=<JSON list> for $GITHUB_OUTPUT")
+                   help="one name a line, a JSON list, or for $GITHUB_OUTPUT: stacks=<JSON list> and "
+                        "timeouts=<JSON object: stack -> minutes a deploy job may take>")
     a.add_argument("--backend", choices=["local", "vertex"], help="only stacks with this backend")
     a.set_defaults(_target="provider.cli.gitops:affected_stacks")
 
@@ -67,9 +69,30 @@ def affected_stacks(args: argparse.Namespace) -> int:
         print(json.dumps(names))
     elif args.format == "github":
         print(f"stacks={json.dumps(names)}")
+        print(f"timeouts={json.dumps(deploy_timeouts(names))}")
     elif names:
         print("\n".join(names))
     return 0
+
+
+# A deploy job waits for each job as the stack's wait policy says (in parallel); beside that it
+# installs tools, builds images and cancels replaced jobs. GitHub allows at most 360 minutes.
+DEPLOY_SETUP_MINUTES = 30
+GITHUB_MAX_MINUTES = 360
+
+
+def deploy_timeouts(names: list[str]) -> dict[str, int]:
+    """Minutes a workflow job that deploys each stack may run: its wait timeout plus the setup time."""
+    from provider.stack.membership import StackIndex
+
+    index = StackIndex.load(Path("stacks"))
+    waits = {s.name: s.wait for s in index.stacks}
+    out = {}
+    for name in names:
+        wait = waits.get(name)
+        minutes = 0 if wait is None or wait.until == "none" else math.ceil(wait.timeout_seconds / 60)
+        out[name] = min(GITHUB_MAX_MINUTES, minutes + DEPLOY_SETUP_MINUTES)
+    return out
 
 
 def codeowners(args: argparse.Namespace) -> int:

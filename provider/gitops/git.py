@@ -16,6 +16,8 @@ from pathlib import Path
 from provider.errors import UserError
 
 DEFAULT_BASES = ("origin/main", "main", "HEAD")
+# What GitHub (and git's hooks) give as the "before" of a push that created the branch: no commit.
+NULL_IDS = frozenset({"0" * 40, "0" * 64})
 
 
 @dataclass(frozen=True)
@@ -75,12 +77,18 @@ class Git:
     def resolve(self, ref: str | None) -> tuple[str, str]:
         """(ref, commit) for --base, or a usage error that says what exists."""
         ref = ref or self.default_base()
+        if ref in NULL_IDS:  # the push created the branch: compare with nothing, so every stack is affected
+            return ref, self.empty_tree()
         commit = self.commit(ref)
         if commit is None:
             raise UserError(f"--base {ref!r} is not a commit in this repository; allowed: a branch, tag or commit "
                             f"such as origin/main, main or HEAD~1 (in CI, check out with fetch-depth: 0 so the base "
                             f"branch is there)", exit_code=2)
         return ref, commit
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree in this repository's hash (SHA-1 or SHA-256): a base with no files."""
+        return self._run("hash-object", "-t", "tree", "--stdin", data=b"").decode().strip()
 
     def tree(self, commit: str) -> dict[str, Entry]:
         """Every file of the project directory in ``commit`` (submodules and directories left out)."""
