@@ -109,6 +109,7 @@ def test_pre_commit_hook_runs_trainjobs_validate_on_specs() -> None:
     check_command(shlex.split(hook["entry"]) + ["specs/local/simple.yaml"])
     files = re.compile(hook["files"])
     assert files.search("specs/vision/resnet_t4.yaml") and files.search("specs/a/b.yml")
-    assert not files.search("stacks/Pulumi.local.yaml") and not files.search("specs/readme.md")
+    assert files.search("stacks/Pulumi.local.yaml")  # a broken stack file must not pass the hook
+    assert not files.search("specs/readme.md") and not files.search("docs/a.yaml")
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts["trainjobs"] == "provider.cli:main"  # the entry's command, installed by language: python
