@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
-    for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops"):
+    for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",
+                 "provider.cli.completion"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -75,6 +76,10 @@ def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions: answer and exit
+        from provider.cli.completion import complete
+
+        complete(parser)
     args = parser.parse_args(argv)
     if not getattr(args, "_target", None):
         parser.print_help()

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# System programs some tests drive for real: zsh and fish (shell completion). Installed with
+# apt-get when missing and this is root on a Debian-like machine; otherwise the tests that need
+# them say which program is missing and skip. Quiet when everything is there.
+set -uo pipefail
+wanted=(zsh fish)
+missing=()
+for program in "${wanted[@]}"; do
+  command -v "$program" >/dev/null 2>&1 || missing+=("$program")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: ${missing[*]} not installed (needs root and apt-get): their completion tests will skip" >&2
+  exit 0
+fi
+echo "setup: installing ${missing[*]} with apt-get"
+if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/trainjobs-apt.log 2>&1; then
+  echo "setup: apt-get could not install ${missing[*]} (see /tmp/trainjobs-apt.log): their tests will skip" >&2
+fi
+exit 0
