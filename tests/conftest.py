@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each run gets a temporary root of its own. pytest's default root is shared by every run of
+    the same user, and a run that starts removes all but the newest three: with a second copy of
+    the suite beside this one (or CI beside a developer), it would delete a running test's files."""
+    if config.option.basetemp is None:
+        config.option.basetemp = tempfile.mkdtemp(prefix="trainjobs-pytest-")
+        config._trainjobs_basetemp = config.option.basetemp  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    own = getattr(config, "_trainjobs_basetemp", None)
+    if own:
+        shutil.rmtree(own, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from provider.cli.job_target import add_stack_option, resolve, target
 from provider.errors import UserError
 
 
@@ -20,27 +21,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--stack", help="label and check the job as part of this stack (its labels and quotas)")
     r.set_defaults(_target="provider.cli.jobs:run")
 
-    j = sub.add_parser("jobs", help="local jobs")
+    r.add_argument("--format", choices=["text", "json"], default="text",
+                   help="json: one JSON line per state change and log line, then the final status")
+
+    j = sub.add_parser("jobs", help="list jobs: local ones, or a stack's (--stack) on its backend")
     jsub = j.add_subparsers(dest="jobs_command", metavar="COMMAND")
-    ls = jsub.add_parser("list", help="list local jobs, newest first")
+    ls = jsub.add_parser("list", help="list jobs, newest first: state, hardware, start and duration")
     ls.add_argument("--limit", type=int, default=50)
     ls.add_argument("--format", choices=["text", "json"], default="text")
+    add_stack_option(ls)
     ls.set_defaults(_target="provider.cli.jobs:list_jobs")
-    j.set_defaults(_target="provider.cli.jobs:list_jobs", limit=50, format="text")
+    j.set_defaults(_target="provider.cli.jobs:list_jobs", limit=50, format="text", stack=None, stacks_dir="stacks")
 
-    s = sub.add_parser("status", help="the state, replicas and trials of a local job")
-    s.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), or a job name for its newest run")
+    s = sub.add_parser("status", help="the state, replicas and trials of a job")
+    s.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name for "
+                   "its newest run")
     s.add_argument("--format", choices=["text", "json"], default="text")
+    add_stack_option(s)
     s.set_defaults(_target="provider.cli.jobs:status")
 
-    lg = sub.add_parser("logs", help="the logs of a local job, prefixed by replica")
+    lg = sub.add_parser("logs", help="the logs of a job, prefixed by replica (Cloud Logging for Vertex AI jobs)")
     lg.add_argument("job", metavar="JOB")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
     lg.add_argument("--replica", metavar="R", help="only this replica (workerpool1-0, or trial-2/workerpool0-0)")
+    lg.add_argument("--format", choices=["text", "json"], default="text", help="json: one JSON object per line")
+    add_stack_option(lg)
     lg.set_defaults(_target="provider.cli.jobs:logs")
 
-    c = sub.add_parser("cancel", help="cancel a local job (its replicas stop within 10 s)")
+    c = sub.add_parser("cancel", help="cancel a job (a local job's replicas stop within 10 s)")
     c.add_argument("job", metavar="JOB")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+    add_stack_option(c)
     c.set_defaults(_target="provider.cli.jobs:cancel")
 
 
@@ -126,60 +137,102 @@ def _violation(v: Any, file: str) -> Any:
 
 @_guard
 def list_jobs(args: argparse.Namespace) -> int:
-    jobs = _backend().list()[: args.limit]
+    from provider.backends import summary
+
+    t = target(args)
+    jobs = t.backend.list(t.labels)[: args.limit]
     if args.format == "json":
         print(json.dumps([_as_json(j) for j in jobs], indent=2))
         return 0
     if not jobs:
-        print("no local jobs yet: trainjobs run SPEC")
+        print(f"no jobs of {t.where} yet: trainjobs up --stack {t.stack.name}" if t.stack
+              else "no local jobs yet: trainjobs run SPEC")
         return 0
-    rows = [("ID", "NAME", "STATE", "CREATED", "KIND")]
+    rows = [("ID", "NAME", "STATE", "HARDWARE", "STARTED", "DURATION")]
     for j in jobs:
-        kind = "tuning" if j.kind == "HyperparameterTuningJob" else "custom"
-        rows.append((j.id, j.display_name, j.state.value, (j.create_time or "")[:19].replace("T", " "), kind))
+        started = (j.start_time or j.create_time or "")[:19].replace("T", " ")
+        name = j.display_name + (" (tuning)" if j.kind == "HyperparameterTuningJob" else "")
+        rows.append((j.id, name, j.state.value, summary.hardware(j), started, _duration(j)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     return 0
 
 
+def _duration(job: Any) -> str:
+    from provider.cli.live import elapsed
+
+    return elapsed(job)
+
+
 @_guard
 def status(args: argparse.Namespace) -> int:
     from provider.cli.live import describe
 
-    backend = _backend()
-    job = backend.get(backend.resolve(args.job))
+    t = target(args)
+    job = t.backend.get(resolve(t, args.job))
     if args.format == "json":
         print(json.dumps(_as_json(job), indent=2))
     else:
-        print(describe(job))
+        print(describe(job, local_outputs=_local_outputs(t, job)))
     return 0
+
+
+def _local_outputs(t: Any, job: Any) -> str | None:
+    """Where a local job's gs:// output directory lies on this machine."""
+    storage = getattr(t.backend, "storage", None)
+    if storage is None or not job.output_dir or not job.output_dir.startswith("gs://"):
+        return None
+    try:
+        return str(storage.path(job.output_dir))
+    except ValueError:
+        return None
 
 
 @_guard
 def logs(args: argparse.Namespace) -> int:
-    backend = _backend()
-    job_id = backend.resolve(args.job)
-    for line in backend.logs(job_id, replica=args.replica, follow=args.follow):
-        print(line, flush=args.follow)
+    t = target(args)
+    job_id = resolve(t, args.job)
+    for line in t.backend.logs(job_id, replica=args.replica, follow=args.follow):
+        if args.format == "json":
+            replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
+            print(json.dumps({"replica": replica, "message": message}), flush=args.follow)
+        else:
+            print(line, flush=args.follow)
+    if args.follow:  # the job's final state closes the stream
+        final = t.backend.get(job_id)
+        if args.format == "json":
+            print(json.dumps({"state": final.state.value, "error": final.error}), flush=True)
+        else:
+            print(f"{final.display_name} ({final.id}): {final.state.value}" + (f" - {final.error}" if final.error else ""))
     return 0
 
 
 @_guard
 def cancel(args: argparse.Namespace) -> int:
-    backend = _backend()
-    job_id = backend.resolve(args.job)
-    job = backend.cancel(job_id, wait=15)
-    print(f"{job.display_name} ({job.id}): {job.state.value}" + (f" - {job.error}" if job.error else ""))
+    t = target(args)
+    job_id = resolve(t, args.job)
+    job = t.backend.cancel(job_id, wait=15)
+    if args.format == "json":
+        print(json.dumps(_as_json(job), indent=2))
+    else:
+        print(f"{job.display_name} ({job.id}): {job.state.value}" + (f" - {job.error}" if job.error else ""))
     return 0 if job.state.terminal else 1
 
 
 def _as_json(job: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
+    from provider.backends import summary
+
     data = asdict(job)
     data["state"] = job.state.value
     data.pop("extra", None)
+    data["hardware"] = summary.hardware(job)
+    data["gpus"] = summary.gpus(job)
+    goal = summary.metric_and_goal(job)
+    if goal is not None:
+        data["metric"] = {"id": goal[0], "goal": goal[1]}
     data["labels"] = dict(job.labels)
     data["trials"] = [{**asdict(t), "parameters": dict(t.parameters)} for t in job.trials]
     return data

@@ -28,8 +28,16 @@ def _elapsed(job: JobStatus) -> str:
     return f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def describe(job: JobStatus) -> str:
+elapsed = _elapsed  # the job's run time so far (from its start, else its submission)
+
+
+def describe(job: JobStatus, local_outputs: str | None = None) -> str:
+    from provider.backends import summary
+
     lines = [f"{job.display_name}  {job.id}  {job.state.value}  elapsed {_elapsed(job)}"]
+    if job.backend != "local" and job.name:
+        lines.append(f"  resource: {job.name}")
+    lines.append(f"  hardware: {summary.hardware(job)}")
     if job.message:
         lines.append(f"  {job.message}")
     if job.error and job.state is not JobState.SUCCEEDED:
@@ -37,7 +45,9 @@ def describe(job: JobStatus) -> str:
     if job.restarts:
         lines.append(f"  restarts: {job.restarts}")
     if job.output_dir:
-        lines.append(f"  output: {job.output_dir}")
+        lines.append(f"  output: {job.output_dir}" + (f"\n  on this machine: {local_outputs}" if local_outputs else ""))
+    if job.console_url and job.backend != "local":
+        lines.append(f"  console: {job.console_url}")
     for r in job.replicas:
         extra = f"exit {r.exit_code}" if r.exit_code is not None else (f"pid {r.pid}" if r.pid else "")
         gpus = f"  gpus {r.gpus}" if r.gpus else ""
@@ -45,9 +55,10 @@ def describe(job: JobStatus) -> str:
         lines.append(f"  {trial}{r.name:15s} {r.task:9s} {r.state:10s} {extra}{gpus}"
                      + (f"  restarts {r.restarts}" if r.restarts else ""))
     if job.trials:
-        lines.append("  trials:")
+        goal = summary.metric_and_goal(job)
+        lines.append("  trials:" + (f" metric {goal[0]} ({goal[1].lower()})" if goal else ""))
         for t in job.trials:
-            best = "  <- best" if t.id == job.best_trial else ""
+            best = "  <- best" if t.id == job.best_trial else ""  # the best trial, by the goal
             params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.parameters)
             metric = "-" if t.metric is None else f"{t.metric:.6g}"
             lines.append(f"    {t.id:>3s} {t.state:10s} metric {metric:>10s}  {params}{best}")

@@ -77,7 +77,9 @@ def test_follow_logs_until_the_end(home: dict[str, str]) -> None:
     job_id = proc.stdout.strip()
     logs = run_cli("logs", job_id, "--follow", env=home, timeout=120)
     assert logs.returncode == 0
-    assert logs.stdout.rstrip().endswith("/jobs/local_simple/model/")
+    *output, final = logs.stdout.rstrip().splitlines()
+    assert output[-1].endswith("/jobs/local_simple/model/")  # the trainer's last line, then the job's end
+    assert final == f"local_simple ({job_id}): SUCCEEDED"
 
 
 def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import builtins
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from provider.backends.base import (
@@ -223,6 +223,41 @@ class VertexBackend:
     def find(self, labels: dict[str, str]) -> JobStatus | None:
         jobs = self.list(labels)
         return jobs[0] if jobs else None
+
+    def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
+        """A job id or resource name as is; else a unique prefix of a job id, or a display name (its
+        newest job), among the jobs carrying ``labels`` (a stack's jobs)."""
+        if "/" in ref or (ref.isdigit() and len(ref) >= 10):
+            return ref
+        jobs = self.list(labels)
+        matches = [j for j in jobs if j.id.startswith(ref)] if ref.isdigit() else []
+        if len(matches) == 1:
+            return matches[0].name
+        if len(matches) > 1:
+            raise NotFound(f"{ref!r} matches {len(matches)} Vertex AI jobs; give more digits")
+        named = [j for j in jobs if j.display_name == ref]  # newest first
+        if named:
+            return named[0].name
+        where = f"{self.parent()}" + (f" with labels {labels}" if labels else "")
+        raise NotFound(f"no Vertex AI job {ref!r} in {where} (an id, a resource name, a unique id prefix or a "
+                       f"job name; see `trainjobs jobs list --stack S`)")
+
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
+        """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
+        yield from (line.text() for line in self.log_lines(job_id, replica, follow))
+
+    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[Any]:
+        from provider.backends.summary import replica_names
+        from provider.backends.vertex.logs import CloudLogs, stream
+
+        status = self.get(job_id)
+        names = replica_names(status)
+        if replica is not None and replica not in names:
+            raise InvalidArgument(f"job {status.id} has no replica {replica!r}; its replicas: {', '.join(names)}")
+        # A URL endpoint (the emulator, a proxy) serves Cloud Logging too; a regional host does not.
+        endpoint = self.api_endpoint if self.api_endpoint and "://" in self.api_endpoint else None
+        logs = CloudLogs(self.project, endpoint, self.credentials)
+        yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow)
 
     def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
         """Ask Vertex AI to cancel the job (it ends CANCELLED); wait up to ``wait`` seconds for that."""

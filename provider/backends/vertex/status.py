@@ -85,5 +85,6 @@ def job_status(kind: str, job: Json, backend: str = "vertex") -> JobStatus:
         best_trial=best,
         output_dir=(spec.get("baseOutputDirectory") or {}).get("outputUriPrefix"),
         console_url=console_url(name),
-        extra={"vertex_state": state_name, "error_code": error.get("code"), "parent": name.rsplit("/", 2)[0]},
+        extra={"vertex_state": state_name, "error_code": error.get("code"), "parent": name.rsplit("/", 2)[0],
+               "request": job},
     )

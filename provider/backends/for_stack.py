@@ -1,0 +1,33 @@
+"""A stack's backend: where the jobs of one Pulumi stack run, built from its settings.
+
+The one place that turns ``trainjobs:backend`` and its settings into a backend (the local backend
+with the stack's ``trainjobs:localHome``, or Vertex AI in the stack's project and region through
+its ``trainjobs:apiEndpoint``, which may be the emulator), and that says which labels mark the
+stack's jobs. The job commands (``--stack``) and the console use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from provider.backends import get_backend
+
+if TYPE_CHECKING:
+    from provider.backends.base import Backend
+    from provider.stack.config import StackConfig
+
+STACK_LABEL = "trainjobs-stack"  # set on every job a stack starts (provider.launch.labels_for)
+
+
+def backend_for_stack(stack: StackConfig) -> Backend:
+    if stack.backend == "local":
+        return get_backend("local", home=stack.local_home or None)
+    return get_backend("vertex", project=stack.project_id, location=stack.region,
+                       api_endpoint=stack.api_endpoint or None)
+
+
+def stack_labels(stack: StackConfig) -> dict[str, str]:
+    """The labels every job of ``stack`` carries (what ``jobs list --stack`` filters on)."""
+    from provider.launch import label_value
+
+    return {STACK_LABEL: label_value(stack.name)}

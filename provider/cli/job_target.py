@@ -1,0 +1,61 @@
+"""Which backend a job command talks to: ``--stack S`` (its backend, its jobs), or the local one.
+
+``trainjobs jobs list|status|logs|cancel|artifacts|tensorboard`` share this, so a job is found the
+same way everywhere: an id, a full resource name, a unique id prefix, or a spec's job name (its
+newest run), among the stack's jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from provider.errors import UserError
+
+
+@dataclass(frozen=True)
+class Target:
+    backend: Any  # a Backend (local or Vertex AI): both have resolve, get, list, logs, cancel
+    labels: dict[str, str] | None  # the stack's jobs, or None for every local job
+    where: str  # "the local backend" or "stack S (vertex: project/region)"
+    stack: Any = None  # the StackConfig, when --stack was given
+
+
+def add_stack_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stack", metavar="S", help="the jobs of this stack, on its backend (local, Vertex AI or "
+                        "the emulator, from stacks/Pulumi.S.yaml); default: the local backend")
+    parser.add_argument("--stacks-dir", default="stacks", metavar="DIR", help=argparse.SUPPRESS)
+
+
+def target(args: argparse.Namespace) -> Target:
+    name = getattr(args, "stack", None)
+    if not name:
+        from provider.backends.local.backend import LocalBackend
+
+        return Target(LocalBackend(), None, "the local backend")
+    from provider.backends.for_stack import backend_for_stack, stack_labels
+    from provider.stack.membership import StackIndex
+
+    index = StackIndex.load(Path(getattr(args, "stacks_dir", "stacks")))
+    stack = index.stack(name)
+    if stack is None:
+        known = ", ".join(sorted(s.name for s in index.stacks)) or "none"
+        raise UserError(f"--stack {name!r}: no stacks/Pulumi.{name}.yaml here (or it is invalid: run trainjobs "
+                        f"validate stacks/); stacks: {known}", exit_code=2)
+    where = f"stack {stack.name} ({stack.backend}" + (
+        f": {stack.project_id}/{stack.region}" + (f" at {stack.api_endpoint}" if stack.api_endpoint else "")
+        if stack.backend == "vertex" else "") + ")"
+    return Target(backend_for_stack(stack), stack_labels(stack), where, stack)
+
+
+def resolve(t: Target, ref: str) -> str:
+    if t.labels is None:
+        result: str = t.backend.resolve(ref)
+        return result
+    try:
+        result = t.backend.resolve(ref, labels=t.labels)
+    except TypeError:  # the local backend resolves among every local job
+        result = t.backend.resolve(ref)
+    return result

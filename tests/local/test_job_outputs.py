@@ -1,0 +1,104 @@
+"""trainjobs artifacts, tensorboard, and the status of a finished local job, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from provider import cli
+
+from ..conftest import ROOT, no_traceback, run_cli
+from .test_cli_jobs import home  # noqa: F401  (the fixture: a private TRAINJOBS_HOME, cleaned up)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def finished(home: dict[str, str]) -> str:  # noqa: F811
+    proc = run_cli("run", "specs/local/simple.yaml", env=home, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(run_cli("status", "local_simple", "--format", "json", env=home).stdout)["id"]
+
+
+def test_artifacts_lists_and_downloads_what_the_job_wrote(home: dict[str, str], finished: str,  # noqa: F811
+                                                          tmp_path: Path) -> None:
+    listed = run_cli("artifacts", "local_simple", "--format", "json", env=home)
+    no_traceback(listed)
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    kinds = {r["kind"] for r in rows}
+    assert {"model", "checkpoints"} <= kinds, rows
+    assert all(r["uri"].startswith("gs://local-bucket/jobs/local_simple/") for r in rows)
+    assert all(Path(r["local"]).is_file() for r in rows)
+    text = run_cli("artifacts", finished, env=home).stdout
+    assert f"local_simple ({finished}): {len(rows)} files under gs://local-bucket/jobs/local_simple" in text
+    dest = tmp_path / "download"
+    got = run_cli("artifacts", finished[:8], "--download", str(dest), env=home)
+    assert got.returncode == 0, got.stderr
+    for r in rows:
+        assert (dest / r["path"]).read_bytes() == Path(r["local"]).read_bytes()
+
+
+def test_status_shows_where_the_outputs_are_on_this_machine(home: dict[str, str], finished: str) -> None:  # noqa: F811
+    text = run_cli("status", finished, env=home).stdout
+    out_line = next(line for line in text.splitlines() if "on this machine:" in line)
+    local = Path(out_line.split("on this machine:", 1)[1].strip())
+    assert local.is_dir() and (local / "model").is_dir()
+    assert "hardware: n1-standard-4" in text
+
+
+def test_tensorboard_says_how_to_install_it_when_missing(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("shutil.which", lambda *a, **k: None)
+    assert cli.main(["tensorboard", "anything"]) == 2
+    assert "TensorBoard is not installed: pip install 'trainjobs[tensorboard]'" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def test_tensorboard_serves_the_jobs_logs(home: dict[str, str], finished: str) -> None:  # noqa: F811
+    pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    status = json.loads(run_cli("status", finished, "--format", "json", env=home).stdout)
+    storage = Path(home["TRAINJOBS_HOME"]) / "storage"
+    logs = storage / status["output_dir"][len("gs://"):] / "logs"
+    EventFileWriter(str(logs)).close()  # what a trainer's SummaryWriter leaves in AIP_TENSORBOARD_LOG_DIR
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "provider", "tensorboard", finished, "--port", str(port)],
+                            cwd=ROOT, env={**os.environ, **home}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 120
+        runs = None
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/runs", timeout=5) as answer:
+                    runs = json.loads(answer.read())
+                    if runs:
+                        break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        assert runs == ["logs"], runs
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+        if proc.stdout is not None:
+            proc.stdout.close()

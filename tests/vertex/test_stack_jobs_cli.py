@@ -1,0 +1,112 @@
+"""``--stack`` on the job commands: a vertex stack whose ``trainjobs:apiEndpoint`` is the emulator.
+
+The jobs are started as ``pulumi up`` starts them (the stack's labels, staged through the
+emulator's Cloud Storage API) and then followed with ``trainjobs jobs list|status|cancel|artifacts
+--stack S``, run as a user runs them, from a project directory holding the stack file. Everything
+goes through the real google-cloud-aiplatform and google-cloud-storage clients.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from provider.backends.base import JobState
+from provider.backends.vertex import VertexBackend
+from provider.emulator.server import Emulator
+from provider.launch import labels_for, prepare, submission
+from provider.packaging.gcs import GcsStager, gcs_client
+from tests.conftest import no_traceback
+from tests.vertex.conftest import LOCATION, PROJECT, ROOT, probe_spec, vertex_job
+
+pytestmark = pytest.mark.slow
+
+STACK = "team-emu"
+
+
+@pytest.fixture
+def project(tmp_path: Path, emulator: Emulator) -> Path:
+    proj = tmp_path / "project"
+    (proj / "stacks").mkdir(parents=True)
+    (proj / "stacks" / f"Pulumi.{STACK}.yaml").write_text(f"""\
+config:
+  trainjobs:backend: vertex
+  trainjobs:team: team
+  trainjobs:environment: emu
+  gcp:project: {PROJECT}
+  gcp:region: {LOCATION}
+  trainjobs:apiEndpoint: {emulator.endpoint}
+  trainjobs:specs:
+    - specs/*.yaml
+""")
+    return proj
+
+
+def start(backend: VertexBackend, emulator: Emulator, name: str, stack: str | None = STACK, **kw: object) -> str:
+    job = vertex_job(probe_spec(name, **kw))  # type: ignore[arg-type]
+    stager = GcsStager(gcs_client(PROJECT, emulator.endpoint))
+    request = prepare(job, ROOT, project=PROJECT, stager=stager, labels=labels_for(job, stack=stack))
+    return backend.submit(submission(job, request)).id
+
+
+def cli(project: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    env.pop("TRAINJOBS_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "provider", *args], cwd=project, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+    no_traceback(proc)
+    return proc
+
+
+def test_list_status_and_artifacts_of_a_stacks_jobs(project: Path, backend: VertexBackend,
+                                                    emulator: Emulator) -> None:
+    mine = start(backend, emulator, "probe_mine", args=["--steps", "2"])
+    other = start(backend, emulator, "probe_other", stack=None)
+    backend.wait(mine, timeout=240)
+    listed = cli(project, "jobs", "list", "--stack", STACK, "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    jobs = json.loads(listed.stdout)
+    assert [j["id"] for j in jobs] == [mine]  # the stack's jobs only, not the one without its label
+    assert jobs[0]["state"] == "SUCCEEDED" and jobs[0]["hardware"] == "n1-standard-8"
+    text = cli(project, "jobs", "list", "--stack", STACK).stdout.splitlines()
+    assert text[0].split() == ["ID", "NAME", "STATE", "HARDWARE", "STARTED", "DURATION"]
+    assert text[1].split()[:3] == [mine, "probe_mine", "SUCCEEDED"]
+    for ref in ("probe_mine", mine, f"projects/{PROJECT}/locations/{LOCATION}/customJobs/{mine}"):
+        status = cli(project, "status", ref, "--stack", STACK, "--format", "json")
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["id"] == mine
+    described = cli(project, "status", "probe_mine", "--stack", STACK).stdout
+    assert f"resource: projects/{PROJECT}/locations/{LOCATION}/customJobs/{mine}" in described
+    assert "console: https://console.cloud.google.com/" in described
+    arts = cli(project, "artifacts", "probe_mine", "--stack", STACK, "--format", "json")
+    assert arts.returncode == 0, arts.stderr
+    rows = [json.loads(line) for line in arts.stdout.splitlines()]
+    assert any(r["kind"] == "checkpoints" for r in rows), rows
+    assert all(r["uri"].startswith("gs://test-bucket/out/") for r in rows)
+    dest = project / "dl"
+    assert cli(project, "artifacts", "probe_mine", "--stack", STACK, "--download", str(dest)).returncode == 0
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == \
+        sorted(r["path"] for r in rows)
+    assert other != mine
+
+
+def test_cancel_a_running_job_of_a_stack(project: Path, backend: VertexBackend, emulator: Emulator) -> None:
+    job_id = start(backend, emulator, "probe_long", args=["--steps", "600", "--step-seconds", "0.5"])
+    backend.wait(job_id, until=(JobState.RUNNING,), timeout=240)
+    proc = cli(project, "cancel", "probe_long", "--stack", STACK, "--format", "json", timeout=240)
+    assert json.loads(proc.stdout)["state"] in ("CANCELLING", "CANCELLED")
+    assert backend.wait(job_id, timeout=240).state is JobState.CANCELLED
+
+
+def test_unknown_stack_and_unknown_job_are_one_message_each(project: Path, emulator: Emulator) -> None:
+    proc = cli(project, "jobs", "list", "--stack", "nope")
+    assert proc.returncode == 2
+    assert f"--stack 'nope': no stacks/Pulumi.nope.yaml here" in proc.stderr and STACK in proc.stderr
+    proc = cli(project, "status", "no_such_job", "--stack", STACK)
+    assert proc.returncode == 1
+    assert "no Vertex AI job 'no_such_job'" in proc.stderr
