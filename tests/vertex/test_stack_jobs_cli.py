@@ -106,7 +106,7 @@ def test_cancel_a_running_job_of_a_stack(project: Path, backend: VertexBackend, 
 def test_unknown_stack_and_unknown_job_are_one_message_each(project: Path, emulator: Emulator) -> None:
     proc = cli(project, "jobs", "list", "--stack", "nope")
     assert proc.returncode == 2
-    assert f"--stack 'nope': no stacks/Pulumi.nope.yaml here" in proc.stderr and STACK in proc.stderr
+    assert "--stack 'nope': no stacks/Pulumi.nope.yaml here" in proc.stderr and STACK in proc.stderr
     proc = cli(project, "status", "no_such_job", "--stack", STACK)
     assert proc.returncode == 1
     assert "no Vertex AI job 'no_such_job'" in proc.stderr
