@@ -123,9 +123,9 @@ def run(args: argparse.Namespace) -> int:
     status = backend.submit(launch.submission(job, request, cpu_only=args.cpu))
     print(f"submitted {job.name} as local job {status.id}", file=sys.stderr)
     if args.detach:
-        print(status.id)
+        print(json.dumps({"id": status.id, "name": job.name}) if args.format == "json" else status.id)
         return 0
-    final = follow(backend, status.id, sys.stdout)
+    final = follow(backend, status.id, sys.stdout, as_json=args.format == "json")
     return 0 if final.state.value == "SUCCEEDED" else 1
 
 
@@ -218,6 +218,11 @@ def cancel(args: argparse.Namespace) -> int:
     else:
         print(f"{job.display_name} ({job.id}): {job.state.value}" + (f" - {job.error}" if job.error else ""))
     return 0 if job.state.terminal else 1
+
+
+def job_json(job: Any) -> dict[str, Any]:
+    """A job as ``--format json`` prints it (every command the same way)."""
+    return _as_json(job)
 
 
 def _as_json(job: Any) -> dict[str, Any]:

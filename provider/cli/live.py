@@ -7,6 +7,7 @@ lines. Elsewhere (CI logs, pipes) it prints each change once, and the log lines 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import time
 from typing import IO, Any
@@ -16,11 +17,12 @@ from provider.backends.base import JobState, JobStatus
 LAST_LINES = 6
 
 
-def _elapsed(job: JobStatus) -> str:
+def _elapsed(job: JobStatus, since_submission: bool = False) -> str:
     def parse(t: str | None) -> dt.datetime | None:
         return dt.datetime.fromisoformat(t.replace("Z", "+00:00")) if t else None
 
-    start = parse(job.start_time) or parse(job.create_time)
+    first, second = (job.create_time, job.start_time) if since_submission else (job.start_time, job.create_time)
+    start = parse(first) or parse(second)
     end = parse(job.end_time) or dt.datetime.now(dt.UTC)
     if start is None:
         return "-"
@@ -65,34 +67,41 @@ def describe(job: JobStatus, local_outputs: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25) -> JobStatus:
-    """Follow a job to its end. Ctrl-C detaches: the job keeps running."""
-    tty = hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ
+def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25, as_json: bool = False) -> JobStatus:
+    """Follow a job to its end. Ctrl-C detaches: the job keeps running.
+
+    Each poll prints the new log lines first and then the state, so the final state always comes
+    after the job's last lines; a job that started and ended between two polls still shows
+    RUNNING; the elapsed time counts from the submission. ``as_json``: one JSON object a line
+    (``{"state": ...}`` on each change, ``{"replica": ..., "message": ...}`` per log line), the
+    last one the final status."""
+    tty = not as_json and hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ
     tail: list[str] = []
     drawn = 0
-    last = ""
+    shown: list[str] = []
     try:
         while True:
             job = backend.get(job_id)
             fresh = _drain(backend, job_id)
-            tail = (tail + fresh)[-LAST_LINES:]
+            if job.state.terminal:
+                fresh += _drain(backend, job_id)  # what the replicas wrote just before the end
             if tty:
+                tail = (tail + fresh)[-LAST_LINES:]
                 text = describe(job) + ("\n  last lines:\n" + "\n".join("    " + line for line in tail) if tail else "")
                 out.write(("\033[F\033[K" * drawn) + text + "\n")
                 drawn = text.count("\n") + 1
             else:
-                summary = f"{job.state.value}" + (f" ({job.message})" if job.message else "")
-                if summary != last:
-                    out.write(f"[{_elapsed(job)}] {job.display_name} {job_id}: {summary}\n")
-                    last = summary
                 for line in fresh:
-                    out.write(line + "\n")
+                    _write_line(out, line, as_json)
+                for summary in _new_states(job, shown):
+                    _write_state(out, job, job_id, summary, as_json)
             out.flush()
             if job.state.terminal:
-                for line in _drain(backend, job_id):
-                    if not tty:
-                        out.write(line + "\n")
-                if not tty:
+                if as_json:
+                    from provider.cli.jobs import job_json
+
+                    out.write(json.dumps({"status": job_json(job)}) + "\n")
+                elif not tty:
                     out.write(describe(job) + "\n")
                 return job
             time.sleep(poll)
@@ -100,6 +109,35 @@ def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25) -> JobSt
         out.write(f"\ndetached: job {job_id} keeps running. `trainjobs status {job_id}`, "
                   f"`trainjobs logs -f {job_id}`, `trainjobs cancel {job_id}`\n")
         raise
+
+
+def _new_states(job: JobStatus, shown: list[str]) -> list[str]:
+    """The state lines not shown yet; RUNNING comes before an end that followed a start."""
+    summary = job.state.value + (f" ({job.message})" if job.message else "")
+    out = []
+    ran = job.start_time is not None and job.state in (JobState.SUCCEEDED, JobState.FAILED)
+    if ran and not any(s.startswith("RUNNING") for s in shown):
+        out.append("RUNNING")
+    if not shown or shown[-1] != summary:
+        out.append(summary)
+    shown.extend(out)
+    return out
+
+
+def _write_line(out: IO[str], line: str, as_json: bool) -> None:
+    if not as_json:
+        out.write(line + "\n")
+        return
+    replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
+    out.write(json.dumps({"replica": replica, "message": message}) + "\n")
+
+
+def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_json: bool) -> None:
+    if as_json:
+        out.write(json.dumps({"state": summary.split(" ", 1)[0], "message": job.message,
+                              "elapsed": _elapsed(job, since_submission=True)}) + "\n")
+    else:
+        out.write(f"[{_elapsed(job, since_submission=True)}] {job.display_name} {job_id}: {summary}\n")
 
 
 def _drain(backend: Any, job_id: str) -> list[str]:

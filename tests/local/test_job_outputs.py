@@ -102,3 +102,26 @@ def test_tensorboard_serves_the_jobs_logs(home: dict[str, str], finished: str) -
             proc.wait(timeout=30)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_run_shows_running_and_ends_with_the_final_state_after_the_last_log_line(
+        home: dict[str, str]) -> None:  # noqa: F811
+    proc = run_cli("run", "specs/local/simple.yaml", env=home, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    states = [i for i, line in enumerate(lines) if line.startswith("[") and ": " in line and " local_simple " in line]
+    logs = [i for i, line in enumerate(lines) if line.startswith("[workerpool0-0]")]
+    texts = [lines[i].rsplit(": ", 1)[1] for i in states]
+    assert "RUNNING" in texts and texts[-1] == "SUCCEEDED", texts
+    assert states[-1] > logs[-1]  # the end is reported after the trainer's last line
+    assert lines[logs[-1]].endswith("/jobs/local_simple/model/")
+
+
+def test_run_as_json_lines(home: dict[str, str]) -> None:  # noqa: F811
+    proc = run_cli("run", "specs/local/simple.yaml", "--format", "json", env=home, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    objects = [json.loads(line) for line in proc.stdout.splitlines()]
+    states = [o["state"] for o in objects if "state" in o]
+    assert states[0] in ("QUEUED", "PENDING") and "RUNNING" in states and states[-1] == "SUCCEEDED"
+    assert any(o.get("replica") == "workerpool0-0" and o["message"].startswith("epoch") for o in objects)
+    assert objects[-1]["status"]["state"] == "SUCCEEDED" and objects[-1]["status"]["display_name"] == "local_simple"
