@@ -19,6 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--cpu", action="store_true",
                    help="run a GPU spec on the CPU (smoke test): no GPU is reserved and replicas see none")
     r.add_argument("--stack", help="label and check the job as part of this stack (its labels and quotas)")
+    r.add_argument("--fresh", action="store_true",
+                   help="give this run an output directory of its own (OUTPUT/runs/TIMESTAMP/) instead of the spec's, "
+                   "so it does not resume the previous run's checkpoints")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the request and the local plan (replicas, ports, GPUs, env); start nothing")
     r.set_defaults(_target="provider.cli.jobs:run")
 
     r.add_argument("--format", choices=["text", "json"], default="text",
@@ -112,14 +117,20 @@ def run(args: argparse.Namespace) -> int:
         return 1
     job = result.job
     backend = _backend()
+    job = _fresh_or_warn(job, backend, args.fresh)
     labels = launch.labels_for(job, stack=stack.name if stack else None,
                                extra={**(stack.labels_dict if stack else {})})
     try:
         request = launch.prepare(job, path.parent, project=stack.project_id if stack else "local",
-                                 stager=LocalStager(backend.storage),
+                                 stager=None if args.dry_run else LocalStager(backend.storage),
                                  default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
+    if args.dry_run:
+        from provider.cli import dry_run
+
+        dry_run.render(request, dry_run.plan(request, args.cpu), sys.stdout, as_json=args.format == "json")
+        return 0
     status = backend.submit(launch.submission(job, request, cpu_only=args.cpu))
     print(f"submitted {job.name} as local job {status.id}", file=sys.stderr)
     if args.detach:
@@ -127,6 +138,32 @@ def run(args: argparse.Namespace) -> int:
         return 0
     final = follow(backend, status.id, sys.stdout, as_json=args.format == "json")
     return 0 if final.state.value == "SUCCEEDED" else 1
+
+
+def _fresh_or_warn(job: Any, backend: Any, fresh: bool) -> Any:
+    """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
+    already holds files of an earlier local run (the trainer would resume its checkpoints)."""
+    import dataclasses
+    import datetime as dt
+
+    if job.output is None:
+        return job
+    if fresh:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
+        uri = f"{job.output.uri.rstrip('/')}/runs/{stamp}"
+        print(f"--fresh: this run writes to {uri}", file=sys.stderr)
+        return dataclasses.replace(job, output=dataclasses.replace(job.output, uri=uri))
+    try:
+        local = backend.storage.path(job.output.uri)
+    except ValueError:
+        return job
+    if local.is_dir() and any(p.is_file() for p in local.rglob("*")):
+        earlier = next((j for j in backend.list() if (j.output_dir or "").rstrip("/") == job.output.uri.rstrip("/")),
+                       None)
+        who = f"local job {earlier.id} ({earlier.display_name}, {earlier.state.value})" if earlier else "an earlier run"
+        print(f"warning: {job.output.uri} already holds the files of {who}; the trainer may resume its checkpoints "
+              "instead of training. Run with --fresh to give this run its own directory.", file=sys.stderr)
+    return job
 
 
 def _violation(v: Any, file: str) -> Any:

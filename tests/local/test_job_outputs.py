@@ -125,3 +125,34 @@ def test_run_as_json_lines(home: dict[str, str]) -> None:  # noqa: F811
     assert states[0] in ("QUEUED", "PENDING") and "RUNNING" in states and states[-1] == "SUCCEEDED"
     assert any(o.get("replica") == "workerpool0-0" and o["message"].startswith("epoch") for o in objects)
     assert objects[-1]["status"]["state"] == "SUCCEEDED" and objects[-1]["status"]["display_name"] == "local_simple"
+
+
+def test_a_rerun_warns_about_the_previous_runs_files_and_fresh_gives_its_own_dir(
+        home: dict[str, str], finished: str) -> None:  # noqa: F811
+    again = run_cli("run", "specs/local/simple.yaml", "--detach", env=home, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (f"warning: gs://local-bucket/jobs/local_simple already holds the files of local job {finished} "
+            "(local_simple, SUCCEEDED)") in again.stderr
+    assert "--fresh" in again.stderr
+    fresh = run_cli("run", "specs/local/simple.yaml", "--fresh", "--format", "json", env=home, timeout=300)
+    assert fresh.returncode == 0, fresh.stderr
+    assert "warning:" not in fresh.stderr
+    status = json.loads(fresh.stdout.splitlines()[-1])["status"]
+    assert status["output_dir"].startswith("gs://local-bucket/jobs/local_simple/runs/")
+    storage = Path(home["TRAINJOBS_HOME"]) / "storage"
+    assert (storage / status["output_dir"][len("gs://"):] / "model").is_dir()
+
+
+def test_dry_run_prints_the_request_and_the_plan_and_starts_nothing(home: dict[str, str]) -> None:  # noqa: F811
+    proc = run_cli("run", "specs/local/ddp_multiworker.yaml", "--dry-run", "--format", "json", env=home)
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)
+    assert shown["request"]["kind"] == "CustomJob"
+    pools = shown["request"]["body"]["jobSpec"]["workerPoolSpecs"]
+    assert [r["name"] for r in shown["replicas"]] == ["workerpool0-0", "workerpool1-0", "workerpool1-1"]
+    assert [r["env"]["RANK"] for r in shown["replicas"]] == ["0", "1", "2"]
+    assert all(r["env"]["WORLD_SIZE"] == "3" for r in shown["replicas"]) and len(pools) == 2
+    home_dir = Path(home["TRAINJOBS_HOME"])
+    assert not (home_dir / "jobs").exists() and not (home_dir / "storage").exists()  # nothing started or staged
+    text = run_cli("run", "specs/local/ddp_multiworker.yaml", "--dry-run", env=home).stdout
+    assert "local plan: 3 replica(s)" in text and "nothing was started or staged" in text

@@ -1,0 +1,66 @@
+"""``trainjobs run --dry-run``: the request and the local plan, with nothing started or staged.
+
+The plan is what the local backend would give each replica: its name and task, an address (the
+ports are examples: a run takes free ones when it starts), the GPUs it would hold, and the
+environment Vertex AI sets (CLUSTER_SPEC, TF_CONFIG, AIP_*, the PyTorch variables), then the
+spec's own ``env``; secret values (``trainjobs:secretEnv``) are shown as ``***``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import IO, Any
+
+SECRET = "***"
+TEXT_VALUE_MAX = 160  # longer values (CLUSTER_SPEC, TF_CONFIG) are cut in the text output
+
+
+@dataclass(frozen=True)
+class ReplicaPlan:
+    name: str
+    task: str
+    address: str
+    gpus: tuple[int, ...]
+    env: dict[str, str]
+
+
+def plan(request: Any, cpu_only: bool, secret_names: frozenset[str] = frozenset()) -> list[ReplicaPlan]:
+    from provider.backends.local import cluster, gpus
+
+    body = request.body
+    tuning = request.kind == "HyperparameterTuningJob"
+    job_spec = body.get("trialJobSpec" if tuning else "jobSpec") or {}
+    need = any(cluster.gpus_per_replica(s) for s in cluster.pool_specs(job_spec) if s)
+    devices = None if cpu_only or not need else gpus.inventory()
+    replicas = cluster.layout(job_spec, devices)
+    trial = "1" if tuning else ""
+    out = []
+    for r in replicas:
+        env = cluster.replica_env(replicas, r, job_spec, "DRY-RUN", trial)
+        pool = cluster.pool_specs(job_spec)[r.pool]
+        container = pool.get("containerSpec") or pool.get("pythonPackageSpec") or {}
+        for item in container.get("env", []):
+            name = str(item.get("name", ""))
+            env[name] = SECRET if name in secret_names else str(item.get("value", ""))
+        out.append(ReplicaPlan(r.name, r.task, r.address, r.gpus, env))
+    return out
+
+
+def render(request: Any, replicas: list[ReplicaPlan], out: IO[str], as_json: bool) -> None:
+    if as_json:
+        out.write(json.dumps({"request": {"kind": request.kind, "parent": request.parent, "body": request.body},
+                              "replicas": [r.__dict__ | {"gpus": list(r.gpus)} for r in replicas]}, indent=2) + "\n")
+        return
+    out.write(f"request: POST {request.parent}/{request.collection}\n")
+    out.write(json.dumps(request.body, indent=2) + "\n\n")
+    out.write(f"local plan: {len(replicas)} replica(s); ports are examples (a run takes free ones); nothing was "
+              "started or staged\n")
+    for r in replicas:
+        gpus = ",".join(map(str, r.gpus)) if r.gpus else "none"
+        out.write(f"  {r.name:15s} {r.task:9s} {r.address:21s} GPUs: {gpus}\n")
+        for key in sorted(r.env):
+            value = r.env[key]
+            if len(value) > TEXT_VALUE_MAX:
+                value = value[:TEXT_VALUE_MAX] + f"... ({len(value)} characters; --format json shows all)"
+            out.write(f"    {key}={value}\n")
