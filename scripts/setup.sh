@@ -38,7 +38,8 @@ pip_install() {  # pip install "$@", with progress on a terminal and one line a 
 
 stamp=".venv/.trainjobs-installed-${extras:-runtime}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ] \
-   || [ tests/js/package-lock.json -nt "$stamp" ] || [ tests/fixtures/wheelhouse.txt -nt "$stamp" ]; then
+   || [ tests/js/package-lock.json -nt "$stamp" ] || [ tests/fixtures/wheelhouse.txt -nt "$stamp" ] \
+   || [ tests/fixtures/wheelhouse-lowest.txt -nt "$stamp" ]; then
   spec="."
   [ -n "$extras" ] && spec=".[$extras]"
   start=$SECONDS
@@ -47,8 +48,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
   .venv/bin/python -c "import provider" # fail loudly if the install did not work
   if [[ ",$extras," == *",dev,"* ]]; then
     echo "setup: downloading the wheels the offline tests install from (tests/fixtures/wheelhouse.txt)"
-    .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
-      --dest .venv/wheelhouse -r tests/fixtures/wheelhouse.txt 2>&1 | sed -u '/^WARNING: Location/d'
+    for wanted in tests/fixtures/wheelhouse.txt tests/fixtures/wheelhouse-lowest.txt; do
+      .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
+        --dest .venv/wheelhouse -r "$wanted" 2>&1 | sed -u '/^WARNING: Location/d'
+    done
   fi
   if [[ ",$extras," == *",dev,"* ]]; then
     if command -v npm >/dev/null 2>&1; then
