@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from provider.request import build_request
 from provider.validation.validator import SpecResult, validate_data
@@ -96,7 +95,7 @@ def gcloud_lib() -> Path:
 
 
 def gcloud_run(body: Json) -> subprocess.CompletedProcess[str]:
-    text = yaml.safe_dump(body, sort_keys=False)
+    text = json.dumps(body)  # JSON is YAML, every string quoted: gcloud's YAML 1.1 loader reads y as true
     return subprocess.run([sys.executable, "-s", "-c", _GCLOUD_IMPORT, str(gcloud_lib())], input=text,
                           capture_output=True, text=True, timeout=120, check=False)
 
