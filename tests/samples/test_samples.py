@@ -25,6 +25,7 @@ import yaml
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_bytes
 
+from ..conftest import no_traceback, run_cli
 from ..google_readers import assert_same_pools, gcloud_spec, sdk_spec, trainjobs
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -109,3 +110,14 @@ def test_sample_request_is_gclouds(path: Path) -> None:
     body = _body(path)
     ours, _ = trainjobs(copy.deepcopy(body))
     assert_same_pools(ours, gcloud_spec(body))
+
+
+@pytest.mark.slow
+def test_validate_command_accepts_what_the_notebooks_write(tmp_path: Path) -> None:
+    """``trainjobs validate`` on the samples Vertex AI runs: exit 0, the notes shown as warnings."""
+    valid = [str(p) for p in FILES if header(p).valid]
+    proc = run_cli("validate", *valid, "--stacks", str(tmp_path / "no-stacks"), timeout=180)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{len(valid)} files checked: {len(valid)} valid, 0 invalid" in proc.stdout, proc.stdout
+    assert "warning: 7 is TPU_V3" in proc.stdout
