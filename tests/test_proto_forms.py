@@ -323,3 +323,15 @@ def test_gcloud_enum_numbers_are_gclouds() -> None:
     enums = load("enum_numbers")["enums"]
     for name, numbers in json.loads(proc.stdout).items():
         assert enums[name]["gcloud"] == numbers, name
+
+
+def test_strategy_number_both_readers_agree_on() -> None:
+    body = {"workerPoolSpecs": [CAMEL_POOL], "scheduling": {"strategy": 4, "timeout": "3600s"}}
+    ours, result = trainjobs(copy.deepcopy(body))
+    assert ours["scheduling"] == rest_spec(body)["scheduling"] == {"strategy": "SPOT", "timeout": "3600s"}
+    assert any("4 is SPOT" in w for w in warnings_of(result)), warnings_of(result)
+
+
+def test_strategy_number_the_readers_disagree_on_is_refused() -> None:
+    errors = errors_of({"workerPoolSpecs": [CAMEL_POOL], "scheduling": {"strategy": 6}})
+    assert any("strategy: 6 is FLEX_START in the REST API but no value to gcloud --config" in e for e in errors), errors
