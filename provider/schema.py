@@ -620,7 +620,8 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         "region": {"$ref": "#/$defs/region"},
         k("displayName"): _str("the job's display name", maxLength=128),
         "labels": {"$ref": "#/$defs/labels"},
-        k("stagingBucket"): {"$ref": "#/$defs/gcsBucket"},
+        # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
+        k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
     }
     if snake_case:

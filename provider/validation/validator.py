@@ -26,6 +26,7 @@ from typing import Any
 from provider.document import read_mapping
 from provider.document.locate import locate
 from provider.document.yaml_loader import MAX_BYTES, LoadedDocument
+from provider.spec import proto_forms
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError
@@ -91,18 +92,25 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     """Schema, converter and model rules on a parsed document."""
     result = SpecResult(file=filename, document=doc, data=data)
     flagged = {format_path(p) for p in doc.flagged} if doc else set()
-    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if p.path not in flagged]
+    # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
+    forms = proto_forms.read(data)
+    data = forms.data
+    read_notes = _note_problems(forms.notes, filename, doc)
+    read_errors = [p.path for p in read_notes if p.is_error and p.path]
+    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec")
+                       if p.path not in flagged and not any(_under(p.path, e) for e in read_errors)]
     try:
         job = to_model(data)
     except ConversionError as exc:
         result.problems.extend(schema_problems)
+        result.problems.extend(read_notes)
         result.problems.extend(_note_problems(exc.notes, filename, doc))
         if not result.problems:
             result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
                                            allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
         return result
     result.job = job
-    better = _note_problems(job.notes, filename, doc)
+    better = read_notes + _note_problems(job.notes, filename, doc)
     for finding in run_rules(job, ctx):
         pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
         better.append(Problem(

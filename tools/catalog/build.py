@@ -504,6 +504,8 @@ def build(reference: Path = REFERENCE, curated: Path = CURATED) -> dict[str, Jso
     }
     if "pricing" in cur:
         files["pricing"] = cur["pricing"]
+    if "enum_numbers" in cur:
+        files["enum_numbers"] = cur["enum_numbers"]
     files["catalog"] = {
         "as_of": AS_OF,
         "built_from": ["tools/catalog/reference/" + p.name for p in sorted(reference.glob("*.json"))]
