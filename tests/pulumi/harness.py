@@ -49,6 +49,9 @@ class Recording(mock_runtime.MockMonitor):
                 "custom": request.custom,
                 "dependencies": sorted(request.dependencies),
                 "additionalSecretOutputs": sorted(request.additionalSecretOutputs),
+                "deleteBeforeReplace": request.deleteBeforeReplace,
+                "customTimeouts": {"create": request.customTimeouts.create, "update": request.customTimeouts.update,
+                                   "delete": request.customTimeouts.delete},
                 "id": response.id,
             })
         return response
@@ -104,6 +107,10 @@ class Mocks(mock_runtime.Mocks):
             outs.update(email=email, member=f"serviceAccount:{email}",
                         name=f"projects/{inputs['project']}/serviceAccounts/{email}")
             id_ = outs["name"]
+        elif t == "gcp:projects/serviceIdentity:ServiceIdentity":
+            email = f"service-123456789012@gcp-sa-{inputs['service'].split('.')[0]}.iam.gserviceaccount.com"
+            outs.update(email=email, member=f"serviceAccount:{email}")
+            id_ = f"projects/{inputs['project']}/services/{inputs['service']}"
         elif t == "docker-build:index:Image":
             # The mock "builds" the image: its digest follows its tag, which carries the context's digest.
             tag = inputs["tags"][0]
