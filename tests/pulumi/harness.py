@@ -58,8 +58,16 @@ class Recording(mock_runtime.MockMonitor):
 
 
 
+def _unknown(value: Any) -> bool:
+    from pulumi.output import Unknown
+
+    return isinstance(value, Unknown)
+
+
 def plain(value: Any) -> Any:
-    """Secrets unwrapped (and marked), for the JSON report."""
+    """Secrets unwrapped (and marked), unknowns as the engine's sentinel, for the JSON report."""
+    if _unknown(value):
+        return rpc.UNKNOWN
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
             return {"__secret__": plain(value["value"])}
@@ -70,7 +78,10 @@ def plain(value: Any) -> Any:
 
 
 def engine_inputs(value: Any) -> Any:
-    """Inputs as the engine would send them to the provider: secrets unwrapped, the provider kept."""
+    """Inputs as the engine would send them to the provider: secrets unwrapped, the provider kept,
+    unknowns (a preview) as the engine's sentinel."""
+    if _unknown(value):
+        return rpc.UNKNOWN
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
             return engine_inputs(value["value"])
@@ -80,9 +91,18 @@ def engine_inputs(value: Any) -> Any:
     return value
 
 
+# In a preview, what these resources compute is not known yet (an image being built, an account
+# being created): the mocks answer with the engine's unknown sentinel, as the engine does.
+PREVIEW_UNKNOWN = {
+    "docker-build:index:Image": ("digest", "ref"),
+    "gcp:serviceaccount/account:Account": ("email", "member", "name"),
+}
+
+
 class Mocks(mock_runtime.Mocks):
-    def __init__(self, forward: Any | None) -> None:
+    def __init__(self, forward: Any | None, preview: bool = False) -> None:
         self.forward = forward
+        self.preview = preview
         self.created: dict[str, dict[str, Any]] = {}
         self.dynamic_inputs: dict[str, dict[str, Any]] = {}
 
@@ -125,6 +145,8 @@ class Mocks(mock_runtime.Mocks):
             outs["path"] = f"/mock/{name}"
         else:
             id_ = f"{name}-id"
+        if self.preview:
+            outs.update(dict.fromkeys(PREVIEW_UNKNOWN.get(t, ()), rpc.UNKNOWN))
         self.created[name] = {"type": t, "inputs": plain(inputs), "outputs": plain(outs)}
         return id_, outs
 
@@ -146,10 +168,10 @@ def stack_config(stack: str, project: Path = ROOT) -> dict[str, str]:
 
 
 def run(stack: str, config: dict[str, str] | None, forward: Any | None, secret_keys: list[str],
-        project: Path = ROOT) -> dict[str, Any]:
-    mocks = Mocks(forward)
+        project: Path = ROOT, preview: bool = False) -> dict[str, Any]:
+    mocks = Mocks(forward, preview)
     monitor = Recording(mocks)
-    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=False, monitor=monitor)
+    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=preview, monitor=monitor)
     pulumi.runtime.set_all_config(config if config is not None else stack_config(stack, project), secret_keys)
     os.chdir(project)
     error = None
@@ -191,15 +213,16 @@ def main() -> int:
     parser.add_argument("--forward-dynamic", action="store_true")
     parser.add_argument("--out", required=True, help="where to write the JSON report")
     parser.add_argument("--project", default=str(ROOT), help="the project directory (Pulumi.yaml, stacks/, specs/)")
+    parser.add_argument("--preview", action="store_true", help="a preview: built images and accounts unknown")
     args = parser.parse_args()
     forward = None
     if args.forward_dynamic:
         from tests.pulumi.host import ProviderHost
 
-        forward = ProviderHost()
+        forward = ProviderHost(cwd=Path(args.project))  # the engine starts providers in the program's directory
     try:
         report = run(args.stack, json.loads(args.config_json) if args.config_json else None, forward,
-                     json.loads(args.secret_keys), Path(args.project))
+                     json.loads(args.secret_keys), Path(args.project), args.preview)
     finally:
         if forward is not None:
             forward.close()

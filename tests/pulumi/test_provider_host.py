@@ -112,7 +112,7 @@ def _local_world(tmp: Path, env_cache: Path) -> Iterator[World]:
         "trainjobs:wait": {"until": "completion", "timeout": "120s"},
     }))
     backend = LocalBackend(home=home)
-    host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"})
+    host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"}, cwd=project)
     try:
         yield World("local", inputs, host, backend, lambda uri: backend.storage.path(uri).is_file(),
                     lambda status: f"TRAINJOBS_HOME={home} trainjobs logs {status.id}")
@@ -146,7 +146,7 @@ def _emulator_world(tmp: Path, env_cache: Path) -> Iterator[World]:
             storage = gcs_client("test-project", emulator.endpoint)
             storage.create_bucket(bucket)  # what TeamInfra creates on a real vertex stack
             backend = VertexBackend("test-project", "us-central1", api_endpoint=emulator.endpoint)
-            host = ProviderHost()
+            host = ProviderHost(cwd=project)
             try:
                 yield World("emulator", inputs, host, backend, GcsStager(storage).exists,
                             lambda status: status.console_url)
