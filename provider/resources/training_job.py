@@ -163,8 +163,10 @@ class TrainingJobProvider(ResourceProvider):
         from provider.backends.base import BackendError, NotFound
 
         ref = str(p["adopt"])
+        if "/" in ref and not ref.startswith(f"{p['parent']}/"):
+            raise BackendError(f"job {ref} is not in {p['parent']}, where the spec runs")
         try:
-            status = backend.get(ref)
+            status = backend.get(ref.rsplit("/", 1)[-1])
         except NotFound:
             raise BackendError(f"no job {ref} in {p['parent']} (trainjobs:adopt names a job id or its resource "
                                "name)") from None
