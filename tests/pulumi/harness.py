@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import runpy
 import sys
@@ -99,10 +100,22 @@ PREVIEW_UNKNOWN = {
 }
 
 
+class Warnings(logging.Handler):
+    """What the program logs to the engine (pulumi.log.warn), as the mock engine passes it on."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 class Mocks(mock_runtime.Mocks):
-    def __init__(self, forward: Any | None, preview: bool = False) -> None:
+    def __init__(self, forward: Any | None, preview: bool = False, wait_notice: str = "") -> None:
         self.forward = forward
         self.preview = preview
+        self.wait_notice = wait_notice
         self.created: dict[str, dict[str, Any]] = {}
         self.dynamic_inputs: dict[str, dict[str, Any]] = {}
 
@@ -139,7 +152,8 @@ class Mocks(mock_runtime.Mocks):
             id_ = tag
         elif t.startswith(DYNAMIC + "trainjobs:TrainingJob"):
             id_ = f"mock-{name}"
-            outs.update(jobId=id_, state="QUEUED", consoleUrl="", outputDir="", error="")
+            outs.update(jobId=id_, state="QUEUED", consoleUrl="", outputDir="", error="",
+                        waitNotice=self.wait_notice.format(name=name))
         elif t.startswith(DYNAMIC):
             id_ = f"mock-{name}"
             outs["path"] = f"/mock/{name}"
@@ -168,10 +182,14 @@ def stack_config(stack: str, project: Path = ROOT) -> dict[str, str]:
 
 
 def run(stack: str, config: dict[str, str] | None, forward: Any | None, secret_keys: list[str],
-        project: Path = ROOT, preview: bool = False) -> dict[str, Any]:
-    mocks = Mocks(forward, preview)
+        project: Path = ROOT, preview: bool = False, wait_notice: str = "") -> dict[str, Any]:
+    mocks = Mocks(forward, preview, wait_notice)
     monitor = Recording(mocks)
-    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=preview, monitor=monitor)
+    logger = logging.getLogger("trainjobs.harness")
+    warnings = Warnings()
+    logger.addHandler(warnings)
+    logger.propagate = False
+    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=preview, monitor=monitor, logger=logger)
     pulumi.runtime.set_all_config(config if config is not None else stack_config(stack, project), secret_keys)
     os.chdir(project)
     error = None
@@ -202,6 +220,7 @@ def run(stack: str, config: dict[str, str] | None, forward: Any | None, secret_k
         "resources": mocks.created,
         "exports": plain(exports),
         "dynamicInputs": mocks.dynamic_inputs,
+        "warnings": warnings.messages,
     }
 
 
@@ -214,6 +233,7 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="where to write the JSON report")
     parser.add_argument("--project", default=str(ROOT), help="the project directory (Pulumi.yaml, stacks/, specs/)")
     parser.add_argument("--preview", action="store_true", help="a preview: built images and accounts unknown")
+    parser.add_argument("--wait-notice", default="", help="the waitNotice each job's create returns ({name})")
     args = parser.parse_args()
     forward = None
     if args.forward_dynamic:
@@ -222,7 +242,7 @@ def main() -> int:
         forward = ProviderHost(cwd=Path(args.project))  # the engine starts providers in the program's directory
     try:
         report = run(args.stack, json.loads(args.config_json) if args.config_json else None, forward,
-                     json.loads(args.secret_keys), Path(args.project), args.preview)
+                     json.loads(args.secret_keys), Path(args.project), args.preview, args.wait_notice)
     finally:
         if forward is not None:
             forward.close()

@@ -230,3 +230,15 @@ def test_the_program_in_preview_through_the_host(tmp_path: Path, host: ProviderH
     images = by_type(preview, "docker-build:index:Image")
     if stack == "vision-dev":
         assert images and all(i["outputs"]["ref"] == UNKNOWN for i in images.values())
+
+
+# -- a create whose wait ran out -----------------------------------------------------------------------
+def test_the_program_warns_with_a_jobs_wait_notice(tmp_path: Path) -> None:
+    """create() records a job whose wait ran out and says so in waitNotice: the user sees it as a
+    warning on that job (test_provider_host checks create's side through the host)."""
+    quiet = run_program(tmp_path, "local")
+    assert quiet["error"] is None and quiet["warnings"] == []
+    report = run_program(tmp_path, "local", wait_notice="training job {name} (mock-{name}) was still RUNNING")
+    assert report["error"] is None, report["error"]
+    assert sorted(report["warnings"]) == sorted(f"training job {n} (mock-{n}) was still RUNNING"
+                                                for n in by_type(report, JOB))
