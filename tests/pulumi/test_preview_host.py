@@ -242,3 +242,12 @@ def test_the_program_warns_with_a_jobs_wait_notice(tmp_path: Path) -> None:
     assert report["error"] is None, report["error"]
     assert sorted(report["warnings"]) == sorted(f"training job {n} (mock-{n}) was still RUNNING"
                                                 for n in by_type(report, JOB))
+
+
+def test_the_program_passes_an_adopted_job_to_its_spec_only(tmp_path: Path) -> None:
+    names = sorted(by_type(run_program(tmp_path, "local"), JOB))
+    ref = "projects/local/locations/us-central1/customJobs/42"
+    report = run_program(tmp_path, "local", stack_config("local", **{"trainjobs:adopt": {names[0]: ref}}))
+    declared = jobs(report)
+    assert declared[names[0]]["adopt"] == ref
+    assert all("adopt" not in declared[n] for n in names[1:])
