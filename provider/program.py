@@ -147,11 +147,30 @@ def _package(spec: LoadedSpec, stack: StackConfig) -> dict[str, str] | None:
     if source is None:
         return None
     uris = package_uris(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}")
-    try:
-        rel = str(source.relative_to(ROOT))
-    except ValueError:
-        rel = str(source)
-    return {"source": rel, "uri": uris[0]}
+    return {"source": _relative(source), "uri": uris[0]}
+
+
+def _relative(path: Path) -> str:
+    """A path as the state stores it: relative to the project, so state is the same in any checkout."""
+    import os
+
+    return os.path.relpath(path, ROOT)
+
+
+def _job_options(stack: StackConfig, infra: TeamInfra, secret: list[str]) -> pulumi.ResourceOptions:
+    timeouts = dict(stack.custom_timeouts)
+    custom = pulumi.CustomTimeouts(**{k: f"{v:g}s" for k, v in timeouts.items()}) if timeouts else None
+    return pulumi.ResourceOptions(depends_on=[infra], additional_secret_outputs=secret,
+                                  delete_before_replace=stack.replace != "createFirst", custom_timeouts=custom)
+
+
+def _warn_on_notice(job: TrainingJob) -> None:
+    """A create whose wait ran out records the job and says so in ``waitNotice``: warn with it."""
+    def warn(notice: str | None) -> None:
+        if notice:
+            pulumi.log.warn(notice, resource=job)
+
+    job.waitNotice.apply(warn)
 
 
 def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> TrainingJob:
@@ -160,12 +179,15 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
     app = job.application
     if isinstance(app, Container) and app.build is not None:
         context = (ROOT / spec.path.parent / app.build.context).resolve()
-        dockerfile = str(context / app.build.dockerfile) if app.build.dockerfile else None
-        image = infra.image(job.name, str(context), dockerfile, context_digest(context)).ref
+        dockerfile = _relative(context / app.build.dockerfile) if app.build.dockerfile else None
+        image = infra.image(job.name, _relative(context), dockerfile, context_digest(context)).ref
     secret_env = _secret_env()
     parts: list[Any] = [image, infra.service_account, secret_env]
     computed = pulumi.Output.all(*parts).apply(
         lambda v: _request(spec, stack, v[0], v[1], v[2]))
+    # Where the job goes and its kind do not depend on the image or the account: known now, so a
+    # preview's unknown image never makes them unknown (which would read as "may move: replace").
+    where = _request(spec, stack, "image-to-build" if image is not None else None, None, None)
     props: dict[str, Any] = {
         "jobName": job.name,
         "stack": stack.name,
@@ -176,19 +198,24 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
         "backend": stack.backend,
         "spec": spec.data,
         "specFile": str(spec.path),
-        "projectRoot": str(ROOT),
         "quotas": _quotas(stack),
         "policy": _policy(stack),
         "stackLabels": stack.labels_dict,
         "request": computed.apply(lambda c: c["request"]),
-        "requestKind": computed.apply(lambda c: c["requestKind"]),
-        "parent": computed.apply(lambda c: c["parent"]),
+        "requestKind": where["requestKind"],
+        "parent": where["parent"],
         "identity": computed.apply(lambda c: c["identity"]),
         "wait": {"until": stack.wait.until, "timeout": stack.wait.timeout_seconds},
         "retention": stack.retention,
+        "replace": stack.replace,
         "desiredState": job.desired_state,
         "description": job.description or "",
     }
+    if stack.custom_timeouts:
+        props["timeouts"] = dict(stack.custom_timeouts)
+    adopt = dict(stack.adopt).get(job.name)
+    if adopt:
+        props["adopt"] = adopt
     package = _package(spec, stack)
     if package is not None:
         props["package"] = package
@@ -198,7 +225,9 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
         if value:
             props[key] = value
     secret = ["request", "spec"] if secret_env is not None else []
-    return TrainingJob(job.name, props, pulumi.ResourceOptions(depends_on=[infra], additional_secret_outputs=secret))
+    resource = TrainingJob(job.name, props, _job_options(stack, infra, secret))
+    _warn_on_notice(resource)
+    return resource
 
 
 def context_digest(context: Path) -> str:

@@ -786,6 +786,23 @@ def stack_schema() -> Schema:
                                                     "properties": {"secure": {"type": "string"}}}]},
             },
             "trainjobs:localHome": _str("the local backend's state directory (default: per user)"),
+            "trainjobs:replace": {"enum": ["deleteFirst", "createFirst"],
+                                  "description": "when a change replaces a job: deleteFirst (the default: the old "
+                                  "job is cancelled before the new one starts) or createFirst"},
+            "trainjobs:customTimeouts": _obj(
+                {k: {"$ref": "#/$defs/duration"} for k in ("create", "update", "delete")},
+                description="Pulumi customTimeouts for each job: create, update, delete (the shorter of create "
+                "and trainjobs:wait's timeout wins)"),
+            "trainjobs:manageApis": {"enum": [True, False, "true", "false"],  # the engine passes "false"
+                                     "description": "enable the project's APIs and create the Vertex AI service "
+                                     "agent (default true; false where APIs are managed centrally)"},
+            "trainjobs:adopt": {
+                "type": "object",
+                "description": "existing jobs to record under specs instead of starting them: job name -> job id "
+                "or resource name",
+                "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
+                "additionalProperties": _str("a job id or projects/P/locations/L/customJobs/ID", pattern="^[^\\s]+$"),
+            },
             "gcp:project": _str("the Google Cloud project", pattern="^[a-z][a-z0-9-]{4,28}[a-z0-9]$"),
             "gcp:region": {"$ref": "#/$defs/region"},
         },

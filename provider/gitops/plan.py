@@ -39,6 +39,7 @@ class JobPlan:
     cost: Estimate
     live: SideJob  # the job as deployed after the change (as it was, for a deleted job)
     owners: tuple[str, ...]
+    replace_order: str | None = None  # for a replace: deleteFirst or createFirst (trainjobs:replace)
 
     @property
     def starts(self) -> bool:
@@ -137,7 +138,8 @@ def _with_parent(job: SideJob) -> dict[str, Any]:
     return {"parent": job.request.parent, **job.request.body}
 
 
-def _job_plan(old: SideJob | None, new: SideJob | None, billed: bool, stacks: list[StackConfig]) -> JobPlan:
+def _job_plan(old: SideJob | None, new: SideJob | None, billed: bool, stacks: list[StackConfig],
+              order: str = "deleteFirst") -> JobPlan:
     d = diff(_with_parent(old) if old else None, _with_parent(new) if new else None,
              old.cancelled if old else False, new.cancelled if new else False)
     live = new or old
@@ -148,6 +150,7 @@ def _job_plan(old: SideJob | None, new: SideJob | None, billed: bool, stacks: li
         stack=live.stack, name=live.name, action=d.action, file=live.file, moved_from=moved,
         changes=d.changes, no_op_changes=d.no_op_changes, capacity=cap, cost=estimate(live.job, cap, billed),
         live=live, owners=tuple(owners_for(live.file, stacks)),
+        replace_order=order if d.action is Action.REPLACE else None,
     )
 
 
@@ -164,7 +167,8 @@ def _stack_plan(name: str, base: Side, head: Side, configs: list[StackConfig]) -
     assert live is not None
     config = live.config
     billed = config is None or config.backend != "local"
-    jobs = [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs)
+    order = config.replace if config else "deleteFirst"
+    jobs = [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs, order)
             for n in sorted(set(old_jobs) | set(new_jobs))]
     if new_side is not None and new_side.config is None:
         jobs = []  # an invalid stack file: nothing to plan until it is fixed (its errors fail the plan)

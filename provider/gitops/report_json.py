@@ -35,6 +35,7 @@ def _job(j: JobPlan, show_requests: bool) -> dict[str, Any]:
         "cost": {"estimated_max_usd": j.cost.usd, "usd_per_hour": j.cost.usd_per_hour, "billed": j.cost.billed,
                  "missing_prices": list(j.cost.missing), "unverified_prices": list(j.cost.unverified)},
         "owners": list(j.owners),
+        "replace_order": j.replace_order,
     }
     if show_requests and j.starts:
         out["request"] = {"kind": j.live.request.kind, "parent": j.live.request.parent, "body": j.live.request.body}

@@ -55,6 +55,8 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
         lines += ["Its spec left the stack: the job is deleted (cancelled first if it is running).", ""]
     if j.action is Action.CANCEL:
         lines += ["`desiredState: CANCELLED`: the running job is cancelled.", ""]
+    if j.replace_order:
+        lines += [f"Order: {words.replace_order(j.replace_order)}.", ""]
     if j.action is not Action.DELETE:
         lines += [f"- Hardware: {words.job_hardware(j)}", f"- Capacity: {words.resources(j)}"]
         if j.starts:

@@ -20,6 +20,8 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
     if j.action is not Action.CREATE:
         lines += [f"      {words.change(c)}" for c in j.changes]
         lines += [f"      {words.change(c)} (no-op: does not change what runs)" for c in j.no_op_changes]
+    if j.replace_order:
+        lines.append(f"      order: {words.replace_order(j.replace_order)}")
     if j.action in (Action.CREATE, Action.REPLACE):
         lines.append(f"      {words.job_hardware(j)}")
         lines.append(f"      {words.resources(j)}")

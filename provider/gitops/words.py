@@ -99,3 +99,14 @@ def disclaimer() -> str:
     return (f"Costs are ESTIMATES of the maximum, from {p.currency} list prices of Vertex AI custom training as of "
             f"{p.as_of} (catalog pricing.json); boot disks, storage, network, discounts and Spot are left out, "
             f"and prices marked unverified were not confirmed on Google's pricing page. Formula: {FORMULA}.")
+
+
+REPLACE_ORDERS = {
+    "deleteFirst": "delete first: the old job is cancelled before the new one starts (trainjobs:replace)",
+    "createFirst": "create first: the new job starts before the old one is cancelled, and both hold their "
+                   "GPUs meanwhile (trainjobs:replace)",
+}
+
+
+def replace_order(order: str) -> str:
+    return REPLACE_ORDERS.get(order, order)

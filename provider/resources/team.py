@@ -8,7 +8,13 @@ On a vertex stack (pulumi-gcp):
   (roles/storage.objectAdmin on the bucket only) and repository (roles/artifactregistry.reader on
   the repository only, for it and for the Vertex AI custom-code service agent that pulls images),
   and no project-wide role;
-* the binding that lets the deployer act as that account (roles/iam.serviceAccountUser on it).
+* the binding that lets the deployer act as that account (roles/iam.serviceAccountUser on it);
+* unless ``trainjobs:manageApis`` is false, what a fresh project needs before any of that: the
+  APIs (gcp.projects.Service, disable_on_destroy=False, so a destroy never turns off an API
+  other stacks use), which every resource of the component depends on, and the Vertex AI
+  service identity (gcp.projects.ServiceIdentity for aiplatform.googleapis.com), which the
+  custom-code service agent's registry binding depends on, so the member exists before it is
+  bound.
 
 On a local stack, the same component creates the local equivalents through the local
 backend's storage (provider.resources.local_infra).
@@ -27,6 +33,12 @@ STAGING_DAYS = 30
 BUCKET_ROLE = "roles/storage.objectAdmin"
 REGISTRY_ROLE = "roles/artifactregistry.reader"
 ACT_AS_ROLE = "roles/iam.serviceAccountUser"
+# The APIs a vertex stack uses: Vertex AI, the team's registry and bucket, its service account
+# (iam), the deployer acting as it (iamcredentials), and the project number lookup
+# (cloudresourcemanager).
+APIS = ("aiplatform.googleapis.com", "artifactregistry.googleapis.com", "storage.googleapis.com",
+        "iam.googleapis.com", "iamcredentials.googleapis.com", "cloudresourcemanager.googleapis.com")
+VERTEX_AGENT_SERVICE = "aiplatform.googleapis.com"
 
 
 def account_id(stack: StackConfig) -> str:
@@ -70,6 +82,8 @@ class TeamInfra(pulumi.ComponentResource):
         s = self.stack
         project, region = s.project, s.region
         tags = labels(s)
+        apis = self._apis(child) if s.manage_apis else []
+        child = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=list(apis)))
         bucket = gcp.storage.Bucket(
             f"{s.team}-bucket",
             name=s.bucket,
@@ -109,12 +123,16 @@ class TeamInfra(pulumi.ComponentResource):
             f"{s.team}-trainer-registry", project=project, location=region, repository=repo.repository_id,
             role=REGISTRY_ROLE, member=account.member, opts=child)
         number = gcp.organizations.get_project_output(project_id=project).number
+        identity = gcp.projects.ServiceIdentity(
+            f"{s.team}-vertex-agent", project=project, service=VERTEX_AGENT_SERVICE, opts=child) \
+            if s.manage_apis else None
         agent = gcp.artifactregistry.RepositoryIamMember(
             f"{s.team}-vertex-agent-registry", project=project, location=region, repository=repo.repository_id,
             role=REGISTRY_ROLE,
             member=number.apply(lambda n: f"serviceAccount:service-{n}@gcp-sa-aiplatform-cc.iam.gserviceaccount.com"),
-            opts=child)
-        self.resources = [bucket, repo, account, bucket_access, repo_access, agent]
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[identity] if identity else [])))
+        self.resources = [*apis, *([identity] if identity else []), bucket, repo, account, bucket_access,
+                          repo_access, agent]
         if s.deployer:
             self.resources.append(gcp.serviceaccount.IAMMember(
                 f"{s.team}-deployer-act-as", service_account_id=account.name, role=ACT_AS_ROLE, member=s.deployer,
@@ -123,6 +141,13 @@ class TeamInfra(pulumi.ComponentResource):
         self.registry = repo.repository_id.apply(lambda rid: f"{region}-docker.pkg.dev/{project}/{rid}")
         self.service_account = account.email
         self.repository = repo
+
+    def _apis(self, child: pulumi.ResourceOptions) -> list[pulumi.Resource]:
+        import pulumi_gcp as gcp
+
+        s = self.stack
+        return [gcp.projects.Service(f"{s.team}-api-{api.split('.')[0]}", project=s.project, service=api,
+                                     disable_on_destroy=False, opts=child) for api in APIS]
 
     def _local(self, child: pulumi.ResourceOptions) -> None:
         from provider.resources.local_infra import LocalBucket, LocalRegistry, LocalServiceAccount

@@ -1,14 +1,19 @@
 """The TrainingJob dynamic resource: a spec's job, reconciled by ``pulumi up``.
 
 * check()  runs the one validator and the stack's quotas on the spec; failures come back per
-           property, so ``pulumi preview`` shows them.
+           property, so ``pulumi preview`` shows them (provider.resources.job_check; unknowns
+           during a preview are left to ``pulumi up``).
 * diff()   jobs are immutable: a change to what runs (the request, its project or region, the
-           backend) replaces the job; a change to anything else (wait policy, description,
-           labels) is a no-op; a desired state of CANCELLED cancels it, through update().
+           backend) replaces the job, deleting the old one first unless the stack says
+           createFirst; a change to anything else (wait policy, description, labels) is a no-op;
+           a desired state of CANCELLED cancels it, through update() (provider.resources.job_diff).
 * create() stages the trainer (content-addressed: unchanged source, no diff), submits through
            the backend (adopting a job that already carries this job's identity label, so a
-           retry never starts a second one), waits as the wait policy says, and fails the
-           update with the job's error if the job failed.
+           retry never starts a second one; or, with ``adopt``, recording an existing job
+           without starting one), waits as the wait policy says within the stack's create
+           timeout, and fails the update with the job's error if the job failed. A job that
+           exists is always returned, so the engine records it: a wait that runs out is the
+           ``waitNotice`` output (the program warns with it), never a lost job.
 * read()   refreshes state, times and error (``pulumi refresh``); a job deleted elsewhere is gone.
 * delete() cancels a running job, then keeps or deletes its record as the retention says.
 
@@ -24,7 +29,6 @@ from typing import Any
 
 import pulumi
 from pulumi.dynamic import (
-    CheckFailure,
     CheckResult,
     CreateResult,
     DiffResult,
@@ -35,7 +39,7 @@ from pulumi.dynamic import (
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
-           "outputDir", "trials", "bestTrial")
+           "outputDir", "trials", "bestTrial", "waitNotice")
 
 
 class TrainingJobError(Exception):
@@ -80,6 +84,14 @@ def request_of(props: Mapping[str, Any]) -> Any:
     return VertexRequest(kind=props["requestKind"], parent=props["parent"], body=dict(props["request"]))
 
 
+def _limit(p: Mapping[str, Any], operation: str, seconds: float) -> float:
+    """The shorter of ``seconds`` and the stack's custom timeout for the operation (the ``timeouts``
+    input: the SDK's dynamic host does not pass the engine's CreateRequest.timeout to the provider,
+    so the program passes the same customTimeouts it sets on the resource as an input)."""
+    limit = (p.get("timeouts") or {}).get(operation)
+    return min(seconds, float(limit)) if limit else seconds
+
+
 def _logs_hint(p: Mapping[str, Any], status: Any) -> str:
     if p.get("backend") == "local":
         home = f"TRAINJOBS_HOME={p['localHome']} " if p.get("localHome") else ""
@@ -110,82 +122,59 @@ class TrainingJobProvider(ResourceProvider):
     serialize_as_secret_always = False
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        from provider.policy import check_job
-        from provider.policy_inputs import stack_config
-        from provider.validation.rules import Context, Target
-        from provider.validation.validator import validate_data
+        from provider.resources.job_check import job_check
 
-        props = _props(news)
-        failures: list[CheckFailure] = []
-        for key in ("jobName", "backend", "spec", "request", "requestKind", "parent", "identity"):
-            if props.get(key) in (None, ""):
-                failures.append(CheckFailure(key, f"{key} is required"))
-        if failures:
-            return CheckResult(news, failures)
-        stack = stack_config(props)
-        target = Target.VERTEX if props["backend"] == "vertex" else Target.LOCAL
-        ctx = Context(target=target, staging_bucket=f"gs://{stack.bucket}",
-                      bucket_regions=tuple(stack.bucket_regions.items()))
-        spec_file = str(props.get("specFile") or props["jobName"])
-        result = validate_data(props["spec"], spec_file, ctx)
-        for p in result.problems:
-            if p.is_error:
-                where = f" at {p.path}" if p.path else ""
-                allowed = f" (allowed: {p.allowed})" if p.allowed else ""
-                failures.append(CheckFailure("spec", f"{spec_file}{where}: {p.message}{allowed}"))
-        if result.job is not None:
-            if result.job.name != props["jobName"]:
-                failures.append(CheckFailure("jobName", f"jobName {props['jobName']!r} differs from the spec's "
-                                                        f"metadata.name {result.job.name!r}"))
-            for v in check_job(result.job, stack):
-                failures.append(CheckFailure("quotas", v.text()))
-        wait = props.get("wait") or {}
-        if wait and wait.get("until") not in ("none", "running", "completion"):
-            failures.append(CheckFailure("wait", f"wait.until is {wait.get('until')!r}; allowed: none, running, "
-                                                 "completion"))
-        if props.get("retention", "keep") not in ("keep", "delete"):
-            failures.append(CheckFailure("retention", f"retention is {props.get('retention')!r}; allowed: keep, delete"))
-        return CheckResult(news, failures)
+        return CheckResult(news, job_check(_props(news)))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        from provider.diffing import Action, diff
+        from provider.resources.job_diff import job_diff
 
-        old, new = _props(olds), _props(news)
-        # Where the job lives (backend, project and region, endpoint or local home) or what kind it is.
-        where = ("backend", "parent", "requestKind", "apiEndpoint", "localHome", "localStorage")
-        replaces = [k for k in where if old.get(k) != new.get(k)]
-        if old.get("request") != new.get("request"):
-            judged = diff({"parent": old.get("parent"), **(old.get("request") or {})},
-                          {"parent": new.get("parent"), **(new.get("request") or {})})
-            if judged.action is Action.REPLACE:
-                replaces.append("request")
-        was_cancelled = old.get("desiredState") == "CANCELLED"
-        cancel = new.get("desiredState") == "CANCELLED" and not was_cancelled
-        if was_cancelled and new.get("desiredState") != "CANCELLED":
-            replaces.append("desiredState")  # a cancelled job cannot resume: run it again
-        if replaces:
-            return DiffResult(changes=True, replaces=sorted(set(replaces)), delete_before_replace=False)
-        return DiffResult(changes=cancel, replaces=[])
+        return job_diff(_props(olds), _props(news))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        from provider.backends.base import BackendError, Submission
+        """Submit (or adopt) the job, then wait as the stack says. Once a job exists, create returns
+        it, so the engine records its id and state: a wait that runs out (or cannot go on) is a
+        ``waitNotice`` output, which the program shows as a warning, not a lost job."""
+        from provider.backends.base import BackendError
 
         p = _props(props)
         backend = backend_for(p)
         try:
-            self._stage(backend, p)
-            submission = Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"))
-            status = backend.submit(submission)
-            status = self._wait(backend, status, p)
+            status = self._adopt(backend, p) if p.get("adopt") else self._submit(backend, p)
         except BackendError as exc:
-            raise TrainingJobError(f"training job {p['jobName']} was not started: {_one_line(exc.message)}") from None
-        outs = {**props, **status_outputs(status)}
+            verb = f"adopted (job {p['adopt']})" if p.get("adopt") else "started"
+            raise TrainingJobError(f"training job {p['jobName']} was not {verb}: {_one_line(exc.message)}") from None
+        status, notice = self._wait(backend, status, p)
         if status.state.value == "FAILED":
             raise TrainingJobError(f"training job {p['jobName']} ({status.id}) failed: {_one_line(status.error or '')}"
                                    f" (its logs: {_logs_hint(p, status)})") from None
         if p.get("desiredState") == "CANCELLED" and not status.state.terminal:
-            outs.update(status_outputs(backend.cancel(status.id, wait=15)))
-        return CreateResult(status.id, outs)
+            status = backend.cancel(status.id, wait=_limit(p, "create", 15))
+        return CreateResult(status.id, {**props, **status_outputs(status), "waitNotice": notice})
+
+    def _submit(self, backend: Any, p: Mapping[str, Any]) -> Any:
+        from provider.backends.base import Submission
+
+        self._stage(backend, p)
+        return backend.submit(Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds")))
+
+    def _adopt(self, backend: Any, p: Mapping[str, Any]) -> Any:
+        """An existing job (``trainjobs:adopt``) recorded under this spec: nothing is started."""
+        from provider.backends.base import BackendError, NotFound
+
+        ref = str(p["adopt"])
+        if "/" in ref and not ref.startswith(f"{p['parent']}/"):
+            raise BackendError(f"job {ref} is not in {p['parent']}, where the spec runs")
+        try:
+            status = backend.get(ref.rsplit("/", 1)[-1])
+        except NotFound:
+            raise BackendError(f"no job {ref} in {p['parent']} (trainjobs:adopt names a job id or its resource "
+                               "name)") from None
+        if status.kind != p["requestKind"]:
+            raise BackendError(f"job {ref} is a {status.kind}, and the spec describes a {p['requestKind']}")
+        if p.get("backend") == "vertex" and not str(status.name).startswith(f"{p['parent']}/"):
+            raise BackendError(f"job {status.name} is not in {p['parent']}, where the spec runs")
+        return status
 
     def _stage(self, backend: Any, p: Mapping[str, Any]) -> None:
         package = p.get("package")
@@ -193,26 +182,36 @@ class TrainingJobProvider(ResourceProvider):
             return
         from provider.packaging.stage import stage
 
-        source = Path(p.get("projectRoot") or ".") / package["source"]
+        # Relative to the project: the engine starts the provider in the program's directory
+        # (pkg/resource/plugin/plugin.go: cmd.Dir = pwd, with ctx.Pwd).
+        source = Path(package["source"])
+        if not source.is_absolute() and p.get("projectRoot"):  # state written before paths were relative
+            source = Path(p["projectRoot"]) / source
         stage(source, package["uri"], stager_for(backend, p))
 
-    def _wait(self, backend: Any, status: Any, p: Mapping[str, Any]) -> Any:
-        """Wait as the stack's wait policy says: none, running, or completion, within its timeout."""
-        from provider.backends.base import JobState
+    def _wait(self, backend: Any, status: Any, p: Mapping[str, Any]) -> tuple[Any, str]:
+        """Wait as the wait policy says (none, running, or completion), within the shorter of its
+        timeout and the create timeout; returns the status and, when the wait ran out or could not
+        go on, what the user must know."""
+        from provider.backends.base import BackendError, JobState
 
         wait = p.get("wait") or {}
         until = wait.get("until", "running")
         if until == "none":
-            return status
+            return status, ""
         goal = (JobState.RUNNING,) if until == "running" else ()
-        timeout = float(wait.get("timeout", 1800))
-        status = backend.wait(status.id, until=goal, timeout=timeout)
+        timeout = _limit(p, "create", float(wait.get("timeout", 1800)))
+        try:
+            status = backend.wait(status.id, until=goal, timeout=timeout)
+        except BackendError as exc:
+            return status, (f"training job {p['jobName']} ({status.id}) was submitted, but waiting for it failed: "
+                            f"{_one_line(exc.message)}. It is recorded in the stack as {status.state.value}; "
+                            "`pulumi refresh` reads its state now")
         if not status.state.terminal and (until == "completion" or status.state not in goal):
-            raise TrainingJobError(
-                f"training job {p['jobName']} ({status.id}) is still {status.state.value} after {timeout:g}s "
-                f"(wait policy: until {until}). It keeps running; `pulumi up` again adopts it, and `pulumi refresh` "
-                "tracks it")
-        return status
+            return status, (f"training job {p['jobName']} ({status.id}) was still {status.state.value} after {timeout:g}s "
+                            f"(wait policy: until {until}). It keeps running and is recorded in the stack: "
+                            "`pulumi refresh` reads its state now, `pulumi destroy` or removing its spec cancels it")
+        return status, ""
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from provider.backends.base import NotFound
@@ -222,7 +221,7 @@ class TrainingJobProvider(ResourceProvider):
             status = backend_for(p).get(id_)
         except NotFound:
             return ReadResult("", {})  # deleted outside Pulumi: the engine drops it from the state
-        return ReadResult(id_, {**props, **status_outputs(status)})
+        return ReadResult(id_, {**props, **status_outputs(status), "waitNotice": ""})
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         """Only a desired state of CANCELLED reaches here (see diff)."""
@@ -230,8 +229,8 @@ class TrainingJobProvider(ResourceProvider):
         backend = backend_for(p)
         status = backend.get(id_)
         if p.get("desiredState") == "CANCELLED" and not status.state.terminal:
-            status = backend.cancel(id_, wait=15)
-        return UpdateResult({**news, **status_outputs(status)})
+            status = backend.cancel(id_, wait=_limit(p, "update", 15))
+        return UpdateResult({**news, **status_outputs(status), "waitNotice": ""})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         from provider.backends.base import NotFound
@@ -241,13 +240,14 @@ class TrainingJobProvider(ResourceProvider):
         try:
             status = backend.get(id_)
             if not status.state.terminal:
-                status = backend.cancel(id_, wait=15)
+                status = backend.cancel(id_, wait=_limit(p, "delete", 15))
             if p.get("retention", "keep") != "delete":
                 return
+            waited = _limit(p, "delete", 75)
             if not status.state.terminal:
-                status = backend.wait(id_, timeout=60)  # polls with backoff
+                status = backend.wait(id_, timeout=max(waited - 15, 1))  # polls with backoff
             if not status.state.terminal:
-                raise TrainingJobError(f"training job {p['jobName']} ({id_}) is still {status.state.value} 75 s after "
+                raise TrainingJobError(f"training job {p['jobName']} ({id_}) is still {status.state.value} {waited:g} s after "
                                        "it was cancelled, so its record cannot be deleted yet; `pulumi destroy` again "
                                        "finishes it") from None
             backend.delete(id_)
@@ -263,6 +263,7 @@ class TrainingJob(pulumi.dynamic.Resource, module=TYPE_MODULE, name="TrainingJob
     consoleUrl: pulumi.Output[str]
     outputDir: pulumi.Output[str]
     error: pulumi.Output[str]
+    waitNotice: pulumi.Output[str]
 
     def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TrainingJobProvider(), name, {**dict.fromkeys(OUTPUTS), **props}, opts)

@@ -58,6 +58,10 @@ class StackConfig:
     deployer: str | None = None
     api_endpoint: str | None = None
     local_home: str | None = None
+    replace: str = "deleteFirst"  # deleteFirst | createFirst: the order of a job's replacement
+    custom_timeouts: tuple[tuple[str, float], ...] = ()  # (create | update | delete, seconds)
+    manage_apis: bool = True  # enable the APIs and create the Vertex AI service agent
+    adopt: tuple[tuple[str, str], ...] = ()  # (job name, existing job id or resource name)
     source: str = ""
     at: dict[str, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -135,6 +139,10 @@ def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> Stac
         deployer=get(NS + "deployer"),
         api_endpoint=get(NS + "apiEndpoint"),
         local_home=get(NS + "localHome"),
+        replace=get(NS + "replace") or "deleteFirst",
+        custom_timeouts=tuple((k, parse_duration(v) or 0.0) for k, v in (get(NS + "customTimeouts") or {}).items()),
+        manage_apis=get(NS + "manageApis", True) not in (False, "false"),
+        adopt=tuple((get(NS + "adopt") or {}).items()),
         source=source,
         at={k: ("config", k) for k in config},
     )

@@ -23,7 +23,7 @@ def stack_config(stack: str, project: Path = ROOT, **overrides: Any) -> dict[str
 
 def run_program(tmp_path: Path, stack: str, config: dict[str, str] | None = None, *, forward: bool = False,
                 secret_keys: list[str] | None = None, project: Path = ROOT,
-                env: dict[str, str] | None = None) -> dict[str, Any]:
+                env: dict[str, str] | None = None, preview: bool = False, wait_notice: str = "") -> dict[str, Any]:
     out = tmp_path / f"report-{stack}-{len(list(tmp_path.glob('report-*')))}.json"
     cmd = [sys.executable, "-m", "tests.pulumi.harness", stack, "--out", str(out), "--project", str(project),
            "--secret-keys", json.dumps(secret_keys or [])]
@@ -31,6 +31,10 @@ def run_program(tmp_path: Path, stack: str, config: dict[str, str] | None = None
         cmd += ["--config-json", json.dumps(config)]
     if forward:
         cmd.append("--forward-dynamic")
+    if preview:
+        cmd.append("--preview")
+    if wait_notice:
+        cmd += ["--wait-notice", wait_notice]
     import os
 
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900,

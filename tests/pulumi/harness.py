@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import runpy
 import sys
@@ -49,14 +50,25 @@ class Recording(mock_runtime.MockMonitor):
                 "custom": request.custom,
                 "dependencies": sorted(request.dependencies),
                 "additionalSecretOutputs": sorted(request.additionalSecretOutputs),
+                "deleteBeforeReplace": request.deleteBeforeReplace,
+                "customTimeouts": {"create": request.customTimeouts.create, "update": request.customTimeouts.update,
+                                   "delete": request.customTimeouts.delete},
                 "id": response.id,
             })
         return response
 
 
 
+def _unknown(value: Any) -> bool:
+    from pulumi.output import Unknown
+
+    return isinstance(value, Unknown)
+
+
 def plain(value: Any) -> Any:
-    """Secrets unwrapped (and marked), for the JSON report."""
+    """Secrets unwrapped (and marked), unknowns as the engine's sentinel, for the JSON report."""
+    if _unknown(value):
+        return rpc.UNKNOWN
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
             return {"__secret__": plain(value["value"])}
@@ -67,7 +79,10 @@ def plain(value: Any) -> Any:
 
 
 def engine_inputs(value: Any) -> Any:
-    """Inputs as the engine would send them to the provider: secrets unwrapped, the provider kept."""
+    """Inputs as the engine would send them to the provider: secrets unwrapped, the provider kept,
+    unknowns (a preview) as the engine's sentinel."""
+    if _unknown(value):
+        return rpc.UNKNOWN
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
             return engine_inputs(value["value"])
@@ -77,9 +92,30 @@ def engine_inputs(value: Any) -> Any:
     return value
 
 
+# In a preview, what these resources compute is not known yet (an image being built, an account
+# being created): the mocks answer with the engine's unknown sentinel, as the engine does.
+PREVIEW_UNKNOWN = {
+    "docker-build:index:Image": ("digest", "ref"),
+    "gcp:serviceaccount/account:Account": ("email", "member", "name"),
+}
+
+
+class Warnings(logging.Handler):
+    """What the program logs to the engine (pulumi.log.warn), as the mock engine passes it on."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 class Mocks(mock_runtime.Mocks):
-    def __init__(self, forward: Any | None) -> None:
+    def __init__(self, forward: Any | None, preview: bool = False, wait_notice: str = "") -> None:
         self.forward = forward
+        self.preview = preview
+        self.wait_notice = wait_notice
         self.created: dict[str, dict[str, Any]] = {}
         self.dynamic_inputs: dict[str, dict[str, Any]] = {}
 
@@ -104,6 +140,10 @@ class Mocks(mock_runtime.Mocks):
             outs.update(email=email, member=f"serviceAccount:{email}",
                         name=f"projects/{inputs['project']}/serviceAccounts/{email}")
             id_ = outs["name"]
+        elif t == "gcp:projects/serviceIdentity:ServiceIdentity":
+            email = f"service-123456789012@gcp-sa-{inputs['service'].split('.')[0]}.iam.gserviceaccount.com"
+            outs.update(email=email, member=f"serviceAccount:{email}")
+            id_ = f"projects/{inputs['project']}/services/{inputs['service']}"
         elif t == "docker-build:index:Image":
             # The mock "builds" the image: its digest follows its tag, which carries the context's digest.
             tag = inputs["tags"][0]
@@ -112,12 +152,15 @@ class Mocks(mock_runtime.Mocks):
             id_ = tag
         elif t.startswith(DYNAMIC + "trainjobs:TrainingJob"):
             id_ = f"mock-{name}"
-            outs.update(jobId=id_, state="QUEUED", consoleUrl="", outputDir="", error="")
+            outs.update(jobId=id_, state="QUEUED", consoleUrl="", outputDir="", error="",
+                        waitNotice=self.wait_notice.format(name=name))
         elif t.startswith(DYNAMIC):
             id_ = f"mock-{name}"
             outs["path"] = f"/mock/{name}"
         else:
             id_ = f"{name}-id"
+        if self.preview:
+            outs.update(dict.fromkeys(PREVIEW_UNKNOWN.get(t, ()), rpc.UNKNOWN))
         self.created[name] = {"type": t, "inputs": plain(inputs), "outputs": plain(outs)}
         return id_, outs
 
@@ -139,10 +182,14 @@ def stack_config(stack: str, project: Path = ROOT) -> dict[str, str]:
 
 
 def run(stack: str, config: dict[str, str] | None, forward: Any | None, secret_keys: list[str],
-        project: Path = ROOT) -> dict[str, Any]:
-    mocks = Mocks(forward)
+        project: Path = ROOT, preview: bool = False, wait_notice: str = "") -> dict[str, Any]:
+    mocks = Mocks(forward, preview, wait_notice)
     monitor = Recording(mocks)
-    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=False, monitor=monitor)
+    logger = logging.getLogger("trainjobs.harness")
+    warnings = Warnings()
+    logger.addHandler(warnings)
+    logger.propagate = False
+    mock_runtime.set_mocks(mocks, project="trainjobs", stack=stack, preview=preview, monitor=monitor, logger=logger)
     pulumi.runtime.set_all_config(config if config is not None else stack_config(stack, project), secret_keys)
     os.chdir(project)
     error = None
@@ -173,6 +220,7 @@ def run(stack: str, config: dict[str, str] | None, forward: Any | None, secret_k
         "resources": mocks.created,
         "exports": plain(exports),
         "dynamicInputs": mocks.dynamic_inputs,
+        "warnings": warnings.messages,
     }
 
 
@@ -184,15 +232,17 @@ def main() -> int:
     parser.add_argument("--forward-dynamic", action="store_true")
     parser.add_argument("--out", required=True, help="where to write the JSON report")
     parser.add_argument("--project", default=str(ROOT), help="the project directory (Pulumi.yaml, stacks/, specs/)")
+    parser.add_argument("--preview", action="store_true", help="a preview: built images and accounts unknown")
+    parser.add_argument("--wait-notice", default="", help="the waitNotice each job's create returns ({name})")
     args = parser.parse_args()
     forward = None
     if args.forward_dynamic:
         from tests.pulumi.host import ProviderHost
 
-        forward = ProviderHost()
+        forward = ProviderHost(cwd=Path(args.project))  # the engine starts providers in the program's directory
     try:
         report = run(args.stack, json.loads(args.config_json) if args.config_json else None, forward,
-                     json.loads(args.secret_keys), Path(args.project))
+                     json.loads(args.secret_keys), Path(args.project), args.preview, args.wait_notice)
     finally:
         if forward is not None:
             forward.close()

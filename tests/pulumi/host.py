@@ -54,9 +54,11 @@ class HostError(Exception):
 
 
 class ProviderHost:
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, cwd: Path = ROOT) -> None:
+        # The engine starts a provider plugin in the program's directory (pkg/resource/plugin:
+        # newPlugin(ctx, ctx.Pwd, ...), cmd.Dir = pwd): relative paths in the state resolve there.
         self.proc = subprocess.Popen(
-            [sys.executable, "-u", "-m", "pulumi.dynamic"], cwd=ROOT, stdout=subprocess.PIPE,
+            [sys.executable, "-u", "-m", "pulumi.dynamic"], cwd=cwd, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, start_new_session=True,
         )
         assert self.proc.stdout is not None

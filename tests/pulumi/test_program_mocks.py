@@ -15,7 +15,9 @@ from .conftest import ROOT, by_type, project_copy, registration, run_program, st
 INDEX = StackIndex.load(ROOT / "stacks")
 STACKS = sorted(s.name for s in INDEX.stacks)
 JOB = "pulumi-python:dynamic/trainjobs:TrainingJob"
-PROJECT_WIDE = ("gcp:projects/", "gcp:organizations/iAM", "gcp:folder/")
+# Project-wide grants; the project's APIs and Vertex AI service identity (gcp:projects/service,
+# gcp:projects/serviceIdentity) are expected and are not grants.
+PROJECT_WIDE = ("gcp:projects/iAM", "gcp:organizations/iAM", "gcp:folder/")
 
 
 def test_every_stack_file_is_covered() -> None:
@@ -128,7 +130,7 @@ def test_images_built_from_source_are_pinned_by_digest(tmp_path: Path) -> None:
     assert sorted(images) == ["vision_cassava_multiworker-image", "vision_hptune_container-image"]
     image = images["vision_cassava_multiworker-image"]
     assert image["inputs"]["push"] is True
-    assert image["inputs"]["context"] == {"location": str(project / "examples/containers/cassava")}
+    assert image["inputs"]["context"] == {"location": "examples/containers/cassava"}  # relative: same in any checkout
     assert image["inputs"]["registries"][0]["address"] == "us-central1-docker.pkg.dev"
     tag = image["inputs"]["tags"][0]
     assert tag.startswith("us-central1-docker.pkg.dev/acme-vision-dev/vision-dev/vision-cassava-multiworker:src-")
@@ -191,3 +193,87 @@ def test_invalid_stack_config_fails_with_its_position(tmp_path: Path) -> None:
     error = report["error"] or ""
     assert "stack local: its config is invalid" in error
     assert "stacks/Pulumi.local.yaml:5:22: 'locl' is not allowed for trainjobs:backend" in error
+
+
+# -- a fresh project: APIs, the Vertex AI service agent, and the order of it all -------------------------
+VERTEX_STACKS = [s for s in STACKS if INDEX.stack(s).backend == "vertex"]  # type: ignore[union-attr]
+SERVICE = "gcp:projects/service:Service"
+IDENTITY = "gcp:projects/serviceIdentity:ServiceIdentity"
+NEEDED_APIS = {"aiplatform.googleapis.com", "artifactregistry.googleapis.com", "storage.googleapis.com",
+               "iam.googleapis.com", "iamcredentials.googleapis.com"}
+
+
+def _closure(report: dict[str, Any]) -> dict[str, set[str]]:
+    """Every registration's dependencies, direct or through others (by resource name)."""
+    direct = {r["name"]: {_short(d) for d in r["dependencies"]} for r in report["registrations"]}
+    out: dict[str, set[str]] = {}
+
+    def walk(name: str) -> set[str]:
+        if name not in out:
+            out[name] = set()
+            for dep in direct.get(name, ()):
+                out[name] |= {dep} | walk(dep)
+        return out[name]
+
+    for name in direct:
+        walk(name)
+    return out
+
+
+def _creators(report: dict[str, Any]) -> dict[str, str]:
+    """IAM member -> the resource that makes it exist."""
+    out = {}
+    for name, r in report["resources"].items():
+        if r["type"] == "gcp:serviceaccount/account:Account":
+            out[r["outputs"]["member"]] = name
+        if r["type"] == IDENTITY and r["inputs"]["service"] == "aiplatform.googleapis.com":
+            # Vertex AI's service identity; its custom-code agent is bound as -cc.
+            number = "123456789012"
+            out[f"serviceAccount:service-{number}@gcp-sa-aiplatform-cc.iam.gserviceaccount.com"] = name
+    return out
+
+
+@pytest.mark.parametrize("stack_name", VERTEX_STACKS)
+def test_a_fresh_project_enables_the_apis_before_anything_else(reports: dict[str, dict[str, Any]],
+                                                              stack_name: str) -> None:
+    report = reports[stack_name]
+    stack = INDEX.stack(stack_name)
+    assert stack is not None
+    services = {r["inputs"]["service"]: (n, r["inputs"]) for n, r in by_type(report, SERVICE).items()}
+    assert set(services) >= NEEDED_APIS
+    for _, inputs in services.values():
+        assert inputs["project"] == stack.project and inputs["disableOnDestroy"] is False
+    api_names = {n for n, _ in services.values()}
+    closure = _closure(report)
+    for reg in report["registrations"]:
+        if reg["custom"] and reg["name"] not in api_names:
+            assert api_names <= closure[reg["name"]], (reg["name"], api_names - closure[reg["name"]])
+    (identity,) = by_type(report, IDENTITY).values()
+    assert identity["inputs"] == {"project": stack.project, "service": "aiplatform.googleapis.com"}
+
+
+@pytest.mark.parametrize("stack_name", VERTEX_STACKS)
+def test_nothing_binds_a_member_before_its_creator(reports: dict[str, dict[str, Any]], stack_name: str) -> None:
+    report = reports[stack_name]
+    stack = INDEX.stack(stack_name)
+    assert stack is not None
+    creators, closure = _creators(report), _closure(report)
+    bindings = {n: r["inputs"]["member"] for n, r in report["resources"].items() if "member" in r["inputs"]}
+    assert len(bindings) == 4
+    for name, member in bindings.items():
+        if member == stack.deployer:
+            continue  # a person or group of the organisation: nothing here creates it
+        assert member in creators, (name, member)
+        assert creators[member] in closure[name], (name, member, creators[member])
+
+
+def test_a_stack_that_manages_apis_centrally_turns_it_off(tmp_path: Path) -> None:
+    report = run_program(tmp_path, "vision-dev", stack_config("vision-dev", **{"trainjobs:manageApis": False}))
+    assert report["error"] is None, report["error"]
+    assert not by_type(report, SERVICE) and not by_type(report, IDENTITY)
+    assert "vision-vertex-agent-registry" in report["resources"]  # the rest is as before
+    assert sorted(by_type(report, JOB)) == sorted(by_type(reports_of_default(tmp_path), JOB))
+
+
+def reports_of_default(tmp_path: Path) -> dict[str, Any]:
+    return run_program(tmp_path, "vision-dev")

@@ -112,7 +112,7 @@ def _local_world(tmp: Path, env_cache: Path) -> Iterator[World]:
         "trainjobs:wait": {"until": "completion", "timeout": "120s"},
     }))
     backend = LocalBackend(home=home)
-    host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"})
+    host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none"}, cwd=project)
     try:
         yield World("local", inputs, host, backend, lambda uri: backend.storage.path(uri).is_file(),
                     lambda status: f"TRAINJOBS_HOME={home} trainjobs logs {status.id}")
@@ -146,7 +146,7 @@ def _emulator_world(tmp: Path, env_cache: Path) -> Iterator[World]:
             storage = gcs_client("test-project", emulator.endpoint)
             storage.create_bucket(bucket)  # what TeamInfra creates on a real vertex stack
             backend = VertexBackend("test-project", "us-central1", api_endpoint=emulator.endpoint)
-            host = ProviderHost()
+            host = ProviderHost(cwd=project)
             try:
                 yield World("emulator", inputs, host, backend, GcsStager(storage).exists,
                             lambda status: status.console_url)
@@ -230,7 +230,8 @@ def test_diff_tells_replace_from_update_from_nothing(world: World) -> None:
     new = copy.deepcopy(old)
     new["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["args"].append("--more")
     answer = host.diff("1", old, new)
-    assert (answer.changes, answer.replaces, answer.delete_before_replace) == ("DIFF_SOME", ("request",), False)
+    # delete before replace: the stack's default order (trainjobs:replace deleteFirst), issue 10
+    assert (answer.changes, answer.replaces, answer.delete_before_replace) == ("DIFF_SOME", ("request",), True)
 
     moved = {**old, "parent": "projects/local/locations/europe-west4"}
     assert host.diff("1", old, moved).replaces == ("parent",)
@@ -278,17 +279,52 @@ def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
     assert len(world.backend.list({"trainjobs_id": inputs["identity"]})) == 2
 
 
-def test_a_wait_that_times_out_leaves_the_job_running_for_the_next_up(world: World) -> None:
-    inputs = world.job("host_slow", "timeout", wait={"until": "completion", "timeout": 2})
-    with pytest.raises(HostError) as caught:
-        world.host.check_and_create(inputs)
-    (running,) = world.backend.list({"trainjobs_id": inputs["identity"]})
-    assert not running.state.terminal
-    assert f"({running.id}) is still " in caught.value.last_line
-    assert "after 2s (wait policy: until completion). It keeps running" in caught.value.last_line
+def _gone_or_cancelled(world: World, job_id: str) -> None:
+    """Deleted (retention delete), or cancelled (retention keep): a cancel asked of a job still
+    being set up may take a while to land on a loaded machine, so poll for it."""
+    with contextlib.suppress(NotFound):
+        assert world.backend.wait(job_id, timeout=300).state.value == "CANCELLED"
 
-    job_id, outs = world.host.check_and_create({**inputs, "wait": {"until": "running", "timeout": 60}})
-    assert job_id == running.id and outs["state"] == "RUNNING"
+
+@pytest.mark.parametrize("limits", [{"wait": {"until": "completion", "timeout": 2}},
+                                    {"wait": {"until": "completion", "timeout": 600}, "timeouts": {"create": 2}}],
+                         ids=["wait-timeout", "custom-timeout"])
+def test_a_wait_that_runs_out_records_the_running_job(world: World, limits: dict[str, Any]) -> None:
+    """The job was submitted: create returns it (the engine records its id and state), and
+    ``waitNotice`` says the wait ran out. The shorter of the wait's timeout and customTimeouts wins."""
+    inputs = world.job("host_slow", f"timeout-{len(limits)}", **limits)
+    job_id, outs = world.host.check_and_create(inputs)
+    (running,) = world.backend.list({"trainjobs_id": inputs["identity"]})
+    assert job_id == running.id == outs["jobId"] and not running.state.terminal
+    assert outs["state"] in ("QUEUED", "PENDING", "RUNNING"), outs["state"]
+    assert outs["waitNotice"].startswith(f"training job host_slow ({job_id}) was still ")
+    assert "after 2s (wait policy: until completion). It keeps running and is recorded in the stack" \
+        in outs["waitNotice"]
+
+    read_id, refreshed = world.host.read(job_id, outs)  # `pulumi refresh` sees it, and the notice goes
+    assert read_id == job_id and refreshed["waitNotice"] == "" and refreshed["state"] in ("PENDING", "RUNNING")
+    world.host.delete(job_id, outs)  # `pulumi destroy` (or removing the spec) cancels it
+    _gone_or_cancelled(world, job_id)
+
+
+# -- Adoption: trainjobs:adopt -------------------------------------------------------------------
+def test_adopt_records_an_existing_job_without_starting_one(world: World) -> None:
+    existing = world.job("host_slow", "adopt-existing", wait={"until": "running", "timeout": 60})
+    job_id, _ = world.host.check_and_create(existing)  # a job that already runs
+    status = world.backend.get(job_id)
+    for ref in (job_id, status.name):  # its id, or its resource name
+        spec = world.job("host_slow", f"adopting-{ref == job_id}", wait={"until": "running", "timeout": 60},
+                         adopt=ref)
+        adopted_id, outs = world.host.check_and_create(spec)
+        assert adopted_id == job_id and outs["state"] == "RUNNING" and outs["jobId"] == job_id
+        assert world.backend.list({"trainjobs_id": spec["identity"]}) == []  # nothing new started
+        without = {k: v for k, v in spec.items() if k != "adopt"}  # the stack option removed later: no change
+        assert world.host.diff(job_id, outs, without).changes == "DIFF_NONE"
+    with pytest.raises(HostError) as caught:
+        world.host.check_and_create(world.job("host_slow", "adopt-missing", adopt="4040404040"))
+    assert caught.value.last_line.endswith(
+        "training job host_slow was not adopted (job 4040404040): no job 4040404040 in "
+        f"{existing['parent']} (trainjobs:adopt names a job id or its resource name)")
     world.backend.cancel(job_id, wait=15)
 
 
