@@ -45,6 +45,16 @@ def image_host(region: str | None) -> str:
     return "us-docker.pkg.dev"
 
 
+def default_executor_image(region: str | None, gpu: bool) -> str:
+    """The prebuilt container of a Python package that names neither runtimeVersion nor an image.
+
+    Seeds 001 and 003 submit such packages; the catalog's ``default_without_runtime`` says which
+    container runs them (CPU or GPU build per pool) and why.
+    """
+    default = CATALOG.runtimes()["default_without_runtime"]
+    return f"{image_host(region)}/vertex-ai/training/{default['gpu' if gpu else 'cpu']}:latest"
+
+
 def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
     """The prebuilt container a pool runs: explicit, or mapped from the AI Platform runtime."""
     app = job.application
@@ -55,7 +65,7 @@ def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
     if app.executor_image_uri:
         return app.executor_image_uri
     if app.runtime_version is None:
-        return None
+        return default_executor_image(job.region, pool.gpus > 0)
     mapping = CATALOG.runtimes()["runtime_to_container"]["map"].get(app.runtime_version)
     if mapping is None:
         return None

@@ -404,6 +404,18 @@ def _native_spec() -> Schema:
 # -- AI Platform's trainingInput ---------------------------------------------------------
 
 
+def _count_needs_type(type_key: str, count_key: str) -> Schema:
+    """A non-zero accelerator count names its accelerator type (the SDK's default count 0 does not)."""
+    return {
+        "if": {"required": [count_key], "properties": {count_key: {"not": {"enum": [0, "0"]}}}},
+        "then": {
+            "required": [type_key],
+            "properties": {type_key: {"not": {"const": "ACCELERATOR_TYPE_UNSPECIFIED"}}},
+            "description": f"{count_key} needs {type_key}: the accelerator to attach",
+        },
+    }
+
+
 def _legacy_spec() -> Schema:
     lim = _limits()
     machine_names = sorted(CATALOG.ai_platform_machine_names()) + sorted(CATALOG.legacy_machines)
@@ -522,7 +534,7 @@ def _legacy_hyperparameters() -> Schema:
     )
     return _obj(
         {
-            "goal": {"enum": ["GOAL_TYPE_UNSPECIFIED", "MAXIMIZE", "MINIMIZE"]},
+            "goal": {"enum": ["MAXIMIZE", "MINIMIZE"]},
             "params": {"type": "array", "minItems": 1, "items": param},
             "maxTrials": {"type": "integer", "minimum": 1},
             "maxParallelTrials": {"type": "integer", "minimum": 1},
@@ -562,7 +574,8 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         },
         required=(k("machineType"),),
         description="machineType, acceleratorType, acceleratorCount",
-        allOf=_flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology")),
+        allOf=_flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
+        + [_count_needs_type(k("acceleratorType"), k("acceleratorCount"))],
     )
     container = _obj(
         {k("imageUri"): _str("the container image URI"), "command": _strings("overrides ENTRYPOINT"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import yaml
@@ -84,9 +85,10 @@ def test_seed003_job_spec_dict_is_verbatim_and_valid() -> None:
     assert validate_bytes((SEEDS / "job_spec_dict.yaml").read_bytes(), "x").ok
 
 
-def test_seed004_worker_pool_specs_are_verbatim_and_valid() -> None:
+def test_seed004_worker_pool_specs_are_verbatim_with_the_project_filled_in_and_valid() -> None:
     expected = _python_literal(FIXTURES / "seed004_worker_pool_specs.py.txt", "worker_pool_specs")
-    assert _spec("cassava_multiworker_sdk.yaml")["spec"]["worker_pool_specs"] == expected
+    filled = json.loads(json.dumps(expected).replace("{YOUR-PROJECT-ID}", "seeds-project"))
+    assert _spec("cassava_multiworker_sdk.yaml")["spec"]["worker_pool_specs"] == filled
     result = validate_bytes((SEEDS / "cassava_multiworker_sdk.yaml").read_bytes(), "x")
     assert result.ok, result.problems
     job = result.job

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider.request import default_executor_image
 from provider.schema import API_VERSION
 from provider.spec.model import Container, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
@@ -11,7 +12,17 @@ from provider.spec.reader import format_duration
 Json = dict[str, Any]
 
 
-def _pool(pool: WorkerPool, chief: bool) -> Json:
+def _default_image(job: TrainingJob, pool: WorkerPool) -> str | None:
+    """The image a package without runtimeVersion or executorImage runs in this pool, if any."""
+    app = job.application
+    if not isinstance(app, PythonPackage) or app.executor_image_uri or app.runtime_version:
+        return None
+    if pool.override is not None and pool.override.image_uri:
+        return None
+    return default_executor_image(job.region, pool.gpus > 0)
+
+
+def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
     out: Json = {"machineType": pool.machine_type}
     if not chief:
         out["replicas"] = pool.replica_count
@@ -34,6 +45,9 @@ def _pool(pool: WorkerPool, chief: bool) -> Json:
             out["command"] = list(ov.command)
         if ov.args is not None:
             out["args"] = list(ov.args)
+    image = _default_image(job, pool)
+    if image is not None and image != _default_image(job, job.chief):
+        out["image"] = image  # the GPU build where the chief runs the CPU one, or the reverse
     return out
 
 
@@ -50,6 +64,8 @@ def _application(job: TrainingJob) -> Json:
             pkg["args"] = list(app.args)
         if app.executor_image_uri:
             pkg["executorImage"] = app.executor_image_uri
+        elif not app.runtime_version:
+            pkg["executorImage"] = default_executor_image(job.region, job.chief.gpus > 0)
         if app.runtime_version:
             pkg["runtimeVersion"] = app.runtime_version
         if app.python_version:
@@ -80,7 +96,7 @@ def to_native(job: TrainingJob) -> Json:
         metadata["labels"] = dict(job.labels)
     spec: Json = {"region": job.region}
     names = {0: "chief", 1: "workers", 2: "parameterServers", 3: "evaluators"}
-    spec["workerPools"] = {names[p.role.index]: _pool(p, p.role.index == 0) for p in job.pools}
+    spec["workerPools"] = {names[p.role.index]: _pool(p, p.role.index == 0, job) for p in job.pools}
     spec["application"] = _application(job)
     if job.user_args:
         spec["args"] = list(job.user_args)

@@ -111,6 +111,8 @@ class WorkerPool:
     override: PoolOverride | None = None
     # The AI Platform legacy machine type this pool was converted from, if any.
     legacy_machine_type: str | None = None
+    # The AI Platform scale tier this pool was converted from, if any (BASIC, STANDARD_1 ...).
+    scale_tier: str | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -18,6 +18,7 @@ from provider.spec.model import (
     Application,
     Container,
     Disk,
+    DocPath,
     EnvVar,
     Note,
     OutputDir,
@@ -153,6 +154,16 @@ def _override(app: Application, kind: str, task: Node, k: Keys) -> PoolOverride 
     )
 
 
+def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
+    """What ``aiplatform.CustomJob(staging_bucket=...)`` does: a per-job output prefix under the bucket.
+
+    The SDK sets ``baseOutputDirectory`` to ``BUCKET/aiplatform-custom-job-TIMESTAMP``, so the job
+    gets AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR. trainjobs names the prefix
+    after the job instead of the time, so a plan and the next apply build the same request.
+    """
+    return OutputDir(uri=f"{bucket.rstrip('/')}/aiplatform-custom-job-{name}", job_dir=False, at={"": where})
+
+
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = doc.child("spec")
@@ -193,6 +204,8 @@ def convert(doc: Node) -> TrainingJob:
         output = OutputDir(uri=out.req_str(k("outputUriPrefix")), job_dir=False, at={"": out.at(k("outputUriPrefix"))})
     elif spec.text("base_output_dir") is not None:
         output = OutputDir(uri=spec.req_str("base_output_dir"), job_dir=False, at={"": spec.at("base_output_dir")})
+    elif spec.text(k("stagingBucket")) is not None:
+        output = staging_output(spec.req_str(k("stagingBucket")), meta["name"], spec.at(k("stagingBucket")))
     sched = spec.child("scheduling")
     scheduling = Scheduling()
     if sched is not None:

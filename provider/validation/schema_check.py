@@ -106,6 +106,28 @@ def suggest(value: Any, options: list[Any]) -> str | None:
     return "did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
+def _noun(path: tuple[Any, ...]) -> str:
+    """What a value is called: its key, or for a list item the list's key (``packageUris`` item)."""
+    if not path:
+        return "value"
+    if isinstance(path[-1], int):
+        return f"{path[-2]} item" if len(path) > 1 else "item"
+    return str(path[-1])
+
+
+def _bound(value: Any, branch_errors: list[Any]) -> str | None:
+    """A number outside the bound of the one numeric form of an int64 field (``workerCount: -1``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    for e in branch_errors:
+        kind = type(e.kind).__name__
+        if kind in ("Minimum", "ExclusiveMinimum"):
+            return f"at least {e.kind.limit}" if kind == "Minimum" else f"more than {e.kind.limit}"
+        if kind in ("Maximum", "ExclusiveMaximum"):
+            return f"at most {e.kind.limit}" if kind == "Maximum" else f"less than {e.kind.limit}"
+    return None
+
+
 def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
     """Schema findings as problems with file positions (when the document came from a file)."""
     out = []
@@ -183,7 +205,7 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         return
     if kind in ("Pattern", "MinLength", "MaxLength", "Format"):
         shown = value if len(str(value)) <= 80 else str(value)[:77] + "..."
-        yield SchemaIssue(path, f"{shown!r} is not a valid {path[-1] if path else 'value'}", _description(root, schema_path))
+        yield SchemaIssue(path, f"{shown!r} is not a valid {_noun(path)}", _description(root, schema_path))
         return
     if kind == "PropertyNames":
         inner = error.kind.error
@@ -205,6 +227,10 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         key = path[-1] if path else "this value"
         yield SchemaIssue(path, f"{key!r} is not allowed here", _description(root, schema_path[:-1]), on_key=True)
         return
+    if kind == "Not" and not isinstance(value, (dict, list)):
+        yield SchemaIssue(path, f"{json.dumps(value)} is not allowed for {_noun(path)} here",
+                          _description(root, schema_path[:-2]) or _description(root, schema_path))
+        return
     if kind == "Not":
         yield SchemaIssue(path, f"{where} combines keys that exclude each other", _description(root, schema_path))
         return
@@ -214,6 +240,10 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         flat = [e for branch in branches for e in branch]
         if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
             yield SchemaIssue(path, f"{where} is {_describe_value(value)} of the wrong form", desc)
+            return
+        bound = _bound(value, flat)
+        if bound is not None:
+            yield SchemaIssue(path, f"{where} is {json.dumps(value)}, it must be {bound}", desc)
             return
         missing = sorted({e.kind.property for e in flat if type(e.kind).__name__ == "Required"})
         if missing and len(missing) == len(branches):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -356,6 +357,35 @@ def build_legacy(legacy: Json, tiers: Json) -> Json:
     }
 
 
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"[0-9]+", version))
+
+
+def _default_container(containers: Json, rule: Json) -> Json:
+    """The prebuilt containers a Python package job without runtimeVersion or executor image runs.
+
+    The newest TensorFlow CPU and GPU builds the containers page lists (the framework AI Platform's
+    runtime versions were named after); ``end_of_availability`` is the earlier of the two, so a
+    rule can tell whether Vertex AI still serves them on a given day.
+    """
+    chosen: dict[str, tuple[tuple[int, ...], str]] = {}
+    for name, rec in containers.items():
+        if rec["framework"] != "tensorflow" or rec["accelerator"] not in ("cpu", "gpu"):
+            continue
+        key = (_version_tuple(rec["version"]), name)
+        if rec["accelerator"] not in chosen or key > chosen[rec["accelerator"]]:
+            chosen[rec["accelerator"]] = key
+    cpu, gpu = chosen["cpu"][1], chosen["gpu"][1]
+    ends = [containers[n].get("end_of_availability") for n in (cpu, gpu)]
+    return {
+        "cpu": cpu,
+        "gpu": gpu,
+        "end_of_availability": min(e for e in ends if e) if all(ends) else None,
+        "rule": rule.get("rule", ""),
+        "sources": rule.get("sources", []),
+    }
+
+
 def build_runtimes(rules: Json, curated_containers: Json) -> Json:
     rt = rules["ai_platform_runtime_versions"]
     rule = next(r for r in rules["rules"] if r["id"] == "aip.pythonVersion.compat")
@@ -369,6 +399,7 @@ def build_runtimes(rules: Json, curated_containers: Json) -> Json:
         if rec["framework"] != "tensorflow" or rec["python"] != "3.7" or rec["accelerator"] not in ("cpu", "gpu"):
             continue
         mapping.setdefault(rec["version"], {"python": "3.7"})[rec["accelerator"]] = name
+    default_rule = curated_containers.get("default_without_runtime", {})
     return {
         "runtime_versions": {
             "verified": rt["known_runtime_versions"]["verified_existing"],
@@ -384,6 +415,7 @@ def build_runtimes(rules: Json, curated_containers: Json) -> Json:
             "rule": curated_containers.get("runtime_to_container", {}).get("rule", ""),
             "verified": False,
         },
+        "default_without_runtime": _default_container(containers, default_rule),
         "sources": rule["sources"] + curated_containers.get("sources", []),
     }
 
