@@ -18,6 +18,8 @@ from provider.document.yaml_loader import LoadedDocument
 from provider.validation.problem import Problem, format_path
 
 MAX_LISTED = 12
+# Schema keywords whose failure means a converter cannot read the value at all.
+_STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid", "MinItems", "MaxItems"})
 
 
 @cache
@@ -32,15 +34,17 @@ def _validator(kind: str) -> Any:
 class SchemaIssue:
     """One schema finding, before it is given a file position."""
 
-    __slots__ = ("allowed", "hint", "message", "on_key", "path")
+    __slots__ = ("allowed", "hint", "message", "on_key", "path", "structural")
 
     def __init__(self, path: tuple[Any, ...], message: str, allowed: str | None = None, hint: str | None = None,
-                 on_key: bool = False) -> None:
+                 on_key: bool = False, structural: bool = False) -> None:
         self.path = path
         self.message = message
         self.allowed = allowed
         self.hint = hint
         self.on_key = on_key  # the position is the key itself, not its value
+        # The value has the wrong type or shape (not merely a wrong value): a converter cannot read it.
+        self.structural = structural
 
 
 def _node(root: dict[str, Any], path: list[Any]) -> Any:
@@ -157,7 +161,10 @@ def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
 
     root = schema.spec_schema() if kind == "spec" else schema.stack_schema()
     for error in _validator(kind).iter_errors(data):
-        yield from _issues(error, root)
+        structural = type(error.kind).__name__ in _STRUCTURAL
+        for issue in _issues(error, root):
+            issue.structural = structural
+            yield issue
 
 
 def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:

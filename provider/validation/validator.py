@@ -113,21 +113,27 @@ def _holds(node: Any, part: Any) -> bool:
     return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
 
 
-def _readable_model(data: Any, refused: set[tuple[Any, ...]]) -> tuple[TrainingJob | None, bool, tuple[Note, ...]]:
+def _readable_model(
+    data: Any, unreadable: set[tuple[Any, ...]], refused: set[tuple[Any, ...]]
+) -> tuple[TrainingJob | None, bool, tuple[Note, ...]]:
     """The model of ``data``; if its structure is broken, the model of what can still be read.
 
-    A value the schema or the YAML reader already refused is left out and the conversion is tried
-    again, so the format rules and the model rules still report every other problem of the file
-    (issue 11: one problem must not hide the others). Returns (model, whole: whether it was read
-    from the whole document, the converter's notes when even the second try fails).
+    Values of the wrong type or shape (``unreadable``) are left out and the conversion is tried
+    again; if that still fails, every value the schema or the YAML reader refused is left out.
+    So the format rules and the model rules still report every other problem of the file
+    (issue 11: one problem must not hide the others), and a value that is merely wrong (an
+    unknown machine type) still reaches the converter, which needs it to build the pools.
+    Returns (model, whole: whether it was read from the whole document, the converter's notes
+    when every try fails).
     """
     try:
         return to_model(data), True, ()
     except ConversionError as exc:
         notes = exc.notes
-    if refused:
+    tries = [paths for paths in (unreadable, refused) if paths]
+    for paths in dict.fromkeys(frozenset(p) for p in tries):
         try:
-            return to_model(_prune(data, refused)), False, ()
+            return to_model(_prune(data, paths)), False, ()
         except ConversionError as exc:
             notes = exc.notes or notes
     return None, False, tuple(notes)
@@ -168,8 +174,10 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     flagged = {format_path(p) for p in doc.flagged} if doc else set()
     issues = [i for i in schema_check.check(data, "spec") if format_path(i.path) not in flagged]
     schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if p.path not in flagged]
-    refused = {tuple(i.path) for i in issues} | (set(doc.flagged) if doc else set())
-    job, whole, failed_notes = _readable_model(data, refused)
+    flagged_paths = set(doc.flagged) if doc else set()
+    unreadable = {tuple(i.path) for i in issues if i.structural} | flagged_paths
+    refused = {tuple(i.path) for i in issues} | flagged_paths
+    job, whole, failed_notes = _readable_model(data, unreadable, refused)
     if job is None:
         result.problems.extend(schema_problems)
         result.problems.extend(_note_problems(failed_notes, filename, doc))
