@@ -17,6 +17,7 @@ from provider.spec.model import (
     HyperParam,
     ParamType,
     PythonPackage,
+    Reservation,
     TrainingJob,
     WorkerPool,
 )
@@ -88,7 +89,19 @@ def _machine_spec(pool: WorkerPool) -> Json:
         spec["acceleratorCount"] = pool.accelerator.count
     if pool.tpu_topology:
         spec["tpuTopology"] = pool.tpu_topology
+    if pool.reservation is not None:
+        spec["reservationAffinity"] = reservation_json(pool.reservation)
     return spec
+
+
+def reservation_json(reservation: Reservation) -> Json:
+    """A ReservationAffinity as the REST API writes it."""
+    out: Json = {"reservationAffinityType": reservation.type}
+    if reservation.key:
+        out["key"] = reservation.key
+    if reservation.values:
+        out["values"] = list(reservation.values)
+    return out
 
 
 def _env(job: TrainingJob) -> list[Json]:
@@ -162,13 +175,31 @@ def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, ima
         sched["strategy"] = job.scheduling.strategy
     if job.scheduling.strategy == "FLEX_START" and job.scheduling.max_wait_seconds is not None:
         sched["maxWaitDuration"] = format_duration(job.scheduling.max_wait_seconds)
+    if job.scheduling.disable_retries:
+        sched["disableRetries"] = True
     if sched:
         spec["scheduling"] = sched
     if job.service_account:
         spec["serviceAccount"] = job.service_account
     if job.output is not None:
         spec["baseOutputDirectory"] = {"outputUriPrefix": job.output.uri}
+    spec.update(vertex_options(job))
     return spec
+
+
+def vertex_options(job: TrainingJob) -> Json:
+    """persistentResourceId, enableWebAccess, network, reservedIpRanges, tensorboard, experiment(Run)."""
+    v = job.vertex
+    values: Json = {
+        "persistentResourceId": v.persistent_resource_id,
+        "enableWebAccess": v.enable_web_access,
+        "network": v.network,
+        "reservedIpRanges": list(v.reserved_ip_ranges),
+        "tensorboard": v.tensorboard,
+        "experiment": v.experiment,
+        "experimentRun": v.experiment_run,
+    }
+    return {name: value for name, value in values.items() if value}
 
 
 def _int64(value: float | None) -> str:

@@ -215,6 +215,11 @@ class Catalog:
         data: dict[str, Any] = load("limits")
         return data
 
+    def job_fields(self) -> dict[str, Any]:
+        """Vertex AI CustomJobSpec fields beyond the seeds, each with its fact and source."""
+        data: dict[str, Any] = load("job_fields")["fields"]
+        return data
+
     def as_of(self) -> str:
         return str(load("catalog")["as_of"])
 

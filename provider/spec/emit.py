@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.request import default_executor_image
+from provider.request import default_executor_image, reservation_json, vertex_options
 from provider.schema import API_VERSION
 from provider.spec.model import Container, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
@@ -45,6 +45,8 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
             out["command"] = list(ov.command)
         if ov.args is not None:
             out["args"] = list(ov.args)
+    if pool.reservation is not None:
+        out["reservationAffinity"] = reservation_json(pool.reservation)
     image = _default_image(job, pool)
     if image is not None and image != _default_image(job, job.chief):
         out["image"] = image  # the GPU build where the chief runs the CPU one, or the reverse
@@ -115,10 +117,15 @@ def to_native(job: TrainingJob) -> Json:
         sched["restartJobOnWorkerRestart"] = True
     if job.scheduling.strategy:
         sched["strategy"] = job.scheduling.strategy
+    if job.scheduling.disable_retries:
+        sched["disableRetries"] = True
+    if job.scheduling.max_wait_is_vertex and "maxWaitTime" in sched:
+        sched["maxWaitDuration"] = sched.pop("maxWaitTime")
     if sched:
         spec["scheduling"] = sched
     if job.service_account:
         spec["serviceAccount"] = job.service_account
+    spec.update(vertex_options(job))
     if job.desired_state != "COMPLETED":
         spec["desiredState"] = job.desired_state
     hp = job.hyperparameters

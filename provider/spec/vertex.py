@@ -32,6 +32,7 @@ from provider.spec.model import (
 )
 from provider.spec.native import merge_labels, metadata_fields
 from provider.spec.reader import ConversionError, Node
+from provider.spec.vertex_fields import options, reservation
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -89,6 +90,7 @@ def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
         accelerator=acc,
         tpu_topology=ms.text(k("tpuTopology")),
         disk=disk,
+        reservation=reservation(ms.child(k("reservationAffinity")), k),
         at={
             "": node.path,
             "machine_type": ms.at(k("machineType")),
@@ -214,8 +216,10 @@ def convert(doc: Node) -> TrainingJob:
             max_running_seconds=sched.duration("timeout"),
             restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
             strategy=sched.text("strategy"),
+            disable_retries=sched.flag(k("disableRetries")),
+            max_wait_is_vertex=True,
             at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
-                "strategy": sched.at("strategy")},
+                "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},
         )
     return TrainingJob(
         name=meta["name"],
@@ -231,6 +235,7 @@ def convert(doc: Node) -> TrainingJob:
         staging_bucket=spec.text(k("stagingBucket")),
         scheduling=scheduling,
         service_account=spec.text(k("serviceAccount")),
+        vertex=options(spec, k),
         source_format=SourceFormat.VERTEX,
         desired_state=spec.text(k("desiredState")) or "COMPLETED",
         notes=tuple(notes),

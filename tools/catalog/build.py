@@ -536,6 +536,8 @@ def build(reference: Path = REFERENCE, curated: Path = CURATED) -> dict[str, Jso
     }
     if "pricing" in cur:
         files["pricing"] = cur["pricing"]
+    if "vertex_job_fields" in cur:
+        files["job_fields"] = cur["vertex_job_fields"]
     files["catalog"] = {
         "as_of": AS_OF,
         "built_from": ["tools/catalog/reference/" + p.name for p in sorted(reference.glob("*.json"))]

@@ -31,6 +31,8 @@ def _bucket(uri: str) -> str:
 def max_wait(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     minimum = ctx.catalog.limits()["max_wait"]["min_seconds"]
     wait = job.scheduling.max_wait_seconds
+    if job.scheduling.max_wait_is_vertex:
+        return  # Vertex AI's maxWaitDuration: rules/vertex_fields.py checks it
     if wait is not None and wait < minimum:
         yield Finding(
             f"maxWaitTime is {wait:g}s, below the minimum",
