@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from provider.catalog import CATALOG
@@ -294,3 +295,16 @@ def test_legacy_types_vertex_does_not_offer_name_the_nearest_offered_type() -> N
         assert machine is not None and machine.vertex_training
         vertex = _check(_wrap("legacy", spec), Context(target=Target.VERTEX))
         assert any(p.rule == "machine.offered" and p.is_error for p in vertex.problems)
+
+
+@pytest.mark.slow
+def test_validate_counts_specs_and_stack_files_apart(tmp_path: Path) -> None:
+    from .conftest import no_traceback, run_cli
+
+    proc = run_cli("validate", "specs/seeds/basic_tier.yaml")
+    no_traceback(proc)
+    stacks = len(list((ROOT / "stacks").glob("Pulumi.*.yaml")))
+    assert proc.returncode == 0, proc.stdout
+    assert f"1 spec checked: 1 valid, 0 invalid; {stacks} stack files checked: {stacks} valid, 0 invalid" in proc.stdout
+    missing = run_cli("validate", str(tmp_path / "absent.yaml"))
+    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
