@@ -226,7 +226,17 @@ def accelerator_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             continue
         where = path_of(acc, "type") or path_of(pool)
         instead = f"use {join(info.instead)} instead" if info.instead else None
-        if not info.vertex_training:
+        if info.no_training_machine:
+            trainable = sorted(a.name for a in ctx.catalog.accelerators.values() if a.kind == "tpu" and a.vertex_training)
+            yield Finding(
+                f"{acc.type} is in Vertex AI's AcceleratorType list, but Vertex AI offers no machine type to train on it",
+                where,
+                "tpu.offered",
+                "tools/catalog/curated/tpu_training.json (" + info.no_training_machine + ")",
+                allowed="a TPU Vertex AI trains on: " + join(trainable),
+                severity=ctx.offering_severity,
+            )
+        elif not info.vertex_training:
             yield Finding(
                 f"{acc.type} is valid under AI Platform Training (seed 001) but Vertex AI no longer offers it "
                 f"({info.display}: end of support)",
