@@ -34,7 +34,7 @@ def _validator(kind: str) -> Any:
 class SchemaIssue:
     """One schema finding, before it is given a file position."""
 
-    __slots__ = ("allowed", "hint", "message", "on_key", "path", "structural")
+    __slots__ = ("allowed", "conditional", "hint", "message", "on_key", "path", "structural")
 
     def __init__(self, path: tuple[Any, ...], message: str, allowed: str | None = None, hint: str | None = None,
                  on_key: bool = False, structural: bool = False) -> None:
@@ -45,6 +45,8 @@ class SchemaIssue:
         self.on_key = on_key  # the position is the key itself, not its value
         # The value has the wrong type or shape (not merely a wrong value): a converter cannot read it.
         self.structural = structural
+        # Found by a cross-field rule of the schema (an if/then, a "not"): the model rules check the same.
+        self.conditional = False
 
 
 def _node(root: dict[str, Any], path: list[Any]) -> Any:
@@ -162,8 +164,11 @@ def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
     root = schema.spec_schema() if kind == "spec" else schema.stack_schema()
     for error in _validator(kind).iter_errors(data):
         structural = type(error.kind).__name__ in _STRUCTURAL
+        conditional = type(error.kind).__name__ in ("FalseSchema", "Not") or any(
+            part in ("then", "else") for part in error.schema_path)
         for issue in _issues(error, root):
             issue.structural = structural
+            issue.conditional = conditional
             yield issue
 
 

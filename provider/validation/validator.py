@@ -139,17 +139,18 @@ def _readable_model(
     return None, False, tuple(notes)
 
 
-def _explains(better: Problem, schema_problem: Problem, data: Any) -> bool:
+def _explains(better: Problem, schema_problem: Problem, data: Any, conditional: set[str]) -> bool:
     """A later layer's error covers a schema problem at its own spot, or inside a single value.
 
-    A rule that points at a whole mapping (a pool, the application, ``trainingInput``) says
-    nothing about the other keys in it, so their schema problems stay.
+    Inside a whole mapping (a pool, the application, ``trainingInput``) it covers only what the
+    schema found with a cross-field rule (``conditional``), which checks what the model rule
+    checks; a wrong value of another key in that mapping is a problem of its own and stays.
     """
     if schema_problem.path == better.path:
         return True
     if not _under(schema_problem.path, better.path):
         return False
-    return not isinstance(_value_at(data, better.path), dict)
+    return not isinstance(_value_at(data, better.path), dict) or schema_problem.path in conditional
 
 
 def _value_at(data: Any, dotted: str) -> Any:
@@ -196,7 +197,9 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
     explaining = [p for p in better if p.is_error and p.path]
-    result.problems.extend(p for p in schema_problems if not any(_explains(b, p, data) for b in explaining))
+    conditional = {format_path(i.path) for i in issues if i.conditional}
+    result.problems.extend(p for p in schema_problems
+                           if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
 
