@@ -139,3 +139,14 @@ def test_each_seed_example_reads_the_same_in_all_three_formats(path: Path) -> No
         assert vertex.ok and vertex.job is not None, vertex.problems
         again = build_request(vertex.job, "p").body["jobSpec"]
         assert again == request.body["jobSpec"]
+
+
+def test_seed004_as_written_is_refused_only_for_its_placeholder_image() -> None:
+    """Seed 004's gcr.io/{YOUR-PROJECT-ID}/... is a template to fill: one error per image, nothing else."""
+    verbatim = _python_literal(FIXTURES / "seed004_worker_pool_specs.py.txt", "worker_pool_specs")
+    doc = _spec("cassava_multiworker_sdk.yaml")
+    doc["spec"]["worker_pool_specs"] = verbatim
+    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "seed004.yaml")
+    errors = [p for p in result.problems if p.is_error]
+    assert [p.rule for p in errors] == ["image.placeholder"]
+    assert "{YOUR-PROJECT-ID}" in errors[0].message and "placeholder" in errors[0].message
