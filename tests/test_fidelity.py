@@ -308,3 +308,12 @@ def test_validate_counts_specs_and_stack_files_apart(tmp_path: Path) -> None:
     assert f"1 spec checked: 1 valid, 0 invalid; {stacks} stack files checked: {stacks} valid, 0 invalid" in proc.stdout
     missing = run_cli("validate", str(tmp_path / "absent.yaml"))
     assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+
+
+def test_a_value_left_out_to_read_the_rest_gets_no_second_message() -> None:
+    spec = {"region": 5, "workerPools": {"chief": {"machineType": "n1-standard-4"}},
+            "application": {"container": {"image": "gcr.io/p/i:1"}}, "serviceAccount": "nobody"}
+    result = _check(_wrap("typed", spec))
+    at_region = [p for p in result.problems if p.path == "spec.region"]
+    assert len(at_region) == 1 and at_region[0].rule == "schema" and "5 is not allowed for region" in at_region[0].message
+    assert any(p.path == "spec.serviceAccount" for p in result.problems)

@@ -115,7 +115,7 @@ def _holds(node: Any, part: Any) -> bool:
 
 def _readable_model(
     data: Any, unreadable: set[tuple[Any, ...]], refused: set[tuple[Any, ...]]
-) -> tuple[TrainingJob | None, bool, tuple[Note, ...]]:
+) -> tuple[TrainingJob | None, frozenset[tuple[Any, ...]], tuple[Note, ...]]:
     """The model of ``data``; if its structure is broken, the model of what can still be read.
 
     Values of the wrong type or shape (``unreadable``) are left out and the conversion is tried
@@ -123,20 +123,19 @@ def _readable_model(
     So the format rules and the model rules still report every other problem of the file
     (issue 11: one problem must not hide the others), and a value that is merely wrong (an
     unknown machine type) still reaches the converter, which needs it to build the pools.
-    Returns (model, whole: whether it was read from the whole document, the converter's notes
-    when every try fails).
+    Returns (model, the paths left out to read it, the converter's notes when every try fails).
     """
     try:
-        return to_model(data), True, ()
+        return to_model(data), frozenset(), ()
     except ConversionError as exc:
         notes = exc.notes
     tries = [paths for paths in (unreadable, refused) if paths]
     for paths in dict.fromkeys(frozenset(p) for p in tries):
         try:
-            return to_model(_prune(data, paths)), False, ()
+            return to_model(_prune(data, paths)), paths, ()
         except ConversionError as exc:
             notes = exc.notes or notes
-    return None, False, tuple(notes)
+    return None, frozenset(), tuple(notes)
 
 
 def _explains(better: Problem, schema_problem: Problem, data: Any, conditional: set[str]) -> bool:
@@ -178,7 +177,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     flagged_paths = set(doc.flagged) if doc else set()
     unreadable = {tuple(i.path) for i in issues if i.structural} | flagged_paths
     refused = {tuple(i.path) for i in issues} | flagged_paths
-    job, whole, failed_notes = _readable_model(data, unreadable, refused)
+    job, left_out, failed_notes = _readable_model(data, unreadable, refused)
     if job is None:
         result.problems.extend(schema_problems)
         result.problems.extend(_note_problems(failed_notes, filename, doc))
@@ -186,7 +185,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
             result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
                                            allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
         return result
-    if whole:
+    if not left_out:
         result.job = job  # a job read from a pruned document is for reporting only
     better = _note_problems(job.notes, filename, doc)
     for finding in run_rules(job, ctx):
@@ -196,6 +195,9 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
             path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
+    # What was left out to read the model was already reported there: no second word on it.
+    gone = [format_path(p) for p in left_out]
+    better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
     explaining = [p for p in better if p.is_error and p.path]
     conditional = {format_path(i.path) for i in issues if i.conditional}
     result.problems.extend(p for p in schema_problems
