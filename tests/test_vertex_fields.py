@@ -150,3 +150,15 @@ def test_malformed_values_are_schema_errors() -> None:
                        ("enableWebAccess", "yes please")):
         result = _check(_native(**{key: value}))
         assert any(p.path == f"spec.{key}" and p.is_error for p in result.problems), (key, result.problems)
+
+
+def test_a_job_targets_a_persistent_resource_its_stack_declares() -> None:
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "fields"}, "spec": _native()}
+    text = yaml.safe_dump(doc).encode()
+    unknown = validate_bytes(text, "s.yaml", Context(persistent_resources=None))
+    assert "job.persistentResourceId" not in _rules(unknown)  # the stack does not say: nothing to check
+    declared = validate_bytes(text, "s.yaml", Context(persistent_resources=("team-pool",)))
+    assert "job.persistentResourceId" not in _rules(declared)
+    missing = validate_bytes(text, "s.yaml", Context(persistent_resources=("other-pool",)))
+    [problem] = [p for p in missing.problems if p.rule == "job.persistentResourceId"]
+    assert problem.is_error and "other-pool" in (problem.allowed or "")

@@ -115,3 +115,19 @@ def job_fields(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                 SDK_JOBS + f" (`service_account` is required with provided `{name}`)",
                 allowed=f"serviceAccount: a service account that may write to the {name}",
             )
+
+
+@rule
+def persistent_resource_declared(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """A job targets a PersistentResource of its stack by ID, when the stack lists the ones it declares."""
+    wanted = job.vertex.persistent_resource_id
+    declared = ctx.persistent_resources
+    if wanted is None or declared is None or wanted in declared:
+        return
+    yield Finding(
+        f"persistentResourceId {wanted!r} is not a PersistentResource this stack declares",
+        path_of(job.vertex, "persistentResourceId"),
+        "job.persistentResourceId",
+        _source("persistentResourceId", ctx),
+        allowed="one of: " + (", ".join(sorted(declared)) or "none (the stack declares no PersistentResource)"),
+    )
