@@ -17,6 +17,7 @@ from provider.spec.model import (
     HyperParam,
     ParamType,
     PythonPackage,
+    Reservation,
     TrainingJob,
     WorkerPool,
 )
@@ -45,6 +46,16 @@ def image_host(region: str | None) -> str:
     return "us-docker.pkg.dev"
 
 
+def default_executor_image(region: str | None, gpu: bool) -> str:
+    """The prebuilt container of a Python package that names neither runtimeVersion nor an image.
+
+    Seeds 001 and 003 submit such packages; the catalog's ``default_without_runtime`` says which
+    container runs them (CPU or GPU build per pool) and why.
+    """
+    default = CATALOG.runtimes()["default_without_runtime"]
+    return f"{image_host(region)}/vertex-ai/training/{default['gpu' if gpu else 'cpu']}:latest"
+
+
 def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
     """The prebuilt container a pool runs: explicit, or mapped from the AI Platform runtime."""
     app = job.application
@@ -55,7 +66,7 @@ def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
     if app.executor_image_uri:
         return app.executor_image_uri
     if app.runtime_version is None:
-        return None
+        return default_executor_image(job.region, pool.gpus > 0)
     mapping = CATALOG.runtimes()["runtime_to_container"]["map"].get(app.runtime_version)
     if mapping is None:
         return None
@@ -78,7 +89,19 @@ def _machine_spec(pool: WorkerPool) -> Json:
         spec["acceleratorCount"] = pool.accelerator.count
     if pool.tpu_topology:
         spec["tpuTopology"] = pool.tpu_topology
+    if pool.reservation is not None:
+        spec["reservationAffinity"] = reservation_json(pool.reservation)
     return spec
+
+
+def reservation_json(reservation: Reservation) -> Json:
+    """A ReservationAffinity as the REST API writes it."""
+    out: Json = {"reservationAffinityType": reservation.type}
+    if reservation.key:
+        out["key"] = reservation.key
+    if reservation.values:
+        out["values"] = list(reservation.values)
+    return out
 
 
 def _env(job: TrainingJob) -> list[Json]:
@@ -152,13 +175,31 @@ def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, ima
         sched["strategy"] = job.scheduling.strategy
     if job.scheduling.strategy == "FLEX_START" and job.scheduling.max_wait_seconds is not None:
         sched["maxWaitDuration"] = format_duration(job.scheduling.max_wait_seconds)
+    if job.scheduling.disable_retries:
+        sched["disableRetries"] = True
     if sched:
         spec["scheduling"] = sched
     if job.service_account:
         spec["serviceAccount"] = job.service_account
     if job.output is not None:
         spec["baseOutputDirectory"] = {"outputUriPrefix": job.output.uri}
+    spec.update(vertex_options(job))
     return spec
+
+
+def vertex_options(job: TrainingJob) -> Json:
+    """persistentResourceId, enableWebAccess, network, reservedIpRanges, tensorboard, experiment(Run)."""
+    v = job.vertex
+    values: Json = {
+        "persistentResourceId": v.persistent_resource_id,
+        "enableWebAccess": v.enable_web_access,
+        "network": v.network,
+        "reservedIpRanges": list(v.reserved_ip_ranges),
+        "tensorboard": v.tensorboard,
+        "experiment": v.experiment,
+        "experimentRun": v.experiment_run,
+    }
+    return {name: value for name, value in values.items() if value}
 
 
 def _int64(value: float | None) -> str:

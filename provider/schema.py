@@ -263,6 +263,7 @@ def _native_pool() -> Schema:
                 description="accelerators attached to each replica",
             ),
             "tpuTopology": _str("TPU slice topology, for ct5lp, ct6e and tpu7x machine types"),
+            "reservationAffinity": _reservation_affinity(lambda name: name),
             "disk": _obj(
                 {"type": {"$ref": "#/$defs/diskType"}, "sizeGb": {"$ref": "#/$defs/diskSizeGb"}},
                 description="the boot disk of every VM in the pool",
@@ -386,10 +387,16 @@ def _native_spec() -> Schema:
                     "maxRunningTime": {"$ref": "#/$defs/duration"},
                     "restartJobOnWorkerRestart": {"type": "boolean"},
                     "strategy": {"$ref": "#/$defs/strategy"},
+                    "disableRetries": _JOB_FIELD_SCHEMAS["disableRetries"],
+                    "maxWaitDuration": {"$ref": "#/$defs/duration",
+                                        "description": "Vertex AI's max wait for FLEX_START jobs (no 1800s minimum)"},
                 },
-                description="maxWaitTime, maxRunningTime, restartJobOnWorkerRestart, strategy",
+                description="maxWaitTime (or maxWaitDuration), maxRunningTime, restartJobOnWorkerRestart, strategy, "
+                "disableRetries",
+                **_WAIT_ALTERNATIVES,
             ),
             "serviceAccount": {"$ref": "#/$defs/serviceAccount"},
+            **_job_fields(lambda name: name),
             "hyperparameters": _hyperparameters_native(),
             "labels": {"$ref": "#/$defs/labels"},
             "desiredState": {"$ref": "#/$defs/desiredState"},
@@ -402,6 +409,64 @@ def _native_spec() -> Schema:
 
 
 # -- AI Platform's trainingInput ---------------------------------------------------------
+
+
+def _pattern(field: str) -> str:
+    pattern: str = CATALOG.job_fields()[field]["pattern"]
+    return pattern
+
+
+_WAIT_ALTERNATIVES: dict[str, Any] = {"not": {
+    "required": ["maxWaitTime", "maxWaitDuration"],
+    "description": "maxWaitTime and maxWaitDuration are alternatives: set one"}}
+
+_JOB_FIELD_SCHEMAS: dict[str, Schema] = {
+    "disableRetries": {"type": "boolean",
+                       "description": "no retry after internal errors once running (overrides restartJobOnWorkerRestart)"},
+}
+
+
+def _job_fields(k: Any) -> dict[str, Schema]:
+    """Today's CustomJobSpec fields (tools/catalog/curated/vertex_job_fields.json), in the key style ``k``."""
+    return {
+        k("persistentResourceId"): _str(
+            "the ID of a PersistentResource in the job's project and region to run on", pattern=_pattern("persistentResourceId")),
+        k("enableWebAccess"): {"type": "boolean", "description": "interactive shell access to the training containers"},
+        "network": _str("the VPC network to peer with: projects/PROJECT_NUMBER/global/networks/NETWORK",
+                        pattern=_pattern("network")),
+        k("reservedIpRanges"): _strings("names of reserved IP ranges of the network, such as vertex-ai-ip-range",
+                                        minItems=1, items={"type": "string", "pattern": "^[a-z]([-a-z0-9]*[a-z0-9])?$"}),
+        "tensorboard": _str("a Vertex AI TensorBoard: projects/PROJECT/locations/REGION/tensorboards/ID",
+                            pattern=_pattern("tensorboard")),
+        "experiment": _str("a Vertex AI Experiment: projects/P/locations/R/metadataStores/S/contexts/EXPERIMENT",
+                           pattern=_pattern("experiment")),
+        k("experimentRun"): _str("a Vertex AI Experiment Run: projects/P/locations/R/metadataStores/S/contexts/"
+                                 "EXPERIMENT-RUN", pattern=_pattern("experimentRun")),
+    }
+
+
+def _reservation_affinity(k: Any) -> Schema:
+    """machineSpec.reservationAffinity: consume a Compute Engine reservation."""
+    types = CATALOG.job_fields()["reservationAffinity"]["types"]
+    return _obj(
+        {k("reservationAffinityType"): {"enum": types},
+         "key": _str("the reservation label key; compute.googleapis.com/reservation-name for a named reservation"),
+         "values": _strings("the reservation's full resource name (projects/P/zones/Z/reservations/NAME)", minItems=1)},
+        required=(k("reservationAffinityType"),),
+        description="reservationAffinityType (NO_RESERVATION, ANY_RESERVATION or SPECIFIC_RESERVATION), key, values",
+    )
+
+
+def _count_needs_type(type_key: str, count_key: str) -> Schema:
+    """A non-zero accelerator count names its accelerator type (the SDK's default count 0 does not)."""
+    return {
+        "if": {"required": [count_key], "properties": {count_key: {"not": {"enum": [0, "0"]}}}},
+        "then": {
+            "required": [type_key],
+            "properties": {type_key: {"not": {"const": "ACCELERATOR_TYPE_UNSPECIFIED"}}},
+            "description": f"{count_key} needs {type_key}: the accelerator to attach",
+        },
+    }
 
 
 def _legacy_spec() -> Schema:
@@ -522,7 +587,7 @@ def _legacy_hyperparameters() -> Schema:
     )
     return _obj(
         {
-            "goal": {"enum": ["GOAL_TYPE_UNSPECIFIED", "MAXIMIZE", "MINIMIZE"]},
+            "goal": {"enum": ["MAXIMIZE", "MINIMIZE"]},
             "params": {"type": "array", "minItems": 1, "items": param},
             "maxTrials": {"type": "integer", "minimum": 1},
             "maxParallelTrials": {"type": "integer", "minimum": 1},
@@ -559,10 +624,12 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("acceleratorType"): {"$ref": "#/$defs/acceleratorType"},
             k("acceleratorCount"): {"type": "integer", "minimum": 0},
             k("tpuTopology"): _str("TPU slice topology"),
+            k("reservationAffinity"): _reservation_affinity(k),
         },
         required=(k("machineType"),),
         description="machineType, acceleratorType, acceleratorCount",
-        allOf=_flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology")),
+        allOf=_flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
+        + [_count_needs_type(k("acceleratorType"), k("acceleratorCount"))],
     )
     container = _obj(
         {k("imageUri"): _str("the container image URI"), "command": _strings("overrides ENTRYPOINT"),
@@ -613,10 +680,12 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         k("baseOutputDirectory"): _obj({k("outputUriPrefix"): {"$ref": "#/$defs/gcsPath"}}, required=(k("outputUriPrefix"),)),
         "scheduling": _obj(
             {"timeout": {"$ref": "#/$defs/duration"}, k("restartJobOnWorkerRestart"): {"type": "boolean"},
-             "strategy": {"$ref": "#/$defs/strategy"}, k("maxWaitDuration"): {"$ref": "#/$defs/duration"}},
-            description="timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration",
+             "strategy": {"$ref": "#/$defs/strategy"}, k("maxWaitDuration"): {"$ref": "#/$defs/duration"},
+             k("disableRetries"): _JOB_FIELD_SCHEMAS["disableRetries"]},
+            description="timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration, disableRetries",
         ),
         k("serviceAccount"): {"$ref": "#/$defs/serviceAccount"},
+        **_job_fields(k),
         "region": {"$ref": "#/$defs/region"},
         k("displayName"): _str("the job's display name", maxLength=128),
         "labels": {"$ref": "#/$defs/labels"},

@@ -6,6 +6,8 @@ import json
 
 from provider.catalog import CATALOG, DATA
 
+from .conftest import ROOT
+
 
 def test_catalog_records_sources_and_date() -> None:
     meta = json.loads((DATA / "catalog.json").read_text())
@@ -65,3 +67,24 @@ def test_runtime_to_container_mapping_is_data_with_a_source() -> None:
     assert runtimes["runtime_to_container"]["map"]["2.4"] == {"cpu": "tf-cpu.2-4", "gpu": "tf-gpu.2-4", "python": "3.7"}
     assert runtimes["runtime_to_container"]["verified"] is False
     assert any("pre-built-containers" in s for s in runtimes["sources"])
+
+
+def test_every_tpu_vertex_trains_on_has_a_machine_type() -> None:
+    """Issue 11: the catalog lists no TPU accelerator that no machine type can train on."""
+    tpus = [a for a in CATALOG.accelerators.values() if a.kind == "tpu"]
+    implied = {CATALOG.implied_accelerator(m) for m in CATALOG.machine_types}
+    cloud_tpu = set(CATALOG.counts("vertex", "cloud-tpu"))
+    for acc in tpus:
+        has_machine = acc.name in implied or acc.name in cloud_tpu
+        assert has_machine == acc.vertex_training, acc.name
+    v4 = CATALOG.accelerator("TPU_V4_POD")
+    assert v4 is not None and not v4.vertex_training and v4.no_training_machine
+
+
+def test_cloud_tpu_core_counts_come_from_the_curated_facts() -> None:
+    curated = json.loads((ROOT / "tools" / "catalog" / "curated" / "tpu_training.json").read_text())
+    assert CATALOG.counts("vertex", "cloud-tpu") == curated["cloud_tpu_counts"]
+    v3 = curated["cloud_tpu_counts"]["TPU_V3"]
+    # A v3 Pod is 1024 chips with two TensorCores each: slices are powers of two from v3-8 to v3-2048.
+    assert v3 == [8] + [2 ** n for n in range(5, 12)] and max(v3) == 2 * 1024
+    assert any("tpu/docs/v3" in s for s in curated["sources"])

@@ -14,7 +14,9 @@ def test_validate_specs_passes_for_every_example() -> None:
     no_traceback(proc)
     assert proc.returncode == 0, proc.stdout
     stacks = len(list((ROOT / "stacks").glob("Pulumi.*.yaml")))
-    assert f"{len(SPECS) + stacks} files checked: {len(SPECS) + stacks} valid, 0 invalid" in proc.stdout
+    # Specs and stack files are counted apart (issue 11).
+    assert (f"{len(SPECS)} specs checked: {len(SPECS)} valid, 0 invalid; "
+            f"{stacks} stack files checked: {stacks} valid, 0 invalid") in proc.stdout
 
 
 def test_every_scenario_of_the_seeds_has_an_example() -> None:

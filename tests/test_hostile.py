@@ -95,10 +95,10 @@ def test_unreadable_file(tmp_path: Path) -> None:
         assert proc.returncode == 1 and "cannot read the file" in proc.stdout
 
 
-def test_missing_path_is_reported() -> None:
+def test_missing_path_is_a_usage_error() -> None:
     proc = run_cli("validate", "no/such/file.yaml")
     no_traceback(proc)
-    assert proc.returncode == 1 and "no such file or directory" in proc.stdout
+    assert proc.returncode == 2 and "no/such/file.yaml: no such file or directory" in proc.stderr
 
 
 def test_wrong_types_everywhere() -> None:
@@ -130,6 +130,6 @@ def test_many_hostile_files_in_one_run_each_get_their_message(tmp_path: Path) ->
     proc = run_cli("validate", str(tmp_path), "--stacks", str(tmp_path / "none"))
     no_traceback(proc)
     assert proc.returncode == 1
-    assert "5 files checked: 0 valid, 5 invalid" in proc.stdout
+    assert "5 specs checked: 0 valid, 5 invalid" in proc.stdout
     for text in ("the file is empty", "binary file", "unknown alias", "is a list, not a mapping", "duplicate key"):
         assert text in proc.stdout

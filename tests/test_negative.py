@@ -60,4 +60,4 @@ def test_negative_corpus_through_the_cli() -> None:
     proc = run_cli("validate", str(NEGATIVE), "--stacks", str(NEGATIVE / "no-stacks"))
     no_traceback(proc)
     assert proc.returncode == 1, proc.stdout
-    assert f"{len(CASES)} files checked: 0 valid, {len(CASES)} invalid" in proc.stdout
+    assert f"{len(CASES)} specs checked: 0 valid, {len(CASES)} invalid" in proc.stdout

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from provider.catalog import CATALOG
+
 from .requests_util import GOLDEN, example_specs, golden_text, request_for
 
 SPECS = example_specs()
@@ -39,9 +41,11 @@ def test_seed001_request_shape() -> None:
     assert [p["replicaCount"] for p in pools] == ["1", "9", "3"]  # int64 travels as a string
     assert pools[0]["machineSpec"] == {"machineType": "n1-highcpu-16", "acceleratorType": "NVIDIA_TESLA_T4",
                                        "acceleratorCount": 4}
-    # GPU pools run the GPU build of the runtime's container, CPU pools the CPU build.
-    assert pools[0]["pythonPackageSpec"]["executorImageUri"].endswith("/tf-gpu.2-4:latest")
-    assert pools[2]["pythonPackageSpec"]["executorImageUri"].endswith("/tf-cpu.2-4:latest")
+    # No --runtime-version (as in the seed): GPU pools run the GPU build of the default container,
+    # CPU pools the CPU build (issue 11).
+    default = CATALOG.runtimes()["default_without_runtime"]
+    assert pools[0]["pythonPackageSpec"]["executorImageUri"].endswith(f"/{default['gpu']}:latest")
+    assert pools[2]["pythonPackageSpec"]["executorImageUri"].endswith(f"/{default['cpu']}:latest")
     # --job-dir is appended after the user args, as two items (like gcloud's local train).
     assert pools[0]["pythonPackageSpec"]["args"][-2:] == ["--job-dir", body["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"]]
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from provider.spec.model import Role, SourceFormat
@@ -84,9 +86,10 @@ def test_seed003_job_spec_dict_is_verbatim_and_valid() -> None:
     assert validate_bytes((SEEDS / "job_spec_dict.yaml").read_bytes(), "x").ok
 
 
-def test_seed004_worker_pool_specs_are_verbatim_and_valid() -> None:
+def test_seed004_worker_pool_specs_are_verbatim_with_the_project_filled_in_and_valid() -> None:
     expected = _python_literal(FIXTURES / "seed004_worker_pool_specs.py.txt", "worker_pool_specs")
-    assert _spec("cassava_multiworker_sdk.yaml")["spec"]["worker_pool_specs"] == expected
+    filled = json.loads(json.dumps(expected).replace("{YOUR-PROJECT-ID}", "seeds-project"))
+    assert _spec("cassava_multiworker_sdk.yaml")["spec"]["worker_pool_specs"] == filled
     result = validate_bytes((SEEDS / "cassava_multiworker_sdk.yaml").read_bytes(), "x")
     assert result.ok, result.problems
     job = result.job
@@ -103,3 +106,47 @@ def test_flags_beside_training_input_win_like_gcloud() -> None:
     assert result.job is not None
     assert result.job.region == "europe-west4"
     assert result.job.user_args == ("--from-flag",)
+
+
+def _as_vertex(body: dict, job_name: str, region: str | None) -> dict:
+    """The request's CustomJobSpec written back as a verbatim Vertex spec (REST camelCase)."""
+    spec = dict(body.get("jobSpec") or body["trialJobSpec"])
+    return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": job_name},
+            "spec": {"region": region, **spec}}
+
+
+SEED_SPECS = sorted(SEEDS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SEED_SPECS, ids=[p.stem for p in SEED_SPECS])
+def test_each_seed_example_reads_the_same_in_all_three_formats(path: Path) -> None:
+    """Its own format, the native spec `convert` prints, and the Vertex CustomJobSpec it becomes."""
+    from provider.request import build_request
+    from provider.spec.emit import to_native
+    from provider.validation.rules import Context
+
+    ctx = Context(spec_dir=path.parent)
+    first = validate_bytes(path.read_bytes(), path.name, ctx)
+    assert first.ok and first.job is not None, first.problems
+    uris = ["gs://seeds-bucket/packages/trainer.tar.gz"]
+    request = build_request(first.job, "p", package_uris=uris, image_uri="gcr.io/p/built:1")
+    native = validate_bytes(yaml.safe_dump(to_native(first.job)).encode(), "native.yaml", ctx)
+    assert native.ok and native.job is not None, native.problems
+    assert build_request(native.job, "p", package_uris=uris, image_uri="gcr.io/p/built:1").body == request.body
+    if request.kind == "CustomJob":
+        vertex_doc = _as_vertex(request.body, first.job.name, first.job.region)
+        vertex = validate_bytes(yaml.safe_dump(vertex_doc).encode(), "vertex.yaml", ctx)
+        assert vertex.ok and vertex.job is not None, vertex.problems
+        again = build_request(vertex.job, "p").body["jobSpec"]
+        assert again == request.body["jobSpec"]
+
+
+def test_seed004_as_written_is_refused_only_for_its_placeholder_image() -> None:
+    """Seed 004's gcr.io/{YOUR-PROJECT-ID}/... is a template to fill: one error per image, nothing else."""
+    verbatim = _python_literal(FIXTURES / "seed004_worker_pool_specs.py.txt", "worker_pool_specs")
+    doc = _spec("cassava_multiworker_sdk.yaml")
+    doc["spec"]["worker_pool_specs"] = verbatim
+    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "seed004.yaml")
+    errors = [p for p in result.problems if p.is_error]
+    assert [p.rule for p in errors] == ["image.placeholder"]
+    assert "{YOUR-PROJECT-ID}" in errors[0].message and "placeholder" in errors[0].message

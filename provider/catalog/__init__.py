@@ -45,6 +45,8 @@ class AcceleratorType:
     end_of_support: str | None
     instead: tuple[str, ...]
     implied_by_machine_type: bool = False
+    # Why a TPU AcceleratorType has no machine type to train on (tools/catalog/curated/tpu_training.json).
+    no_training_machine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,11 @@ class Catalog:
         data: dict[str, Any] = load("limits")
         return data
 
+    def job_fields(self) -> dict[str, Any]:
+        """Vertex AI CustomJobSpec fields beyond the seeds, each with its fact and source."""
+        data: dict[str, Any] = load("job_fields")["fields"]
+        return data
+
     def as_of(self) -> str:
         return str(load("catalog")["as_of"])
 
@@ -263,6 +270,7 @@ def _accelerators() -> dict[str, AcceleratorType]:
             end_of_support=rec.get("end_of_support"),
             instead=tuple(rec.get("instead", ())),
             implied_by_machine_type=rec.get("implied_by_machine_type", False),
+            no_training_machine=rec.get("no_training_machine"),
         )
     return out
 

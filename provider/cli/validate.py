@@ -28,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
         if not Path("specs").is_dir():
             raise UserError("no PATH given and there is no specs/ directory here", exit_code=2)
         paths = ["specs"]
+    for raw in paths:  # the README: a path that does not exist is a usage error
+        if not Path(raw).exists() and not Path(raw).is_symlink():
+            raise UserError(f"{raw}: no such file or directory", exit_code=2)
     index = StackIndex.load(Path(args.stacks))
     extra_stack_problems, extra_stacks = _stack_files(index, stack_paths)
     if stack_paths and not paths:  # only stack files: check them, and the specs they hold
@@ -46,8 +49,11 @@ def run(args: argparse.Namespace) -> int:
     report.problems.extend(policy_problems(index, report.results))
     problems = report.all_problems
     failed_files = {p.file for p in problems if p.is_error}
-    checked = len(report.results) + index.files_checked + sum(1 for p in stack_paths if not _in_index(index, p))
-    reporter(args.format, sys.stdout, args.color).report(problems, checked, len(failed_files), sys.stdout)
+    failed_stacks = {f for f in failed_files if STACK_FILE.fullmatch(Path(f).name)}
+    stack_files = index.files_checked + sum(1 for p in stack_paths if not _in_index(index, p))
+    reporter(args.format, sys.stdout, args.color).report(
+        problems, len(report.results), len(failed_files - failed_stacks), sys.stdout,
+        stacks=(stack_files, len(failed_stacks)))
     if args.summary and args.format == "text":
         from provider.cli.summary import print_summary
 

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider.request import default_executor_image, reservation_json, vertex_options
 from provider.schema import API_VERSION
-from provider.spec.model import Container, PythonPackage, TrainingJob, WorkerPool
+from provider.spec.model import Container, HyperParam, Hyperparameters, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
 
 Json = dict[str, Any]
 
 
-def _pool(pool: WorkerPool, chief: bool) -> Json:
+def _default_image(job: TrainingJob, pool: WorkerPool) -> str | None:
+    """The image a package without runtimeVersion or executorImage runs in this pool, if any."""
+    app = job.application
+    if not isinstance(app, PythonPackage) or app.executor_image_uri or app.runtime_version:
+        return None
+    if pool.override is not None and pool.override.image_uri:
+        return None
+    return default_executor_image(job.region, pool.gpus > 0)
+
+
+def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
     out: Json = {"machineType": pool.machine_type}
     if not chief:
         out["replicas"] = pool.replica_count
@@ -34,6 +45,11 @@ def _pool(pool: WorkerPool, chief: bool) -> Json:
             out["command"] = list(ov.command)
         if ov.args is not None:
             out["args"] = list(ov.args)
+    if pool.reservation is not None:
+        out["reservationAffinity"] = reservation_json(pool.reservation)
+    image = _default_image(job, pool)
+    if image is not None and image != _default_image(job, job.chief):
+        out["image"] = image  # the GPU build where the chief runs the CPU one, or the reverse
     return out
 
 
@@ -50,6 +66,8 @@ def _application(job: TrainingJob) -> Json:
             pkg["args"] = list(app.args)
         if app.executor_image_uri:
             pkg["executorImage"] = app.executor_image_uri
+        elif not app.runtime_version:
+            pkg["executorImage"] = default_executor_image(job.region, job.chief.gpus > 0)
         if app.runtime_version:
             pkg["runtimeVersion"] = app.runtime_version
         if app.python_version:
@@ -68,7 +86,7 @@ def _application(job: TrainingJob) -> Json:
     return {"container": ctr}
 
 
-def to_native(job: TrainingJob) -> Json:
+def _metadata(job: TrainingJob) -> Json:
     metadata: Json = {"name": job.name}
     if job.team:
         metadata["team"] = job.team
@@ -78,9 +96,53 @@ def to_native(job: TrainingJob) -> Json:
         metadata["displayName"] = job.display_name
     if job.labels:
         metadata["labels"] = dict(job.labels)
+    return metadata
+
+
+def _scheduling(job: TrainingJob) -> Json:
+    s = job.scheduling
+    sched: Json = {}
+    if s.max_wait_seconds is not None:
+        # Vertex AI's maxWaitDuration stays itself; AI Platform's maxWaitTime likewise.
+        sched["maxWaitDuration" if s.max_wait_is_vertex else "maxWaitTime"] = format_duration(s.max_wait_seconds)
+    if s.max_running_seconds is not None:
+        sched["maxRunningTime"] = format_duration(s.max_running_seconds)
+    if s.restart_job_on_worker_restart:
+        sched["restartJobOnWorkerRestart"] = True
+    if s.strategy:
+        sched["strategy"] = s.strategy
+    if s.disable_retries:
+        sched["disableRetries"] = True
+    return sched
+
+
+def _param(p: HyperParam) -> Json:
+    param: Json = {"name": p.name, "type": p.type.value}
+    if p.min is not None:
+        param["min"] = int(p.min) if p.type.value == "INTEGER" else p.min
+    if p.max is not None:
+        param["max"] = int(p.max) if p.type.value == "INTEGER" else p.max
+    if p.values:
+        param["values"] = list(p.values)
+    if p.scale and p.scale != "NONE":
+        param["scale"] = p.scale
+    return param
+
+
+def _tuning(hp: Hyperparameters) -> Json:
+    tuning: Json = {"goal": hp.goal, "metric": hp.metric, "params": [_param(p) for p in hp.params],
+                    "maxTrials": hp.max_trials, "maxParallelTrials": hp.max_parallel_trials}
+    if hp.max_failed_trials:
+        tuning["maxFailedTrials"] = hp.max_failed_trials
+    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+        tuning["algorithm"] = hp.algorithm
+    return tuning
+
+
+def to_native(job: TrainingJob) -> Json:
     spec: Json = {"region": job.region}
     names = {0: "chief", 1: "workers", 2: "parameterServers", 3: "evaluators"}
-    spec["workerPools"] = {names[p.role.index]: _pool(p, p.role.index == 0) for p in job.pools}
+    spec["workerPools"] = {names[p.role.index]: _pool(p, p.role.index == 0, job) for p in job.pools}
     spec["application"] = _application(job)
     if job.user_args:
         spec["args"] = list(job.user_args)
@@ -90,40 +152,14 @@ def to_native(job: TrainingJob) -> Json:
         spec["jobDir" if job.output.job_dir else "baseOutputDirectory"] = job.output.uri
     if job.staging_bucket:
         spec["stagingBucket"] = job.staging_bucket
-    sched: Json = {}
-    if job.scheduling.max_wait_seconds is not None:
-        sched["maxWaitTime"] = format_duration(job.scheduling.max_wait_seconds)
-    if job.scheduling.max_running_seconds is not None:
-        sched["maxRunningTime"] = format_duration(job.scheduling.max_running_seconds)
-    if job.scheduling.restart_job_on_worker_restart:
-        sched["restartJobOnWorkerRestart"] = True
-    if job.scheduling.strategy:
-        sched["strategy"] = job.scheduling.strategy
+    sched = _scheduling(job)
     if sched:
         spec["scheduling"] = sched
     if job.service_account:
         spec["serviceAccount"] = job.service_account
+    spec.update(vertex_options(job))
     if job.desired_state != "COMPLETED":
         spec["desiredState"] = job.desired_state
-    hp = job.hyperparameters
-    if hp is not None:
-        params = []
-        for p in hp.params:
-            param: Json = {"name": p.name, "type": p.type.value}
-            if p.min is not None:
-                param["min"] = int(p.min) if p.type.value == "INTEGER" else p.min
-            if p.max is not None:
-                param["max"] = int(p.max) if p.type.value == "INTEGER" else p.max
-            if p.values:
-                param["values"] = list(p.values)
-            if p.scale and p.scale != "NONE":
-                param["scale"] = p.scale
-            params.append(param)
-        tuning: Json = {"goal": hp.goal, "metric": hp.metric, "params": params, "maxTrials": hp.max_trials,
-                        "maxParallelTrials": hp.max_parallel_trials}
-        if hp.max_failed_trials:
-            tuning["maxFailedTrials"] = hp.max_failed_trials
-        if hp.algorithm != "ALGORITHM_UNSPECIFIED":
-            tuning["algorithm"] = hp.algorithm
-        spec["hyperparameters"] = tuning
-    return {"apiVersion": API_VERSION, "kind": "TrainingJob", "metadata": metadata, "spec": spec}
+    if job.hyperparameters is not None:
+        spec["hyperparameters"] = _tuning(job.hyperparameters)
+    return {"apiVersion": API_VERSION, "kind": "TrainingJob", "metadata": _metadata(job), "spec": spec}

@@ -145,13 +145,15 @@ def _tier_pools(tier_name: str, ti: Node, notes: _Notes) -> tuple[WorkerPool, ..
         elif p.accelerator:
             acc = Accelerator(p.accelerator[0], p.accelerator[1], at={"": path})
         pools.append(
-            WorkerPool(role=role, machine_type=machine, replica_count=p.count, accelerator=acc,
+            WorkerPool(role=role, machine_type=machine, replica_count=p.count, accelerator=acc, scale_tier=tier_name,
                        at={"": path, "machine_type": path, "accelerator": path, "replica_count": path})
         )
     if tier.unverified:
+        # The shape the request will carry: a TPU tier runs on cloud-tpu with its chips, as in the request.
         shape = ", ".join(
-            f"{p.role} {p.count} x {p.machine_type}" + (f" + {p.accelerator[1]} {p.accelerator[0]}" if p.accelerator else "")
-            + (f" + TPU {p.tpu[0]}" if p.tpu else "")
+            f"{p.role} {p.count} x "
+            + (f"cloud-tpu with {p.tpu[1]} x {p.tpu[0]}" if p.tpu else p.machine_type)
+            + (f" + {p.accelerator[1]} {p.accelerator[0]}" if p.accelerator and not p.tpu else "")
             for p in tier.pools
         )
         notes.warn(

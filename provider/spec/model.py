@@ -101,6 +101,16 @@ class PoolOverride:
 
 
 @dataclass(frozen=True)
+class Reservation:
+    """machineSpec.reservationAffinity: which Compute Engine reservation the machines come from."""
+
+    type: str  # NO_RESERVATION | ANY_RESERVATION | SPECIFIC_RESERVATION
+    key: str | None = None
+    values: tuple[str, ...] = ()
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class WorkerPool:
     role: Role
     machine_type: str
@@ -111,6 +121,9 @@ class WorkerPool:
     override: PoolOverride | None = None
     # The AI Platform legacy machine type this pool was converted from, if any.
     legacy_machine_type: str | None = None
+    # The AI Platform scale tier this pool was converted from, if any (BASIC, STANDARD_1 ...).
+    scale_tier: str | None = None
+    reservation: Reservation | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -176,7 +189,40 @@ class Scheduling:
     max_running_seconds: float | None = None
     restart_job_on_worker_restart: bool = False
     strategy: str | None = None
+    disable_retries: bool = False
+    # The max wait was written as Vertex AI's maxWaitDuration (FLEX_START only), not maxWaitTime.
+    max_wait_is_vertex: bool = False
     at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class VertexOptions:
+    """The CustomJobSpec fields of today's Vertex AI that the seeds do not know (issue 11).
+
+    The local backend does not emulate them: a rule says so for every one that is set.
+    """
+
+    persistent_resource_id: str | None = None
+    enable_web_access: bool = False
+    network: str | None = None
+    reserved_ip_ranges: tuple[str, ...] = ()
+    tensorboard: str | None = None
+    experiment: str | None = None
+    experiment_run: str | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+    def set_fields(self) -> list[str]:
+        """The REST names of the fields that are set, in a fixed order."""
+        values = {
+            "persistentResourceId": self.persistent_resource_id,
+            "enableWebAccess": self.enable_web_access,
+            "network": self.network,
+            "reservedIpRanges": self.reserved_ip_ranges,
+            "tensorboard": self.tensorboard,
+            "experiment": self.experiment,
+            "experimentRun": self.experiment_run,
+        }
+        return [name for name, value in values.items() if value]
 
 
 class ParamType(enum.Enum):
@@ -239,6 +285,7 @@ class TrainingJob:
     scheduling: Scheduling = Scheduling()
     service_account: str | None = None
     hyperparameters: Hyperparameters | None = None
+    vertex: VertexOptions = VertexOptions()
     source_format: SourceFormat = SourceFormat.NATIVE
     # COMPLETED: run to the end; CANCELLED: the job should be cancelled (pulumi up does it).
     desired_state: str = "COMPLETED"

@@ -24,6 +24,7 @@ from provider.spec.model import (
     WorkerPool,
 )
 from provider.spec.reader import ConversionError, Node
+from provider.spec.vertex_fields import options, reservation
 
 POOL_KEYS = {role.value: role for role in Role}
 
@@ -60,6 +61,7 @@ def pool(role: Role, node: Node) -> WorkerPool:
         tpu_topology=node.text("tpuTopology"),
         disk=disk(node.child("disk")),
         override=override,
+        reservation=reservation(node.child("reservationAffinity")),
         at={
             "": node.path,
             "machine_type": node.at("machineType"),
@@ -118,14 +120,19 @@ def env_vars(node: Node, key: str = "env") -> tuple[EnvVar, ...]:
 def scheduling(node: Node | None) -> Scheduling:
     if node is None:
         return Scheduling()
+    vertex_wait = "maxWaitDuration" in node and "maxWaitTime" not in node
+    wait_key = "maxWaitDuration" if vertex_wait else "maxWaitTime"
     return Scheduling(
-        max_wait_seconds=node.duration("maxWaitTime"),
+        max_wait_seconds=node.duration(wait_key),
         max_running_seconds=node.duration("maxRunningTime"),
         restart_job_on_worker_restart=node.flag("restartJobOnWorkerRestart"),
         strategy=node.text("strategy"),
+        disable_retries=node.flag("disableRetries"),
+        max_wait_is_vertex=vertex_wait,
         at={
             "": node.path,
-            "max_wait": node.at("maxWaitTime"),
+            "max_wait": node.at(wait_key),
+            "disable_retries": node.at("disableRetries"),
             "max_running": node.at("maxRunningTime"),
             "strategy": node.at("strategy"),
         },
@@ -252,6 +259,7 @@ def convert(doc: Node) -> TrainingJob:
         scheduling=scheduling(spec.child("scheduling")),
         service_account=spec.text("serviceAccount"),
         hyperparameters=hyperparameters(spec.child("hyperparameters")),
+        vertex=options(spec),
         source_format=SourceFormat.NATIVE,
         desired_state=spec.text("desiredState") or "COMPLETED",
         at={

@@ -18,6 +18,7 @@ from provider.spec.model import (
     Application,
     Container,
     Disk,
+    DocPath,
     EnvVar,
     Note,
     OutputDir,
@@ -31,6 +32,7 @@ from provider.spec.model import (
 )
 from provider.spec.native import merge_labels, metadata_fields
 from provider.spec.reader import ConversionError, Node
+from provider.spec.vertex_fields import options, reservation
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -88,6 +90,7 @@ def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
         accelerator=acc,
         tpu_topology=ms.text(k("tpuTopology")),
         disk=disk,
+        reservation=reservation(ms.child(k("reservationAffinity")), k),
         at={
             "": node.path,
             "machine_type": ms.at(k("machineType")),
@@ -153,6 +156,16 @@ def _override(app: Application, kind: str, task: Node, k: Keys) -> PoolOverride 
     )
 
 
+def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
+    """What ``aiplatform.CustomJob(staging_bucket=...)`` does: a per-job output prefix under the bucket.
+
+    The SDK sets ``baseOutputDirectory`` to ``BUCKET/aiplatform-custom-job-TIMESTAMP``, so the job
+    gets AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR. trainjobs names the prefix
+    after the job instead of the time, so a plan and the next apply build the same request.
+    """
+    return OutputDir(uri=f"{bucket.rstrip('/')}/aiplatform-custom-job-{name}", job_dir=False, at={"": where})
+
+
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = doc.child("spec")
@@ -193,6 +206,8 @@ def convert(doc: Node) -> TrainingJob:
         output = OutputDir(uri=out.req_str(k("outputUriPrefix")), job_dir=False, at={"": out.at(k("outputUriPrefix"))})
     elif spec.text("base_output_dir") is not None:
         output = OutputDir(uri=spec.req_str("base_output_dir"), job_dir=False, at={"": spec.at("base_output_dir")})
+    elif spec.text(k("stagingBucket")) is not None:
+        output = staging_output(spec.req_str(k("stagingBucket")), meta["name"], spec.at(k("stagingBucket")))
     sched = spec.child("scheduling")
     scheduling = Scheduling()
     if sched is not None:
@@ -201,8 +216,10 @@ def convert(doc: Node) -> TrainingJob:
             max_running_seconds=sched.duration("timeout"),
             restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
             strategy=sched.text("strategy"),
+            disable_retries=sched.flag(k("disableRetries")),
+            max_wait_is_vertex=True,
             at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
-                "strategy": sched.at("strategy")},
+                "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},
         )
     return TrainingJob(
         name=meta["name"],
@@ -218,6 +235,7 @@ def convert(doc: Node) -> TrainingJob:
         staging_bucket=spec.text(k("stagingBucket")),
         scheduling=scheduling,
         service_account=spec.text(k("serviceAccount")),
+        vertex=options(spec, k),
         source_format=SourceFormat.VERTEX,
         desired_state=spec.text(k("desiredState")) or "COMPLETED",
         notes=tuple(notes),

@@ -10,7 +10,22 @@ from provider.validation.problem import Problem, Severity
 
 
 class Reporter(Protocol):
-    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None: ...
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None: ...
+
+
+def summary(checked: int, invalid: int, stacks: tuple[int, int] | None) -> str:
+    """``3 specs checked: 3 valid, 0 invalid; 5 stack files checked: 5 valid, 0 invalid``.
+
+    ``stacks`` is (stack files checked, invalid ones); without it the count is of files.
+    """
+    if stacks is None:
+        return f"{checked} {'file' if checked == 1 else 'files'} checked: {checked - invalid} valid, {invalid} invalid"
+    text = f"{checked} {'spec' if checked == 1 else 'specs'} checked: {checked - invalid} valid, {invalid} invalid"
+    files, bad = stacks
+    if files:
+        text += f"; {files} stack {'file' if files == 1 else 'files'} checked: {files - bad} valid, {bad} invalid"
+    return text
 
 
 def use_colour(stream: IO[str], choice: str = "auto") -> bool:
@@ -41,26 +56,30 @@ class TextReporter:
             lines.append(self._c("2", f"    [{p.rule}] {p.source}"))
         return "\n".join(lines)
 
-    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
             print(self.format(p), file=out)
         errors = sum(1 for p in problems if p.is_error)
         warnings = len(problems) - errors
-        noun = "file" if checked == 1 else "files"
-        summary = f"{checked} {noun} checked: {checked - invalid} valid, {invalid} invalid"
+        text = summary(checked, invalid, stacks)
         if problems:
-            summary += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})"
-        colour = "1;32" if not invalid else "1;31"
-        print(("\n" if problems else "") + self._c(colour, summary), file=out)
+            text += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})"
+        colour = "1;32" if not invalid and not (stacks and stacks[1]) else "1;31"
+        print(("\n" if problems else "") + self._c(colour, text), file=out)
 
 
 class JsonReporter:
-    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None:
+        files, bad = stacks or (0, 0)
         json.dump(
             {
-                "ok": invalid == 0,
-                "checked": checked,
-                "invalid": invalid,
+                "ok": invalid == 0 and bad == 0,
+                "checked": checked + files,
+                "invalid": invalid + bad,
+                "specs_checked": checked,
+                "stack_files_checked": files,
                 "errors": sum(1 for p in problems if p.is_error),
                 "warnings": sum(1 for p in problems if not p.is_error),
                 "problems": [p.as_dict() for p in problems],
@@ -81,7 +100,8 @@ def _escape(text: str, prop: bool = False) -> str:
 class GithubReporter:
     """GitHub Actions workflow commands: each problem becomes an annotation on the PR diff."""
 
-    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str]) -> None:
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
             level = "error" if p.severity is Severity.ERROR else "warning"
             props = [f"file={_escape(p.file, True)}"]
@@ -97,7 +117,7 @@ class GithubReporter:
             if p.hint:
                 body += f"\n{p.hint}"
             print(f"::{level} {','.join(props)}::{_escape(body)}", file=out)
-        print(f"{checked} files checked: {checked - invalid} valid, {invalid} invalid", file=out)
+        print(summary(checked, invalid, stacks), file=out)
 
 
 def reporter(fmt: str, out: IO[str], colour: str = "auto") -> Reporter:

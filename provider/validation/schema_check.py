@@ -18,6 +18,8 @@ from provider.document.yaml_loader import LoadedDocument
 from provider.validation.problem import Problem, format_path
 
 MAX_LISTED = 12
+# Schema keywords whose failure means a converter cannot read the value at all.
+_STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid", "MinItems", "MaxItems"})
 
 
 @cache
@@ -32,15 +34,19 @@ def _validator(kind: str) -> Any:
 class SchemaIssue:
     """One schema finding, before it is given a file position."""
 
-    __slots__ = ("allowed", "hint", "message", "on_key", "path")
+    __slots__ = ("allowed", "conditional", "hint", "message", "on_key", "path", "structural")
 
     def __init__(self, path: tuple[Any, ...], message: str, allowed: str | None = None, hint: str | None = None,
-                 on_key: bool = False) -> None:
+                 on_key: bool = False, structural: bool = False) -> None:
         self.path = path
         self.message = message
         self.allowed = allowed
         self.hint = hint
         self.on_key = on_key  # the position is the key itself, not its value
+        # The value has the wrong type or shape (not merely a wrong value): a converter cannot read it.
+        self.structural = structural
+        # Found by a cross-field rule of the schema (an if/then, a "not"): the model rules check the same.
+        self.conditional = False
 
 
 def _node(root: dict[str, Any], path: list[Any]) -> Any:
@@ -106,6 +112,28 @@ def suggest(value: Any, options: list[Any]) -> str | None:
     return "did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
+def _noun(path: tuple[Any, ...]) -> str:
+    """What a value is called: its key, or for a list item the list's key (``packageUris`` item)."""
+    if not path:
+        return "value"
+    if isinstance(path[-1], int):
+        return f"{path[-2]} item" if len(path) > 1 else "item"
+    return str(path[-1])
+
+
+def _bound(value: Any, branch_errors: list[Any]) -> str | None:
+    """A number outside the bound of the one numeric form of an int64 field (``workerCount: -1``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    for e in branch_errors:
+        kind = type(e.kind).__name__
+        if kind in ("Minimum", "ExclusiveMinimum"):
+            return f"at least {e.kind.limit}" if kind == "Minimum" else f"more than {e.kind.limit}"
+        if kind in ("Maximum", "ExclusiveMaximum"):
+            return f"at most {e.kind.limit}" if kind == "Maximum" else f"less than {e.kind.limit}"
+    return None
+
+
 def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
     """Schema findings as problems with file positions (when the document came from a file)."""
     out = []
@@ -135,7 +163,13 @@ def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
 
     root = schema.spec_schema() if kind == "spec" else schema.stack_schema()
     for error in _validator(kind).iter_errors(data):
-        yield from _issues(error, root)
+        structural = type(error.kind).__name__ in _STRUCTURAL
+        conditional = type(error.kind).__name__ in ("FalseSchema", "Not") or any(
+            part in ("then", "else") for part in error.schema_path)
+        for issue in _issues(error, root):
+            issue.structural = structural
+            issue.conditional = conditional
+            yield issue
 
 
 def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
@@ -183,7 +217,7 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         return
     if kind in ("Pattern", "MinLength", "MaxLength", "Format"):
         shown = value if len(str(value)) <= 80 else str(value)[:77] + "..."
-        yield SchemaIssue(path, f"{shown!r} is not a valid {path[-1] if path else 'value'}", _description(root, schema_path))
+        yield SchemaIssue(path, f"{shown!r} is not a valid {_noun(path)}", _description(root, schema_path))
         return
     if kind == "PropertyNames":
         inner = error.kind.error
@@ -205,6 +239,10 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         key = path[-1] if path else "this value"
         yield SchemaIssue(path, f"{key!r} is not allowed here", _description(root, schema_path[:-1]), on_key=True)
         return
+    if kind == "Not" and not isinstance(value, (dict, list)):
+        yield SchemaIssue(path, f"{json.dumps(value)} is not allowed for {_noun(path)} here",
+                          _description(root, schema_path[:-2]) or _description(root, schema_path))
+        return
     if kind == "Not":
         yield SchemaIssue(path, f"{where} combines keys that exclude each other", _description(root, schema_path))
         return
@@ -214,6 +252,10 @@ def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
         flat = [e for branch in branches for e in branch]
         if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
             yield SchemaIssue(path, f"{where} is {_describe_value(value)} of the wrong form", desc)
+            return
+        bound = _bound(value, flat)
+        if bound is not None:
+            yield SchemaIssue(path, f"{where} is {json.dumps(value)}, it must be {bound}", desc)
             return
         missing = sorted({e.kind.property for e in flat if type(e.kind).__name__ == "Required"})
         if missing and len(missing) == len(branches):

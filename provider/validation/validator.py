@@ -16,6 +16,7 @@ message is kept.
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -88,8 +89,88 @@ def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | N
     return out
 
 
+def _prune(data: Any, paths: Iterable[tuple[Any, ...]]) -> Any:
+    """A copy of ``data`` without the values at ``paths`` (what the earlier layers refused)."""
+    pruned = copy.deepcopy(data)
+    for path in sorted(paths, key=len, reverse=True):
+        node = pruned
+        for part in path[:-1]:
+            inner = node[part] if _holds(node, part) else None
+            if inner is None:
+                break
+            node = inner
+        else:
+            if path and _holds(node, path[-1]):
+                if isinstance(node, dict):
+                    del node[path[-1]]
+                else:
+                    node[path[-1]] = None
+    return pruned
+
+
+def _holds(node: Any, part: Any) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def _readable_model(
+    data: Any, unreadable: set[tuple[Any, ...]], refused: set[tuple[Any, ...]]
+) -> tuple[TrainingJob | None, frozenset[tuple[Any, ...]], tuple[Note, ...]]:
+    """The model of ``data``; if its structure is broken, the model of what can still be read.
+
+    Values of the wrong type or shape (``unreadable``) are left out and the conversion is tried
+    again; if that still fails, every value the schema or the YAML reader refused is left out.
+    So the format rules and the model rules still report every other problem of the file
+    (issue 11: one problem must not hide the others), and a value that is merely wrong (an
+    unknown machine type) still reaches the converter, which needs it to build the pools.
+    Returns (model, the paths left out to read it, the converter's notes when every try fails).
+    """
+    try:
+        return to_model(data), frozenset(), ()
+    except ConversionError as exc:
+        notes = exc.notes
+    tries = [paths for paths in (unreadable, refused) if paths]
+    for paths in dict.fromkeys(frozenset(p) for p in tries):
+        try:
+            return to_model(_prune(data, paths)), paths, ()
+        except ConversionError as exc:
+            notes = exc.notes or notes
+    return None, frozenset(), tuple(notes)
+
+
+def _explains(better: Problem, schema_problem: Problem, data: Any, conditional: set[str]) -> bool:
+    """A later layer's error covers a schema problem at its own spot, or inside a single value.
+
+    Inside a whole mapping (a pool, the application, ``trainingInput``) it covers only what the
+    schema found with a cross-field rule (``conditional``), which checks what the model rule
+    checks; a wrong value of another key in that mapping is a problem of its own and stays.
+    """
+    if schema_problem.path == better.path:
+        return True
+    if not _under(schema_problem.path, better.path):
+        return False
+    return not isinstance(_value_at(data, better.path), dict) or schema_problem.path in conditional
+
+
+def _value_at(data: Any, dotted: str) -> Any:
+    node = data
+    for part in dotted.replace("[", ".[").split("."):
+        if not part:
+            continue
+        key: Any = int(part[1:-1]) if part.startswith("[") else part
+        if not _holds(node, key):
+            return None
+        node = node[key]
+    return node
+
+
 def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument | None = None) -> SpecResult:
-    """Schema, converter and model rules on a parsed document."""
+    """Schema, converter and model rules on a parsed document.
+
+    Every layer runs on what it can read, and each problem is reported once: where a later
+    layer explains a spot better than the schema, only the better message is kept.
+    """
     result = SpecResult(file=filename, document=doc, data=data)
     flagged = {format_path(p) for p in doc.flagged} if doc else set()
     # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
@@ -97,19 +178,26 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     data = forms.data
     read_notes = _note_problems(forms.notes, filename, doc)
     read_errors = [p.path for p in read_notes if p.is_error and p.path]
-    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec")
-                       if p.path not in flagged and not any(_under(p.path, e) for e in read_errors)]
-    try:
-        job = to_model(data)
-    except ConversionError as exc:
+
+    def unexplained(path: str) -> bool:
+        return path not in flagged and not any(_under(path, e) for e in read_errors)
+
+    issues = [i for i in schema_check.check(data, "spec") if unexplained(format_path(i.path))]
+    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if unexplained(p.path)]
+    flagged_paths = set(doc.flagged) if doc else set()
+    unreadable = {tuple(i.path) for i in issues if i.structural} | flagged_paths
+    refused = {tuple(i.path) for i in issues} | flagged_paths
+    job, left_out, failed_notes = _readable_model(data, unreadable, refused)
+    if job is None:
         result.problems.extend(schema_problems)
         result.problems.extend(read_notes)
-        result.problems.extend(_note_problems(exc.notes, filename, doc))
-        if not result.problems:
+        result.problems.extend(_note_problems(failed_notes, filename, doc))
+        if not result.problems and not (doc and doc.flagged):
             result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
                                            allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
         return result
-    result.job = job
+    if not left_out:
+        result.job = job  # a job read from a pruned document is for reporting only
     better = read_notes + _note_problems(job.notes, filename, doc)
     for finding in run_rules(job, ctx):
         pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
@@ -118,8 +206,13 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
             path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
-    explained = [p.path for p in better if p.is_error and p.path]
-    result.problems.extend(p for p in schema_problems if not any(_under(p.path, e) for e in explained))
+    # What was left out to read the model was already reported there: no second word on it.
+    gone = [format_path(p) for p in left_out]
+    better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
+    explaining = [p for p in better if p.is_error and p.path]
+    conditional = {format_path(i.path) for i in issues if i.conditional}
+    result.problems.extend(p for p in schema_problems
+                           if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ _REPLACEMENTS = {
 }
 
 
-def build_accelerators(vms: Json, gpu: Json) -> Json:
+def build_accelerators(vms: Json, gpu: Json, tpu_training: Json | None = None) -> Json:
     notes = vms["accelerator_capacity_notes"]
     display_by_enum: dict[str, str] = {}
     for display, enum in vms["accelerator_display_name_to_enum"].items():
@@ -91,7 +92,7 @@ def build_accelerators(vms: Json, gpu: Json) -> Json:
             "display": display_by_enum.get(name, name),
             "kind": kind,
             "enum_number": entry["number"],
-            "vertex_training": (name in vertex_gpus) if kind == "gpu" else not entry["deprecated"],
+            "vertex_training": (name in vertex_gpus) if kind == "gpu" else _tpu_trains(name, entry, tpu_training),
             "ai_platform_training": name in gpu["accelerator_columns"] or name in ("TPU_V2", "TPU_V3"),
             "deprecated": entry["deprecated"],
             "description": entry["description"],
@@ -101,6 +102,8 @@ def build_accelerators(vms: Json, gpu: Json) -> Json:
             rec["end_of_support_source"] = notes["NVIDIA_TESLA_P100"]
         if name == "NVIDIA_TESLA_K80":
             rec["end_of_support_source"] = entry["description"]
+        if kind == "tpu" and not rec["vertex_training"] and tpu_training:
+            rec["no_training_machine"] = tpu_training["vertex_training_rule"]
         if name in _REPLACEMENTS:
             rec["instead"] = _REPLACEMENTS[name]
         for key, note in notes.items():
@@ -119,7 +122,14 @@ def build_accelerators(vms: Json, gpu: Json) -> Json:
             "implied_by_machine_type": True,
             "description": f"{display}: no AcceleratorType enum; set by the machine type and tpuTopology",
         }
-    return {"accelerators": out, "sources": vms["sources"][:6]}
+    sources = vms["sources"][:6] + (tpu_training or {}).get("sources", [])
+    return {"accelerators": out, "sources": sources}
+
+
+def _tpu_trains(name: str, entry: Json, tpu_training: Json | None) -> bool:
+    """A TPU AcceleratorType trains on Vertex AI when a page gives it a machine type (curated/tpu_training.json)."""
+    listed = (tpu_training or {}).get("vertex_training", {})
+    return bool(listed[name]) if name in listed else not entry["deprecated"]
 
 
 def _shape_of(name: str, curated_shapes: Json) -> Json | None:
@@ -176,13 +186,13 @@ def build_machine_types(vms: Json, gpu: Json, legacy: Json, curated_shapes: Json
     return {"machine_types": out, "notes": vms["machine_type_notes"], "sources": vms["sources"][:3]}
 
 
-def build_accelerator_counts(vms: Json, gpu: Json) -> Json:
+def build_accelerator_counts(vms: Json, gpu: Json, tpu_counts: Json) -> Json:
     vertex: dict[str, dict[str, list[int]]] = {
         m: {a: list(c) for a, c in accs.items()} for m, accs in vms["valid_accelerator_counts"].items()
     }
     # cloud-tpu: TPU_V2/TPU_V3, 8 cores for a single device; pods in multiples of 32.
     tpu = vms["tpu"]["tpu_v2_v3"]
-    vertex["cloud-tpu"] = {"TPU_V2": [8, 32, 64, 128, 256, 512], "TPU_V3": [8, 32, 64, 128, 256, 512, 1024, 2048]}
+    vertex["cloud-tpu"] = {k: list(v) for k, v in tpu_counts.items()}
     aip: dict[str, dict[str, list[int]]] = {}
     for m, rec in gpu["machine_types"].items():
         aip[m] = {a: list(c) for a, c in rec["valid_gpu_counts"].items() if c}
@@ -356,6 +366,35 @@ def build_legacy(legacy: Json, tiers: Json) -> Json:
     }
 
 
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"[0-9]+", version))
+
+
+def _default_container(containers: Json, rule: Json) -> Json:
+    """The prebuilt containers a Python package job without runtimeVersion or executor image runs.
+
+    The newest TensorFlow CPU and GPU builds the containers page lists (the framework AI Platform's
+    runtime versions were named after); ``end_of_availability`` is the earlier of the two, so a
+    rule can tell whether Vertex AI still serves them on a given day.
+    """
+    chosen: dict[str, tuple[tuple[int, ...], str]] = {}
+    for name, rec in containers.items():
+        if rec["framework"] != "tensorflow" or rec["accelerator"] not in ("cpu", "gpu"):
+            continue
+        key = (_version_tuple(rec["version"]), name)
+        if rec["accelerator"] not in chosen or key > chosen[rec["accelerator"]]:
+            chosen[rec["accelerator"]] = key
+    cpu, gpu = chosen["cpu"][1], chosen["gpu"][1]
+    ends = [containers[n].get("end_of_availability") for n in (cpu, gpu)]
+    return {
+        "cpu": cpu,
+        "gpu": gpu,
+        "end_of_availability": min(e for e in ends if e) if all(ends) else None,
+        "rule": rule.get("rule", ""),
+        "sources": rule.get("sources", []),
+    }
+
+
 def build_runtimes(rules: Json, curated_containers: Json) -> Json:
     rt = rules["ai_platform_runtime_versions"]
     rule = next(r for r in rules["rules"] if r["id"] == "aip.pythonVersion.compat")
@@ -369,6 +408,7 @@ def build_runtimes(rules: Json, curated_containers: Json) -> Json:
         if rec["framework"] != "tensorflow" or rec["python"] != "3.7" or rec["accelerator"] not in ("cpu", "gpu"):
             continue
         mapping.setdefault(rec["version"], {"python": "3.7"})[rec["accelerator"]] = name
+    default_rule = curated_containers.get("default_without_runtime", {})
     return {
         "runtime_versions": {
             "verified": rt["known_runtime_versions"]["verified_existing"],
@@ -384,6 +424,7 @@ def build_runtimes(rules: Json, curated_containers: Json) -> Json:
             "rule": curated_containers.get("runtime_to_container", {}).get("rule", ""),
             "verified": False,
         },
+        "default_without_runtime": _default_container(containers, default_rule),
         "sources": rule["sources"] + curated_containers.get("sources", []),
     }
 
@@ -491,9 +532,9 @@ def build(reference: Path = REFERENCE, curated: Path = CURATED) -> dict[str, Jso
     vms, gpu, regions = ref["vertex_machine_spec"], ref["gpu_compat_ai_platform"], ref["regions"]
     legacy, tiers, rules = ref["legacy_machine_types"], ref["scale_tiers"], ref["job_rules"]
     files = {
-        "accelerators": build_accelerators(vms, gpu),
+        "accelerators": build_accelerators(vms, gpu, cur.get("tpu_training")),
         "machine_types": build_machine_types(vms, gpu, legacy, cur.get("machine_shapes", {})),
-        "accelerator_counts": build_accelerator_counts(vms, gpu),
+        "accelerator_counts": build_accelerator_counts(vms, gpu, cur["tpu_training"]["cloud_tpu_counts"]),
         "gpu_caps": build_gpu_caps(gpu),
         "regions": build_regions(regions),
         "zones": build_zones(regions, cur.get("zone_statements", {})),
@@ -506,6 +547,8 @@ def build(reference: Path = REFERENCE, curated: Path = CURATED) -> dict[str, Jso
         files["pricing"] = cur["pricing"]
     if "enum_numbers" in cur:
         files["enum_numbers"] = cur["enum_numbers"]
+    if "vertex_job_fields" in cur:
+        files["job_fields"] = cur["vertex_job_fields"]
     files["catalog"] = {
         "as_of": AS_OF,
         "built_from": ["tools/catalog/reference/" + p.name for p in sorted(reference.glob("*.json"))]

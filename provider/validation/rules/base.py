@@ -39,6 +39,8 @@ class Context:
     staging_bucket: str | None = None
     # The directory of the spec file, for paths written relative to it (package path, build context).
     spec_dir: Path | None = None
+    # The PersistentResource IDs the stack declares (None: the stack does not say, nothing is checked).
+    persistent_resources: tuple[str, ...] | None = None
     catalog: Catalog = CATALOG
 
     @property

@@ -26,6 +26,15 @@ def _label(pool: WorkerPool) -> str:
     return pool.machine_type
 
 
+def _mapped_from(pool: WorkerPool) -> str:
+    """``the legacy machine type complex_model_s maps to n1-highcpu-8``, or the plain machine type."""
+    if pool.legacy_machine_type:
+        return f"the legacy machine type {pool.legacy_machine_type} maps to {pool.machine_type}, which"
+    if pool.scale_tier:
+        return f"scale tier {pool.scale_tier} maps its {pool.role.value} pool to {pool.machine_type}, which"
+    return pool.machine_type
+
+
 @rule
 def region_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """Vertex AI offers custom training in the region (AI Platform's list may differ)."""
@@ -85,24 +94,29 @@ def machine_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         if machine is None:
             continue  # the schema named the allowed machine types
         if not machine.vertex_training:
-            note = " (the legacy mapping itself is unverified)" if pool.legacy_machine_type else ""
+            mapped = pool.legacy_machine_type or pool.scale_tier
+            note = " (the legacy mapping itself is unverified)" if mapped else ""
+            nearest = _similar_machines(ctx, machine.vcpus or 0, machine.memory_gb or 0)
             yield Finding(
-                f"{_label(pool)} is not a machine type Vertex AI offers for training{note}",
+                f"{_mapped_from(pool)} is not a machine type Vertex AI offers for training{note}"
+                + (f"; the nearest offered type is {nearest[0]}" if nearest else ""),
                 path_of(pool, "machine_type"),
                 "machine.offered",
-                MACHINE_SPEC,
-                allowed=_similar_machines(ctx, machine.vcpus or 0, machine.memory_gb or 0),
+                MACHINE_SPEC + ("; tools/catalog/reference/legacy_machine_types.json" if mapped else ""),
+                allowed="a Vertex AI training machine type with enough room, such as " + join(nearest[:3])
+                + (" (scaleTier CUSTOM with masterType/workerType)" if pool.scale_tier else ""),
                 severity=ctx.offering_severity,
             )
 
 
-def _similar_machines(ctx: Context, vcpus: float, memory: float) -> str:
+def _similar_machines(ctx: Context, vcpus: float, memory: float) -> list[str]:
+    """Vertex AI training machine types with at least these vCPUs and memory, the nearest first."""
     options = [
         m for m in ctx.catalog.machine_types.values()
         if m.vertex_training and not m.requires_accelerator and m.vcpus and m.vcpus >= vcpus and (m.memory_gb or 0) >= memory
     ]
-    options.sort(key=lambda m: ((m.vcpus or 0), (m.memory_gb or 0)))
-    return "a Vertex AI training machine type with enough room, such as " + join([m.name for m in options[:3]])
+    options.sort(key=lambda m: ((m.vcpus or 0), (m.memory_gb or 0), m.name))
+    return [m.name for m in options]
 
 
 def _table(job: TrainingJob) -> str:
@@ -212,7 +226,17 @@ def accelerator_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             continue
         where = path_of(acc, "type") or path_of(pool)
         instead = f"use {join(info.instead)} instead" if info.instead else None
-        if not info.vertex_training:
+        if info.no_training_machine:
+            trainable = sorted(a.name for a in ctx.catalog.accelerators.values() if a.kind == "tpu" and a.vertex_training)
+            yield Finding(
+                f"{acc.type} is in Vertex AI's AcceleratorType list, but Vertex AI offers no machine type to train on it",
+                where,
+                "tpu.offered",
+                "tools/catalog/curated/tpu_training.json (" + info.no_training_machine + ")",
+                allowed="a TPU Vertex AI trains on: " + join(trainable),
+                severity=ctx.offering_severity,
+            )
+        elif not info.vertex_training:
             yield Finding(
                 f"{acc.type} is valid under AI Platform Training (seed 001) but Vertex AI no longer offers it "
                 f"({info.display}: end of support)",
@@ -251,11 +275,9 @@ def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     region = ctx.catalog.region(job.region or "")
     if region is None:
         return
-    seen: set[str] = set()
     for acc, pool in _accelerators(ctx, job):
-        if acc in seen or acc in region.vertex_accelerators:
-            continue
-        seen.add(acc)
+        if acc in region.vertex_accelerators:
+            continue  # every pool is reported, each at its own accelerator
         where = path_of(pool.accelerator, "type") if pool.accelerator else path_of(pool, "machine_type")
         offering = sorted(r.name for r in ctx.catalog.regions.values() if acc in r.vertex_accelerators)
         legacy = acc in region.ai_platform_gpus or acc in region.ai_platform_tpus
@@ -269,7 +291,7 @@ def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                 where,
                 "gpu.region",
                 REGIONS,
-                allowed="regions that offer it: " + (join(offering[:8]) if offering else "none"),
+                allowed="regions that offer it: " + (join(offering) if offering else "none"),
                 severity=ctx.offering_severity,
             )
         else:
@@ -278,7 +300,7 @@ def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                 where,
                 "gpu.region",
                 SEED_001 + "; " + REGIONS,
-                allowed="regions that offer it: " + (join(offering[:8]) if offering else "none")
+                allowed="regions that offer it: " + (join(offering) if offering else "none")
                 + f"; accelerators in {job.region}: " + (join(sorted(region.vertex_accelerators)) or "none"),
             )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -30,6 +31,8 @@ def _bucket(uri: str) -> str:
 def max_wait(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     minimum = ctx.catalog.limits()["max_wait"]["min_seconds"]
     wait = job.scheduling.max_wait_seconds
+    if job.scheduling.max_wait_is_vertex:
+        return  # Vertex AI's maxWaitDuration: rules/vertex_fields.py checks it
     if wait is not None and wait < minimum:
         yield Finding(
             f"maxWaitTime is {wait:g}s, below the minimum",
@@ -38,10 +41,10 @@ def max_wait(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             SEED_003 + " (scheduling.maxWaitTime: at least 1800s)",
             allowed=f"at least {minimum}s (30 minutes), or no max wait",
         )
-    if wait is not None and ctx.target is Target.VERTEX and job.scheduling.strategy != "FLEX_START":
+    if wait is not None and ctx.target is not Target.LOCAL and job.scheduling.strategy != "FLEX_START":
         yield Finding(
-            "Vertex AI enforces a max wait only for FLEX_START jobs (scheduling.maxWaitDuration); this job may wait "
-            "longer on Vertex AI",
+            f"maxWaitTime {wait:g}s is not sent to Vertex AI: Vertex AI enforces a max wait only for FLEX_START jobs "
+            "(scheduling.maxWaitDuration), so there this job may wait longer; the local backend enforces it",
             path_of(job.scheduling, "max_wait"),
             "scheduling.max_wait_vertex",
             JOB_RULES + " (vx.scheduling.other)",
@@ -64,6 +67,31 @@ def strategy(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         )
 
 
+def _default_image(job: TrainingJob, app: PythonPackage, ctx: Context) -> Iterator[Finding]:
+    """No runtimeVersion and no image (seeds 001 and 003): the catalog's default container runs it."""
+    default = ctx.catalog.runtimes()["default_without_runtime"]
+    gpu_pools = [p for p in job.pools if p.gpus and not (p.override and p.override.image_uri)]
+    cpu_pools = [p for p in job.pools if not p.gpus and not (p.override and p.override.image_uri)]
+    builds = ([f"{default['cpu']} (pools without GPUs)"] if cpu_pools else []) + (
+        [f"{default['gpu']} (pools with GPUs)"] if gpu_pools else [])
+    if not builds:
+        return
+    end = default.get("end_of_availability")
+    served = end is None or dt.date.fromisoformat(end) >= ctx.today
+    message = "no runtimeVersion or executorImage: the package runs on the prebuilt container " + join(builds, "and")
+    if not served:
+        message += f", which Vertex AI stopped serving on {end}"
+    yield Finding(
+        message,
+        path_of(app),
+        "package.default_image",
+        "tools/catalog/curated/prebuilt_containers.json (default_without_runtime)",
+        allowed="executorImage (a Vertex AI prebuilt training container) or runtimeVersion with pythonVersion, "
+        "to choose the container yourself",
+        severity=Severity.WARNING if served else ctx.offering_severity,
+    )
+
+
 def _version_key(v: object) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in str(v).split("."))
@@ -79,13 +107,7 @@ def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     runtimes = ctx.catalog.runtimes()
     if app.executor_image_uri is None and app.runtime_version is None:
-        yield Finding(
-            "the Python package has no executor image",
-            path_of(app),
-            "package.executor_image",
-            JOB_RULES + " (vx.pythonPackageSpec: executorImageUri is required)",
-            allowed="executorImage (a Vertex AI prebuilt training container) or runtimeVersion with pythonVersion",
-        )
+        yield from _default_image(job, app, ctx)
     if app.runtime_version is None:
         if app.python_version is not None:
             yield Finding("pythonVersion is set without runtimeVersion", path_of(app, "python_version"),
@@ -169,23 +191,43 @@ def local_paths_exist(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                           "path.exists", None, allowed="a build context with a Dockerfile")
 
 
+def _placeholder(image: str) -> str | None:
+    """What in an image URI looks like a template left unfilled: ``{...}``, ``<...>``, ``$VAR``, a space."""
+    m = _PLACEHOLDER.search(image)
+    if m:
+        return m.group(0)
+    for ch in ("{", "}", "<", ">"):
+        if ch in image:
+            return repr(ch)
+    if any(c.isspace() for c in image):
+        return "a space"
+    return None
+
+
 @rule
 def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """An image URI with braces or spaces is a template left unfilled (seed 004's gcr.io/{YOUR-PROJECT-ID})."""
     app = job.application
     images = [(app.image_uri, path_of(app, "image_uri"))] if isinstance(app, Container) and app.image_uri else []
-    images += [(p.override.image_uri, path_of(p)) for p in job.pools if p.override and p.override.image_uri]
+    if isinstance(app, PythonPackage) and app.executor_image_uri:
+        images.append((app.executor_image_uri, path_of(app, "executor_image_uri")))
+    images += [(p.override.image_uri, path_of(p, "image") if "image" in p.at else path_of(p))
+               for p in job.pools if p.override and p.override.image_uri]
+    seen: set[str] = set()
     for image, where in images:
         assert image is not None
-        m = _PLACEHOLDER.search(image)
-        if m:
-            yield Finding(
-                f"the image {image!r} contains the placeholder {m.group(0)}",
-                where,
-                "image.placeholder",
-                None,
-                allowed="a real image URI (seed 004 writes gcr.io/{YOUR-PROJECT-ID}/...: put your project there)",
-                severity=Severity.WARNING,
-            )
+        found = _placeholder(image)
+        if found is None or image in seen:
+            continue
+        seen.add(image)
+        yield Finding(
+            f"the image {image!r} looks like an unfilled placeholder: it contains {found}",
+            where,
+            "image.placeholder",
+            "docker image reference grammar (no braces or spaces); seed 004 writes gcr.io/{YOUR-PROJECT-ID}/...",
+            allowed="a real image URI, such as gcr.io/my-project/multiworker:cassava (put your project ID in place "
+            "of the placeholder)",
+        )
 
 
 @rule

@@ -1,0 +1,50 @@
+"""Reading today's Vertex AI job fields, shared by the native and the verbatim Vertex formats.
+
+``persistentResourceId``, ``enableWebAccess``, ``network``, ``reservedIpRanges``,
+``tensorboard``, ``experiment`` and ``experimentRun`` sit in the spec body (CustomJobSpec);
+``reservationAffinity`` in a pool's machine spec. ``key`` turns a REST camelCase name into the
+name the document uses (itself, or snake_case for the Python SDK's form). Facts and sources:
+tools/catalog/curated/vertex_job_fields.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from provider.spec.model import Reservation, VertexOptions
+from provider.spec.reader import Node
+
+KeyName = Callable[[str], str]
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def reservation(node: Node | None, key: KeyName = _same) -> Reservation | None:
+    """machineSpec.reservationAffinity -> Reservation (None when absent)."""
+    if node is None:
+        return None
+    return Reservation(
+        type=node.text(key("reservationAffinityType")) or "TYPE_UNSPECIFIED",
+        key=node.text("key"),
+        values=node.strs("values") or (),
+        at={"": node.path, "type": node.at(key("reservationAffinityType")), "key": node.at("key"),
+            "values": node.at("values")},
+    )
+
+
+def options(spec: Node, key: KeyName = _same) -> VertexOptions:
+    """The CustomJobSpec fields beyond the seeds, read from the spec body."""
+    names = ("persistentResourceId", "enableWebAccess", "network", "reservedIpRanges", "tensorboard",
+             "experiment", "experimentRun")
+    return VertexOptions(
+        persistent_resource_id=spec.text(key("persistentResourceId")),
+        enable_web_access=spec.flag(key("enableWebAccess")),
+        network=spec.text("network"),
+        reserved_ip_ranges=spec.strs(key("reservedIpRanges")) or (),
+        tensorboard=spec.text("tensorboard"),
+        experiment=spec.text("experiment"),
+        experiment_run=spec.text(key("experimentRun")),
+        at={name: spec.at(key(name)) for name in names} | {"": spec.path},
+    )
