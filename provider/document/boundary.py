@@ -68,6 +68,10 @@ def resolve(path: Path) -> Resolved:
         if exc.errno == errno.ELOOP:
             return Resolved(None, "is a symlink loop (or a chain of links too long to follow)")
         if exc.errno == errno.ENOENT:
+            # A missing directory before a '..' (dir/missing/../x): resolved as Path.resolve() does.
+            loose = os.path.realpath(path)
+            if os.path.exists(loose) and os.path.realpath(loose, strict=True) == loose:
+                return Resolved(Path(loose))
             return Resolved(None, "is a dangling symlink" if os.path.islink(path) else "does not exist")
         return Resolved(None, f"cannot be followed: {exc.strerror or exc}")
     except RuntimeError:  # pragma: no cover - Python < 3.13 may raise this on loops

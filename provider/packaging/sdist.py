@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from provider.packaging import SKIP_DIRS, source_files
+from provider.packaging.files import PackageError
 
 DEFAULT_SETUP = """\
 # Written by trainjobs, as gcloud does when the package has no setup.py of its own.
@@ -22,10 +23,6 @@ from setuptools import find_packages, setup
 
 setup(name={name!r}, version="0.0.0", packages=find_packages(), include_package_data=True)
 """
-
-
-class PackageError(Exception):
-    pass
 
 
 def build_sdist(package_dir: Path, out_dir: Path) -> Path:

@@ -193,8 +193,8 @@ class TrainingJobProvider(ResourceProvider):
             return
         from provider.packaging.stage import stage
 
-        source = Path(p.get("projectRoot") or ".") / package["source"]
-        stage(source, package["uri"], stager_for(backend, p))
+        root = Path(p.get("projectRoot") or ".")
+        stage(root / package["source"], package["uri"], stager_for(backend, p), repository=root)
 
     def _wait(self, backend: Any, status: Any, p: Mapping[str, Any]) -> Any:
         """Wait as the stack's wait policy says: none, running, or completion, within its timeout."""
