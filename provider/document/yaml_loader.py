@@ -266,7 +266,6 @@ class _Reader:
                         rule="yaml.merge",
                         path=tuple(parent[2]),
                     )
-                    doc.flagged.add(tuple(parent[2]))
                     parent[3] = _DUPLICATE  # its value is read (for positions and bounds) and dropped
                     parent[4] = pos
                     continue
