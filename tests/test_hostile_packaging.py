@@ -199,3 +199,21 @@ def test_run_refuses_too_many_replicas_with_the_limit(tmp_path: Path) -> None:
     proc = run_cli("run", str(path), "--detach", env={"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_LOCAL_GPUS": "none"})
     no_traceback(proc)
     assert proc.returncode == 1 and "the job has 5,001 replicas and the local backend starts at most" in proc.stderr
+
+
+def test_the_repository_itself_is_not_a_package_path(tmp_path: Path) -> None:
+    """Its setup.py would be read from the directory above the repository."""
+    repo = tmp_path / "repo"
+    package(repo)
+    (tmp_path / "setup.py").write_text("# outside the repository\n")
+    path = repo / "spec.yaml"
+    path.write_text(
+        "apiVersion: trainjobs/v1\nkind: TrainingJob\nmetadata: {name: pack_test}\nspec:\n  region: us-central1\n"
+        "  workerPools: {chief: {machineType: n1-standard-4}}\n  jobDir: gs://bucket/x\n  application:\n"
+        f"    pythonPackage: {{path: ., module: trainer.task, executorImage: {EXECUTOR}}}\n")
+    (problem,) = [p for p in validate_paths([str(path)]).all_problems if p.is_error]
+    assert problem.rule == "path.boundary" and f"the package path . is the repository {repo} itself" in problem.message
+    result = validate_data(spec({"path": ".", "module": "trainer.task", "executorImage": EXECUTOR}))
+    assert result.job is not None
+    with pytest.raises(PackageError, match="is the repository"):
+        launch.prepare(result.job, repo, "p")

@@ -55,6 +55,9 @@ def check_boundary(package_dir: Path, root: Path) -> Path:
                            f"{root}; a package path must be a directory inside the repository that holds the spec")
     if not target.path.is_dir():
         raise PackageError(f"the package path {package_dir} is not a directory")
+    if target.path == root:  # its setup.py and pyproject.toml would come from the directory above
+        raise PackageError(f"the package path {package_dir} is the repository {root} itself; it must be the Python "
+                           "package directory inside it (gcloud's --package-path)")
     return target.path
 
 

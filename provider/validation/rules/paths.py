@@ -54,6 +54,10 @@ def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         elif not target.path.is_dir():
             yield Finding(f"the {word} {rel} is not a directory (looked for {target.path})", where, "path.exists",
                           None, allowed=f"{what}, relative to the spec file")
+        elif isinstance(job.application, PythonPackage) and target.path == root:
+            yield Finding(f"the package path {rel} is the repository {root} itself", where, "path.boundary", None,
+                          allowed="the Python package directory inside the repository (gcloud's --package-path); "
+                          "setup.py or pyproject.toml go beside it")
         elif isinstance(job.application, PythonPackage):
             yield from _package_files(target.path, where)
         elif isinstance(job.application, Container) and job.application.build:
