@@ -62,6 +62,8 @@ class Resolved:
 
 def resolve(path: Path) -> Resolved:
     """Follow ``path``'s symlinks strictly: a loop or a dangling link is a problem, not an exception."""
+    if "\x00" in str(path):
+        return Resolved(None, "is not a valid path (it contains a NUL character)")
     try:
         return Resolved(Path(os.path.realpath(path, strict=True)))
     except OSError as exc:

@@ -31,8 +31,8 @@ __all__ = ["BUILD_FILES", "MAX_PACKAGE_BYTES", "MAX_PACKAGE_FILES", "SKIP_DIRS",
 
 def resolve_source(job: TrainingJob, spec_dir: Path) -> Path | None:
     app = job.application
-    if not isinstance(app, PythonPackage) or app.source_path is None:
-        return None
+    if not isinstance(app, PythonPackage) or app.source_path is None or "\x00" in app.source_path:
+        return None  # a NUL is no path at all (validation says so)
     return Path(os.path.realpath(spec_dir / app.source_path))  # a symlink loop never raises here
 
 
@@ -45,7 +45,7 @@ def checked_source(job: TrainingJob, spec_dir: Path) -> Path | None:
     app = job.application
     if not isinstance(app, PythonPackage) or app.source_path is None:
         return None
-    return check_boundary(spec_dir / app.source_path, repository_root(spec_dir))
+    return check_boundary(spec_dir / app.source_path, repository_root(spec_dir))  # refuses a NUL too
 
 
 def source_digest(package_dir: Path) -> str:

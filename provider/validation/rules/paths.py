@@ -8,13 +8,20 @@ followed, must be a directory inside that repository. Packaging checks the same 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from provider.document.boundary import inside, repository_root, resolve
+from provider.document.excerpt import clip
 from provider.packaging.files import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES, PackageError, source_files
 from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import Context, Finding, rule
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks followed as far as they go (never raises on a loop)."""
+    return Path(os.path.realpath(path))
 
 
 def _named_paths(job: TrainingJob) -> list[tuple[str, DocPath, str, str]]:
@@ -37,11 +44,12 @@ def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     root = repository_root(ctx.spec_dir)
     boundary = f"a directory inside the repository that holds the spec ({root}), relative to the spec file"
-    for rel, where, what, word in _named_paths(job):
-        target = resolve(ctx.spec_dir / rel)
+    for raw, where, what, word in _named_paths(job):
+        rel = clip(raw, 120)
+        target = resolve(ctx.spec_dir / raw)
         if target.path is None:
             if target.problem == "does not exist":
-                looked = (ctx.spec_dir / rel).resolve()
+                looked = clip(str(real_path(ctx.spec_dir / raw)), 160)
                 yield Finding(f"{rel} does not exist (looked for {looked})", where, "path.exists", None,
                               allowed=f"{what}, relative to the spec file")
             else:
