@@ -191,3 +191,9 @@ def test_the_repository_is_the_git_work_tree(tmp_path: Path) -> None:
     (repo / "specs" / "team").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert repository_root(repo / "specs" / "team") == repo.resolve()
+
+
+def test_convert_never_digests_a_package_outside_the_repository() -> None:
+    proc = run_cli("convert", str(HOSTILE / "package_path_etc.yaml"), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1 and "the package path /etc resolves to /etc, outside the repository" in proc.stderr
