@@ -146,7 +146,7 @@ def test_messages_quote_only_a_short_excerpt_of_the_input(text: str) -> None:
     result = validate_bytes(text.encode(), "f.yaml")
     assert not result.ok
     for p in result.problems:
-        shown = f"{p.message} {p.allowed or ''}"
+        shown = f"{p.message} {p.allowed or ''} {p.path or ''}"
         assert len(shown) < 600, shown[:200]
         assert not any(run * 100 in shown for run in "A7x0d"), shown[:200]
 

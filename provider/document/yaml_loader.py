@@ -133,7 +133,7 @@ class _Reader:
                 file=self.filename,
                 line=pos[0],
                 column=pos[1],
-                path=format_path(path),
+                path=clip(format_path(path), 80),  # a key is input text too
                 message=message,
                 allowed=allowed,
                 rule=rule,
