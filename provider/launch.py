@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from provider.backends.base import IDENTITY_LABEL, Submission
-from provider.packaging import package_uris, resolve_source
+from provider.packaging import checked_source, package_uris
 from provider.packaging.stage import Stager, stage
 from provider.request import VertexRequest, build_request
 from provider.spec.model import Container, TrainingJob
@@ -43,8 +43,8 @@ def prepare(
     image_uri: str | None = None,
 ) -> VertexRequest:
     """The request for ``job``; its local package is built and staged first when a stager is given."""
+    source = checked_source(job, spec_dir)  # the repository boundary, again: PackageError (a BackendError)
     uris = package_uris(job, spec_dir, default_bucket) or None
-    source = resolve_source(job, spec_dir)
     if source is not None:
         if uris is None or not uris[0].startswith("gs://") or not source.is_dir():
             raise ValueError(f"{job.name}: the package path {source} cannot be staged (it needs a job dir or a "

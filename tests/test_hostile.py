@@ -133,3 +133,81 @@ def test_many_hostile_files_in_one_run_each_get_their_message(tmp_path: Path) ->
     assert "5 specs checked: 0 valid, 5 invalid" in proc.stdout
     for text in ("the file is empty", "binary file", "unknown alias", "is a list, not a mapping", "duplicate key"):
         assert text in proc.stdout
+
+
+@pytest.mark.parametrize("text", [
+    "a: *" + "A" * 5000 + "\n",                                   # unknown alias with a huge name
+    "n: " + "7" * 5000 + "\n",                                    # a 5,000-digit number
+    "k: 1:" + "0:" * 3000 + "0\n",                                # a huge YAML 1.1 base-60 number
+    "t: !!int " + "x" * 5000 + "\n",                              # a tag on a huge value
+    ("? " + "d" * 3000 + "\n: 1\n") * 2,                          # a huge duplicate key
+])
+def test_messages_quote_only_a_short_excerpt_of_the_input(text: str) -> None:
+    result = validate_bytes(text.encode(), "f.yaml")
+    assert not result.ok
+    for p in result.problems:
+        shown = f"{p.message} {p.allowed or ''} {p.path or ''}"
+        assert len(shown) < 600, shown[:200]
+        assert not any(run * 100 in shown for run in "A7x0d"), shown[:200]
+
+
+def test_excerpts_are_short_and_escape_control_characters() -> None:
+    key = "\\e[31m" + "d" * 3000  # a terminal escape sequence, then a long run
+    result = validate_bytes(f'? "{key}"\n: 1\n? "{key}"\n: 2\n'.encode(), "f.yaml")
+    (problem,) = [p for p in result.problems if p.rule == "yaml.duplicate-key"]
+    assert "\x1b" not in problem.message and "\\x1b[31mddd" in problem.message
+    assert "... (3,005 characters)" in problem.message and len(problem.message) < 120
+
+
+def test_yaml_merge_key_is_refused_but_a_quoted_one_is_a_plain_key() -> None:
+    merged = VALID.replace(b"    chief: {machineType: n1-standard-4}",
+                           b"    chief: &c {machineType: n1-standard-4}\n    workers: {<<: *c, replicas: 2}")
+    assert "the merge key << is a YAML 1.1 construct" in _only_error(merged)
+    quoted = VALID.replace(b"metadata: {name: hostile_ok}", b"metadata: {name: hostile_ok, '<<': x}")
+    assert "unknown key '<<'" in _only_error(quoted)
+
+
+def test_env_names_that_change_the_container_are_warnings() -> None:
+    result = validate_bytes(VALID + b"  env: {PATH: /opt/bin, LD_PRELOAD: x.so, PYTHONPATH: /src, LOG_LEVEL: info}\n",
+                            "f.yaml")
+    assert result.ok
+    warned = sorted(p.path for p in result.problems if p.rule == "env.risky")
+    assert warned == ["spec.env.LD_PRELOAD", "spec.env.PATH", "spec.env.PYTHONPATH"]
+
+
+@pytest.mark.parametrize("uri", ["gs://my-bucket/jobs/a.b/c_d-e", "gs://data.example.com/x", "gs://b/short-placeholder"])
+def test_ordinary_gcs_paths_are_fine(uri: str) -> None:
+    result = validate_bytes(VALID + f"  jobDir: {uri}\n".encode(), "f.yaml")
+    assert result.ok and not [p for p in result.problems if p.rule.startswith("gcs.")]
+
+
+@pytest.mark.parametrize(("uri", "expected"), [
+    ("gs://bucket/..", "has a '.' or '..' segment"),
+    ("gs://bucket/a/./b", "has a '.' or '..' segment"),
+    ("gs://bucket/.well-known/acme-challenge/x", "starts with .well-known/acme-challenge/"),
+    ("gs://bucket/" + "x" * 1100, "is longer than 1024 bytes"),
+    ("gs://Bucket/x", "has characters a bucket name cannot hold"),
+    ("gs://bu{ck}et/x", "has characters a bucket name cannot hold"),
+])
+def test_gcs_paths_cloud_storage_refuses(uri: str, expected: str) -> None:
+    assert expected in _only_error(VALID + f"  jobDir: '{uri}'\n".encode())
+
+
+def test_gcs_bucket_names_cloud_storage_would_not_create_are_warnings() -> None:
+    result = validate_bytes(VALID + b"  jobDir: gs://goog-bucket/x\n", "f.yaml")
+    assert result.ok and [p.rule for p in result.problems] == ["gcs.bucket"]
+
+
+@pytest.mark.parametrize("module", ["trainer.task", "pkg_2.sub.main", "tâche.principal"])
+def test_module_names_that_python_runs(module: str) -> None:
+    assert validate_bytes(VALID.replace(b"trainer.task", module.encode()), "f.yaml").ok
+
+
+@pytest.mark.parametrize("module", ["trainer/task.py", "trainer..task", "-m trainer", "trainer.task ", "1trainer"])
+def test_module_names_python_cannot_run(module: str) -> None:
+    assert "is not a Python module name" in _only_error(VALID.replace(b"trainer.task", f"'{module}'".encode()))
+
+
+def test_durations_within_the_api_range_are_fine() -> None:
+    result = validate_bytes(VALID + b"  scheduling: {maxRunningTime: 315576000000s, maxWaitTime: 0.5s}\n", "f.yaml")
+    assert not [p for p in result.problems if p.rule == "duration.range"]

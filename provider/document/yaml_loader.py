@@ -7,7 +7,9 @@ so it can refuse what a training spec never needs and would only hide mistakes:
 * duplicate keys are an error, never last-wins;
 * plain scalars follow YAML 1.2 (``no`` is a string, ``1e3`` a number), and the plain
   scalars that YAML 1.1 reads differently (``no``, ``on``, ``1e3``, ``08``, ``1:30``) are an
-  error, because another tool reading the same file would see another value;
+  error, because another tool reading the same file would see another value; so is the
+  YAML 1.1 merge key ``<<``, which YAML 1.2 readers take as a literal key;
+* no message quotes more than a short, escaped excerpt of the input (provider.document.excerpt);
 * depth, size and alias expansion are bounded (no "billion laughs"), and only the standard
   ``!!str/int/float/bool/null/map/seq`` tags are accepted.
 
@@ -24,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from provider.document.excerpt import clip, quoted
 from provider.validation.problem import Problem, Severity, format_path
 
 MAX_BYTES = 1024 * 1024
@@ -79,28 +82,29 @@ _BINARY = re.compile(r"[-+]?0b[01_]+\Z")
 
 def _trap(text: str) -> str | None:
     """Explain why an unquoted scalar means different things to different YAML readers."""
-    if _YAML11_BOOL.match(text):
+    if _YAML11_BOOL.match(text):  # one of a few short words: quoted as it is
         b = "true" if text.lower() in ("y", "yes", "on") else "false"
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as the boolean {b}, YAML 1.2 as the "
             f"string {text!r}. Write {b} for a boolean, or quote it ('{text}') for a string"
         )
-    if _SEXAGESIMAL.match(text):
+    raw, text = text, clip(text)  # the rest match unbounded digit runs
+    if _SEXAGESIMAL.match(raw):
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as a base-60 number, YAML 1.2 as a "
             f"string. Quote it ('{text}') for a string, or write durations as seconds like '5400s'"
         )
-    if _LEADING_ZERO.match(text):
+    if _LEADING_ZERO.match(raw):
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads a leading zero as octal, YAML 1.2 as "
             f"decimal. Write it without the leading zero, or quote it ('{text}') for a string"
         )
-    if _EXP_NO_DOT.match(text):
+    if _EXP_NO_DOT.match(raw):
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as a string, YAML 1.2 as the number "
-            f"{float(text):g}. Write the number in full ({_plain_number(text)}), or quote it for a string"
+            f"{float(raw):g}. Write the number in full ({clip(_plain_number(raw))}), or quote it for a string"
         )
-    if _UNDERSCORE_NUM.match(text) or _BINARY.match(text):
+    if _UNDERSCORE_NUM.match(raw) or _BINARY.match(raw):
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as a number, YAML 1.2 as a string. "
             f"Write plain digits, or quote it ('{text}') for a string"
@@ -129,7 +133,7 @@ class _Reader:
                 file=self.filename,
                 line=pos[0],
                 column=pos[1],
-                path=format_path(path),
+                path=clip(format_path(path), 80),  # a key is input text too
                 message=message,
                 allowed=allowed,
                 rule=rule,
@@ -164,7 +168,7 @@ class _Reader:
         if _INT.match(text) or _OCT.match(text) or _HEX.match(text):
             digits = text.lstrip("+-")
             if len(digits) > MAX_INT_DIGITS:
-                self.problem(pos, f"number {text} is too large", "integers of at most 18 digits", path=path)
+                self.problem(pos, f"number {clip(text)} is too large", "integers of at most 18 digits", path=path)
                 self.doc.flagged.add(path)
                 return text, None
             base = 16 if _HEX.match(text) else 8 if _OCT.match(text) else 10
@@ -193,7 +197,7 @@ class _Reader:
                 return value
         self.problem(
             pos,
-            f"tag {tag.replace(_TAG, '!!')} is not allowed on {text!r}",
+            f"tag {clip(tag.replace(_TAG, '!!'))} is not allowed on {quoted(text)}",
             "plain YAML values; the tags !!str, !!int, !!float, !!bool and !!null with matching values",
             rule="yaml.tag",
             path=path,
@@ -205,7 +209,7 @@ class _Reader:
     def read(self, text: str) -> LoadedDocument:
         doc = self.doc
         documents = 0
-        # Stack entries: [container, kind, path, pending_key, key_pos, merges, explicit_keys, size]
+        # Stack entries: [container, kind, path, pending_key, key_pos, (unused), keys, size, anchor, start]
         stack: list[list[Any]] = []
         root: Any = None
         have_root = False
@@ -230,8 +234,6 @@ class _Reader:
             if cls is _MapEnd or cls is _SeqEnd:
                 entry = stack.pop()
                 done, kind = entry[0], entry[1]
-                if kind == "map" and entry[5]:
-                    self.apply_merges(done, entry[5], entry[6])
                 size = entry[7]
                 self.sizes[id(done)] = size
                 anchor = entry[8]
@@ -255,11 +257,23 @@ class _Reader:
                 if ev.style in (None, "") and key in _NULLS:
                     self.problem(pos, "empty or null mapping key", "string keys", rule="yaml.key")
                     return self.abort(doc)
-                if key in parent[6] and key != "<<":
+                if key == "<<" and ev.style in (None, ""):
+                    self.problem(
+                        pos,
+                        "the merge key << is a YAML 1.1 construct: YAML 1.2 readers see a literal key '<<', "
+                        "so tools disagree on what this mapping holds",
+                        "the keys written out in each mapping (an anchor and alias may still stand for a whole value)",
+                        rule="yaml.merge",
+                        path=tuple(parent[2]),
+                    )
+                    parent[3] = _DUPLICATE  # its value is read (for positions and bounds) and dropped
+                    parent[4] = pos
+                    continue
+                if key in parent[6]:
                     first = doc.key_positions[id(parent[0])][key]
                     self.problem(
                         pos,
-                        f"duplicate key {key!r} (first defined at line {first[0]})",
+                        f"duplicate key {quoted(key)} (first defined at line {first[0]})",
                         "each key once per mapping",
                         rule="yaml.duplicate-key",
                         path=tuple(parent[2]) + (key,),
@@ -270,9 +284,8 @@ class _Reader:
                     continue
                 parent[3] = key
                 parent[4] = pos
-                if key != "<<":
-                    parent[6].add(key)
-                    doc.key_positions[id(parent[0])][key] = pos
+                parent[6].add(key)
+                doc.key_positions[id(parent[0])][key] = pos
                 continue
 
             if len(stack) >= MAX_DEPTH:
@@ -286,13 +299,13 @@ class _Reader:
             elif cls is _Alias:
                 target = self.anchors.get(ev.anchor)
                 if target is None:
-                    self.problem(pos, f"unknown alias *{ev.anchor}", "aliases to anchors defined earlier", rule="yaml.alias")
+                    self.problem(pos, f"unknown alias *{clip(ev.anchor)}", "aliases to anchors defined earlier", rule="yaml.alias")
                     return self.abort(doc)
                 value, size = target
                 raw = None
             elif cls is _MapStart or cls is _SeqStart:
                 if ev.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
-                    self.problem(pos, f"tag {ev.tag} is not allowed", "plain YAML mappings and sequences", rule="yaml.tag")
+                    self.problem(pos, f"tag {clip(ev.tag)} is not allowed", "plain YAML mappings and sequences", rule="yaml.tag")
                     return self.abort(doc)
                 kind = "map" if cls is _MapStart else "seq"
                 container: Any = {} if kind == "map" else []
@@ -353,31 +366,11 @@ class _Reader:
         parent[3] = _NO_KEY
         if key is _DUPLICATE:
             return True
-        if key == "<<":
-            sources = value if isinstance(value, list) else [value]
-            if not all(isinstance(s, dict) for s in sources):
-                self.problem(pos, "a merge key (<<) must refer to a mapping or a list of mappings", rule="yaml.merge")
-                return True
-            parent[5].extend(sources)
-            return True
         if raw is not None:
             self.doc.raw_plain[(id(container), key)] = raw
         self.doc.value_positions[id(container)][key] = pos
         container[key] = value
         return True
-
-    def apply_merges(self, container: dict[str, Any], sources: list[dict[str, Any]], explicit: set[str]) -> None:
-        for source in sources:
-            for key, value in source.items():
-                if key in explicit or key in container:
-                    continue
-                container[key] = value
-                self.doc.key_positions[id(container)][key] = self.doc.key_positions.get(id(source), {}).get(
-                    key, self.doc.starts.get(id(source), (1, 1))
-                )
-                self.doc.value_positions[id(container)][key] = self.doc.value_positions.get(id(source), {}).get(
-                    key, self.doc.starts.get(id(source), (1, 1))
-                )
 
 
 _Scalar, _Alias = yaml.ScalarEvent, yaml.AliasEvent
@@ -412,7 +405,7 @@ def load_text(text: str, filename: str) -> LoadedDocument:
         return reader.doc
     except yaml.YAMLError as exc:  # pragma: no cover - libyaml always marks its errors
         reader.doc.data = None
-        reader.problem((1, 1), f"YAML syntax error: {exc}", rule="yaml.syntax")
+        reader.problem((1, 1), f"YAML syntax error: {clip(str(exc), 80)}", rule="yaml.syntax")
         return reader.doc
 
 
@@ -421,8 +414,8 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str, line: int, col: int) -
     here = lines[line - 1] if 0 < line <= len(lines) else ""
     if "\t" in here[: max(col, 1)] or (col - 1 < len(here) and here[col - 1 : col] == "\t"):
         return "a tab character is used for indentation; YAML allows only spaces there"
-    problem = exc.problem or "invalid YAML"
-    context = f" ({exc.context})" if exc.context else ""
+    problem = clip(exc.problem or "invalid YAML", 80)
+    context = f" ({clip(exc.context, 80)})" if exc.context else ""
     return f"YAML syntax error: {problem}{context}"
 
 

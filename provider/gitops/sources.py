@@ -15,7 +15,7 @@ import posixpath
 from pathlib import Path
 
 from provider.gitops.tree import Tree
-from provider.packaging import SKIP_DIRS, package_uris
+from provider.packaging import SKIP_DIRS, planned_package_uris
 from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.stack.config import StackConfig
 
@@ -60,4 +60,4 @@ def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackCo
     if app.source_path:
         tree.local_dir(_relative(spec_file, app.source_path))
     spec_dir = tree.root / posixpath.dirname(spec_file)
-    return package_uris(job, spec_dir, default_bucket=f"gs://{stack.bucket}") or None
+    return planned_package_uris(job, spec_dir, tree.root, default_bucket=f"gs://{stack.bucket}") or None

@@ -11,47 +11,48 @@ import hashlib
 import os
 from pathlib import Path
 
+from provider.document.boundary import repository_root
+from provider.packaging.files import (
+    BUILD_FILES,
+    MAX_PACKAGE_BYTES,
+    MAX_PACKAGE_FILES,
+    SKIP_DIRS,
+    PackageError,
+    check_boundary,
+    read_regular,
+    source_files,
+)
 from provider.spec.model import PythonPackage, TrainingJob
 
-# Files next to the package that shape its sdist (gcloud looks for setup.py in the parent; a
-# pyproject.toml's backend may also read the readme and licence it names).
-BUILD_FILES = (
-    "setup.py", "setup.cfg", "pyproject.toml", "MANIFEST.in", "requirements.txt",
-    "README.md", "README.rst", "README.txt", "README", "LICENSE", "LICENSE.txt", "LICENSE.md",
-)
-SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "build", "dist", ".mypy_cache", ".pytest_cache"}
+__all__ = ["BUILD_FILES", "MAX_PACKAGE_BYTES", "MAX_PACKAGE_FILES", "SKIP_DIRS", "PackageError", "check_boundary",
+           "checked_source", "package_uris", "planned_package_uris", "resolve_source", "source_digest", "source_files", "staged_uri",
+           "staging_base"]
 
 
 def resolve_source(job: TrainingJob, spec_dir: Path) -> Path | None:
     app = job.application
+    if not isinstance(app, PythonPackage) or app.source_path is None or "\x00" in app.source_path:
+        return None  # a NUL is no path at all (validation says so)
+    return Path(os.path.realpath(spec_dir / app.source_path))  # a symlink loop never raises here
+
+
+def checked_source(job: TrainingJob, spec_dir: Path) -> Path | None:
+    """The job's package directory, resolved and inside the repository that holds the spec.
+
+    PackageError (a BackendError) when it resolves outside, loops, or is not a directory:
+    what packages a directory calls this first, whatever validated the spec before.
+    """
+    app = job.application
     if not isinstance(app, PythonPackage) or app.source_path is None:
         return None
-    return (spec_dir / app.source_path).resolve()
-
-
-def source_files(package_dir: Path) -> list[tuple[str, Path]]:
-    """(relative name, path) of the files that make the package, in a stable order."""
-    out: list[tuple[str, Path]] = []
-    root = package_dir.parent
-    for name in BUILD_FILES:
-        p = root / name
-        if p.is_file():
-            out.append((name, p))
-    for dirpath, dirnames, filenames in os.walk(package_dir):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info"))
-        for f in sorted(filenames):
-            if f.endswith((".pyc", ".pyo")) or f.startswith("."):
-                continue
-            p = Path(dirpath) / f
-            out.append((p.relative_to(root).as_posix(), p))
-    return out
+    return check_boundary(spec_dir / app.source_path, repository_root(spec_dir))  # refuses a NUL too
 
 
 def source_digest(package_dir: Path) -> str:
     """SHA-256 over the package's file names, modes and contents."""
     h = hashlib.sha256()
     for rel, path in source_files(package_dir):
-        data = path.read_bytes()
+        data = read_regular(path)
         executable = os.access(path, os.X_OK)
         h.update(f"{rel}\0{int(executable)}\0{len(data)}\0".encode())
         h.update(data)
@@ -74,8 +75,13 @@ def staged_uri(base: str, package_dir: Path, digest: str) -> str:
     return f"{base}/packages/{digest[:32]}/{package_dir.name}.tar.gz"
 
 
-def package_uris(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None) -> list[str]:
-    """All package URIs of the job: the staged build of its package path first, then its gs:// URIs."""
+def package_uris(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
+                 root: Path | None = None) -> list[str]:
+    """All package URIs of the job: the staged build of its package path first, then its gs:// URIs.
+
+    The package path must stay inside ``root`` (by default the repository that holds
+    ``spec_dir``), and its files must follow provider.packaging.files: PackageError otherwise.
+    """
     app = job.application
     if not isinstance(app, PythonPackage):
         return []
@@ -83,5 +89,19 @@ def package_uris(job: TrainingJob, spec_dir: Path, default_bucket: str | None = 
     source = resolve_source(job, spec_dir)
     base = staging_base(job, default_bucket)
     if source is not None and source.is_dir() and base is not None:
+        assert app.source_path is not None
+        check_boundary(spec_dir / app.source_path, root or repository_root(spec_dir))
         uris.insert(0, staged_uri(base, source, source_digest(source)))
     return uris
+
+
+def planned_package_uris(job: TrainingJob, spec_dir: Path, root: Path, default_bucket: str | None = None) -> list[str]:
+    """``package_uris`` for a plan: a package that breaks the rules is left out instead of raising.
+
+    Validation reports that package on the side being planned; the plan must still be made.
+    """
+    try:
+        return package_uris(job, spec_dir, default_bucket, root)
+    except PackageError:
+        app = job.application
+        return list(app.package_uris) if isinstance(app, PythonPackage) else []

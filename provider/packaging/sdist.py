@@ -23,7 +23,7 @@ digest and skips the build when that URI exists.
 from __future__ import annotations
 
 import importlib.util
-import shutil
+import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +33,7 @@ from enum import Enum
 from pathlib import Path
 
 from provider.packaging import SKIP_DIRS, source_files
+from provider.packaging.files import PackageError, read_regular
 
 DEFAULT_SETUP = """\
 # Written by trainjobs, as gcloud does when the package has no setup.py of its own.
@@ -43,10 +44,6 @@ setup(name={name!r}, version="0.0.0", packages=find_packages(), include_package_
 
 # The build's own output is cut to this many characters in an error message.
 _OUTPUT_TAIL = 2000
-
-
-class PackageError(Exception):
-    pass
 
 
 class BuildMode(Enum):
@@ -121,10 +118,13 @@ def build_errors(output: str) -> str:
 
 
 def _copy_sources(package_dir: Path, src: Path) -> None:
+    """Copy the package's files (regular files only, re-checked as they are read) into ``src``."""
     for rel, path in source_files(package_dir):
         target = src / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
+        target.write_bytes(read_regular(path))
+        if os.access(path, os.X_OK):
+            target.chmod(0o755)
 
 
 def _frontend(src: Path, out_dir: Path, mode: BuildMode) -> list[str]:

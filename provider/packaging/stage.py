@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
+from provider.document.boundary import repository_root
+from provider.packaging.files import check_boundary
 from provider.packaging.sdist import build_sdist
 
 
@@ -37,8 +39,14 @@ class LocalStager:
         os.replace(tmp, target)  # atomic: concurrent stagers of the same content all end with a whole file
 
 
-def stage(package_dir: Path, uri: str, stager: Stager) -> bool:
-    """Build and upload ``package_dir`` to ``uri`` unless it is already there. True if it uploaded."""
+def stage(package_dir: Path, uri: str, stager: Stager, repository: Path | None = None) -> bool:
+    """Build and upload ``package_dir`` to ``uri`` unless it is already there. True if it uploaded.
+
+    With ``repository`` (a directory of the repository: the project root), a package directory
+    outside that repository is refused (PackageError) before anything is read.
+    """
+    if repository is not None:
+        package_dir = check_boundary(package_dir, repository_root(repository))
     if stager.exists(uri):
         return False
     with tempfile.TemporaryDirectory(prefix="trainjobs-sdist-") as tmp:

@@ -183,11 +183,12 @@ class TrainingJobProvider(ResourceProvider):
         from provider.packaging.stage import stage
 
         # Relative to the project: the engine starts the provider in the program's directory
-        # (pkg/resource/plugin/plugin.go: cmd.Dir = pwd, with ctx.Pwd).
+        # (pkg/resource/plugin/plugin.go: cmd.Dir = pwd, with ctx.Pwd). A state written before paths
+        # were relative keeps its absolute projectRoot.
+        root = Path(p.get("projectRoot") or ".")
         source = Path(package["source"])
-        if not source.is_absolute() and p.get("projectRoot"):  # state written before paths were relative
-            source = Path(p["projectRoot"]) / source
-        stage(source, package["uri"], stager_for(backend, p))
+        stage(source if source.is_absolute() else root / source, package["uri"], stager_for(backend, p),
+              repository=root)
 
     def _wait(self, backend: Any, status: Any, p: Mapping[str, Any]) -> tuple[Any, str]:
         """Wait as the wait policy says (none, running, or completion), within the shorter of its

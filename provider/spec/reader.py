@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from provider.spec.model import DocPath
+from provider.spec.model import DocPath, Note
 
 
 class ConversionError(Exception):
@@ -80,6 +80,10 @@ class Node:
         # The REST API writes int64 values as strings ("replicaCount": "2").
         if isinstance(v, str) and v.isdigit():
             return int(v)
+        if isinstance(v, float) and v.is_integer():  # JSON Schema counts 2.0 as an integer: say it here
+            note = Note(f"{key} is {v!r}, not an integer", self.at(key), "type.integer",
+                        allowed=f"an integer, such as {int(v)} (no decimal point)", error=True)
+            raise ConversionError(f"{key} is not an integer", notes=(note,))
         if isinstance(v, bool) or not isinstance(v, int):
             raise ConversionError(f"{key} is not an integer")
         return v

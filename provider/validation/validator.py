@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.document import read_mapping
+from provider.document.boundary import file_kind, inside, repository_root, resolve
 from provider.document.locate import locate
 from provider.document.yaml_loader import MAX_BYTES, LoadedDocument
 from provider.spec import proto_forms
@@ -233,11 +234,21 @@ def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = Non
 
 
 def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
-    """Read a spec file safely: regular files only, never more than the size limit."""
+    """Read a spec or stack file safely: regular files only, never more than the size limit.
+
+    A symlink is followed only to a regular file inside the repository that holds the link
+    (provider.document.boundary); otherwise the file is refused with one message that quotes
+    nothing from the target.
+    """
     try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            refused = _link_problem(path, shown)
+            if refused is not None:
+                return None, refused
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            return None, Problem(file=shown, message="not a regular file", allowed="YAML spec files", rule="file.type")
+            return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
+                                 allowed="YAML spec files", rule="file.type")
         if st.st_size > MAX_BYTES:
             return None, Problem(file=shown, line=1, column=1, rule="file.size",
                                  message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
@@ -247,6 +258,24 @@ def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
     except OSError as exc:
         return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
                              allowed="a readable file")
+
+
+def _link_problem(link: Path, shown: str) -> Problem | None:
+    """Why a symlinked spec or stack file must not be read, or None when its target is fine."""
+    allowed = "a spec or stack file inside the repository, or a symlink to a regular file inside it"
+    target = resolve(link)
+    if target.path is None:
+        return Problem(file=shown, message=f"the file {target.problem}", allowed=allowed, rule="file.symlink")
+    root = repository_root(Path(os.path.abspath(link)).parent)
+    if not inside(target.path, root):
+        return Problem(file=shown, message=f"the file is a symlink to a target outside the repository ({root}); "
+                       "it was not read", allowed=allowed, rule="file.symlink")
+    return None
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks followed as far as they go; a loop never raises."""
+    return Path(os.path.realpath(path))
 
 
 def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
@@ -269,7 +298,7 @@ def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
 
 def display_name(path: Path) -> str:
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(real_path(path).relative_to(real_path(Path.cwd())))
     except ValueError:
         return str(path)
 
@@ -294,14 +323,14 @@ def validate_paths(
         shown = display_name(path)
         data, problem = read_file(path, shown)
         if problem is not None:
-            report.results.append(SpecResult(file=shown, problems=[problem], path=path.resolve()))
+            report.results.append(SpecResult(file=shown, problems=[problem], path=real_path(path)))
             continue
         assert data is not None
         ctx = replace(context_for(path) if context_for else Context(), spec_dir=path.parent)
         result = validate_bytes(data, shown, ctx)
-        result.path = path.resolve()
+        result.path = real_path(path)
         report.results.append(result)
-    others = names_elsewhere({f.resolve() for f in files}) if names_elsewhere else []
+    others = names_elsewhere({real_path(f) for f in files}) if names_elsewhere else []
     report.problems.extend(duplicate_names(report.results, files, groups_for, others))
     return report
 

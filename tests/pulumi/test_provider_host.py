@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,9 @@ def spec_document(name: str, args: list[str]) -> dict[str, Any]:
         "spec": {
             "region": "us-central1",
             "workerPools": {"chief": {"machineType": "n1-standard-4"}},
-            "application": {"pythonPackage": {"path": str(PROBE), "module": "probe.task", "executorImage": EXECUTOR}},
+            # Inside the project (the repository boundary): _project copies the probe trainer there.
+            "application": {"pythonPackage": {"path": "../../trainers/probe/probe", "module": "probe.task",
+                                              "executorImage": EXECUTOR}},
             "args": args,
             "baseOutputDirectory": f"gs://local-bucket/host/{name}",
             "scheduling": {"maxRunningTime": "900s"},
@@ -89,6 +92,7 @@ class World:
 def _project(tmp: Path) -> Path:
     project = project_copy(tmp)
     (project / "specs" / "host").mkdir()
+    shutil.copytree(PROBE.parent, project / "trainers" / "probe")
     for name, args in SPECS.items():
         (project / "specs" / "host" / f"{name}.yaml").write_text(yaml.safe_dump(spec_document(name, args)))
     return project

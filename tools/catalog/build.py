@@ -457,7 +457,9 @@ def build_limits(rules: Json, vms: Json) -> Json:
             "rule": by_id["aip.labels"]["rule"],
             "sources": src("aip.labels") + src("vx.labels"),
         },
-        "duration": {"regex": rules["duration_format"]["regex"], "rule": rules["duration_format"]["text"]},
+        "duration": {"regex": rules["duration_format"]["regex"], "rule": rules["duration_format"]["text"],
+                     "max_seconds": by_id["protobuf.duration.range"]["check"]["max_seconds"],
+                     "sources": src("protobuf.duration.range")},
         "max_wait": {
             "min_seconds": by_id["aip.scheduling.maxWaitTime"]["check"]["min_seconds"],
             "rule": by_id["aip.scheduling.maxWaitTime"]["rule"],
@@ -490,7 +492,15 @@ def build_limits(rules: Json, vms: Json) -> Json:
         "env": {
             "max": by_id["vx.env.max"]["check"]["max_items"],
             "name_regex": by_id["vx.env.max"]["check"]["name_regex"],
-            "sources": src("vx.env.max"),
+            "reserved_names": by_id["vx.env.reserved"]["check"]["reserved_names"],
+            "reserved_prefixes": by_id["vx.env.reserved"]["check"]["reserved_prefixes"],
+            "risky_names": by_id["vx.env.reserved"]["check"]["risky_names"],
+            "sources": src("vx.env.max") + src("vx.env.reserved"),
+        },
+        "gcs": {
+            "bucket": by_id["gcs.bucket_name"]["check"],
+            "object": by_id["gcs.object_name"]["check"],
+            "sources": src("gcs.bucket_name") + src("gcs.object_name"),
         },
         "args": {"max_total_chars": by_id["vx.args.total_len"]["check"]["max_total_chars"], "sources": src("vx.args.total_len")},
         "display_name": {"max_length": 128, "sources": src("vx.displayName")},

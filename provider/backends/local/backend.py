@@ -36,6 +36,7 @@ from provider.backends.base import (
 from provider.backends.local import cluster as cl
 from provider.backends.local import gpus, store
 from provider.backends.local.paths import Storage, StorageError, default_home, default_storage
+from provider.backends.local.replica_limit import check_replicas
 
 Json = dict[str, Any]
 
@@ -115,6 +116,7 @@ class LocalBackend:
     def preflight(self, job_spec: Json, cpu_only: bool, kind: str, body: Json) -> str | None:
         """Refuse, before anything starts, what this machine can never run."""
         specs = [s for s in cl.pool_specs(job_spec) if s]
+        check_replicas(specs)
         for s in specs:
             machine = s.get("machineSpec", {})
             if machine.get("tpuTopology") or str(machine.get("acceleratorType", "")).startswith("TPU") or \

@@ -170,27 +170,6 @@ def package_staging(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         )
 
 
-@rule
-def local_paths_exist(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """A package path or build context must exist where the spec says (relative to the spec)."""
-    if ctx.spec_dir is None:
-        return
-    app = job.application
-    checks = []
-    if isinstance(app, PythonPackage) and app.source_path:
-        checks.append((app.source_path, path_of(app, "source_path"), "a directory holding the Python package"))
-    if isinstance(app, Container) and app.build:
-        checks.append((app.build.context, path_of(app.build, "context"), "a directory with a Dockerfile"))
-    for rel, where, what in checks:
-        path = (ctx.spec_dir / rel).resolve()
-        if not path.is_dir():
-            yield Finding(f"{rel} does not exist (looked for {path})", where, "path.exists", None,
-                          allowed=f"{what}, relative to the spec file")
-        elif isinstance(app, Container) and app.build and not (path / (app.build.dockerfile or "Dockerfile")).is_file():
-            yield Finding(f"no {app.build.dockerfile or 'Dockerfile'} in the build context {rel}", where,
-                          "path.exists", None, allowed="a build context with a Dockerfile")
-
-
 def _placeholder(image: str) -> str | None:
     """What in an image URI looks like a template left unfilled: ``{...}``, ``<...>``, ``$VAR``, a space."""
     m = _PLACEHOLDER.search(image)

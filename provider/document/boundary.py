@@ -1,0 +1,88 @@
+"""The repository boundary: what trainjobs may read on behalf of a spec.
+
+A spec can name local paths (a package path, a build context), and a spec or stack file can
+itself be a symlink. trainjobs runs on pull requests, so whatever a spec names must resolve,
+after following every symlink, inside the repository that holds the spec:
+
+* the git work tree that holds it (the nearest directory above it with a ``.git``), or
+* when there is none, the project root: the nearest directory above it with a ``Pulumi.yaml``,
+  else the git work tree or project root of the current directory (where trainjobs runs),
+  else the current directory.
+
+Nothing here reads a file: only ``lstat``/``stat`` and directory names. A symlink loop, or a
+link chain too long to follow, is reported as such and never raises.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+REPOSITORY_MARKERS = (".git",)
+PROJECT_MARKERS = ("Pulumi.yaml",)
+
+
+def _find_up(start: Path, markers: tuple[str, ...]) -> Path | None:
+    for directory in (start, *start.parents):
+        if any(os.path.lexists(directory / m) for m in markers):
+            return directory
+    return None
+
+
+def _real(path: Path) -> Path:
+    """``path`` with every symlink followed, as far as that goes (never raises on loops)."""
+    return Path(os.path.realpath(path))
+
+
+def repository_root(start: Path) -> Path:
+    """The boundary for a spec whose directory is ``start`` (see the module docstring)."""
+    here = _real(start if start.is_absolute() else Path.cwd() / start)
+    found = _find_up(here, REPOSITORY_MARKERS) or _find_up(here, PROJECT_MARKERS)
+    if found is not None:
+        return found
+    cwd = _real(Path.cwd())
+    return _find_up(cwd, REPOSITORY_MARKERS) or _find_up(cwd, PROJECT_MARKERS) or cwd
+
+
+def inside(path: Path, root: Path) -> bool:
+    """True if ``path`` (already resolved) is ``root`` or below it."""
+    return path == root or root in path.parents
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where a path leads: its real location, or why it leads nowhere usable."""
+
+    path: Path | None  # the resolved path, when it resolves
+    problem: str | None = None  # "is a symlink loop", "does not exist", ...
+
+
+def resolve(path: Path) -> Resolved:
+    """Follow ``path``'s symlinks strictly: a loop or a dangling link is a problem, not an exception."""
+    if "\x00" in str(path):
+        return Resolved(None, "is not a valid path (it contains a NUL character)")
+    try:
+        return Resolved(Path(os.path.realpath(path, strict=True)))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Resolved(None, "is a symlink loop (or a chain of links too long to follow)")
+        if exc.errno == errno.ENOENT:
+            # A missing directory before a '..' (dir/missing/../x): resolved as Path.resolve() does.
+            loose = os.path.realpath(path)
+            if os.path.exists(loose) and os.path.realpath(loose, strict=True) == loose:
+                return Resolved(Path(loose))
+            return Resolved(None, "is a dangling symlink" if os.path.islink(path) else "does not exist")
+        return Resolved(None, f"cannot be followed: {exc.strerror or exc}")
+    except RuntimeError:  # pragma: no cover - Python < 3.13 may raise this on loops
+        return Resolved(None, "is a symlink loop (or a chain of links too long to follow)")
+
+
+def file_kind(mode: int) -> str:
+    """A word for what a stat mode is, for messages ("a FIFO", "a directory")."""
+    kinds = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symlink"),
+             (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"))
+    return next((word for test, word in kinds if test(mode)), "a special file")

@@ -1,0 +1,100 @@
+"""What a job hands its replicas: environment, arguments, module, durations.
+
+These pass the JSON Schema and would fail later (at submit, in the replica, or in the API),
+or would silently break the job:
+
+* a NUL character cannot be passed in an environment value or a command-line argument
+  (``execve`` takes NUL-terminated strings); the API's strings would carry it, a process cannot;
+* an environment variable the training service sets itself (``CLUSTER_SPEC``, ``TF_CONFIG``,
+  ``AIP_*``, ``CLOUD_ML_*``, PyTorch's ``MASTER_ADDR``...) would be overridden or would
+  override what the cluster needs: an error; ``PATH``, ``LD_PRELOAD`` and ``PYTHONPATH``
+  change what runs in the prebuilt container: a warning;
+* ``module`` is run as ``python -m MODULE``: a dotted Python module name;
+* durations are google.protobuf.Duration values: more than zero for a limit, and at most the
+  type's maximum of 315,576,000,000 seconds (10,000 years).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from provider.document.excerpt import clip
+from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
+from provider.spec.reader import format_duration
+from provider.validation.problem import Severity
+from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
+
+RESERVED_SOURCE = JOB_RULES + " (vx.env.reserved)"
+DURATION_SOURCE = JOB_RULES + " (protobuf.duration.range)"
+
+
+def _reserved(ctx: Context) -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+    """(names the service sets, prefixes it sets, names that only deserve a warning)."""
+    env = ctx.catalog.limits()["env"]
+    return frozenset(env["reserved_names"]), tuple(env["reserved_prefixes"]), frozenset(env["risky_names"])
+
+
+@rule
+def env_names(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    names, prefixes, risky = _reserved(ctx)
+    for var in job.env:
+        if var.name in names or var.name.startswith(prefixes):
+            yield Finding(
+                f"environment variable {var.name} is set by the training service on every replica; setting it "
+                "overrides what the cluster needs (or is overridden)",
+                path_of(var), "env.reserved", RESERVED_SOURCE,
+                allowed="another name (not CLUSTER_SPEC, TF_CONFIG, AIP_*, CLOUD_ML_*, MASTER_ADDR, MASTER_PORT, "
+                "WORLD_SIZE, RANK, LOCAL_RANK)", on_key=True)
+        elif var.name in risky:
+            yield Finding(
+                f"environment variable {var.name} changes what runs in the training container (its Python, its "
+                "libraries)", path_of(var), "env.risky", RESERVED_SOURCE,
+                allowed="leave it to the container, or set it knowingly", severity=Severity.WARNING, on_key=True)
+
+
+def _nul(text: str, where: DocPath, what: str) -> Iterator[Finding]:
+    if "\x00" in text:
+        yield Finding(f"{what} contains a NUL character ({clip(text)})", where, "text.nul", None,
+                      allowed="text without NUL (\\0): a process cannot receive it in its environment or arguments")
+
+
+@rule
+def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    for var in job.env:
+        yield from _nul(var.value, path_of(var), f"the value of {var.name}")
+    app = job.application
+    lists: list[tuple[str, tuple[str, ...], DocPath]] = [("an argument", job.user_args, path_of(job, "args"))]
+    lists.append(("an argument", app.args, path_of(app, "args")))
+    if isinstance(app, Container):
+        lists.append(("the command", app.command, path_of(app, "command")))
+    for what, items, where in lists:
+        for i, text in enumerate(items):
+            yield from _nul(text, where + (i,) if where else where, what)
+
+
+@rule
+def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    app = job.application
+    if not isinstance(app, PythonPackage):
+        return
+    if not app.module or not all(part.isidentifier() for part in app.module.split(".")):
+        yield Finding(f"module {clip(app.module)!r} is not a Python module name", path_of(app, "module"),
+                      "package.module", JOB_RULES + " (vx.pythonPackageSpec: pythonModule)",
+                      allowed="a dotted Python module name, run as python -m MODULE (such as trainer.task)")
+
+
+@rule
+def duration_range(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    limit = ctx.catalog.limits()["duration"]["max_seconds"]
+    sched = job.scheduling
+    for part, name, value in (("max_wait", "maxWaitTime", sched.max_wait_seconds),
+                              ("max_running", "maxRunningTime", sched.max_running_seconds)):
+        if value is None or (part == "max_wait" and value <= 0):  # max_wait: below its own minimum (job.py)
+            continue
+        if value <= 0 or value > limit:
+            shown = clip(format_duration(value)) if math.isfinite(value) else "a number of seconds too large to read"
+            why = "a limit of zero" if value == 0 else "negative" if value < 0 else "beyond what the API accepts"
+            yield Finding(f"{name} is {shown}: {why}", path_of(sched, part), "duration.range", DURATION_SOURCE,
+                          allowed=f"more than 0s and at most {limit:,}s (google.protobuf.Duration's maximum, 10,000 "
+                          "years); leave it out for no limit")

@@ -1,0 +1,88 @@
+"""Local paths a spec names (package path, build context): they exist, and stay in the repository.
+
+A spec in a pull request must not make trainjobs read, package or upload files from outside
+the repository that holds it (provider.document.boundary): the path, with every symlink
+followed, must be a directory inside that repository. Packaging checks the same again
+(provider.packaging.files), so a spec that skipped validation is refused there too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from provider.document.boundary import inside, repository_root, resolve
+from provider.document.excerpt import clip
+from provider.packaging.files import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES, PackageError, source_files
+from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
+from provider.validation.rules.base import Context, Finding, rule
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks followed as far as they go (never raises on a loop)."""
+    return Path(os.path.realpath(path))
+
+
+def _named_paths(job: TrainingJob) -> list[tuple[str, DocPath, str, str]]:
+    """(path as written, where, what it must be, a word for it) for each local path of the spec."""
+    app = job.application
+    out = []
+    if isinstance(app, PythonPackage) and app.source_path:
+        out.append((app.source_path, path_of(app, "source_path"), "a directory holding the Python package",
+                    "package path"))
+    if isinstance(app, Container) and app.build:
+        out.append((app.build.context, path_of(app.build, "context"), "a directory with a Dockerfile",
+                    "build context"))
+    return out
+
+
+@rule
+def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """A package path or build context exists where the spec says (relative to it), inside the repository."""
+    if ctx.spec_dir is None:
+        return
+    root = repository_root(ctx.spec_dir)
+    boundary = f"a directory inside the repository that holds the spec ({root}), relative to the spec file"
+    for raw, where, what, word in _named_paths(job):
+        rel = clip(raw, 120)
+        target = resolve(ctx.spec_dir / raw)
+        if target.path is None:
+            if target.problem == "does not exist":
+                looked = clip(str(real_path(ctx.spec_dir / raw)), 160)
+                yield Finding(f"{rel} does not exist (looked for {looked})", where, "path.exists", None,
+                              allowed=f"{what}, relative to the spec file")
+            else:
+                yield Finding(f"the {word} {rel} {target.problem}", where, "path.boundary", None, allowed=boundary)
+            continue
+        if not inside(target.path, root):
+            yield Finding(f"the {word} {rel} resolves to {target.path}, outside the repository {root}", where,
+                          "path.boundary", None, allowed=boundary,
+                          hint="trainjobs reads, packages and uploads only files of the spec's own repository")
+        elif not target.path.is_dir():
+            yield Finding(f"the {word} {rel} is not a directory (looked for {target.path})", where, "path.exists",
+                          None, allowed=f"{what}, relative to the spec file")
+        elif isinstance(job.application, PythonPackage) and target.path == root:
+            yield Finding(f"the package path {rel} is the repository {root} itself", where, "path.boundary", None,
+                          allowed="the Python package directory inside the repository (gcloud's --package-path); "
+                          "setup.py or pyproject.toml go beside it")
+        elif isinstance(job.application, PythonPackage):
+            yield from _package_files(target.path, where)
+        elif isinstance(job.application, Container) and job.application.build:
+            dockerfile = job.application.build.dockerfile or "Dockerfile"
+            if not (target.path / dockerfile).is_file():
+                yield Finding(f"no {dockerfile} in the build context {rel}", where, "path.exists", None,
+                              allowed="a build context with a Dockerfile")
+
+
+def _package_files(package_dir: Path, where: DocPath) -> Iterator[Finding]:
+    """The package's files as packaging will take them: regular, not linked out, within the limits."""
+    try:
+        source_files(package_dir)  # names and lstat only: no file is read here
+    except PackageError as exc:
+        yield Finding(exc.message, where, "package.files", None,
+                      allowed=f"regular files inside the package directory, at most {MAX_PACKAGE_FILES:,} files and "
+                      f"{MAX_PACKAGE_BYTES // 2**20} MiB (docs/security.md)")
+    except OSError as exc:
+        yield Finding(f"the package directory {package_dir} cannot be read: {exc.strerror or exc}", where,
+                      "package.files", None, allowed="a readable directory")
