@@ -153,6 +153,10 @@ def _override(app: Application, kind: str, task: Node, k: Keys) -> PoolOverride 
     )
 
 
+# CustomJobSpec fields gcloud sends that the model has no place for yet.
+NOT_CARRIED = ("network", "enableWebAccess", "enableDashboardAccess", "persistentResourceId", "kmsKey")
+
+
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = doc.child("spec")
@@ -187,6 +191,10 @@ def convert(doc: Node) -> TrainingJob:
                     )
                 )
         pools.append(pool)
+    for key in NOT_CARRIED:
+        if k(key) in spec:
+            notes.append(Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
+                              spec.at(k(key)), "vx.gcloud.not_carried"))
     out = spec.child(k("baseOutputDirectory"))
     output = None
     if out is not None:
