@@ -145,8 +145,12 @@ def _counts_text(counts: dict[str, list[int]]) -> str:
     return "; ".join(f"{acc}: {', '.join(map(str, c))}" for acc, c in sorted(counts.items()))
 
 
-def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, count_key: str) -> list[Schema]:
-    """if machineType in GROUP then the accelerator must fit GROUP (accelerator as an object)."""
+def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, count_key: str,
+                  int64: bool = False) -> list[Schema]:
+    """if machineType in GROUP then the accelerator must fit GROUP (accelerator as an object).
+
+    ``int64``: counts may also be written as the REST API writes int64 values ("4").
+    """
     rules: list[Schema] = []
     for machines, counts, requires, topologies in _groups(table):
         cond = {"properties": {machine_key: {"enum": machines}}, "required": [machine_key]}
@@ -166,7 +170,8 @@ def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, cou
                     "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                     "then": {
                         "properties": {
-                            count_key: {"enum": c, "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
+                            count_key: {"enum": c + [str(x) for x in c] if int64 else c,
+                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
                         }
                     },
                 }
@@ -220,7 +225,8 @@ def _flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: s
                         "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                         "then": {
                             "properties": {
-                                count_key: {"enum": c, "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
+                                count_key: {"enum": c,
+                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
                             },
                             "required": [count_key],
                         },
@@ -462,7 +468,7 @@ def _legacy_spec() -> Schema:
             {"if": r["if"] and {"properties": {f"{prefix}Type": r["if"]["properties"]["machineType"]}, "required": [f"{prefix}Type"]},
              "then": {"description": r["then"]["description"],
                       "properties": {f"{prefix}Config": {"properties": {"acceleratorConfig": r["then"]["properties"]["accelerator"]}}}}}
-            for r in _nested_rules("ai_platform", "machineType", "accelerator", "type", "count")
+            for r in _nested_rules("ai_platform", "machineType", "accelerator", "type", "count", int64=True)
         ]
         legacy_gpu = sorted(m for m, rec in CATALOG.legacy_machines.items() if rec.tpu is None)
         rules.append({

@@ -290,14 +290,17 @@ class StorageService:
 
 def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
     """A multipart/related body -> (its JSON metadata part, its data part), bytes kept exactly."""
-    m = re.search(r'boundary="?([^";]+)"?', content_type)
-    if not content_type.startswith("multipart/") or m is None:
+    # gcloud writes the boundary in single quotes (boundary='===...=='); others in double quotes or bare.
+    m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
+    boundary = next((g for g in m.groups() if g), "") if m else ""
+    if not content_type.startswith("multipart/") or not boundary:
         raise _error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
     parts = []
-    for section in body.split(b"--" + m.group(1).encode())[1:]:
+    for section in body.split(b"--" + boundary.encode())[1:]:
         if section.startswith(b"--"):
             break
-        _, _, content = section.partition(b"\r\n\r\n")
+        sep = b"\r\n\r\n" if b"\r\n\r\n" in section else b"\n\n"
+        _, _, content = section.partition(sep)
         parts.append(content[:-2] if content.endswith(b"\r\n") else content)
     if len(parts) != 2:
         raise _error(400, "invalid", "A multipart upload has two parts: the metadata, then the data.")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from provider.gcloud import gcs
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
@@ -71,6 +72,10 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
     spec: dict[str, Any] = {"trainingInput": ti if isinstance(ti, dict) else {}}
     if config and "labels" in config and "labels" not in values:
         spec["labels"] = config["labels"]
+    if isinstance(values.get("jobDir"), str):
+        values["jobDir"] = gcs.job_dir(str(values["jobDir"]))
+    if isinstance(values.get("stagingBucket"), str):
+        values["stagingBucket"] = gcs.staging_bucket(str(values["stagingBucket"]))
     tier = values.pop("scaleTier", None)
     if isinstance(tier, str):
         spec["scaleTier"] = tier.upper().replace("-", "_")

@@ -15,7 +15,7 @@ import enum
 import re
 from dataclasses import dataclass, field
 
-from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, Flag, Kind, table
+from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
 
 
 class GcloudError(ValueError):
@@ -133,6 +133,8 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
         prior = cmd.values.get(key)
         cmd.values[key] = (prior if isinstance(prior, list) else []) + [_pool(name, text)]
     elif kind is Kind.CHOICE:
+        # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
+        text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
         if text not in flag.choices:
             raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
                               f"[{', '.join(flag.choices)}].")

@@ -130,7 +130,13 @@ class _Reader:
                 self.i += 2
             else:
                 self.i += 1
-        elif c in " \t\n":
+        elif c == "\n":
+            self.end_word()
+            self.i += 1
+            if self.words and self.line[self.i:].strip() and not self.line[self.i:].lstrip().startswith("#"):
+                raise self.fail("a newline without a backslash ends the command, and more follows: bash would "
+                                "run that as a second command (end each continued line with \\)", self.i - 1)
+        elif c in " \t":
             self.end_word()
             self.i += 1
         elif c == "'":
