@@ -38,7 +38,7 @@ def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
             notes.append(f"{key} is set by the service (output only): ignored")
 
 
-def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace) -> dict[str, Any]:
+def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
     """Wrap a bare config.yaml / CustomJobSpec in the TrainingJob envelope.
 
     The gcloud flags that a config.yaml relies on (--region, --module-name, --package-path,
@@ -53,7 +53,13 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace) -> dic
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data["jobSpec"] if "jobSpec" in data else data
-    job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
+    display = data.get("displayName") if "jobSpec" in data else None
+    if not args.name and not data.get("jobId") and isinstance(display, str) and display:
+        from provider.gcloud.build import job_name as valid_name
+
+        job_name = valid_name(display, notes)  # Vertex AI: the name comes from the display name
+    else:
+        job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
     if not job_name[:1].isalpha():
         job_name = "job_" + job_name
     flags = {"region": args.region, "moduleName": args.module_name, "packagePath": args.package_path,
@@ -93,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
         _strip_output_only(doc.data, notes)
-    data = _envelope(doc.data, path, args)
+    data = _envelope(doc.data, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)
     return emit(result, shown, path.parent, args, notes)
