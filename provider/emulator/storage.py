@@ -133,6 +133,10 @@ class StorageService:
 
     def _existing(self, bucket: str, name: str) -> Path:
         self._need_bucket(bucket)
+        if name.endswith("/"):
+            # A "folder" name: no such object here, as Cloud Storage answers (gcloud storage ls
+            # gs://BUCKET/PREFIX/ asks for it before it lists the prefix).
+            raise _error(404, "notFound", f"No such object: {bucket}/{name}")
         path = self.object_path(bucket, name)
         if not path.is_file():
             raise _error(404, "notFound", f"No such object: {bucket}/{name}")
@@ -299,9 +303,12 @@ def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
     for section in body.split(b"--" + boundary.encode())[1:]:
         if section.startswith(b"--"):
             break
-        sep = b"\r\n\r\n" if b"\r\n\r\n" in section else b"\n\n"
-        _, _, content = section.partition(sep)
-        parts.append(content[:-2] if content.endswith(b"\r\n") else content)
+        # Headers end at the first blank line; gcloud writes bare \n line ends, most clients \r\n.
+        # The line end before the next boundary belongs to the boundary, in the same style.
+        crlf, lf = section.find(b"\r\n\r\n"), section.find(b"\n\n")
+        eol = b"\r\n" if crlf >= 0 and (lf < 0 or crlf <= lf) else b"\n"
+        content = section.partition(eol + eol)[2]
+        parts.append(content[:-len(eol)] if content.endswith(eol) else content)
     if len(parts) != 2:
         raise _error(400, "invalid", "A multipart upload has two parts: the metadata, then the data.")
     try:

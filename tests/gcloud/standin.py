@@ -80,9 +80,12 @@ def _multipart_media(body: bytes, content_type: str) -> tuple[dict[str, Any], by
     for section in body.split(b"--" + boundary.encode())[1:]:
         if section.startswith(b"--"):
             break
-        sep = b"\r\n\r\n" if b"\r\n\r\n" in section else b"\n\n"
-        content = section.partition(sep)[2]
-        parts.append(content[:-2] if content.endswith(b"\r\n") else content[:-1] if content.endswith(b"\n") else content)
+        # Headers end at the first blank line; gcloud writes bare \n line ends, most clients \r\n.
+        # The line end before the next boundary belongs to the boundary, in the same style.
+        crlf, lf = section.find(b"\r\n\r\n"), section.find(b"\n\n")
+        eol = b"\r\n" if crlf >= 0 and (lf < 0 or crlf <= lf) else b"\n"
+        content = section.partition(eol + eol)[2]
+        parts.append(content[:-len(eol)] if content.endswith(eol) else content)
     return json.loads(parts[0]), parts[1]
 
 
@@ -107,6 +110,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.standin.requests.append(Recorded("GET", self.path, b""))
         path = self.path.split("?")[0]
+        if re.search(r"/storage/v1/b/[^/]+/o$", path):
+            self._reply(200, {"kind": "storage#objects"})
+            return
         m = re.search(r"/storage/v1/b/([^/]+)$", path)
         if m:
             self._reply(200, {"kind": "storage#bucket", "name": m.group(1), "location": "US-CENTRAL1"})

@@ -79,7 +79,7 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
             for name, config in (entry.get("files") or {}).items():
                 (work / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(CONFIGS[config], work / name)
-            env = {**os.environ, **ENV, "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg)}
+            env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg)}
             before = len(standin.jobs())
             proc = subprocess.run(["bash", "-c", entry["command"]], cwd=work, env=env, capture_output=True,
                                   text=True, timeout=300)
@@ -92,7 +92,7 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
 
 
 def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation]:
-    env = {**ENV, "PWD": str(work)}
+    env = {**ENV, **(entry.get("env") or {}), "PWD": str(work)}
     cmd = parse(split_words(entry["command"], env))
     old = Path.cwd()
     try:
