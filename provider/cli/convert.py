@@ -133,8 +133,10 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
     for text in notes:
         header.append(f"# note: {text}")
+    reported = {p.message for p in result.problems}
     for model_note in job.notes:
-        header.append(f"# note: {model_note.message}")
+        if model_note.message not in reported:  # a note that became a problem is shown once, below
+            header.append(f"# note: {model_note.message}")
     for p in result.problems:
         header.append(f"# {p.severity.value}: {p.message}")
     return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))

@@ -379,7 +379,7 @@ def convert(doc: Node) -> TrainingJob:
                    source="tools/catalog/reference/job_rules.json")
         tier = "BASIC"
     for key in _NOT_CARRIED:
-        if key in ti:
+        if ti.raw(key) not in (None, False, "", {}):  # false (what describe prints) loses nothing
             notes.warn(f"trainingInput.{key} is accepted but trainjobs does not carry it into the Vertex AI "
                        "request yet", ti.at(key), "aip.gcloud.not_carried")
     pools: tuple[WorkerPool, ...]

@@ -192,7 +192,7 @@ def convert(doc: Node) -> TrainingJob:
                 )
         pools.append(pool)
     for key in NOT_CARRIED:
-        if k(key) in spec:
+        if spec.raw(k(key)) not in (None, False, ""):  # false (what describe prints) loses nothing
             notes.append(Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
                               spec.at(k(key)), "vx.gcloud.not_carried"))
     out = spec.child(k("baseOutputDirectory"))
