@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
@@ -112,33 +113,39 @@ def _pool(flag: str, text: str) -> dict[str, object]:
     return out
 
 
+def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
+    prior = cmd.values.get(key)
+    return (prior if isinstance(prior, list) else []) + items
+
+
+def _choice(flag: Flag, name: str, text: str) -> str:
+    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
+    text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
+    if text not in flag.choices:
+        raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
+                          f"[{', '.join(flag.choices)}].")
+    return text
+
+
+# How each kind of flag turns its text into the value kept under its key.
+_READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
+    Kind.VALUE: lambda f, n, t, c: t,
+    Kind.KMS_PART: lambda f, n, t, c: t,
+    Kind.INT: lambda f, n, t, c: _int(n, t),
+    Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
+    Kind.APPEND_LIST: lambda f, n, t, c: _append(c, f.key, list(t.split(","))),
+    Kind.DICT: lambda f, n, t, c: _dict(n, t),
+    Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
+    Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
+    Kind.CHOICE: lambda f, n, t, c: _choice(f, n, t),
+}
+
+
 def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
-    kind, key = flag.kind, flag.key
-    if kind is Kind.NOTE:
+    if flag.kind is Kind.NOTE:
         cmd.notes.append(f"{name}={text} is a gcloud setting, not part of the job: ignored")
-    elif kind in (Kind.VALUE, Kind.KMS_PART):
-        cmd.values[key] = text
-    elif kind is Kind.INT:
-        cmd.values[key] = _int(name, text)
-    elif kind is Kind.LIST:
-        cmd.values[key] = [v for v in text.split(",") if v]
-    elif kind is Kind.APPEND_LIST:
-        prior = cmd.values.get(key)
-        cmd.values[key] = (prior if isinstance(prior, list) else []) + text.split(",")
-    elif kind is Kind.DICT:
-        cmd.values[key] = _dict(name, text)
-    elif kind is Kind.ACCELERATOR:
-        cmd.values[key] = _accelerator(name, text)
-    elif kind is Kind.POOL:
-        prior = cmd.values.get(key)
-        cmd.values[key] = (prior if isinstance(prior, list) else []) + [_pool(name, text)]
-    elif kind is Kind.CHOICE:
-        # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
-        text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
-        if text not in flag.choices:
-            raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
-                              f"[{', '.join(flag.choices)}].")
-        cmd.values[key] = text
+        return
+    cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
 
 
 def _unknown(name: str, flags: dict[str, Flag]) -> GcloudError:
