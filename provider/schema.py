@@ -145,8 +145,12 @@ def _counts_text(counts: dict[str, list[int]]) -> str:
     return "; ".join(f"{acc}: {', '.join(map(str, c))}" for acc, c in sorted(counts.items()))
 
 
-def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, count_key: str) -> list[Schema]:
-    """if machineType in GROUP then the accelerator must fit GROUP (accelerator as an object)."""
+def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, count_key: str,
+                  int64: bool = False) -> list[Schema]:
+    """if machineType in GROUP then the accelerator must fit GROUP (accelerator as an object).
+
+    ``int64``: counts may also be written as the REST API writes int64 values ("4").
+    """
     rules: list[Schema] = []
     for machines, counts, requires, topologies in _groups(table):
         cond = {"properties": {machine_key: {"enum": machines}}, "required": [machine_key]}
@@ -166,7 +170,8 @@ def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, cou
                     "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                     "then": {
                         "properties": {
-                            count_key: {"enum": c, "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
+                            count_key: {"enum": c + [str(x) for x in c] if int64 else c,
+                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
                         }
                     },
                 }
@@ -220,7 +225,8 @@ def _flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: s
                         "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                         "then": {
                             "properties": {
-                                count_key: {"enum": c, "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
+                                count_key: {"enum": c,
+                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
                             },
                             "required": [count_key],
                         },
@@ -512,6 +518,9 @@ def _legacy_spec() -> Schema:
             description="maxWaitTime, maxRunningTime, priority, strategy",
         ),
         "hyperparameters": _legacy_hyperparameters(),
+        "enableWebAccess": {"type": "boolean", "description": "interactive shell (gcloud --enable-web-access)"},
+        "network": _str("the VPC network peered with the job"),
+        "encryptionConfig": _obj({"kmsKeyName": _str("a Cloud KMS key")}, description="kmsKeyName"),
     }
     for prefix in LEGACY_ROLES:
         props[f"{prefix}Type"] = {"enum": machine_names, "description": "a Compute Engine machine type or a legacy machine type"}
@@ -524,7 +533,7 @@ def _legacy_spec() -> Schema:
             {"if": r["if"] and {"properties": {f"{prefix}Type": r["if"]["properties"]["machineType"]}, "required": [f"{prefix}Type"]},
              "then": {"description": r["then"]["description"],
                       "properties": {f"{prefix}Config": {"properties": {"acceleratorConfig": r["then"]["properties"]["accelerator"]}}}}}
-            for r in _nested_rules("ai_platform", "machineType", "accelerator", "type", "count")
+            for r in _nested_rules("ai_platform", "machineType", "accelerator", "type", "count", int64=True)
         ]
         legacy_gpu = sorted(m for m, rec in CATALOG.legacy_machines.items() if rec.tpu is None)
         rules.append({
@@ -539,7 +548,8 @@ def _legacy_spec() -> Schema:
                      "properties": {f"{prefix}Config": {"properties": {"acceleratorConfig": {
                          "properties": {"type": {"enum": ["TPU_V2", "TPU_V3"]}, "count": {"enum": [8, "8"]}}}}}}},
         })
-    ti = _obj(props, required=("scaleTier",), description="AI Platform Training's TrainingInput (config.yaml)", allOf=rules)
+    ti = _obj(props, description="AI Platform Training's TrainingInput (config.yaml); no scaleTier means BASIC",
+              allOf=rules)
     return _obj(
         {
             "trainingInput": ti,
@@ -556,11 +566,35 @@ def _legacy_spec() -> Schema:
             "serviceAccount": {"$ref": "#/$defs/serviceAccount"},
             "args": _strings("user args (what follows -- on the gcloud command line)"),
             "desiredState": {"$ref": "#/$defs/desiredState"},
+            **_legacy_cluster_flags(props, machine_names),
         },
         required=("trainingInput",),
         description="an AI Platform job: trainingInput verbatim, with gcloud flags beside it (a flag wins over the "
         "same field in trainingInput)",
     )
+
+
+def _legacy_cluster_flags(props: dict[str, Schema], machine_names: list[str]) -> dict[str, Schema]:
+    """gcloud's cluster flags beside trainingInput (provider/spec/legacy_flags.py lays them over it)."""
+    accelerator = _obj({"count": _int64("accelerators per replica", minimum=1),
+                        "type": {"$ref": "#/$defs/acceleratorType"}},
+                       description="gcloud --*-accelerator count=N,type=TYPE, as {count, type}")
+    machine = {"enum": machine_names, "description": "gcloud --*-machine-type"}
+    out: dict[str, Schema] = {
+        "scaleTier": props["scaleTier"],
+        "useChiefInTfConfig": {"type": "boolean"},
+        "enableWebAccess": {"type": "boolean"},
+        "network": _str("gcloud --network"),
+        "kmsKey": _str("gcloud --kms-key (the full key name)"),
+        "tpuTfVersion": _str("gcloud --tpu-tf-version"),
+    }
+    for flag in ("master", "worker", "parameterServer"):
+        out[f"{flag}MachineType"] = machine
+        out[f"{flag}Accelerator"] = accelerator
+        out[f"{flag}ImageUri"] = _str("gcloud --*-image-uri")
+        if flag != "master":
+            out[f"{flag}Count"] = _int64("gcloud --worker-count or --parameter-server-count")
+    return out
 
 
 def _legacy_hyperparameters() -> Schema:
@@ -692,6 +726,11 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
         k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
+        k("network"): _str("the VPC network peered with the job (gcloud --network)"),
+        k("enableWebAccess"): {"type": "boolean", "description": "interactive shell (gcloud --enable-web-access)"},
+        k("enableDashboardAccess"): {"type": "boolean", "description": "gcloud --enable-dashboard-access"},
+        k("persistentResourceId"): _str("gcloud --persistent-resource-id"),
+        k("kmsKey"): _str("gcloud --kms-key (the full key name)"),
     }
     if snake_case:
         props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from provider.request import build_request
@@ -61,3 +63,145 @@ def test_convert_reports_what_a_bare_config_lacks(tmp_path: Path) -> None:
 def test_convert_shows_the_request() -> None:
     proc = run_cli("convert", "specs/seeds/cassava_multiworker_sdk.yaml", "--output", "request")
     assert proc.returncode == 0 and '"kind": "CustomJob"' in proc.stdout
+
+
+SEED001_FLAGS = """gcloud ai-platform jobs submit training $JOB_NAME \\
+        --package-path $APP_PACKAGE_PATH \\
+        --module-name $MAIN_APP_MODULE \\
+        --job-dir $JOB_DIR \\
+        --region us-central1 \\
+        --runtime-version 2.11 --python-version 3.7 \\
+        --scale-tier custom \\
+        --master-machine-type n1-highcpu-16 \\
+        --master-accelerator count=4,type=nvidia-tesla-t4 \\
+        --worker-count 9 \\
+        --worker-machine-type n1-highcpu-16 \\
+        --worker-accelerator count=4,type=nvidia-tesla-t4 \\
+        --parameter-server-count 3 \\
+        --parameter-server-machine-type n1-highmem-8 \\
+        -- \\
+        --user_arg_1 value_1
+"""
+SEED_ENV = {"JOB_NAME": "seed001_flags", "APP_PACKAGE_PATH": "trainer", "MAIN_APP_MODULE": "trainer.task",
+            "JOB_DIR": "gs://my-bucket/jobs/seed001"}
+
+
+def _trainer(tmp_path: Path) -> None:
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+
+
+def test_convert_gcloud_seed001_flags_only(tmp_path: Path) -> None:
+    _trainer(tmp_path)
+    proc = run_cli("convert", "--gcloud", SEED001_FLAGS, cwd=tmp_path, env=SEED_ENV)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    native = yaml.safe_load(proc.stdout)
+    pools = native["spec"]["workerPools"]
+    assert native["metadata"]["name"] == "seed001_flags"
+    assert pools["chief"] == {"machineType": "n1-highcpu-16", "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 4}}
+    assert pools["workers"]["replicas"] == 9 and pools["parameterServers"] == {"machineType": "n1-highmem-8",
+                                                                              "replicas": 3}
+    assert native["spec"]["args"] == ["--user_arg_1", "value_1"]
+    # The converted spec validates on its own and asks for the same request.
+    spec = tmp_path / "seed001.yaml"
+    proc = run_cli("convert", "--gcloud", SEED001_FLAGS, "--write", str(spec), cwd=tmp_path, env=SEED_ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert validate_bytes(spec.read_bytes(), str(spec)).job is not None
+
+
+def test_convert_gcloud_a_flag_wins_over_the_config(tmp_path: Path) -> None:
+    _trainer(tmp_path)
+    (tmp_path / "config.yaml").write_text(
+        (ROOT / "tests" / "fixtures" / "seed_configs" / "seed001_example1.yaml").read_text())
+    line = ("gcloud ai-platform jobs submit training j1 --package-path trainer --module-name trainer.task "
+            "--job-dir gs://my-bucket/j1 --region us-central1 --config config.yaml --runtime-version 2.11 "
+            "--python-version 3.7 --worker-count 2 --master-accelerator count=2")
+    proc = run_cli("convert", "--gcloud", line, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    pools = yaml.safe_load(proc.stdout)["spec"]["workerPools"]
+    assert pools["workers"]["replicas"] == 2
+    assert pools["chief"]["accelerator"] == {"type": "NVIDIA_TESLA_T4", "count": 2}  # type kept from the config
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("gcloud ai-platform jobs submit training $NOT_SET_ANYWHERE --region r", "$NOT_SET_ANYWHERE is not defined"),
+    ("gcloud ai-platform jobs submit training j_$(date +%s) --region r", "$(...) is command substitution"),
+    ("gcloud ai-platform jobs submit training j --scale-teir basic", "did you mean '--scale-tier'?"),
+])
+def test_convert_gcloud_refusals_are_one_clear_message(line: str, says: str, tmp_path: Path) -> None:
+    proc = run_cli("convert", "--gcloud", line, cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert says in proc.stderr and "<gcloud command>" in proc.stderr
+
+
+def test_a_config_without_scale_tier_is_basic_with_a_warning(tmp_path: Path) -> None:
+    config = tmp_path / "hptuning_config.yaml"
+    config.write_text((ROOT / "tests" / "gcloud" / "configs" / "hyper.yaml").read_text())
+    proc = run_cli("convert", str(config), "--region", "us-east1", "--module-name", "trainer.task",
+                   "--package-path", "trainer", "--job-dir", "gs://my-bucket/j")
+    no_traceback(proc)
+    assert "trainingInput.scaleTier is required" not in proc.stderr + proc.stdout
+    assert "scaleTier is not set: read as BASIC" in proc.stderr + proc.stdout
+
+
+AIP_DESCRIBE = {
+    "jobId": "census_20260101", "state": "SUCCEEDED", "createTime": "2026-01-01T00:00:00Z",
+    "startTime": "2026-01-01T00:01:00Z", "endTime": "2026-01-01T01:00:00Z", "etag": "abc=",
+    "trainingOutput": {"consumedMLUnits": 1.2},
+    "trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-highcpu-16",
+        "masterConfig": {"acceleratorConfig": {"count": "4", "type": "NVIDIA_TESLA_T4"}},
+        "workerType": "n1-highcpu-16", "workerCount": "2",
+        "workerConfig": {"acceleratorConfig": {"count": "4", "type": "NVIDIA_TESLA_T4"}},
+        "packageUris": ["gs://my-bucket/packages/trainer-0.1.tar.gz"], "pythonModule": "trainer.task",
+        "region": "us-central1", "runtimeVersion": "2.11", "pythonVersion": "3.7",
+        "jobDir": "gs://my-bucket/census", "enableWebAccess": False, "args": ["--epochs", "3"],
+    },
+}
+VERTEX_DESCRIBE = {
+    "name": "projects/123/locations/europe-west4/customJobs/456", "displayName": "cassava multi-worker",
+    "state": "JOB_STATE_SUCCEEDED", "createTime": "2026-01-01T00:00:00Z", "updateTime": "2026-01-01T01:00:00Z",
+    "labels": {"team": "vision"},
+    "jobSpec": {
+        "workerPoolSpecs": [
+            {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                             "acceleratorCount": 1},
+             "replicaCount": "1", "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100},
+             "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1", "args": ["--epochs", "3"]}},
+            {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                             "acceleratorCount": 1},
+             "replicaCount": "2", "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100},
+             "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1", "args": ["--epochs", "3"]}},
+        ],
+    },
+}
+
+
+def test_convert_an_ai_platform_describe_output(tmp_path: Path) -> None:
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(AIP_DESCRIBE))
+    proc = run_cli("convert", str(path))
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    native = yaml.safe_load(proc.stdout)
+    assert native["metadata"]["name"] == "census_20260101"
+    assert native["spec"]["workerPools"]["workers"]["replicas"] == 2
+    for key in ("state", "createTime", "trainingOutput", "etag"):
+        assert f"# note: {key} is set by the service (output only): ignored" in proc.stdout
+
+
+def test_convert_a_vertex_describe_output(tmp_path: Path) -> None:
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(VERTEX_DESCRIBE))
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    req = json.loads(proc.stdout)
+    assert req["parent"].endswith("/locations/europe-west4")  # the region comes from the job's name
+    assert req["body"]["displayName"] == "cassava multi-worker"
+    assert req["body"]["jobSpec"]["workerPoolSpecs"][1]["replicaCount"] in (2, "2")  # int64: JSON writes "2"
+    native = yaml.safe_load(run_cli("convert", str(path)).stdout)
+    assert native["metadata"]["name"] == "cassava_multi_worker"  # from the display name, made valid
+    assert native["spec"]["workerPools"]["workers"]["replicas"] == 2

@@ -44,7 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     _command(s, "provider.cli.validate:schema")
 
     c = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
-    c.add_argument("file", metavar="FILE")
+    c.add_argument("file", metavar="FILE", nargs="?",
+                   help="a spec, a config.yaml, a CustomJobSpec, or the output of gcloud ... describe")
+    c.add_argument("--gcloud", metavar="COMMAND",
+                   help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create command "
+                        "line, read as bash reads it ($VAR from the environment); never run")
+    c.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     c.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
     c.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     c.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")

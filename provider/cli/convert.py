@@ -7,15 +7,38 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provider.errors import UserError
 from provider.validation.report import reporter
 
+if TYPE_CHECKING:
+    from provider.validation.validator import SpecResult
+
 _BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs")
 
 
-def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace) -> dict[str, Any]:
+# Fields `gcloud ... describe` prints that the service sets: read past, with a note.
+OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
+               "errorMessage", "error", "webAccessUris", "predictionOutput")
+
+
+def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
+    """A describe output: keep what the job asked for; take the region from a Vertex name."""
+    if "jobSpec" not in data and "trainingInput" not in data:
+        return
+    name = data.get("name")
+    if isinstance(name, str) and "jobSpec" in data:
+        m = re.match(r"^projects/[^/]+/locations/([^/]+)/customJobs/", name)
+        if m and isinstance(data["jobSpec"], dict) and "region" not in data["jobSpec"]:
+            data["jobSpec"]["region"] = m.group(1)
+    for key in OUTPUT_ONLY:
+        if key in data:
+            del data[key]
+            notes.append(f"{key} is set by the service (output only): ignored")
+
+
+def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
     """Wrap a bare config.yaml / CustomJobSpec in the TrainingJob envelope.
 
     The gcloud flags that a config.yaml relies on (--region, --module-name, --package-path,
@@ -30,7 +53,13 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace) -> dic
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data["jobSpec"] if "jobSpec" in data else data
-    job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
+    display = data.get("displayName") if "jobSpec" in data else None
+    if not args.name and not data.get("jobId") and isinstance(display, str) and display:
+        from provider.gcloud.build import job_name as valid_name
+
+        job_name = valid_name(display, notes)  # Vertex AI: the name comes from the display name
+    else:
+        job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
     if not job_name[:1].isalpha():
         job_name = "job_" + job_name
     flags = {"region": args.region, "moduleName": args.module_name, "packagePath": args.package_path,
@@ -45,8 +74,16 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace) -> dic
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "gcloud", None) is not None:
+        if args.file is not None:
+            raise UserError("give either FILE or --gcloud COMMAND, not both")
+        from provider.cli.convert_gcloud import run_gcloud
+
+        return run_gcloud(args)
+    if args.file is None:
+        raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
+                        "or --gcloud \"gcloud ai-platform jobs submit training ...\"")
     from provider.document import read_mapping
-    from provider.spec.emit import to_native
     from provider.validation.validator import check_document, display_name, read_file
 
     path = Path(args.file)
@@ -59,38 +96,68 @@ def run(args: argparse.Namespace) -> int:
     if doc is None or any(p.is_error for p in problems):
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
-    data = _envelope(doc.data, path, args)
+    notes: list[str] = []
+    if "apiVersion" not in doc.data and "kind" not in doc.data:
+        _strip_output_only(doc.data, notes)
+    data = _envelope(doc.data, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)
+    return emit(result, shown, path.parent, args, notes)
+
+
+def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
+    """Print (or --write) the converted spec, its request, or the problems; the exit code."""
     errors = [p for p in result.problems if p.is_error]
     if errors or result.job is None:
+        for note in notes:
+            print(f"{shown}: note: {note}", file=sys.stderr)
         reporter("text", sys.stderr).report(result.problems, 1, 1, sys.stderr)
         return 1
     job = result.job
+    out = _Output(getattr(args, "write", None))
+    from provider.spec.emit import to_native
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.request import build_request
 
-        uris = package_uris(job, path.parent) or None
+        uris = package_uris(job, base) or None
         req = build_request(job, "PROJECT", package_uris=uris)
-        print(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2))
-        return 0
+        return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
     native = to_native(job)
     if args.output == "json":
-        print(json.dumps(native, indent=2))
-        return 0
+        return out.write(json.dumps(native, indent=2) + "\n")
     import yaml
 
     header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
     if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
-        header.append(f"# Paths are relative to {path.parent.as_posix() or '.'}/, like the original.")
-    for note in job.notes:
-        header.append(f"# note: {note.message}")
+        header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
+    for text in notes:
+        header.append(f"# note: {text}")
+    reported = {p.message for p in result.problems}
+    for model_note in job.notes:
+        if model_note.message not in reported:  # a note that became a problem is shown once, below
+            header.append(f"# note: {model_note.message}")
     for p in result.problems:
         header.append(f"# {p.severity.value}: {p.message}")
-    print("\n".join(header))
-    print(yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100), end="")
-    return 0
+    return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
+
+
+class _Output:
+    """stdout, or the --write FILE (written whole, only once the conversion succeeded)."""
+
+    def __init__(self, target: str | None) -> None:
+        self.target = Path(target) if target else None
+
+    def write(self, text: str) -> int:
+        if self.target is None:
+            sys.stdout.write(text)
+            return 0
+        try:
+            self.target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--write {self.target}: {exc.strerror or exc}") from exc
+        print(f"wrote {self.target}", file=sys.stderr)
+        return 0
 
 
 def _context():  # type: ignore[no-untyped-def]

@@ -25,6 +25,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(_target="provider.cli.emulator:run")
 
 
+def gcloud_lines(endpoint: str) -> str:
+    """The ``gcloud config set`` lines that point gcloud at the emulator (docs/migration.md)."""
+    base = endpoint.rstrip("/") + "/"
+    return "\n".join([
+        "  export CLOUDSDK_CONFIG=$(mktemp -d)   # leaves your own gcloud configuration alone",
+        "  gcloud config set auth/disable_credentials true",
+        "  gcloud config set core/project my-project",
+        f"  gcloud config set api_endpoint_overrides/aiplatform {base}",
+        f"  gcloud config set api_endpoint_overrides/logging {base}",
+        f"  gcloud config set api_endpoint_overrides/storage {base}storage/v1/",
+    ])
+
+
 def usage(endpoint: str, state_dir: Path, storage: Path) -> str:
     return f"""trainjobs emulator: Vertex AI on {endpoint}
   state dir   {state_dir}  (jobs survive a restart; their logs are under local/jobs/ID/logs)
@@ -42,6 +55,8 @@ Cloud Storage (to stage packages): STORAGE_EMULATOR_HOST={endpoint}, or
   storage.Client(project="my-project", credentials=AnonymousCredentials(),
                  client_options={{"api_endpoint": "{endpoint}"}})
 A trainjobs stack: trainjobs:backend: vertex and trainjobs:apiEndpoint: {endpoint}
+gcloud (custom-jobs create/describe/list/cancel/stream-logs, storage cp/ls), in a scratch configuration:
+{gcloud_lines(endpoint)}
 
 Ctrl-C stops it. Running jobs keep running; the next emulator on this state dir finds them."""
 

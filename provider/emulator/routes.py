@@ -134,6 +134,12 @@ def upload_chunk(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     return app.storage.upload_chunk(request.params, request.headers.get("content-range"), request.body)
 
 
+def list_log_entries(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    from provider.emulator.logging_api import list_entries
+
+    return list_entries(app, request, m)
+
+
 ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
     (method, re.compile(pattern + r"$"), handler) for method, pattern, handler in (
         ("POST", rf"/v1/projects/{_NAME}/{_COLLECTION}", create_job),
@@ -151,6 +157,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("GET", r"/download/storage/v1/b/(?P<bucket>[^/]+)/o/(?P<object>.+)", download_object),
         ("POST", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload),
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
+        ("POST", r"/v2/entries:list", list_log_entries),
     )
 )
 

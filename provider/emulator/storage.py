@@ -133,6 +133,10 @@ class StorageService:
 
     def _existing(self, bucket: str, name: str) -> Path:
         self._need_bucket(bucket)
+        if name.endswith("/"):
+            # A "folder" name: no such object here, as Cloud Storage answers (gcloud storage ls
+            # gs://BUCKET/PREFIX/ asks for it before it lists the prefix).
+            raise _error(404, "notFound", f"No such object: {bucket}/{name}")
         path = self.object_path(bucket, name)
         if not path.is_file():
             raise _error(404, "notFound", f"No such object: {bucket}/{name}")
@@ -290,15 +294,21 @@ class StorageService:
 
 def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
     """A multipart/related body -> (its JSON metadata part, its data part), bytes kept exactly."""
-    m = re.search(r'boundary="?([^";]+)"?', content_type)
-    if not content_type.startswith("multipart/") or m is None:
+    # gcloud writes the boundary in single quotes (boundary='===...=='); others in double quotes or bare.
+    m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
+    boundary = next((g for g in m.groups() if g), "") if m else ""
+    if not content_type.startswith("multipart/") or not boundary:
         raise _error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
     parts = []
-    for section in body.split(b"--" + m.group(1).encode())[1:]:
+    for section in body.split(b"--" + boundary.encode())[1:]:
         if section.startswith(b"--"):
             break
-        _, _, content = section.partition(b"\r\n\r\n")
-        parts.append(content[:-2] if content.endswith(b"\r\n") else content)
+        # Headers end at the first blank line; gcloud writes bare \n line ends, most clients \r\n.
+        # The line end before the next boundary belongs to the boundary, in the same style.
+        crlf, lf = section.find(b"\r\n\r\n"), section.find(b"\n\n")
+        eol = b"\r\n" if crlf >= 0 and (lf < 0 or crlf <= lf) else b"\n"
+        content = section.partition(eol + eol)[2]
+        parts.append(content[:-len(eol)] if content.endswith(eol) else content)
     if len(parts) != 2:
         raise _error(400, "invalid", "A multipart upload has two parts: the metadata, then the data.")
     try:

@@ -13,6 +13,7 @@ rule id of tools/catalog/reference/job_rules.json.
 from __future__ import annotations
 
 from provider.catalog import CATALOG
+from provider.spec.legacy_flags import overlay
 from provider.spec.model import (
     Accelerator,
     Application,
@@ -48,6 +49,10 @@ FLAGS = {
     "serviceAccount": "serviceAccount",
     "args": "args",
 }
+
+
+# trainingInput fields gcloud sends that the model has no place for yet.
+_NOT_CARRIED = ("enableWebAccess", "network", "encryptionConfig")
 
 
 class _Notes(list[Note]):
@@ -367,12 +372,20 @@ def convert(doc: Node) -> TrainingJob:
             "aip.jobId.required",
             allowed="the same name in both places, or no jobId",
         )
+    ti = overlay(spec, ti)
     tier = ti.text("scaleTier")
     if tier is None:
-        notes.error("trainingInput.scaleTier is required", ti.path, "aip.scaleTier.required",
-                    allowed="BASIC, STANDARD_1, PREMIUM_1, BASIC_GPU, BASIC_TPU or CUSTOM")
-        pools: tuple[WorkerPool, ...] = ()
-    elif tier == "CUSTOM":
+        # The service reads a job without scaleTier as BASIC (the hyperparameter samples rely on it).
+        notes.warn("trainingInput.scaleTier is not set: read as BASIC, as AI Platform Training did "
+                   "(one n1-standard-4 master); set scaleTier to say so", ti.path, "aip.scaleTier.default",
+                   source="tools/catalog/reference/job_rules.json")
+        tier = "BASIC"
+    for key in _NOT_CARRIED:
+        if ti.raw(key) not in (None, False, "", {}):  # false (what describe prints) loses nothing
+            notes.warn(f"trainingInput.{key} is accepted but trainjobs does not carry it into the Vertex AI "
+                       "request yet", ti.at(key), "aip.gcloud.not_carried")
+    pools: tuple[WorkerPool, ...]
+    if tier == "CUSTOM":
         pools = _custom_pools(ti, notes)
     else:
         pools = _tier_pools(tier, ti, notes)

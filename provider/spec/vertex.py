@@ -166,6 +166,11 @@ def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
     return OutputDir(uri=f"{bucket.rstrip('/')}/aiplatform-custom-job-{name}", job_dir=False, at={"": where})
 
 
+# CustomJobSpec fields gcloud sends that the model has no place for yet (network, web access and
+# the persistent resource are carried: spec/vertex_fields.py).
+NOT_CARRIED = ("enableDashboardAccess", "kmsKey")
+
+
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = doc.child("spec")
@@ -200,6 +205,10 @@ def convert(doc: Node) -> TrainingJob:
                     )
                 )
         pools.append(pool)
+    for key in NOT_CARRIED:
+        if spec.raw(k(key)) not in (None, False, ""):  # false (what describe prints) loses nothing
+            notes.append(Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
+                              spec.at(k(key)), "vx.gcloud.not_carried"))
     out = spec.child(k("baseOutputDirectory"))
     output = None
     if out is not None:

@@ -1,0 +1,211 @@
+"""The words of a gcloud training command -> a ``GcloudCommand``: which command, its flags, its user args.
+
+Two commands are understood, in every release track:
+``gcloud [alpha|beta] ai-platform|ml-engine jobs submit training JOB ... [-- USER_ARGS]`` and
+``gcloud [alpha|beta] ai custom-jobs create ...``. Flags are read as gcloud's argparse reads
+them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
+an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
+(``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
+
+
+class GcloudError(ValueError):
+    """The command is not one gcloud would accept (the message says what gcloud would say)."""
+
+
+class Generation(enum.Enum):
+    AI_PLATFORM = "gcloud ai-platform jobs submit training"
+    VERTEX = "gcloud ai custom-jobs create"
+
+
+@dataclass
+class GcloudCommand:
+    generation: Generation
+    job_id: str | None = None
+    values: dict[str, object] = field(default_factory=dict)
+    user_args: list[str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_TRACKS = ("alpha", "beta", "preview")
+
+
+def _which(words: list[str]) -> tuple[Generation, list[str]]:
+    i = 0
+    while i < len(words) and _ASSIGNMENT.match(words[i]):
+        i += 1
+    rest = words[i:]
+    if not rest or rest[0] != "gcloud":
+        raise GcloudError("not a gcloud command: the line must start with gcloud "
+                          "(gcloud ai-platform jobs submit training ... or gcloud ai custom-jobs create ...)")
+    rest = rest[1:]
+    # gcloud-wide flags may come before the command group.
+    lead: list[str] = []
+    while rest and rest[0].startswith("-"):
+        lead.append(rest.pop(0))
+        if "=" not in lead[-1] and lead[-1] not in ("--quiet", "-q", "--log-http") and rest:
+            lead.append(rest.pop(0))
+    if rest and rest[0] in _TRACKS:
+        rest = rest[1:]
+    if rest[:4] in (["ai-platform", "jobs", "submit", "training"], ["ml-engine", "jobs", "submit", "training"]):
+        return Generation.AI_PLATFORM, lead + rest[4:]
+    if rest[:3] == ["ai", "custom-jobs", "create"]:
+        return Generation.VERTEX, lead + rest[3:]
+    shown = " ".join(rest[:4])
+    raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts "
+                      "gcloud ai-platform jobs submit training and gcloud ai custom-jobs create")
+
+
+def _dict(flag: str, text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part:
+            continue
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise GcloudError(f"argument {flag}: Bad syntax for dict arg: [{part}]. Please see "
+                              "`gcloud topic flags-file` or `gcloud topic escaping` for information on providing "
+                              "list or dictionary flag values with special characters. (expected KEY=VALUE,...)")
+        out[key] = value
+    return out
+
+
+def _int(flag: str, text: str) -> int:
+    if not text.isdigit():
+        raise GcloudError(f"argument {flag}: Value must be greater than or equal to 0; received: {text}"
+                          if text.lstrip("-").isdigit() else f"argument {flag}: invalid int value: '{text}'")
+    return int(text)
+
+
+def _accelerator(flag: str, text: str) -> dict[str, object]:
+    raw = _dict(flag, text)
+    unknown = sorted(set(raw) - {"count", "type"})
+    if unknown:
+        raise GcloudError(f"argument {flag}: valid keys are [count, type]; received: {unknown[0]}")
+    out: dict[str, object] = {}
+    if "type" in raw:
+        out["type"] = raw["type"].upper().replace("-", "_")
+    if "count" in raw:
+        out["count"] = _int(flag, raw["count"])
+    return out
+
+
+def _pool(flag: str, text: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if not text:
+        return out
+    for key, value in _dict(flag, text).items():
+        kind = POOL_KEYS.get(key)
+        if kind is None:
+            raise GcloudError(f"argument {flag}: valid keys are [{', '.join(sorted(POOL_KEYS))}]; received: {key}")
+        out[key] = _int(flag, value) if kind is int else value.split(";") if kind is list else value
+    return out
+
+
+def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
+    prior = cmd.values.get(key)
+    return (prior if isinstance(prior, list) else []) + items
+
+
+def _choice(flag: Flag, name: str, text: str) -> str:
+    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
+    text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
+    if text not in flag.choices:
+        raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
+                          f"[{', '.join(flag.choices)}].")
+    return text
+
+
+# How each kind of flag turns its text into the value kept under its key.
+_READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
+    Kind.VALUE: lambda f, n, t, c: t,
+    Kind.KMS_PART: lambda f, n, t, c: t,
+    Kind.INT: lambda f, n, t, c: _int(n, t),
+    Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
+    Kind.APPEND_LIST: lambda f, n, t, c: _append(c, f.key, list(t.split(","))),
+    Kind.DICT: lambda f, n, t, c: _dict(n, t),
+    Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
+    Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
+    Kind.CHOICE: lambda f, n, t, c: _choice(f, n, t),
+}
+
+
+def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
+    if flag.kind is Kind.NOTE:
+        cmd.notes.append(f"{name}={text} is a gcloud setting, not part of the job: ignored")
+        return
+    cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
+
+
+def _unknown(name: str, flags: dict[str, Flag]) -> GcloudError:
+    close = difflib.get_close_matches(name, list(flags), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in "
+                       "gcloud ai-platform jobs submit training --help / gcloud ai custom-jobs create --help")
+
+
+def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, str | None]:
+    """The flag a word names, the name as written, its --no- value, and an inline =VALUE."""
+    name, eq, inline = word.partition("=")
+    value = inline if eq else None
+    if name in flags:
+        return flags[name], name, None, value
+    if name.startswith("--no-") and f"--{name[5:]}" in flags and flags[f"--{name[5:]}"].kind in (Kind.BOOL, Kind.NOTE_BOOL):
+        return flags[f"--{name[5:]}"], name, False, value
+    raise _unknown(name, flags)
+
+
+def parse(words: list[str]) -> GcloudCommand:
+    """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
+    generation, rest = _which(words)
+    flags = table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS)
+    cmd = GcloudCommand(generation)
+    positional: list[str] = []
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        i += 1
+        if word == "--":
+            cmd.user_args = rest[i:]
+            break
+        if not word.startswith("-") or word == "-":
+            positional.append(word)
+            continue
+        flag, name, negated, inline = _flag(word, flags)
+        if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
+            if inline is not None:
+                raise GcloudError(f"argument {name}: ignored explicit argument '{inline}'")
+            if flag.kind is Kind.BOOL:
+                cmd.values[flag.key] = negated is None
+            else:
+                cmd.notes.append(f"{name} is a gcloud setting, not part of the job: ignored")
+            continue
+        if inline is None:
+            if i >= len(rest) or (rest[i].startswith("--") and rest[i] != "--" and len(rest[i]) > 2):
+                raise GcloudError(f"argument {name}: expected one argument")
+            inline = rest[i]
+            i += 1
+        _value(flag, name, inline, cmd)
+    if generation is Generation.AI_PLATFORM:
+        if not positional:
+            raise GcloudError("argument JOB: Must be specified. (the job id comes right after "
+                              "gcloud ai-platform jobs submit training)")
+        cmd.job_id = positional[0]
+        positional = positional[1:]
+    if positional:
+        raise GcloudError(f"unrecognized arguments: {' '.join(positional)} (user args for the trainer go after --)")
+    if generation is Generation.VERTEX and cmd.user_args is not None:
+        raise GcloudError("unrecognized arguments: -- (gcloud ai custom-jobs create takes the trainer's "
+                          "arguments in --args=ARG,...)")
+    return cmd

@@ -1,0 +1,91 @@
+"""gcloud's reading of the two training commands: flags, values, user args, refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from provider.gcloud.build import build
+from provider.gcloud.command import GcloudError, Generation, parse
+from provider.gcloud.words import split_words
+
+
+def _parse(line: str):  # type: ignore[no-untyped-def]
+    return parse(split_words(line, {}))
+
+
+def test_every_track_and_both_spellings_of_the_command() -> None:
+    for head in ("gcloud ai-platform", "gcloud ml-engine", "gcloud beta ai-platform", "gcloud alpha ml-engine"):
+        cmd = _parse(f"{head} jobs submit training j1 --region us-east1")
+        assert cmd.generation is Generation.AI_PLATFORM and cmd.job_id == "j1"
+    for head in ("gcloud ai", "gcloud beta ai", "gcloud alpha ai"):
+        assert _parse(f"{head} custom-jobs create --display-name d").generation is Generation.VERTEX
+
+
+def test_flag_values_as_gcloud_reads_them() -> None:
+    cmd = _parse("gcloud ai-platform jobs submit training j1 --scale-tier=BASIC_GPU --worker-count 9 "
+                 "--master-accelerator count=4,type=nvidia-tesla-t4 --labels a=1,b=2 --packages x.tar.gz,y.whl "
+                 "--enable-web-access --async --project p -- --epochs 3")
+    assert cmd.values["scaleTier"] == "basic-gpu"
+    assert cmd.values["workerCount"] == 9
+    assert cmd.values["masterAccelerator"] == {"count": 4, "type": "NVIDIA_TESLA_T4"}
+    assert cmd.values["labels"] == {"a": "1", "b": "2"}
+    assert cmd.values["packages"] == ["x.tar.gz", "y.whl"]
+    assert cmd.values["enableWebAccess"] is True
+    assert cmd.user_args == ["--epochs", "3"]
+    assert any("--async" in n for n in cmd.notes) and any("--project" in n for n in cmd.notes)
+
+
+def test_repeated_worker_pool_specs_and_args_add_up() -> None:
+    cmd = _parse("gcloud ai custom-jobs create --display-name d --region us-central1 "
+                 "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i "
+                 "--worker-pool-spec= --worker-pool-spec=machine-type=n1-standard-4,replica-count=2 "
+                 "--args=--a,1 --args=--b")
+    assert cmd.values["workerPoolSpecs"] == [
+        {"machine-type": "n1-standard-4", "container-image-uri": "gcr.io/p/i"}, {},
+        {"machine-type": "n1-standard-4", "replica-count": 2}]
+    assert cmd.values["args"] == ["--a", "1", "--b"]
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("gcloud ai-platform jobs submit training j --scale-teir basic", "unrecognized arguments: --scale-teir (did you mean '--scale-tier'?)"),
+    ("gcloud ai-platform jobs submit training j --scale-tier huge", "argument --scale-tier: Invalid choice: 'huge'"),
+    ("gcloud ai-platform jobs submit training j --module-name", "argument --module-name: expected one argument"),
+    ("gcloud ai-platform jobs submit training j --worker-count x", "argument --worker-count: invalid int value"),
+    ("gcloud ai-platform jobs submit training j --master-accelerator cnt=4", "valid keys are [count, type]"),
+    ("gcloud ai-platform jobs submit training --region r", "argument JOB: Must be specified"),
+    ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
+    ("gcloud ai custom-jobs create --display-name d -- --epochs 3", "takes the trainer's arguments in --args"),
+    ("gcloud ai-platform jobs describe j", "is not a training-job command"),
+    ("python train.py", "not a gcloud command"),
+])
+def test_what_gcloud_refuses_is_refused(line: str, says: str) -> None:
+    with pytest.raises(GcloudError) as exc:
+        _parse(line)
+    assert says in str(exc.value)
+
+
+def test_the_job_name_is_made_valid_with_a_note(tmp_path: Path) -> None:
+    built = build(_parse("gcloud ai custom-jobs create --display-name 'my job-1' --region us-central1 "
+                         "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i"), tmp_path)
+    assert built.document["metadata"]["name"] == "my_job_1"
+    assert built.document["spec"]["displayName"] == "my job-1"
+    assert any("'my job-1' is not a valid job name" in n for n in built.notes)
+
+
+def test_job_dir_and_buckets_as_gcloud_checks_them(tmp_path: Path) -> None:
+    built = build(_parse("gcloud ai-platform jobs submit training j --job-dir gs://my-bucket --region r"), tmp_path)
+    assert built.document["spec"]["jobDir"] == "gs://my-bucket/"
+    with pytest.raises(GcloudError, match=r"Invalid bucket name \[b\]"):
+        build(_parse("gcloud ai-platform jobs submit training j --job-dir gs://b/x --region r"), tmp_path)
+    with pytest.raises(GcloudError, match="not a Cloud Storage path"):
+        build(_parse("gcloud ai-platform jobs submit training j --job-dir /tmp/x --region r"), tmp_path)
+
+
+def test_kms_key_from_its_parts(tmp_path: Path) -> None:
+    built = build(_parse("gcloud ai-platform jobs submit training j --kms-key k --kms-keyring r "
+                         "--kms-location l --kms-project p"), tmp_path)
+    assert built.document["spec"]["kmsKey"] == "projects/p/locations/l/keyRings/r/cryptoKeys/k"
+    with pytest.raises(GcloudError, match="give --kms-keyring"):
+        build(_parse("gcloud ai-platform jobs submit training j --kms-key k"), tmp_path)

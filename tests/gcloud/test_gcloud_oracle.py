@@ -1,0 +1,165 @@
+"""gcloud itself as the oracle: the job gcloud sends equals the request trainjobs builds from the command.
+
+Every command of tests/gcloud/corpus.yaml (the seeds' commands and public ones, each with its
+source) runs twice: through ``gcloud`` (offline: a scratch CLOUDSDK_CONFIG points every API at
+the stand-in of tests/gcloud/standin.py, which records what gcloud sends), and through
+``trainjobs convert --gcloud``'s reading. For AI Platform, the Vertex AI request built from the
+command equals the one built from the ``trainingInput`` gcloud sent; for Vertex AI, the request
+carries every field gcloud sent, with the same value; a command gcloud refuses is refused by
+trainjobs, naming the same flag. gcloud takes seconds per command: one stand-in serves them all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from provider.gcloud.build import build
+from provider.gcloud.command import GcloudError, Generation, parse
+from provider.gcloud.words import ShellError, split_words
+from provider.request import build_request
+from provider.validation.rules import Context
+from provider.validation.validator import check_document
+
+from ..conftest import ROOT
+from .standin import StandIn, start, write_config
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("gcloud") is None,
+                       reason="gcloud is not installed: the gcloud-oracle tests need the Google Cloud CLI"),
+]
+
+HERE = Path(__file__).parent
+CORPUS = yaml.safe_load((HERE / "corpus.yaml").read_text())
+CONFIGS = {p.stem: p for p in (ROOT / "tests" / "fixtures" / "seed_configs").glob("*.yaml")}
+CONFIGS.update({p.stem: p for p in (HERE / "configs").glob("*.yaml")})
+ENV = {
+    "JOB_NAME": "oracle_job", "JOBNAME": "oracle_job", "NOW": "20260101_120000",
+    "APP_PACKAGE_PATH": "trainer", "MAIN_APP_MODULE": "trainer.task", "PACKAGE_PATH": "trainer",
+    "MODULE_NAME": "trainer.task", "TRAINER_PACKAGE_PATH": "./trainer", "MAIN_TRAINER_MODULE": "trainer.task",
+    "JOB_DIR": "gs://oracle-bucket/jobs/oracle_job", "REGION": "us-east1", "RUNTIME_VERSION": "2.4",
+    "BUCKET": "oracle-bucket", "BUCKET_NAME": "oracle-bucket", "PACKAGE_STAGING_PATH": "gs://oracle-bucket",
+    "HPTUNING_CONFIG": "vanilla_hptuning_config.yaml", "GCP_PROJECT": "standin-project",
+}
+
+
+@dataclass
+class Outcome:
+    rc: int
+    stderr: str
+    sent: dict[str, Any] | None
+
+
+@pytest.fixture(scope="module")
+def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
+    """Every corpus command through gcloud, against one stand-in; the results by id."""
+    # A directory of the fixture's own: pytest's tmp_path of one test is removed after it.
+    holder = tempfile.TemporaryDirectory(prefix="trainjobs-oracle-")
+    base = Path(holder.name)
+    standin: StandIn = start()
+    try:
+        cfg = base / "cloudsdk"
+        write_config(cfg, standin.url)
+        results: dict[str, Outcome] = {}
+        for entry in CORPUS:
+            work = base / entry["id"]
+            (work / "trainer").mkdir(parents=True)
+            (work / "trainer" / "__init__.py").write_text("")
+            (work / "trainer" / "task.py").write_text("print('hello')\n")
+            for name, config in (entry.get("files") or {}).items():
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(CONFIGS[config], work / name)
+            env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg)}
+            before = len(standin.jobs())
+            proc = subprocess.run(["bash", "-c", entry["command"]], cwd=work, env=env, capture_output=True,
+                                  text=True, timeout=300)
+            jobs = standin.jobs()
+            results[entry["id"]] = Outcome(proc.returncode, proc.stderr, jobs[-1] if len(jobs) > before else None)
+        yield results, base
+    finally:
+        standin.close()
+        holder.cleanup()
+
+
+def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation]:
+    env = {**ENV, **(entry.get("env") or {}), "PWD": str(work)}
+    cmd = parse(split_words(entry["command"], env))
+    old = Path.cwd()
+    try:
+        os.chdir(work)
+        built = build(cmd, work)
+    finally:
+        os.chdir(old)
+    spec = built.document["spec"]
+    if isinstance(spec.get("packagePath"), str):
+        spec["packagePath"] = str(work / spec["packagePath"])
+    return built.document, cmd.generation
+
+
+def _request(document: dict[str, Any], uris: list[str] | None) -> tuple[dict[str, Any] | None, list[str]]:
+    result = check_document(document, "<oracle>", Context())
+    errors = sorted(p.message for p in result.problems if p.is_error)
+    if errors or result.job is None:
+        return None, errors
+    return build_request(result.job, "standin-project", package_uris=uris).body, []
+
+
+def _int64(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _int64(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_int64(v) for v in value]
+    return int(value) if isinstance(value, str) and value.isdigit() else value
+
+
+def _carries(sent: Any, ours: Any, where: str) -> None:
+    if isinstance(sent, dict):
+        assert isinstance(ours, dict), f"{where}: gcloud sent a mapping, trainjobs has {ours!r}"
+        for key, value in sent.items():
+            assert key in ours, f"{where}.{key}: gcloud sent {value!r}, trainjobs's request lacks it"
+            _carries(value, ours[key], f"{where}.{key}")
+    else:
+        assert ours == sent, f"{where}: gcloud sent {sent!r}, trainjobs's request has {ours!r}"
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[e["id"] for e in CORPUS])
+def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
+                                                    gcloud_runs: tuple[dict[str, Outcome], Path]) -> None:
+    results, base = gcloud_runs
+    outcome = results[entry["id"]]
+    work = base / entry["id"]
+    if entry.get("refused"):
+        assert outcome.rc != 0 and outcome.sent is None, f"gcloud accepted it: {outcome.stderr}"
+        assert entry["refused"] in outcome.stderr
+        with pytest.raises((GcloudError, ShellError)) as exc:
+            _convert(entry, work)
+        assert entry["refused"] in str(exc.value), f"gcloud: {outcome.stderr}\ntrainjobs: {exc.value}"
+        return
+    assert outcome.sent is not None, f"gcloud sent no job (rc {outcome.rc}): {outcome.stderr[-2000:]}"
+    document, generation = _convert(entry, work)
+    if generation is Generation.AI_PLATFORM:
+        ti = outcome.sent["trainingInput"]
+        uploaded = ti.get("packageUris") if "packagePath" in document["spec"] else None
+        ours, our_errors = _request(document, uploaded)
+        from_gcloud = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
+                       "metadata": {"name": document["metadata"]["name"]},
+                       "spec": {"trainingInput": ti, **({"labels": outcome.sent["labels"]}
+                                                         if "labels" in outcome.sent else {})}}
+        theirs, their_errors = _request(from_gcloud, None)
+        assert our_errors == their_errors
+        assert ours == theirs
+    else:
+        ours, our_errors = _request(document, None)
+        assert not our_errors, our_errors
+        assert ours is not None
+        _carries(_int64(outcome.sent), _int64(ours), "CustomJob")

@@ -1,0 +1,43 @@
+"""The command line read as bash reads it, and what is refused (nothing is ever run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from provider.gcloud.words import ShellError, split_words
+
+
+def test_quotes_continuations_and_variables() -> None:
+    line = "gcloud a \\\n  --b \"x $V\" '$V' ${V}y --c=\"q\\\"uote\" ''"
+    assert split_words(line, {"V": "1 2"}) == ["gcloud", "a", "--b", "x 1 2", "$V", "1", "2y", '--c=q"uote', ""]
+
+
+def test_an_unquoted_variable_holding_several_flags_splits_into_words() -> None:
+    env = {"FLAGS": "--region us-east1  --scale-tier basic"}
+    assert split_words("gcloud x $FLAGS --y", env) == ["gcloud", "x", "--region", "us-east1", "--scale-tier", "basic", "--y"]
+
+
+def test_comments_and_leading_assignments() -> None:
+    assert split_words("A=1 gcloud x # a comment", {}) == ["A=1", "gcloud", "x"]
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("gcloud x $(date +%s)", "$(...) is command substitution"),
+    ("gcloud x job_`date +%s`", "backticks are command substitution"),
+    ("gcloud x \"a `id`\"", "backticks are command substitution"),
+    ("gcloud x $UNDEFINED_THING", "$UNDEFINED_THING is not defined"),
+    ("gcloud x ${UNDEFINED_THING}", "$UNDEFINED_THING is not defined"),
+    ("gcloud x ${V:-default}", "only ${NAME} is understood"),
+    ("gcloud x 'open", "never closed"),
+    ('gcloud x "open', "never closed"),
+    ("gcloud x | tee log", "a pipe"),
+    ("gcloud x; echo done", "a second command"),
+    ("gcloud x && echo done", "a second command"),
+    ("gcloud x > log", "a redirection"),
+    ("gcloud x --config hyper.yaml\n  -- --download", "a newline without a backslash ends the command"),
+])
+def test_what_is_refused(line: str, says: str) -> None:
+    with pytest.raises(ShellError) as exc:
+        split_words(line, {"V": "v"})
+    assert says in str(exc.value)
+    assert "column " in str(exc.value)
