@@ -306,7 +306,7 @@ def test_affected_stacks_for_ci(repo: PlanRepo) -> None:
     assert repo.run("affected-stacks", "--base", "main").stdout == ""
     repo.write("trainer/trainer/task.py", 'print("training harder")\n')
     github = repo.run("affected-stacks", "--base", "main", "--backend", "vertex", "--format", "github")
-    assert github.returncode == 0 and github.stdout == 'stacks=["vision-dev"]\n'
+    assert github.returncode == 0 and github.stdout == 'stacks=["vision-dev"]\ntimeouts={"vision-dev": 60}\n'
     assert repo.run("affected-stacks", "--base", "main", "--backend", "local").stdout == "local\n"
 
 
