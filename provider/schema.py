@@ -93,10 +93,14 @@ def _defs_common() -> Schema:
         "gcsPath": _str("a Cloud Storage path: gs://BUCKET or gs://BUCKET/PATH", pattern=lim["job_dir"]["regex"]),
         "gcsBucket": _str("a Cloud Storage bucket: gs://BUCKET", pattern="^gs://[a-z0-9][-_.a-z0-9]{1,220}/?$"),
         "gcsObject": _str("a Cloud Storage object: gs://BUCKET/PATH", pattern=lim["package_uris"]["regex"]),
-        "region": {"enum": regions, "description": "a Google Cloud region that offers custom training"},
+        "region": {"enum": regions, "description": "a Google Cloud region that offers custom training",
+                   "errorMessage": "not a region that offers Vertex AI custom training (such as us-central1, "
+                   "europe-west4, asia-southeast1); run trainjobs validate for the closest name"},
         "acceleratorType": {
             "enum": accelerators,
             "description": "an accelerator type of the Vertex AI API (AcceleratorType enum)",
+            "errorMessage": "not an accelerator type of the Vertex AI API (such as NVIDIA_TESLA_T4, NVIDIA_L4, "
+            "NVIDIA_TESLA_A100); run trainjobs validate for the closest name",
         },
         "diskType": {"enum": lim["boot_disk"]["types"], "description": "pd-ssd (default), pd-standard or hyperdisk-balanced"},
         "diskSizeGb": {
@@ -170,8 +174,7 @@ def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, cou
                     "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                     "then": {
                         "properties": {
-                            count_key: {"enum": c + [str(x) for x in c] if int64 else c,
-                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
+                            count_key: _count_enum(c + [str(x) for x in c] if int64 else c, acc, label, c)
                         }
                     },
                 }
@@ -182,7 +185,7 @@ def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, cou
                 "properties": {
                     acc_key: {
                         "properties": {
-                            type_key: {"enum": sorted(counts), "description": f"accelerators that fit {label}: {', '.join(sorted(counts))}"}
+                            type_key: _fitting_types(sorted(counts), label),
                         },
                         "allOf": per_type,
                     },
@@ -193,6 +196,48 @@ def _nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, cou
                 then["required"] = [acc_key]
         rules.append({"if": cond, "then": then})
     return rules
+
+
+def _count_enum(allowed: list[Any], acc: str, label: str, counts: list[int]) -> Schema:
+    """The counts that fit; checked only on a number, so a count written as a string gets one
+    message (its type) in an editor, not two."""
+    words = ", ".join(map(str, counts))
+    kinds = ["integer", "string"] if any(isinstance(a, str) for a in allowed) else ["integer"]
+    return {
+        "description": f"{words} x {acc} on {label}",
+        "if": {"type": kinds},
+        "then": {"enum": allowed, "errorMessage": f"{acc} on {label} comes in counts of {words}"},
+    }
+
+
+def _fitting_types(types: list[str], label: str) -> Schema:
+    """The accelerator types that fit; checked only on a known type, so an unknown one gets one message."""
+    text = ", ".join(types)
+    return {"description": f"accelerators that fit {label}: {text}", "if": {"$ref": "#/$defs/acceleratorType"},
+            "then": {"enum": types, "errorMessage": f"this accelerator does not fit {label}; these do: {text}"}}
+
+
+def machine_type_schema(names: list[str]) -> Schema:
+    """A machine type, with what an editor shows: each type's shape on hover and in completion,
+    and a short message for a name it does not know (``trainjobs validate`` names the closest)."""
+    def shape(name: str) -> str:
+        m = CATALOG.machine(name)
+        if m is None or m.vcpus is None:
+            return name
+        memory = f"{m.memory_gb:g} GB" if m.memory_gb is not None else "memory unknown"
+        fits = sorted({acc for acc, counts in CATALOG.seed_counts(name).items() if counts}) if not \
+            CATALOG.tpu_topologies(name) else ["TPU slice"]
+        return f"{m.vcpus:g} vCPUs, {memory}" + (f"; accelerators: {', '.join(fits)}" if fits else "")
+
+    return {
+        "enum": names,
+        "description": "a machine type Vertex AI offers for training",
+        "markdownDescription": "A Compute Engine machine type Vertex AI offers for training, such as "
+        "`n1-standard-4`, `n1-highcpu-16` with GPUs attached, or `a2-highgpu-1g` (A100 built in).",
+        "markdownEnumDescriptions": [shape(n) for n in names],
+        "errorMessage": "not a machine type Vertex AI offers for training (such as n1-standard-4, e2-standard-8, "
+        "a2-highgpu-1g); run trainjobs validate for the closest name",
+    }
 
 
 def _flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: str) -> list[Schema]:
@@ -217,17 +262,14 @@ def _flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: s
             then = {
                 "description": f"accelerators for {label}: {_counts_text(counts)}",
                 "properties": {
-                    type_key: {"enum": sorted(counts), "description": f"accelerators that fit {label}: {', '.join(sorted(counts))}"},
+                    type_key: _fitting_types(sorted(counts), label),
                     topology_key: False,
                 },
                 "allOf": [
                     {
                         "if": {"properties": {type_key: {"const": acc}}, "required": [type_key]},
                         "then": {
-                            "properties": {
-                                count_key: {"enum": c,
-                                        "description": f"{', '.join(map(str, c))} x {acc} on {label}"}
-                            },
+                            "properties": {count_key: _count_enum(c, acc, label, c)},
                             "required": [count_key],
                         },
                     }
@@ -258,7 +300,7 @@ def _native_pool() -> Schema:
     replicas: Schema = {"type": "integer", "minimum": 1, "description": "number of replicas in this pool"}
     return _obj(
         {
-            "machineType": {"enum": machine_names, "description": "a machine type Vertex AI offers for training"},
+            "machineType": machine_type_schema(machine_names),
             "replicas": replicas,
             "accelerator": _obj(
                 {
@@ -654,7 +696,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
     }
     machine_spec = _obj(
         {
-            k("machineType"): {"enum": machine_names, "description": "a machine type Vertex AI offers for training"},
+            k("machineType"): machine_type_schema(machine_names),
             k("acceleratorType"): {"$ref": "#/$defs/acceleratorType"},
             k("acceleratorCount"): {"type": "integer", "minimum": 0},
             k("tpuTopology"): _str("TPU slice topology"),

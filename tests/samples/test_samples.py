@@ -119,5 +119,5 @@ def test_validate_command_accepts_what_the_notebooks_write(tmp_path: Path) -> No
     proc = run_cli("validate", *valid, "--stacks", str(tmp_path / "no-stacks"), timeout=180)
     no_traceback(proc)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"{len(valid)} files checked: {len(valid)} valid, 0 invalid" in proc.stdout, proc.stdout
+    assert f"{len(valid)} specs checked: {len(valid)} valid, 0 invalid" in proc.stdout, proc.stdout
     assert "warning: 7 is TPU_V3" in proc.stdout
