@@ -186,7 +186,7 @@ async def job_cancel(request: Request) -> Response:
     form = await request.form()
     if form.get("token") != console.token:
         raise SourceError("this cancel form is stale or came from another site",
-                          "reload the job's page and press Cancel again")
+                          "reload the job's page and press Cancel again", 403)
     source = console.source(request.path_params["source"])
     source.cancel(request.path_params["job_id"])
     return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
@@ -226,9 +226,8 @@ async def plan_page(request: Request) -> Response:
 
 async def source_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SourceError)
-    status = 404 if exc.message.startswith("no ") else 502
     return templates.TemplateResponse(request, "error.html", {"message": exc.message, "fix": exc.fix},
-                                      status_code=status)
+                                      status_code=exc.status)
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

@@ -34,10 +34,11 @@ STACK_LABEL = "trainjobs-stack"
 class SourceError(Exception):
     """A source that cannot be read: ``message`` says what, ``fix`` says how to fix it."""
 
-    def __init__(self, message: str, fix: str = "") -> None:
+    def __init__(self, message: str, fix: str = "", status: int = 502) -> None:
         super().__init__(message)
         self.message = message
         self.fix = fix
+        self.status = status  # the HTTP status of the page that says so
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Source:
         try:
             return self.backend.list(self.labels)
         except BackendError as exc:
-            raise SourceError(f"{self.describe()}: {exc.message}", _fix_for(self, exc)) from exc
+            raise _error(self, exc) from exc
         except Exception as exc:  # an SDK failure outside the seam's errors (a network error, a bad endpoint)
             raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
                               _fix_for(self, None)) from exc
@@ -70,7 +71,7 @@ class Source:
         try:
             return self.backend.get(job_id)
         except BackendError as exc:
-            raise SourceError(f"{self.describe()}: {exc.message}", _fix_for(self, exc)) from exc
+            raise _error(self, exc) from exc
         except Exception as exc:
             raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
                               _fix_for(self, None)) from exc
@@ -84,7 +85,7 @@ class Source:
         try:
             return self.backend.cancel(job_id)
         except BackendError as exc:
-            raise SourceError(f"{self.describe()}: {exc.message}", _fix_for(self, exc)) from exc
+            raise _error(self, exc) from exc
 
     def describe(self) -> str:
         if self.stack is None:
@@ -92,6 +93,16 @@ class Source:
         where = f"{self.stack.project}/{self.stack.region}" if self.kind == "vertex" else "this machine"
         via = f" through {self.stack.api_endpoint}" if self.stack.api_endpoint else ""
         return f"stack {self.stack.name} ({self.kind}, {where}{via})"
+
+
+_STATUS = {"NOT_FOUND": 404, "PERMISSION_DENIED": 403, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}
+
+
+def _error(source: Source, exc: BackendError) -> SourceError:
+    if exc.code == "NOT_FOUND":
+        return SourceError(f"{source.describe()}: {exc.message}", "check the job id: the jobs list links every job",
+                           404)
+    return SourceError(f"{source.describe()}: {exc.message}", _fix_for(source, exc), _STATUS.get(exc.code, 502))
 
 
 def _fix_for(source: Source, exc: BackendError | None) -> str:
@@ -122,14 +133,14 @@ class Sources:
             if source.name == name:
                 return source
         raise SourceError(f"no source {name!r}: the console reads {', '.join(self.names())}",
-                          "start the console with --stack NAME to read that stack's jobs")
+                          "start the console with --stack NAME to read that stack's jobs", 404)
 
     def stack(self, name: str) -> StackConfig:
         known = [s.name for s in self.index.stacks] if self.index else []
         config = self.index.stack(name) if self.index else None
         if config is None:
             raise SourceError(f"no stack {name!r} in stacks/ (stacks: {', '.join(known) or 'none'})",
-                              "a stack is a file stacks/Pulumi.NAME.yaml; run the console from the project root")
+                              "a stack is a file stacks/Pulumi.NAME.yaml; run the console from the project root", 404)
         return config
 
 

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.local.conftest import ROOT, cleanup, probe_spec
+from tests.local.conftest import ROOT, cleanup
+from tests.local.conftest import probe_spec as shared_probe_spec
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -42,6 +43,11 @@ class World:
     local: Any = None  # LocalBackend
     vertex: Any = None  # VertexBackend on the emulator
     emulator: Any = None
+
+
+def probe_spec(name: str, **kwargs: Any) -> dict[str, Any]:
+    """tests/local's probe job, with an output directory of its own (the probe checkpoints there)."""
+    return shared_probe_spec(name, output=f"gs://{BUCKET}/out/{name}", **kwargs)
 
 
 def write_stack(root: Path, name: str, config: dict[str, Any]) -> None:
@@ -75,14 +81,15 @@ def _local_jobs(world: World) -> None:
     tuning = {"goal": "MAXIMIZE", "metric": "score", "maxTrials": 5, "maxParallelTrials": 2,
               "algorithm": "GRID_SEARCH", "params": [{"name": "lr", "type": "DISCRETE",
                                                       "values": [0.1, 0.2, 0.3, 0.4, 0.5]}]}
-    world.jobs["finished-job"] = submit(b, probe_spec("finished-job", args=steps))
+    team = {"team": "research"}
+    world.jobs["finished-job"] = submit(b, probe_spec("finished-job", args=steps), labels=team)
     world.jobs["failed-job"] = submit(b, probe_spec("failed-job", workers=1, args=[
-        "--steps", "3", "--fail-replica", "workerpool1-0", "--fail-step", "1"]))
-    world.jobs["tuning-job"] = submit(b, probe_spec("tuning-job", args=steps, tuning=tuning))
+        "--steps", "3", "--fail-replica", "workerpool0-0", "--fail-step", "1"]), labels=team)
+    world.jobs["tuning-job"] = submit(b, probe_spec("tuning-job", args=steps, tuning=tuning), labels=team)
     for name in ("finished-job", "failed-job", "tuning-job"):
         b.wait(world.jobs[name].id, timeout=300)
     long_run = ["--steps", "100000", "--step-seconds", "0.4"]
-    world.jobs["running-job"] = submit(b, probe_spec("running-job", args=long_run))
+    world.jobs["running-job"] = submit(b, probe_spec("running-job", args=long_run), labels=team)
     world.jobs["cancel-me"] = submit(b, probe_spec("cancel-me", args=long_run))
     _stack_job(world, long_run)
 

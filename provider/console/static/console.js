@@ -4,11 +4,19 @@
 (function () {
   const REFRESH_MS = 2000;
 
+  let latest = 0;  // answers that arrive out of order never overwrite a newer one
+
   function refresh(el, query) {
     const url = el.dataset.liveSrc + (query || "");
+    const ticket = ++latest;
     fetch(url, { headers: { "Accept": "text/html" } })
       .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.text(); })
-      .then(function (html) { el.innerHTML = html; el.dataset.refreshed = String(Date.now()); markLive(true); })
+      .then(function (html) {
+        if (ticket !== latest) { return; }
+        el.innerHTML = html;
+        el.dataset.query = query || "";
+        markLive(true);
+      })
       .catch(function () { markLive(false); });
   }
 
