@@ -41,12 +41,20 @@ class Scale:
 
 
 def fmt(value: float) -> str:
-    return f"{value:.4g}"
+    return f"{value + 0.0:.4g}"  # + 0.0: never "-0"
 
 
 def _ticks(scale: Scale, n: int = 5) -> list[float]:
-    step = (scale.hi - scale.lo) / (n - 1)
-    return [scale.lo + i * step for i in range(n)]
+    """Round values (1, 2 or 5 times a power of ten apart) inside the scale, about ``n`` of them."""
+    span = scale.hi - scale.lo
+    if span <= 0:
+        return [scale.lo]
+    raw = span / n
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(scale.lo / step) * step
+    count = int(math.floor((scale.hi - first) / step + 1e-9)) + 1
+    return [round(first + i * step, 12) + 0.0 for i in range(count)]
 
 
 def _frame(title: str, x_label: str, y_label: str, ys: Scale, label: str) -> list[str]:
