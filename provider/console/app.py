@@ -31,8 +31,7 @@ from starlette.templating import Jinja2Templates
 from provider.backends.base import JobState
 from provider.console import charts, views
 from provider.console.sources import Source, SourceError, Sources, source_for
-from provider.console.usage import model_of, stack_models, usage
-from provider.spec.model import TrainingJob
+from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
 
 HERE = Path(__file__).parent
 MODELS_TTL = 30.0  # seconds a stack's parsed specs are reused
@@ -46,9 +45,9 @@ class Console:
     plan_file: Path | None = None
     project_root: Path = field(default_factory=Path.cwd)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
-    _models: dict[str, tuple[float, dict[str, TrainingJob]]] = field(default_factory=dict)
+    _models: dict[str, tuple[float, dict[str, StackSpec]]] = field(default_factory=dict)
 
-    def models(self, source: Source) -> dict[str, TrainingJob]:
+    def models(self, source: Source) -> dict[str, StackSpec]:
         if source.stack is None or self.sources.index is None:
             return {}
         cached = self._models.get(source.name)
@@ -129,8 +128,11 @@ def _job_context(request: Request) -> dict[str, Any]:
     console = _console(request)
     source = console.source(request.path_params["source"])
     job = source.get(request.path_params["job_id"])
-    model = model_of(job, console.models(source))
+    spec = spec_of(job, console.models(source))
+    model = spec.job if spec else None
+    root = console.sources.index.root if console.sources.index else console.project_root
     context: dict[str, Any] = {"source": source, "job": job, "row": views.row(source.name, job, model),
+                               "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
                                "token": console.token, "request_body": views.request_body(job),
                                "has_logs": callable(getattr(source.backend, "logs", None))}
     if job.kind == "HyperparameterTuningJob":
@@ -141,6 +143,13 @@ def _job_context(request: Request) -> dict[str, Any]:
                        scatter_svg=charts.scatter(job.trials, parameter, metric, job.best_trial) if parameter else "",
                        parameter_names=sorted({n for t in job.trials for n, _ in t.parameters}))
     return context
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 async def job_page(request: Request) -> Response:

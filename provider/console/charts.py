@@ -53,7 +53,7 @@ def _ticks(scale: Scale, n: int = 5) -> list[float]:
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.ceil(scale.lo / step) * step
-    count = int(math.floor((scale.hi - first) / step + 1e-9)) + 1
+    count = math.floor((scale.hi - first) / step + 1e-9) + 1
     return [round(first + i * step, 12) + 0.0 for i in range(count)]
 
 

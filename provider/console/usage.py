@@ -9,6 +9,7 @@ A job with no such spec (started by hand) counts its GPUs from its request, with
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from provider.backends.base import JobStatus
 from provider.gitops.capacity import Capacity, capacity
@@ -20,22 +21,36 @@ from provider.stack.membership import StackIndex, spec_files
 from provider.validation.validator import display_name, read_file, validate_bytes
 
 
-def stack_models(index: StackIndex, stack: StackConfig) -> dict[str, TrainingJob]:
+@dataclass(frozen=True)
+class StackSpec:
+    """A job of a stack as its spec file says it: the model, and the file (shown on the job's page)."""
+
+    job: TrainingJob
+    path: Path
+    text: str
+
+
+def stack_models(index: StackIndex, stack: StackConfig) -> dict[str, StackSpec]:
     """The stack's valid jobs, keyed by the label value of their name (the ``trainjobs-job`` label)."""
-    out: dict[str, TrainingJob] = {}
+    out: dict[str, StackSpec] = {}
     for path in spec_files(stack, index.root):
         raw, _ = read_file(path, display_name(path))
         if raw is None:
             continue
         result = validate_bytes(raw, display_name(path), replace(index.context_for(path), spec_dir=path.parent))
         if result.job is not None:
-            out[label_value(result.job.name)] = result.job
+            out[label_value(result.job.name)] = StackSpec(result.job, path, raw.decode("utf-8", errors="replace"))
     return out
 
 
-def model_of(job: JobStatus, models: dict[str, TrainingJob]) -> TrainingJob | None:
+def spec_of(job: JobStatus, models: dict[str, StackSpec]) -> StackSpec | None:
     name = job.labels_dict.get("trainjobs-job")
     return models.get(name) if name else None
+
+
+def model_of(job: JobStatus, models: dict[str, StackSpec]) -> TrainingJob | None:
+    spec = spec_of(job, models)
+    return spec.job if spec else None
 
 
 @dataclass(frozen=True)
@@ -84,7 +99,7 @@ class StackUsage:
         return tuple(j.job.display_name for j in self.jobs if self.billed and (j.cost is None or j.cost.usd is None))
 
 
-def usage(stack: StackConfig, jobs: list[JobStatus], models: dict[str, TrainingJob]) -> StackUsage:
+def usage(stack: StackConfig, jobs: list[JobStatus], models: dict[str, StackSpec]) -> StackUsage:
     from provider.console.views import hardware
 
     running = []

@@ -165,6 +165,7 @@ def test_a_stack_shows_its_jobs_gpus_against_its_quota_cost_and_policy(world: Wo
     assert "finished-job" not in page.locator("table.jobs").inner_text()
     policy = page.locator("table.kv").inner_text()
     assert "maxGpusPerStack\t4" in policy and "maxGpusPerJob\t2" in policy
+    screenshot(page, "console-stack.png")
 
 
 def test_an_emulator_job_through_a_vertex_stack(world: World, page: Any) -> None:
@@ -176,6 +177,9 @@ def test_an_emulator_job_through_a_vertex_stack(world: World, page: Any) -> None
     link = page.locator("dl.facts a[href^='https://console.cloud.google.com/']")
     assert link.count() == 1 and job.id in (link.get_attribute("href") or "")
     assert "Cloud Logging" in page.locator("section.logs").inner_text()
+    spec = page.locator("details.spec", has_text="Spec (specs/emu/emulated-job.yaml)")
+    spec.locator("summary").click()
+    assert "name: emulated-job" in spec.locator("pre").inner_text()
     page.goto(f"{world.url}stacks/emu")
     assert page.locator("#gpus-held").inner_text() == "0 / 8"
     assert "emulated-job" in page.locator("table.jobs").inner_text()
