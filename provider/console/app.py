@@ -14,6 +14,7 @@ Bad input and unreachable backends answer with a page that says what and how to 
 
 from __future__ import annotations
 
+import datetime
 import secrets
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -101,7 +102,8 @@ def rows(console: Console, sources: list[Source]) -> tuple[list[views.JobRow], l
                 continue
             seen.add(key)
             out.append(views.row(source.name, job, model_of(job, models)))
-    out.sort(key=lambda r: r.job.create_time or "", reverse=True)
+    epoch = datetime.datetime.fromtimestamp(0, datetime.UTC)
+    out.sort(key=lambda r: views.parse_time(r.job.create_time) or epoch, reverse=True)
     return out, errors
 
 
@@ -135,6 +137,7 @@ def _job_context(request: Request) -> dict[str, Any]:
                                "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
                                "token": console.token, "request_body": views.request_body(job),
                                "has_logs": callable(getattr(source.backend, "logs", None))}
+    context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job.output_dir)
     if job.kind == "HyperparameterTuningJob":
         goal, metric = views.goal(job, model)
         parameter = charts.numeric_parameter(job.trials)

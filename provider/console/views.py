@@ -151,3 +151,35 @@ def goal(job: JobStatus, model: TrainingJob | None = None) -> tuple[str, str]:
     if model is not None and model.hyperparameters is not None:
         return model.hyperparameters.goal, model.hyperparameters.metric
     return "MAXIMIZE", "metric"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    path: str  # relative to the output directory
+    size: int
+
+
+MAX_ARTIFACTS = 50
+
+
+def artifacts(backend: object, output_dir: str | None) -> tuple[tuple[Artifact, ...], bool]:
+    """The files a local job wrote under its output directory (at most MAX_ARTIFACTS; True: more).
+
+    Only the local backend keeps gs:// on this machine (its Storage maps a URI to a path); a
+    Vertex AI job's artifacts stay in Cloud Storage and are not listed."""
+    storage = getattr(backend, "storage", None)
+    if storage is None or not output_dir:
+        return (), False
+    try:
+        root = storage.path(output_dir)
+    except ValueError:
+        return (), False
+    if not root.is_dir():
+        return (), False
+    found: list[Artifact] = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            if len(found) == MAX_ARTIFACTS:
+                return tuple(found), True
+            found.append(Artifact(path.relative_to(root).as_posix(), path.stat().st_size))
+    return tuple(found), False

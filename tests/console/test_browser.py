@@ -105,6 +105,7 @@ def test_a_finished_job_shows_all_its_logs_and_its_output(world: World, page: An
     text = page.locator("#log").text_content()
     assert "[workerpool0-0] workerpool0-0: step 1" in text and "[workerpool0-0] workerpool0-0: done" in text
     assert "gs://test-bucket/out/finished-job" in page.locator("dl.facts").inner_text()
+    assert "checkpoints/workerpool0-0.json" in page.locator("section.artifacts").inner_text()  # what the probe wrote
     assert page.locator("button.danger").count() == 0  # nothing to cancel
 
 
