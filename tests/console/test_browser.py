@@ -232,4 +232,5 @@ def test_an_unreachable_backend_and_missing_credentials_say_so(world: World, pag
     page.goto(f"{world.url}stacks/nocreds")
     error = page.locator(".source-error").first.inner_text()
     assert "credentials" in error and "gcloud auth application-default login" in error
+    assert page.locator("section.usage").inner_text().startswith("unknown")  # no figures made up
     assert "Traceback" not in page.content()

@@ -34,3 +34,12 @@ def test_without_the_extra_the_command_says_how_to_install_it() -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("trainjobs: trainjobs console needs the console extra (uvicorn is not installed): "
                                    "pip install 'trainjobs[console]'")
+
+
+def test_every_template_compiles() -> None:
+    from provider.console.app import HERE, templates
+
+    names = sorted(p.name for p in (HERE / "templates").glob("*.html"))
+    assert "job.html" in names
+    for name in names:
+        templates.env.get_template(name)
