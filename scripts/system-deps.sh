@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# System programs some tests drive for real: zsh and fish (shell completion). Installed with
+# System programs some tests drive for real: zsh and fish (shell completion), Debian's chromium
+# and chromium-driver (the console's browser tests; never a downloaded browser). Installed with
 # apt-get when missing and this is root on a Debian-like machine; otherwise the tests that need
 # them say which program is missing and skip. Quiet when everything is there.
 set -uo pipefail
-wanted=(zsh fish)
+wanted=(zsh fish chromium chromedriver:chromium-driver)  # program[:its Debian package]
 missing=()
-for program in "${wanted[@]}"; do
-  command -v "$program" >/dev/null 2>&1 || missing+=("$program")
+for entry in "${wanted[@]}"; do
+  program="${entry%%:*}"
+  command -v "$program" >/dev/null 2>&1 || missing+=("${entry#*:}")
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

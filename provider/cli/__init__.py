@@ -68,7 +68,7 @@ def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
     for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",
-                 "provider.cli.completion", "provider.cli.outputs"):
+                 "provider.cli.completion", "provider.cli.outputs", "provider.cli.console"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:

@@ -1,0 +1,277 @@
+"""The console's web app (Starlette): server-rendered pages, a few fragments for live updates.
+
+    GET  /                               jobs (filters: ?state= &stack= &q=)
+    GET  /fragments/jobs                 the jobs table's rows (the page refreshes them)
+    GET  /jobs/{source}/{id}             a job (a tuning job with its charts and trials)
+    GET  /fragments/jobs/{source}/{id}   the job's live part (state, replicas, trials)
+    GET  /jobs/{source}/{id}/logs        its log lines as Server-Sent Events (?replica=)
+    POST /jobs/{source}/{id}/cancel      cancel it (the only write; the form carries a token)
+    GET  /stacks, /stacks/{name}         stacks; a stack's jobs, GPUs, GPU-hours, cost, policy
+    GET  /plan                           a plan (--plan FILE, or ?base=REF computed on request)
+
+Bad input and unreachable backends answer with a page that says what and how to fix it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from provider.backends.base import JobState
+from provider.console import charts, views
+from provider.console.sources import Source, SourceError, Sources, source_for
+from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
+
+HERE = Path(__file__).parent
+MODELS_TTL = 30.0  # seconds a stack's parsed specs are reused
+
+
+@dataclass
+class Console:
+    """What the app serves from: the sources, a saved plan, and the token cancel forms carry."""
+
+    sources: Sources
+    plan_file: Path | None = None
+    project_root: Path = field(default_factory=Path.cwd)
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    _models: dict[str, tuple[float, dict[str, StackSpec]]] = field(default_factory=dict)
+
+    def models(self, source: Source) -> dict[str, StackSpec]:
+        if source.stack is None or self.sources.index is None:
+            return {}
+        cached = self._models.get(source.name)
+        if cached is None or time.monotonic() - cached[0] > MODELS_TTL:
+            cached = (time.monotonic(), stack_models(self.sources.index, source.stack))
+            self._models[source.name] = cached
+        return cached[1]
+
+    def source(self, name: str) -> Source:
+        """The source of a job page: ``local``, a chosen stack, or any stack of stacks/."""
+        try:
+            return self.sources.get(name)
+        except SourceError:
+            if self.sources.index is None or self.sources.index.stack(name) is None:
+                raise
+            return self.stack_source(name)
+
+    def stack_source(self, name: str) -> Source:
+        """A stack's own source (its jobs only), built on request for a stack not chosen with --stack."""
+        for source in self.sources.sources:
+            if source.stack is not None and source.name == name:
+                return source
+        return source_for(self.sources.stack(name))
+
+
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates.env.globals["STATES"] = [s.value for s in JobState]
+
+
+def _console(request: Request) -> Console:
+    console: Console = request.app.state.console
+    return console
+
+
+def rows(console: Console, sources: list[Source]) -> tuple[list[views.JobRow], list[SourceError]]:
+    """Every job of these sources, newest first; a source that fails is reported, not fatal."""
+    out: list[views.JobRow] = []
+    errors: list[SourceError] = []
+    seen: set[tuple[str, str, str]] = set()
+    for source in sources:
+        try:
+            jobs = source.jobs()
+        except SourceError as exc:
+            errors.append(exc)
+            continue
+        models = console.models(source)
+        home = str(getattr(source.backend, "home", ""))
+        for job in jobs:
+            key = (source.kind, home or source.name, job.id)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(views.row(source.name, job, model_of(job, models)))
+    epoch = datetime.datetime.fromtimestamp(0, datetime.UTC)
+    out.sort(key=lambda r: views.parse_time(r.job.create_time) or epoch, reverse=True)
+    return out, errors
+
+
+def _filtered(request: Request) -> dict[str, Any]:
+    console = _console(request)
+    state, stack, text = (request.query_params.get(k, "") for k in ("state", "stack", "q"))
+    found, errors = rows(console, console.sources.sources)
+    shown = [r for r in found if (not state or r.job.state.value == state) and (not stack or r.stack == stack)
+             and (not text or text.lower() in r.text())]
+    stacks = sorted({r.stack for r in found if r.stack != "-"} | set(console.sources.names()[1:]))
+    return {"rows": shown, "total": len(found), "errors": errors, "state": state, "stack": stack, "q": text,
+            "stacks": stacks}
+
+
+async def jobs_page(request: Request) -> Response:
+    return templates.TemplateResponse(request, "jobs.html", _filtered(request))
+
+
+async def jobs_fragment(request: Request) -> Response:
+    return templates.TemplateResponse(request, "_rows.html", _filtered(request))
+
+
+def _job_context(request: Request) -> dict[str, Any]:
+    console = _console(request)
+    source = console.source(request.path_params["source"])
+    job = source.get(request.path_params["job_id"])
+    spec = spec_of(job, console.models(source))
+    model = spec.job if spec else None
+    root = console.sources.index.root if console.sources.index else console.project_root
+    context: dict[str, Any] = {"source": source, "job": job, "row": views.row(source.name, job, model),
+                               "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
+                               "token": console.token, "request_body": views.request_body(job),
+                               "has_logs": callable(getattr(source.backend, "logs", None))}
+    context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job.output_dir)
+    if job.kind == "HyperparameterTuningJob":
+        goal, metric = views.goal(job, model)
+        parameter = charts.numeric_parameter(job.trials)
+        context.update(goal=goal, metric=metric, parameter=parameter,
+                       trials_svg=charts.trials_chart(job.trials, goal, metric, job.best_trial),
+                       scatter_svg=charts.scatter(job.trials, parameter, metric, job.best_trial) if parameter else "",
+                       parameter_names=sorted({n for t in job.trials for n, _ in t.parameters}))
+    return context
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+async def job_page(request: Request) -> Response:
+    return templates.TemplateResponse(request, "job.html", _job_context(request))
+
+
+async def job_fragment(request: Request) -> Response:
+    return templates.TemplateResponse(request, "_job_live.html", _job_context(request))
+
+
+def _sse(event: str, data: str) -> str:
+    return f"event: {event}\n" + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n"
+
+
+async def job_logs(request: Request) -> Response:
+    """Log lines as Server-Sent Events: ``line`` for each, ``end`` when the job has ended."""
+    import anyio
+
+    console = _console(request)
+    source = console.source(request.path_params["source"])
+    job_id = request.path_params["job_id"]
+    source.get(job_id)
+    lines: Iterator[str] | None = source.logs(job_id, replica=request.query_params.get("replica") or None,
+                                              follow=True)
+
+    async def stream() -> AsyncIterator[str]:
+        if lines is None:
+            yield _sse("end", "this backend keeps no logs here: see the job's console URL")
+            return
+        done = object()
+        while not await request.is_disconnected():
+            line = await anyio.to_thread.run_sync(next, lines, done, abandon_on_cancel=True)
+            if line is done:
+                break
+            yield _sse("line", str(line))
+        yield _sse("end", "the job has ended")
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def job_cancel(request: Request) -> Response:
+    console = _console(request)
+    form = await request.form()
+    if form.get("token") != console.token:
+        raise SourceError("this cancel form is stale or came from another site",
+                          "reload the job's page and press Cancel again", 403)
+    source = console.source(request.path_params["source"])
+    source.cancel(request.path_params["job_id"])
+    return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
+
+
+async def stacks_page(request: Request) -> Response:
+    index = _console(request).sources.index
+    stacks = index.stacks if index else []
+    return templates.TemplateResponse(request, "stacks.html", {"stacks": stacks,
+                                                               "problems": index.problems if index else []})
+
+
+async def stack_page(request: Request) -> Response:
+    console = _console(request)
+    config = console.sources.stack(request.path_params["name"])
+    source = console.stack_source(config.name)
+    found, errors = rows(console, [source])
+    jobs = [r.job for r in found]
+    return templates.TemplateResponse(request, "stack.html", {
+        "stack": config, "source": source, "rows": found, "errors": errors,
+        "usage": usage(config, jobs, console.models(source)), "chosen": config.name in console.sources.names()})
+
+
+async def plan_page(request: Request) -> Response:
+    from provider.console.plans import computed_plan, saved_plan
+
+    console = _console(request)
+    base = request.query_params.get("base")
+    if base:
+        data = computed_plan(console.project_root, base)
+    elif console.plan_file is not None:
+        data = saved_plan(console.plan_file)
+    else:
+        data = None
+    return templates.TemplateResponse(request, "plan.html", {"plan": data, "base": base or ""})
+
+
+async def source_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SourceError)
+    return templates.TemplateResponse(request, "error.html", {"message": exc.message, "fix": exc.fix},
+                                      status_code=exc.status)
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return templates.TemplateResponse(request, "error.html", {
+        "message": f"no page {request.url.path}", "fix": "start from the jobs list"}, status_code=404)
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    return HTMLResponse(f"<h1>internal error</h1><p>{type(exc).__name__}. This is a bug in trainjobs; the "
+                        "console's terminal shows the details.</p>", status_code=500)
+
+
+def create_app(console: Console) -> Starlette:
+    from provider.console.plans import PlanError
+
+    async def plan_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, PlanError)
+        return templates.TemplateResponse(request, "error.html", {"message": exc.message, "fix": exc.fix},
+                                          status_code=400)
+
+    app = Starlette(routes=[
+        Route("/", jobs_page),
+        Route("/fragments/jobs", jobs_fragment),
+        Route("/jobs/{source}/{job_id}", job_page),
+        Route("/fragments/jobs/{source}/{job_id}", job_fragment),
+        Route("/jobs/{source}/{job_id}/logs", job_logs),
+        Route("/jobs/{source}/{job_id}/cancel", job_cancel, methods=["POST"]),
+        Route("/stacks", stacks_page),
+        Route("/stacks/{name}", stack_page),
+        Route("/plan", plan_page),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ], exception_handlers={SourceError: source_error, PlanError: plan_error, 404: not_found,
+                           Exception: internal_error})
+    app.state.console = console
+    return app

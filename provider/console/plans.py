@@ -1,0 +1,55 @@
+"""A plan for the plan page: ``trainjobs plan --format json`` output, saved or computed on request.
+
+Both go through the one JSON report (provider.gitops.report_json), so the page shows exactly
+what ``trainjobs plan --format json`` prints; computing one uses the CLI's own functions
+(provider.gitops.load.sides and provider.gitops.plan.make_plan).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from provider.errors import UserError
+
+Json = dict[str, Any]
+KEYS = ("base", "head", "ok", "stacks", "started")
+
+
+class PlanError(Exception):
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+def computed_plan(root: Path, base: str) -> Json:
+    from provider.gitops import report_json
+    from provider.gitops.load import sides
+    from provider.gitops.plan import make_plan
+
+    try:
+        with sides(root, base) as (base_side, head_side):
+            plan = make_plan(base_side, head_side)
+    except UserError as exc:
+        raise PlanError(exc.message, "give a branch, tag or commit of this repository as the base") from exc
+    out = io.StringIO()
+    report_json.render(plan, out)
+    data: Json = json.loads(out.getvalue())
+    return data
+
+
+def saved_plan(path: Path) -> Json:
+    """A file written by ``trainjobs plan --format json > FILE``."""
+    fix = "write it with: trainjobs plan --format json > plan.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PlanError(f"--plan {path}: cannot read it ({exc.strerror})", fix) from exc
+    except ValueError as exc:
+        raise PlanError(f"--plan {path}: not JSON ({exc})", fix) from exc
+    if not isinstance(data, dict) or any(k not in data for k in KEYS):
+        raise PlanError(f"--plan {path}: not a plan (it needs the keys {', '.join(KEYS)})", fix)
+    return data

@@ -1,0 +1,170 @@
+"""Where jobs are read from: this machine's local jobs, and the jobs of named stacks.
+
+A *source* is one backend and the stack it serves (none for this machine's own jobs):
+
+* a local stack reads the local backend (its ``trainjobs:localHome`` when it has one);
+* a vertex stack reads Vertex AI in its ``gcp:project`` and ``gcp:region``, through
+  ``trainjobs:apiEndpoint`` when that is set (``trainjobs emulator`` serves the same API).
+
+Backends are built by provider.backends.get_backend, the one factory, and read only through the
+seam (Backend.get/list/cancel, LogSource.logs): the console has no second way to read a job.
+A stack's jobs are those labelled ``trainjobs-stack=<stack>`` (provider.launch.labels_for).
+Every failure a user can fix is a SourceError with what went wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from provider.backends import get_backend
+from provider.backends.base import Backend, BackendError, JobStatus
+from provider.launch import label_value
+from provider.stack.config import StackConfig
+from provider.stack.membership import StackIndex
+
+LOCAL = "local"  # the name of the source for this machine's own jobs
+# A page waits for Vertex AI at most about this long: two tries, then it says what failed.
+FAST_TRIES, FAST_WAIT = 2, 0.5
+CALL_TIMEOUT = 15.0
+STACK_LABEL = "trainjobs-stack"
+
+
+class SourceError(Exception):
+    """A source that cannot be read: ``message`` says what, ``fix`` says how to fix it."""
+
+    def __init__(self, message: str, fix: str = "", status: int = 502) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+        self.status = status  # the HTTP status of the page that says so
+
+
+@dataclass(frozen=True)
+class Source:
+    """One backend and the stack it serves; ``name`` is the stack's name, or ``local``."""
+
+    name: str
+    backend: Backend
+    stack: StackConfig | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.backend.name
+
+    @property
+    def labels(self) -> dict[str, str] | None:
+        """The list filter for this source's jobs (None: every job of the backend)."""
+        return {STACK_LABEL: label_value(self.stack.name)} if self.stack is not None else None
+
+    def jobs(self) -> list[JobStatus]:
+        try:
+            return self.backend.list(self.labels)
+        except BackendError as exc:
+            raise _error(self, exc) from exc
+        except Exception as exc:  # an SDK failure outside the seam's errors (a network error, a bad endpoint)
+            raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
+                              _fix_for(self, None)) from exc
+
+    def get(self, job_id: str) -> JobStatus:
+        try:
+            return self.backend.get(job_id)
+        except BackendError as exc:
+            raise _error(self, exc) from exc
+        except Exception as exc:
+            raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
+                              _fix_for(self, None)) from exc
+
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str] | None:
+        """The backend's log lines (as ``trainjobs logs`` prints them), or None if it keeps no logs here."""
+        logs = getattr(self.backend, "logs", None)
+        return logs(job_id, replica=replica, follow=follow) if callable(logs) else None
+
+    def cancel(self, job_id: str) -> JobStatus:
+        try:
+            return self.backend.cancel(job_id)
+        except BackendError as exc:
+            raise _error(self, exc) from exc
+
+    def describe(self) -> str:
+        if self.stack is None:
+            return "the local backend"
+        where = f"{self.stack.project}/{self.stack.region}" if self.kind == "vertex" else "this machine"
+        via = f" through {self.stack.api_endpoint}" if self.stack.api_endpoint else ""
+        return f"stack {self.stack.name} ({self.kind}, {where}{via})"
+
+
+_STATUS = {"NOT_FOUND": 404, "PERMISSION_DENIED": 403, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}
+
+
+def _error(source: Source, exc: BackendError) -> SourceError:
+    if exc.code == "NOT_FOUND":
+        return SourceError(f"{source.describe()}: {exc.message}", "check the job id: the jobs list links every job",
+                           404)
+    return SourceError(f"{source.describe()}: {exc.message}", _fix_for(source, exc), _STATUS.get(exc.code, 502))
+
+
+def _fix_for(source: Source, exc: BackendError | None) -> str:
+    if source.kind != "vertex":
+        return "check TRAINJOBS_HOME and that this user can read the local job store"
+    if exc is not None and exc.code == "PERMISSION_DENIED":
+        return ("run `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS), or point "
+                "trainjobs:apiEndpoint at `trainjobs emulator` to use the emulator")
+    assert source.stack is not None
+    if source.stack.api_endpoint:
+        return (f"is the API at {source.stack.api_endpoint} running? Start it with `trainjobs emulator`, or fix "
+                f"trainjobs:apiEndpoint in {source.stack.source}")
+    return "check the network, the project and the region of the stack"
+
+
+@dataclass
+class Sources:
+    """The sources the console reads: ``local`` first, then each chosen stack."""
+
+    sources: list[Source] = field(default_factory=list)
+    index: StackIndex | None = None
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.sources]
+
+    def get(self, name: str) -> Source:
+        for source in self.sources:
+            if source.name == name:
+                return source
+        raise SourceError(f"no source {name!r}: the console reads {', '.join(self.names())}",
+                          "start the console with --stack NAME to read that stack's jobs", 404)
+
+    def stack(self, name: str) -> StackConfig:
+        known = [s.name for s in self.index.stacks] if self.index else []
+        config = self.index.stack(name) if self.index else None
+        if config is None:
+            raise SourceError(f"no stack {name!r} in stacks/ (stacks: {', '.join(known) or 'none'})",
+                              "a stack is a file stacks/Pulumi.NAME.yaml; run the console from the project root", 404)
+        return config
+
+
+def source_for(stack: StackConfig) -> Source:
+    """The backend of one stack, built by the one backend factory."""
+    if stack.backend == "local":
+        return Source(stack.name, get_backend("local", home=stack.local_home), stack)
+    if not stack.project:
+        raise SourceError(f"stack {stack.name} ({stack.source}) has no gcp:project", "set gcp:project in the stack file")
+    try:
+        from provider.backends.vertex.retry import Backoff
+
+        backend = get_backend("vertex", project=stack.project, location=stack.region, api_endpoint=stack.api_endpoint,
+                              retry=Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES), timeout=CALL_TIMEOUT)
+    except ModuleNotFoundError as exc:
+        raise SourceError(f"stack {stack.name} runs on Vertex AI, and its SDK is not installed ({exc.name})",
+                          "pip install 'trainjobs[vertex]'") from exc
+    return Source(stack.name, backend, stack)
+
+
+def load(stack_names: list[str], stacks_dir: Path = Path("stacks")) -> Sources:
+    """``local`` and each named stack; an unknown or invalid stack is a SourceError."""
+    index = StackIndex.load(stacks_dir)
+    out = Sources([Source(LOCAL, get_backend("local"))], index)
+    for name in dict.fromkeys(stack_names):
+        out.sources.append(source_for(out.stack(name)))
+    return out

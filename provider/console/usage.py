@@ -1,0 +1,115 @@
+"""What a stack holds now: its jobs' GPUs against ``maxGpusPerStack``, GPU-hours and estimated cost.
+
+The figures are ``trainjobs plan``'s (provider.gitops.capacity and provider.gitops.cost) for
+each job that runs now (not in a terminal state), computed from the stack's spec of that job:
+the spec file the stack holds whose ``metadata.name`` gives the job's ``trainjobs-job`` label.
+A job with no such spec (started by hand) counts its GPUs from its request, with no estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from provider.backends.base import JobStatus
+from provider.gitops.capacity import Capacity, capacity
+from provider.gitops.cost import Estimate, estimate
+from provider.launch import label_value
+from provider.spec.model import TrainingJob
+from provider.stack.config import StackConfig
+from provider.stack.membership import StackIndex, spec_files
+from provider.validation.validator import display_name, read_file, validate_bytes
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    """A job of a stack as its spec file says it: the model, and the file (shown on the job's page)."""
+
+    job: TrainingJob
+    path: Path
+    text: str
+
+
+def stack_models(index: StackIndex, stack: StackConfig) -> dict[str, StackSpec]:
+    """The stack's valid jobs, keyed by the label value of their name (the ``trainjobs-job`` label)."""
+    out: dict[str, StackSpec] = {}
+    for path in spec_files(stack, index.root):
+        raw, _ = read_file(path, display_name(path))
+        if raw is None:
+            continue
+        result = validate_bytes(raw, display_name(path), replace(index.context_for(path), spec_dir=path.parent))
+        if result.job is not None:
+            out[label_value(result.job.name)] = StackSpec(result.job, path, raw.decode("utf-8", errors="replace"))
+    return out
+
+
+def spec_of(job: JobStatus, models: dict[str, StackSpec]) -> StackSpec | None:
+    name = job.labels_dict.get("trainjobs-job")
+    return models.get(name) if name else None
+
+
+def model_of(job: JobStatus, models: dict[str, StackSpec]) -> TrainingJob | None:
+    spec = spec_of(job, models)
+    return spec.job if spec else None
+
+
+@dataclass(frozen=True)
+class JobUsage:
+    job: JobStatus
+    gpus: int | None
+    capacity: Capacity | None
+    cost: Estimate | None
+
+
+@dataclass(frozen=True)
+class StackUsage:
+    stack: StackConfig
+    jobs: tuple[JobUsage, ...]  # the jobs that run now
+
+    @property
+    def gpus_held(self) -> int:
+        return sum(j.gpus or 0 for j in self.jobs)
+
+    @property
+    def gpu_quota(self) -> int | None:
+        return self.stack.quotas.max_gpus_per_stack
+
+    @property
+    def max_gpu_hours(self) -> float:
+        return sum(j.capacity.max_gpu_hours for j in self.jobs if j.capacity is not None)
+
+    @property
+    def billed(self) -> bool:
+        return self.stack.backend == "vertex"
+
+    @property
+    def usd(self) -> float | None:
+        """The estimated maximum cost of what runs; None when a job has no estimate."""
+        costs = [j.cost.usd if j.cost else None for j in self.jobs]
+        if not self.billed:
+            return 0.0
+        return None if None in costs else sum(c for c in costs if c is not None)
+
+    @property
+    def unverified(self) -> bool:
+        return any(j.cost is not None and bool(j.cost.unverified) for j in self.jobs)
+
+    @property
+    def unpriced(self) -> tuple[str, ...]:
+        return tuple(j.job.display_name for j in self.jobs if self.billed and (j.cost is None or j.cost.usd is None))
+
+
+def usage(stack: StackConfig, jobs: list[JobStatus], models: dict[str, StackSpec]) -> StackUsage:
+    from provider.console.views import hardware
+
+    running = []
+    for job in jobs:
+        if job.state.terminal:
+            continue
+        model = model_of(job, models)
+        if model is None:
+            running.append(JobUsage(job, hardware(job).gpus, None, None))
+            continue
+        cap = capacity(model)
+        running.append(JobUsage(job, cap.gpus_at_once, cap, estimate(model, cap, billed=stack.backend == "vertex")))
+    return StackUsage(stack, tuple(running))

@@ -1,0 +1,62 @@
+"""The console's SVG charts: what is drawn for a tuning job's trials (no browser needed)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from provider.backends.base import TrialStatus
+from provider.console.charts import best_so_far, numeric_parameter, scatter, trials_chart
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def trial(i: int, metric: float | None, **params: object) -> TrialStatus:
+    return TrialStatus(id=str(i), state="SUCCEEDED" if metric is not None else "FAILED",
+                       parameters=tuple(sorted(params.items())), metric=metric)
+
+
+def test_best_so_far_follows_the_goal() -> None:
+    assert best_so_far([3.0, 1.0, 4.0, 2.0], "MAXIMIZE") == [3.0, 3.0, 4.0, 4.0]
+    assert best_so_far([3.0, 1.0, 4.0, 0.5], "MINIMIZE") == [3.0, 1.0, 1.0, 0.5]
+
+
+def test_the_trials_chart_marks_the_best_trial_and_the_goal() -> None:
+    trials = [trial(1, 0.2), trial(2, None), trial(3, 0.9), trial(4, 0.5)]
+    svg = ET.fromstring(trials_chart(trials, "MAXIMIZE", "accuracy", best="3"))
+    title = svg.find(f"{NS}text[@class='chart-title']")
+    assert title is not None and title.text == "accuracy by trial, goal: MAXIMIZE"
+    dots = [c for c in svg.iter(f"{NS}circle") if c.get("class", "").startswith("dot") and c.find(f"{NS}title") is not None]
+    assert [d.find(f"{NS}title").text for d in dots] == [  # type: ignore[union-attr]
+        "trial 1: accuracy = 0.2", "trial 3: accuracy = 0.9", "trial 4: accuracy = 0.5"]  # the failed trial has none
+    assert [d.get("class") for d in dots] == ["dot", "dot best", "dot"]
+    line = svg.find(f"{NS}polyline[@class='best-so-far']")
+    assert line is not None
+    ys = [float(p.split(",")[1]) for p in (line.get("points") or "").split()]
+    assert ys[0] > ys[-1] and ys == sorted(ys, reverse=True)  # rises once (to 0.9), then stays: higher is up
+
+
+def test_minimize_puts_the_best_so_far_down() -> None:
+    svg = ET.fromstring(trials_chart([trial(1, 5.0), trial(2, 1.0), trial(3, 3.0)], "MINIMIZE", "loss", best="2"))
+    line = svg.find(f"{NS}polyline[@class='best-so-far']")
+    assert line is not None
+    ys = [float(p.split(",")[1]) for p in (line.get("points") or "").split()]
+    assert ys == sorted(ys)  # the loss only falls: the line only goes down the screen
+
+
+def test_no_metric_yet_draws_nothing() -> None:
+    assert trials_chart([trial(1, None)], "MAXIMIZE", "m", None) == ""
+
+
+def test_a_scatter_only_for_one_numeric_parameter() -> None:
+    one = [trial(1, 0.1, lr=0.01), trial(2, 0.3, lr=0.1)]
+    assert numeric_parameter(one) == "lr"
+    assert numeric_parameter([trial(1, 0.1, lr=0.01, depth=3)]) is None
+    assert numeric_parameter([trial(1, 0.1, opt="adam")]) is None
+    svg = ET.fromstring(scatter(one, "lr", "score", best="2"))
+    tips = [t.text for t in svg.iter(f"{NS}title")]
+    assert tips == ["trial 1: lr = 0.01, score = 0.1", "trial 2: lr = 0.1, score = 0.3"]
+
+
+def test_text_is_escaped() -> None:
+    svg = trials_chart([trial(1, 1.0)], "MAXIMIZE", "<b>&", best="1")
+    assert "<b>&" not in svg and ET.fromstring(svg) is not None
