@@ -8,7 +8,7 @@ stack's jobs. The job commands (``--stack``) and the console use it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from provider.backends import get_backend
 
@@ -19,11 +19,12 @@ if TYPE_CHECKING:
 STACK_LABEL = "trainjobs-stack"  # set on every job a stack starts (provider.launch.labels_for)
 
 
-def backend_for_stack(stack: StackConfig) -> Backend:
+def backend_for_stack(stack: StackConfig, **vertex_options: Any) -> Backend:
+    """``vertex_options`` (retry, timeout) tune the Vertex AI client, for callers that must answer fast."""
     if stack.backend == "local":
         return get_backend("local", home=stack.local_home or None)
     return get_backend("vertex", project=stack.project_id, location=stack.region,
-                       api_endpoint=stack.api_endpoint or None)
+                       api_endpoint=stack.api_endpoint or None, **vertex_options)
 
 
 def stack_labels(stack: StackConfig) -> dict[str, str]:

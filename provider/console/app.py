@@ -137,7 +137,7 @@ def _job_context(request: Request) -> dict[str, Any]:
                                "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
                                "token": console.token, "request_body": views.request_body(job),
                                "has_logs": callable(getattr(source.backend, "logs", None))}
-    context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job.output_dir)
+    context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job)
     if job.kind == "HyperparameterTuningJob":
         goal, metric = views.goal(job, model)
         parameter = charts.numeric_parameter(job.trials)

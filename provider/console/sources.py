@@ -20,7 +20,6 @@ from pathlib import Path
 
 from provider.backends import get_backend
 from provider.backends.base import Backend, BackendError, JobStatus
-from provider.launch import label_value
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex
 
@@ -28,7 +27,6 @@ LOCAL = "local"  # the name of the source for this machine's own jobs
 # A page waits for Vertex AI at most about this long: two tries, then it says what failed.
 FAST_TRIES, FAST_WAIT = 2, 0.5
 CALL_TIMEOUT = 15.0
-STACK_LABEL = "trainjobs-stack"
 
 
 class SourceError(Exception):
@@ -56,7 +54,9 @@ class Source:
     @property
     def labels(self) -> dict[str, str] | None:
         """The list filter for this source's jobs (None: every job of the backend)."""
-        return {STACK_LABEL: label_value(self.stack.name)} if self.stack is not None else None
+        from provider.backends.for_stack import stack_labels
+
+        return stack_labels(self.stack) if self.stack is not None else None
 
     def jobs(self) -> list[JobStatus]:
         try:
@@ -145,16 +145,16 @@ class Sources:
 
 
 def source_for(stack: StackConfig) -> Source:
-    """The backend of one stack, built by the one backend factory."""
-    if stack.backend == "local":
-        return Source(stack.name, get_backend("local", home=stack.local_home), stack)
-    if not stack.project:
+    """The backend of one stack, built as every job command builds it (provider.backends.for_stack)."""
+    from provider.backends.for_stack import backend_for_stack
+
+    if stack.backend == "vertex" and not stack.project:
         raise SourceError(f"stack {stack.name} ({stack.source}) has no gcp:project", "set gcp:project in the stack file")
     try:
         from provider.backends.vertex.retry import Backoff
 
-        backend = get_backend("vertex", project=stack.project, location=stack.region, api_endpoint=stack.api_endpoint,
-                              retry=Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES), timeout=CALL_TIMEOUT)
+        options = {"retry": Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES), "timeout": CALL_TIMEOUT}
+        backend = backend_for_stack(stack, **(options if stack.backend == "vertex" else {}))
     except ModuleNotFoundError as exc:
         raise SourceError(f"stack {stack.name} runs on Vertex AI, and its SDK is not installed ({exc.name})",
                           "pip install 'trainjobs[vertex]'") from exc

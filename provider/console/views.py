@@ -162,24 +162,19 @@ class Artifact:
 MAX_ARTIFACTS = 50
 
 
-def artifacts(backend: object, output_dir: str | None) -> tuple[tuple[Artifact, ...], bool]:
-    """The files a local job wrote under its output directory (at most MAX_ARTIFACTS; True: more).
+def artifacts(backend: object, job: JobStatus) -> tuple[tuple[Artifact, ...], bool]:
+    """The files a job wrote under its output directory (at most MAX_ARTIFACTS; True: more), read
+    as ``trainjobs artifacts`` reads them: local storage, or Cloud Storage (or the emulator's)."""
+    from provider.backends.artifacts import list_artifacts
+    from provider.backends.base import BackendError
 
-    Only the local backend keeps gs:// on this machine (its Storage maps a URI to a path); a
-    Vertex AI job's artifacts stay in Cloud Storage and are not listed."""
-    storage = getattr(backend, "storage", None)
-    if storage is None or not output_dir:
+    if not job.output_dir:
         return (), False
     try:
-        root = storage.path(output_dir)
-    except ValueError:
+        found = list_artifacts(job, backend)
+    except (BackendError, ValueError, OSError):
         return (), False
-    if not root.is_dir():
+    except Exception:  # Cloud Storage unreachable or refused (an SDK error): the page lists no files
         return (), False
-    found: list[Artifact] = []
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            if len(found) == MAX_ARTIFACTS:
-                return tuple(found), True
-            found.append(Artifact(path.relative_to(root).as_posix(), path.stat().st_size))
-    return tuple(found), False
+    shown = tuple(Artifact(a.relative, a.size) for a in found[:MAX_ARTIFACTS])
+    return shown, len(found) > MAX_ARTIFACTS

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -232,9 +233,6 @@ def page(browser: Any) -> Iterator[Any]:
 
 def screenshot(page: Any, name: str) -> Path:
     """Save what the page shows; the file is checked to be a real PNG of the page."""
-    import os
-    import tempfile
-
     where = Path(os.environ["TRAINJOBS_SCREENSHOTS"]) if os.environ.get("TRAINJOBS_SCREENSHOTS") else \
         Path(tempfile.gettempdir()) / "trainjobs-console-screenshots"
     where.mkdir(parents=True, exist_ok=True)

@@ -177,7 +177,10 @@ def test_an_emulator_job_through_a_vertex_stack(world: World, page: Any) -> None
     assert f"stack emu (vertex, {world.emulator and 'test-project'}/us-central1 through {world.emulator.endpoint})" in facts
     link = page.locator("dl.facts a[href^='https://console.cloud.google.com/']")
     assert link.count() == 1 and job.id in (link.get_attribute("href") or "")
-    assert "Cloud Logging" in page.locator("section.logs").inner_text()
+    # its logs come from the emulator's Cloud Logging entries.list, with the local prefixes
+    page.wait_for_function("() => document.querySelector('section.logs').innerText.includes('[workerpool0-0]')",
+                           timeout=120_000)
+    assert "files in gs://test-bucket/out" in page.locator("section.artifacts").inner_text()  # from its storage
     spec = page.locator("details.spec", has_text="Spec (specs/emu/emulated-job.yaml)")
     spec.locator("summary").click()
     assert "name: emulated-job" in spec.locator("pre").inner_text()
