@@ -24,6 +24,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config._trainjobs_basetemp = config.option.basetemp  # type: ignore[attr-defined]
 
 
+# Folders whose every test runs training jobs, the emulator, a browser, gcloud or the Pulumi host:
+# all of them are `slow`, so `pytest -m "not slow"` (the README's fast lane) skips them.
+SLOW_FOLDERS = frozenset({"local", "vertex", "console", "gcloud"})
+SLOW_MODULES = frozenset({"test_provider_host.py", "test_local_infra_host.py", "test_preview_host.py",
+                          "test_program_up.py", "test_stack_commands.py"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        try:
+            parts = Path(str(item.fspath)).relative_to(tests).parts
+        except ValueError:
+            continue
+        if parts[0] in SLOW_FOLDERS or parts[-1] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     own = getattr(config, "_trainjobs_basetemp", None)
     if own:
