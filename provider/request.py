@@ -188,7 +188,8 @@ def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, ima
 
 
 def vertex_options(job: TrainingJob) -> Json:
-    """persistentResourceId, enableWebAccess, network, reservedIpRanges, tensorboard, experiment(Run)."""
+    """persistentResourceId, enableWebAccess, network, reservedIpRanges, tensorboard, experiment(Run),
+    enableDashboardAccess."""
     v = job.vertex
     values: Json = {
         "persistentResourceId": v.persistent_resource_id,
@@ -198,8 +199,16 @@ def vertex_options(job: TrainingJob) -> Json:
         "tensorboard": v.tensorboard,
         "experiment": v.experiment,
         "experimentRun": v.experiment_run,
+        "enableDashboardAccess": v.enable_dashboard_access,
     }
     return {name: value for name, value in values.items() if value}
+
+
+def _encryption(job: TrainingJob, body: Json) -> Json:
+    """gcloud --kms-key: the job's customer-managed key, CustomJob.encryptionSpec (beside the spec)."""
+    if job.vertex.kms_key_name:
+        body["encryptionSpec"] = {"kmsKeyName": job.vertex.kms_key_name}
+    return body
 
 
 def _int64(value: float | None) -> str:
@@ -238,7 +247,7 @@ def build_request(
         body: Json = {"displayName": display, "jobSpec": spec}
         if all_labels:
             body["labels"] = all_labels
-        return VertexRequest("CustomJob", parent, body)
+        return VertexRequest("CustomJob", parent, _encryption(job, body))
     study: Json = {
         "metrics": [{"metricId": hp.metric, "goal": hp.goal}],
         "parameters": [_parameter(p) for p in hp.params],
@@ -256,6 +265,6 @@ def build_request(
         body["maxFailedTrialCount"] = hp.max_failed_trials
     if all_labels:
         body["labels"] = all_labels
-    return VertexRequest("HyperparameterTuningJob", parent, body)
+    return VertexRequest("HyperparameterTuningJob", parent, _encryption(job, body))
 
 

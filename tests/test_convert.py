@@ -205,3 +205,30 @@ def test_convert_a_vertex_describe_output(tmp_path: Path) -> None:
     native = yaml.safe_load(run_cli("convert", str(path)).stdout)
     assert native["metadata"]["name"] == "cassava_multi_worker"  # from the display name, made valid
     assert native["spec"]["workerPools"]["workers"]["replicas"] == 2
+
+
+def test_gcloud_job_fields_reach_the_request() -> None:
+    """--network, --enable-web-access, --enable-dashboard-access, --persistent-resource-id and --kms-key
+    end up where gcloud puts them: the job spec, and the job's encryptionSpec."""
+    from .conftest import run_cli
+
+    vertex = run_cli("convert", "--gcloud", "gcloud ai custom-jobs create --region=us-central1 --display-name=j "
+                     "--worker-pool-spec=machine-type=n1-standard-4,replica-count=1,container-image-uri=gcr.io/p/i:1 "
+                     "--network=projects/1/global/networks/n --enable-web-access --enable-dashboard-access "
+                     "--persistent-resource-id=pr-1 --kms-key=projects/p/locations/us-central1/keyRings/r/cryptoKeys/k",
+                     "--output", "request")
+    assert vertex.returncode == 0, vertex.stderr
+    body = json.loads(vertex.stdout)["body"]
+    assert {k: body["jobSpec"][k] for k in ("network", "enableWebAccess", "enableDashboardAccess",
+                                             "persistentResourceId")} == {
+        "network": "projects/1/global/networks/n", "enableWebAccess": True, "enableDashboardAccess": True,
+        "persistentResourceId": "pr-1"}
+    assert body["encryptionSpec"] == {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"}
+    legacy = run_cli("convert", "--gcloud", "gcloud ai-platform jobs submit training j1 --region=us-central1 "
+                     "--master-image-uri=gcr.io/p/i --scale-tier=basic --enable-web-access "
+                     "--kms-key=projects/p/locations/us-central1/keyRings/r/cryptoKeys/k", "--output", "request")
+    assert legacy.returncode == 0, legacy.stderr
+    body = json.loads(legacy.stdout)["body"]
+    assert body["jobSpec"]["enableWebAccess"] is True
+    assert body["encryptionSpec"] == {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"}
+    assert "does not carry" not in vertex.stderr + legacy.stderr

@@ -31,6 +31,7 @@ from provider.spec.model import (
     Scheduling,
     SourceFormat,
     TrainingJob,
+    VertexOptions,
     WorkerPool,
 )
 from provider.spec.native import merge_labels, metadata_fields
@@ -51,8 +52,21 @@ FLAGS = {
 }
 
 
-# trainingInput fields gcloud sends that the model has no place for yet.
-_NOT_CARRIED = ("enableWebAccess", "network", "encryptionConfig")
+# trainingInput fields gcloud sends that the model has no place for yet (enableWebAccess, network
+# and encryptionConfig.kmsKeyName become the Vertex job's own: _vertex_options).
+_NOT_CARRIED: tuple[str, ...] = ()
+
+
+def _vertex_options(ti: Node) -> VertexOptions:
+    """AI Platform's enableWebAccess, network and encryptionConfig, as Vertex AI's job fields."""
+    encryption = ti.child("encryptionConfig")
+    return VertexOptions(
+        enable_web_access=ti.flag("enableWebAccess"),
+        network=ti.text("network"),
+        kms_key_name=encryption.text("kmsKeyName") if encryption is not None else None,
+        at={"enableWebAccess": ti.at("enableWebAccess"), "network": ti.at("network"),
+            "kmsKey": ti.at("encryptionConfig"), "": ti.path},
+    )
 
 
 class _Notes(list[Note]):
@@ -434,6 +448,7 @@ def convert(doc: Node) -> TrainingJob:
         hyperparameters=_hyperparameters(ti.child("hyperparameters")),
         source_format=SourceFormat.AI_PLATFORM,
         desired_state=spec.text("desiredState") or "COMPLETED",
+        vertex=_vertex_options(ti),
         notes=tuple(notes),
         at={
             "": ti.path,

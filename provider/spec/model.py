@@ -209,6 +209,8 @@ class VertexOptions:
     tensorboard: str | None = None
     experiment: str | None = None
     experiment_run: str | None = None
+    enable_dashboard_access: bool = False
+    kms_key_name: str | None = None  # the job's CustomJob.encryptionSpec.kmsKeyName (gcloud --kms-key)
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
     def set_fields(self) -> list[str]:
@@ -221,6 +223,8 @@ class VertexOptions:
             "tensorboard": self.tensorboard,
             "experiment": self.experiment,
             "experimentRun": self.experiment_run,
+            "enableDashboardAccess": self.enable_dashboard_access,
+            "kmsKey": self.kms_key_name,
         }
         return [name for name, value in values.items() if value]
 

@@ -166,9 +166,9 @@ def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
     return OutputDir(uri=f"{bucket.rstrip('/')}/aiplatform-custom-job-{name}", job_dir=False, at={"": where})
 
 
-# CustomJobSpec fields gcloud sends that the model has no place for yet (network, web access and
-# the persistent resource are carried: spec/vertex_fields.py).
-NOT_CARRIED = ("enableDashboardAccess", "kmsKey")
+# CustomJobSpec fields gcloud sends that the model has no place for yet (every one it sends is
+# carried now: spec/vertex_fields.py).
+NOT_CARRIED: tuple[str, ...] = ()
 
 
 def convert(doc: Node) -> TrainingJob:

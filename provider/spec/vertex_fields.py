@@ -1,7 +1,8 @@
 """Reading today's Vertex AI job fields, shared by the native and the verbatim Vertex formats.
 
 ``persistentResourceId``, ``enableWebAccess``, ``network``, ``reservedIpRanges``,
-``tensorboard``, ``experiment`` and ``experimentRun`` sit in the spec body (CustomJobSpec);
+``tensorboard``, ``experiment``, ``experimentRun`` and ``enableDashboardAccess`` sit in the spec body
+(CustomJobSpec); ``kmsKey`` (gcloud --kms-key) becomes the CustomJob's ``encryptionSpec``;
 ``reservationAffinity`` in a pool's machine spec. ``key`` turns a REST camelCase name into the
 name the document uses (itself, or snake_case for the Python SDK's form). Facts and sources:
 tools/catalog/curated/vertex_job_fields.json.
@@ -37,7 +38,8 @@ def reservation(node: Node | None, key: KeyName = _same) -> Reservation | None:
 def options(spec: Node, key: KeyName = _same) -> VertexOptions:
     """The CustomJobSpec fields beyond the seeds, read from the spec body."""
     names = ("persistentResourceId", "enableWebAccess", "network", "reservedIpRanges", "tensorboard",
-             "experiment", "experimentRun")
+             "experiment", "experimentRun", "enableDashboardAccess", "kmsKey")
+    encryption = spec.child(key("encryptionSpec"))
     return VertexOptions(
         persistent_resource_id=spec.text(key("persistentResourceId")),
         enable_web_access=spec.flag(key("enableWebAccess")),
@@ -46,5 +48,7 @@ def options(spec: Node, key: KeyName = _same) -> VertexOptions:
         tensorboard=spec.text("tensorboard"),
         experiment=spec.text("experiment"),
         experiment_run=spec.text(key("experimentRun")),
+        enable_dashboard_access=spec.flag(key("enableDashboardAccess")),
+        kms_key_name=spec.text(key("kmsKey")) or (encryption.text(key("kmsKeyName")) if encryption else None),
         at={name: spec.at(key(name)) for name in names} | {"": spec.path},
     )
