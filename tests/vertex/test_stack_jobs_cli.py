@@ -110,3 +110,21 @@ def test_unknown_stack_and_unknown_job_are_one_message_each(project: Path, emula
     proc = cli(project, "status", "no_such_job", "--stack", STACK)
     assert proc.returncode == 1
     assert "no Vertex AI job 'no_such_job'" in proc.stderr
+
+
+def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexBackend, emulator: Emulator) -> None:
+    """The real google-cloud-logging client reads the emulator's entries.list, as for a Vertex AI job."""
+    job_id = start(backend, emulator, "probe_logs", workers=1, args=["--steps", "2"])
+    backend.wait(job_id, timeout=240)
+    logs = cli(project, "logs", "probe_logs", "--stack", STACK)
+    assert logs.returncode == 0, logs.stderr
+    lines = logs.stdout.splitlines()
+    assert "[workerpool0-0] workerpool0-0: step 1" in lines and "[workerpool1-0] workerpool1-0: done" in lines
+    one = cli(project, "logs", job_id, "--stack", STACK, "--replica", "workerpool1-0", "--format", "json")
+    rows = [json.loads(line) for line in one.stdout.splitlines()]
+    assert rows and {r["replica"] for r in rows} == {"workerpool1-0"}
+    followed = cli(project, "logs", "probe_logs", "--stack", STACK, "--follow")
+    assert followed.stdout.splitlines()[-1] == f"probe_logs ({job_id}): SUCCEEDED"
+    bad = cli(project, "logs", "probe_logs", "--stack", STACK, "--replica", "workerpool3-0")
+    assert bad.returncode == 1
+    assert f"job {job_id} has no replica 'workerpool3-0'; its replicas: workerpool0-0, workerpool1-0" in bad.stderr
