@@ -18,12 +18,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import provider
 from provider.backends.base import (
     IDENTITY_LABEL,
+    BackendError,
     FailedPrecondition,
     InvalidArgument,
     JobState,
@@ -67,6 +69,21 @@ def container_engine() -> tuple[str | None, str]:
         detail = (proc.stderr or proc.stdout).strip().splitlines()
         reasons.append(f"{engine} is installed but its engine does not answer ({detail[-1] if detail else 'no output'})")
     return None, "; ".join(reasons)
+
+
+class JobUnreadable(BackendError):
+    """A job whose files cannot be read; nothing was changed."""
+
+    code = "DATA_LOSS"
+
+
+@dataclass(frozen=True)
+class UnreadableJob:
+    """A job listed by its id only: which file is broken, and why."""
+
+    id: str
+    path: Path
+    reason: str
 
 
 class LocalBackend:
@@ -152,7 +169,7 @@ class LocalBackend:
         env = dict(os.environ)
         root = str(Path(provider.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        with open(job_dir / "supervisor.log", "ab") as log:
+        with store.open_private(job_dir / "supervisor.log") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "provider.backends.local.supervisor", str(job_dir)],
                 cwd=job_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -175,34 +192,50 @@ class LocalBackend:
             if len(matches) > 1:
                 raise NotFound(f"{ref!r} matches {len(matches)} jobs; give more digits")
         for job_id in ids:  # newest first
-            record = self.store.record(job_id) or {}
+            try:
+                record = self.store.record(job_id) or {}
+            except store.Unreadable:
+                continue
             if record.get("display_name") == ref:
                 return job_id
         raise NotFound(f"no local job {ref!r} (see `trainjobs jobs list`)")
 
     def get(self, job_id: str) -> JobStatus:
         _reap()
-        try:
-            record = self.store.record(job_id)
-            state = self.store.state(job_id)
-        except KeyError:
-            record = state = None
-        if record is None or state is None:
+        if not job_id.isdigit():
             raise NotFound(f"no local job {job_id!r}")
-        return _status(record, state)
+        try:
+            found = self.store.read(job_id)
+        except store.Unreadable as exc:
+            raise JobUnreadable(f"local job {job_id} cannot be read: {exc.path}: {exc.reason}. Nothing was "
+                                "changed; remove that job's directory to forget it") from None
+        if found is None:
+            raise NotFound(f"no local job {job_id!r}")
+        return _checked_status(job_id, self.store.job_dir(job_id), *found)
 
     def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
-        out = []
+        return self.scan(labels)[0]
+
+    def scan(self, labels: dict[str, str] | None = None) -> tuple[builtins.list[JobStatus],
+                                                                  builtins.list[UnreadableJob]]:
+        """Every job, newest first, each read on its own; the ones that cannot be read, apart."""
+        out: builtins.list[JobStatus] = []
+        broken: builtins.list[UnreadableJob] = []
         for job_id in self.store.ids():
-            record = self.store.record(job_id)
-            if record is None:
-                continue
-            if labels and any(record.get("labels", {}).get(k) != v for k, v in labels.items()):
-                continue
-            state = self.store.state(job_id)
-            if state is not None:
-                out.append(_status(record, state))
-        return out
+            try:
+                record = self.store.record(job_id)
+                if record is None:
+                    continue
+                if labels and any(_labels(record).get(k) != v for k, v in labels.items()):
+                    continue
+                found = self.store.read(job_id)
+                if found is not None:
+                    out.append(_checked_status(job_id, self.store.job_dir(job_id), *found))
+            except store.Unreadable as exc:
+                broken.append(UnreadableJob(job_id, exc.path, exc.reason))
+            except JobUnreadable as exc:
+                broken.append(UnreadableJob(job_id, self.store.job_dir(job_id), exc.message))
+        return out, broken
 
     def find(self, labels: dict[str, str]) -> JobStatus | None:
         jobs = self.list(labels)
@@ -279,6 +312,20 @@ def _start_of(pid: int) -> int | None:
             return start
         time.sleep(0.01)
     return None
+
+
+def _labels(record: Json) -> dict[str, Any]:
+    labels = record.get("labels")
+    return labels if isinstance(labels, dict) else {}
+
+
+def _checked_status(job_id: str, job_dir: Path, record: Json, state: Json) -> JobStatus:
+    """The status, or JobUnreadable when the files are JSON but not a job's record and state."""
+    try:
+        return _status(record, state)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise JobUnreadable(f"local job {job_id} cannot be read: {job_dir}: its job.json or state.json is not "
+                            f"a job's ({type(exc).__name__}: {exc}). Nothing was changed") from None
 
 
 def _status(record: Json, state: Json) -> JobStatus:
