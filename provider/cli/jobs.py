@@ -126,11 +126,13 @@ def _violation(v: Any, file: str) -> Any:
 
 @_guard
 def list_jobs(args: argparse.Namespace) -> int:
-    jobs = _backend().list()[: args.limit]
+    jobs, broken = _backend().scan()
+    jobs = jobs[: args.limit]
     if args.format == "json":
-        print(json.dumps([_as_json(j) for j in jobs], indent=2))
+        print(json.dumps([_as_json(j) for j in jobs] + [
+            {"id": b.id, "state": "UNREADABLE", "path": str(b.path), "reason": b.reason} for b in broken], indent=2))
         return 0
-    if not jobs:
+    if not jobs and not broken:
         print("no local jobs yet: trainjobs run SPEC")
         return 0
     rows = [("ID", "NAME", "STATE", "CREATED", "KIND")]
@@ -140,6 +142,10 @@ def list_jobs(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    if broken:
+        print(f"\n{len(broken)} job(s) could not be read (nothing was changed; remove a job's directory to forget it):")
+        for b in broken:
+            print(f"  {b.id}  UNREADABLE  {b.path}: {b.reason}")
     return 0
 
 
