@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import socket
 import sys
 import threading
@@ -49,6 +50,7 @@ IDLE_TIMEOUT = 60.0
 READ_TIMEOUT = 30.0
 _PER_MIB = 1.0
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_TOKEN = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")  # what an HTTP method may be made of
 # What the stdlib's own errors (bad request lines, unknown methods...) become.
 _STDLIB_ERRORS = {
     400: (400, "INVALID_ARGUMENT"), 404: (404, "NOT_FOUND"), 408: (408, "DEADLINE_EXCEEDED"),
@@ -145,6 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The stdlib's errors (bad request line, unknown method, headers too long) as Google JSON."""
         http, status = _STDLIB_ERRORS.get(code, (400, "INVALID_ARGUMENT"))
+        if code == 501 and not _TOKEN.match(self.command or ""):
+            http, status, code, message = 400, "INVALID_ARGUMENT", 400, f"Bad request method {self.command!r}"
+        self.request_version = "HTTP/1.1"  # an error always has a status line, even to an HTTP/0.9-looking request
         if code == 501:
             text = (f"Method {self.command!r} is not supported: the emulator answers GET, POST, PUT, PATCH, "
                     "DELETE and HEAD.")
