@@ -61,10 +61,23 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def private_dirs(path: Path) -> Path:
+    """Create ``path`` and any missing parent as 0700 (Path.mkdir gives parents the default mode)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=DIR_MODE)
+    return missing[0] if missing else path
+
+
 def open_private(path: Path, mode: str = "ab") -> Any:
     """Open a file for writing, creating it 0600."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
-    return os.fdopen(os.open(path, flags, FILE_MODE), mode)
+    fd = os.open(path, flags, FILE_MODE)
+    return os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8")
 
 
 def now() -> str:

@@ -115,12 +115,12 @@ class Cluster:
 
     def log_path(self, proc: ReplicaProc) -> Path:
         folder = self.sup.job_dir / "logs" / (f"trial-{self.trial}" if self.trial else "")
-        folder.mkdir(parents=True, exist_ok=True, mode=store.DIR_MODE)
+        store.private_dirs(folder)
         return folder / f"{proc.name}.log"
 
     def metrics_path(self, proc: ReplicaProc) -> Path:
         folder = self.sup.job_dir / "metrics" / (self.trial or "job")
-        folder.mkdir(parents=True, exist_ok=True, mode=store.DIR_MODE)
+        store.private_dirs(folder)
         return folder / f"{proc.name}.metrics"
 
     def spawn(self, proc: ReplicaProc) -> None:
@@ -141,7 +141,7 @@ class Cluster:
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
         argv = self.sup.argv(spec, self.trial, self.params)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
-        workdir.mkdir(parents=True, exist_ok=True, mode=store.DIR_MODE)
+        store.private_dirs(workdir)
         log = self.log_path(proc)
         with store.open_private(log) as out:
             if proc.restarts:
