@@ -124,7 +124,12 @@ class LocalBackend:
             "storage_root": str(self.storage.root),
             "options": {"cpu_only": cpu_only, "max_wait_seconds": submission.max_wait_seconds, "engine": engine},
         }
-        job_dir = self.store.create(record)
+        try:
+            job_dir = self.store.create(record)
+        except OSError as exc:
+            raise FailedPrecondition(f"cannot write the job's record under {self.store.jobs}: "
+                                     f"{'disk full' if store.disk_full(exc) else exc.strerror} ({exc}); nothing "
+                                     "was started") from None
         job_id = job_dir.name
         self.spawn(job_dir)
         return self.get(job_id)
@@ -177,7 +182,11 @@ class LocalBackend:
             )
         with _spawned_lock:
             _spawned.append(proc)
-        self.store.update(job_dir.name, supervisor={"pid": proc.pid, "start": _start_of(proc.pid)})
+        try:
+            self.store.update(job_dir.name, supervisor={"pid": proc.pid, "start": _start_of(proc.pid)})
+        except OSError as exc:  # a full disk: the supervisor records itself (or keeps trying)
+            if not store.disk_full(exc):
+                raise
 
     # -- read -----------------------------------------------------------------------------------
     def resolve(self, ref: str) -> str:

@@ -197,11 +197,17 @@ class JobStore:
                 break
             except FileExistsError:
                 continue
-        (job_dir / "logs").mkdir(mode=DIR_MODE)
         record = {**record, "id": job_id}
-        write_json(job_dir / "job.json", record)
-        write_json(job_dir / "state.json", {"state": "QUEUED", "create_time": record["create_time"],
-                                            "update_time": record["create_time"]})
+        try:
+            (job_dir / "logs").mkdir(mode=DIR_MODE)
+            write_json(job_dir / "job.json", record)
+            write_json(job_dir / "state.json", {"state": "QUEUED", "create_time": record["create_time"],
+                                                "update_time": record["create_time"]})
+        except OSError:  # a full disk: no half-made job is left behind
+            import shutil
+
+            shutil.rmtree(job_dir, ignore_errors=True)
+            raise
         return job_dir
 
     def ids(self) -> list[str]:
