@@ -174,7 +174,8 @@ class TrainingJobProvider(ResourceProvider):
         backend = backend_for(p)
         try:
             self._stage(backend, p)
-            submission = Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"))
+            submission = Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
+                                    secret_env=frozenset(p.get("secretEnvNames") or ()))
             status = backend.submit(submission)
             status = self._wait(backend, status, p)
         except BackendError as exc:

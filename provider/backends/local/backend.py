@@ -11,6 +11,9 @@ or cancel any job.
 from __future__ import annotations
 
 import builtins
+import contextlib
+import copy
+import json
 import os
 import shutil
 import subprocess
@@ -40,6 +43,7 @@ from provider.backends.local import gpus, store
 from provider.backends.local.paths import Storage, StorageError, default_home, default_storage
 
 Json = dict[str, Any]
+SECRET_SHOWN = "***"
 
 _spawned: list[subprocess.Popen[bytes]] = []
 _spawned_lock = threading.Lock()  # callers may be threads: the Pulumi host serves calls in parallel
@@ -113,6 +117,8 @@ class LocalBackend:
             raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
         cpu_only = submission.cpu_only or gpus.cpu_mode()
         engine = self.preflight(job_spec, cpu_only, request.kind, body)
+        spec_key = "trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec"
+        body, secrets = _without_secrets(body, spec_key, submission.secret_env)
         record = {
             "kind": request.kind,
             "parent": request.parent,
@@ -123,6 +129,7 @@ class LocalBackend:
             "home": str(self.home),
             "storage_root": str(self.storage.root),
             "options": {"cpu_only": cpu_only, "max_wait_seconds": submission.max_wait_seconds, "engine": engine},
+            "secret_env": sorted(submission.secret_env),  # their values: "***" here, given to the supervisor only
         }
         try:
             job_dir = self.store.create(record)
@@ -131,7 +138,7 @@ class LocalBackend:
                                      f"{'disk full' if store.disk_full(exc) else exc.strerror} ({exc}); nothing "
                                      "was started") from None
         job_id = job_dir.name
-        self.spawn(job_dir)
+        self.spawn(job_dir, secrets)
         return self.get(job_id)
 
     def preflight(self, job_spec: Json, cpu_only: bool, kind: str, body: Json) -> str | None:
@@ -170,16 +177,20 @@ class LocalBackend:
                     "was started")
         return engine
 
-    def spawn(self, job_dir: Path) -> None:
+    def spawn(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
+        """Start the job's supervisor; secret env values go to it through a pipe, never to a file."""
         env = dict(os.environ)
         root = str(Path(provider.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         with store.open_private(job_dir / "supervisor.log") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "provider.backends.local.supervisor", str(job_dir)],
-                cwd=job_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=job_dir, env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, close_fds=True,
             )
+        assert proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError), proc.stdin:
+            proc.stdin.write(json.dumps(secrets or {}).encode())
         with _spawned_lock:
             _spawned.append(proc)
         try:
@@ -321,6 +332,21 @@ def _start_of(pid: int) -> int | None:
             return start
         time.sleep(0.01)
     return None
+
+
+def _without_secrets(body: Json, spec_key: str, names: frozenset[str]) -> tuple[Json, dict[str, dict[str, str]]]:
+    """The request with "***" for the values of ``names``, and those values by pool index."""
+    if not names:
+        return body, {}
+    body = copy.deepcopy(body)
+    secrets: dict[str, dict[str, str]] = {}
+    for index, spec in enumerate((body.get(spec_key) or {}).get("workerPoolSpecs") or []):
+        task = (spec or {}).get("containerSpec") or (spec or {}).get("pythonPackageSpec") or {}
+        for item in task.get("env") or []:
+            if item.get("name") in names:
+                secrets.setdefault(str(index), {})[item["name"]] = str(item.get("value", ""))
+                item["value"] = SECRET_SHOWN
+    return body, secrets
 
 
 def _labels(record: Json) -> dict[str, Any]:

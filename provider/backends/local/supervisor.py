@@ -131,6 +131,7 @@ class Cluster:
         task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
         for item in task.get("env", []):
             env[item["name"]] = str(item.get("value", ""))
+        env.update(self.sup.secrets.get(str(proc.replica.pool), {}))  # the record holds "***" for them
         env["CLOUD_ML_HP_METRIC_FILE"] = str(self.metrics_path(proc))
         if self.sup.metric_tag:
             env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
@@ -235,8 +236,9 @@ class Cluster:
 
 
 class Supervisor:
-    def __init__(self, job_dir: Path) -> None:
+    def __init__(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
         self.job_dir = job_dir
+        self.secrets = secrets or {}  # secret env values by pool index: in memory only
         self.pid = os.getpid()
         record = store.read_json(job_dir / "job.json")
         if record is None:
@@ -584,9 +586,19 @@ def _trial_job_dir(args: list[str], trial: str) -> list[str]:
     return out
 
 
-def _supervise(job_dir: Path) -> int:
-    Supervisor(job_dir).run()
+def _supervise(job_dir: Path, secrets: dict[str, dict[str, str]]) -> int:
+    Supervisor(job_dir, secrets).run()
     return 0
+
+
+def _read_secrets() -> dict[str, dict[str, str]]:
+    """The secret env values the submitter writes to our stdin (never stored in the job's files)."""
+    try:
+        raw = sys.stdin.buffer.read() if sys.stdin is not None else b""
+        data = json.loads(raw) if raw.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def main(argv: list[str]) -> int:
@@ -595,6 +607,7 @@ def main(argv: list[str]) -> int:
     if record is None:
         raise SystemExit(f"no job record in {job_dir}")
     job_store = store.JobStore(Path(record["home"]))
+    secrets = _read_secrets()
 
     def on_death(pid: int, how: str) -> None:
         with contextlib.suppress(OSError, store.Unreadable):
@@ -602,7 +615,7 @@ def main(argv: list[str]) -> int:
             job_store.fail_orphan(record["id"], f"the supervisor (pid {pid}) died while the job was "
                                                 f"{state.get('state', 'QUEUED')} (it {how})")
 
-    return reaper.guard(lambda: _supervise(job_dir), on_death)
+    return reaper.guard(lambda: _supervise(job_dir, secrets), on_death)
 
 
 if __name__ == "__main__":
