@@ -116,6 +116,13 @@ def _secret_env() -> pulumi.Output[dict[str, str]] | None:
     return None if value is None else pulumi.Output.secret(value)
 
 
+def _secret_env_names() -> list[str]:
+    value = all_config().get(NS + "secretEnv")
+    if isinstance(value, str):
+        value = json.loads(value)
+    return sorted(value) if isinstance(value, dict) else []
+
+
 def identity(stack: StackConfig, name: str, body: Mapping[str, Any]) -> str:
     """The job's identity label: which stack and spec it is, and what it runs."""
     text = f"{stack.project_id}/{stack.name}/{name}/{fingerprint(dict(body))}"
@@ -224,6 +231,8 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
     for key, value in (("apiEndpoint", stack.api_endpoint), ("localHome", stack.local_home)):
         if value:
             props[key] = value
+    if secret_env is not None:  # the names only (not secret): the local backend stores "***" for them
+        props["secretEnvNames"] = _secret_env_names()
     secret = ["request", "spec"] if secret_env is not None else []
     resource = TrainingJob(job.name, props, _job_options(stack, infra, secret))
     _warn_on_notice(resource)

@@ -104,6 +104,9 @@ class Submission:
     request: VertexRequest
     max_wait_seconds: float | None = None  # AI Platform maxWaitTime (Vertex keeps it for FLEX_START only)
     cpu_only: bool = False  # run GPU specs on the CPU (local smoke tests)
+    # Names of env variables whose values are secret (the stack's secretEnv): a backend that keeps
+    # the request on disk stores "***" for them and hands the values to the job's processes only.
+    secret_env: frozenset[str] = frozenset()
 
 
 class BackendError(Exception):

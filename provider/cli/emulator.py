@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
 from pathlib import Path
 from types import FrameType
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, on_signal)
     try:
         print(usage(emulator.endpoint, emulator.state_dir, emulator.storage_root), flush=True)
+        for warning in emulator.warnings():
+            print(f"warning: {warning}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:

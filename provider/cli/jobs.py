@@ -177,11 +177,19 @@ def list_jobs(args: argparse.Namespace) -> int:
     from provider.backends import summary
 
     t = target(args)
-    jobs = t.backend.list(t.labels)[: args.limit]
+    scan = getattr(t.backend, "scan", None)
+    if callable(scan):  # the local backend: every record read on its own, the broken ones apart
+        jobs, broken = scan()
+        if t.labels:
+            jobs = [j for j in jobs if all(j.labels_dict.get(k) == v for k, v in t.labels.items())]
+    else:
+        jobs, broken = t.backend.list(t.labels), []
+    jobs = jobs[: args.limit]
     if args.format == "json":
-        print(json.dumps([_as_json(j) for j in jobs], indent=2))
+        print(json.dumps([_as_json(j) for j in jobs] + [
+            {"id": b.id, "state": "UNREADABLE", "path": str(b.path), "reason": b.reason} for b in broken], indent=2))
         return 0
-    if not jobs:
+    if not jobs and not broken:
         print(f"no jobs of {t.where} yet: trainjobs up --stack {t.stack.name}" if t.stack
               else "no local jobs yet: trainjobs run SPEC")
         return 0
@@ -193,6 +201,10 @@ def list_jobs(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    if broken:
+        print(f"\n{len(broken)} job(s) could not be read (nothing was changed; remove a job's directory to forget it):")
+        for b in broken:
+            print(f"  {b.id}  UNREADABLE  {b.path}: {b.reason}")
     return 0
 
 

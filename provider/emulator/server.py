@@ -6,20 +6,36 @@
 State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``local/`` (the local
 backend's home: job files, logs), ``storage/`` (gs:// objects, unless ``storage_root`` says
 otherwise), ``emulator.lock``.
+
+Limits, so that no client can hold it or crash it:
+
+* a listen backlog of ``BACKLOG`` and a thread per connection (daemon threads): a burst of
+  hundreds of concurrent requests is served, not reset;
+* a connection that sends nothing for ``IDLE_TIMEOUT`` seconds, or takes longer than
+  ``READ_TIMEOUT`` seconds to send a request's line and headers (a slow drip), is closed; a body
+  gets ``READ_TIMEOUT`` plus one second per MiB;
+* every error, down to a garbage request line or an unknown method, is a Google-style JSON
+  error with a 4xx code (5xx only for a bug); JSON nested beyond 100 levels is refused.
+
+It binds 127.0.0.1 by default and has no authentication.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import re
 import socket
 import sys
 import threading
+import time
 import traceback
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.emulator.errors import ApiError
@@ -29,17 +45,60 @@ from provider.emulator.storage import Answer, StorageService
 from provider.emulator.store import EmulatorStore
 
 _MAX_BODY = 512 * 1024 * 1024
+BACKLOG = 1024
+IDLE_TIMEOUT = 60.0
+READ_TIMEOUT = 30.0
+_PER_MIB = 1.0
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_TOKEN = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")  # what an HTTP method may be made of
+# What the stdlib's own errors (bad request lines, unknown methods...) become.
+_STDLIB_ERRORS = {
+    400: (400, "INVALID_ARGUMENT"), 404: (404, "NOT_FOUND"), 408: (408, "DEADLINE_EXCEEDED"),
+    413: (413, "INVALID_ARGUMENT"), 414: (414, "INVALID_ARGUMENT"), 431: (431, "INVALID_ARGUMENT"),
+    501: (405, "UNIMPLEMENTED"), 505: (400, "INVALID_ARGUMENT"),
+}
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = BACKLOG
 
     def __init__(self, address: tuple[str, int], app: Emulator) -> None:
         self.app = app
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
+        self.deadlines: dict[socket.socket, float] = {}  # connections being read: when they must be done
+        self.idle_timeout = IDLE_TIMEOUT
+        self.read_timeout = READ_TIMEOUT
+        self._watching = threading.Event()
         super().__init__(address, _Handler)
+        self._watchdog = threading.Thread(target=self._watch, name="emulator-timeouts", daemon=True)
+        self._watchdog.start()
+
+    def arm(self, conn: socket.socket, seconds: float) -> None:
+        with self.connections_lock:
+            self.deadlines[conn] = time.monotonic() + seconds
+
+    def disarm(self, conn: socket.socket) -> None:
+        with self.connections_lock:
+            self.deadlines.pop(conn, None)
+
+    def _watch(self) -> None:
+        """Close connections that are too slow to send their request (a slow drip, an idle keep-alive)."""
+        while not self._watching.wait(0.5):
+            now = time.monotonic()
+            with self.connections_lock:
+                late = [c for c, t in self.deadlines.items() if t < now]
+                for conn in late:
+                    del self.deadlines[conn]
+            for conn in late:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+
+    def server_close(self) -> None:
+        self._watching.set()
+        super().server_close()
 
     def close_connections(self) -> None:
         """End the keep-alive connections still open, so no handler thread outlives the server."""
@@ -57,6 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # no single read waits longer
         with self.server.connections_lock:
             self.server.connections.add(self.connection)
 
@@ -65,6 +125,41 @@ class _Handler(BaseHTTPRequestHandler):
             super().finish()
         with self.server.connections_lock:
             self.server.connections.discard(self.connection)
+            self.server.deadlines.pop(self.connection, None)
+
+    def handle_one_request(self) -> None:
+        """Wait for the next request (at most the idle timeout), then read it (at most the read timeout)."""
+        self.command = None  # type: ignore[assignment]  # an error before the request line has none
+        self.server.arm(self.connection, self.server.idle_timeout)
+        try:
+            ready = self.rfile.peek(1) if isinstance(self.rfile, io.BufferedReader) else b"?"
+        except (OSError, ValueError):
+            ready = b""
+        if not ready:
+            self.close_connection = True
+            return
+        self.server.arm(self.connection, self.server.read_timeout)
+        try:
+            super().handle_one_request()
+        except (OSError, ValueError):  # the connection was closed under it (a timeout)
+            self.close_connection = True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The stdlib's errors (bad request line, unknown method, headers too long) as Google JSON."""
+        http, status = _STDLIB_ERRORS.get(code, (400, "INVALID_ARGUMENT"))
+        if code == 501 and not _TOKEN.match(self.command or ""):
+            http, status, code, message = 400, "INVALID_ARGUMENT", 400, f"Bad request method {self.command!r}"
+        self.request_version = "HTTP/1.1"  # an error always has a status line, even to an HTTP/0.9-looking request
+        if code == 501:
+            text = (f"Method {self.command!r} is not supported: the emulator answers GET, POST, PUT, PATCH, "
+                    "DELETE and HEAD.")
+        else:
+            text = f"{message or HTTPStatus(code).phrase}."
+        self.close_connection = True
+        self.server.disarm(self.connection)
+        error = ApiError(status, text, http=http)
+        with contextlib.suppress(OSError):
+            self._send(Answer(status=http, data=json.dumps(error.body()).encode(), headers=(("Connection", "close"),)))
 
     def log_message(self, format: str, *args: object) -> None:
         if self.server.app.verbose:
@@ -83,7 +178,13 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         if length > _MAX_BODY:
             raise ApiError("INVALID_ARGUMENT", f"The request body is larger than {_MAX_BODY} bytes.", http=413)
-        return self.rfile.read(length) if length else b""
+        if length < 0:
+            raise ValueError(f"Content-Length {length} is negative")
+        self.server.arm(self.connection, self.server.read_timeout + _PER_MIB * length / (1 << 20))
+        data = self.rfile.read(length) if length else b""
+        if len(data) < length:
+            raise ValueError(f"the connection ended (or was too slow) after {len(data)} of {length} bytes")
+        return data
 
     def _read_body(self) -> bytes:
         try:
@@ -97,13 +198,20 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         try:
             body = self._read_body()
+            self.server.disarm(self.connection)
             url = urlsplit(self.path)
+            if "\0" in unquote(self.path) or any("\0" in k + v for k, v in parse_qsl(url.query)):
+                raise ApiError("INVALID_ARGUMENT", "The request URL contains a NUL character, which no name may "
+                                                   "hold.")
             request = Request(method=self.command, path=url.path, params=dict(parse_qsl(url.query, keep_blank_values=True)),
                               headers={k.lower(): v for k, v in self.headers.items()}, body=body)
             handler, match = route(self.command, url.path)
             answer = handler(self.server.app, request, match)
         except ApiError as exc:
             answer = Answer(status=exc.http, data=json.dumps(exc.body()).encode(), headers=exc.headers)
+        except (RecursionError, json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body no handler could read
+            error = ApiError("INVALID_ARGUMENT", f"Invalid JSON payload received. {type(exc).__name__}: {exc}")
+            answer = Answer(status=400, data=json.dumps(error.body()).encode())
         except Exception as exc:  # a bug: answer 500 like Google would, and say what happened
             traceback.print_exc(file=sys.stderr)
             error = ApiError("INTERNAL", f"Internal error in the trainjobs emulator: {type(exc).__name__}: {exc}")
@@ -120,10 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data) if answer.status != 204 else 0))
         self.end_headers()
-        if answer.status != 204 and self.command != "HEAD":
+        if answer.status != 204 and getattr(self, "command", None) != "HEAD":
             self.wfile.write(data)
 
-    do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = _dispatch
+    do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_HEAD = _dispatch
 
 
 class Emulator:
@@ -165,6 +273,16 @@ class Emulator:
                                         name=f"emulator-{self.port}", daemon=True)
         self._thread.start()
         return self
+
+    def warnings(self) -> list[str]:
+        """What the user must know: an address others can reach, records that could not be loaded."""
+        out = []
+        if self.host not in LOOPBACK:
+            out.append(f"the emulator listens on {self.host}, which other machines may reach, and it has no "
+                       "authentication: anyone who can connect can create, read, cancel and delete jobs and read "
+                       "and write its storage. Use --host 127.0.0.1 (the default) unless you mean it")
+        out += [f"skipped an unreadable record (left as it is): {u}" for u in self.store.unreadable]
+        return out
 
     def stop(self) -> None:
         """Stop serving and release the state dir. Jobs keep running; a new emulator finds them."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialStatus
 from provider.backends.local import store as local_store
-from provider.backends.local.backend import LocalBackend
+from provider.backends.local.backend import JobUnreadable, LocalBackend
 from provider.backends.local.store import new_job_id, now
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
@@ -54,7 +54,10 @@ class JobService:
                 self.store.drop_job(record["id"])
         known = self.store.ids()
         for job_id in local_ids - known:
-            job = self.local.store.record(job_id)
+            try:
+                job = self.local.store.record(job_id)
+            except local_store.Unreadable:
+                continue  # listed by `trainjobs jobs list` as unreadable; nothing to adopt
             if job is None or job.get("kind") not in KINDS.values():
                 continue
             self.store.put_job({"id": job_id, "kind": job["kind"], "parent": job["parent"], "body": job["request"],
@@ -90,7 +93,13 @@ class JobService:
         out: Json = dict(record["body"])
         out["name"] = f"{record['parent']}/{collection}/{record['id']}"
         out["createTime"] = record["create_time"]
-        status = self.status(record)
+        try:
+            status = self.status(record)
+        except JobUnreadable as exc:  # shown as it is, never rewritten: the state is unknown
+            out["state"] = "JOB_STATE_UNSPECIFIED"
+            out["updateTime"] = record["create_time"]
+            out["error"] = {"code": RPC_CODE["DATA_LOSS"], "message": exc.message}
+            return out
         if status is None:
             error = record.get("error") or {"code": RPC_CODE["INTERNAL"], "message": "the job's local files are gone"}
             out["state"] = JobState.FAILED.vertex

@@ -96,6 +96,8 @@ class StorageService:
         self.bucket_dir(bucket)
         if not name or name.endswith("/"):
             raise _error(400, "invalid", f"Invalid object name: '{name}'")
+        if any(c in name for c in "\0\r\n"):  # Cloud Storage forbids them; a NUL cannot be a file name
+            raise _error(400, "invalid", f"Invalid object name: {name!r} (NUL, CR and LF are not allowed)")
         try:
             return self.storage.path(f"gs://{bucket}/{name}")
         except StorageError as exc:

@@ -9,6 +9,10 @@ Files are written atomically (tmp + rename), so a restarted emulator serves the 
 job states themselves live with the local backend (``<state>/local``), whose detached
 supervisors keep running while the emulator is down. Memory holds every record, ordered
 newest first, so listing never scans the disk.
+
+A record that cannot be read (empty, truncated, not a job's) is left as it is, skipped, and
+named in ``unreadable`` (the server prints it at start); the others load. The state dir and its
+folders are 0700, every file 0600.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from provider.backends.local.store import read_json, write_json
+from provider.backends.local.store import FILE_MODE, Unreadable, private_dir, read_json, write_json
 
 Json = dict[str, Any]
 
@@ -40,13 +44,14 @@ class EmulatorStore:
         self._order: list[tuple[str, str]] = []  # (create time, id), oldest first
         self._operations: dict[str, Json] = {}
         self._fd: int | None = None
+        self.unreadable: list[str] = []  # "path: why" for each record that could not be loaded
 
     # -- lifecycle ------------------------------------------------------------------------------
     def open(self) -> None:
         """Take the state dir (StateDirBusy if another emulator has it) and load its records."""
         for d in (self.root, self.jobs_dir, self.operations_dir):
-            d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / "emulator.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            private_dir(d)
+        fd = os.open(self.root / "emulator.lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -58,13 +63,27 @@ class EmulatorStore:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         self._fd = fd
         for path in sorted(self.jobs_dir.glob("*.json")):
-            record = read_json(path)
+            record = self._load(path, ("id", "create_time", "kind", "parent", "body"))
             if record is not None:
                 self._remember(record)
         for path in sorted(self.operations_dir.glob("*.json")):
-            op = read_json(path)
+            op = self._load(path, ("id", "name"))
             if op is not None:
                 self._operations[op["id"]] = op
+
+    def _load(self, path: Path, keys: tuple[str, ...]) -> Json | None:
+        try:
+            data = read_json(path)
+        except Unreadable as exc:
+            self.unreadable.append(f"{path}: {exc.reason}")
+            return None
+        if data is None:
+            return None
+        missing = [k for k in keys if not isinstance(data.get(k), dict if k == "body" else str)]
+        if missing:
+            self.unreadable.append(f"{path}: not an emulator record (no {', '.join(missing)})")
+            return None
+        return data
 
     def close(self) -> None:
         if self._fd is not None:

@@ -22,6 +22,38 @@ OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTim
                "trials", "satisfiesPzs", "satisfiesPzi")
 _FIELD_MISSING = re.compile(r'has no field named "([^"]+)" at "([^"]+)"')
 _FAILED_FIELD = re.compile(r"Failed to parse (\w+) field")
+MAX_DEPTH = 100  # the nesting protobuf's JSON parser accepts (its recursion limit)
+
+
+def depth(data: object) -> int:
+    """How deeply objects and arrays nest in ``data`` (iteratively: no recursion to exhaust)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(data, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level + 1)
+            stack.extend((child, level + 1) for child in item if isinstance(child, (dict, list)))
+    return deepest
+
+
+def loads(raw: bytes, what: str) -> object:
+    """JSON text -> data; INVALID_ARGUMENT when it is not UTF-8 JSON or nests beyond ``MAX_DEPTH``."""
+    try:
+        text = raw.decode("utf-8")
+        data = json.loads(text) if text.strip() else {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise invalid(f"Invalid JSON payload received. {exc}") from None
+    except RecursionError:
+        too_deep = True
+    else:
+        too_deep = depth(data) > MAX_DEPTH
+    if too_deep:
+        raise invalid(f"Invalid JSON payload received. The {what} nests objects and arrays more than "
+                      f"{MAX_DEPTH} levels deep.")
+    return data
 
 
 @cache
@@ -54,11 +86,7 @@ def parse(type_name: str, raw: bytes) -> Json:
     """A request body -> canonical JSON, output-only fields dropped; INVALID_ARGUMENT when malformed."""
     from google.protobuf.json_format import ParseError
 
-    try:
-        text = raw.decode("utf-8")
-        data = json.loads(text) if text.strip() else {}
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise invalid(f"Invalid JSON payload received. {exc}") from None
+    data = loads(raw, _snake(type_name))
     if not isinstance(data, dict):
         raise invalid(f"Invalid JSON payload received. Expected an object for {_snake(type_name)}.")
     cls = message_type(type_name)

@@ -156,7 +156,8 @@ class TrainingJobProvider(ResourceProvider):
         from provider.backends.base import Submission
 
         self._stage(backend, p)
-        return backend.submit(Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds")))
+        return backend.submit(Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
+                                         secret_env=frozenset(p.get("secretEnvNames") or ())))
 
     def _adopt(self, backend: Any, p: Mapping[str, Any]) -> Any:
         """An existing job (``trainjobs:adopt``) recorded under this spec: nothing is started."""

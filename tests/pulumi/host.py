@@ -61,18 +61,25 @@ class ProviderHost:
             [sys.executable, "-u", "-m", "pulumi.dynamic"], cwd=cwd, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, start_new_session=True,
         )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().decode().strip()
-        if not line.isdigit():
-            err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-            raise RuntimeError(f"the dynamic provider host did not start: {line!r} {err}")
-        self.port = int(line)
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
-        self.stub = provider_pb2_grpc.ResourceProviderStub(self.channel)
-        self._stderr = threading.Thread(target=self._drain, daemon=True)
-        self._stderr.start()
-        self.stub.Configure(provider_pb2.ConfigureRequest(args=struct_pb2.Struct(), acceptSecrets=False,
-                                                          acceptResources=True))
+        self.channel: grpc.Channel | None = None
+        self._stderr: threading.Thread | None = None
+        try:  # a host that fails to start is still killed: the test owns it
+            assert self.proc.stdout is not None
+            line = self.proc.stdout.readline().decode().strip()
+            if not line.isdigit():
+                self.proc.kill()
+                _, err = self.proc.communicate(timeout=60)
+                raise RuntimeError(f"the dynamic provider host did not start: {line!r} {err.decode(errors='replace')}")
+            self.port = int(line)
+            self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+            self.stub = provider_pb2_grpc.ResourceProviderStub(self.channel)
+            self._stderr = threading.Thread(target=self._drain, daemon=True)
+            self._stderr.start()
+            self.stub.Configure(provider_pb2.ConfigureRequest(args=struct_pb2.Struct(), acceptSecrets=False,
+                                                              acceptResources=True))
+        except BaseException:
+            self.close()
+            raise
 
     def _drain(self) -> None:
         assert self.proc.stderr is not None
@@ -80,11 +87,13 @@ class ProviderHost:
             pass
 
     def close(self) -> None:
-        self.channel.close()
+        if self.channel is not None:
+            self.channel.close()
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(timeout=10)
-        self._stderr.join(timeout=10)
+        self.proc.wait(timeout=60)
+        if self._stderr is not None:
+            self._stderr.join(timeout=60)
         for pipe in (self.proc.stdout, self.proc.stderr):
             if pipe is not None:
                 pipe.close()

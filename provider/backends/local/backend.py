@@ -11,6 +11,9 @@ or cancel any job.
 from __future__ import annotations
 
 import builtins
+import contextlib
+import copy
+import json
 import os
 import shutil
 import subprocess
@@ -18,12 +21,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import provider
 from provider.backends.base import (
     IDENTITY_LABEL,
+    BackendError,
     FailedPrecondition,
     InvalidArgument,
     JobState,
@@ -39,6 +44,7 @@ from provider.backends.local.paths import Storage, StorageError, default_home, d
 from provider.backends.local.replica_limit import check_replicas
 
 Json = dict[str, Any]
+SECRET_SHOWN = "***"
 
 _spawned: list[subprocess.Popen[bytes]] = []
 _spawned_lock = threading.Lock()  # callers may be threads: the Pulumi host serves calls in parallel
@@ -70,6 +76,21 @@ def container_engine() -> tuple[str | None, str]:
     return None, "; ".join(reasons)
 
 
+class JobUnreadable(BackendError):
+    """A job whose files cannot be read; nothing was changed."""
+
+    code = "DATA_LOSS"
+
+
+@dataclass(frozen=True)
+class UnreadableJob:
+    """A job listed by its id only: which file is broken, and why."""
+
+    id: str
+    path: Path
+    reason: str
+
+
 class LocalBackend:
     name = "local"
 
@@ -97,6 +118,8 @@ class LocalBackend:
             raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
         cpu_only = submission.cpu_only or gpus.cpu_mode()
         engine = self.preflight(job_spec, cpu_only, request.kind, body)
+        spec_key = "trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec"
+        body, secrets = _without_secrets(body, spec_key, submission.secret_env)
         record = {
             "kind": request.kind,
             "parent": request.parent,
@@ -107,10 +130,16 @@ class LocalBackend:
             "home": str(self.home),
             "storage_root": str(self.storage.root),
             "options": {"cpu_only": cpu_only, "max_wait_seconds": submission.max_wait_seconds, "engine": engine},
+            "secret_env": sorted(submission.secret_env),  # their values: "***" here, given to the supervisor only
         }
-        job_dir = self.store.create(record)
+        try:
+            job_dir = self.store.create(record)
+        except OSError as exc:
+            raise FailedPrecondition(f"cannot write the job's record under {self.store.jobs}: "
+                                     f"{'disk full' if store.disk_full(exc) else exc.strerror} ({exc}); nothing "
+                                     "was started") from None
         job_id = job_dir.name
-        self.spawn(job_dir)
+        self.spawn(job_dir, secrets)
         return self.get(job_id)
 
     def preflight(self, job_spec: Json, cpu_only: bool, kind: str, body: Json) -> str | None:
@@ -150,19 +179,27 @@ class LocalBackend:
                     "was started")
         return engine
 
-    def spawn(self, job_dir: Path) -> None:
+    def spawn(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
+        """Start the job's supervisor; secret env values go to it through a pipe, never to a file."""
         env = dict(os.environ)
         root = str(Path(provider.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        with open(job_dir / "supervisor.log", "ab") as log:
+        with store.open_private(job_dir / "supervisor.log") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "provider.backends.local.supervisor", str(job_dir)],
-                cwd=job_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                cwd=job_dir, env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, close_fds=True,
             )
+        assert proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError), proc.stdin:
+            proc.stdin.write(json.dumps(secrets or {}).encode())
         with _spawned_lock:
             _spawned.append(proc)
-        self.store.update(job_dir.name, supervisor={"pid": proc.pid, "start": _start_of(proc.pid)})
+        try:
+            self.store.update(job_dir.name, supervisor={"pid": proc.pid, "start": _start_of(proc.pid)})
+        except OSError as exc:  # a full disk: the supervisor records itself (or keeps trying)
+            if not store.disk_full(exc):
+                raise
 
     # -- read -----------------------------------------------------------------------------------
     def resolve(self, ref: str) -> str:
@@ -177,34 +214,50 @@ class LocalBackend:
             if len(matches) > 1:
                 raise NotFound(f"{ref!r} matches {len(matches)} jobs; give more digits")
         for job_id in ids:  # newest first
-            record = self.store.record(job_id) or {}
+            try:
+                record = self.store.record(job_id) or {}
+            except store.Unreadable:
+                continue
             if record.get("display_name") == ref:
                 return job_id
         raise NotFound(f"no local job {ref!r} (see `trainjobs jobs list`)")
 
     def get(self, job_id: str) -> JobStatus:
         _reap()
-        try:
-            record = self.store.record(job_id)
-            state = self.store.state(job_id)
-        except KeyError:
-            record = state = None
-        if record is None or state is None:
+        if not job_id.isdigit():
             raise NotFound(f"no local job {job_id!r}")
-        return _status(record, state)
+        try:
+            found = self.store.read(job_id)
+        except store.Unreadable as exc:
+            raise JobUnreadable(f"local job {job_id} cannot be read: {exc.path}: {exc.reason}. Nothing was "
+                                "changed; remove that job's directory to forget it") from None
+        if found is None:
+            raise NotFound(f"no local job {job_id!r}")
+        return _checked_status(job_id, self.store.job_dir(job_id), *found)
 
     def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
-        out = []
+        return self.scan(labels)[0]
+
+    def scan(self, labels: dict[str, str] | None = None) -> tuple[builtins.list[JobStatus],
+                                                                  builtins.list[UnreadableJob]]:
+        """Every job, newest first, each read on its own; the ones that cannot be read, apart."""
+        out: builtins.list[JobStatus] = []
+        broken: builtins.list[UnreadableJob] = []
         for job_id in self.store.ids():
-            record = self.store.record(job_id)
-            if record is None:
-                continue
-            if labels and any(record.get("labels", {}).get(k) != v for k, v in labels.items()):
-                continue
-            state = self.store.state(job_id)
-            if state is not None:
-                out.append(_status(record, state))
-        return out
+            try:
+                record = self.store.record(job_id)
+                if record is None:
+                    continue
+                if labels and any(_labels(record).get(k) != v for k, v in labels.items()):
+                    continue
+                found = self.store.read(job_id)
+                if found is not None:
+                    out.append(_checked_status(job_id, self.store.job_dir(job_id), *found))
+            except store.Unreadable as exc:
+                broken.append(UnreadableJob(job_id, exc.path, exc.reason))
+            except JobUnreadable as exc:
+                broken.append(UnreadableJob(job_id, self.store.job_dir(job_id), exc.message))
+        return out, broken
 
     def find(self, labels: dict[str, str]) -> JobStatus | None:
         jobs = self.list(labels)
@@ -281,6 +334,35 @@ def _start_of(pid: int) -> int | None:
             return start
         time.sleep(0.01)
     return None
+
+
+def _without_secrets(body: Json, spec_key: str, names: frozenset[str]) -> tuple[Json, dict[str, dict[str, str]]]:
+    """The request with "***" for the values of ``names``, and those values by pool index."""
+    if not names:
+        return body, {}
+    body = copy.deepcopy(body)
+    secrets: dict[str, dict[str, str]] = {}
+    for index, spec in enumerate((body.get(spec_key) or {}).get("workerPoolSpecs") or []):
+        task = (spec or {}).get("containerSpec") or (spec or {}).get("pythonPackageSpec") or {}
+        for item in task.get("env") or []:
+            if item.get("name") in names:
+                secrets.setdefault(str(index), {})[item["name"]] = str(item.get("value", ""))
+                item["value"] = SECRET_SHOWN
+    return body, secrets
+
+
+def _labels(record: Json) -> dict[str, Any]:
+    labels = record.get("labels")
+    return labels if isinstance(labels, dict) else {}
+
+
+def _checked_status(job_id: str, job_dir: Path, record: Json, state: Json) -> JobStatus:
+    """The status, or JobUnreadable when the files are JSON but not a job's record and state."""
+    try:
+        return _status(record, state)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise JobUnreadable(f"local job {job_id} cannot be read: {job_dir}: its job.json or state.json is not "
+                            f"a job's ({type(exc).__name__}: {exc}). Nothing was changed") from None
 
 
 def _status(record: Json, state: Json) -> JobStatus:

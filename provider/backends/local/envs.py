@@ -88,7 +88,7 @@ def requirements(path: Path) -> list[str]:
 def _pip(python: Path, args: list[str], log: Path) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
            "--no-input", "install", "--quiet", *args]
-    with open(log, "a", encoding="utf-8") as out:
+    with store.open_private(log, "a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
         proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)

@@ -8,12 +8,21 @@
 
 Readers never lock: a rename is atomic, so they see the old or the new state, never half.
 A reader that finds a job running whose supervisor is gone marks it FAILED, under the lock.
+
+Each job is read on its own: a record that is empty, truncated or not JSON raises
+``Unreadable`` (its path and why) for that job only, and is never rewritten or deleted unasked.
+A reader never needs to write: on a full or read-only disk it still answers (a dead
+supervisor's job is then shown FAILED without being saved).
+
+Modes: the home, ``jobs/`` and every job dir are 0700, every file written here 0600 (a job's
+request can carry its environment).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import fcntl
 import json
 import os
@@ -27,6 +36,48 @@ from typing import Any
 Json = dict[str, Any]
 
 TERMINAL = ("SUCCEEDED", "FAILED", "CANCELLED")
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class Unreadable(Exception):
+    """A job file that exists but cannot be read as a JSON object: which file, and why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and its parents) as 0700; an existing dir is narrowed to 0700."""
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    if path.stat().st_mode & 0o077:
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def private_dirs(path: Path) -> Path:
+    """Create ``path`` and any missing parent as 0700 (Path.mkdir gives parents the default mode)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=DIR_MODE)
+    return missing[0] if missing else path
+
+
+def open_private(path: Path, mode: str = "ab") -> Any:
+    """Open a file for writing, creating it 0600."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if "a" in mode else os.O_TRUNC)
+    fd = os.open(path, flags, FILE_MODE)
+    return os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8")
 
 
 def now() -> str:
@@ -41,21 +92,45 @@ def new_job_id() -> str:
 
 def write_json(path: Path, data: Json) -> None:
     """Write atomically: a reader sees the old file or the new one, never a half-written one."""
+    """The file is 0600; on failure (a full disk) the temporary file is removed and the error raised."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    text = json.dumps(data, indent=1, sort_keys=True)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
 
 
 def read_json(path: Path) -> Json | None:
+    """The JSON object in ``path``; None if there is no such file; ``Unreadable`` if it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data: Json = json.load(f)
-            return data
+        with open(path, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise Unreadable(path, exc.strerror or str(exc)) from None
+    if not raw.strip():
+        raise Unreadable(path, "the file is empty")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise Unreadable(path, f"not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise Unreadable(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                               "it may have been truncated") from None
+    except RecursionError:
+        raise Unreadable(path, "JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise Unreadable(path, f"a JSON {type(data).__name__}, not an object")
+    return data
 
 
 @contextlib.contextmanager
@@ -112,27 +187,37 @@ class JobStore:
         return self.jobs / job_id
 
     def create(self, record: Json) -> Path:
-        self.jobs.mkdir(parents=True, exist_ok=True)
+        private_dir(self.home)
+        private_dir(self.jobs)
         while True:
             job_id = new_job_id()
             job_dir = self.jobs / job_id
             try:
-                job_dir.mkdir()
+                job_dir.mkdir(mode=DIR_MODE)
                 break
             except FileExistsError:
                 continue
-        (job_dir / "logs").mkdir()
         record = {**record, "id": job_id}
-        write_json(job_dir / "job.json", record)
-        write_json(job_dir / "state.json", {"state": "QUEUED", "create_time": record["create_time"],
-                                            "update_time": record["create_time"]})
+        try:
+            (job_dir / "logs").mkdir(mode=DIR_MODE)
+            write_json(job_dir / "job.json", record)
+            write_json(job_dir / "state.json", {"state": "QUEUED", "create_time": record["create_time"],
+                                                "update_time": record["create_time"]})
+        except OSError:  # a full disk: no half-made job is left behind
+            import shutil
+
+            shutil.rmtree(job_dir, ignore_errors=True)
+            raise
         return job_dir
 
     def ids(self) -> list[str]:
         if not self.jobs.is_dir():
             return []
-        return sorted((p.name for p in self.jobs.iterdir() if p.name.isdigit() and (p / "job.json").exists()),
-                      reverse=True)
+        try:
+            entries = list(self.jobs.iterdir())
+        except OSError:
+            return []
+        return sorted((p.name for p in entries if p.name.isdigit() and (p / "job.json").exists()), reverse=True)
 
     def record(self, job_id: str) -> Json | None:
         return read_json(self.job_dir(job_id) / "job.json")
@@ -141,7 +226,11 @@ class JobStore:
         """The job's state, failing it first if its supervisor died while it was not finished."""
         job_dir = self.job_dir(job_id)
         state = read_json(job_dir / "state.json")
-        if state is None or state["state"] in TERMINAL:
+        if state is None:
+            return state
+        if not isinstance(state.get("state"), str):
+            raise Unreadable(job_dir / "state.json", "it has no job state")
+        if state["state"] in TERMINAL:
             return state
         sup = state.get("supervisor")
         if sup is None:  # the submitter writes it right after starting the supervisor
@@ -151,23 +240,34 @@ class JobStore:
         return self.fail_orphan(job_id, f"the supervisor (pid {sup['pid']}) died while the job was {state['state']}")
 
     def fail_orphan(self, job_id: str, reason: str) -> Json:
-        """Mark a job whose supervisor is gone as FAILED (or CANCELLED if it was being cancelled)."""
+        """Mark a job whose supervisor is gone as FAILED (or CANCELLED if it was being cancelled).
+
+        When the disk is full or read-only, the ended state is returned without being saved."""
         job_dir = self.job_dir(job_id)
-        with locked(job_dir):
-            state = read_json(job_dir / "state.json") or {}
-            if state.get("state") in TERMINAL or alive(state.get("supervisor")):
+        try:
+            with locked(job_dir):
+                state = read_json(job_dir / "state.json") or {}
+                if state.get("state") in TERMINAL or alive(state.get("supervisor")):
+                    return state
+                _end_orphan(job_dir, state, reason)
+                with contextlib.suppress(OSError):
+                    write_json(job_dir / "state.json", state)
                 return state
-            for replica in state.get("replicas", []):
-                if replica.get("pgid"):
-                    kill_group(int(replica["pgid"]), signal.SIGKILL)
-                if replica.get("state") in ("running", "waiting", "restarting"):
-                    replica["state"] = "stopped"
-            cancelling = state.get("state") == "CANCELLING" or (job_dir / "cancel").exists()
-            state["state"] = "CANCELLED" if cancelling else "FAILED"
-            state["error"] = {"code": 1 if cancelling else 13, "message": reason}
-            state["end_time"] = state["update_time"] = now()
-            write_json(job_dir / "state.json", state)
+        except OSError:  # no lock file can be created: read only
+            state = read_json(job_dir / "state.json") or {}
+            if state.get("state") not in TERMINAL and not alive(state.get("supervisor")):
+                _end_orphan(job_dir, state, reason)
             return state
+
+    def read(self, job_id: str) -> tuple[Json, Json] | None:
+        """The record and state of one job (None if it is gone); ``Unreadable`` if either is broken."""
+        record = self.record(job_id)
+        if record is None:
+            return None
+        state = self.state(job_id)
+        if state is None:
+            return None
+        return record, state
 
     def update(self, job_id: str, **changes: Any) -> Json:
         """Merge ``changes`` into the state, under the job's lock."""
@@ -180,7 +280,7 @@ class JobStore:
 
     def request_cancel(self, job_id: str) -> None:
         job_dir = self.job_dir(job_id)
-        (job_dir / "cancel").touch()
+        os.close(os.open(job_dir / "cancel", os.O_WRONLY | os.O_CREAT, FILE_MODE))
         state = read_json(job_dir / "state.json") or {}
         sup = state.get("supervisor")
         if sup is not None and alive(sup):
@@ -197,3 +297,15 @@ class JobStore:
                 with contextlib.suppress(FileNotFoundError):
                     (job_dir / name).unlink()
         shutil.rmtree(job_dir, ignore_errors=True)
+
+
+def _end_orphan(job_dir: Path, state: Json, reason: str) -> None:
+    for replica in state.get("replicas", []):
+        if replica.get("pgid"):
+            kill_group(int(replica["pgid"]), signal.SIGKILL)
+        if replica.get("state") in ("running", "waiting", "restarting"):
+            replica["state"] = "stopped"
+    cancelling = state.get("state") == "CANCELLING" or (job_dir / "cancel").exists()
+    state["state"] = "CANCELLED" if cancelling else "FAILED"
+    state["error"] = {"code": 1 if cancelling else 13, "message": reason}
+    state["end_time"] = state["update_time"] = now()

@@ -13,7 +13,11 @@ and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
   when restartJobOnWorkerRestart is set; a trainer that checkpoints resumes;
 * max running time and max wait are enforced; cancel stops every replica (SIGTERM, then SIGKILL
   after 5 s);
-* tuning jobs run their trials, at most maxParallelTrials at a time.
+* tuning jobs run their trials, at most maxParallelTrials at a time;
+* every process of the job dies with it, even if the supervisor is killed (see reaper.py);
+* a full disk never kills it: a state it cannot save is kept and saved later, the final state
+  is retried (using the space of a small reserve file made at start), a job that cannot go on
+  ends FAILED with "disk full", and no temporary file is left behind.
 
 It imports nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
 """
@@ -21,7 +25,6 @@ It imports nothing heavy (Optuna only for Bayesian tuning), to stay small in mem
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import signal
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.backends.local import cluster as cl
-from provider.backends.local import envs, gpus, store, tuning
+from provider.backends.local import envs, gpus, reaper, store, tuning
 from provider.backends.local.paths import Storage
 
 Json = dict[str, Any]
@@ -41,7 +44,8 @@ Json = dict[str, Any]
 GRACE_SECONDS = 5.0
 MAX_RESTARTS = 5
 POLL_MIN, POLL_MAX = 0.02, 0.25
-PR_SET_PDEATHSIG = 1
+RESERVE_BYTES = 128 * 1024
+FINAL_WRITE_TRIES = 40
 BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
 
@@ -56,14 +60,10 @@ class Finished(Exception):
         self.code = code
 
 
-_libc: Any = None
-
-
 def _child_setup(parent: int) -> None:
-    """In each replica, before exec: its own process group, and death when the supervisor dies."""
+    """In each replica, before exec: its own session and process group, and death when the supervisor dies."""
     os.setsid()
-    if _libc is not None:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    reaper.die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(1)
 
@@ -115,12 +115,12 @@ class Cluster:
 
     def log_path(self, proc: ReplicaProc) -> Path:
         folder = self.sup.job_dir / "logs" / (f"trial-{self.trial}" if self.trial else "")
-        folder.mkdir(parents=True, exist_ok=True)
+        store.private_dirs(folder)
         return folder / f"{proc.name}.log"
 
     def metrics_path(self, proc: ReplicaProc) -> Path:
         folder = self.sup.job_dir / "metrics" / (self.trial or "job")
-        folder.mkdir(parents=True, exist_ok=True)
+        store.private_dirs(folder)
         return folder / f"{proc.name}.metrics"
 
     def spawn(self, proc: ReplicaProc) -> None:
@@ -131,6 +131,7 @@ class Cluster:
         task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
         for item in task.get("env", []):
             env[item["name"]] = str(item.get("value", ""))
+        env.update(self.sup.secrets.get(str(proc.replica.pool), {}))  # the record holds "***" for them
         env["CLOUD_ML_HP_METRIC_FILE"] = str(self.metrics_path(proc))
         if self.sup.metric_tag:
             env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
@@ -141,9 +142,9 @@ class Cluster:
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
         argv = self.sup.argv(spec, self.trial, self.params)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
-        workdir.mkdir(parents=True, exist_ok=True)
+        store.private_dirs(workdir)
         log = self.log_path(proc)
-        with open(log, "ab") as out:
+        with store.open_private(log) as out:
             if proc.restarts:
                 out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts}) ---\n".encode())
             out.flush()
@@ -235,8 +236,9 @@ class Cluster:
 
 
 class Supervisor:
-    def __init__(self, job_dir: Path) -> None:
+    def __init__(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
         self.job_dir = job_dir
+        self.secrets = secrets or {}  # secret env values by pool index: in memory only
         self.pid = os.getpid()
         record = store.read_json(job_dir / "job.json")
         if record is None:
@@ -266,27 +268,61 @@ class Supervisor:
         self.restarts = 0
         self.started_at: float | None = None
         self.poll = POLL_MIN
+        self.unsaved: Json = {}  # changes a full disk kept from state.json: saved with the next write
+        self.reserve = job_dir / ".reserve"
 
     # -- state -------------------------------------------------------------------------------
-    def write(self, **changes: Any) -> None:
+    def write(self, **changes: Any) -> bool:
+        """Save ``changes`` to state.json; on a full disk keep them for the next write and return False."""
+        self.unsaved.update(changes)
         replicas = [p.status() for c in self.clusters for p in c.procs]
-        with store.locked(self.job_dir):
-            state = store.read_json(self.job_dir / "state.json") or {}
-            state.update(changes)
-            state["replicas"] = replicas
-            if self.trials:
-                state["trials"] = self.trials
-            state["restarts"] = self.restarts
-            state["update_time"] = store.now()
-            store.write_json(self.job_dir / "state.json", state)
+        try:
+            with store.locked(self.job_dir):
+                state = store.read_json(self.job_dir / "state.json") or {}
+                state.update(self.unsaved)
+                state["replicas"] = replicas
+                if self.trials:
+                    state["trials"] = self.trials
+                state["restarts"] = self.restarts
+                state["update_time"] = store.now()
+                store.write_json(self.job_dir / "state.json", state)
+        except OSError as exc:
+            if not store.disk_full(exc):
+                raise
+            self.event(f"could not save the job's state (disk full: {exc.strerror}); will retry")
+            return False
+        self.unsaved = {}
+        return True
+
+    def write_final(self, **changes: Any) -> None:
+        """The last write: retried, using the reserve's space when the disk is full."""
+        delay = 0.1
+        for _ in range(FINAL_WRITE_TRIES):
+            if self.write(**changes):
+                break
+            with contextlib.suppress(OSError):
+                self.reserve.unlink()
+            time.sleep(delay)
+            delay = min(2.0, delay * 1.5)
+        with contextlib.suppress(OSError):
+            self.reserve.unlink()
+
+    def make_reserve(self) -> None:
+        """A little space set aside at start, given back when the final state cannot be saved."""
+        with contextlib.suppress(OSError), store.open_private(self.reserve, "wb") as f:
+            f.write(b"\0" * RESERVE_BYTES)
+            f.flush()
+            os.fsync(f.fileno())
 
     def event(self, message: str) -> None:
-        print(f"{store.now()} {message}", flush=True)
+        with contextlib.suppress(OSError, ValueError):  # the log is on the job's disk, which may be full
+            print(f"{store.now()} {message}", flush=True)
 
     def cancel_requested(self) -> bool:
         return self.cancel_flag or (self.job_dir / "cancel").exists()
 
     def sleep(self) -> None:
+        reaper.reap_strays(self.known_pids())
         time.sleep(self.poll)
         self.poll = min(POLL_MAX, self.poll * 1.3)
 
@@ -320,6 +356,8 @@ class Supervisor:
     def run(self) -> None:
         signal.signal(signal.SIGUSR1, self._on_cancel)
         signal.signal(signal.SIGTERM, self._on_cancel)
+        reaper.become_subreaper()
+        self.make_reserve()
         self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
         self.event(f"supervisor {self.pid} for job {self.job_id}")
         try:
@@ -335,10 +373,21 @@ class Supervisor:
         except Finished as done:
             self.finish(done)
         except envs.EnvError as exc:
-            self.finish(Finished("FAILED", f"preparing the training package failed: {exc}", code=13))
+            full = "No space left on device" in str(exc)
+            self.finish(Finished("FAILED", f"{'disk full: ' if full else ''}preparing the training package "
+                                 f"failed: {exc}", code=8 if full else 13))
+        except OSError as exc:
+            if not store.disk_full(exc):
+                self._crashed(exc)
+            else:
+                self.finish(Finished("FAILED", f"disk full: the job could not go on ({exc})", code=8))
         except Exception as exc:
+            self._crashed(exc)
+
+    def _crashed(self, exc: BaseException) -> None:
+        with contextlib.suppress(OSError, ValueError):
             traceback.print_exc()
-            self.finish(Finished("FAILED", f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
+        self.finish(Finished("FAILED", f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
 
     def _on_cancel(self, signum: int, frame: Any) -> None:
         self.cancel_flag = True
@@ -415,9 +464,12 @@ class Supervisor:
             self.write_if_changed()
             self.sleep()
 
+    def known_pids(self) -> set[int]:
+        return {p.popen.pid for c in self.clusters for p in c.procs if p.popen is not None}
+
     def write_if_changed(self) -> None:
         snapshot = json.dumps([p.status() for c in self.clusters for p in c.procs], sort_keys=True)
-        if snapshot != getattr(self, "_last", None):
+        if snapshot != getattr(self, "_last", None) or self.unsaved:
             self._last = snapshot
             self.write()
 
@@ -509,8 +561,9 @@ class Supervisor:
         for run in self.clusters:
             run.stop(graceful=True)
         self.gpus.release()
+        reaper.sweep()  # whatever the replicas left behind (re-parented here) dies with the job
         error = None if done.state == "SUCCEEDED" else {"code": done.code, "message": done.message or done.state}
-        self.write(state=done.state, end_time=store.now(), error=error, gpus=[], message=None)
+        self.write_final(state=done.state, end_time=store.now(), error=error, gpus=[], message=None)
         self.event(f"job {done.state}" + (f": {done.message}" if done.message else ""))
 
 
@@ -533,12 +586,36 @@ def _trial_job_dir(args: list[str], trial: str) -> list[str]:
     return out
 
 
-def main(argv: list[str]) -> int:
-    global _libc
-    with contextlib.suppress(OSError):
-        _libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    Supervisor(Path(argv[0])).run()
+def _supervise(job_dir: Path, secrets: dict[str, dict[str, str]]) -> int:
+    Supervisor(job_dir, secrets).run()
     return 0
+
+
+def _read_secrets() -> dict[str, dict[str, str]]:
+    """The secret env values the submitter writes to our stdin (never stored in the job's files)."""
+    try:
+        raw = sys.stdin.buffer.read() if sys.stdin is not None else b""
+        data = json.loads(raw) if raw.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def main(argv: list[str]) -> int:
+    job_dir = Path(argv[0])
+    record = store.read_json(job_dir / "job.json")
+    if record is None:
+        raise SystemExit(f"no job record in {job_dir}")
+    job_store = store.JobStore(Path(record["home"]))
+    secrets = _read_secrets()
+
+    def on_death(pid: int, how: str) -> None:
+        with contextlib.suppress(OSError, store.Unreadable):
+            state = store.read_json(job_dir / "state.json") or {}
+            job_store.fail_orphan(record["id"], f"the supervisor (pid {pid}) died while the job was "
+                                                f"{state.get('state', 'QUEUED')} (it {how})")
+
+    return reaper.guard(lambda: _supervise(job_dir, secrets), on_death)
 
 
 if __name__ == "__main__":
