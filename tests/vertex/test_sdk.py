@@ -55,7 +55,14 @@ def test_seed_004_worker_pool_specs_verbatim(sdk: Any, emulator: Emulator) -> No
 
     if container_engine()[0] is not None:
         pytest.skip("a container engine answers here: this test shows the job failing without one")
-    specs = seed_004_worker_pool_specs()
+    from google.api_core.exceptions import BadRequest
+
+    verbatim = seed_004_worker_pool_specs()
+    # As written, seed 004's image is a placeholder (gcr.io/{YOUR-PROJECT-ID}/...): refused at create.
+    with pytest.raises(BadRequest, match="looks like an unfilled placeholder"):
+        sdk.CustomJob(display_name="multiworker-cassava-sdk", worker_pool_specs=verbatim,
+                      staging_bucket="gs://seeds-bucket").run()
+    specs = json.loads(json.dumps(verbatim).replace("{YOUR-PROJECT-ID}", "seeds-project"))  # filled in, as users do
     job = sdk.CustomJob(display_name="multiworker-cassava-sdk", worker_pool_specs=specs,
                         staging_bucket="gs://seeds-bucket")
     with pytest.raises(RuntimeError, match="Job failed with") as failure:
@@ -74,7 +81,7 @@ def test_seed_004_worker_pool_specs_verbatim(sdk: Any, emulator: Emulator) -> No
     record = emulator.store.job(job.name)
     assert record is not None
     assert record["body"]["jobSpec"]["workerPoolSpecs"] == expected
-    assert expected[0] == {"replicaCount": "1", "containerSpec": {"imageUri": "gcr.io/{YOUR-PROJECT-ID}/multiworker:cassava"},
+    assert expected[0] == {"replicaCount": "1", "containerSpec": {"imageUri": "gcr.io/seeds-project/multiworker:cassava"},
                            "machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_V100",
                                            "acceleratorCount": 1}}
     assert record["body"]["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"].startswith(
