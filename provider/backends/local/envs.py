@@ -85,6 +85,31 @@ def requirements(path: Path) -> list[str]:
     raise EnvError(f"{path.name}: not a Python package (expected .tar.gz or .whl)")
 
 
+def content_digest(path: Path) -> str:
+    """SHA-256 of what a package holds: its members' names, modes and bytes, not the archive's own
+    bytes. An sdist rebuilt from the same sources (for another spec, or another job dir) has new
+    timestamps in its tar headers and so another file digest, but the same content digest."""
+    h = hashlib.sha256()
+    name = path.name
+    if name.endswith((".tar.gz", ".tgz")):
+        with tarfile.open(path) as t:
+            for member in sorted((m for m in t.getmembers() if m.isfile()), key=lambda m: m.name):
+                f = t.extractfile(member)
+                data = f.read() if f else b""
+                h.update(f"{member.name}\0{member.mode & 0o111 != 0}\0{len(data)}\0".encode())
+                h.update(data)
+        return h.hexdigest()
+    if name.endswith(".whl"):
+        with zipfile.ZipFile(path) as z:
+            for info in sorted(z.infolist(), key=lambda i: i.filename):
+                if not info.is_dir():
+                    data = z.read(info)
+                    h.update(f"{info.filename}\0{len(data)}\0".encode())
+                    h.update(data)
+        return h.hexdigest()
+    return file_digest(path)
+
+
 def _pip(python: Path, args: list[str], log: Path) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
            "--no-input", "install", "--quiet", *args]
@@ -125,7 +150,7 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path) -> PythonEnv:
     reqs = sorted({r for p in packages for r in requirements(p)})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
-    pkg_key = hashlib.sha256("\n".join([version, *(file_digest(p) for p in packages)]).encode()).hexdigest()[:24]
+    pkg_key = hashlib.sha256("\n".join([version, *(content_digest(p) for p in packages)]).encode()).hexdigest()[:24]
     deps = envs_dir / f"deps-{deps_key}"
     pkg = envs_dir / f"pkg-{pkg_key}"
     python = deps / "bin" / "python"
