@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,19 +111,33 @@ def content_digest(path: Path) -> str:
     return file_digest(path)
 
 
-def _pip(python: Path, args: list[str], log: Path) -> None:
+Progress = Callable[[str], None]
+# pip's lines that say what it is doing, shown while a job's environment is built
+_PROGRESS = ("Collecting ", "Downloading ", "Processing ", "Installing collected packages", "Building wheel")
+
+
+def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
-           "--no-input", "install", "--quiet", *args]
+           "--no-input", "install", "--progress-bar", "off", *args]
     with store.open_private(log, "a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
-        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
-    if proc.returncode != 0:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                text=True, errors="replace")
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                out.write(line)
+                out.flush()
+                if progress is not None and line.lstrip().startswith(_PROGRESS):
+                    progress(line.strip())
+        returncode = proc.wait()
+    if returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
-        raise EnvError(f"pip install failed (exit {proc.returncode}):\n{tail}")
+        raise EnvError(f"pip install failed (exit {returncode}):\n{tail}")
 
 
-def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
+def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None) -> None:
     """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
     ready = target / ".ready"
     if ready.exists():
@@ -137,7 +152,7 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
                     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 elif kind == "pip":
-                    _pip(Path(args[0]), args[1:], log)
+                    _pip(Path(args[0]), args[1:], log, progress)
             target.mkdir(parents=True, exist_ok=True)
             ready.write_text("ok\n")
         except BaseException:
@@ -145,8 +160,10 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
             raise
 
 
-def ensure(envs_dir: Path, packages: list[Path], log: Path) -> PythonEnv:
-    """The environment for ``packages`` (local files), built if it is not cached yet."""
+def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None) -> PythonEnv:
+    """The environment for ``packages`` (local files), built if it is not cached yet.
+
+    ``progress`` hears what is being installed: the requirements first, then pip's own lines."""
     reqs = sorted({r for p in packages for r in requirements(p)})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
@@ -157,6 +174,10 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path) -> PythonEnv:
     steps: list[tuple[str, list[str]]] = [("venv", [])]
     if reqs:
         steps.append(("pip", [str(python), *reqs]))
-    _build(deps, steps, log)
-    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log)
+    if progress is not None and not (deps / ".ready").exists() and reqs:
+        progress(f"installing {len(reqs)} requirement(s): {', '.join(reqs)}")
+    _build(deps, steps, log, progress)
+    if progress is not None and not (pkg / ".ready").exists():
+        progress(f"installing the package {', '.join(p.name for p in packages)}")
+    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress)
     return PythonEnv(python=python, pythonpath=pkg)
