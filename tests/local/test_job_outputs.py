@@ -171,13 +171,13 @@ def test_run_shows_the_environment_being_built(home: dict[str, str], tmp_path: P
         "from setuptools import setup\nsetup(name='needs-pluggy', version='1.0', packages=['needs_pluggy'], "
         "install_requires=['pluggy==1.7.0'])\n")
     spec = project / "job.yaml"
-    spec.write_text(f"""\
+    spec.write_text("""\
 apiVersion: trainjobs/v1
 kind: TrainingJob
-metadata: {{name: needs_pluggy}}
+metadata: {name: needs_pluggy}
 spec:
   region: us-central1
-  workerPools: {{chief: {{machineType: n1-standard-4}}}}
+  workerPools: {chief: {machineType: n1-standard-4}}
   application:
     pythonPackage:
       path: trainer/needs_pluggy
