@@ -13,6 +13,7 @@ nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import shutil
 import subprocess
@@ -180,4 +181,24 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
     _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress)
+    for layer in (deps, pkg):
+        mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)
+
+
+USED = ".used"  # touched each time a job uses the environment: `trainjobs jobs prune` reads it
+
+
+def mark_used(layer: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only or full cache still serves the job
+        (layer / USED).touch()
+
+
+def last_used(layer: Path) -> float:
+    """When a job last used this environment (its build time if none has since)."""
+    for name in (USED, ".ready"):
+        try:
+            return (layer / name).stat().st_mtime
+        except OSError:
+            continue
+    return 0.0
