@@ -185,10 +185,8 @@ def list_jobs(args: argparse.Namespace) -> int:
 
     t = target(args)
     scan = getattr(t.backend, "scan", None)
-    if callable(scan):  # the local backend: every record read on its own, the broken ones apart
-        jobs, broken = scan()
-        if t.labels:
-            jobs = [j for j in jobs if all(j.labels_dict.get(k) == v for k, v in t.labels.items())]
+    if callable(scan):  # the local backend: the newest records, each read on its own, the broken ones apart
+        jobs, broken = scan(t.labels, limit=args.limit)
     else:
         jobs, broken = t.backend.list(t.labels), []
     jobs = jobs[: args.limit]
