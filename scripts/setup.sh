@@ -46,6 +46,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
   echo "setup: installing trainjobs${extras:+[$extras]} into .venv (a first install takes a few minutes)"
   pip_install -e "$spec"
   .venv/bin/python -c "import provider" # fail loudly if the install did not work
+  # Bytecode for every module now: where .pyc files are not written at import time
+  # (PYTHONDONTWRITEBYTECODE, read-only trees), each start would otherwise compile them again.
+  .venv/bin/python -m compileall -q provider
   if [[ ",$extras," == *",dev,"* ]]; then
     echo "setup: downloading the wheels the offline tests install from (tests/fixtures/wheelhouse.txt)"
     for wanted in tests/fixtures/wheelhouse.txt tests/fixtures/wheelhouse-lowest.txt; do

@@ -36,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--format", choices=["text", "json"], default="text")
     add_stack_option(ls)
     ls.set_defaults(_target="provider.cli.jobs:list_jobs")
+    pr = jsub.add_parser("prune", help="remove finished local jobs' records and logs, and environments no job used "
+                         "lately; say how much it freed (outputs in storage are kept)")
+    pr.add_argument("--older-than", default="7d", metavar="AGE",
+                    help="what ended (or was last used) longer ago than this goes: 30m, 12h, 7d, 2w (default 7d)")
+    pr.add_argument("--keep", type=int, default=20, metavar="N", help="always keep the newest N finished jobs (20)")
+    pr.add_argument("--dry-run", action="store_true", help="say what would go; remove nothing")
+    pr.set_defaults(_target="provider.cli.jobs:prune")
     j.set_defaults(_target="provider.cli.jobs:list_jobs", limit=50, format="text", stack=None, stacks_dir="stacks")
 
     s = sub.add_parser("status", help="the state, replicas and trials of a job")
@@ -178,10 +185,8 @@ def list_jobs(args: argparse.Namespace) -> int:
 
     t = target(args)
     scan = getattr(t.backend, "scan", None)
-    if callable(scan):  # the local backend: every record read on its own, the broken ones apart
-        jobs, broken = scan()
-        if t.labels:
-            jobs = [j for j in jobs if all(j.labels_dict.get(k) == v for k, v in t.labels.items())]
+    if callable(scan):  # the local backend: the newest records, each read on its own, the broken ones apart
+        jobs, broken = scan(t.labels, limit=args.limit)
     else:
         jobs, broken = t.backend.list(t.labels), []
     jobs = jobs[: args.limit]
@@ -212,6 +217,29 @@ def _duration(job: Any) -> str:
     from provider.cli.live import elapsed
 
     return elapsed(job)
+
+
+@_guard
+def prune(args: argparse.Namespace) -> int:
+    import os
+
+    from provider.backends.local import prune as pruning
+    from provider.backends.local.backend import LocalBackend
+
+    try:
+        older = pruning.parse_age(args.older_than)
+    except ValueError as exc:
+        raise UserError(f"--older-than: {exc}", exit_code=2) from exc
+    if args.keep < 0:
+        raise UserError(f"--keep {args.keep}: a number of jobs, 0 or more", exit_code=2)
+    backend = LocalBackend()
+    cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or backend.home / "envs")
+    done = pruning.prune(backend, cache, older, args.keep, args.dry_run)
+    verb = "would free" if args.dry_run else "freed"
+    print(f"{'would remove' if args.dry_run else 'removed'} {len(done.jobs)} finished job(s) and "
+          f"{len(done.environments)} environment(s); {verb} {done.freed / 1e6:.1f} MB "
+          f"(kept {done.kept} finished job(s); outputs in storage are kept)")
+    return 0
 
 
 @_guard

@@ -156,3 +156,42 @@ def test_dry_run_prints_the_request_and_the_plan_and_starts_nothing(home: dict[s
     assert not (home_dir / "jobs").exists() and not (home_dir / "storage").exists()  # nothing started or staged
     text = run_cli("run", "specs/local/ddp_multiworker.yaml", "--dry-run", env=home).stdout
     assert "local plan: 3 replica(s)" in text and "nothing was started or staged" in text
+
+
+def test_run_shows_the_environment_being_built(home: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """While pip builds a job's environment, the state says what it installs (not a silent PENDING)."""
+    wheels = ROOT / ".venv" / "wheelhouse"
+    project = tmp_path / "project"
+    pkg = project / "trainer" / "needs_pluggy"
+    pkg.mkdir(parents=True)
+    (project / "Pulumi.yaml").write_text("name: t\nruntime: python\n")  # the repository the spec lives in
+    (pkg / "__init__.py").write_text("")
+    (pkg / "task.py").write_text("import pluggy\nprint('pluggy', pluggy.__name__)\n")
+    (project / "trainer" / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='needs-pluggy', version='1.0', packages=['needs_pluggy'], "
+        "install_requires=['pluggy==1.7.0'])\n")
+    spec = project / "job.yaml"
+    spec.write_text("""\
+apiVersion: trainjobs/v1
+kind: TrainingJob
+metadata: {name: needs_pluggy}
+spec:
+  region: us-central1
+  workerPools: {chief: {machineType: n1-standard-4}}
+  application:
+    pythonPackage:
+      path: trainer/needs_pluggy
+      module: needs_pluggy.task
+      executorImage: us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest
+  jobDir: gs://local-bucket/jobs/needs_pluggy
+""")
+    env = {**home, "TRAINJOBS_ENV_CACHE": str(tmp_path / "fresh-envs"), "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(wheels)}
+    proc = run_cli("run", str(spec), "--format", "json", env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    messages = [o.get("message") or "" for o in map(json.loads, proc.stdout.splitlines()) if "state" in o]
+    assert "building the environment: installing 1 requirement(s): pluggy==1.7.0" in messages, messages
+    assert any(m.startswith("building the environment: ") and "pluggy" in m and "requirement" not in m
+               for m in messages), messages  # pip's own line about it
+    assert any(o.get("message") == "pluggy needs_pluggy.task" or o.get("message", "").startswith("pluggy")
+               for o in map(json.loads, proc.stdout.splitlines()) if "replica" in o)

@@ -238,12 +238,17 @@ class LocalBackend:
     def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
         return self.scan(labels)[0]
 
-    def scan(self, labels: dict[str, str] | None = None) -> tuple[builtins.list[JobStatus],
-                                                                  builtins.list[UnreadableJob]]:
-        """Every job, newest first, each read on its own; the ones that cannot be read, apart."""
+    def scan(self, labels: dict[str, str] | None = None, limit: int | None = None
+             ) -> tuple[builtins.list[JobStatus], builtins.list[UnreadableJob]]:
+        """Every job, newest first, each read on its own; the ones that cannot be read, apart.
+
+        With ``limit``, reading stops once that many jobs are found: ids sort by creation time, so
+        listing the newest N reads N records however long the history is."""
         out: builtins.list[JobStatus] = []
         broken: builtins.list[UnreadableJob] = []
         for job_id in self.store.ids():
+            if limit is not None and len(out) >= limit:
+                break
             try:
                 record = self.store.record(job_id)
                 if record is None:

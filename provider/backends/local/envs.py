@@ -13,12 +13,14 @@ nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import shutil
 import subprocess
 import sys
 import tarfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,19 +87,58 @@ def requirements(path: Path) -> list[str]:
     raise EnvError(f"{path.name}: not a Python package (expected .tar.gz or .whl)")
 
 
-def _pip(python: Path, args: list[str], log: Path) -> None:
+def content_digest(path: Path) -> str:
+    """SHA-256 of what a package holds: its members' names, modes and bytes, not the archive's own
+    bytes. An sdist rebuilt from the same sources (for another spec, or another job dir) has new
+    timestamps in its tar headers and so another file digest, but the same content digest."""
+    h = hashlib.sha256()
+    name = path.name
+    if name.endswith((".tar.gz", ".tgz")):
+        with tarfile.open(path) as t:
+            for member in sorted((m for m in t.getmembers() if m.isfile()), key=lambda m: m.name):
+                f = t.extractfile(member)
+                data = f.read() if f else b""
+                h.update(f"{member.name}\0{member.mode & 0o111 != 0}\0{len(data)}\0".encode())
+                h.update(data)
+        return h.hexdigest()
+    if name.endswith(".whl"):
+        with zipfile.ZipFile(path) as z:
+            for info in sorted(z.infolist(), key=lambda i: i.filename):
+                if not info.is_dir():
+                    data = z.read(info)
+                    h.update(f"{info.filename}\0{len(data)}\0".encode())
+                    h.update(data)
+        return h.hexdigest()
+    return file_digest(path)
+
+
+Progress = Callable[[str], None]
+# pip's lines that say what it is doing, shown while a job's environment is built
+_PROGRESS = ("Collecting ", "Downloading ", "Processing ", "Installing collected packages", "Building wheel")
+
+
+def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None) -> None:
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
-           "--no-input", "install", "--quiet", *args]
+           "--no-input", "install", "--progress-bar", "off", *args]
     with store.open_private(log, "a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
-        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
-    if proc.returncode != 0:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                text=True, errors="replace")
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                out.write(line)
+                out.flush()
+                if progress is not None and line.lstrip().startswith(_PROGRESS):
+                    progress(line.strip())
+        returncode = proc.wait()
+    if returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
-        raise EnvError(f"pip install failed (exit {proc.returncode}):\n{tail}")
+        raise EnvError(f"pip install failed (exit {returncode}):\n{tail}")
 
 
-def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
+def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None) -> None:
     """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
     ready = target / ".ready"
     if ready.exists():
@@ -112,7 +153,7 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
                     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 elif kind == "pip":
-                    _pip(Path(args[0]), args[1:], log)
+                    _pip(Path(args[0]), args[1:], log, progress)
             target.mkdir(parents=True, exist_ok=True)
             ready.write_text("ok\n")
         except BaseException:
@@ -120,18 +161,44 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path) -> None:
             raise
 
 
-def ensure(envs_dir: Path, packages: list[Path], log: Path) -> PythonEnv:
-    """The environment for ``packages`` (local files), built if it is not cached yet."""
+def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None) -> PythonEnv:
+    """The environment for ``packages`` (local files), built if it is not cached yet.
+
+    ``progress`` hears what is being installed: the requirements first, then pip's own lines."""
     reqs = sorted({r for p in packages for r in requirements(p)})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
-    pkg_key = hashlib.sha256("\n".join([version, *(file_digest(p) for p in packages)]).encode()).hexdigest()[:24]
+    pkg_key = hashlib.sha256("\n".join([version, *(content_digest(p) for p in packages)]).encode()).hexdigest()[:24]
     deps = envs_dir / f"deps-{deps_key}"
     pkg = envs_dir / f"pkg-{pkg_key}"
     python = deps / "bin" / "python"
     steps: list[tuple[str, list[str]]] = [("venv", [])]
     if reqs:
         steps.append(("pip", [str(python), *reqs]))
-    _build(deps, steps, log)
-    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log)
+    if progress is not None and not (deps / ".ready").exists() and reqs:
+        progress(f"installing {len(reqs)} requirement(s): {', '.join(reqs)}")
+    _build(deps, steps, log, progress)
+    if progress is not None and not (pkg / ".ready").exists():
+        progress(f"installing the package {', '.join(p.name for p in packages)}")
+    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress)
+    for layer in (deps, pkg):
+        mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)
+
+
+USED = ".used"  # touched each time a job uses the environment: `trainjobs jobs prune` reads it
+
+
+def mark_used(layer: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only or full cache still serves the job
+        (layer / USED).touch()
+
+
+def last_used(layer: Path) -> float:
+    """When a job last used this environment (its build time if none has since)."""
+    for name in (USED, ".ready"):
+        try:
+            return (layer / name).stat().st_mtime
+        except OSError:
+            continue
+    return 0.0

@@ -217,7 +217,9 @@ class JobStore:
             entries = list(self.jobs.iterdir())
         except OSError:
             return []
-        return sorted((p.name for p in entries if p.name.isdigit() and (p / "job.json").exists()), reverse=True)
+        # Names only, no stat per job: listing the newest N reads N records whatever the history's size.
+        # A directory without its job.json yet (being created) is skipped by whoever reads it.
+        return sorted((p.name for p in entries if p.name.isdigit()), reverse=True)
 
     def record(self, job_id: str) -> Json | None:
         return read_json(self.job_dir(job_id) / "job.json")

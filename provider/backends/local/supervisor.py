@@ -443,8 +443,19 @@ class Supervisor:
         self.event(f"preparing the environment for {', '.join(uris)}")
         started = time.time()
         cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or self.home / "envs")
-        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log")
+        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log", self._installing)
         self.event(f"environment ready in {time.time() - started:.1f}s: {self.env.python}")
+        if self._install_shown:
+            self.write(message=None)
+
+    _install_shown = 0.0  # when the last progress line was written to the state
+
+    def _installing(self, what: str) -> None:
+        """Show what the environment build does now (in `run` and `status`), at most twice a second."""
+        now = time.monotonic()
+        if what.startswith("installing") or now - self._install_shown >= 0.5:
+            self._install_shown = now
+            self.write(message=f"building the environment: {what[:160]}")
 
     def single(self, devices: list[int] | None) -> None:
         run = Cluster(self, self.job_spec, "", {}, devices)
