@@ -294,13 +294,13 @@ class StorageService:
         return self._store(upload.bucket, upload.name, upload.file, upload.metadata, params)
 
 
-def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
-    """A multipart/related body -> (its JSON metadata part, its data part), bytes kept exactly."""
+def multipart_parts(content_type: str, body: bytes) -> list[bytes] | None:
+    """The parts' contents of a multipart body, bytes kept exactly; None without a boundary."""
     # gcloud writes the boundary in single quotes (boundary='===...=='); others in double quotes or bare.
     m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
     boundary = next((g for g in m.groups() if g), "") if m else ""
     if not content_type.startswith("multipart/") or not boundary:
-        raise _error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
+        return None
     parts = []
     for section in body.split(b"--" + boundary.encode())[1:]:
         if section.startswith(b"--"):
@@ -311,6 +311,14 @@ def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
         eol = b"\r\n" if crlf >= 0 and (lf < 0 or crlf <= lf) else b"\n"
         content = section.partition(eol + eol)[2]
         parts.append(content[:-len(eol)] if content.endswith(eol) else content)
+    return parts
+
+
+def _multipart(content_type: str, body: bytes) -> tuple[Json, bytes]:
+    """A multipart/related body -> (its JSON metadata part, its data part), bytes kept exactly."""
+    parts = multipart_parts(content_type, body)
+    if parts is None:
+        raise _error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
     if len(parts) != 2:
         raise _error(400, "invalid", "A multipart upload has two parts: the metadata, then the data.")
     try:

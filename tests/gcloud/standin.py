@@ -74,18 +74,9 @@ def _object(bucket: str, name: str, data: bytes) -> dict[str, Any]:
 
 def _multipart_media(body: bytes, content_type: str) -> tuple[dict[str, Any], bytes]:
     """The metadata and the data of a multipart/related upload (gcloud quotes the boundary with ')."""
-    m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
-    boundary = next((g for g in m.groups() if g), "") if m else ""
-    parts = []
-    for section in body.split(b"--" + boundary.encode())[1:]:
-        if section.startswith(b"--"):
-            break
-        # Headers end at the first blank line; gcloud writes bare \n line ends, most clients \r\n.
-        # The line end before the next boundary belongs to the boundary, in the same style.
-        crlf, lf = section.find(b"\r\n\r\n"), section.find(b"\n\n")
-        eol = b"\r\n" if crlf >= 0 and (lf < 0 or crlf <= lf) else b"\n"
-        content = section.partition(eol + eol)[2]
-        parts.append(content[:-len(eol)] if content.endswith(eol) else content)
+    from provider.emulator.storage import multipart_parts
+
+    parts = multipart_parts(content_type, body) or [b"{}", b""]
     return json.loads(parts[0]), parts[1]
 
 
