@@ -197,3 +197,17 @@ def test_convert_never_digests_a_package_outside_the_repository() -> None:
     proc = run_cli("convert", str(HOSTILE / "package_path_etc.yaml"), "--output", "request")
     no_traceback(proc)
     assert proc.returncode == 1 and "the package path /etc resolves to /etc, outside the repository" in proc.stderr
+
+
+def test_plan_lists_a_spec_that_links_out_of_the_repository_as_invalid(tmp_path: Path) -> None:
+    """The plan reads the working tree through the same reader: a link out is one message, quoting nothing."""
+    from .plan_repo import PlanRepo
+
+    repo = PlanRepo(tmp_path / "repo")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN=do-not-print-me\n")
+    (repo.root / "specs" / "nlp" / "leak.yaml").symlink_to(secret)
+    proc = repo.run("plan", "--base", "main")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "specs/nlp/leak.yaml" in proc.stdout + proc.stderr
+    assert "do-not-print-me" not in proc.stdout + proc.stderr

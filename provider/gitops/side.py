@@ -116,7 +116,11 @@ class Side:
             return self._results[path]
         data = self.files.get(path)
         if data is None:
-            return None
+            problem = getattr(self.tree, "unreadable", {}).get(path)
+            if problem is None:
+                return None
+            self._results[path] = SpecResult(file=path, problems=[problem])  # listed as invalid, nothing quoted
+            return self._results[path]
         known = None
         if self._reuse is not None:  # the same content on the other side: the same job
             same_file = self._reuse.files.get(path) == data

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from provider.gitops.git import Entry, Git, blob_id
+from provider.validation.problem import Problem
 from provider.validation.validator import read_file
 
 
@@ -41,6 +42,9 @@ class WorkTree:
         self.git = git
         self.root = git.cwd
         self._paths: list[str] | None = None
+        # Files that are there but cannot be read as a spec (a link out of the repository, a loop,
+        # not a regular file): the plan reports each, with the reader's one message.
+        self.unreadable: dict[str, Problem] = {}
 
     def paths(self) -> list[str]:
         if self._paths is None:
@@ -50,9 +54,11 @@ class WorkTree:
     def read(self, paths: Iterable[str]) -> dict[str, bytes]:
         out = {}
         for p in paths:
-            data, _ = read_file(self.root / p, p)
+            data, problem = read_file(self.root / p, p)
             if data is not None:
                 out[p] = data
+            elif problem is not None:
+                self.unreadable[p] = problem
         return out
 
     def local_dir(self, rel: str) -> Path:
