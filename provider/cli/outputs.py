@@ -14,6 +14,7 @@ from typing import Any
 from provider.cli.job_target import add_stack_option, resolve, target
 from provider.errors import UserError
 
+DOWNLOADED = "trainjobs-tensorboard-"  # the prefix of a temporary copy of a job's logs
 TENSORBOARD_HINT = "pip install 'trainjobs[tensorboard]' (or pip install tensorboard)"
 
 
@@ -89,7 +90,7 @@ def _log_dir(t: Any, job: Any) -> Path:
         root = Path(found[0].local_path)
         depth = len(Path(found[0].relative).parts)
         return root.parents[depth - 1]  # the output directory on this machine
-    dest = Path(tempfile.mkdtemp(prefix=f"trainjobs-tensorboard-{job.id}-"))
+    dest = Path(tempfile.mkdtemp(prefix=f"{DOWNLOADED}{job.id}-"))
     download(found, dest, t.backend)
     return dest
 
@@ -114,6 +115,9 @@ def tensorboard(args: argparse.Namespace) -> int:
         proc.terminate()
         proc.wait(timeout=30)
         return 0
+    finally:
+        if logdir.name.startswith(DOWNLOADED):  # a copy of Cloud Storage's: gone with TensorBoard
+            shutil.rmtree(logdir, ignore_errors=True)
 
 
 def _free_port(host: str) -> int:

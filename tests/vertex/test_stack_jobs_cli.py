@@ -128,3 +128,44 @@ def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexB
     bad = cli(project, "logs", "probe_logs", "--stack", STACK, "--replica", "workerpool3-0")
     assert bad.returncode == 1
     assert f"job {job_id} has no replica 'workerpool3-0'; its replicas: workerpool0-0, workerpool1-0" in bad.stderr
+
+
+def test_tensorboard_of_a_stacks_job_reads_its_logs_from_cloud_storage(project: Path, backend: VertexBackend,
+                                                                         emulator: Emulator, tmp_path: Path) -> None:
+    pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+    import socket
+    import time
+    import urllib.request
+
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    job_id = start(backend, emulator, "probe_tb")
+    backend.wait(job_id, timeout=240)
+    events = tmp_path / "events"
+    EventFileWriter(str(events)).close()  # what a trainer's SummaryWriter leaves in AIP_TENSORBOARD_LOG_DIR
+    written = next(events.iterdir())
+    gcs_client(PROJECT, emulator.endpoint).bucket("test-bucket").blob(f"out/logs/{written.name}") \
+        .upload_from_filename(str(written))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "provider", "tensorboard", "probe_tb", "--stack", STACK, "--port",
+                             str(port)], cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        runs = None
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and not runs:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/runs", timeout=5) as answer:
+                    runs = json.loads(answer.read())
+            except OSError:
+                time.sleep(0.5)
+        assert runs == ["logs"], runs  # downloaded from the job's output directory in Cloud Storage
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
