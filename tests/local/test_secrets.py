@@ -23,7 +23,9 @@ SECRET = "s3cr3t-value-never-stored"
 @pytest.mark.slow
 def test_secret_env_values_reach_the_replicas_but_no_file_or_output(backend: LocalBackend, tmp_path: Path) -> None:
     dump = tmp_path / "dump"
-    result = validate_data(copy.deepcopy(probe_spec("secretive", workers=1, args=["--dump", str(dump)])), "spec",
+    # --barrier 2: the chief ends only after both replicas wrote their dump (no race under load)
+    result = validate_data(copy.deepcopy(probe_spec("secretive", workers=1, args=["--dump", str(dump), "--barrier", "2"])),
+                           "spec",
                            Context(target=Target.LOCAL))
     assert result.job is not None, result.problems
     request = prepare(result.job, ROOT, project="test", stager=LocalStager(backend.storage))
