@@ -12,11 +12,11 @@ for entry in "${wanted[@]}"; do
 done
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "setup: ${missing[*]} not installed (needs root and apt-get): their completion tests will skip" >&2
+  echo "setup: ${missing[*]} not installed (needs root and apt-get): the tests that drive them will skip" >&2
   exit 0
 fi
 echo "setup: installing ${missing[*]} with apt-get"
 if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/trainjobs-apt.log 2>&1; then
-  echo "setup: apt-get could not install ${missing[*]} (see /tmp/trainjobs-apt.log): their tests will skip" >&2
+  echo "setup: apt-get could not install ${missing[*]} (see /tmp/trainjobs-apt.log): the tests that drive them will skip" >&2
 fi
 exit 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up .venv with every extra, then run the whole test suite. Extra args go to pytest:
 #   bash scripts/test.sh                 everything (what CI runs, through .ci/run)
-#   bash scripts/test.sh -m "not slow"   the fast lane: no test that starts training processes,
-#                                        shells or installs packages
+#   bash scripts/test.sh -m "not slow"   the fast lane: no training job, emulator, Pulumi host,
+#                                        browser, gcloud, language server, shell or package install
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev
