@@ -5,7 +5,8 @@ Two commands are understood, in every release track:
 ``gcloud [alpha|beta] ai custom-jobs create ...``. Flags are read as gcloud's argparse reads
 them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
 an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
-(``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes.
+(``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes;
+``--flags-file`` is read in place (flags_file.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from provider.gcloud import flags_file
 from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
 
 
@@ -169,6 +171,10 @@ def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, st
 def parse(words: list[str]) -> GcloudCommand:
     """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
     generation, rest = _which(words)
+    try:
+        rest = flags_file.expand(rest)
+    except flags_file.FlagsFileError as exc:
+        raise GcloudError(str(exc)) from None
     flags = table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS)
     cmd = GcloudCommand(generation)
     positional: list[str] = []

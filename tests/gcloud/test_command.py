@@ -89,3 +89,20 @@ def test_kms_key_from_its_parts(tmp_path: Path) -> None:
     assert built.document["spec"]["kmsKey"] == "projects/p/locations/l/keyRings/r/cryptoKeys/k"
     with pytest.raises(GcloudError, match="give --kms-keyring"):
         build(_parse("gcloud ai-platform jobs submit training j --kms-key k"), tmp_path)
+
+
+def test_a_flags_file_is_read_in_place_and_its_mistakes_are_one_message(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "f.yaml").write_text("--region: us-central1\n--display-name: x\n--enable-web-access:\n"
+                                     "--worker-pool-spec: {machine-type: n1-standard-4, container-image-uri: gcr.io/p/i}\n")
+    cmd = parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file=f.yaml"])
+    assert cmd.values["enableWebAccess"] is True
+    with pytest.raises(GcloudError, match="no such file"):
+        parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file", "missing.yaml"])
+    (tmp_path / "bad.yaml").write_text("region: us-central1\n")
+    with pytest.raises(GcloudError, match="'region' is not a flag"):
+        parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file=bad.yaml"])
+    (tmp_path / "loop.yaml").write_text("--flags-file: loop.yaml\n")
+    with pytest.raises(GcloudError, match="nested more than 8 deep"):
+        parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file=loop.yaml"])

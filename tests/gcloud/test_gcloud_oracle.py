@@ -93,10 +93,10 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
 
 def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation]:
     env = {**ENV, **(entry.get("env") or {}), "PWD": str(work)}
-    cmd = parse(split_words(entry["command"], env))
     old = Path.cwd()
     try:
-        os.chdir(work)
+        os.chdir(work)  # files the command names (--config, --flags-file) are read from where it runs
+        cmd = parse(split_words(entry["command"], env))
         built = build(cmd, work)
     finally:
         os.chdir(old)
