@@ -74,8 +74,7 @@ def list_artifacts(status: JobStatus, backend: Any) -> list[Artifact]:
         from provider.packaging.gcs import gcs_client
 
         bucket, prefix = _split(base)
-        client = gcs_client(backend.project, backend.api_endpoint if backend.api_endpoint and "://" in
-                            backend.api_endpoint else None, getattr(backend, "credentials", None))
+        client = gcs_client(backend.project, backend.companion_endpoint(), getattr(backend, "credentials", None))
         for blob in client.list_blobs(bucket, prefix=prefix):
             rel = blob.name[len(prefix):]
             if not rel or rel.endswith("/"):
@@ -101,8 +100,7 @@ def download(artifacts: list[Artifact], dest: Path, backend: Any) -> list[Path]:
             if client is None:
                 from provider.packaging.gcs import gcs_client
 
-                endpoint = backend.api_endpoint if backend.api_endpoint and "://" in backend.api_endpoint else None
-                client = gcs_client(backend.project, endpoint, getattr(backend, "credentials", None))
+                client = gcs_client(backend.project, backend.companion_endpoint(), getattr(backend, "credentials", None))
             bucket, name = art.uri[len("gs://"):].split("/", 1)
             client.bucket(bucket).blob(name).download_to_filename(str(target))
         written.append(target)

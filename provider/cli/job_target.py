@@ -51,11 +51,5 @@ def target(args: argparse.Namespace) -> Target:
 
 
 def resolve(t: Target, ref: str) -> str:
-    if t.labels is None:
-        result: str = t.backend.resolve(ref)
-        return result
-    try:
-        result = t.backend.resolve(ref, labels=t.labels)
-    except TypeError:  # the local backend resolves among every local job
-        result = t.backend.resolve(ref)
+    result: str = t.backend.resolve(ref, labels=t.labels)
     return result

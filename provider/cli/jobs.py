@@ -182,6 +182,7 @@ def _violation(v: Any, file: str) -> Any:
 @_guard
 def list_jobs(args: argparse.Namespace) -> int:
     from provider.backends import summary
+    from provider.cli.live import job_json
 
     t = target(args)
     scan = getattr(t.backend, "scan", None)
@@ -191,7 +192,7 @@ def list_jobs(args: argparse.Namespace) -> int:
         jobs, broken = t.backend.list(t.labels), []
     jobs = jobs[: args.limit]
     if args.format == "json":
-        print(json.dumps([_as_json(j) for j in jobs] + [
+        print(json.dumps([job_json(j) for j in jobs] + [
             {"id": b.id, "state": "UNREADABLE", "path": str(b.path), "reason": b.reason} for b in broken], indent=2))
         return 0
     if not jobs and not broken:
@@ -244,12 +245,12 @@ def prune(args: argparse.Namespace) -> int:
 
 @_guard
 def status(args: argparse.Namespace) -> int:
-    from provider.cli.live import describe
+    from provider.cli.live import describe, job_json
 
     t = target(args)
     job = t.backend.get(resolve(t, args.job))
     if args.format == "json":
-        print(json.dumps(_as_json(job), indent=2))
+        print(json.dumps(job_json(job), indent=2))
     else:
         print(describe(job, local_outputs=_local_outputs(t, job)))
     return 0
@@ -268,12 +269,13 @@ def _local_outputs(t: Any, job: Any) -> str | None:
 
 @_guard
 def logs(args: argparse.Namespace) -> int:
+    from provider.cli.live import log_line_json
+
     t = target(args)
     job_id = resolve(t, args.job)
     for line in t.backend.logs(job_id, replica=args.replica, follow=args.follow):
         if args.format == "json":
-            replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
-            print(json.dumps({"replica": replica, "message": message}), flush=args.follow)
+            print(json.dumps(log_line_json(line)), flush=args.follow)
         else:
             print(line, flush=args.follow)
     if args.follow:  # the job's final state closes the stream
@@ -287,34 +289,13 @@ def logs(args: argparse.Namespace) -> int:
 
 @_guard
 def cancel(args: argparse.Namespace) -> int:
+    from provider.cli.live import job_json
+
     t = target(args)
     job_id = resolve(t, args.job)
     job = t.backend.cancel(job_id, wait=15)
     if args.format == "json":
-        print(json.dumps(_as_json(job), indent=2))
+        print(json.dumps(job_json(job), indent=2))
     else:
         print(f"{job.display_name} ({job.id}): {job.state.value}" + (f" - {job.error}" if job.error else ""))
     return 0 if job.state.terminal else 1
-
-
-def job_json(job: Any) -> dict[str, Any]:
-    """A job as ``--format json`` prints it (every command the same way)."""
-    return _as_json(job)
-
-
-def _as_json(job: Any) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    from provider.backends import summary
-
-    data = asdict(job)
-    data["state"] = job.state.value
-    data.pop("extra", None)
-    data["hardware"] = summary.hardware(job)
-    data["gpus"] = summary.gpus(job)
-    goal = summary.metric_and_goal(job)
-    if goal is not None:
-        data["metric"] = {"id": goal[0], "goal": goal[1]}
-    data["labels"] = dict(job.labels)
-    data["trials"] = [{**asdict(t), "parameters": dict(t.parameters)} for t in job.trials]
-    return data

@@ -98,8 +98,6 @@ def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25, as_json:
             out.flush()
             if job.state.terminal:
                 if as_json:
-                    from provider.cli.jobs import job_json
-
                     out.write(json.dumps({"status": job_json(job)}) + "\n")
                 elif not tty:
                     out.write(describe(job) + "\n")
@@ -128,8 +126,7 @@ def _write_line(out: IO[str], line: str, as_json: bool) -> None:
     if not as_json:
         out.write(line + "\n")
         return
-    replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
-    out.write(json.dumps({"replica": replica, "message": message}) + "\n")
+    out.write(json.dumps(log_line_json(line)) + "\n")
 
 
 def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_json: bool) -> None:
@@ -160,3 +157,28 @@ def _drain(backend: Any, job_id: str) -> list[str]:
 
 
 _offsets: dict[str, int] = {}
+
+
+def log_line_json(line: str) -> dict[str, str]:
+    """``[workerpool0-0] text`` -> {"replica": "workerpool0-0", "message": "text"} (JSON lines output)."""
+    replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
+    return {"replica": replica, "message": message}
+
+
+def job_json(job: JobStatus) -> dict[str, Any]:
+    """A job as ``--format json`` prints it, the same way in every command."""
+    from dataclasses import asdict
+
+    from provider.backends import summary
+
+    data = asdict(job)
+    data["state"] = job.state.value
+    data.pop("extra", None)
+    data["hardware"] = summary.hardware(job)
+    data["gpus"] = summary.gpus(job)
+    goal = summary.metric_and_goal(job)
+    if goal is not None:
+        data["metric"] = {"id": goal[0], "goal": goal[1]}
+    data["labels"] = dict(job.labels)
+    data["trials"] = [{**asdict(t), "parameters": dict(t.parameters)} for t in job.trials]
+    return data

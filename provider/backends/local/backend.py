@@ -202,8 +202,8 @@ class LocalBackend:
                 raise
 
     # -- read -----------------------------------------------------------------------------------
-    def resolve(self, ref: str) -> str:
-        """A job id, a unique id prefix, or a display name (its newest job)."""
+    def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
+        """A job id, a unique id prefix, or a display name (its newest job carrying ``labels``)."""
         ids = self.store.ids()
         if ref in ids:
             return ref
@@ -218,7 +218,7 @@ class LocalBackend:
                 record = self.store.record(job_id) or {}
             except store.Unreadable:
                 continue
-            if record.get("display_name") == ref:
+            if record.get("display_name") == ref and all(_labels(record).get(k) == v for k, v in (labels or {}).items()):
                 return job_id
         raise NotFound(f"no local job {ref!r} (see `trainjobs jobs list`)")
 

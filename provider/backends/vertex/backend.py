@@ -91,6 +91,11 @@ class VertexBackend:
     def endpoint(self, location: str | None = None) -> str:
         return self.api_endpoint or f"{location or self.location}-aiplatform.googleapis.com"
 
+    def companion_endpoint(self) -> str | None:
+        """The endpoint of the other Google APIs a job uses (Cloud Logging, Cloud Storage): a URL
+        endpoint (the emulator, a proxy) serves them too; a regional host, or none, means Google's."""
+        return self.api_endpoint if self.api_endpoint and "://" in self.api_endpoint else None
+
     def client(self, location: str | None = None) -> Any:
         endpoint = self.endpoint(location)
         client = self._clients.get(endpoint)
@@ -254,9 +259,7 @@ class VertexBackend:
         names = replica_names(status)
         if replica is not None and replica not in names:
             raise InvalidArgument(f"job {status.id} has no replica {replica!r}; its replicas: {', '.join(names)}")
-        # A URL endpoint (the emulator, a proxy) serves Cloud Logging too; a regional host does not.
-        endpoint = self.api_endpoint if self.api_endpoint and "://" in self.api_endpoint else None
-        logs = CloudLogs(self.project, endpoint, self.credentials)
+        logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
         yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow)
 
     def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
