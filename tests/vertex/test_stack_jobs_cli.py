@@ -48,7 +48,8 @@ config:
 
 
 def start(backend: VertexBackend, emulator: Emulator, name: str, stack: str | None = STACK, **kw: object) -> str:
-    job = vertex_job(probe_spec(name, **kw))  # type: ignore[arg-type]
+    # each job its own output directory: two jobs running at once must not share checkpoint files
+    job = vertex_job(probe_spec(name, output=f"gs://test-bucket/{name}", **kw))  # type: ignore[arg-type]
     stager = GcsStager(gcs_client(PROJECT, emulator.endpoint))
     request = prepare(job, ROOT, project=PROJECT, stager=stager, labels=labels_for(job, stack=stack))
     return backend.submit(submission(job, request)).id
@@ -87,7 +88,7 @@ def test_list_status_and_artifacts_of_a_stacks_jobs(project: Path, backend: Vert
     assert arts.returncode == 0, arts.stderr
     rows = [json.loads(line) for line in arts.stdout.splitlines()]
     assert any(r["kind"] == "checkpoints" for r in rows), rows
-    assert all(r["uri"].startswith("gs://test-bucket/out/") for r in rows)
+    assert all(r["uri"].startswith("gs://test-bucket/probe_mine/") for r in rows)
     dest = project / "dl"
     assert cli(project, "artifacts", "probe_mine", "--stack", STACK, "--download", str(dest)).returncode == 0
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == \
@@ -144,7 +145,7 @@ def test_tensorboard_of_a_stacks_job_reads_its_logs_from_cloud_storage(project: 
     events = tmp_path / "events"
     EventFileWriter(str(events)).close()  # what a trainer's SummaryWriter leaves in AIP_TENSORBOARD_LOG_DIR
     written = next(events.iterdir())
-    gcs_client(PROJECT, emulator.endpoint).bucket("test-bucket").blob(f"out/logs/{written.name}") \
+    gcs_client(PROJECT, emulator.endpoint).bucket("test-bucket").blob(f"probe_tb/logs/{written.name}") \
         .upload_from_filename(str(written))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
