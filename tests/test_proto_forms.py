@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from provider.catalog import load
-from provider.spec import proto_forms
+from provider.spec.formats.vertex import proto_forms
 from provider.validation.validator import validate_data
 
 from .google_readers import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.request import default_executor_image, reservation_json, vertex_options
-from provider.schema import API_VERSION
+from provider.spec.envelope import API_VERSION
 from provider.spec.model import Container, HyperParam, Hyperparameters, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
-from provider.spec.model import ParamType, TrainingJob, path_of
+from provider.spec.model import HyperParam, Hyperparameters, ParamType, TrainingJob, path_of
 from provider.validation.problem import Severity
 from provider.validation.rules.base import JOB_RULES, Context, Finding, join, rule
 
@@ -28,46 +28,67 @@ def grid_size(job: TrainingJob) -> int | None:
     return size
 
 
-@rule
-def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    hp = job.hyperparameters
-    if hp is None:
+def _range(p: HyperParam) -> Iterator[Finding]:
+    """DOUBLE and INTEGER: min <= max, whole bounds for INTEGER, a positive range for log scales."""
+    if p.type not in (ParamType.DOUBLE, ParamType.INTEGER) or p.min is None or p.max is None:
         return
+    if p.min > p.max:
+        yield Finding(f"parameter {p.name!r}: min {p.min:g} is above max {p.max:g}", path_of(p, "min"),
+                      "hpt.range", SOURCE, allowed="min <= max")
+    if p.type is ParamType.INTEGER and not (float(p.min).is_integer() and float(p.max).is_integer()):
+        yield Finding(f"INTEGER parameter {p.name!r} has a non-integer bound", path_of(p, "min"), "hpt.integer",
+                      SOURCE, allowed="whole numbers for min and max")
+    if p.scale in ("UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE") and p.min <= 0:
+        yield Finding(f"parameter {p.name!r} uses {p.scale} but its range includes {p.min:g}",
+                      path_of(p, "scale"), "hpt.log_scale", SOURCE,
+                      allowed="a strictly positive range for log scales")
+
+
+def _discrete(p: HyperParam) -> Iterator[Finding]:
+    if p.type is not ParamType.DISCRETE:
+        return
+    nums = [v for v in p.values if isinstance(v, float)]
+    if any(b <= a for a, b in pairwise(nums)):
+        yield Finding(f"DISCRETE parameter {p.name!r} values are not strictly increasing", path_of(p, "values"),
+                      "hpt.discrete", SOURCE, allowed="strictly increasing numbers, at most 1000")
+
+
+def _categorical(p: HyperParam) -> Iterator[Finding]:
+    if p.type is ParamType.CATEGORICAL and p.scale:
+        yield Finding(f"CATEGORICAL parameter {p.name!r} has a scale", path_of(p, "scale"), "hpt.scale", SOURCE,
+                      allowed="no scale for CATEGORICAL parameters")
+
+
+# The checks of one parameter, in the order their findings are reported.
+_PARAM_CHECKS: tuple[Callable[[HyperParam], Iterator[Finding]], ...] = (_range, _discrete, _categorical)
+
+
+def _params(hp: Hyperparameters) -> Iterator[Finding]:
     names: set[str] = set()
     for p in hp.params:
         if p.name in names:
             yield Finding(f"parameter {p.name!r} is defined twice", path_of(p, "name"), "hpt.param_unique", SOURCE,
                           allowed="unique parameter names")
         names.add(p.name)
-        if p.type in (ParamType.DOUBLE, ParamType.INTEGER) and p.min is not None and p.max is not None:
-            if p.min > p.max:
-                yield Finding(f"parameter {p.name!r}: min {p.min:g} is above max {p.max:g}", path_of(p, "min"),
-                              "hpt.range", SOURCE, allowed="min <= max")
-            if p.type is ParamType.INTEGER and not (float(p.min).is_integer() and float(p.max).is_integer()):
-                yield Finding(f"INTEGER parameter {p.name!r} has a non-integer bound", path_of(p, "min"), "hpt.integer",
-                              SOURCE, allowed="whole numbers for min and max")
-            if p.scale in ("UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE") and p.min <= 0:
-                yield Finding(f"parameter {p.name!r} uses {p.scale} but its range includes {p.min:g}",
-                              path_of(p, "scale"), "hpt.log_scale", SOURCE,
-                              allowed="a strictly positive range for log scales")
-        if p.type is ParamType.DISCRETE:
-            nums = [v for v in p.values if isinstance(v, float)]
-            if any(b <= a for a, b in pairwise(nums)):
-                yield Finding(f"DISCRETE parameter {p.name!r} values are not strictly increasing", path_of(p, "values"),
-                              "hpt.discrete", SOURCE, allowed="strictly increasing numbers, at most 1000")
-        if p.type is ParamType.CATEGORICAL and p.scale:
-            yield Finding(f"CATEGORICAL parameter {p.name!r} has a scale", path_of(p, "scale"), "hpt.scale", SOURCE,
-                          allowed="no scale for CATEGORICAL parameters")
-    if hp.algorithm == "GRID_SEARCH":
-        bad = [p.name for p in hp.params if p.type is ParamType.DOUBLE]
-        if bad:
-            yield Finding(f"GRID_SEARCH cannot search the DOUBLE parameter(s) {join(bad, 'and')}",
-                          path_of(hp, "algorithm"), "hpt.grid", SOURCE,
-                          allowed="INTEGER, CATEGORICAL or DISCRETE parameters with GRID_SEARCH")
-        size = grid_size(job)
-        if size is not None and hp.max_trials > size:
-            yield Finding(f"maxTrials is {hp.max_trials} but the grid has only {size} points", path_of(hp, "max_trials"),
-                          "hpt.grid_size", SOURCE, allowed=f"at most {size} trials", severity=Severity.WARNING)
+        for check in _PARAM_CHECKS:
+            yield from check(p)
+
+
+def _grid(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
+    if hp.algorithm != "GRID_SEARCH":
+        return
+    bad = [p.name for p in hp.params if p.type is ParamType.DOUBLE]
+    if bad:
+        yield Finding(f"GRID_SEARCH cannot search the DOUBLE parameter(s) {join(bad, 'and')}",
+                      path_of(hp, "algorithm"), "hpt.grid", SOURCE,
+                      allowed="INTEGER, CATEGORICAL or DISCRETE parameters with GRID_SEARCH")
+    size = grid_size(job)
+    if size is not None and hp.max_trials > size:
+        yield Finding(f"maxTrials is {hp.max_trials} but the grid has only {size} points", path_of(hp, "max_trials"),
+                      "hpt.grid_size", SOURCE, allowed=f"at most {size} trials", severity=Severity.WARNING)
+
+
+def _counts(hp: Hyperparameters) -> Iterator[Finding]:
     if hp.max_failed_trials > hp.max_trials:
         yield Finding(f"maxFailedTrials {hp.max_failed_trials} is above maxTrials {hp.max_trials}",
                       path_of(hp, "max_failed_trials"), "hpt.counts", SOURCE, allowed=f"at most {hp.max_trials}")
@@ -75,6 +96,9 @@ def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         yield Finding(f"maxParallelTrials {hp.max_parallel_trials} is above maxTrials {hp.max_trials}",
                       path_of(hp, "max_parallel_trials"), "hpt.counts", SOURCE,
                       allowed=f"at most {hp.max_trials}", severity=Severity.WARNING)
+
+
+def _recommendation(hp: Hyperparameters) -> Iterator[Finding]:
     recommended = 10 * len(hp.params)
     if hp.algorithm == "ALGORITHM_UNSPECIFIED" and hp.max_trials < recommended:
         yield Finding(
@@ -85,3 +109,14 @@ def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             allowed=f"at least {recommended} trials (ten per parameter), or RANDOM_SEARCH / GRID_SEARCH",
             severity=Severity.WARNING,
         )
+
+
+@rule
+def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    hp = job.hyperparameters
+    if hp is None:
+        return
+    yield from _params(hp)
+    yield from _grid(job, hp)
+    yield from _counts(hp)
+    yield from _recommendation(hp)

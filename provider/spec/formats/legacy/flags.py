@@ -5,9 +5,9 @@ named by a flag, one field at a time (``api_lib/ml_engine/jobs.py`` BuildTrainin
 ``command_lib/ml_engine/jobs_util.py`` TrainingCustomInputServerConfig): ``--master-accelerator
 count=4,type=...`` sets ``masterConfig.acceleratorConfig.count`` and ``.type`` and keeps the
 rest of ``masterConfig``. A spec may carry the same flags beside ``trainingInput`` in camelCase;
-this module returns the ``trainingInput`` gcloud would send. (``region``, ``jobDir``,
-``moduleName``, ``runtimeVersion`` ... are read by legacy.py itself, where each keeps its own
-position for messages.)
+``overlay`` returns the ``trainingInput`` gcloud would send. The flags that name one value
+(``region``, ``jobDir``, ``moduleName``, ``runtimeVersion`` ...: ``FLAGS``) are read with
+``effective``, so each keeps its own position for messages.
 
 Values are the API's: ``scaleTier: CUSTOM``, ``masterAccelerator: {type: NVIDIA_TESLA_T4,
 count: 4}``; ``trainjobs convert --gcloud`` turns gcloud's ``custom`` / ``nvidia-tesla-t4`` into them.
@@ -18,7 +18,19 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from provider.spec.model import DocPath
 from provider.spec.reader import ConversionError, Node
+
+# The sibling keys that stand for gcloud flags, and the trainingInput field each overrides.
+FLAGS = {
+    "region": "region",
+    "jobDir": "jobDir",
+    "runtimeVersion": "runtimeVersion",
+    "pythonVersion": "pythonVersion",
+    "moduleName": "pythonModule",
+    "serviceAccount": "serviceAccount",
+    "args": "args",
+}
 
 # flag key beside trainingInput -> the path it sets inside trainingInput
 FIELD_FLAGS: dict[str, tuple[str, ...]] = {
@@ -71,3 +83,12 @@ def overlay(spec: Node, ti: Node) -> Node:
             if value.get(part) is not None:
                 _set(data, (ACCELERATOR_FLAGS[key], "acceleratorConfig", part), value[part])
     return Node(data, ti.path)
+
+
+def effective(spec: Node, ti: Node, flag: str) -> tuple[object, DocPath]:
+    """The value of a ``FLAGS`` flag and where it was written: the flag beside trainingInput wins
+    over the same field inside it (gcloud precedence)."""
+    if flag in spec:
+        return spec.raw(flag), spec.at(flag)
+    field = FLAGS[flag]
+    return ti.raw(field), ti.at(field)

@@ -1,9 +1,12 @@
-"""The native spec body (``spec.workerPools``, ``spec.application`` ...) -> TrainingJob."""
+"""The native spec body (``spec.workerPools``, ``spec.application`` ...) -> TrainingJob.
+
+The pool, disk, application, scheduling and tuning readers are the native format's own; the
+AI Platform and Vertex converters read their bodies with their own field names.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
+from provider.spec.envelope import body, merge_labels, metadata_fields
 from provider.spec.model import (
     Accelerator,
     Application,
@@ -201,33 +204,9 @@ def output_dir(spec: Node) -> OutputDir | None:
     return None
 
 
-def metadata_fields(doc: Node) -> dict[str, Any]:
-    meta = doc.child("metadata")
-    if meta is None:
-        raise ConversionError("metadata is missing")
-    return {
-        "name": meta.req_str("name"),
-        "team": meta.text("team"),
-        "description": meta.text("description"),
-        "display_name": meta.text("displayName"),
-        "labels": meta.str_map("labels"),
-        "at_name": meta.at("name"),
-        "at_labels": meta.at("labels"),
-    }
-
-
-def merge_labels(*groups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    merged: dict[str, str] = {}
-    for group in groups:
-        merged.update(group)
-    return tuple(merged.items())
-
-
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
-    spec = doc.child("spec")
-    if spec is None:
-        raise ConversionError("spec is missing")
+    spec = body(doc)
     pools_node = spec.child("workerPools")
     if pools_node is None:
         raise ConversionError("workerPools is missing")
@@ -244,11 +223,11 @@ def convert(doc: Node) -> TrainingJob:
     if app_node is None:
         raise ConversionError("application is missing")
     return TrainingJob(
-        name=meta["name"],
-        team=meta["team"],
-        description=meta["description"],
-        display_name=meta["display_name"],
-        labels=merge_labels(meta["labels"], spec.str_map("labels")),
+        name=meta.name,
+        team=meta.team,
+        description=meta.description,
+        display_name=meta.display_name,
+        labels=merge_labels(meta.labels, spec.str_map("labels")),
         region=spec.text("region"),
         pools=tuple(pools),
         application=application(app_node),
@@ -264,8 +243,8 @@ def convert(doc: Node) -> TrainingJob:
         desired_state=spec.text("desiredState") or "COMPLETED",
         at={
             "": spec.path,
-            "name": meta["at_name"],
-            "labels": meta["at_labels"],
+            "name": meta.at_name,
+            "labels": meta.at_labels,
             "region": spec.at("region"),
             "pools": spec.at("workerPools"),
             "application": spec.at("application"),

@@ -1,0 +1,93 @@
+"""What an AI Platform job runs: the master's custom container, or a Python package.
+
+``masterConfig.imageUri`` makes a container job (``containerCommand`` / ``containerArgs``
+beside it); otherwise the job runs ``pythonModule`` from ``packageUris`` (or gcloud's
+``packages`` / ``packagePath`` beside trainingInput) on the prebuilt container of
+``runtimeVersion`` and ``pythonVersion``. Each broken rule is a note citing job_rules.json.
+"""
+
+from __future__ import annotations
+
+from provider.spec.formats.legacy.flags import effective
+from provider.spec.formats.legacy.notes import Notes
+from provider.spec.formats.legacy.pools import replica
+from provider.spec.model import Application, Container, PythonPackage, Role
+from provider.spec.reader import Node
+
+
+def _container(master: Node, image: str, runtime: object, spec: Node, ti: Node, notes: Notes) -> Container:
+    if runtime is not None:
+        notes.error(
+            "runtimeVersion and masterConfig.imageUri are both set",
+            effective(spec, ti, "runtimeVersion")[1],
+            "aip.runtime_or_image",
+            allowed="either runtimeVersion (with pythonVersion) for a Python package, or masterConfig.imageUri",
+        )
+    return Container(
+        image_uri=image,
+        command=master.strs("containerCommand") or (),
+        args=master.strs("containerArgs") or (),
+        at={"": master.path, "image_uri": master.at("imageUri")},
+    )
+
+
+def _stray_container_fields(master: Node | None, notes: Notes) -> None:
+    """containerCommand / containerArgs without a custom container image."""
+    for key in ("containerCommand", "containerArgs"):
+        if master is not None and key in master:
+            notes.error(
+                f"masterConfig.{key} is set but there is no custom container image",
+                master.at(key),
+                "aip.container_command_args",
+                allowed="containerCommand/containerArgs only with masterConfig.imageUri",
+            )
+
+
+def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
+    runtime, runtime_path = effective(spec, ti, "runtimeVersion")
+    python, python_path = effective(spec, ti, "pythonVersion")
+    module, module_path = effective(spec, ti, "moduleName")
+    # gcloud's --packages replaces trainingInput.packageUris, like every other flag.
+    uris = (spec.strs("packages") if "packages" in spec else ti.strs("packageUris")) or ()
+    uris_path = spec.at("packages") if "packages" in spec else ti.at("packageUris")
+    source_path = spec.text("packagePath")
+    if not isinstance(module, str) or not module:
+        notes.error(
+            "no Python module to run: set trainingInput.pythonModule or moduleName",
+            module_path,
+            "aip.pythonModule",
+            allowed="a module name such as trainer.task, or masterConfig.imageUri for a custom container",
+        )
+        module = ""
+    if not uris and source_path is None:
+        notes.error(
+            "no training package: set trainingInput.packageUris, packages or packagePath",
+            uris_path,
+            "aip.gcloud.packages_needed",
+            allowed="gs:// package URIs, or packagePath (a local directory packaged like gcloud --package-path)",
+        )
+    return PythonPackage(
+        module=str(module),
+        source_path=source_path,
+        package_uris=uris,
+        runtime_version=runtime if isinstance(runtime, str) else None,
+        python_version=python if isinstance(python, str) else None,
+        at={
+            "": ti.path,
+            "module": module_path,
+            "source_path": spec.at("packagePath"),
+            "package_uris": uris_path,
+            "runtime_version": runtime_path,
+            "python_version": python_path,
+        },
+    )
+
+
+def application(spec: Node, ti: Node, notes: Notes) -> Application:
+    """The job's application; ``ti`` is trainingInput with gcloud's flags laid over it."""
+    master = replica(ti, Role.CHIEF)
+    image = master.text("imageUri") if master else None
+    if master is not None and image is not None:
+        return _container(master, image, effective(spec, ti, "runtimeVersion")[0], spec, ti, notes)
+    _stray_container_fields(master, notes)
+    return _package(spec, ti, notes)

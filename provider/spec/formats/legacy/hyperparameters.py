@@ -1,0 +1,66 @@
+"""AI Platform's ``trainingInput.hyperparameters`` (a HyperparameterSpec, seed 002) -> the model.
+
+Parameters are ``parameterName`` with ``minValue``/``maxValue`` or ``categoricalValues`` /
+``discreteValues``; the metric is ``hyperparameterMetricTag`` (AI Platform's default tag when
+unset); ``GOAL_TYPE_UNSPECIFIED`` is read as MAXIMIZE, as the service did.
+"""
+
+from __future__ import annotations
+
+from provider.spec.model import HyperParam, Hyperparameters, ParamType
+from provider.spec.reader import ConversionError, Node
+
+DEFAULT_METRIC_TAG = "training/hptuning/metric"
+
+
+def _discrete(p: Node) -> tuple[float, ...]:
+    raw = p.raw("discreteValues") or []
+    if not isinstance(raw, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in raw):
+        raise ConversionError("discreteValues must be numbers")
+    return tuple(float(v) for v in raw)
+
+
+def _values(p: Node, ptype: ParamType) -> tuple[str | float, ...]:
+    if ptype is ParamType.CATEGORICAL:
+        return p.strs("categoricalValues") or ()
+    if ptype is ParamType.DISCRETE:
+        return _discrete(p)
+    return ()
+
+
+def _param(p: Node) -> HyperParam:
+    type_name = p.req_str("type")
+    if type_name not in ParamType.__members__:
+        raise ConversionError(f"unknown parameter type {type_name}")
+    ptype = ParamType(type_name)
+    return HyperParam(
+        name=p.req_str("parameterName"),
+        type=ptype,
+        min=p.number("minValue"),
+        max=p.number("maxValue"),
+        values=_values(p, ptype),
+        scale=p.text("scaleType"),
+        at={"": p.path, "name": p.at("parameterName"), "min": p.at("minValue"), "max": p.at("maxValue"),
+            "values": p.at("discreteValues" if ptype is ParamType.DISCRETE else "categoricalValues"),
+            "scale": p.at("scaleType")},
+    )
+
+
+def hyperparameters(node: Node | None) -> Hyperparameters | None:
+    """The tuning spec, or None when the job does not tune."""
+    if node is None:
+        return None
+    params = tuple(_param(p) for p in node.items("params"))
+    goal = node.text("goal") or "MAXIMIZE"
+    return Hyperparameters(
+        goal="MAXIMIZE" if goal == "GOAL_TYPE_UNSPECIFIED" else goal,
+        metric=node.text("hyperparameterMetricTag") or DEFAULT_METRIC_TAG,
+        params=params,
+        max_trials=node.integer("maxTrials", 1) or 0,
+        max_parallel_trials=node.integer("maxParallelTrials", 1) or 0,
+        max_failed_trials=node.integer("maxFailedTrials", 0) or 0,
+        algorithm=node.text("algorithm") or "ALGORITHM_UNSPECIFIED",
+        at={"": node.path, "params": node.at("params"), "max_trials": node.at("maxTrials"),
+            "max_parallel_trials": node.at("maxParallelTrials"), "max_failed_trials": node.at("maxFailedTrials"),
+            "algorithm": node.at("algorithm"), "metric": node.at("hyperparameterMetricTag")},
+    )

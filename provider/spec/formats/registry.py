@@ -1,0 +1,29 @@
+"""The one table of input formats, and how a document's format is chosen.
+
+``FORMATS`` lists every format in the order its markers are tried: the first format whose
+marker is in the document's ``spec`` reads it; the fallback format (no marker: native) reads
+every other document. The same order builds the schema's ``if``/``else`` chain over ``spec``
+(``provider/schema.py``) and the order of their ``$defs``. Adding a format is one package
+under ``provider/spec/formats/`` and one entry here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.spec.formats import legacy, native, vertex
+from provider.spec.formats.base import Format
+
+FORMATS: tuple[Format, ...] = (native.FORMAT, legacy.FORMAT, vertex.FORMAT)
+
+_FALLBACK = next(f for f in FORMATS if f.is_fallback)
+
+
+def detect(data: Any) -> Format:
+    """The format of a parsed document (any value: a broken document reads as the fallback)."""
+    spec = data.get("spec") if isinstance(data, dict) else None
+    if isinstance(spec, dict):
+        for fmt in FORMATS:
+            if fmt.marks(spec):
+                return fmt
+    return _FALLBACK

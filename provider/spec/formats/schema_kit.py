@@ -1,0 +1,108 @@
+"""Building blocks of the JSON Schema fragments every input format uses.
+
+Each format's ``schema.py`` (``provider/spec/formats/*/schema.py``) builds its ``$defs`` from
+these; ``provider/schema.py`` assembles the document schema from the fragments. Patterns, enums
+and limits come from the catalog, the one source of truth; descriptions double as the
+"allowed" text of validation messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from provider.catalog import CATALOG
+from provider.spec.vertex_fields import KeyName
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+Schema = dict[str, Any]
+
+
+def limits() -> dict[str, Any]:
+    return CATALOG.limits()
+
+
+def string(description: str, **extra: Any) -> Schema:
+    return {"type": "string", "description": description, **extra}
+
+
+def strings(description: str, **extra: Any) -> Schema:
+    return {"type": "array", "items": {"type": "string"}, "description": description, **extra}
+
+
+def obj(properties: dict[str, Schema], required: tuple[str, ...] = (), description: str = "", **extra: Any) -> Schema:
+    out: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
+    if required:
+        out["required"] = list(required)
+    if description:
+        out["description"] = description
+    out.update(extra)
+    return out
+
+
+def int64(description: str, minimum: int = 0) -> Schema:
+    """int64 fields: YAML writes a number, the REST API's JSON a decimal string."""
+    return {
+        "description": description,
+        "anyOf": [{"type": "integer", "minimum": minimum}, {"type": "string", "pattern": "^[0-9]+$"}],
+    }
+
+
+
+def catalog_pattern(field: str) -> str:
+    pattern: str = CATALOG.job_fields()[field]["pattern"]
+    return pattern
+
+
+WAIT_ALTERNATIVES: dict[str, Any] = {"not": {
+    "required": ["maxWaitTime", "maxWaitDuration"],
+    "description": "maxWaitTime and maxWaitDuration are alternatives: set one"}}
+
+JOB_FIELD_SCHEMAS: dict[str, Schema] = {
+    "disableRetries": {"type": "boolean",
+                       "description": "no retry after internal errors once running (overrides restartJobOnWorkerRestart)"},
+}
+
+
+def job_fields(k: KeyName) -> dict[str, Schema]:
+    """Today's CustomJobSpec fields (tools/catalog/curated/vertex_job_fields.json), in the key style ``k``."""
+    return {
+        k("persistentResourceId"): string(
+            "the ID of a PersistentResource in the job's project and region to run on", pattern=catalog_pattern("persistentResourceId")),
+        k("enableWebAccess"): {"type": "boolean", "description": "interactive shell access to the training containers"},
+        "network": string("the VPC network to peer with: projects/PROJECT_NUMBER/global/networks/NETWORK",
+                        pattern=catalog_pattern("network")),
+        k("reservedIpRanges"): strings("names of reserved IP ranges of the network, such as vertex-ai-ip-range",
+                                        minItems=1, items={"type": "string", "pattern": "^[a-z]([-a-z0-9]*[a-z0-9])?$"}),
+        "tensorboard": string("a Vertex AI TensorBoard: projects/PROJECT/locations/REGION/tensorboards/ID",
+                            pattern=catalog_pattern("tensorboard")),
+        "experiment": string("a Vertex AI Experiment: projects/P/locations/R/metadataStores/S/contexts/EXPERIMENT",
+                           pattern=catalog_pattern("experiment")),
+        k("experimentRun"): string("a Vertex AI Experiment Run: projects/P/locations/R/metadataStores/S/contexts/"
+                                 "EXPERIMENT-RUN", pattern=catalog_pattern("experimentRun")),
+    }
+
+
+def reservation_affinity(k: KeyName) -> Schema:
+    """machineSpec.reservationAffinity: consume a Compute Engine reservation."""
+    types = CATALOG.job_fields()["reservationAffinity"]["types"]
+    return obj(
+        {k("reservationAffinityType"): {"enum": types},
+         "key": string("the reservation label key; compute.googleapis.com/reservation-name for a named reservation"),
+         "values": strings("the reservation's full resource name (projects/P/zones/Z/reservations/NAME)", minItems=1)},
+        required=(k("reservationAffinityType"),),
+        description="reservationAffinityType (NO_RESERVATION, ANY_RESERVATION or SPECIFIC_RESERVATION), key, values",
+    )
+
+
+def count_needs_type(type_key: str, count_key: str) -> Schema:
+    """A non-zero accelerator count names its accelerator type (the SDK's default count 0 does not)."""
+    return {
+        "if": {"required": [count_key], "properties": {count_key: {"not": {"enum": [0, "0"]}}}},
+        "then": {
+            "required": [type_key],
+            "properties": {type_key: {"not": {"const": "ACCELERATOR_TYPE_UNSPECIFIED"}}},
+            "description": f"{count_key} needs {type_key}: the accelerator to attach",
+        },
+    }
+

@@ -1,0 +1,239 @@
+"""Vertex AI's ``CustomJobSpec`` (REST camelCase or the Python SDK's snake_case) -> TrainingJob.
+
+Seed 004 submits ``worker_pool_specs`` through ``aiplatform.CustomJob``; the REST API and
+``gcloud ai custom-jobs create --config`` take ``workerPoolSpecs``. Both are accepted as the
+spec body, with the CustomJob's own fields (``displayName``, ``labels``) and the SDK's
+``staging_bucket`` / ``base_output_dir`` beside them, and ``region`` for the location.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from provider.spec.envelope import body, merge_labels, metadata_fields
+from provider.spec.formats.vertex.keys import Keys, is_snake_case
+from provider.spec.model import (
+    Accelerator,
+    Application,
+    Container,
+    Disk,
+    DocPath,
+    EnvVar,
+    Note,
+    OutputDir,
+    PoolOverride,
+    PythonPackage,
+    Role,
+    Scheduling,
+    SourceFormat,
+    TrainingJob,
+    WorkerPool,
+)
+from provider.spec.reader import ConversionError, Node
+from provider.spec.vertex_fields import options, reservation
+
+
+def _env(node: Node, k: Keys) -> tuple[EnvVar, ...]:
+    out = []
+    for item in node.items("env"):
+        out.append(EnvVar(name=item.req_str("name"), value=item.text("value") or "", at={"": item.path}))
+    return tuple(out)
+
+
+def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
+    ms = node.child(k("machineSpec"))
+    if ms is None:
+        raise ConversionError("machineSpec is missing")
+    acc_type = ms.text(k("acceleratorType"))
+    acc = None
+    if acc_type is not None and acc_type != "ACCELERATOR_TYPE_UNSPECIFIED":
+        acc = Accelerator(
+            type=acc_type,
+            count=ms.integer(k("acceleratorCount"), 0) or 0,
+            at={"": ms.path, "type": ms.at(k("acceleratorType")), "count": ms.at(k("acceleratorCount"))},
+        )
+    ds = node.child(k("diskSpec"))
+    disk = Disk()
+    if ds is not None:
+        disk = Disk(
+            type=ds.text(k("bootDiskType")),
+            size_gb=ds.integer(k("bootDiskSizeGb")),
+            at={"": ds.path, "type": ds.at(k("bootDiskType")), "size_gb": ds.at(k("bootDiskSizeGb"))},
+        )
+    return WorkerPool(
+        role=role,
+        machine_type=ms.req_str(k("machineType")),
+        replica_count=node.integer(k("replicaCount"), 1) or 0,
+        accelerator=acc,
+        tpu_topology=ms.text(k("tpuTopology")),
+        disk=disk,
+        reservation=reservation(ms.child(k("reservationAffinity")), k),
+        at={
+            "": node.path,
+            "machine_type": ms.at(k("machineType")),
+            "replica_count": node.at(k("replicaCount")),
+            "accelerator": ms.at(k("acceleratorType")) if acc_type else ms.path,
+            "tpu_topology": ms.at(k("tpuTopology")),
+        },
+    )
+
+
+def _task(node: Node, k: Keys) -> tuple[str, Node]:
+    ctr = node.child(k("containerSpec"))
+    pkg = node.child(k("pythonPackageSpec"))
+    if (ctr is None) == (pkg is None):
+        raise ConversionError("exactly one of containerSpec or pythonPackageSpec")
+    return ("container", ctr) if ctr is not None else ("package", pkg)  # type: ignore[return-value]
+
+
+def _application(kind: str, task: Node, k: Keys) -> Application:
+    if kind == "container":
+        return Container(
+            image_uri=task.req_str(k("imageUri")),
+            command=task.strs("command") or (),
+            args=task.strs("args") or (),
+            at={"": task.path, "image_uri": task.at(k("imageUri"))},
+        )
+    return PythonPackage(
+        module=task.req_str(k("pythonModule")),
+        package_uris=task.strs(k("packageUris")) or (),
+        executor_image_uri=task.req_str(k("executorImageUri")),
+        args=task.strs("args") or (),
+        at={
+            "": task.path,
+            "module": task.at(k("pythonModule")),
+            "package_uris": task.at(k("packageUris")),
+            "executor_image_uri": task.at(k("executorImageUri")),
+        },
+    )
+
+
+def _override(app: Application, kind: str, task: Node, k: Keys) -> PoolOverride | None:
+    if isinstance(app, Container) or kind == "container":
+        image = task.text(k("imageUri"))
+        base_image = app.image_uri if isinstance(app, Container) else None
+        command, args = task.strs("command") or (), task.strs("args") or ()
+        base_cmd = app.command if isinstance(app, Container) else ()
+        if kind == "container" and isinstance(app, PythonPackage):
+            return PoolOverride(image_uri=image, command=command, args=args, container=True)
+        if (image, command, args) == (base_image, base_cmd, app.args):
+            return None
+        return PoolOverride(
+            image_uri=image if image != base_image else None,
+            command=command if command != base_cmd else None,
+            args=args if args != app.args else None,
+        )
+    image = task.text(k("executorImageUri"))
+    args = task.strs("args") or ()
+    if (image, args) == (app.executor_image_uri, app.args):
+        return None
+    return PoolOverride(
+        image_uri=image if image != app.executor_image_uri else None,
+        args=args if args != app.args else None,
+    )
+
+
+def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
+    """What ``aiplatform.CustomJob(staging_bucket=...)`` does: a per-job output prefix under the bucket.
+
+    The SDK sets ``baseOutputDirectory`` to ``BUCKET/aiplatform-custom-job-TIMESTAMP``, so the job
+    gets AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR. trainjobs names the prefix
+    after the job instead of the time, so a plan and the next apply build the same request.
+    """
+    return OutputDir(uri=f"{bucket.rstrip('/')}/aiplatform-custom-job-{name}", job_dir=False, at={"": where})
+
+
+# CustomJobSpec fields gcloud sends that the model has no place for yet (every one it sends is
+# carried now: provider/spec/vertex_fields.py).
+NOT_CARRIED: tuple[str, ...] = ()
+
+
+def convert(doc: Node) -> TrainingJob:
+    meta = metadata_fields(doc)
+    spec = body(doc)
+    k = Keys(is_snake_case(spec.data))
+    notes: list[Note] = []
+    specs = spec.items(k("workerPoolSpecs"))
+    if not specs or not specs[0].data:
+        raise ConversionError("the first worker pool is missing")
+    first_kind, first_task = _task(specs[0], k)
+    application = _application(first_kind, first_task, k)
+    env = _env(first_task, k)
+    pools = []
+    for index, node in enumerate(specs[:4]):
+        if not node.data:  # an empty {} keeps the position of a skipped pool
+            continue
+        pool = _pool(Role.by_index(index), node, k)
+        if index:
+            kind, task = _task(node, k)
+            override = _override(application, kind, task, k)
+            if override is not None:
+                pool = replace(pool, override=override)
+            if _env(task, k) != env:
+                notes.append(
+                    Note(
+                        "this pool's env differs from the first pool's; trainjobs gives every pool the same env",
+                        task.at("env"),
+                        "trainjobs.env.per_pool",
+                        allowed="the same env in every pool",
+                        error=True,
+                    )
+                )
+        pools.append(pool)
+    for key in NOT_CARRIED:
+        if spec.raw(k(key)) not in (None, False, ""):  # false (what describe prints) loses nothing
+            notes.append(Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
+                              spec.at(k(key)), "vx.gcloud.not_carried"))
+    out = spec.child(k("baseOutputDirectory"))
+    output = None
+    if out is not None:
+        output = OutputDir(uri=out.req_str(k("outputUriPrefix")), job_dir=False, at={"": out.at(k("outputUriPrefix"))})
+    elif spec.text("base_output_dir") is not None:
+        output = OutputDir(uri=spec.req_str("base_output_dir"), job_dir=False, at={"": spec.at("base_output_dir")})
+    elif spec.text(k("stagingBucket")) is not None:
+        output = staging_output(spec.req_str(k("stagingBucket")), meta.name, spec.at(k("stagingBucket")))
+    sched = spec.child("scheduling")
+    scheduling = Scheduling()
+    if sched is not None:
+        scheduling = Scheduling(
+            max_wait_seconds=sched.duration(k("maxWaitDuration")),
+            max_running_seconds=sched.duration("timeout"),
+            restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
+            strategy=sched.text("strategy"),
+            disable_retries=sched.flag(k("disableRetries")),
+            max_wait_is_vertex=True,
+            at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
+                "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},
+        )
+    return TrainingJob(
+        name=meta.name,
+        team=meta.team,
+        description=meta.description,
+        display_name=spec.text(k("displayName")) or meta.display_name,
+        labels=merge_labels(meta.labels, spec.str_map("labels")),
+        region=spec.text("region"),
+        pools=tuple(pools),
+        application=application,
+        env=env,
+        output=output,
+        staging_bucket=spec.text(k("stagingBucket")),
+        scheduling=scheduling,
+        service_account=spec.text(k("serviceAccount")),
+        vertex=options(spec, k),
+        source_format=SourceFormat.VERTEX,
+        desired_state=spec.text(k("desiredState")) or "COMPLETED",
+        notes=tuple(notes),
+        at={
+            "": spec.path,
+            "name": meta.at_name,
+            "labels": meta.at_labels,
+            "region": spec.at("region"),
+            "pools": spec.at(k("workerPoolSpecs")),
+            "application": first_task.path,
+            "env": first_task.at("env"),
+            "args": first_task.at("args"),
+            "staging_bucket": spec.at(k("stagingBucket")),
+            "service_account": spec.at(k("serviceAccount")),
+            "scheduling": spec.at("scheduling"),
+        },
+    )

@@ -1,0 +1,138 @@
+"""The Vertex AI format's JSON Schema fragment: ``vertexSpec`` / ``vertexPool`` (REST camelCase)
+and ``vertexSpecSnake`` / ``vertexPoolSnake`` (the Python SDK's snake_case).
+
+A ``CustomJobSpec`` with ``region`` beside it: up to four ``workerPoolSpecs`` (the primary
+with one replica), Vertex AI's flat ``machineSpec`` accelerator rules, and the job fields of
+tools/catalog/curated/vertex_job_fields.json. ``provider/schema.py`` puts these into the
+document's ``$defs``.
+"""
+
+from __future__ import annotations
+
+from provider.catalog import CATALOG
+from provider.spec.formats.schema_accelerators import flat_rules, machine_type_schema
+from provider.spec.formats.schema_kit import (
+    JOB_FIELD_SCHEMAS,
+    Schema,
+    count_needs_type,
+    int64,
+    job_fields,
+    limits,
+    obj,
+    reservation_affinity,
+    string,
+    strings,
+)
+from provider.spec.formats.vertex.keys import snake
+
+
+def defs() -> dict[str, Schema]:
+    """The Vertex AI format's ``$defs``, camelCase first."""
+    vertex, vertex_pool = _vertex_spec(snake_case=False)
+    vertex_snake, vertex_pool_snake = _vertex_spec(snake_case=True)
+    return {"vertexSpec": vertex, "vertexPool": vertex_pool,
+            "vertexSpecSnake": vertex_snake, "vertexPoolSnake": vertex_pool_snake}
+
+
+def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
+    def k(name: str) -> str:
+        return snake(name) if snake_case else name
+
+    lim = limits()
+    machine_names = sorted(set(CATALOG.vertex_machine_names()) | set(CATALOG.ai_platform_machine_names()))
+    env = {
+        "type": "array",
+        "maxItems": lim["env"]["max"],
+        "items": obj({"name": {"$ref": "#/$defs/envName"}, "value": {"type": "string"}}, required=("name",)),
+        "description": "environment variables: a list of {name, value}, at most 100",
+    }
+    machine_spec = obj(
+        {
+            k("machineType"): machine_type_schema(machine_names),
+            k("acceleratorType"): {"$ref": "#/$defs/acceleratorType"},
+            k("acceleratorCount"): {"type": "integer", "minimum": 0},
+            k("tpuTopology"): string("TPU slice topology"),
+            k("reservationAffinity"): reservation_affinity(k),
+        },
+        required=(k("machineType"),),
+        description="machineType, acceleratorType, acceleratorCount",
+        allOf=flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
+        + [count_needs_type(k("acceleratorType"), k("acceleratorCount"))],
+    )
+    container = obj(
+        {k("imageUri"): string("the container image URI"), "command": strings("overrides ENTRYPOINT"),
+         "args": strings("container args"), "env": env},
+        required=(k("imageUri"),),
+        description="imageUri, command, args, env",
+    )
+    package = obj(
+        {k("executorImageUri"): string("a prebuilt training container"),
+         k("packageUris"): strings("gs:// package URIs", minItems=1, maxItems=100, items={"$ref": "#/$defs/gcsObject"}),
+         k("pythonModule"): string("the module to run"), "args": strings("module args"), "env": env},
+        required=(k("executorImageUri"), k("packageUris"), k("pythonModule")),
+        description="executorImageUri, packageUris, pythonModule, args, env",
+    )
+    pool = obj(
+        {
+            k("machineSpec"): machine_spec,
+            k("replicaCount"): int64("number of replicas", minimum=1),
+            k("diskSpec"): obj({k("bootDiskType"): {"$ref": "#/$defs/diskType"}, k("bootDiskSizeGb"): {"$ref": "#/$defs/diskSizeGb"}}),
+            k("containerSpec"): container,
+            k("pythonPackageSpec"): package,
+        },
+        description="a WorkerPoolSpec: machineSpec, replicaCount, diskSpec and containerSpec or pythonPackageSpec; "
+        "{} skips a pool",
+        anyOf=[
+            {"maxProperties": 0},
+            {"required": [k("machineSpec"), k("containerSpec")], "not": {"required": [k("pythonPackageSpec")]}},
+            {"required": [k("machineSpec"), k("pythonPackageSpec")], "not": {"required": [k("containerSpec")]}},
+        ],
+    )
+    pool_ref = "#/$defs/" + ("vertexPoolSnake" if snake_case else "vertexPool")
+    first = {
+        "$ref": pool_ref,
+        "minProperties": 1,
+        "properties": {k("replicaCount"): {
+            "anyOf": [{"const": 1}, {"const": "1"}], "description": "the primary pool (0) has exactly one replica"}},
+        "description": "worker pool 0, the primary (chief): it must be set, with one replica",
+    }
+    props: dict[str, Schema] = {
+        k("workerPoolSpecs"): {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": lim["pools"]["max"],
+            "prefixItems": [first],
+            "items": {"$ref": pool_ref},
+            "description": "up to four worker pools: 0 primary, 1 workers, 2 parameter servers, 3 evaluators",
+        },
+        k("baseOutputDirectory"): obj({k("outputUriPrefix"): {"$ref": "#/$defs/gcsPath"}}, required=(k("outputUriPrefix"),)),
+        "scheduling": obj(
+            {"timeout": {"$ref": "#/$defs/duration"}, k("restartJobOnWorkerRestart"): {"type": "boolean"},
+             "strategy": {"$ref": "#/$defs/strategy"}, k("maxWaitDuration"): {"$ref": "#/$defs/duration"},
+             k("disableRetries"): JOB_FIELD_SCHEMAS["disableRetries"]},
+            description="timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration, disableRetries",
+        ),
+        k("serviceAccount"): {"$ref": "#/$defs/serviceAccount"},
+        **job_fields(k),
+        "region": {"$ref": "#/$defs/region"},
+        k("displayName"): string("the job's display name", maxLength=128),
+        "labels": {"$ref": "#/$defs/labels"},
+        # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
+        k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
+        k("desiredState"): {"$ref": "#/$defs/desiredState"},
+        k("network"): string("the VPC network peered with the job (gcloud --network)"),
+        k("enableWebAccess"): {"type": "boolean", "description": "interactive shell (gcloud --enable-web-access)"},
+        k("enableDashboardAccess"): {"type": "boolean", "description": "gcloud --enable-dashboard-access"},
+        k("persistentResourceId"): string("gcloud --persistent-resource-id"),
+        k("kmsKey"): string("gcloud --kms-key (the full key name)"),
+    }
+    if snake_case:
+        props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}
+    spec = obj(
+        props,
+        required=(k("workerPoolSpecs"), "region"),
+        description=("the Vertex AI Python SDK's CustomJob arguments (snake_case)" if snake_case
+                     else "a Vertex AI CustomJobSpec (REST camelCase)") + " with region beside it",
+    )
+    return spec, pool
+
