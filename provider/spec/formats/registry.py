@@ -18,6 +18,9 @@ FORMATS: tuple[Format, ...] = (native.FORMAT, legacy.FORMAT, vertex.FORMAT)
 
 _FALLBACK = next(f for f in FORMATS if f.is_fallback)
 
+MARKERS: tuple[str, ...] = tuple(m for f in FORMATS for m in f.markers)
+"""Every key of ``spec`` that marks a format other than the fallback, in the order they are tried."""
+
 
 def detect(data: Any) -> Format:
     """The format of a parsed document (any value: a broken document reads as the fallback)."""

@@ -148,6 +148,40 @@ def staging_output(bucket: str, name: str, where: DocPath) -> OutputDir:
 NOT_CARRIED: tuple[str, ...] = ()
 
 
+def _not_carried(spec: Node, k: Keys) -> list[Note]:
+    return [Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
+                 spec.at(k(key)), "vx.gcloud.not_carried")
+            for key in NOT_CARRIED
+            if spec.raw(k(key)) not in (None, False, "")]  # false (what describe prints) loses nothing
+
+
+def _output(spec: Node, name: str, k: Keys) -> OutputDir | None:
+    """baseOutputDirectory, the SDK's base_output_dir, or a prefix under the staging bucket."""
+    out = spec.child(k("baseOutputDirectory"))
+    if out is not None:
+        return OutputDir(uri=out.req_str(k("outputUriPrefix")), job_dir=False, at={"": out.at(k("outputUriPrefix"))})
+    if spec.text("base_output_dir") is not None:
+        return OutputDir(uri=spec.req_str("base_output_dir"), job_dir=False, at={"": spec.at("base_output_dir")})
+    if spec.text(k("stagingBucket")) is not None:
+        return staging_output(spec.req_str(k("stagingBucket")), name, spec.at(k("stagingBucket")))
+    return None
+
+
+def _scheduling(sched: Node | None, k: Keys) -> Scheduling:
+    if sched is None:
+        return Scheduling()
+    return Scheduling(
+        max_wait_seconds=sched.duration(k("maxWaitDuration")),
+        max_running_seconds=sched.duration("timeout"),
+        restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
+        strategy=sched.text("strategy"),
+        disable_retries=sched.flag(k("disableRetries")),
+        max_wait_is_vertex=True,
+        at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
+            "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},
+    )
+
+
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = body(doc)
@@ -180,31 +214,7 @@ def convert(doc: Node) -> TrainingJob:
                     )
                 )
         pools.append(pool)
-    for key in NOT_CARRIED:
-        if spec.raw(k(key)) not in (None, False, ""):  # false (what describe prints) loses nothing
-            notes.append(Note(f"{k(key)} is accepted but trainjobs does not carry it into the Vertex AI request yet",
-                              spec.at(k(key)), "vx.gcloud.not_carried"))
-    out = spec.child(k("baseOutputDirectory"))
-    output = None
-    if out is not None:
-        output = OutputDir(uri=out.req_str(k("outputUriPrefix")), job_dir=False, at={"": out.at(k("outputUriPrefix"))})
-    elif spec.text("base_output_dir") is not None:
-        output = OutputDir(uri=spec.req_str("base_output_dir"), job_dir=False, at={"": spec.at("base_output_dir")})
-    elif spec.text(k("stagingBucket")) is not None:
-        output = staging_output(spec.req_str(k("stagingBucket")), meta.name, spec.at(k("stagingBucket")))
-    sched = spec.child("scheduling")
-    scheduling = Scheduling()
-    if sched is not None:
-        scheduling = Scheduling(
-            max_wait_seconds=sched.duration(k("maxWaitDuration")),
-            max_running_seconds=sched.duration("timeout"),
-            restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
-            strategy=sched.text("strategy"),
-            disable_retries=sched.flag(k("disableRetries")),
-            max_wait_is_vertex=True,
-            at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
-                "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},
-        )
+    notes += _not_carried(spec, k)
     return TrainingJob(
         name=meta.name,
         team=meta.team,
@@ -215,9 +225,9 @@ def convert(doc: Node) -> TrainingJob:
         pools=tuple(pools),
         application=application,
         env=env,
-        output=output,
+        output=_output(spec, meta.name, k),
         staging_bucket=spec.text(k("stagingBucket")),
-        scheduling=scheduling,
+        scheduling=_scheduling(spec.child("scheduling"), k),
         service_account=spec.text(k("serviceAccount")),
         vertex=options(spec, k),
         source_format=SourceFormat.VERTEX,
