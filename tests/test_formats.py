@@ -17,13 +17,12 @@ from typing import Any
 import pytest
 
 from provider import schema
-from provider.spec.formats.registry import FORMATS, detect
+from provider.spec.formats.base import CountTable
+from provider.spec.formats.registry import FORMATS, MARKERS, detect, format_of
 from provider.spec.model import SourceFormat
 from provider.spec.parse import detect_format
 
 from .conftest import ROOT
-
-MARKERS = [b.marker for f in FORMATS for b in f.bodies if b.marker is not None]
 
 
 def _schema_choice(spec: dict[str, Any]) -> str:
@@ -39,6 +38,13 @@ def test_one_fallback_and_distinct_markers() -> None:
     assert [f.source for f in FORMATS if f.is_fallback] == [SourceFormat.NATIVE]
     assert len(MARKERS) == len(set(MARKERS)) == 3
     assert {f.source for f in FORMATS} == set(SourceFormat)
+    assert all(format_of(f.source) is f for f in FORMATS)
+
+
+def test_ai_platform_jobs_are_held_to_the_ai_platform_counts() -> None:
+    tables = {f.source: f.count_table for f in FORMATS}
+    assert tables == {SourceFormat.NATIVE: CountTable.SEED, SourceFormat.AI_PLATFORM: CountTable.AI_PLATFORM,
+                      SourceFormat.VERTEX: CountTable.SEED}
 
 
 @pytest.mark.parametrize("keys", [c for n in range(len(MARKERS) + 1) for c in itertools.combinations(MARKERS, n)])

@@ -4,13 +4,15 @@ A ``Format`` is one row of the table in ``registry.py``. Its ``bodies`` say how 
 ``spec`` is recognised as this format: the key whose presence marks it (``trainingInput``,
 ``workerPoolSpecs`` ...) and the ``$defs`` entry of the schema that describes such a body. The
 one format whose body has no marker (the native one) is read when no other format's marker is
-present. ``schema`` builds the format's ``$defs`` from the catalog, on demand; ``convert``
+present. ``count_table`` says which accelerator-count table the validation rules hold its
+pools to. ``schema`` builds the format's ``$defs`` from the catalog, on demand; ``convert``
 reads a document of the format into the model, raising ``ConversionError`` where its
 structure is broken.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +20,15 @@ from typing import Any
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.model import SourceFormat, TrainingJob
 from provider.spec.reader import Node
+
+
+class CountTable(enum.Enum):
+    """Which catalog table of accelerator counts a format's pools are checked against."""
+
+    SEED = "seed"
+    """The counts the seeds or today's Vertex AI offering allow (``Catalog.seed_counts``)."""
+    AI_PLATFORM = "ai_platform"
+    """AI Platform Training's table, then Vertex AI's for machine types it does not list."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,8 @@ class Format:
     """The format's ``$defs`` (each body's definition and the definitions they refer to)."""
     convert: Callable[[Node], TrainingJob]
     """Document (the whole envelope) -> model; ``ConversionError`` if its structure is broken."""
+    count_table: CountTable = CountTable.SEED
+    """The accelerator counts its pools are held to (``validation/rules/hardware.py``)."""
 
     @property
     def markers(self) -> tuple[str, ...]:

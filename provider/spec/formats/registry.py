@@ -13,6 +13,7 @@ from typing import Any
 
 from provider.spec.formats import legacy, native, vertex
 from provider.spec.formats.base import Format
+from provider.spec.model import SourceFormat
 
 FORMATS: tuple[Format, ...] = (native.FORMAT, legacy.FORMAT, vertex.FORMAT)
 
@@ -30,3 +31,8 @@ def detect(data: Any) -> Format:
             if fmt.marks(spec):
                 return fmt
     return _FALLBACK
+
+
+def format_of(source: SourceFormat) -> Format:
+    """The registered format a model was read from (``TrainingJob.source_format``)."""
+    return next(f for f in FORMATS if f.source is source)

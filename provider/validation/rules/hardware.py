@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from provider.spec.model import Role, SourceFormat, TrainingJob, WorkerPool, path_of
+from provider.spec.formats.base import CountTable
+from provider.spec.formats.registry import format_of
+from provider.spec.model import Role, TrainingJob, WorkerPool, path_of
 from provider.validation.problem import Severity
 from provider.validation.rules.base import (
     JOB_RULES,
@@ -119,12 +121,8 @@ def _similar_machines(ctx: Context, vcpus: float, memory: float) -> list[str]:
     return [m.name for m in options]
 
 
-def _table(job: TrainingJob) -> str:
-    return "ai_platform" if job.source_format is SourceFormat.AI_PLATFORM else "seed"
-
-
 def _counts(ctx: Context, job: TrainingJob, machine: str) -> dict[str, list[int]]:
-    if _table(job) == "ai_platform":
+    if format_of(job.source_format).count_table is CountTable.AI_PLATFORM:
         return ctx.catalog.counts("ai_platform", machine) or ctx.catalog.counts("vertex", machine)
     return ctx.catalog.seed_counts(machine)
 

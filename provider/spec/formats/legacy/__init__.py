@@ -7,7 +7,7 @@ Schema fragment (``aiPlatformSpec``) in ``schema.py``.
 
 from __future__ import annotations
 
-from provider.spec.formats.base import Body, Format
+from provider.spec.formats.base import Body, CountTable, Format
 from provider.spec.formats.legacy.convert import convert
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.model import SourceFormat
@@ -25,4 +25,5 @@ FORMAT = Format(
     bodies=(Body(marker="trainingInput", definition="aiPlatformSpec"),),
     schema=_schema,
     convert=convert,
+    count_table=CountTable.AI_PLATFORM,
 )
