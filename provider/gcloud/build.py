@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from provider.gcloud import gcs
+from provider.gcloud import config_doc, gcs, local_package
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
+from provider.gcloud.config_doc import Config
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "kmsProject": "--kms-project"}
@@ -31,9 +32,9 @@ class Built:
     """The document, the config it embeds (for positions), and what the reading noticed."""
 
     document: dict[str, Any]
-    config_path: Path | None = None
-    config_data: dict[str, Any] | None = None
+    config: Config | None = None
     notes: list[str] = field(default_factory=list)
+    cwd: Path = Path(".")
 
 
 def job_name(raw: str, notes: list[str]) -> str:
@@ -93,10 +94,6 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
 def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
     if not raw:
         return {}
-    if "local-package-path" in raw:
-        raise GcloudError("--worker-pool-spec local-package-path makes gcloud build and push a Docker image "
-                          "with docker; convert takes the built image (container-image-uri) or a native spec "
-                          "with application.pythonPackage.path")
     machine: dict[str, Any] = {"machineType": raw.get("machine-type")}
     if raw.get("accelerator-type"):
         machine["acceleratorType"] = str(raw["accelerator-type"]).upper().replace("-", "_")
@@ -114,7 +111,18 @@ def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> 
     values = dict(cmd.values)
     values.pop("config", None)
     _kms(values)
-    spec: dict[str, Any] = dict(config or {})
+    for key in ("enableWebAccess", "enableDashboardAccess"):
+        if values.get(key) is False:
+            values.pop(key)  # gcloud sets these only when true
+    display = values.get("displayName", (config or {}).get("displayName"))
+    if not isinstance(display, str) or not display:
+        raise GcloudError("argument --display-name: Must be specified.")
+    if local_package.wants(values.get("workerPoolSpecs")):
+        values.pop("displayName", None)
+        spec = local_package.document(values, config, built.cwd, built.notes)
+        return {"name": job_name(display, built.notes), "displayName": display, "spec": spec}
+    # The config's own mapping (not a copy), so problems in it point at its lines.
+    spec: dict[str, Any] = config if config is not None else {}
     pools = values.pop("workerPoolSpecs", None)
     uris = values.pop("pythonPackageUris", None)
     if isinstance(pools, list):
@@ -126,47 +134,21 @@ def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> 
             for target in targets:
                 if value and isinstance(pool, dict) and isinstance(pool.get(target), dict):
                     pool[target][key] = value
-    for key in ("enableWebAccess", "enableDashboardAccess"):
-        if values.get(key) is False:
-            values.pop(key)  # gcloud sets these only when true
     spec.update(values)
-    display = spec.get("displayName")
-    if not isinstance(display, str) or not display:
-        raise GcloudError("argument --display-name: Must be specified.")
     return {"name": job_name(display, built.notes), "spec": spec}
 
 
 def build(cmd: GcloudCommand, cwd: Path) -> Built:
     """The TrainingJob document of a parsed command; GcloudError for what gcloud would refuse."""
-    built = Built(document={}, notes=list(cmd.notes))
+    built = Built(document={}, notes=list(cmd.notes), cwd=cwd)
     config_value = cmd.values.get("config")
     config: dict[str, Any] | None = None
     if isinstance(config_value, str):
-        built.config_path = cwd / config_value
-        config = read_config(built.config_path)
-        built.config_data = config
+        built.config = config_doc.read(cwd / config_value)  # ConfigProblems when it cannot be read
+        config = built.config.data
     make = _ai_platform if cmd.generation is Generation.AI_PLATFORM else _vertex
     made = make(cmd, config, built)
-    built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": made["name"]},
+    metadata = {"name": made["name"], **({"displayName": made["displayName"]} if "displayName" in made else {})}
+    built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": metadata,
                       "spec": made["spec"]}
     return built
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
-    from provider.document import read_mapping
-    from provider.validation.validator import display_name, read_file
-
-    shown = display_name(path)
-    raw, problem = read_file(path, shown)
-    if problem is not None or raw is None:
-        raise GcloudError(f"--config {path}: " + (problem.message if problem else "cannot be read"))
-    doc, problems = read_mapping(raw, shown, "a job configuration mapping")
-    errors = [p for p in problems if p.is_error]
-    if doc is None or errors:
-        first = errors[0] if errors else None
-        where = f"{shown}:{first.line}:{first.column}" if first else shown
-        raise GcloudError(f"{where}: {first.message if first else 'not a mapping'}")
-    if not isinstance(doc.data, dict):
-        raise GcloudError(f"{shown}: not a mapping")
-    return doc.data
