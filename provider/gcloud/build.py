@@ -107,6 +107,16 @@ def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
     return pool
 
 
+def _args_and_command(spec: dict[str, Any], args: object, command: object) -> None:
+    """--args go to every pool's container or package, --command to its container (gcloud's ConstructCustomJobSpec)."""
+    for pool in spec.get("workerPoolSpecs") or []:
+        for key, value in (("args", args), ("command", command)):
+            targets = ("containerSpec", "pythonPackageSpec") if key == "args" else ("containerSpec",)
+            for target in targets:
+                if value and isinstance(pool, dict) and isinstance(pool.get(target), dict):
+                    pool[target][key] = value
+
+
 def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
     values = dict(cmd.values)
     values.pop("config", None)
@@ -119,21 +129,15 @@ def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> 
         raise GcloudError("argument --display-name: Must be specified.")
     if local_package.wants(values.get("workerPoolSpecs")):
         values.pop("displayName", None)
-        spec = local_package.document(values, config, built.cwd, built.notes)
-        return {"name": job_name(display, built.notes), "displayName": display, "spec": spec}
+        return {"name": job_name(display, built.notes), "displayName": display,
+                "spec": local_package.document(values, config, built.cwd, built.notes)}
     # The config's own mapping (not a copy), so problems in it point at its lines.
     spec: dict[str, Any] = config if config is not None else {}
     pools = values.pop("workerPoolSpecs", None)
     uris = values.pop("pythonPackageUris", None)
     if isinstance(pools, list):
         spec["workerPoolSpecs"] = [_pool(p, uris) for p in pools]
-    args, command = values.pop("args", None), values.pop("command", None)
-    for pool in spec.get("workerPoolSpecs") or []:
-        for key, value in (("args", args), ("command", command)):
-            targets = ("containerSpec", "pythonPackageSpec") if key == "args" else ("containerSpec",)
-            for target in targets:
-                if value and isinstance(pool, dict) and isinstance(pool.get(target), dict):
-                    pool[target][key] = value
+    _args_and_command(spec, values.pop("args", None), values.pop("command", None))
     spec.update(values)
     return {"name": job_name(display, built.notes), "spec": spec}
 

@@ -170,7 +170,7 @@ def _from_config(config: dict[str, Any] | None) -> dict[str, Any]:
     base = config.get("baseOutputDirectory")
     if isinstance(base, dict) and isinstance(base.get("outputUriPrefix"), str):
         out["baseOutputDirectory"] = base["outputUriPrefix"]
-    left = sorted(set(config) - set(_SAME_NAME) - {"baseOutputDirectory", "workerPoolSpecs"})
+    left = sorted(set(config) - set(_SAME_NAME) - {"baseOutputDirectory", "workerPoolSpecs", "displayName"})
     if left:
         raise GcloudError(f"--config: {', '.join(left)} cannot be kept beside local-package-path (a native spec has "
                           f"no such field); allowed in the config: {', '.join((*_SAME_NAME, 'baseOutputDirectory'))}")
