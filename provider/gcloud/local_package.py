@@ -93,10 +93,9 @@ def _directory(text: str, cwd: Path) -> Path:
     if not real.is_dir():
         raise _fail(f"Directory '{where}' is not found.")
     root = Path(os.path.realpath(repository_root(cwd)))
-    if not inside(real, root) or real == root:
-        raise _fail(f"local-package-path {text} resolves to {real}, outside the repository {root} (or the "
-                    "repository itself); allowed: a directory inside the repository that holds the trainer's "
-                    "package folder")
+    if not inside(real, root):
+        raise _fail(f"local-package-path {text} resolves to {real}, outside the repository {root}; allowed: a "
+                    "directory inside the repository (trainjobs reads, packages and uploads only its files)")
     return real
 
 
@@ -120,8 +119,8 @@ def _module(spec: dict[str, object]) -> tuple[str, str]:
 
 def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
     """The package and module of the first pool; GcloudError for what gcloud or trainjobs refuses."""
+    base = _directory(str(spec[LOCAL]), cwd)  # gcloud checks the directory first, then the keys
     _check_first(spec)
-    base = _directory(str(spec[LOCAL]), cwd)
     module, file = _module(spec)
     if not (base / file).is_file():
         raise GcloudError(f"Invalid value for [{_FLAG}]: File '{file}' is not found under the package: "
