@@ -38,10 +38,13 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     """The command read as bash and gcloud read it; UserError for what either refuses."""
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
+    from provider.gcloud.config_doc import ConfigProblems
     from provider.gcloud.words import ShellError, split_words
 
     try:
         return build(parse(split_words(args.gcloud, os.environ)), cwd)
+    except ConfigProblems:
+        raise  # reported as a spec's problems are, by the caller
     except ShellError as exc:
         raise UserError(f"{SHOWN}: {exc}; allowed: quotes, \\-newline, $VAR and ${{VAR}} "
                         "from the environment", exit_code=1) from exc

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.document.yaml_loader import LoadedDocument
+from provider.gcloud.command import GcloudError
 from provider.validation.problem import Problem
 
 
@@ -31,8 +32,11 @@ class Config:
         return self.doc.data
 
 
-class ConfigProblems(ValueError):
-    """The --config file cannot be read: its problems, each with the file, line and column."""
+class ConfigProblems(GcloudError):
+    """The --config file cannot be read: its problems, each with the file, line and column.
+
+    A GcloudError (gcloud refuses such a file too) whose problems can be reported as a spec's are.
+    """
 
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("; ".join(f"{p.file}:{p.line}:{p.column}: {p.message}" for p in problems))

@@ -150,7 +150,11 @@ def _pools(pools: list[Any]) -> dict[str, Any]:
     for role, raw in zip(_ROLES, pools, strict=False):
         if not raw:
             continue
-        pool: dict[str, Any] = {"machineType": raw.get("machine-type")}
+        if "machine-type" not in raw:  # gcloud's hardware checks (validation.py), for every pool
+            raise _fail("Key [machine-type] required in dict arg but not provided.")
+        if "accelerator-count" in raw and "accelerator-type" not in raw:
+            raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
+        pool: dict[str, Any] = {"machineType": raw["machine-type"]}
         if raw.get("replica-count", 1) != 1:
             pool["replicas"] = raw["replica-count"]
         if raw.get("accelerator-type"):

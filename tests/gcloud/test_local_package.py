@@ -104,6 +104,10 @@ def test_the_other_pools_and_the_command_flag(repo: Path) -> None:
         _build(HEAD + first + "--worker-pool-spec=machine-type=n1-standard-4,local-package-path=app", repo)
     with pytest.raises(GcloudError, match="--command replaces the entrypoint"):
         _build(HEAD + first + "--command=python,x.py", repo)
+    with pytest.raises(GcloudError, match=r"Key \[accelerator-type\] required as \[accelerator-count\]"):
+        _build(HEAD + first + "--worker-pool-spec=machine-type=n1-standard-4,accelerator-count=2", repo)
+    with pytest.raises(GcloudError, match=r"Key \[machine-type\] required"):
+        _build(HEAD + first + "--worker-pool-spec=replica-count=2", repo)
 
 
 @pytest.fixture
