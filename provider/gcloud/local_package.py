@@ -173,10 +173,14 @@ def _from_config(config: dict[str, Any] | None) -> dict[str, Any]:
     base = config.get("baseOutputDirectory")
     if isinstance(base, dict) and isinstance(base.get("outputUriPrefix"), str):
         out["baseOutputDirectory"] = base["outputUriPrefix"]
-    left = sorted(set(config) - set(_SAME_NAME) - {"baseOutputDirectory", "workerPoolSpecs", "displayName"})
+    scheduling = config.get("scheduling")
+    if isinstance(scheduling, dict):  # Vertex AI's timeout is the native maxRunningTime; the rest keep their names
+        out["scheduling"] = {("maxRunningTime" if k == "timeout" else k): v for k, v in scheduling.items()}
+    taken = {*_SAME_NAME, "baseOutputDirectory", "scheduling"}
+    left = sorted(set(config) - taken - {"workerPoolSpecs", "displayName"})
     if left:
         raise GcloudError(f"--config: {', '.join(left)} cannot be kept beside local-package-path (a native spec has "
-                          f"no such field); allowed in the config: {', '.join((*_SAME_NAME, 'baseOutputDirectory'))}")
+                          f"no such field); allowed in the config: {', '.join(sorted(taken))}")
     return out
 
 

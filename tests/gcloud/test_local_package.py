@@ -110,6 +110,29 @@ def test_the_other_pools_and_the_command_flag(repo: Path) -> None:
         _build(HEAD + first + "--worker-pool-spec=replica-count=2", repo)
 
 
+def test_the_config_beside_it_and_the_vertex_request(repo: Path) -> None:
+    (repo / "job.yaml").write_text("baseOutputDirectory: {outputUriPrefix: gs://my-bucket/out}\n"
+                                   "scheduling: {timeout: 7200s, restartJobOnWorkerRestart: true}\n"
+                                   "serviceAccount: trainer@p.iam.gserviceaccount.com\n")
+    line = (HEAD + "--config job.yaml --worker-pool-spec=machine-type=n1-standard-4,"
+            f"executor-image-uri={IMAGE},local-package-path=app,python-module=trainer.task --args=--epochs,3")
+    proc = run_cli("convert", "--gcloud", line, "--output", "request", cwd=repo)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)["body"]
+    assert body["displayName"] == "local-pkg"
+    job_spec = body["jobSpec"]
+    package = job_spec["workerPoolSpecs"][0]["pythonPackageSpec"]
+    assert package["executorImageUri"] == IMAGE and package["pythonModule"] == "trainer.task"
+    assert package["args"] == ["--epochs", "3"]
+    assert package["packageUris"][0].startswith("gs://my-bucket/out/") and package["packageUris"][0].endswith(".tar.gz")
+    assert job_spec["scheduling"]["timeout"] == "7200s" and job_spec["scheduling"]["restartJobOnWorkerRestart"]
+    assert job_spec["serviceAccount"] == "trainer@p.iam.gserviceaccount.com"
+    (repo / "job.yaml").write_text("tensorboard: projects/p/locations/us-central1/tensorboards/1\nmodels: {}\n")
+    refused = run_cli("convert", "--gcloud", line, cwd=repo)
+    assert refused.returncode == 1 and "--config: models cannot be kept beside local-package-path" in refused.stderr
+
+
 @pytest.fixture
 def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
     env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
