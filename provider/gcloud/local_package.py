@@ -129,7 +129,7 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
         notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "
                      f"{spec['script']}): imports of its sibling modules must be package imports")
     _warn_lost(spec, base, notes)
-    return Entry(base / file.split("/")[0], module, str(spec["executor-image-uri"]))
+    return Entry(base / Path(file).parts[0], module, str(spec["executor-image-uri"]))
 
 
 def _warn_lost(spec: dict[str, object], base: Path, notes: list[str]) -> None:

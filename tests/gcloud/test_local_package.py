@@ -62,12 +62,12 @@ def test_a_module_in_the_local_package_becomes_a_package_spec(repo: Path) -> Non
 def test_a_script_runs_as_its_module_and_what_is_lost_is_said(repo: Path) -> None:
     (repo / "app" / "requirements.txt").write_text("numpy\n")
     built = _build(HEAD + f"'--worker-pool-spec=machine-type=n1-standard-4,executor-image-uri={IMAGE},"
-                   "local-package-path=./app,script=trainer/task.py,output-image-uri=gcr.io/p/img:1,"
+                   "local-package-path=./app,script=./trainer/task.py,output-image-uri=gcr.io/p/img:1,"
                    "requirements=pandas;scipy'", repo)
     package = built.document["spec"]["application"]["pythonPackage"]
     assert package["module"] == "trainer.task" and package["path"] == str(repo / "app" / "trainer")
     notes = "\n".join(built.notes)
-    assert "script=trainer/task.py runs as python -m trainer.task" in notes
+    assert "script=./trainer/task.py runs as python -m trainer.task" in notes
     assert "output-image-uri=gcr.io/p/img:1 is not kept" in notes
     assert "requirements=pandas;scipy, ./app/requirements.txt not kept" in notes
 
