@@ -5,7 +5,10 @@ same mapping, so messages point into the config file), and every flag stands bes
 camelCase with the API's value (``--scale-tier custom`` -> ``scaleTier: CUSTOM``), where
 provider/spec/legacy.py lays it over the config as gcloud does. Vertex AI: the ``--config``
 CustomJobSpec, with ``--worker-pool-spec`` / ``--args`` / ``--command`` applied as gcloud's
-``ConstructCustomJobSpec`` applies them (command_lib/ai/custom_jobs/custom_jobs_util.py).
+``ConstructCustomJobSpec`` applies them (command_lib/ai/custom_jobs/custom_jobs_util.py); with
+``local-package-path`` in the first pool, the native spec that packages that folder
+(local_package.py). The config's own mappings go into the document, so config_doc.py can give
+problems in them the config file's lines.
 
 The job name is the job id (AI Platform) or the display name (Vertex AI); when it is not a
 valid name it is made one, with a note. Relative paths (``--config``, ``--package-path``) are
@@ -29,7 +32,7 @@ _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "k
 
 @dataclass
 class Built:
-    """The document, the config it embeds (for positions), and what the reading noticed."""
+    """The document, the config it embeds (for positions), what the reading noticed, and where it ran."""
 
     document: dict[str, Any]
     config: Config | None = None
