@@ -195,7 +195,9 @@ def document(values: dict[str, Any], config: dict[str, Any] | None, cwd: Path, n
                           "the script would not run; allowed: --args, or container-image-uri with --command")
     _check_rest(pools)
     found = entry(pools[0], cwd, notes)
-    values.pop("pythonPackageUris", None)
+    if values.pop("pythonPackageUris", None):
+        notes.append("--python-package-uris is not kept: gcloud's help disallows it with local-package-path, and "
+                     "gcloud sends the image it builds without them")
     spec: dict[str, Any] = {**_from_config(config)}
     spec["workerPools"] = _pools(pools)
     spec["application"] = {"pythonPackage": {"path": str(found.package_dir), "module": found.module,

@@ -45,7 +45,7 @@ def test_a_module_in_the_local_package_becomes_a_package_spec(repo: Path) -> Non
     built = _build(HEAD + f"--worker-pool-spec=machine-type=n1-standard-4,executor-image-uri={IMAGE},"
                    "local-package-path=app,python-module=trainer.task "
                    "--worker-pool-spec=machine-type=n1-standard-8,replica-count=2,accelerator-type=NVIDIA_TESLA_T4 "
-                   "--args=--epochs,3 --labels team=vision", repo)
+                   "--args=--epochs,3 --labels team=vision --python-package-uris=gs://b/p.tar.gz", repo)
     doc = built.document
     assert doc["metadata"] == {"name": "local_pkg", "displayName": "local-pkg"}
     spec = doc["spec"]
@@ -57,6 +57,7 @@ def test_a_module_in_the_local_package_becomes_a_package_spec(repo: Path) -> Non
                     "accelerator": {"type": "NVIDIA_TESLA_T4", "count": 1}}}
     assert spec["args"] == ["--epochs", "3"] and spec["labels"] == {"team": "vision"}
     assert any("needs no bucket" in n and "stagingBucket" in n for n in built.notes)
+    assert any(n.startswith("--python-package-uris is not kept") for n in built.notes)
 
 
 def test_a_script_runs_as_its_module_and_what_is_lost_is_said(repo: Path) -> None:
