@@ -53,24 +53,32 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data["jobSpec"] if "jobSpec" in data else data
+    _apply_flags(spec, args)
+    for key in ("displayName", "labels"):
+        if key in data and "jobSpec" in data:
+            spec[key] = data[key]
+    return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": _job_name(data, path, args, notes)},
+            "spec": spec}
+
+
+def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> str:
+    """--name, else the job id (AI Platform) or the display name (Vertex AI), else the file's name."""
     display = data.get("displayName") if "jobSpec" in data else None
     if not args.name and not data.get("jobId") and isinstance(display, str) and display:
         from provider.gcloud.build import job_name as valid_name
 
-        job_name = valid_name(display, notes)  # Vertex AI: the name comes from the display name
-    else:
-        job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
-    if not job_name[:1].isalpha():
-        job_name = "job_" + job_name
+        return valid_name(display, notes)  # Vertex AI: the name comes from the display name
+    job_name = args.name or data.get("jobId") or re.sub(r"[^A-Za-z0-9_]", "_", path.stem)
+    return job_name if job_name[:1].isalpha() else "job_" + job_name
+
+
+def _apply_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
+    """The gcloud flags convert takes for a bare config; each wins over the config, as with gcloud."""
     flags = {"region": args.region, "moduleName": args.module_name, "packagePath": args.package_path,
              "jobDir": args.job_dir}
     for key, value in flags.items():
         if value is not None:
             spec[key] = value
-    for key in ("displayName", "labels"):
-        if key in data and "jobSpec" in data:
-            spec[key] = data[key]
-    return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": job_name}, "spec": spec}
 
 
 def run(args: argparse.Namespace) -> int:

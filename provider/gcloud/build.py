@@ -5,7 +5,10 @@ same mapping, so messages point into the config file), and every flag stands bes
 camelCase with the API's value (``--scale-tier custom`` -> ``scaleTier: CUSTOM``), where
 provider/spec/legacy.py lays it over the config as gcloud does. Vertex AI: the ``--config``
 CustomJobSpec, with ``--worker-pool-spec`` / ``--args`` / ``--command`` applied as gcloud's
-``ConstructCustomJobSpec`` applies them (command_lib/ai/custom_jobs/custom_jobs_util.py).
+``ConstructCustomJobSpec`` applies them (command_lib/ai/custom_jobs/custom_jobs_util.py); with
+``local-package-path`` in the first pool, the native spec that packages that folder
+(local_package.py). The config's own mappings go into the document, so config_doc.py can give
+problems in them the config file's lines.
 
 The job name is the job id (AI Platform) or the display name (Vertex AI); when it is not a
 valid name it is made one, with a note. Relative paths (``--config``, ``--package-path``) are
@@ -19,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from provider.gcloud import gcs
+from provider.gcloud import config_doc, gcs, local_package
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
+from provider.gcloud.config_doc import Config
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "kmsProject": "--kms-project"}
@@ -28,12 +32,12 @@ _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "k
 
 @dataclass
 class Built:
-    """The document, the config it embeds (for positions), and what the reading noticed."""
+    """The document, the config it embeds (for positions), what the reading noticed, and where it ran."""
 
     document: dict[str, Any]
-    config_path: Path | None = None
-    config_data: dict[str, Any] | None = None
+    config: Config | None = None
     notes: list[str] = field(default_factory=list)
+    cwd: Path = Path(".")
 
 
 def job_name(raw: str, notes: list[str]) -> str:
@@ -93,10 +97,6 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
 def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
     if not raw:
         return {}
-    if "local-package-path" in raw:
-        raise GcloudError("--worker-pool-spec local-package-path makes gcloud build and push a Docker image "
-                          "with docker; convert takes the built image (container-image-uri) or a native spec "
-                          "with application.pythonPackage.path")
     machine: dict[str, Any] = {"machineType": raw.get("machine-type")}
     if raw.get("accelerator-type"):
         machine["acceleratorType"] = str(raw["accelerator-type"]).upper().replace("-", "_")
@@ -110,63 +110,52 @@ def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
     return pool
 
 
-def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
-    values = dict(cmd.values)
-    values.pop("config", None)
-    _kms(values)
-    spec: dict[str, Any] = dict(config or {})
-    pools = values.pop("workerPoolSpecs", None)
-    uris = values.pop("pythonPackageUris", None)
-    if isinstance(pools, list):
-        spec["workerPoolSpecs"] = [_pool(p, uris) for p in pools]
-    args, command = values.pop("args", None), values.pop("command", None)
+def _args_and_command(spec: dict[str, Any], args: object, command: object) -> None:
+    """--args go to every pool's container or package, --command to its container (gcloud's ConstructCustomJobSpec)."""
     for pool in spec.get("workerPoolSpecs") or []:
         for key, value in (("args", args), ("command", command)):
             targets = ("containerSpec", "pythonPackageSpec") if key == "args" else ("containerSpec",)
             for target in targets:
                 if value and isinstance(pool, dict) and isinstance(pool.get(target), dict):
                     pool[target][key] = value
+
+
+def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
+    values = dict(cmd.values)
+    values.pop("config", None)
+    _kms(values)
     for key in ("enableWebAccess", "enableDashboardAccess"):
         if values.get(key) is False:
             values.pop(key)  # gcloud sets these only when true
-    spec.update(values)
-    display = spec.get("displayName")
+    display = values.get("displayName", (config or {}).get("displayName"))
     if not isinstance(display, str) or not display:
         raise GcloudError("argument --display-name: Must be specified.")
+    if local_package.wants(values.get("workerPoolSpecs")):
+        values.pop("displayName", None)
+        return {"name": job_name(display, built.notes), "displayName": display,
+                "spec": local_package.document(values, config, built.cwd, built.notes)}
+    # The config's own mapping (not a copy), so problems in it point at its lines.
+    spec: dict[str, Any] = config if config is not None else {}
+    pools = values.pop("workerPoolSpecs", None)
+    uris = values.pop("pythonPackageUris", None)
+    if isinstance(pools, list):
+        spec["workerPoolSpecs"] = [_pool(p, uris) for p in pools]
+    _args_and_command(spec, values.pop("args", None), values.pop("command", None))
+    spec.update(values)
     return {"name": job_name(display, built.notes), "spec": spec}
 
 
 def build(cmd: GcloudCommand, cwd: Path) -> Built:
     """The TrainingJob document of a parsed command; GcloudError for what gcloud would refuse."""
-    built = Built(document={}, notes=list(cmd.notes))
+    built = Built(document={}, notes=list(cmd.notes), cwd=cwd)
     config_value = cmd.values.get("config")
     config: dict[str, Any] | None = None
     if isinstance(config_value, str):
-        built.config_path = cwd / config_value
-        config = read_config(built.config_path)
-        built.config_data = config
+        built.config = config_doc.read(cwd / config_value)  # ConfigProblems when it cannot be read
+        config = built.config.data
     make = _ai_platform if cmd.generation is Generation.AI_PLATFORM else _vertex
     made = make(cmd, config, built)
-    built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": made["name"]},
+    metadata = {"name": made["name"], **({"displayName": made["displayName"]} if "displayName" in made else {})}
+    built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": metadata,
                       "spec": made["spec"]}
     return built
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
-    from provider.document import read_mapping
-    from provider.validation.validator import display_name, read_file
-
-    shown = display_name(path)
-    raw, problem = read_file(path, shown)
-    if problem is not None or raw is None:
-        raise GcloudError(f"--config {path}: " + (problem.message if problem else "cannot be read"))
-    doc, problems = read_mapping(raw, shown, "a job configuration mapping")
-    errors = [p for p in problems if p.is_error]
-    if doc is None or errors:
-        first = errors[0] if errors else None
-        where = f"{shown}:{first.line}:{first.column}" if first else shown
-        raise GcloudError(f"{where}: {first.message if first else 'not a mapping'}")
-    if not isinstance(doc.data, dict):
-        raise GcloudError(f"{shown}: not a mapping")
-    return doc.data

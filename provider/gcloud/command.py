@@ -168,15 +168,23 @@ def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, st
     raise _unknown(name, flags)
 
 
-def parse(words: list[str]) -> GcloudCommand:
-    """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
-    generation, rest = _which(words)
-    try:
-        rest = flags_file.expand(rest)
-    except flags_file.FlagsFileError as exc:
-        raise GcloudError(str(exc)) from None
-    flags = table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS)
-    cmd = GcloudCommand(generation)
+def _switch(cmd: GcloudCommand, flag: Flag, name: str, negated: bool | None, inline: str | None) -> None:
+    """A flag that takes no value: --flag / --no-flag (a note for gcloud-wide switches)."""
+    if inline is not None:
+        raise GcloudError(f"argument {name}: ignored explicit argument '{inline}'")
+    if flag.kind is Kind.BOOL:
+        cmd.values[flag.key] = negated is None
+    else:
+        cmd.notes.append(f"{name} is a gcloud setting, not part of the job: ignored")
+
+
+def _takes_next(rest: list[str], i: int) -> bool:
+    """Whether the word at ``i`` can be a flag's value (argparse: not another --flag)."""
+    return i < len(rest) and not (rest[i].startswith("--") and rest[i] != "--" and len(rest[i]) > 2)
+
+
+def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> list[str]:
+    """Every flag into ``cmd`` (user args after ``--`` too); the positional words left."""
     positional: list[str] = []
     i = 0
     while i < len(rest):
@@ -190,20 +198,20 @@ def parse(words: list[str]) -> GcloudCommand:
             continue
         flag, name, negated, inline = _flag(word, flags)
         if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
-            if inline is not None:
-                raise GcloudError(f"argument {name}: ignored explicit argument '{inline}'")
-            if flag.kind is Kind.BOOL:
-                cmd.values[flag.key] = negated is None
-            else:
-                cmd.notes.append(f"{name} is a gcloud setting, not part of the job: ignored")
+            _switch(cmd, flag, name, negated, inline)
             continue
         if inline is None:
-            if i >= len(rest) or (rest[i].startswith("--") and rest[i] != "--" and len(rest[i]) > 2):
+            if not _takes_next(rest, i):
                 raise GcloudError(f"argument {name}: expected one argument")
             inline = rest[i]
             i += 1
         _value(flag, name, inline, cmd)
-    if generation is Generation.AI_PLATFORM:
+    return positional
+
+
+def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
+    """The job id (AI Platform); any other positional word is refused, as gcloud refuses it."""
+    if cmd.generation is Generation.AI_PLATFORM:
         if not positional:
             raise GcloudError("argument JOB: Must be specified. (the job id comes right after "
                               "gcloud ai-platform jobs submit training)")
@@ -211,7 +219,19 @@ def parse(words: list[str]) -> GcloudCommand:
         positional = positional[1:]
     if positional:
         raise GcloudError(f"unrecognized arguments: {' '.join(positional)} (user args for the trainer go after --)")
-    if generation is Generation.VERTEX and cmd.user_args is not None:
+    if cmd.generation is Generation.VERTEX and cmd.user_args is not None:
         raise GcloudError("unrecognized arguments: -- (gcloud ai custom-jobs create takes the trainer's "
                           "arguments in --args=ARG,...)")
+
+
+def parse(words: list[str]) -> GcloudCommand:
+    """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
+    generation, rest = _which(words)
+    try:
+        rest = flags_file.expand(rest)
+    except flags_file.FlagsFileError as exc:
+        raise GcloudError(str(exc)) from None
+    cmd = GcloudCommand(generation)
+    positional = _read_flags(cmd, rest, table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS))
+    _positional(cmd, positional)
     return cmd

@@ -7,10 +7,17 @@ the stand-in of tests/gcloud/standin.py, which records what gcloud sends), and t
 command equals the one built from the ``trainingInput`` gcloud sent; for Vertex AI, the request
 carries every field gcloud sent, with the same value; a command gcloud refuses is refused by
 trainjobs, naming the same flag. gcloud takes seconds per command: one stand-in serves them all.
+
+A command with ``local-package-path`` makes gcloud build an image with ``docker build -f-`` and
+push it: a stand-in ``docker`` on PATH keeps the Dockerfile gcloud writes and builds nothing, so
+gcloud sends the job. trainjobs packages the folder instead: its pools equal gcloud's, and what
+its package runs (image, module, folder, args) is what the Dockerfile's FROM, COPY and ENTRYPOINT
+say; what the Dockerfile installs besides is named in a note (local_package.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -53,6 +60,15 @@ ENV = {
 }
 
 
+DOCKERFILE = "Dockerfile.gcloud"
+# docker as gcloud calls it for local-package-path: `docker build ... -f- DIR` (the Dockerfile on
+# stdin) and `docker push IMAGE`. The stand-in keeps the Dockerfile and builds and pushes nothing.
+FAKE_DOCKER = """#!/bin/sh
+if [ "$1" = build ]; then cat > "$ORACLE_DOCKERFILE"; fi
+exit 0
+"""
+
+
 @dataclass
 class Outcome:
     rc: int
@@ -70,6 +86,10 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
     try:
         cfg = base / "cloudsdk"
         write_config(cfg, standin.url)
+        shims = base / "bin"
+        shims.mkdir()
+        (shims / "docker").write_text(FAKE_DOCKER)
+        (shims / "docker").chmod(0o755)
         results: dict[str, Outcome] = {}
         for entry in CORPUS:
             work = base / entry["id"]
@@ -79,7 +99,8 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
             for name, config in (entry.get("files") or {}).items():
                 (work / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(CONFIGS[config], work / name)
-            env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg)}
+            env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg),
+                   "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", "ORACLE_DOCKERFILE": str(work / DOCKERFILE)}
             before = len(standin.jobs())
             proc = subprocess.run(["bash", "-c", entry["command"]], cwd=work, env=env, capture_output=True,
                                   text=True, timeout=300)
@@ -91,7 +112,7 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
         holder.cleanup()
 
 
-def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation]:
+def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation, list[str]]:
     env = {**ENV, **(entry.get("env") or {}), "PWD": str(work)}
     old = Path.cwd()
     try:
@@ -103,11 +124,12 @@ def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generat
     spec = built.document["spec"]
     if isinstance(spec.get("packagePath"), str):
         spec["packagePath"] = str(work / spec["packagePath"])
-    return built.document, cmd.generation
+    return built.document, cmd.generation, built.notes
 
 
-def _request(document: dict[str, Any], uris: list[str] | None) -> tuple[dict[str, Any] | None, list[str]]:
-    result = check_document(document, "<oracle>", Context())
+def _request(document: dict[str, Any], uris: list[str] | None,
+             ctx: Context | None = None) -> tuple[dict[str, Any] | None, list[str]]:
+    result = check_document(document, "<oracle>", ctx or Context())
     errors = sorted(p.message for p in result.problems if p.is_error)
     if errors or result.job is None:
         return None, errors
@@ -146,8 +168,10 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
         assert entry["refused"] in str(exc.value), f"gcloud: {outcome.stderr}\ntrainjobs: {exc.value}"
         return
     assert outcome.sent is not None, f"gcloud sent no job (rc {outcome.rc}): {outcome.stderr[-2000:]}"
-    document, generation = _convert(entry, work)
-    if generation is Generation.AI_PLATFORM:
+    document, generation, notes = _convert(entry, work)
+    if "local-package-path" in entry["command"]:
+        _runs_what_the_image_runs(outcome.sent, document, notes, (work / DOCKERFILE).read_text())
+    elif generation is Generation.AI_PLATFORM:
         ti = outcome.sent["trainingInput"]
         uploaded = ti.get("packageUris") if "packagePath" in document["spec"] else None
         ours, our_errors = _request(document, uploaded)
@@ -163,3 +187,39 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
         assert not our_errors, our_errors
         assert ours is not None
         _carries(_int64(outcome.sent), _int64(ours), "CustomJob")
+
+
+def _image(dockerfile: str) -> tuple[str, str, str, list[str]]:
+    """(FROM, the folder COPYed, the module ENTRYPOINT runs, what RUN pip installs) of gcloud's Dockerfile."""
+    lines = [ln.strip() for ln in dockerfile.splitlines()]
+    base = next(ln.split()[1] for ln in lines if ln.startswith("FROM "))
+    # build.py _PreparePackageEntry: this comment, then the COPY of the folder that holds the script
+    copy = lines[lines.index("# Copy the source directory into the docker container.") + 1]
+    folder = json.loads(copy[len("COPY "):])[0]
+    entry = json.loads(next(ln for ln in lines if ln.startswith("ENTRYPOINT "))[len("ENTRYPOINT "):])
+    module = entry[2] if entry[1] == "-m" else entry[1].removeprefix("./").removesuffix(".py").replace("/", ".")
+    installs = [ln.split()[-1] for ln in lines if ln.startswith("RUN pip") and ln.split()[-1] != "."]
+    return base, folder, module, installs
+
+
+def _runs_what_the_image_runs(sent: dict[str, Any], document: dict[str, Any], notes: list[str],
+                              dockerfile: str) -> None:
+    ours, errors = _request(document, ["gs://oracle-bucket/package.tar.gz"], Context(staging_bucket="gs://oracle-bucket"))
+    assert ours is not None, errors
+    base, folder, module, installs = _image(dockerfile)
+    spec, their_spec = ours["jobSpec"], _int64(sent["jobSpec"])
+    assert ours["displayName"] == sent["displayName"]
+    for key, value in their_spec.items():
+        if key != "workerPoolSpecs":
+            _carries(value, _int64(spec.get(key)), f"CustomJob.jobSpec.{key}")
+    theirs = [p for p in their_spec["workerPoolSpecs"] if p]
+    assert len(theirs) == len(spec["workerPoolSpecs"])
+    for i, (their_pool, our_pool) in enumerate(zip(theirs, _int64(spec["workerPoolSpecs"]), strict=True)):
+        assert our_pool["machineSpec"] == their_pool["machineSpec"], f"pool {i}"
+        assert our_pool["replicaCount"] == their_pool.get("replicaCount", 1), f"pool {i}"
+        package = our_pool["pythonPackageSpec"]
+        assert package.get("args") == their_pool["containerSpec"].get("args"), f"pool {i}"
+        assert (package["executorImageUri"], package["pythonModule"]) == (base, module), f"pool {i}"
+    assert Path(document["spec"]["application"]["pythonPackage"]["path"]).name == folder
+    for installed in installs:
+        assert any(installed.removeprefix("./") in n and "not kept" in n for n in notes), (installed, notes)

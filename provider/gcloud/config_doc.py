@@ -1,0 +1,80 @@
+"""The ``--config`` file of a gcloud command, with the positions of what it holds.
+
+The file is read by the document layer (provider/document: the strict YAML reader, which marks
+every value with its line and column). build.py puts the config's own mappings into the
+TrainingJob document it makes (``trainingInput`` for AI Platform, the CustomJobSpec for Vertex
+AI), so ``around`` can lend that document the config's positions: a problem in a value that came
+from the config is reported at ``config.yaml:LINE:COLUMN``, as a problem in a spec is, and a
+problem in a value that came from a flag (it has no position) is reported against the command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from provider.document.yaml_loader import LoadedDocument
+from provider.gcloud.command import GcloudError
+from provider.validation.problem import Problem
+
+
+@dataclass(frozen=True)
+class Config:
+    """A read --config file: its name as shown, and the loaded document (data and positions)."""
+
+    shown: str
+    doc: LoadedDocument
+
+    @property
+    def data(self) -> dict[str, Any]:
+        assert isinstance(self.doc.data, dict)
+        return self.doc.data
+
+
+class ConfigProblems(GcloudError):
+    """The --config file cannot be read: its problems, each with the file, line and column.
+
+    A GcloudError (gcloud refuses such a file too) whose problems can be reported as a spec's are.
+    """
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(f"{p.file}:{p.line}:{p.column}: {p.message}" for p in problems))
+        self.problems = problems
+
+
+def read(path: Path) -> Config:
+    """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
+    from provider.document import read_mapping
+    from provider.validation.validator import display_name, read_file
+
+    shown = display_name(path)
+    raw, problem = read_file(path, shown)
+    if problem is not None or raw is None:
+        raise ConfigProblems([problem or Problem(file=shown, message="cannot be read", line=1, column=1)])
+    doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
+    if doc is None or any(p.is_error for p in problems):
+        raise ConfigProblems(problems)
+    return Config(shown, doc)
+
+
+def around(config: Config, document: dict[str, Any]) -> LoadedDocument:
+    """``document`` (which embeds the config's mappings) with the config's positions and flags."""
+    doc = config.doc
+    return LoadedDocument(data=document, problems=list(doc.problems), starts=doc.starts,
+                          key_positions=doc.key_positions, value_positions=doc.value_positions,
+                          item_positions=doc.item_positions, raw_plain=doc.raw_plain,
+                          flagged={_embedded(document, config.data, p) for p in doc.flagged})
+
+
+def _embedded(document: dict[str, Any], data: dict[str, Any], path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A path of the config file as a path of the document that embeds it."""
+    spec = document.get("spec")
+    if spec is data or (isinstance(spec, dict) and path and path[0] in data and spec.get(path[0]) is data[path[0]]):
+        return ("spec", *path)
+    return ("<config>", *path)  # a part of the config the document does not hold: never matches
+
+
+def attribute(problems: list[Problem], config: Config, command: str) -> list[Problem]:
+    """Problems with a position are the config file's; the others are the command's (flags)."""
+    return [replace(p, file=config.shown) if p.line is not None else replace(p, file=command) for p in problems]

@@ -1,0 +1,213 @@
+"""``--worker-pool-spec=...,local-package-path=DIR,...`` -> a native spec that packages DIR.
+
+With ``local-package-path`` in the first ``--worker-pool-spec``, gcloud builds a Docker image
+(command_lib/ai/custom_jobs/custom_jobs_util.py ``UpdateWorkerPoolSpecsIfLocalPackageRequired``,
+command_lib/ai/docker/build.py ``_MakeDockerfile``): FROM the ``executor-image-uri``, WORKDIR
+``/usr/app``, ``pip install .`` of ``DIR/setup.py`` and ``-r DIR/requirements.txt`` when they exist,
+``pip install`` of each ``extra-packages`` file and each ``requirements`` entry, a copy of the
+folder that holds the script (``python-module=trainer.task`` is ``trainer/task.py``), and
+``ENTRYPOINT ["python3", "-m", MODULE]`` (or ``python3 SCRIPT``). It pushes the image and every
+non-empty pool runs it, with ``--args`` as the container's arguments.
+
+trainjobs packages that same folder instead, as ``--package-path`` would
+(``application.pythonPackage``: ``path`` DIR/trainer, ``module`` trainer.task, ``executorImage``
+the executor image), so the job runs the same code on the same image, locally and on Vertex AI.
+What cannot be kept says so in a note: an ``output-image-uri`` (no image is built), a
+``requirements.txt``, ``requirements`` or ``extra-packages`` (a package installs what its
+``setup.py`` declares), ``extra-dirs`` (only the package folder is packaged), and a script run
+as a file rather than a module. What cannot be converted at all is an error: a script at the top
+of DIR or not a Python file (there is no package folder to package), and ``--command`` (it
+replaces the entrypoint, so the script would not run).
+
+DIR is read as gcloud reads it (``~`` expanded, relative to the current directory) and must be
+a directory inside the repository that holds it (issue 9's boundary): nothing outside is read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from provider.gcloud.command import GcloudError
+
+LOCAL = "local-package-path"
+_FLAG = "--worker-pool-spec"
+_ROLES = ("chief", "workers", "parameterServers", "evaluators")
+# The software keys that only the first pool may carry when it has a local package (gcloud's validation.py).
+_SOFTWARE = ("executor-image-uri", "container-image-uri", "python-module", "script", "requirements",
+             "extra-packages", "extra-dirs")
+# CustomJobSpec fields of a --config that a native spec takes under the same name.
+_SAME_NAME = ("network", "serviceAccount", "enableWebAccess", "enableDashboardAccess", "persistentResourceId",
+              "reservedIpRanges", "tensorboard", "experiment", "experimentRun")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the image gcloud builds would run: the package folder to take and the module in it."""
+
+    package_dir: Path  # absolute: DIR/<top folder>
+    module: str
+    image: str
+
+
+def wants(pools: object) -> bool:
+    """Whether these --worker-pool-spec values ask gcloud to build an image from a local package."""
+    return isinstance(pools, list) and bool(pools) and isinstance(pools[0], dict) and LOCAL in pools[0]
+
+
+def _fail(message: str) -> GcloudError:
+    return GcloudError(f"Invalid value for [{_FLAG}]: {message}")
+
+
+def _check_first(spec: dict[str, object]) -> None:
+    """gcloud's own checks of the first pool (validation.py _ValidateWorkerPoolSoftwareWithLocalPackage)."""
+    if "executor-image-uri" not in spec:
+        raise _fail("Key [executor-image-uri] is required when `local-package-path` is specified.")
+    if ("python-module" in spec) + ("script" in spec) != 1:
+        raise _fail("Exactly one of keys [python-module, script] is required when `local-package-path` is "
+                    "specified.")
+    if "container-image-uri" in spec:
+        raise _fail("Key [container-image-uri] is not allowed with `local-package-path`: gcloud builds the image "
+                    "from executor-image-uri")
+
+
+def _check_rest(pools: list[Any]) -> None:
+    for spec in pools[1:]:
+        if not spec:
+            continue
+        if LOCAL in spec:
+            raise _fail("Key [local-package-path] is only allowed in the first `--worker-pool-spec` flag.")
+        extra = sorted(set(_SOFTWARE) & set(spec))
+        if extra:
+            raise _fail(f"Keys [{', '.join(extra)}] are not allowed: A local package has been specified in the first "
+                        "`--worker-pool-spec` flag and to be used for all workers, do not specify these keys elsewhere.")
+
+
+def _directory(text: str, cwd: Path) -> Path:
+    from provider.document.boundary import inside, repository_root
+
+    where = Path(os.path.abspath(cwd / os.path.expanduser(text)))
+    real = Path(os.path.realpath(where))
+    if not real.is_dir():
+        raise _fail(f"Directory '{where}' is not found.")
+    root = Path(os.path.realpath(repository_root(cwd)))
+    if not inside(real, root):
+        raise _fail(f"local-package-path {text} resolves to {real}, outside the repository {root}; allowed: a "
+                    "directory inside the repository (trainjobs reads, packages and uploads only its files)")
+    return real
+
+
+def _module(spec: dict[str, object]) -> tuple[str, str]:
+    """(module, the file it is, relative to DIR), for python-module or a Python script in a package folder."""
+    module = spec.get("python-module")
+    if isinstance(module, str):
+        if "." not in module.strip("."):
+            raise _fail(f"python-module={module} is a module at the top of local-package-path; trainjobs packages "
+                        "the folder that holds it, like --package-path: allowed: a module in a package folder "
+                        "(trainer.task for DIR/trainer/task.py)")
+        return module, module.replace(".", "/") + ".py"
+    script = str(spec.get("script"))
+    parts = Path(script).parts
+    if not script.endswith(".py") or len(parts) < 2 or ".." in parts or Path(script).is_absolute():
+        raise _fail(f"script={script} cannot be packaged: gcloud's image runs it as a file; trainjobs runs a module "
+                    "of a package folder: allowed: script=FOLDER/NAME.py (run as python -m FOLDER.NAME) or "
+                    "python-module=FOLDER.NAME, or container-image-uri of an image built beforehand")
+    return ".".join(parts)[:-3], script
+
+
+def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
+    """The package and module of the first pool; GcloudError for what gcloud or trainjobs refuses."""
+    base = _directory(str(spec[LOCAL]), cwd)  # gcloud checks the directory first, then the keys
+    _check_first(spec)
+    module, file = _module(spec)
+    if not (base / file).is_file():
+        raise GcloudError(f"Invalid value for [{_FLAG}]: File '{file}' is not found under the package: "
+                          f"'{spec[LOCAL]}'.")
+    if "script" in spec:
+        notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "
+                     f"{spec['script']}): imports of its sibling modules must be package imports")
+    _warn_lost(spec, base, notes)
+    return Entry(base / Path(file).parts[0], module, str(spec["executor-image-uri"]))
+
+
+def _warn_lost(spec: dict[str, object], base: Path, notes: list[str]) -> None:
+    if "output-image-uri" in spec:
+        notes.append(f"output-image-uri={spec['output-image-uri']} is not kept: trainjobs builds no image; the "
+                     "package runs on the executor image itself")
+    lost = [f"{key}={';'.join(map(str, v)) if isinstance(v, list) else v}"
+            for key in ("requirements", "extra-packages", "extra-dirs") if (v := spec.get(key))]
+    if (base / "requirements.txt").is_file():
+        lost.append(f"{spec[LOCAL]}/requirements.txt")
+    if lost:
+        notes.append(f"{', '.join(lost)} not kept: gcloud's image installs them; a package installs what the "
+                     f"setup.py beside it declares: list them in install_requires of {spec[LOCAL]}/setup.py")
+
+
+def _pools(pools: list[Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for role, raw in zip(_ROLES, pools, strict=False):
+        if not raw:
+            continue
+        if "machine-type" not in raw:  # gcloud's hardware checks (validation.py), for every pool
+            raise _fail("Key [machine-type] required in dict arg but not provided.")
+        if "accelerator-count" in raw and "accelerator-type" not in raw:
+            raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
+        pool: dict[str, Any] = {"machineType": raw["machine-type"]}
+        if raw.get("replica-count", 1) != 1:
+            pool["replicas"] = raw["replica-count"]
+        if raw.get("accelerator-type"):
+            pool["accelerator"] = {"type": str(raw["accelerator-type"]).upper().replace("-", "_"),
+                                   "count": raw.get("accelerator-count", 1)}
+        out[role] = pool
+    if len(pools) > len(_ROLES):
+        raise _fail(f"at most {len(_ROLES)} worker pools; received {len(pools)}")
+    return out
+
+
+def _from_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    if not config:
+        return {}
+    out = {key: config[key] for key in _SAME_NAME if key in config}
+    base = config.get("baseOutputDirectory")
+    if isinstance(base, dict) and isinstance(base.get("outputUriPrefix"), str):
+        out["baseOutputDirectory"] = base["outputUriPrefix"]
+    scheduling = config.get("scheduling")
+    if isinstance(scheduling, dict):  # Vertex AI's timeout is the native maxRunningTime; the rest keep their names
+        out["scheduling"] = {("maxRunningTime" if k == "timeout" else k): v for k, v in scheduling.items()}
+    taken = {*_SAME_NAME, "baseOutputDirectory", "scheduling"}
+    left = sorted(set(config) - taken - {"workerPoolSpecs", "displayName"})
+    if left:
+        raise GcloudError(f"--config: {', '.join(left)} cannot be kept beside local-package-path (a native spec has "
+                          f"no such field); allowed in the config: {', '.join(sorted(taken))}")
+    return out
+
+
+def document(values: dict[str, Any], config: dict[str, Any] | None, cwd: Path, notes: list[str]) -> dict[str, Any]:
+    """The native spec body for a custom-jobs command whose first pool has a local package.
+
+    ``values`` are the command's other flags, as build.py left them (camelCase, no config).
+    """
+    pools = values.pop("workerPoolSpecs")
+    if values.pop("command", None):
+        raise GcloudError("--command replaces the entrypoint of the image gcloud builds from local-package-path, so "
+                          "the script would not run; allowed: --args, or container-image-uri with --command")
+    _check_rest(pools)
+    found = entry(pools[0], cwd, notes)
+    if values.pop("pythonPackageUris", None):
+        notes.append("--python-package-uris is not kept: gcloud's help disallows it with local-package-path, and "
+                     "gcloud sends the image it builds without them")
+    spec: dict[str, Any] = {**_from_config(config)}
+    spec["workerPools"] = _pools(pools)
+    spec["application"] = {"pythonPackage": {"path": str(found.package_dir), "module": found.module,
+                                             "executorImage": found.image}}
+    args = values.pop("args", None)
+    if args:
+        spec["args"] = args
+    spec.update(values)
+    if not any(k in spec for k in ("baseOutputDirectory", "stagingBucket")):
+        notes.append("gcloud pushes the image it builds and needs no bucket; trainjobs uploads the package: add "
+                     "stagingBucket: gs://BUCKET (or baseOutputDirectory) to the spec, or run it in a stack, whose "
+                     "team bucket is used")
+    return spec
