@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from provider.backends.base import (
-    IDENTITY_LABEL,
     BackendError,
     FailedPrecondition,
     InvalidArgument,
@@ -38,6 +37,7 @@ from provider.backends.base import (
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, Backoff, retrying
 from provider.backends.vertex.status import job_status, split_name
+from provider.labels import IDENTITY_LABEL
 
 Json = dict[str, Any]
 T = TypeVar("T")
