@@ -68,6 +68,8 @@ def stack_config() -> StackConfig:
                 _fail(f"stack {name}: its config is invalid", located.problems)
         _fail(f"stack {name}: its config is invalid", loaded.problems)
     assert loaded.config is not None
+    if path.is_file():  # where the stack's own problems (its stack-wide quota) point
+        return dataclasses.replace(loaded.config, source=f"stacks/{path.name}")
     return loaded.config
 
 
