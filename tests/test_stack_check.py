@@ -191,3 +191,19 @@ def test_validate_and_run_word_a_quota_alike_with_line_and_column(tmp_path: Path
     assert run.returncode == 1 and expected in run.stderr, run.stderr
     assert "allowed: quotas.maxGpusPerJob of stack vision-dev: 1" in run.stderr
     assert "nothing was started" in run.stderr
+
+
+def test_the_declared_body_is_a_persistent_resource_as_the_sdk_reads_it() -> None:
+    from google.cloud import aiplatform_v1
+
+    entry = {"id": "vision-l4", "displayName": "Vision L4", "labels": {"team": "vision"},
+             "resourcePools": [{**POOLS[0], "diskSpec": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 200},
+                                "autoscalingSpec": {"minReplicaCount": 1, "maxReplicaCount": 4}}]}
+    (declared,) = _stack(**{NS + "persistentResources": [entry]}).persistent_resources or ()
+    message = aiplatform_v1.PersistentResource.from_json(json.dumps(declared.body()))  # unknown fields raise
+    pool = message.resource_pools[0]
+    assert (message.display_name, dict(message.labels)) == ("Vision L4", {"team": "vision"})
+    assert (pool.id, pool.machine_spec.machine_type, pool.machine_spec.accelerator_type.name,
+            pool.machine_spec.accelerator_count, pool.replica_count) == ("l4", "g2-standard-24", "NVIDIA_L4", 2, 2)
+    assert (pool.disk_spec.boot_disk_type, pool.disk_spec.boot_disk_size_gb) == ("pd-ssd", 200)
+    assert (pool.autoscaling_spec.min_replica_count, pool.autoscaling_spec.max_replica_count) == (1, 4)
