@@ -26,6 +26,9 @@ ENVIRONMENT_LABEL = "environment"
 
 MAX_VALUE_LENGTH = 63
 _NOT_ALLOWED = re.compile(r"[^a-z0-9_-]")
+# The keys trainjobs sets and filters on: a lowercase letter, then lowercase letters, digits, '_'
+# and '-', at most 63 characters (Google's rule, without the international letters it also allows).
+KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
 
 def label_value(text: str) -> str:
