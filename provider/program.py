@@ -154,10 +154,15 @@ def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[s
     declared = stack.persistent_resources or ()
     if not declared:
         return {}
+    ids = ", ".join(r.id for r in declared)
     if stack.backend != "vertex":
-        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({', '.join(r.id for r in declared)}) "
-                        "are not emulated locally: nothing is created, and jobs that name one in "
-                        "persistentResourceId run on this machine as usual")
+        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated locally: "
+                        "nothing is created, and jobs that name one in persistentResourceId run on this machine "
+                        "as usual")
+        return {}
+    if (stack.api_endpoint or "").startswith("http://"):
+        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated by the "
+                        f"endpoint {stack.api_endpoint} (the trainjobs emulator): nothing is created there")
         return {}
     from provider.resources.persistent_resource import PersistentResource
 

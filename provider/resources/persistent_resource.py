@@ -67,10 +67,21 @@ def check_failures(p: Mapping[str, Any]) -> list[CheckFailure]:
 
 
 def _client(p: Mapping[str, Any]) -> Any:
+    """The Vertex AI client for the resource's region, as the Vertex backend builds its own: gRPC
+    with Application Default Credentials, or REST for an endpoint given as a URL."""
+    from google.auth.exceptions import GoogleAuthError
     from google.cloud import aiplatform_v1
 
     endpoint = p.get("apiEndpoint") or f"{p['region']}-aiplatform.googleapis.com"
-    return aiplatform_v1.PersistentResourceServiceClient(client_options={"api_endpoint": endpoint})
+    options = {"api_endpoint": endpoint}
+    try:
+        if "://" in endpoint:
+            return aiplatform_v1.PersistentResourceServiceClient(transport="rest", client_options=options)
+        return aiplatform_v1.PersistentResourceServiceClient(client_options=options)
+    except GoogleAuthError as exc:
+        raise PersistentResourceError(f"PersistentResource {p['persistentResourceId']}: no Google credentials to "
+                                      f"reach Vertex AI at {endpoint}: {exc}; run gcloud auth application-default "
+                                      "login") from None
 
 
 def _message(p: Mapping[str, Any]) -> Any:
