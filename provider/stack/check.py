@@ -47,7 +47,7 @@ class SpecBytes:
 
     raw: bytes
     file: str
-    spec_dir: Path
+    spec_dir: Path | None  # None: paths in the spec are not checked on disk (trainjobs plan on a commit)
 
 
 Stacks = StackConfig | Sequence[StackConfig] | None
