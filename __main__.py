@@ -10,5 +10,6 @@ from provider import program
 stack = program.stack_config()
 specs = program.load_specs(stack)
 infra = program.TeamInfra(stack)
-jobs = [(spec, program.declare_job(spec, stack, infra)) for spec in specs]
+persistent = program.declare_persistent_resources(stack, infra)
+jobs = [(spec, program.declare_job(spec, stack, infra, persistent)) for spec in specs]
 program.export(stack, infra, jobs)

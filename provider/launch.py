@@ -6,31 +6,21 @@ submitted the same way whichever path it takes.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from provider.backends.base import IDENTITY_LABEL, Submission
+from provider.backends.base import Submission
+from provider.labels import job_labels
+from provider.labels import label_value as label_value  # provider.console.usage imports it from here
 from provider.packaging import checked_source, package_uris
 from provider.packaging.stage import Stager, stage
 from provider.request import VertexRequest, build_request
 from provider.spec.model import Container, TrainingJob
 
-MANAGED_BY = "trainjobs"
-
-
-def label_value(text: str) -> str:
-    """A Google label value: lowercase letters, digits, '_' and '-', at most 63 characters."""
-    return re.sub(r"[^a-z0-9_-]", "-", text.lower())[:63]
-
 
 def labels_for(job: TrainingJob, stack: str | None = None, identity: str | None = None,
                extra: dict[str, str] | None = None) -> dict[str, str]:
-    labels = {**(extra or {}), "managed-by": MANAGED_BY, "trainjobs-job": label_value(job.name)}
-    if stack:
-        labels["trainjobs-stack"] = label_value(stack)
-    if identity:
-        labels[IDENTITY_LABEL] = identity
-    return labels
+    """The labels of ``job`` (provider.labels owns the keys and the value rules)."""
+    return job_labels(job.name, stack=stack, identity=identity, extra=extra)
 
 
 def prepare(

@@ -6,7 +6,7 @@ and the Pulumi policy pack. A violation names the rule, the limit and the value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from provider.spec.model import DocPath, TrainingJob, path_of
@@ -37,45 +37,71 @@ def _accelerators(job: TrainingJob) -> list[tuple[str, DocPath]]:
     return [(p.accelerator.type, path_of(p.accelerator, "type") or path_of(p)) for p in job.pools if p.accelerator]
 
 
-def check_job(job: TrainingJob, stack: StackConfig) -> list[Violation]:
-    """The per-job rules of ``stack``."""
-    q, out = stack.quotas, []
-    name = job.name
-    gpus = gpus_at_once(job)
-    if q.max_gpus_per_job is not None and gpus > q.max_gpus_per_job:
-        per_trial = f" ({job.gpu_total} per trial x {job.hyperparameters.max_parallel_trials} parallel trials)" \
-            if job.hyperparameters and job.hyperparameters.max_parallel_trials > 1 else ""
-        out.append(Violation("quotas.maxGpusPerJob", name, str(q.max_gpus_per_job), str(gpus),
-                             f"{name} holds {gpus} GPUs at once{per_trial}, more than stack {stack.name} allows per job",
-                             path_of(job, "pools")))
-    if q.allowed_accelerators is not None:
-        for acc, where in _accelerators(job):
-            if acc not in q.allowed_accelerators:
-                out.append(Violation("quotas.allowedAccelerators", name, ", ".join(q.allowed_accelerators) or "none",
-                                     acc, f"{name} uses {acc}, which stack {stack.name} does not allow", where))
-    if q.allowed_regions is not None and job.region not in q.allowed_regions:
-        out.append(Violation("quotas.allowedRegions", name, ", ".join(q.allowed_regions), str(job.region),
-                             f"{name} runs in {job.region}, which stack {stack.name} does not allow",
-                             path_of(job, "region")))
-    if q.max_running_seconds is not None:
-        running = job.scheduling.max_running_seconds
-        limit = format_duration(q.max_running_seconds)
-        if running is None:
-            out.append(Violation("quotas.maxRunningTime", name, limit, "unset (7 days by default)",
-                                 f"{name} sets no maxRunningTime; stack {stack.name} needs one of at most {limit}",
-                                 path_of(job, "scheduling") or path_of(job)))
-        elif running > q.max_running_seconds:
-            out.append(Violation("quotas.maxRunningTime", name, limit, format_duration(running),
-                                 f"{name} may run {format_duration(running)}, longer than stack {stack.name} allows",
-                                 path_of(job.scheduling, "max_running")))
+def _gpus_per_job(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    limit, gpus = stack.quotas.max_gpus_per_job, gpus_at_once(job)
+    if limit is None or gpus <= limit:
+        return []
+    hp = job.hyperparameters
+    per_trial = f" ({job.gpu_total} per trial x {hp.max_parallel_trials} parallel trials)" \
+        if hp and hp.max_parallel_trials > 1 else ""
+    return [Violation("quotas.maxGpusPerJob", job.name, str(limit), str(gpus),
+                      f"{job.name} holds {gpus} GPUs at once{per_trial}, more than stack {stack.name} allows per job",
+                      path_of(job, "pools"))]
+
+
+def _accelerators_allowed(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    allowed = stack.quotas.allowed_accelerators
+    if allowed is None:
+        return []
+    return [Violation("quotas.allowedAccelerators", job.name, ", ".join(allowed) or "none", acc,
+                      f"{job.name} uses {acc}, which stack {stack.name} does not allow", where)
+            for acc, where in _accelerators(job) if acc not in allowed]
+
+
+def _region_allowed(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    allowed = stack.quotas.allowed_regions
+    if allowed is None or job.region in allowed:
+        return []
+    return [Violation("quotas.allowedRegions", job.name, ", ".join(allowed), str(job.region),
+                      f"{job.name} runs in {job.region}, which stack {stack.name} does not allow",
+                      path_of(job, "region"))]
+
+
+def _running_time(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    most = stack.quotas.max_running_seconds
+    if most is None:
+        return []
+    running, limit = job.scheduling.max_running_seconds, format_duration(most)
+    if running is None:
+        return [Violation("quotas.maxRunningTime", job.name, limit, "unset (7 days by default)",
+                          f"{job.name} sets no maxRunningTime; stack {stack.name} needs one of at most {limit}",
+                          path_of(job, "scheduling") or path_of(job))]
+    if running <= most:
+        return []
+    return [Violation("quotas.maxRunningTime", job.name, limit, format_duration(running),
+                      f"{job.name} may run {format_duration(running)}, longer than stack {stack.name} allows",
+                      path_of(job.scheduling, "max_running"))]
+
+
+def _required_labels(job: TrainingJob, stack: StackConfig) -> list[Violation]:
     labels = {**job.labels_dict, **stack.labels_dict}
     missing = [k for k in stack.policy.required_labels if k not in labels]
-    if missing:
-        out.append(Violation("policy.requiredLabels", name, ", ".join(stack.policy.required_labels),
-                             ", ".join(sorted(labels)) or "no labels",
-                             f"{name} lacks the label(s) {', '.join(missing)} that stack {stack.name} requires",
-                             path_of(job, "labels") or ("metadata",)))
-    return out
+    if not missing:
+        return []
+    return [Violation("policy.requiredLabels", job.name, ", ".join(stack.policy.required_labels),
+                      ", ".join(sorted(labels)) or "no labels",
+                      f"{job.name} lacks the label(s) {', '.join(missing)} that stack {stack.name} requires",
+                      path_of(job, "labels") or ("metadata",))]
+
+
+# The per-job rules, in the order their violations are reported.
+JOB_RULES: tuple[Callable[[TrainingJob, StackConfig], list[Violation]], ...] = (
+    _gpus_per_job, _accelerators_allowed, _region_allowed, _running_time, _required_labels)
+
+
+def check_job(job: TrainingJob, stack: StackConfig) -> list[Violation]:
+    """The per-job rules of ``stack``."""
+    return [v for rule in JOB_RULES for v in rule(job, stack)]
 
 
 def check_stack(jobs: Iterable[TrainingJob], stack: StackConfig) -> list[Violation]:

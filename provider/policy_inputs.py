@@ -2,7 +2,8 @@
 
 The TrainingJob dynamic resource (type ``pulumi-python:dynamic/trainjobs:TrainingJob``) carries
 its stack's settings as inputs: ``stack``, ``team``, ``project``, ``region``, ``backend``,
-``quotas`` and ``policy`` (as written in the stack file), ``stackLabels``, and the job as
+``quotas`` and ``policy`` (as written in the stack file), ``stackLabels``, the IDs of the
+PersistentResources the stack declares (``persistentResources``, when it declares any), and the job as
 ``spec`` (the parsed spec document) with its ``specFile``. From them the policy pack rebuilds
 the StackConfig (provider.stack.config.from_mapping) and the TrainingJob (the one validation
 entry point), and calls provider.policy like ``trainjobs validate`` and ``trainjobs plan`` do.
@@ -19,7 +20,6 @@ from typing import Any
 from provider.spec.model import TrainingJob
 from provider.stack.config import NS, StackConfig, from_mapping
 from provider.validation.problem import Problem
-from provider.validation.validator import validate_data
 
 TYPE_TOKEN = "pulumi-python:dynamic/trainjobs:TrainingJob"
 
@@ -47,12 +47,25 @@ def stack_config(props: Mapping[str, Any]) -> StackConfig:
         NS + "quotas": plain(props.get("quotas") or {}),
         NS + "policy": plain(props.get("policy") or {}),
         NS + "labels": plain(props.get("stackLabels") or {}),
+        NS + "persistentResources": _declared(props.get("persistentResources")),
     }
     name = str(props.get("stack") or "")
     return from_mapping(name, {k: v for k, v in config.items() if v is not None}, source=f"stack {name}")
 
 
+def _declared(ids: Any) -> list[dict[str, Any]] | None:
+    """The stack's declared PersistentResource IDs (the input ``persistentResources``) as the stack
+    file's entries; the pools do not matter to a check."""
+    if ids is None:
+        return None
+    return [{"id": str(i), "resourcePools": []} for i in plain(ids)]
+
+
 def training_job(props: Mapping[str, Any]) -> tuple[TrainingJob | None, list[Problem]]:
-    """The resource's job (None when its spec cannot be read), and the spec's errors."""
-    result = validate_data(plain(props.get("spec")), str(props.get("specFile") or props.get("jobName") or "<spec>"))
-    return result.job, [p for p in result.problems if p.is_error]
+    """The resource's job (None when its spec cannot be read), and the spec's errors, checked in its
+    stack like every entry point checks a spec (provider.stack.check)."""
+    from provider.stack.check import SpecDocument, is_policy, validate_in
+
+    spec = SpecDocument(plain(props.get("spec")), str(props.get("specFile") or props.get("jobName") or "<spec>"))
+    result = validate_in(spec, stack_config(props))
+    return result.job, [p for p in result.problems if p.is_error and not is_policy(p)]

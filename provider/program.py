@@ -17,8 +17,8 @@ from typing import Any
 import pulumi
 
 from provider import launch
-from provider.backends.base import IDENTITY_LABEL
 from provider.diffing import fingerprint
+from provider.labels import IDENTITY_LABEL
 from provider.packaging import resolve_source
 from provider.request import VertexRequest
 from provider.resources.team import TeamInfra
@@ -68,45 +68,29 @@ def stack_config() -> StackConfig:
                 _fail(f"stack {name}: its config is invalid", located.problems)
         _fail(f"stack {name}: its config is invalid", loaded.problems)
     assert loaded.config is not None
+    if path.is_file():  # where the stack's own problems (its stack-wide quota) point
+        return dataclasses.replace(loaded.config, source=f"stacks/{path.name}")
     return loaded.config
 
 
 def load_specs(stack: StackConfig) -> list[LoadedSpec]:
-    """The stack's specs, validated by the one validator and checked against the stack's policy."""
-    from provider.policy import check_stack
+    """The stack's specs, each checked in its stack (provider.stack.check: the validator, the
+    quotas and the policy), and the stack-wide quota over them all."""
+    from provider.stack.check import check_in_stack, stack_quota_problems
     from provider.stack.membership import spec_files
-    from provider.validation.rules import Context, Target
-    from provider.validation.validator import duplicate_names, read_file, validate_bytes
+    from provider.validation.validator import duplicate_names
 
-    target = Target.VERTEX if stack.backend == "vertex" else Target.LOCAL
-    problems: list[Problem] = []
-    results = []
     files = spec_files(stack, ROOT)
     if not files:
         _fail(f"stack {stack.name}: trainjobs:specs matches no spec file", [])
-    for path in files:
-        shown = str(path.relative_to(ROOT))
-        raw, problem = read_file(path, shown)
-        if problem is not None:
-            problems.append(problem)
-            continue
-        assert raw is not None
-        ctx = Context(target=target, spec_dir=path.parent, staging_bucket=f"gs://{stack.bucket}",
-                      bucket_regions=tuple(stack.bucket_regions.items()))
-        result = validate_bytes(raw, shown, ctx)
-        result.path = path
-        problems.extend(p for p in result.problems if p.is_error)
-        results.append(result)
+    results = [check_in_stack(path, stack, str(path.relative_to(ROOT))) for path in files]
+    problems = [p for r in results for p in r.problems if p.is_error]
     problems.extend(duplicate_names(results, files, lambda _p: [stack.name]))
-    jobs = [r.job for r in results if r.job is not None]
-    shown_for = {r.job.name: r.file for r in results if r.job is not None}
-    for v in check_stack(jobs, stack):
-        where = shown_for.get(v.job or "", f"stacks/Pulumi.{stack.name}.yaml")
-        problems.append(Problem(file=where, message=v.message, rule=v.rule, allowed=f"{v.rule}: {v.limit}"))
+    problems.extend(stack_quota_problems(stack, results))
     if problems:
         _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", problems)
-    return [LoadedSpec(path=r.path.relative_to(ROOT), data=r.data, job=r.job)
-            for r in results if r.job is not None and r.path is not None]
+    return [LoadedSpec(path=path.relative_to(ROOT), data=r.data, job=r.job)
+            for path, r in zip(files, results) if r.job is not None]
 
 
 def _secret_env() -> pulumi.Output[dict[str, str]] | None:
@@ -164,10 +148,38 @@ def _relative(path: Path) -> str:
     return os.path.relpath(path, ROOT)
 
 
-def _job_options(stack: StackConfig, infra: TeamInfra, secret: list[str]) -> pulumi.ResourceOptions:
+def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[str, pulumi.Resource]:
+    """One PersistentResource per entry of ``trainjobs:persistentResources``, by ID. A local stack
+    gets a warning instead: the local backend does not emulate them (its jobs run as usual)."""
+    declared = stack.persistent_resources or ()
+    if not declared:
+        return {}
+    ids = ", ".join(r.id for r in declared)
+    if stack.backend != "vertex":
+        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated locally: "
+                        "nothing is created, and jobs that name one in persistentResourceId run on this machine "
+                        "as usual")
+        return {}
+    if (stack.api_endpoint or "").startswith("http://"):
+        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated by the "
+                        f"endpoint {stack.api_endpoint} (the trainjobs emulator): nothing is created there")
+        return {}
+    from provider.resources.persistent_resource import PersistentResource
+
+    return {
+        r.id: PersistentResource(f"{stack.team}-{r.id}", {
+            "persistentResourceId": r.id, "project": stack.project_id, "region": stack.region,
+            "body": r.body(), **({"apiEndpoint": stack.api_endpoint} if stack.api_endpoint else {}),
+        }, pulumi.ResourceOptions(depends_on=[infra], delete_before_replace=True))
+        for r in declared
+    }
+
+
+def _job_options(stack: StackConfig, infra: TeamInfra, secret: list[str],
+                 needs: list[pulumi.Resource] | None = None) -> pulumi.ResourceOptions:
     timeouts = dict(stack.custom_timeouts)
     custom = pulumi.CustomTimeouts(**{k: f"{v:g}s" for k, v in timeouts.items()}) if timeouts else None
-    return pulumi.ResourceOptions(depends_on=[infra], additional_secret_outputs=secret,
+    return pulumi.ResourceOptions(depends_on=[infra, *(needs or [])], additional_secret_outputs=secret,
                                   delete_before_replace=stack.replace != "createFirst", custom_timeouts=custom)
 
 
@@ -180,7 +192,9 @@ def _warn_on_notice(job: TrainingJob) -> None:
     job.waitNotice.apply(warn)
 
 
-def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> TrainingJob:
+def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
+                persistent: Mapping[str, pulumi.Resource] | None = None) -> TrainingJob:
+    """The spec's TrainingJob, after the team's infrastructure and the PersistentResource it names."""
     job = spec.job
     image: pulumi.Output[str] | None = None
     app = job.application
@@ -208,12 +222,13 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
         "quotas": _quotas(stack),
         "policy": _policy(stack),
         "stackLabels": stack.labels_dict,
+        **_declared_ids(stack),
         "request": computed.apply(lambda c: c["request"]),
         "requestKind": where["requestKind"],
         "parent": where["parent"],
         "identity": computed.apply(lambda c: c["identity"]),
-        "wait": {"until": stack.wait.until, "timeout": stack.wait.timeout_seconds},
-        "retention": stack.retention,
+        "wait": {"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
+        "retention": stack.retention.value,
         "replace": stack.replace,
         "desiredState": job.desired_state,
         "description": job.description or "",
@@ -234,9 +249,17 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra) -> Train
     if secret_env is not None:  # the names only (not secret): the local backend stores "***" for them
         props["secretEnvNames"] = _secret_env_names()
     secret = ["request", "spec"] if secret_env is not None else []
-    resource = TrainingJob(job.name, props, _job_options(stack, infra, secret))
+    target = (persistent or {}).get(job.vertex.persistent_resource_id or "")
+    resource = TrainingJob(job.name, props, _job_options(stack, infra, secret, [target] if target else None))
     _warn_on_notice(resource)
     return resource
+
+
+def _declared_ids(stack: StackConfig) -> dict[str, list[str]]:
+    """The ``persistentResources`` input: the IDs the stack declares, for the provider's check."""
+    if stack.persistent_resources is None:
+        return {}
+    return {"persistentResources": [r.id for r in stack.persistent_resources]}
 
 
 def context_digest(context: Path) -> str:

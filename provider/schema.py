@@ -25,6 +25,8 @@ from provider.spec.formats.registry import FORMATS
 from provider.spec.formats.schema_kit import DRAFT, Schema
 from provider.spec.formats.schema_kit import obj as _obj
 from provider.spec.formats.schema_kit import string as _str
+from provider.stack.persistent import schema_fragment as persistent_resources_schema
+from provider.stack.settings import Retention, WaitUntil
 
 SCHEMA_ID = "https://trainjobs.dev/schemas/trainingjob.schema.json"
 
@@ -215,14 +217,14 @@ def stack_schema() -> Schema:
             "trainjobs:labels": {"$ref": "#/$defs/labels"},
             "trainjobs:wait": _obj(
                 {
-                    "until": {"enum": ["none", "running", "completion"],
+                    "until": {"enum": list(WaitUntil.values()),
                               "description": "none (submit and go on), running, or completion"},
                     "timeout": {"$ref": "#/$defs/duration"},
                 },
                 required=("until",),
                 description="how long pulumi up waits for each job: until none, running or completion",
             ),
-            "trainjobs:retention": {"enum": ["keep", "delete"],
+            "trainjobs:retention": {"enum": list(Retention.values()),
                                     "description": "on destroy, keep or delete the job records"},
             "trainjobs:bucket": _str("the team bucket's name (default: PROJECT-TEAM-ENVIRONMENT-trainjobs)",
                                      pattern="^[a-z0-9][-_.a-z0-9]{1,61}[a-z0-9]$"),
@@ -261,6 +263,8 @@ def stack_schema() -> Schema:
                 "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
                 "additionalProperties": _str("a job id or projects/P/locations/L/customJobs/ID", pattern="^[^\\s]+$"),
             },
+            "trainjobs:persistentResources": persistent_resources_schema(sorted(CATALOG.vertex_machine_names()),
+                                                                         accelerators),
             "gcp:project": _str("the Google Cloud project", pattern="^[a-z][a-z0-9-]{4,28}[a-z0-9]$"),
             "gcp:region": {"$ref": "#/$defs/region"},
         },
@@ -286,5 +290,5 @@ def stack_schema() -> Schema:
             "encryptionsalt": {"type": "string"},
             "environment": {},
         },
-        "$defs": {k: common[k] for k in ("labels", "duration", "region")},
+        "$defs": {k: common[k] for k in ("labels", "duration", "region", "diskType", "diskSizeGb")},
     }

@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from provider.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.labels; tests import it here
 from provider.request import VertexRequest
-
-IDENTITY_LABEL = "trainjobs_id"  # a job's identity: adoption instead of a second submission
 
 
 class JobState(enum.Enum):

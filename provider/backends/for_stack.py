@@ -11,12 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from provider.backends import get_backend
+from provider.labels import STACK_LABEL  # set on every job a stack starts (provider.labels)
 
 if TYPE_CHECKING:
     from provider.backends.base import Backend
     from provider.stack.config import StackConfig
-
-STACK_LABEL = "trainjobs-stack"  # set on every job a stack starts (provider.launch.labels_for)
 
 
 def backend_for_stack(stack: StackConfig, **vertex_options: Any) -> Backend:
@@ -29,6 +28,6 @@ def backend_for_stack(stack: StackConfig, **vertex_options: Any) -> Backend:
 
 def stack_labels(stack: StackConfig) -> dict[str, str]:
     """The labels every job of ``stack`` carries (what ``jobs list --stack`` filters on)."""
-    from provider.launch import label_value
+    from provider.labels import label_value
 
     return {STACK_LABEL: label_value(stack.name)}

@@ -87,44 +87,52 @@ def _guard(fn: Any) -> Any:
     return wrapped
 
 
-@_guard
-def run(args: argparse.Namespace) -> int:
-    from provider import launch
-    from provider.cli.live import follow
-    from provider.packaging.stage import LocalStager
+def _stack(name: str | None) -> Any:
+    """The stack named by --stack (None without it); a name stacks/ does not hold is a usage error."""
+    if not name:
+        return None
+    from provider.stack.membership import StackIndex
+
+    stack = StackIndex.load(Path("stacks")).stack(name)
+    if stack is None:
+        raise UserError(f"no stack {name!r} in stacks/", exit_code=2)
+    return stack
+
+
+def _checked(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The spec checked in its --stack (it runs here: the local target whatever the stack's backend)
+    and the stack; a None result after its problems are reported."""
+    from provider.stack.check import SpecBytes, check_in_stack
     from provider.validation.report import reporter
-    from provider.validation.rules import Context, Target
-    from provider.validation.validator import read_file, validate_bytes
+    from provider.validation.rules import Target
+    from provider.validation.validator import read_file
 
     path = Path(args.spec)
     raw, problem = read_file(path, args.spec)
     if problem is not None:
         raise UserError(f"{problem.where}: {problem.message}")
     assert raw is not None
-    ctx = Context(target=Target.LOCAL, spec_dir=path.parent)
-    stack = None
-    if args.stack:
-        from provider.stack.membership import StackIndex
-
-        index = StackIndex.load(Path("stacks"))
-        stack = index.stack(args.stack)
-        if stack is None:
-            raise UserError(f"no stack {args.stack!r} in stacks/", exit_code=2)
-        ctx = Context(target=Target.LOCAL, spec_dir=path.parent, staging_bucket=f"gs://{stack.bucket}",
-                      bucket_regions=tuple(stack.bucket_regions.items()))
-    result = validate_bytes(raw, args.spec, ctx)
-    problems = list(result.problems)
-    if stack is not None and result.job is not None:
-        from provider.policy import check_job
-
-        problems += [_violation(v, args.spec) for v in check_job(result.job, stack)]
-    if any(p.is_error for p in problems) or result.job is None:
-        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
+    stack = _stack(args.stack)
+    result = check_in_stack(SpecBytes(raw, args.spec, path.parent), stack, target=Target.LOCAL)
+    if any(p.is_error for p in result.problems) or result.job is None:
+        reporter("text", sys.stderr).report(result.problems, 1, 1, sys.stderr)
         print("nothing was started", file=sys.stderr)
+        return None, stack
+    return result, stack
+
+
+@_guard
+def run(args: argparse.Namespace) -> int:
+    from provider import launch
+    from provider.cli.live import follow
+    from provider.packaging.stage import LocalStager
+
+    path = Path(args.spec)
+    result, stack = _checked(args)
+    if result is None:
         return 1
-    job = result.job
     backend = _backend()
-    job = _fresh_or_warn(job, backend, args.fresh)
+    job = _fresh_or_warn(result.job, backend, args.fresh)
     labels = launch.labels_for(job, stack=stack.name if stack else None,
                                extra={**(stack.labels_dict if stack else {})})
     try:
@@ -171,12 +179,6 @@ def _fresh_or_warn(job: Any, backend: Any, fresh: bool) -> Any:
         print(f"warning: {job.output.uri} already holds the files of {who}; the trainer may resume its checkpoints "
               "instead of training. Run with --fresh to give this run its own directory.", file=sys.stderr)
     return job
-
-
-def _violation(v: Any, file: str) -> Any:
-    from provider.validation.problem import Problem
-
-    return Problem(file=file, message=v.message, allowed=f"{v.rule}: {v.limit}", rule=v.rule)
 
 
 @_guard

@@ -12,7 +12,7 @@ import os
 import time
 from typing import IO, Any
 
-from provider.backends.base import JobState, JobStatus
+from provider.backends.base import JobState, JobStatus, ReplicaStatus
 
 LAST_LINES = 6
 
@@ -33,11 +33,12 @@ def _elapsed(job: JobStatus, since_submission: bool = False) -> str:
 elapsed = _elapsed  # the job's run time so far (from its start, else its submission)
 
 
-def describe(job: JobStatus, local_outputs: str | None = None) -> str:
+def _status_lines(job: JobStatus, local_outputs: str | None) -> list[str]:
     from provider.backends import summary
 
+    remote = job.backend != "local"
     lines = [f"{job.display_name}  {job.id}  {job.state.value}  elapsed {_elapsed(job)}"]
-    if job.backend != "local" and job.name:
+    if remote and job.name:
         lines.append(f"  resource: {job.name}")
     lines.append(f"  hardware: {summary.hardware(job)}")
     if job.message:
@@ -48,22 +49,36 @@ def describe(job: JobStatus, local_outputs: str | None = None) -> str:
         lines.append(f"  restarts: {job.restarts}")
     if job.output_dir:
         lines.append(f"  output: {job.output_dir}" + (f"\n  on this machine: {local_outputs}" if local_outputs else ""))
-    if job.console_url and job.backend != "local":
+    if job.console_url and remote:
         lines.append(f"  console: {job.console_url}")
-    for r in job.replicas:
-        extra = f"exit {r.exit_code}" if r.exit_code is not None else (f"pid {r.pid}" if r.pid else "")
-        gpus = f"  gpus {r.gpus}" if r.gpus else ""
-        trial = f"trial {r.trial}  " if r.trial else ""
-        lines.append(f"  {trial}{r.name:15s} {r.task:9s} {r.state:10s} {extra}{gpus}"
-                     + (f"  restarts {r.restarts}" if r.restarts else ""))
-    if job.trials:
-        goal = summary.metric_and_goal(job)
-        lines.append("  trials:" + (f" metric {goal[0]} ({goal[1].lower()})" if goal else ""))
-        for t in job.trials:
-            best = "  <- best" if t.id == job.best_trial else ""  # the best trial, by the goal
-            params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.parameters)
-            metric = "-" if t.metric is None else f"{t.metric:.6g}"
-            lines.append(f"    {t.id:>3s} {t.state:10s} metric {metric:>10s}  {params}{best}")
+    return lines
+
+
+def _replica_line(r: ReplicaStatus) -> str:
+    extra = f"exit {r.exit_code}" if r.exit_code is not None else (f"pid {r.pid}" if r.pid else "")
+    gpus = f"  gpus {r.gpus}" if r.gpus else ""
+    trial = f"trial {r.trial}  " if r.trial else ""
+    return f"  {trial}{r.name:15s} {r.task:9s} {r.state:10s} {extra}{gpus}" + (f"  restarts {r.restarts}" if r.restarts else "")
+
+
+def _trial_lines(job: JobStatus) -> list[str]:
+    from provider.backends import summary
+
+    if not job.trials:
+        return []
+    goal = summary.metric_and_goal(job)
+    lines = ["  trials:" + (f" metric {goal[0]} ({goal[1].lower()})" if goal else "")]
+    for t in job.trials:
+        best = "  <- best" if t.id == job.best_trial else ""  # the best trial, by the goal
+        params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.parameters)
+        metric = "-" if t.metric is None else f"{t.metric:.6g}"
+        lines.append(f"    {t.id:>3s} {t.state:10s} metric {metric:>10s}  {params}{best}")
+    return lines
+
+
+def describe(job: JobStatus, local_outputs: str | None = None) -> str:
+    """What ``trainjobs status`` prints: the state and where things are, the replicas, the trials."""
+    lines = _status_lines(job, local_outputs) + [_replica_line(r) for r in job.replicas] + _trial_lines(job)
     return "\n".join(lines)
 
 

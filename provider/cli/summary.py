@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import IO
 
+from provider.spec.hardware import hardware
 from provider.spec.model import Container, TrainingJob
-
-
-def hardware(job: TrainingJob) -> str:
-    parts = []
-    for p in job.pools:
-        acc = f" + {p.accelerator.count}x{p.accelerator.type.replace('NVIDIA_', '').replace('TESLA_', '')}" if p.accelerator else ""
-        parts.append(f"{p.replica_count}x {p.machine_type}{acc}")
-    return ", ".join(parts)
 
 
 def print_summary(jobs: list[TrainingJob], out: IO[str]) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from provider.errors import UserError
+from provider.stack.check import context_for as stack_context
 from provider.stack.config import StackConfig, load_stack, stack_name
 from provider.stack.membership import StackIndex, spec_files
 from provider.validation.problem import Problem
@@ -38,10 +39,7 @@ def run(args: argparse.Namespace) -> int:
     target = Target(args.target) if args.target else None
 
     def context_for(path: Path) -> Context:
-        ctx = index.context_for(path)
-        if target is None:
-            return ctx
-        return Context(target=target, bucket_regions=ctx.bucket_regions, staging_bucket=ctx.staging_bucket)
+        return stack_context(index.stacks_of(path), target=target)
 
     report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere)
     report.problems.extend(index.problems)

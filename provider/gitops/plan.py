@@ -159,48 +159,85 @@ def _findings(head: list[Violation], base: list[Violation]) -> tuple[Finding, ..
     return tuple(Finding(v, (v.rule, v.job) not in before) for v in head)
 
 
+def _unchanged(name: str, base: Side, head: Side, jobs: list[JobPlan]) -> bool:
+    """The change leaves the stack as it was: its file, its specs and every job."""
+    old_side, new_side = base.stacks.get(name), head.stacks.get(name)
+    if old_side is None or new_side is None or old_side.content != new_side.content:
+        return False
+    if set(old_side.specs) != set(new_side.specs):
+        return False
+    if any(base.files.get(p) != head.files.get(p) for p in new_side.specs):
+        return False
+    return not any(j.touched for j in jobs)
+
+
+def _status(old_side: StackSide | None, new_side: StackSide | None) -> str:
+    if old_side is None:
+        return "added"
+    return "removed" if new_side is None else "changed"
+
+
+def _config(side: StackSide | None) -> StackConfig | None:
+    return side.config if side is not None else None
+
+
+def _stack_findings(name: str, base: Side, head: Side) -> tuple[Finding, ...]:
+    """The head's policy violations, each marked new or already there at the base."""
+    new_config, old_config = _config(head.stacks.get(name)), _config(base.stacks.get(name))
+    if new_config is None:
+        return ()
+    old = check_stack([j.job for j in base.jobs(name).values()], old_config) if old_config is not None else []
+    return _findings(check_stack([j.job for j in head.jobs(name).values()], new_config), old)
+
+
+def _stack_jobs(name: str, base: Side, head: Side, configs: list[StackConfig]) -> list[JobPlan]:
+    """Every job of the stack on either side; none while the head's stack file is invalid (its
+    errors fail the plan, and nothing can be planned until it is fixed)."""
+    new_side = head.stacks.get(name)
+    if new_side is not None and new_side.config is None:
+        return []
+    live = new_side or base.stacks.get(name)
+    config = _config(live)
+    billed = config is None or config.backend != "local"
+    order = config.replace if config else "deleteFirst"
+    new_jobs, old_jobs = head.jobs(name), base.jobs(name)
+    return [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs, order)
+            for n in sorted(set(old_jobs) | set(new_jobs))]
+
+
 def _stack_plan(name: str, base: Side, head: Side, configs: list[StackConfig]) -> StackPlan | None:
     """The stack's plan, or None when the change does not touch it."""
     old_side, new_side = base.stacks.get(name), head.stacks.get(name)
-    new_jobs, old_jobs = head.jobs(name), base.jobs(name)
     live: StackSide | None = new_side or old_side
     assert live is not None
-    config = live.config
-    billed = config is None or config.backend != "local"
-    order = config.replace if config else "deleteFirst"
-    jobs = [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs, order)
-            for n in sorted(set(old_jobs) | set(new_jobs))]
-    if new_side is not None and new_side.config is None:
-        jobs = []  # an invalid stack file: nothing to plan until it is fixed (its errors fail the plan)
-    same_file = old_side is not None and new_side is not None and old_side.content == new_side.content
-    old_specs = set(old_side.specs) if old_side else set()
-    new_specs = set(new_side.specs) if new_side else set()
-    same_specs = old_specs == new_specs and all(base.files.get(p) == head.files.get(p) for p in new_specs)
-    if same_file and same_specs and not any(j.touched for j in jobs):
+    jobs = _stack_jobs(name, base, head, configs)
+    if _unchanged(name, base, head, jobs):
         return None
-    status = "added" if old_side is None else "removed" if new_side is None else "changed"
-    findings: tuple[Finding, ...] = ()
-    if new_side is not None and new_side.config is not None:
-        old_violations = check_stack([j.job for j in old_jobs.values()], old_side.config) \
-            if old_side is not None and old_side.config is not None else []
-        findings = _findings(check_stack([j.job for j in new_jobs.values()], new_side.config), old_violations)
+    config = live.config
+    same_file = old_side is not None and new_side is not None and old_side.content == new_side.content
     settings = field_changes(old_side.settings if old_side else {}, new_side.settings if new_side else {})
     return StackPlan(
-        name=name, file=live.file, status=status, backend=config.backend if config else None,
-        settings_changes=tuple(settings) if not same_file else (), jobs=tuple(jobs), findings=findings,
+        name=name, file=live.file, status=_status(old_side, new_side), backend=config.backend if config else None,
+        settings_changes=tuple(settings) if not same_file else (), jobs=tuple(jobs),
+        findings=_stack_findings(name, base, head),
         gpus_held=sum(j.capacity.gpus_at_once for j in jobs if j.action is not Action.DELETE),
         gpu_quota=config.quotas.max_gpus_per_stack if config and new_side else None,
         owners=tuple(stack_file_owners(config, configs)) if config else (),
     )
 
 
+def _touched_paths(head: Side, base: Side, stacks: list[StackPlan]) -> list[str]:
+    """The specs of the affected stacks, and every spec file the change touches."""
+    paths = {p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].specs}
+    paths |= {p for p in head.spec_paths if head.files.get(p) != base.files.get(p)}
+    return sorted(paths)
+
+
 def _head_problems(head: Side, base: Side, stacks: list[StackPlan]) -> list[Problem]:
     """Errors in the stack files and specs the change touches, as ``trainjobs validate`` reports them."""
     out = [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
     affected = {s.name for s in stacks}
-    paths = {p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].specs}
-    paths |= {p for p in head.spec_paths if head.files.get(p) != base.files.get(p)}
-    results = [(p, r) for p in sorted(paths) if (r := head.result(p)) is not None]
+    results = [(p, r) for p in _touched_paths(head, base, stacks) if (r := head.result(p)) is not None]
     out += [problem for _, r in results for problem in r.problems if problem.is_error]
 
     def groups(path: Path) -> list[str]:

@@ -1,7 +1,7 @@
 """One side of a plan, loaded: its stacks, the specs each one holds, and each job's request.
 
 The stacks are read like provider.stack.config reads them, membership is the stacks' globs
-matched against the side's files, each spec is checked by the one validation entry point,
+matched against the side's files, each spec is checked in its stacks (provider.stack.check),
 and each job's Vertex AI request is built the way the provider builds it (the stack's labels,
 project and bucket; staged package URIs from the side's own sources).
 """
@@ -9,7 +9,7 @@ project and bucket; staged package URIs from the side's own sources).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +19,11 @@ from provider.gitops.sources import built_image, staged_packages
 from provider.gitops.tree import CommitTree, Tree
 from provider.request import VertexRequest, build_request
 from provider.spec.model import TrainingJob
+from provider.stack.check import SpecBytes, validate_in
 from provider.stack.config import StackConfig, parse_stack, stack_name
 from provider.stack.membership import StackIndex
 from provider.validation.problem import Problem
-from provider.validation.validator import SPEC_SUFFIXES, SpecResult, validate_bytes
+from provider.validation.validator import SPEC_SUFFIXES, SpecResult
 
 STACKS_DIR = "stacks"
 SPECS_DIR = "specs"
@@ -128,10 +129,8 @@ class Side:
         if known is not None:
             result = known
         else:
-            ctx = self.index.context_for(self._abs(path))
-            if self.check_paths:
-                ctx = replace(ctx, spec_dir=self.tree.root / posixpath.dirname(path))
-            result = validate_bytes(data, path, ctx)
+            spec_dir = self.tree.root / posixpath.dirname(path) if self.check_paths else None
+            result = validate_in(SpecBytes(data, path, spec_dir), self.index.stacks_of(self._abs(path)))
             result.path = self._abs(path)
         self._results[path] = result
         self._by_content.setdefault(data, result)

@@ -14,40 +14,37 @@ from pulumi.dynamic import CheckFailure
 
 from provider.resources.job_diff import REPLACE_ORDERS
 from provider.resources.unknowns import has_unknown, is_unknown
+from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
+from provider.validation.problem import Problem
 
 REQUIRED = ("jobName", "backend", "spec", "request", "requestKind", "parent", "identity")
 # What the spec's validation and the quotas read: all must be known to run them.
 STACK_INPUTS = ("jobName", "backend", "spec", "specFile", "stack", "team", "project", "region", "quotas", "policy",
                 "stackLabels")
-WAIT_UNTIL = ("none", "running", "completion")
-RETENTION = ("keep", "delete")
+WAIT_UNTIL = WaitUntil.values()
+RETENTION = Retention.values()
 TIMEOUT_KEYS = ("create", "update", "delete")
 
 
-def _spec_failures(props: Mapping[str, Any]) -> list[CheckFailure]:
-    from provider.policy import check_job
-    from provider.policy_inputs import stack_config
-    from provider.validation.rules import Context, Target
-    from provider.validation.validator import validate_data
+def _failure_text(problem: Problem) -> str:
+    where = f" at {problem.path}" if problem.path else ""
+    allowed = f" (allowed: {problem.allowed})" if problem.allowed else ""
+    return f"{problem.file}{where}: {problem.message}{allowed}"
 
-    stack = stack_config(props)
-    target = Target.VERTEX if props["backend"] == "vertex" else Target.LOCAL
-    ctx = Context(target=target, staging_bucket=f"gs://{stack.bucket}",
-                  bucket_regions=tuple(stack.bucket_regions.items()))
+
+def _spec_failures(props: Mapping[str, Any]) -> list[CheckFailure]:
+    """The spec checked in its stack (provider.stack.check): its own errors under ``spec``, the
+    stack's quotas and policy under ``quotas``."""
+    from provider.policy_inputs import stack_config
+    from provider.stack.check import SpecDocument, check_in_stack, is_policy
+
     spec_file = str(props.get("specFile") or props["jobName"])
-    result = validate_data(props["spec"], spec_file, ctx)
-    failures = []
-    for p in result.problems:
-        if p.is_error:
-            where = f" at {p.path}" if p.path else ""
-            allowed = f" (allowed: {p.allowed})" if p.allowed else ""
-            failures.append(CheckFailure("spec", f"{spec_file}{where}: {p.message}{allowed}"))
-    if result.job is not None:
-        if result.job.name != props["jobName"]:
-            failures.append(CheckFailure("jobName", f"jobName {props['jobName']!r} differs from the spec's "
-                                                    f"metadata.name {result.job.name!r}"))
-        failures += [CheckFailure("quotas", v.text()) for v in check_job(result.job, stack)]
-    return failures
+    result = check_in_stack(SpecDocument(props["spec"], spec_file), stack_config(props))
+    failures = [CheckFailure("spec", _failure_text(p)) for p in result.problems if p.is_error and not is_policy(p)]
+    if result.job is not None and result.job.name != props["jobName"]:
+        failures.append(CheckFailure("jobName", f"jobName {props['jobName']!r} differs from the spec's "
+                                                f"metadata.name {result.job.name!r}"))
+    return failures + [CheckFailure("quotas", _failure_text(p)) for p in result.problems if is_policy(p)]
 
 
 def _one_of(props: Mapping[str, Any], key: str, value: Any, allowed: tuple[str, ...],
@@ -63,7 +60,7 @@ def _settings_failures(props: Mapping[str, Any]) -> list[CheckFailure]:
     if isinstance(wait, Mapping) and wait and not is_unknown(wait.get("until")) \
             and wait.get("until") not in WAIT_UNTIL:
         failures.append(CheckFailure("wait", f"wait.until is {wait.get('until')!r}; allowed: {', '.join(WAIT_UNTIL)}"))
-    failures += _one_of(props, "retention", props.get("retention", "keep"), RETENTION)
+    failures += _one_of(props, "retention", props.get("retention", DEFAULT_RETENTION.value), RETENTION)
     failures += _one_of(props, "replace", props.get("replace"), REPLACE_ORDERS, default="deleteFirst")
     timeouts = props.get("timeouts")
     if isinstance(timeouts, Mapping):

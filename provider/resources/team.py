@@ -26,6 +26,7 @@ from typing import Any
 
 import pulumi
 
+from provider.labels import team_labels
 from provider.stack.config import StackConfig
 
 STAGING_PREFIX = "trainjobs/"
@@ -52,10 +53,7 @@ def repository_id(stack: StackConfig) -> str:
 
 
 def labels(stack: StackConfig) -> dict[str, str]:
-    from provider.launch import label_value
-
-    return {**stack.labels_dict, "managed-by": "trainjobs", "team": label_value(stack.team),
-            "environment": label_value(stack.environment), "trainjobs-stack": label_value(stack.name)}
+    return team_labels(stack.team, stack.environment, stack.name, extra=stack.labels_dict)
 
 
 class TeamInfra(pulumi.ComponentResource):

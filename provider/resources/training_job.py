@@ -37,6 +37,14 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from provider.stack.settings import (
+    DEFAULT_RETENTION,
+    DEFAULT_WAIT_TIMEOUT_SECONDS,
+    DEFAULT_WAIT_UNTIL,
+    Retention,
+    WaitUntil,
+)
+
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
            "outputDir", "trials", "bestTrial", "waitNotice")
@@ -198,18 +206,18 @@ class TrainingJobProvider(ResourceProvider):
         from provider.backends.base import BackendError, JobState
 
         wait = p.get("wait") or {}
-        until = wait.get("until", "running")
-        if until == "none":
+        until = WaitUntil(wait.get("until", DEFAULT_WAIT_UNTIL))
+        if until is WaitUntil.NONE:
             return status, ""
-        goal = (JobState.RUNNING,) if until == "running" else ()
-        timeout = _limit(p, "create", float(wait.get("timeout", 1800)))
+        goal = (JobState.RUNNING,) if until is WaitUntil.RUNNING else ()
+        timeout = _limit(p, "create", float(wait.get("timeout", DEFAULT_WAIT_TIMEOUT_SECONDS)))
         try:
             status = backend.wait(status.id, until=goal, timeout=timeout)
         except BackendError as exc:
             return status, (f"training job {p['jobName']} ({status.id}) was submitted, but waiting for it failed: "
                             f"{_one_line(exc.message)}. It is recorded in the stack as {status.state.value}; "
                             "`pulumi refresh` reads its state now")
-        if not status.state.terminal and (until == "completion" or status.state not in goal):
+        if not status.state.terminal and (until is WaitUntil.COMPLETION or status.state not in goal):
             return status, (f"training job {p['jobName']} ({status.id}) was still {status.state.value} after {timeout:g}s "
                             f"(wait policy: until {until}). It keeps running and is recorded in the stack: "
                             "`pulumi refresh` reads its state now, `pulumi destroy` or removing its spec cancels it")
@@ -243,7 +251,7 @@ class TrainingJobProvider(ResourceProvider):
             status = backend.get(id_)
             if not status.state.terminal:
                 status = backend.cancel(id_, wait=_limit(p, "delete", 15))
-            if p.get("retention", "keep") != "delete":
+            if p.get("retention", DEFAULT_RETENTION) != Retention.DELETE:
                 return
             waited = _limit(p, "delete", 75)
             if not status.state.terminal:

@@ -11,6 +11,15 @@ from typing import Any
 from provider.document import read_mapping
 from provider.document.yaml_loader import LoadedDocument
 from provider.spec.reader import parse_duration
+from provider.stack import persistent
+from provider.stack.persistent import PersistentResource
+from provider.stack.settings import (
+    DEFAULT_RETENTION,
+    DEFAULT_WAIT_TIMEOUT_SECONDS,
+    DEFAULT_WAIT_UNTIL,
+    Retention,
+    WaitUntil,
+)
 from provider.validation import schema_check
 from provider.validation.problem import Problem
 from provider.validation.validator import read_file
@@ -35,8 +44,8 @@ class Policy:
 
 @dataclass(frozen=True)
 class WaitPolicy:
-    until: str = "running"  # none | running | completion
-    timeout_seconds: float = 1800.0
+    until: WaitUntil = DEFAULT_WAIT_UNTIL
+    timeout_seconds: float = DEFAULT_WAIT_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ class StackConfig:
     policy: Policy = Policy()
     labels: tuple[tuple[str, str], ...] = ()
     wait: WaitPolicy = WaitPolicy()
-    retention: str = "keep"
+    retention: Retention = DEFAULT_RETENTION
     bucket_name: str | None = None
     buckets: tuple[tuple[str, str], ...] = ()
     deployer: str | None = None
@@ -62,6 +71,8 @@ class StackConfig:
     custom_timeouts: tuple[tuple[str, float], ...] = ()  # (create | update | delete, seconds)
     manage_apis: bool = True  # enable the APIs and create the Vertex AI service agent
     adopt: tuple[tuple[str, str], ...] = ()  # (job name, existing job id or resource name)
+    # trainjobs:persistentResources (None: the stack does not say; then jobs may name any)
+    persistent_resources: tuple[PersistentResource, ...] | None = None
     source: str = ""
     at: dict[str, tuple[Any, ...]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -101,15 +112,41 @@ def _env_from_name(name: str, team: str) -> str:
     return name if name != team else "dev"
 
 
+def _quotas(q: Mapping[str, Any]) -> Quotas:
+    def listed(key: str) -> tuple[str, ...] | None:
+        return tuple(q[key]) if key in q else None
+
+    return Quotas(
+        max_gpus_per_job=q.get("maxGpusPerJob"),
+        max_gpus_per_stack=q.get("maxGpusPerStack"),
+        allowed_accelerators=listed("allowedAccelerators"),
+        allowed_regions=listed("allowedRegions"),
+        max_running_seconds=parse_duration(q["maxRunningTime"]) if "maxRunningTime" in q else None,
+    )
+
+
+def _policy(p: Mapping[str, Any]) -> Policy:
+    return Policy(
+        required_labels=tuple(p.get("requiredLabels", ())),
+        owners=tuple((k, tuple(v)) for k, v in (p.get("owners") or {}).items()),
+    )
+
+
+def _wait(w: Mapping[str, Any]) -> WaitPolicy:
+    return WaitPolicy(until=WaitUntil(w.get("until", DEFAULT_WAIT_UNTIL)),
+                      timeout_seconds=parse_duration(w.get("timeout", "")) or DEFAULT_WAIT_TIMEOUT_SECONDS)
+
+
+def _pairs(value: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    return tuple((value or {}).items())
+
+
 def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> StackConfig:
     """Build the config from ``trainjobs:*`` / ``gcp:*`` values (already schema-checked)."""
 
     def get(key: str, default: Any = None) -> Any:
         return config.get(key, default)
 
-    q = get(NS + "quotas") or {}
-    p = get(NS + "policy") or {}
-    w = get(NS + "wait") or {}
     team = get(NS + "team")
     return StackConfig(
         name=name,
@@ -119,30 +156,21 @@ def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> Stac
         specs=tuple(get(NS + "specs") or ()),
         project=get("gcp:project"),
         environment=get(NS + "environment") or _env_from_name(name, team),
-        quotas=Quotas(
-            max_gpus_per_job=q.get("maxGpusPerJob"),
-            max_gpus_per_stack=q.get("maxGpusPerStack"),
-            allowed_accelerators=tuple(q["allowedAccelerators"]) if "allowedAccelerators" in q else None,
-            allowed_regions=tuple(q["allowedRegions"]) if "allowedRegions" in q else None,
-            max_running_seconds=parse_duration(q["maxRunningTime"]) if "maxRunningTime" in q else None,
-        ),
-        policy=Policy(
-            required_labels=tuple(p.get("requiredLabels", ())),
-            owners=tuple((k, tuple(v)) for k, v in (p.get("owners") or {}).items()),
-        ),
-        labels=tuple((get(NS + "labels") or {}).items()),
-        wait=WaitPolicy(until=w.get("until", "running"),
-                        timeout_seconds=parse_duration(w.get("timeout", "")) or WaitPolicy.timeout_seconds),
-        retention=get(NS + "retention") or "keep",
+        quotas=_quotas(get(NS + "quotas") or {}),
+        policy=_policy(get(NS + "policy") or {}),
+        labels=_pairs(get(NS + "labels")),
+        wait=_wait(get(NS + "wait") or {}),
+        retention=Retention(get(NS + "retention") or DEFAULT_RETENTION),
         bucket_name=get(NS + "bucket"),
-        buckets=tuple((get(NS + "buckets") or {}).items()),
+        buckets=_pairs(get(NS + "buckets")),
         deployer=get(NS + "deployer"),
         api_endpoint=get(NS + "apiEndpoint"),
         local_home=get(NS + "localHome"),
         replace=get(NS + "replace") or "deleteFirst",
-        custom_timeouts=tuple((k, parse_duration(v) or 0.0) for k, v in (get(NS + "customTimeouts") or {}).items()),
+        custom_timeouts=tuple((k, parse_duration(v) or 0.0) for k, v in _pairs(get(NS + "customTimeouts"))),
         manage_apis=get(NS + "manageApis", True) not in (False, "false"),
-        adopt=tuple((get(NS + "adopt") or {}).items()),
+        adopt=_pairs(get(NS + "adopt")),
+        persistent_resources=persistent.parse(get(NS + "persistentResources")),
         source=source,
         at={k: ("config", k) for k in config},
     )
@@ -162,7 +190,27 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
     problems = schema_check.problems(data, filename, doc, "stack")
     if any(p.is_error for p in problems):
         return StackLoad(None, problems, doc)
-    return StackLoad(from_mapping(name, data["config"], filename), problems, doc)
+    stack = from_mapping(name, data["config"], filename)
+    return StackLoad(stack, problems + _not_emulated(stack, filename, doc), doc)
+
+
+def _not_emulated(config: StackConfig, filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    """A local stack's PersistentResources: a warning that the local backend does not emulate them."""
+    if config.backend == "vertex" or not config.persistent_resources:
+        return []
+    from provider.document.locate import locate
+    from provider.validation.problem import Severity
+
+    key = ("config", NS + "persistentResources")
+    pos = locate(doc, key, on_key=True) if doc is not None else None
+    ids = ", ".join(r.id for r in config.persistent_resources)
+    return [Problem(
+        file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None, path=f"config.{key[1]}",
+        message=f"PersistentResources ({ids}) are not emulated locally: a local stack creates none, and jobs that "
+                "name one in persistentResourceId run on this machine as usual",
+        allowed="trainjobs:persistentResources in a vertex stack", rule="stack.persistentResources",
+        severity=Severity.WARNING,
+    )]
 
 
 def load_stack(path: Path, shown: str | None = None) -> StackLoad:

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from provider.document import read_mapping
+from provider.stack.check import context_for, job_policy_problems, stack_quota_problems, validate_in
 from provider.stack.config import StackConfig, load_stack
 from provider.validation.problem import Problem
-from provider.validation.rules import Context, Target
+from provider.validation.rules import Context
 from provider.validation.validator import SpecResult, display_name, read_file
 
 
@@ -67,15 +68,8 @@ class StackIndex:
         return self.members.get(spec.resolve(), [])
 
     def context_for(self, spec: Path) -> Context:
-        stacks = self.stacks_of(spec)
-        if not stacks:
-            return Context(target=Target.ANY)
-        target = Target.VERTEX if any(s.backend == "vertex" for s in stacks) else Target.LOCAL
-        regions: dict[str, str] = {}
-        for s in stacks:
-            regions.update(s.bucket_regions)
-        staging = f"gs://{stacks[0].bucket}"
-        return Context(target=target, bucket_regions=tuple(sorted(regions.items())), staging_bucket=staging)
+        """The Context of ``spec``: that of the stacks holding it (provider.stack.check)."""
+        return context_for(self.stacks_of(spec))
 
     def groups_for(self, spec: Path) -> list[str]:
         """Name-uniqueness groups: each stack that holds the spec, or '*' for specs in none."""
@@ -96,51 +90,34 @@ class StackIndex:
         return next((s for s in self.stacks if s.name == name), None)
 
 
+def _members(index: StackIndex, stack: StackConfig, by_path: dict[Path, SpecResult]) -> list[SpecResult]:
+    """The results of every spec of ``stack`` that yields a job; a member outside this run is read
+    quietly, for its model, and kept in ``by_path``."""
+    members = []
+    for path in spec_files(stack, index.root):
+        result = by_path.get(path)
+        if result is None:
+            result = by_path[path] = validate_in(path, index.stacks_of(path), display_name(path))
+        if result.job is not None:
+            members.append(result)
+    return members
+
+
 def policy_problems(index: StackIndex, results: list[SpecResult]) -> list[Problem]:
     """The quotas and policy of each stack that holds a checked spec.
 
     Per-job violations are reported for the checked specs; a stack-wide quota counts every
     spec of the stack, also those this run did not check.
     """
-    from dataclasses import replace
-
-    from provider.document.locate import locate
-    from provider.policy import check_stack
-    from provider.validation.validator import validate_bytes
-
     by_path = {r.path: r for r in results if r.path is not None}
     checked = set(by_path)
     out: list[Problem] = []
     for stack in index.stacks:
         if not any(p in checked for p in spec_files(stack, index.root)):
             continue
-        members = []
-        for path in spec_files(stack, index.root):
-            result = by_path.get(path)
-            if result is None:  # a member outside this run: read it quietly for its model
-                raw, _ = read_file(path, display_name(path))
-                if raw is None:
-                    continue
-                result = validate_bytes(raw, display_name(path), replace(index.context_for(path), spec_dir=path.parent))
-                result.path = path
-                by_path[path] = result
-            if result.job is not None:
-                members.append(result)
-        jobs = {r.job.name: r for r in members if r.job is not None}
-        for v in check_stack([r.job for r in members if r.job is not None], stack):
-            result = jobs.get(v.job) if v.job else None
-            if result is not None and result.path not in checked:
-                continue
-            if result is None:
-                out.append(Problem(file=stack.source, message=v.message, allowed=f"{v.rule}: at most {v.limit}",
-                                   rule=v.rule, source=f"stack {stack.name}", path="config.trainjobs:quotas"))
-                continue
-            pos = locate(result.document, v.path) if result.document else None
-            from provider.validation.problem import format_path
-
-            out.append(Problem(
-                file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
-                path=format_path(v.path), message=v.message, allowed=f"{v.rule} of stack {stack.name}: {v.limit}",
-                rule=v.rule, source=f"stack {stack.name} ({stack.source})",
-            ))
+        members = _members(index, stack, by_path)
+        for result in members:
+            if result.path in checked:
+                out.extend(job_policy_problems(result, stack))
+        out.extend(stack_quota_problems(stack, members))
     return out

@@ -27,7 +27,6 @@ from typing import Any
 
 import provider
 from provider.backends.base import (
-    IDENTITY_LABEL,
     BackendError,
     FailedPrecondition,
     InvalidArgument,
@@ -42,6 +41,7 @@ from provider.backends.local import cluster as cl
 from provider.backends.local import gpus, store
 from provider.backends.local.paths import Storage, StorageError, default_home, default_storage
 from provider.backends.local.replica_limit import check_replicas
+from provider.labels import IDENTITY_LABEL
 
 Json = dict[str, Any]
 SECRET_SHOWN = "***"

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from provider.backends.base import (
-    IDENTITY_LABEL,
     BackendError,
     FailedPrecondition,
     InvalidArgument,
@@ -38,6 +37,8 @@ from provider.backends.base import (
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, Backoff, retrying
 from provider.backends.vertex.status import job_status, split_name
+from provider.labels import IDENTITY_LABEL
+from provider.labels import KEY as _LABEL_KEY
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -46,7 +47,6 @@ KINDS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTu
 COLLECTIONS = {collection: kind for kind, collection in KINDS.items()}
 _METHOD = {"customJobs": "custom_job", "hyperparameterTuningJobs": "hyperparameter_tuning_job"}
 _JOB_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
-_LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 
 
 def label_filter(labels: dict[str, str]) -> str:
