@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from provider.document import read_mapping
+from provider.document import boundary, read_mapping
 from provider.document.boundary import file_kind, inside, repository_root, resolve
 from provider.document.locate import locate
 from provider.document.yaml_loader import MAX_BYTES, LoadedDocument
@@ -41,18 +41,37 @@ SPEC_SUFFIXES = (".yaml", ".yml")
 
 @dataclass
 class SpecResult:
-    """The outcome for one spec file (or document)."""
+    """The outcome for one spec file (or document).
+
+    ``document`` (the loaded YAML with its positions) is what a later message needs to give a
+    line number. ``validate_paths`` drops it once the file is checked (``release``), so memory
+    stays flat however many specs one run checks; asked for again, it is read anew from ``path``
+    (rare: only a cross-file problem, such as a stack's quota, needs a position afterwards).
+    """
 
     file: str
     problems: list[Problem] = field(default_factory=list)
     job: TrainingJob | None = None
-    document: LoadedDocument | None = None
-    data: Any = None
     path: Path | None = None  # the file on disk, resolved
+    _document: LoadedDocument | None = field(default=None, repr=False, compare=False)
+    _released: bool = field(default=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return not any(p.is_error for p in self.problems)
+
+    @property
+    def document(self) -> LoadedDocument | None:
+        if self._document is None and self._released and self.path is not None:
+            raw, problem = read_file(self.path, self.file)
+            if raw is not None and problem is None:
+                self._document = read_mapping(raw, self.file, "")[0]
+        return self._document
+
+    def release(self) -> None:
+        """Drop the loaded document (it is read again from ``path`` if a position is asked for)."""
+        self._document = None
+        self._released = self.path is not None
 
 
 @dataclass
@@ -166,53 +185,84 @@ def _value_at(data: Any, dotted: str) -> Any:
     return node
 
 
+@dataclass(frozen=True)
+class _SchemaFindings:
+    """What the schema layer found on a document, after the YAML and proto-form layers."""
+
+    issues: list[schema_check.SchemaIssue]  # those no earlier layer explained
+    problems: list[Problem]  # the same, with positions
+    unreadable: set[tuple[Any, ...]]  # paths whose type or shape no converter can read
+    refused: set[tuple[Any, ...]]  # every path something refused
+
+    @property
+    def conditional(self) -> set[str]:
+        return {format_path(i.path) for i in self.issues if i.conditional}
+
+
+def _schema_findings(data: Any, filename: str, doc: LoadedDocument | None, read_notes: list[Problem]) -> _SchemaFindings:
+    flagged = {format_path(p) for p in doc.flagged} if doc else set()
+    read_errors = [p.path for p in read_notes if p.is_error and p.path]
+
+    def unexplained(path: str) -> bool:
+        return path not in flagged and not any(_under(path, e) for e in read_errors)
+
+    found = list(schema_check.check(data, "spec"))
+    issues = [i for i in found if unexplained(format_path(i.path))]
+    schema_problems = [p for p in schema_check.placed(found, filename, doc, "spec") if unexplained(p.path)]
+    flagged_paths = set(doc.flagged) if doc else set()
+    return _SchemaFindings(
+        issues, schema_problems,
+        unreadable={tuple(i.path) for i in issues if i.structural} | flagged_paths,
+        refused={tuple(i.path) for i in issues} | flagged_paths,
+    )
+
+
+def _unread(filename: str, doc: LoadedDocument | None, found: list[Problem]) -> list[Problem]:
+    """The problems of a spec no converter could read; never an empty list without a reason."""
+    if found or (doc and doc.flagged):
+        return found
+    return [Problem(file=filename, line=1, column=1, message="the spec could not be read",
+                    allowed="a TrainingJob: apiVersion, kind, metadata and spec")]
+
+
+def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    out = []
+    for finding in run_rules(job, ctx):
+        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
+        out.append(Problem(
+            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
+            rule=finding.rule, source=finding.source, severity=finding.severity,
+        ))
+    return out
+
+
 def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument | None = None) -> SpecResult:
     """Schema, converter and model rules on a parsed document.
 
     Every layer runs on what it can read, and each problem is reported once: where a later
     layer explains a spot better than the schema, only the better message is kept.
     """
-    result = SpecResult(file=filename, document=doc, data=data)
-    flagged = {format_path(p) for p in doc.flagged} if doc else set()
+    result = SpecResult(file=filename, _document=doc)
     # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
     forms = proto_forms.read(data)
     data = forms.data
     read_notes = _note_problems(forms.notes, filename, doc)
-    read_errors = [p.path for p in read_notes if p.is_error and p.path]
-
-    def unexplained(path: str) -> bool:
-        return path not in flagged and not any(_under(path, e) for e in read_errors)
-
-    issues = [i for i in schema_check.check(data, "spec") if unexplained(format_path(i.path))]
-    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if unexplained(p.path)]
-    flagged_paths = set(doc.flagged) if doc else set()
-    unreadable = {tuple(i.path) for i in issues if i.structural} | flagged_paths
-    refused = {tuple(i.path) for i in issues} | flagged_paths
-    job, left_out, failed_notes = _readable_model(data, unreadable, refused)
+    schema = _schema_findings(data, filename, doc, read_notes)
+    job, left_out, failed_notes = _readable_model(data, schema.unreadable, schema.refused)
     if job is None:
-        result.problems.extend(schema_problems)
-        result.problems.extend(read_notes)
-        result.problems.extend(_note_problems(failed_notes, filename, doc))
-        if not result.problems and not (doc and doc.flagged):
-            result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
-                                           allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
+        found = schema.problems + read_notes + _note_problems(failed_notes, filename, doc)
+        result.problems.extend(_unread(filename, doc, found))
         return result
     if not left_out:
         result.job = job  # a job read from a pruned document is for reporting only
-    better = read_notes + _note_problems(job.notes, filename, doc)
-    for finding in run_rules(job, ctx):
-        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
-        better.append(Problem(
-            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
-            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
-            rule=finding.rule, source=finding.source, severity=finding.severity,
-        ))
+    better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
     # What was left out to read the model was already reported there: no second word on it.
     gone = [format_path(p) for p in left_out]
     better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
     explaining = [p for p in better if p.is_error and p.path]
-    conditional = {format_path(i.path) for i in issues if i.conditional}
-    result.problems.extend(p for p in schema_problems
+    conditional = schema.conditional
+    result.problems.extend(p for p in schema.problems
                            if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
@@ -297,13 +347,42 @@ def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
 
 
 def display_name(path: Path) -> str:
-    try:
-        return str(real_path(path).relative_to(real_path(Path.cwd())))
-    except ValueError:
-        return str(path)
+    """How a file is named in messages: relative to the current directory when it is below it."""
+    return SpecFile.of(path, real_path(Path.cwd())).shown
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """One file to check, its path resolved once: as given, where it really is, as shown."""
+
+    given: Path
+    real: Path  # every symlink followed (as far as they go)
+    shown: str  # the name in messages (display_name)
+
+    @classmethod
+    def of(cls, path: Path, cwd: Path) -> SpecFile:
+        """``cwd``: the current directory, already resolved (once per run, not per file)."""
+        real = real_path(path)
+        try:
+            shown = str(real.relative_to(cwd))
+        except ValueError:
+            shown = str(path)
+        return cls(path, real, shown)
 
 
 ContextFor = Callable[[Path], Context]
+
+
+def _check_file(spec: SpecFile, context_for: ContextFor | None) -> SpecResult:
+    data, problem = read_file(spec.given, spec.shown)
+    if problem is not None:
+        return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
+    assert data is not None
+    ctx = replace(context_for(spec.real) if context_for else Context(), spec_dir=spec.given.parent)
+    result = validate_bytes(data, spec.shown, ctx)
+    result.path = spec.real
+    result.release()  # keep what the report needs, not the document: memory stays flat
+    return result
 
 
 def validate_paths(
@@ -314,24 +393,18 @@ def validate_paths(
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
-    ``names_elsewhere`` lists (group, name, file) of specs in the same groups that this run
-    does not check, so a new spec cannot take the name of one it was not given.
+    ``context_for`` and ``groups_for`` are given each file's resolved path. ``names_elsewhere``
+    lists (group, name, file) of specs in the same groups that this run does not check, so a
+    new spec cannot take the name of one it was not given.
     """
-    files, missing = expand(paths)
+    found, missing = expand(paths)
+    cwd = real_path(Path.cwd())
+    files = [SpecFile.of(path, cwd) for path in found]
     report = Report(problems=missing)
-    for path in files:
-        shown = display_name(path)
-        data, problem = read_file(path, shown)
-        if problem is not None:
-            report.results.append(SpecResult(file=shown, problems=[problem], path=real_path(path)))
-            continue
-        assert data is not None
-        ctx = replace(context_for(path) if context_for else Context(), spec_dir=path.parent)
-        result = validate_bytes(data, shown, ctx)
-        result.path = real_path(path)
-        report.results.append(result)
-    others = names_elsewhere({real_path(f) for f in files}) if names_elsewhere else []
-    report.problems.extend(duplicate_names(report.results, files, groups_for, others))
+    with boundary.memo():
+        report.results.extend(_check_file(spec, context_for) for spec in files)
+    others = names_elsewhere({f.real for f in files}) if names_elsewhere else []
+    report.problems.extend(duplicate_names(report.results, [f.real for f in files], groups_for, others))
     return report
 
 
