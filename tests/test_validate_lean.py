@@ -143,7 +143,12 @@ def test_repository_root_is_looked_up_once_per_directory_only_within_a_run(tmp_p
     monkeypatch.chdir(tmp_path)
     calls: list[Path] = []
     real = boundary._repository_root
-    monkeypatch.setattr(boundary, "_repository_root", lambda start: calls.append(start) or real(start))
+
+    def counted(start: Path) -> Path:
+        calls.append(start)
+        return real(start)
+
+    monkeypatch.setattr(boundary, "_repository_root", counted)
     with boundary.memo():
         first = boundary.repository_root(project / "specs")
         (project / ".git").mkdir()  # the run already knows this directory's boundary

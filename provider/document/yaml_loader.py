@@ -60,11 +60,14 @@ class LoadedDocument:
 class _Open:
     """A mapping or sequence being read: its container and what the reader knows of it so far."""
 
-    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "keys", "path", "size", "start")
+    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "keys", "path", "positions", "size", "start")
 
-    def __init__(self, container: Any, is_map: bool, path: tuple[Any, ...], anchor: str | None, start: Position) -> None:
+    def __init__(self, container: Any, is_map: bool, path: tuple[Any, ...], anchor: str | None, start: Position,
+                 positions: Any) -> None:
         self.container = container
         self.is_map = is_map
+        # The document's table of where each value of this container starts (by key, or by index).
+        self.positions = positions
         self.path = path
         self.key: Any = _NO_KEY  # the key whose value comes next (mappings)
         self.key_pos: Position | None = None
@@ -163,12 +166,17 @@ class _Reader:
     def on_scalar(self, ev: Any) -> None:
         mark = ev.start_mark
         pos = (mark.line + 1, mark.column + 1)
-        parent = self.stack[-1] if self.stack else None
+        stack = self.stack
+        parent = stack[-1] if stack else None
         if parent is not None and parent.is_map and parent.key is _NO_KEY:
             self.key(ev, pos, parent)
             return
-        self.check_depth(pos)
-        value, raw = self.scalar(ev, pos, parent)
+        if len(stack) >= MAX_DEPTH:
+            self.check_depth(pos)
+        if ev.tag is None and ev.style:
+            value, raw = ev.value, None  # quoted, untagged: the string as written
+        else:
+            value, raw = self.scalar(ev, pos, parent)
         if ev.anchor:
             self.anchors[ev.anchor] = (value, 1)
         self.place(value, 1, raw, pos)
@@ -194,13 +202,14 @@ class _Reader:
         container: Any = {} if is_map else []
         doc = self.doc
         doc.starts[id(container)] = pos
+        positions: Any
         if is_map:
             doc.key_positions[id(container)] = {}
-            doc.value_positions[id(container)] = {}
+            positions = doc.value_positions[id(container)] = {}
         else:
-            doc.item_positions[id(container)] = []
+            positions = doc.item_positions[id(container)] = []
         path = self.stack[-1].child_path() if self.stack else ()
-        self.stack.append(_Open(container, is_map, path, ev.anchor, pos))
+        self.stack.append(_Open(container, is_map, path, ev.anchor, pos, positions))
 
     # -- keys, values and bounds ------------------------------------------------------------
     def no_key_expected(self, pos: Position) -> None:
@@ -282,7 +291,7 @@ class _Reader:
         if not parent.is_map:
             if raw is not None:
                 self.doc.raw_plain[(id(container), len(container))] = raw
-            self.doc.item_positions[id(container)].append(pos)
+            parent.positions.append(pos)
             container.append(value)
             return
         key = parent.key
@@ -291,7 +300,7 @@ class _Reader:
             return
         if raw is not None:
             self.doc.raw_plain[(id(container), key)] = raw
-        self.doc.value_positions[id(container)][key] = pos
+        parent.positions[key] = pos
         container[key] = value
 
 

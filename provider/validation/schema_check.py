@@ -185,8 +185,11 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
 
 
 def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
+    validator = _validator(kind)
+    if validator.is_valid(data):  # the common case, and cheaper than looking for errors
+        return
     root = schema_for(kind)
-    for error in _validator(kind).iter_errors(data):
+    for error in validator.iter_errors(data):
         structural = type(error.kind).__name__ in _STRUCTURAL
         conditional = type(error.kind).__name__ in ("FalseSchema", "Not") or any(
             part in ("then", "else") for part in error.schema_path)

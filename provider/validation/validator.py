@@ -360,9 +360,19 @@ class SpecFile:
     shown: str  # the name in messages (display_name)
 
     @classmethod
-    def of(cls, path: Path, cwd: Path) -> SpecFile:
-        """``cwd``: the current directory, already resolved (once per run, not per file)."""
-        real = real_path(path)
+    def of(cls, path: Path, cwd: Path, real_dirs: dict[Path, Path] | None = None) -> SpecFile:
+        """``cwd``: the current directory, already resolved (once per run, not per file).
+
+        ``real_dirs`` remembers each directory's real path across the files of one run: a file
+        that is not a symlink is then where its directory really is, without resolving it again.
+        """
+        if real_dirs is None or os.path.islink(path):
+            real = real_path(path)
+        else:
+            real_dir = real_dirs.get(path.parent)
+            if real_dir is None:
+                real_dir = real_dirs[path.parent] = real_path(path.parent)
+            real = real_dir / path.name
         try:
             shown = str(real.relative_to(cwd))
         except ValueError:
@@ -399,7 +409,8 @@ def validate_paths(
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
-    files = [SpecFile.of(path, cwd) for path in found]
+    real_dirs: dict[Path, Path] = {}
+    files = [SpecFile.of(path, cwd, real_dirs) for path in found]
     report = Report(problems=missing)
     with boundary.memo():
         report.results.extend(_check_file(spec, context_for) for spec in files)
