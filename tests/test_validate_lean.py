@@ -167,3 +167,39 @@ def test_the_quick_screen_lets_every_yaml11_number_trap_through(text: str) -> No
     # _trap looks at the full patterns only when _MAY_TRAP matches: it must never hide one.
     assert scalars._MAY_TRAP.match(text)
     assert scalars._trap(text) is not None
+
+
+def test_a_run_may_keep_only_the_names_and_still_finds_duplicates(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(SPEC.format(i=1))
+    (tmp_path / "b.yaml").write_text(SPEC.format(i=1))
+    (tmp_path / "c.yaml").write_text(SPEC.format(i=2))
+    report = validate_paths([str(tmp_path)], keep_job=lambda path: path.name == "c.yaml")
+    assert [r.name for r in report.results] == ["lean_1", "lean_1", "lean_2"]
+    assert [r.job is not None for r in report.results] == [False, False, True]
+    (problem,) = report.problems
+    assert problem.rule == "name.unique" and problem.file.endswith("b.yaml") and problem.line == 4
+
+
+@pytest.mark.slow
+def test_validate_cli_keeps_the_models_a_stack_quota_counts(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "import provider.validation.validator as v\n"
+        "seen = []\n"
+        "real = v.validate_paths\n"
+        "def spy(*a, **k):\n"
+        "    report = real(*a, **k)\n"
+        "    seen.extend(r.job is not None for r in report.results)\n"
+        "    return report\n"
+        "v.validate_paths = spy\n"
+        "from provider.cli import main\n"
+        f"main(['validate', {str(tmp_path / 'specs')!r}, '--stacks', {str(tmp_path / 'none')!r}] + sys.argv[1:])\n"
+        "print('KEPT', seen)\n"
+    )
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "a.yaml").write_text(SPEC.format(i=1))
+    plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    summary = subprocess.run([sys.executable, "-c", code, "--summary"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert "KEPT [False]" in plain.stdout, plain.stdout + plain.stderr  # in no stack: only its name is kept
+    assert "KEPT [True]" in summary.stdout, summary.stdout + summary.stderr  # --summary prints the models

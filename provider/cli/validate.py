@@ -45,6 +45,15 @@ def _contexts(index: StackIndex, target: Target | None) -> Callable[[Path], Cont
     return context_for
 
 
+def _in_a_stack(index: StackIndex) -> Callable[[Path], bool]:
+    """Whose model a run keeps past its check: the specs a stack's quotas count (--summary: all)."""
+
+    def in_a_stack(path: Path) -> bool:
+        return bool(index.stacks_of(path))
+
+    return in_a_stack
+
+
 def run(args: argparse.Namespace) -> int:
     from provider.stack.membership import policy_problems
     from provider.validation.validator import validate_paths
@@ -55,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if stack_paths and not paths:  # only stack files: check them, and the specs they hold
         paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
     context_for = _contexts(index, Target(args.target) if args.target else None)
-    report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere)
+    report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere,
+                            None if args.summary else _in_a_stack(index))
     report.problems.extend(index.problems)
     report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))

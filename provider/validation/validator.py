@@ -47,12 +47,14 @@ class SpecResult:
     line number. ``validate_paths`` drops it once the file is checked (``release``), so memory
     stays flat however many specs one run checks; asked for again, it is read anew from ``path``
     (rare: only a cross-file problem, such as a stack's quota, needs a position afterwards).
+    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job.
     """
 
     file: str
     problems: list[Problem] = field(default_factory=list)
     job: TrainingJob | None = None
     path: Path | None = None  # the file on disk, resolved
+    name: str | None = None  # the job's name, kept when the job itself is dropped (see validate_paths)
     _document: LoadedDocument | None = field(default=None, repr=False, compare=False)
     _released: bool = field(default=False, repr=False, compare=False)
 
@@ -256,6 +258,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
         return result
     if not left_out:
         result.job = job  # a job read from a pruned document is for reporting only
+        result.name = job.name
     better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
     # What was left out to read the model was already reported there: no second word on it.
     gone = [format_path(p) for p in left_out]
@@ -383,7 +386,7 @@ class SpecFile:
 ContextFor = Callable[[Path], Context]
 
 
-def _check_file(spec: SpecFile, context_for: ContextFor | None) -> SpecResult:
+def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None) -> SpecResult:
     data, problem = read_file(spec.given, spec.shown)
     if problem is not None:
         return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
@@ -392,6 +395,8 @@ def _check_file(spec: SpecFile, context_for: ContextFor | None) -> SpecResult:
     result = validate_bytes(data, spec.shown, ctx)
     result.path = spec.real
     result.release()  # keep what the report needs, not the document: memory stays flat
+    if keep_job is not None and not keep_job(spec.real):
+        result.job = None  # its name stays, for the names that must be unique
     return result
 
 
@@ -400,12 +405,15 @@ def validate_paths(
     context_for: ContextFor | None = None,
     groups_for: Callable[[Path], list[str]] | None = None,
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
+    keep_job: Callable[[Path], bool] | None = None,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
     ``context_for`` and ``groups_for`` are given each file's resolved path. ``names_elsewhere``
     lists (group, name, file) of specs in the same groups that this run does not check, so a
-    new spec cannot take the name of one it was not given.
+    new spec cannot take the name of one it was not given. ``keep_job`` says of which files the
+    result keeps its model (``SpecResult.job``; by default every file's); the others keep only
+    its name, so a run over many specs holds little per spec.
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
@@ -413,7 +421,7 @@ def validate_paths(
     files = [SpecFile.of(path, cwd, real_dirs) for path in found]
     report = Report(problems=missing)
     with boundary.memo():
-        report.results.extend(_check_file(spec, context_for) for spec in files)
+        report.results.extend(_check_file(spec, context_for, keep_job) for spec in files)
     others = names_elsewhere({f.real for f in files}) if names_elsewhere else []
     report.problems.extend(duplicate_names(report.results, [f.real for f in files], groups_for, others))
     return report
@@ -429,10 +437,11 @@ def duplicate_names(
     seen: dict[tuple[str, str], str] = {(g, n): f for g, n, f in others}
     problems = []
     for result, path in zip(results, files):
-        if result.job is None:
+        name = result.name if result.name is not None else result.job.name if result.job is not None else None
+        if name is None:
             continue
         for group in (groups_for(path) if groups_for else ["*"]):
-            key = (group, result.job.name)
+            key = (group, name)
             first = seen.get(key)
             if first is None:
                 seen[key] = result.file
@@ -442,7 +451,7 @@ def duplicate_names(
             problems.append(Problem(
                 file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
                 path="metadata.name", rule="name.unique",
-                message=f"job name {result.job.name!r} is already used by {first}",
+                message=f"job name {name!r} is already used by {first}",
                 allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
                 source="seed 000 (job names)",
             ))
