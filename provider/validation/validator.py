@@ -294,11 +294,12 @@ def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
     nothing from the target.
     """
     try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
             refused = _link_problem(path, shown)
             if refused is not None:
                 return None, refused
-        st = os.stat(path)
+            st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
                                  allowed="YAML spec files", rule="file.type")
