@@ -7,7 +7,6 @@ what / what is allowed / did you mean, using the schema's own descriptions.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -123,6 +122,8 @@ def suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
     words = [o for o in options if isinstance(o, str)]
+    import difflib  # only a wrong value needs it: not imported on every start
+
     close = difflib.get_close_matches(value, words, n=3, cutoff=0.6)
     if not close:
         lowered = {w.lower(): w for w in words}
