@@ -111,6 +111,7 @@ def test_a_released_result_still_locates_values_from_its_file(tmp_path: Path) ->
     assert result._document is None
     doc = result.document  # read again from the file, for a message that needs a position
     assert doc is not None and locate(doc, ("metadata", "name")) == (4, 9)
+    assert result._data is None and result.data["metadata"]["name"] == "lean_1"  # the values too (program.py)
 
 
 def test_duplicate_names_still_have_their_line(tmp_path: Path) -> None:

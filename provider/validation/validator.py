@@ -54,6 +54,7 @@ class SpecResult:
     path: Path | None = None  # the file on disk, resolved
     name: str | None = None  # the job's name, kept when the job itself is dropped (see validate_paths)
     _document: LoadedDocument | None = field(default=None, repr=False, compare=False)
+    _data: Any = field(default=None, repr=False, compare=False)  # the values as parsed
     _released: bool = field(default=False, repr=False, compare=False)
 
     @property
@@ -68,9 +69,18 @@ class SpecResult:
                 self._document = read_mapping(raw, self.file, "")[0]
         return self._document
 
+    @property
+    def data(self) -> Any:
+        """The spec's values as parsed (read again from ``path`` after ``release``)."""
+        if self._data is None and self._released:
+            doc = self.document
+            return doc.data if doc is not None else None
+        return self._data
+
     def release(self) -> None:
-        """Drop the loaded document (it is read again from ``path`` if a position is asked for)."""
+        """Drop the loaded document and values (read again from ``path`` if they are asked for)."""
         self._document = None
+        self._data = None
         self._released = self.path is not None
 
 
@@ -243,7 +253,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     Every layer runs on what it can read, and each problem is reported once: where a later
     layer explains a spot better than the schema, only the better message is kept.
     """
-    result = SpecResult(file=filename, _document=doc)
+    result = SpecResult(file=filename, _document=doc, _data=data)
     # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
     forms = proto_forms.read(data)
     data = forms.data
