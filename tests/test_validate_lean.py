@@ -204,3 +204,20 @@ def test_validate_cli_keeps_the_models_a_stack_quota_counts(tmp_path: Path) -> N
                              timeout=120)
     assert "KEPT [False]" in plain.stdout, plain.stdout + plain.stderr  # in no stack: only its name is kept
     assert "KEPT [True]" in summary.stdout, summary.stdout + summary.stderr  # --summary prints the models
+
+
+@pytest.mark.parametrize("command", ["validate", "schema", "convert"])
+def test_a_core_command_parses_the_same_without_the_other_commands(command: str) -> None:
+    import argparse
+
+    from provider.cli import CORE_COMMANDS, build_parser
+
+    assert command in CORE_COMMANDS
+
+    def sub_help(parser: argparse.ArgumentParser) -> str:
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return action.choices[command].format_help()
+
+    assert sub_help(build_parser(extensions=False)) == sub_help(build_parser())
+    argv = [command, "x.yaml"] if command != "schema" else [command, "--stack"]
+    assert vars(build_parser(extensions=False).parse_args(argv)) == vars(build_parser().parse_args(argv))
