@@ -1,13 +1,16 @@
-"""Benchmark: validating 1,000 realistic specs, side by side with check-jsonschema.
+"""Benchmark: ``trainjobs validate`` side by side with the floor, at several sizes.
 
-    .venv/bin/python bench/validate_bench.py [--specs 1000] [--repeat 5]
+    .venv/bin/python bench/validate_bench.py [--sizes 1000,5000,20000] [--repeat 3]
 
-What it measures, in one run on this machine:
-  * trainjobs validate DIR (1,000 specs; schema + every rule + line numbers), wall time of the
-    whole command, cold, as a user runs it;
-  * check-jsonschema --schemafile schemas/trainingjob.schema.json on the same files;
-  * the in-process time of validate_paths on the same files (warm, no interpreter start);
-  * trainjobs validate ONE.yaml, cold start, median of several runs.
+The floor is the least any validator of these files must do: read each file, parse it with
+libyaml (``yaml.load`` with ``CSafeLoader``) and check it with jsonschema-rs against the committed
+``schemas/trainingjob.schema.json``. ``trainjobs validate DIR`` does that and more (line numbers,
+the catalog, the format converters, every rule, duplicate names across files).
+
+For each size N, both run as a user runs them, alternately, ``--repeat`` times, in one run of
+this script; it prints the median CPU time of each child (user + system: load on the machine
+does not inflate it), the ratio trainjobs / floor, and each child's peak RSS (ru_maxrss), so
+both how the cost grows with N and whether memory stays flat can be read off one table.
 
 The specs are generated from the example specs (native, AI Platform and Vertex formats),
 with varied names, machine types, GPU counts, labels and tuning, so no two files are equal.
@@ -18,17 +21,32 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-CHECK_JSONSCHEMA = shutil.which("check-jsonschema", path=str(Path(PY).parent)) or "check-jsonschema"
+SCHEMA = ROOT / "schemas" / "trainingjob.schema.json"
+
+# The floor: parse with libyaml, check with jsonschema-rs, nothing else (the same file walk as validate).
+FLOOR = """
+import json, os, sys
+import jsonschema_rs, yaml
+with open(sys.argv[2], "rb") as f:
+    validator = jsonschema_rs.Draft202012Validator(json.load(f))
+bad = 0
+for dirpath, dirnames, filenames in os.walk(sys.argv[1]):
+    dirnames.sort()
+    for name in sorted(filenames):
+        if name.endswith((".yaml", ".yml")):
+            with open(os.path.join(dirpath, name), "rb") as f:
+                data = yaml.load(f.read(), Loader=yaml.CSafeLoader)
+            bad += not validator.is_valid(data)
+sys.exit(1 if bad else 0)
+"""
 
 N1 = ["n1-standard-4", "n1-standard-8", "n1-standard-16", "n1-highmem-8", "n1-highcpu-16"]
 T4_COUNTS = {"n1-standard-4": [1, 2, 4], "n1-standard-8": [1, 2, 4], "n1-standard-16": [1, 2, 4],
@@ -150,66 +168,57 @@ def generate(directory: Path, n: int) -> list[Path]:
     makers = [native, native, legacy, vertex]
     paths = []
     for i in range(n):
-        path = directory / f"spec_{i:04d}.yaml"
+        path = directory / f"spec_{i:05d}.yaml"
         path.write_text(makers[i % len(makers)](i, rng), encoding="utf-8")
         paths.append(path)
     return paths
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
-    return time.perf_counter() - start, proc
+def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
+    """(CPU seconds, peak RSS in KB) of one child run; it must succeed."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env=env or {**os.environ, "NO_COLOR": "1"})
+    out = proc.stdout.read() if proc.stdout else b""
+    if proc.stdout:
+        proc.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {out.decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--specs", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sizes", default="1000,5000,20000", help="numbers of specs, comma-separated")
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
     with tempfile.TemporaryDirectory(prefix="trainjobs-bench-") as tmp:
-        specs = Path(tmp) / "specs"
-        specs.mkdir()
-        paths = generate(specs, args.specs)
-        trainjobs = [PY, "-m", "provider", "validate", str(specs), "--stacks", str(Path(tmp) / "none")]
-        ours, theirs = [], []
-        for _ in range(args.repeat):
-            t, proc = timed(trainjobs, ROOT)
-            assert proc.returncode == 0, proc.stdout[-2000:]
-            ours.append(t)
-            t, proc = timed([CHECK_JSONSCHEMA, "--schemafile", str(ROOT / "schemas/trainingjob.schema.json"),
-                             *map(str, paths)], ROOT)
-            assert proc.returncode == 0, proc.stdout[-2000:]
-            theirs.append(t)
-        sys.path.insert(0, str(ROOT))
-        from provider.validation.validator import validate_paths
-
-        validate_paths([str(paths[0])])  # warm the schema and catalog
-        warm = []
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            report = validate_paths([str(specs)])
-            warm.append(time.perf_counter() - start)
-            assert report.ok
-        cold = []
-        for _ in range(max(args.repeat * 2, 10)):
-            t, proc = timed([PY, "-m", "provider", "validate", str(paths[0]), "--stacks", str(Path(tmp) / "none")], ROOT)
-            assert proc.returncode == 0
-            cold.append(t)
+        for n in sizes:
+            specs = Path(tmp) / f"specs{n}"
+            specs.mkdir()
+            generate(specs, n)
+            ours = [PY, "-m", "provider", "validate", str(specs), "--stacks", str(Path(tmp) / "none")]
+            floor = [PY, "-c", FLOOR, str(specs), str(SCHEMA)]
+            runs: dict[str, list[tuple[float, int]]] = {"floor": [], "trainjobs": []}
+            for _ in range(args.repeat):
+                runs["floor"].append(measure(floor))
+                runs["trainjobs"].append(measure(ours))
+            rows.append((n, runs))
     med = statistics.median
-    print(f"validate {args.specs} specs (median of {args.repeat} runs, {os.cpu_count()} cores, Python "
-          f"{sys.version.split()[0]})")
-    print(f"  {'tool':48s} {'wall s':>8s} {'ms/spec':>8s}")
-    rows = [
-        ("trainjobs validate (schema + rules + lines)", med(ours)),
-        ("check-jsonschema (schema only)", med(theirs)),
-        ("trainjobs validate_paths in-process (warm)", med(warm)),
-    ]
-    for name, t in rows:
-        print(f"  {name:48s} {t:8.3f} {1000 * t / args.specs:8.3f}")
-    print(f"  speed-up over check-jsonschema: {med(theirs) / med(ours):.1f}x")
-    print(f"cold start, trainjobs validate ONE.yaml: median {med(cold):.3f} s (min {min(cold):.3f}, "
-          f"max {max(cold):.3f}, {len(cold)} runs)")
+    print(f"validate N specs vs the floor (libyaml CSafeLoader + jsonschema-rs, committed schema); median of "
+          f"{args.repeat} runs, CPU = user + system of the child; {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"  {'N':>6s}  {'floor CPU s':>11s}  {'trainjobs CPU s':>15s}  {'ratio':>6s}  {'ms/spec':>7s}  "
+          f"{'floor RSS':>10s}  {'trainjobs RSS':>13s}")
+    for n, runs in rows:
+        f_cpu = med(c for c, _ in runs["floor"])
+        t_cpu = med(c for c, _ in runs["trainjobs"])
+        f_rss = max(r for _, r in runs["floor"]) / 1024
+        t_rss = max(r for _, r in runs["trainjobs"]) / 1024
+        print(f"  {n:6d}  {f_cpu:11.3f}  {t_cpu:15.3f}  {t_cpu / f_cpu:5.2f}x  {1000 * t_cpu / n:7.3f}  "
+              f"{f_rss:7.1f} MB  {t_rss:10.1f} MB")
     return 0
 
 

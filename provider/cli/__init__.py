@@ -20,7 +20,13 @@ def _command(parser: argparse.ArgumentParser, target: str) -> None:
     parser.set_defaults(_target=target)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Commands declared here, in full: run one of them and the later layers' commands are not
+# registered (nor their modules imported), since the words after it parse the same either way.
+CORE_COMMANDS = frozenset({"validate", "schema", "convert"})
+
+
+def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; ``extensions=False`` declares only the core commands."""
     p = argparse.ArgumentParser(
         prog="trainjobs",
         description="ML training jobs as code: validate specs, run them locally or on Vertex AI, plan and deploy "
@@ -59,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="yaml (native spec), json, or the Vertex AI request it makes")
     _command(c, "provider.cli.convert:run")
 
-    for register in _extensions():
+    for register in _extensions() if extensions else []:
         register(sub)
     return p
 
@@ -80,12 +86,14 @@ def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions: answer and exit
+    words = list(sys.argv[1:] if argv is None else argv)
+    completing = "_ARGCOMPLETE" in os.environ
+    parser = build_parser(extensions=completing or not words or words[0] not in CORE_COMMANDS)
+    if completing:  # a shell asks for completions: answer and exit
         from provider.cli.completion import complete
 
         complete(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     if not getattr(args, "_target", None):
         parser.print_help()
         return 2

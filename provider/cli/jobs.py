@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from provider.cli.guard import guard as _guard
 from provider.cli.job_target import add_stack_option, resolve, target
 from provider.errors import UserError
 
@@ -71,20 +72,6 @@ def _backend() -> Any:
     from provider.backends.local.backend import LocalBackend
 
     return LocalBackend()
-
-
-def _guard(fn: Any) -> Any:
-    """Backend errors are user errors: one line, no traceback."""
-    from provider.backends.base import BackendError
-
-    def wrapped(args: argparse.Namespace) -> int:
-        try:
-            result: int = fn(args)
-            return result
-        except BackendError as exc:
-            raise UserError(exc.message) from exc
-
-    return wrapped
 
 
 def _stack(name: str | None) -> Any:

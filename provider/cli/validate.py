@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from provider.errors import UserError
@@ -18,10 +19,8 @@ from provider.validation.rules import Context, Target
 STACK_FILE = re.compile(r"Pulumi\.[^.]+\.ya?ml")
 
 
-def run(args: argparse.Namespace) -> int:
-    from provider.stack.membership import policy_problems
-    from provider.validation.validator import validate_paths
-
+def _given(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
+    """The PATHs of the command line: (spec files and directories, stack files); usage errors raise."""
     given = list(args.paths or [])
     stack_paths = [Path(p) for p in given if STACK_FILE.fullmatch(Path(p).name)]
     paths = [p for p in given if not STACK_FILE.fullmatch(Path(p).name)]
@@ -32,16 +31,39 @@ def run(args: argparse.Namespace) -> int:
     for raw in paths:  # the README: a path that does not exist is a usage error
         if not Path(raw).exists() and not Path(raw).is_symlink():
             raise UserError(f"{raw}: no such file or directory", exit_code=2)
-    index = StackIndex.load(Path(args.stacks))
-    extra_stack_problems, extra_stacks = _stack_files(index, stack_paths)
-    if stack_paths and not paths:  # only stack files: check them, and the specs they hold
-        paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
-    target = Target(args.target) if args.target else None
+    return paths, stack_paths
+
+
+def _contexts(index: StackIndex, target: Target | None) -> Callable[[Path], Context]:
+    """Each spec's context: its stack's, judged for ``--target`` when one is given."""
 
     def context_for(path: Path) -> Context:
         return stack_context(index.stacks_of(path), target=target)
 
-    report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere)
+    return context_for
+
+
+def _in_a_stack(index: StackIndex) -> Callable[[Path], bool]:
+    """Whose model a run keeps past its check: the specs a stack's quotas count (--summary: all)."""
+
+    def in_a_stack(path: Path) -> bool:
+        return bool(index.stacks_of(path))
+
+    return in_a_stack
+
+
+def run(args: argparse.Namespace) -> int:
+    from provider.stack.membership import policy_problems
+    from provider.validation.validator import validate_paths
+
+    paths, stack_paths = _given(args)
+    index = StackIndex.load(Path(args.stacks))
+    extra_stack_problems, extra_stacks = _stack_files(index, stack_paths)
+    if stack_paths and not paths:  # only stack files: check them, and the specs they hold
+        paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
+    context_for = _contexts(index, Target(args.target) if args.target else None)
+    report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere,
+                            None if args.summary else _in_a_stack(index))
     report.problems.extend(index.problems)
     report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))

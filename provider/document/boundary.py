@@ -18,6 +18,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +39,36 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+# Directory -> its boundary, while a run that checks many files holds ``memo()`` open.
+_roots: dict[Path, Path] | None = None
+
+
+@contextmanager
+def memo() -> Iterator[None]:
+    """Within this block, each directory's boundary is looked up once (``validate`` of many specs).
+
+    Outside it every call looks again: a long-lived process (the console, the emulator) sees a
+    repository created after it started.
+    """
+    global _roots
+    outer, _roots = _roots, ({} if _roots is None else _roots)
+    try:
+        yield
+    finally:
+        _roots = outer
+
+
 def repository_root(start: Path) -> Path:
     """The boundary for a spec whose directory is ``start`` (see the module docstring)."""
+    if _roots is None:
+        return _repository_root(start)
+    found = _roots.get(start)
+    if found is None:
+        found = _roots[start] = _repository_root(start)
+    return found
+
+
+def _repository_root(start: Path) -> Path:
     here = _real(start if start.is_absolute() else Path.cwd() / start)
     found = _find_up(here, REPOSITORY_MARKERS) or _find_up(here, PROJECT_MARKERS)
     if found is not None:

@@ -19,20 +19,18 @@ the validator can report everything at once.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from provider.document.excerpt import clip, quoted
+from provider.document.scalars import NULLS, TAG, plain, tagged
 from provider.validation.problem import Problem, Severity, format_path
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 50_000
-MAX_INT_DIGITS = 18
 
 Position = tuple[int, int]  # 1-based line, 1-based column
 
@@ -59,71 +57,49 @@ class LoadedDocument:
         return not any(p.severity is Severity.ERROR for p in self.problems)
 
 
-_TAG = "tag:yaml.org,2002:"
-_NULLS = {"", "~", "null", "Null", "NULL"}
-_TRUE = {"true", "True", "TRUE"}
-_FALSE = {"false", "False", "FALSE"}
-_INT = re.compile(r"[-+]?[0-9]+\Z")
-_OCT = re.compile(r"0o[0-7]+\Z")
-_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_INF = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
-_NAN = re.compile(r"\.(nan|NaN|NAN)\Z")
-# Plain scalars that YAML 1.1 (PyYAML, many CI tools) reads differently from YAML 1.2.
-_YAML11_BOOL = re.compile(r"(y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)\Z")
-_YAML11_WORDS = frozenset(["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"])
-_NUMERIC_START = frozenset("0123456789+-.")
-_SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?\Z")
-_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+\Z")
-_EXP_NO_DOT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+\Z")
-_UNDERSCORE_NUM = re.compile(r"[-+]?[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?\Z")
-_BINARY = re.compile(r"[-+]?0b[01_]+\Z")
+class _Open:
+    """A mapping or sequence being read: its container and what the reader knows of it so far."""
+
+    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "keys", "path", "positions", "size", "start")
+
+    def __init__(self, container: Any, is_map: bool, path: tuple[Any, ...], anchor: str | None, start: Position,
+                 positions: Any) -> None:
+        self.container = container
+        self.is_map = is_map
+        # The document's table of where each value of this container starts (by key, or by index).
+        self.positions = positions
+        self.path = path
+        self.key: Any = _NO_KEY  # the key whose value comes next (mappings)
+        self.key_pos: Position | None = None
+        self.keys: set[str] = set()
+        self.size = 1  # values inside it, aliases expanded
+        self.anchor = anchor
+        self.start = start
+
+    def child_path(self) -> tuple[Any, ...]:
+        return self.path + ((self.key,) if self.is_map else (len(self.container),))
 
 
-def _trap(text: str) -> str | None:
-    """Explain why an unquoted scalar means different things to different YAML readers."""
-    if _YAML11_BOOL.match(text):  # one of a few short words: quoted as it is
-        b = "true" if text.lower() in ("y", "yes", "on") else "false"
-        return (
-            f"unquoted {text} is ambiguous: YAML 1.1 reads it as the boolean {b}, YAML 1.2 as the "
-            f"string {text!r}. Write {b} for a boolean, or quote it ('{text}') for a string"
-        )
-    raw, text = text, clip(text)  # the rest match unbounded digit runs
-    if _SEXAGESIMAL.match(raw):
-        return (
-            f"unquoted {text} is ambiguous: YAML 1.1 reads it as a base-60 number, YAML 1.2 as a "
-            f"string. Quote it ('{text}') for a string, or write durations as seconds like '5400s'"
-        )
-    if _LEADING_ZERO.match(raw):
-        return (
-            f"unquoted {text} is ambiguous: YAML 1.1 reads a leading zero as octal, YAML 1.2 as "
-            f"decimal. Write it without the leading zero, or quote it ('{text}') for a string"
-        )
-    if _EXP_NO_DOT.match(raw):
-        return (
-            f"unquoted {text} is ambiguous: YAML 1.1 reads it as a string, YAML 1.2 as the number "
-            f"{float(raw):g}. Write the number in full ({clip(_plain_number(raw))}), or quote it for a string"
-        )
-    if _UNDERSCORE_NUM.match(raw) or _BINARY.match(raw):
-        return (
-            f"unquoted {text} is ambiguous: YAML 1.1 reads it as a number, YAML 1.2 as a string. "
-            f"Write plain digits, or quote it ('{text}') for a string"
-        )
-    return None
+class _Stop(Exception):
+    """Reading ends here: ``finish`` says whether the values read so far are the document."""
 
-
-def _plain_number(text: str) -> str:
-    value = float(text)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e18 else repr(value)
+    def __init__(self, finish: bool) -> None:
+        self.finish = finish
 
 
 class _Reader:
+    """Builds plain values from libyaml's events, one handler per kind of event (``_HANDLERS``)."""
+
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.doc = LoadedDocument(data=None)
         self.nodes = 0
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.sizes: dict[int, int] = {}
+        self.stack: list[_Open] = []
+        self.documents = 0
+        self.root: Any = None
+        self.have_root = False
 
     # -- problems -------------------------------------------------------------------------
     def problem(self, pos: Position, message: str, allowed: str | None = None, rule: str = "yaml",
@@ -140,212 +116,168 @@ class _Reader:
             )
         )
 
-    # -- scalars --------------------------------------------------------------------------
-    def scalar(self, ev: Any, pos: Position, parent: list[Any] | None) -> tuple[Any, str | None]:
-        """Return (value, raw text if it was a plain non-string)."""
-        text: str = ev.value
-        tag = ev.tag
-        if tag not in (None, "!"):
-            return self.tagged(tag, text, pos, self.child_path(parent)), None
-        if ev.style not in (None, "") or (ev.implicit and not ev.implicit[0]):
-            return text, None
-        if text in _NULLS:
-            return None, text
-        if text in _TRUE:
-            return True, text
-        if text in _FALSE:
-            return False, text
-        if text[0] not in _NUMERIC_START and text not in _YAML11_WORDS:
-            return text, None  # the common case: an identifier such as n1-standard-4
-        path = self.child_path(parent)
-        trap = _trap(text)
-        if trap is not None:
-            self.problem(pos, trap, rule="yaml.ambiguous-scalar", path=path)
-            self.doc.flagged.add(path)
-            if _EXP_NO_DOT.match(text):
-                return float(text), text
-            return text, None
-        if _INT.match(text) or _OCT.match(text) or _HEX.match(text):
-            digits = text.lstrip("+-")
-            if len(digits) > MAX_INT_DIGITS:
-                self.problem(pos, f"number {clip(text)} is too large", "integers of at most 18 digits", path=path)
-                self.doc.flagged.add(path)
-                return text, None
-            base = 16 if _HEX.match(text) else 8 if _OCT.match(text) else 10
-            return int(text[2:] if base != 10 else text, base), text
-        if _FLOAT.match(text):
-            return float(text), text
-        if _INF.match(text) or _NAN.match(text):
-            self.problem(pos, f"{text} is not a finite number", "finite numbers", path=path)
-            self.doc.flagged.add(path)
-            return text, None
-        return text, None
-
-    def tagged(self, tag: str, text: str, pos: Position, path: tuple[Any, ...]) -> Any:
-        if tag == _TAG + "str":
-            return text
-        if tag == _TAG + "null" and text in _NULLS:
-            return None
-        if tag == _TAG + "bool" and (text in _TRUE or text in _FALSE):
-            return text in _TRUE
-        if tag == _TAG + "int" and (_INT.match(text) or _HEX.match(text) or _OCT.match(text)):
-            base = 16 if _HEX.match(text) else 8 if _OCT.match(text) else 10
-            return int(text[2:] if base != 10 else text, base)
-        if tag == _TAG + "float" and _FLOAT.match(text):
-            value = float(text)
-            if math.isfinite(value):
-                return value
-        self.problem(
-            pos,
-            f"tag {clip(tag.replace(_TAG, '!!'))} is not allowed on {quoted(text)}",
-            "plain YAML values; the tags !!str, !!int, !!float, !!bool and !!null with matching values",
-            rule="yaml.tag",
-            path=path,
-        )
-        self.doc.flagged.add(path)
-        return text
+    def fatal(self, pos: Position, message: str, allowed: str, rule: str) -> _Stop:
+        """Report a problem after which nothing of the file is read."""
+        self.problem(pos, message, allowed, rule=rule)
+        self.doc.data = None
+        return _Stop(finish=False)
 
     # -- the event loop -------------------------------------------------------------------
     def read(self, text: str) -> LoadedDocument:
-        doc = self.doc
-        documents = 0
-        # Stack entries: [container, kind, path, pending_key, key_pos, (unused), keys, size, anchor, start]
-        stack: list[list[Any]] = []
-        root: Any = None
-        have_root = False
-        ev: Any
-        for ev in yaml.parse(text, Loader=yaml.CSafeLoader):
-            cls = ev.__class__
+        loader = yaml.CSafeLoader(text)
+        handlers = {cls: getattr(self, name) for cls, name in _HANDLERS.items()}
+        try:
+            for ev in iter(loader.get_event, None):
+                handler = handlers.get(ev.__class__)
+                if handler is not None:
+                    handler(ev)
+        except _Stop as stop:
+            if not stop.finish:
+                return self.doc
+        finally:
+            loader.dispose()
+        if self.documents == 0 or not self.have_root:
+            self.problem((1, 1), "the file is empty", "a TrainingJob mapping with apiVersion, kind, metadata and spec",
+                         rule="yaml.empty")
+            self.doc.data = None
+            return self.doc
+        self.doc.data = self.root
+        return self.doc
+
+    def on_document(self, ev: Any) -> None:
+        self.documents += 1
+        if self.documents > 1:
             mark = ev.start_mark
-            pos = (mark.line + 1, mark.column + 1)
-            if cls is _DocStart:
-                documents += 1
-                if documents > 1:
-                    self.problem(
-                        pos,
-                        "this file holds more than one YAML document",
-                        "exactly one TrainingJob per file (remove the '---' separator or split the file)",
-                        rule="yaml.multi-document",
-                    )
-                    break
-                continue
-            if cls in _IGNORED:
-                continue
-            if cls is _MapEnd or cls is _SeqEnd:
-                entry = stack.pop()
-                done, kind = entry[0], entry[1]
-                size = entry[7]
-                self.sizes[id(done)] = size
-                anchor = entry[8]
-                if anchor:
-                    self.anchors[anchor] = (done, size)
-                value, value_size = done, size
-                if not stack:
-                    root, have_root = value, True
-                    continue
-                if not self.attach(stack[-1], value, value_size, None, entry[9]):
-                    return doc
-                continue
+            self.problem(
+                (mark.line + 1, mark.column + 1),
+                "this file holds more than one YAML document",
+                "exactly one TrainingJob per file (remove the '---' separator or split the file)",
+                rule="yaml.multi-document",
+            )
+            raise _Stop(finish=True)
 
-            parent = stack[-1] if stack else None
-            # A scalar in key position of a mapping is a key.
-            if parent is not None and parent[1] == "map" and parent[3] is _NO_KEY:
-                if cls is not _Scalar:
-                    self.problem(pos, "mapping keys must be plain strings", "string keys", rule="yaml.key")
-                    return self.abort(doc)
-                key = ev.value
-                if ev.style in (None, "") and key in _NULLS:
-                    self.problem(pos, "empty or null mapping key", "string keys", rule="yaml.key")
-                    return self.abort(doc)
-                if key == "<<" and ev.style in (None, ""):
-                    self.problem(
-                        pos,
-                        "the merge key << is a YAML 1.1 construct: YAML 1.2 readers see a literal key '<<', "
-                        "so tools disagree on what this mapping holds",
-                        "the keys written out in each mapping (an anchor and alias may still stand for a whole value)",
-                        rule="yaml.merge",
-                        path=tuple(parent[2]),
-                    )
-                    parent[3] = _DUPLICATE  # its value is read (for positions and bounds) and dropped
-                    parent[4] = pos
-                    continue
-                if key in parent[6]:
-                    first = doc.key_positions[id(parent[0])][key]
-                    self.problem(
-                        pos,
-                        f"duplicate key {quoted(key)} (first defined at line {first[0]})",
-                        "each key once per mapping",
-                        rule="yaml.duplicate-key",
-                        path=tuple(parent[2]) + (key,),
-                    )
-                    doc.flagged.add(tuple(parent[2]) + (key,))
-                    parent[3] = _DUPLICATE
-                    parent[4] = pos
-                    continue
-                parent[3] = key
-                parent[4] = pos
-                parent[6].add(key)
-                doc.key_positions[id(parent[0])][key] = pos
-                continue
+    def on_end(self, ev: Any) -> None:
+        done = self.stack.pop()
+        self.sizes[id(done.container)] = done.size
+        if done.anchor:
+            self.anchors[done.anchor] = (done.container, done.size)
+        self.place(done.container, done.size, None, done.start)
 
-            if len(stack) >= MAX_DEPTH:
-                self.problem(pos, f"nesting is deeper than {MAX_DEPTH} levels", f"at most {MAX_DEPTH} levels", rule="yaml.depth")
-                return self.abort(doc)
-            if cls is _Scalar:
-                value, raw = self.scalar(ev, pos, parent)
-                size = 1
-                if ev.anchor:
-                    self.anchors[ev.anchor] = (value, 1)
-            elif cls is _Alias:
-                target = self.anchors.get(ev.anchor)
-                if target is None:
-                    self.problem(pos, f"unknown alias *{clip(ev.anchor)}", "aliases to anchors defined earlier", rule="yaml.alias")
-                    return self.abort(doc)
-                value, size = target
-                raw = None
-            elif cls is _MapStart or cls is _SeqStart:
-                if ev.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
-                    self.problem(pos, f"tag {clip(ev.tag)} is not allowed", "plain YAML mappings and sequences", rule="yaml.tag")
-                    return self.abort(doc)
-                kind = "map" if cls is _MapStart else "seq"
-                container: Any = {} if kind == "map" else []
-                doc.starts[id(container)] = pos
-                if kind == "map":
-                    doc.key_positions[id(container)] = {}
-                    doc.value_positions[id(container)] = {}
-                else:
-                    doc.item_positions[id(container)] = []
-                stack.append([container, kind, self.child_path(parent), _NO_KEY, None, [], set(), 1, ev.anchor, pos])
-                continue
-            else:  # pragma: no cover - libyaml emits no other events
-                continue
-            if parent is None:
-                root, have_root = value, True
-                continue
-            if not self.attach(parent, value, size, raw, pos):
-                return doc
-        if documents == 0 or not have_root:
-            self.problem((1, 1), "the file is empty", "a TrainingJob mapping with apiVersion, kind, metadata and spec", rule="yaml.empty")
-            doc.data = None
-            return doc
-        doc.data = root
-        return doc
+    def on_scalar(self, ev: Any) -> None:
+        mark = ev.start_mark
+        pos = (mark.line + 1, mark.column + 1)
+        stack = self.stack
+        parent = stack[-1] if stack else None
+        if parent is not None and parent.is_map and parent.key is _NO_KEY:
+            self.key(ev, pos, parent)
+            return
+        if len(stack) >= MAX_DEPTH:
+            self.check_depth(pos)
+        if ev.tag is None and ev.style:
+            value, raw = ev.value, None  # quoted, untagged: the string as written
+        else:
+            value, raw = self.scalar(ev, pos, parent)
+        if ev.anchor:
+            self.anchors[ev.anchor] = (value, 1)
+        self.place(value, 1, raw, pos)
 
-    def abort(self, doc: LoadedDocument) -> LoadedDocument:
-        doc.data = None
-        return doc
+    def on_alias(self, ev: Any) -> None:
+        mark = ev.start_mark
+        pos = (mark.line + 1, mark.column + 1)
+        self.no_key_expected(pos)
+        self.check_depth(pos)
+        target = self.anchors.get(ev.anchor)
+        if target is None:
+            raise self.fatal(pos, f"unknown alias *{clip(ev.anchor)}", "aliases to anchors defined earlier", "yaml.alias")
+        self.place(target[0], target[1], None, pos)
 
-    @staticmethod
-    def child_path(parent: list[Any] | None) -> tuple[Any, ...]:
-        if parent is None:
-            return ()
-        if parent[1] == "map":
-            return tuple(parent[2]) + (parent[3],)
-        return tuple(parent[2]) + (len(parent[0]),)
+    def on_start(self, ev: Any) -> None:
+        mark = ev.start_mark
+        pos = (mark.line + 1, mark.column + 1)
+        self.no_key_expected(pos)
+        self.check_depth(pos)
+        if ev.tag not in _CONTAINER_TAGS:
+            raise self.fatal(pos, f"tag {clip(ev.tag)} is not allowed", "plain YAML mappings and sequences", "yaml.tag")
+        is_map = ev.__class__ is yaml.MappingStartEvent
+        container: Any = {} if is_map else []
+        doc = self.doc
+        doc.starts[id(container)] = pos
+        positions: Any
+        if is_map:
+            doc.key_positions[id(container)] = {}
+            positions = doc.value_positions[id(container)] = {}
+        else:
+            positions = doc.item_positions[id(container)] = []
+        path = self.stack[-1].child_path() if self.stack else ()
+        self.stack.append(_Open(container, is_map, path, ev.anchor, pos, positions))
 
-    def attach(self, parent: list[Any], value: Any, size: int, raw: str | None, pos: Position) -> bool:
+    # -- keys, values and bounds ------------------------------------------------------------
+    def no_key_expected(self, pos: Position) -> None:
+        """A mapping waiting for a key gets a collection or an alias: keys are plain strings."""
+        if self.stack and self.stack[-1].is_map and self.stack[-1].key is _NO_KEY:
+            raise self.fatal(pos, "mapping keys must be plain strings", "string keys", "yaml.key")
+
+    def check_depth(self, pos: Position) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise self.fatal(pos, f"nesting is deeper than {MAX_DEPTH} levels", f"at most {MAX_DEPTH} levels", "yaml.depth")
+
+    def key(self, ev: Any, pos: Position, parent: _Open) -> None:
+        key = ev.value
+        plain = ev.style in (None, "")
+        if plain and key in NULLS:
+            raise self.fatal(pos, "empty or null mapping key", "string keys", "yaml.key")
+        parent.key_pos = pos
+        if key == "<<" and plain:
+            self.problem(
+                pos,
+                "the merge key << is a YAML 1.1 construct: YAML 1.2 readers see a literal key '<<', "
+                "so tools disagree on what this mapping holds",
+                "the keys written out in each mapping (an anchor and alias may still stand for a whole value)",
+                rule="yaml.merge",
+                path=parent.path,
+            )
+            parent.key = _DUPLICATE  # its value is read (for positions and bounds) and dropped
+            return
+        if key in parent.keys:
+            first = self.doc.key_positions[id(parent.container)][key]
+            self.problem(
+                pos,
+                f"duplicate key {quoted(key)} (first defined at line {first[0]})",
+                "each key once per mapping",
+                rule="yaml.duplicate-key",
+                path=parent.path + (key,),
+            )
+            self.doc.flagged.add(parent.path + (key,))
+            parent.key = _DUPLICATE
+            return
+        parent.key = key
+        parent.keys.add(key)
+        self.doc.key_positions[id(parent.container)][key] = pos
+
+    def scalar(self, ev: Any, pos: Position, parent: _Open | None) -> tuple[Any, str | None]:
+        """Return (value, raw text if it was a plain non-string)."""
+        tag = ev.tag
+        raw: str | None = None
+        if tag not in (None, "!"):
+            value, refusal = tagged(tag, ev.value)
+        elif ev.style not in (None, "") or (ev.implicit and not ev.implicit[0]):
+            return ev.value, None
+        else:
+            value, raw, refusal = plain(ev.value)
+        if refusal is not None:
+            path = parent.child_path() if parent is not None else ()
+            self.problem(pos, refusal.message, refusal.allowed, rule=refusal.rule, path=path)
+            self.doc.flagged.add(path)
+        return value, raw
+
+    def place(self, value: Any, size: int, raw: str | None, pos: Position) -> None:
+        """Put a finished value into the container being read (or make it the document)."""
+        if not self.stack:
+            self.root, self.have_root = value, True
+            return
+        parent = self.stack[-1]
         self.nodes += size
-        parent[7] += size
+        parent.size += size
         if self.nodes > MAX_NODES:
             self.problem(
                 pos,
@@ -354,30 +286,22 @@ class _Reader:
                 rule="yaml.size",
             )
             self.doc.data = None
-            return False
-        container = parent[0]
-        if parent[1] == "seq":
+            raise _Stop(finish=False)
+        container = parent.container
+        if not parent.is_map:
             if raw is not None:
                 self.doc.raw_plain[(id(container), len(container))] = raw
-            self.doc.item_positions[id(container)].append(pos)
+            parent.positions.append(pos)
             container.append(value)
-            return True
-        key = parent[3]
-        parent[3] = _NO_KEY
+            return
+        key = parent.key
+        parent.key = _NO_KEY
         if key is _DUPLICATE:
-            return True
+            return
         if raw is not None:
             self.doc.raw_plain[(id(container), key)] = raw
-        self.doc.value_positions[id(container)][key] = pos
+        parent.positions[key] = pos
         container[key] = value
-        return True
-
-
-_Scalar, _Alias = yaml.ScalarEvent, yaml.AliasEvent
-_MapStart, _MapEnd = yaml.MappingStartEvent, yaml.MappingEndEvent
-_SeqStart, _SeqEnd = yaml.SequenceStartEvent, yaml.SequenceEndEvent
-_DocStart = yaml.DocumentStartEvent
-_IGNORED = (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)
 
 
 class _Marker:
@@ -390,6 +314,17 @@ class _Marker:
 
 _NO_KEY = _Marker("<no key>")
 _DUPLICATE = _Marker("<duplicate>")
+_CONTAINER_TAGS = (None, "!", TAG + "map", TAG + "seq", TAG + "omap")
+# Event class -> the _Reader method that handles it; stream start and end, and document end, need none.
+_HANDLERS = {
+    yaml.DocumentStartEvent: "on_document",
+    yaml.MappingStartEvent: "on_start",
+    yaml.SequenceStartEvent: "on_start",
+    yaml.MappingEndEvent: "on_end",
+    yaml.SequenceEndEvent: "on_end",
+    yaml.ScalarEvent: "on_scalar",
+    yaml.AliasEvent: "on_alias",
+}
 
 
 def load_text(text: str, filename: str) -> LoadedDocument:

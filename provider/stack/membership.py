@@ -65,7 +65,10 @@ class StackIndex:
         return index
 
     def stacks_of(self, spec: Path) -> list[StackConfig]:
-        return self.members.get(spec.resolve(), [])
+        if not self.members:
+            return []
+        found = self.members.get(spec)  # validate passes resolved paths: no second resolve
+        return found if found is not None else self.members.get(spec.resolve(), [])
 
     def context_for(self, spec: Path) -> Context:
         """The Context of ``spec``: that of the stacks holding it (provider.stack.check)."""

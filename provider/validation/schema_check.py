@@ -7,10 +7,10 @@ what / what is allowed / did you mean, using the schema's own descriptions.
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from provider.document.locate import locate, raw_text
@@ -22,13 +22,33 @@ MAX_LISTED = 12
 _STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid", "MinItems", "MaxItems"})
 
 
+# The committed schemas (tools/schema/generate.py writes them from provider.schema and the catalog;
+# a test checks that they agree). Loading the file spares every start the generation.
+_SCHEMA_FILES = {"spec": "trainingjob.schema.json", "stack": "stack.schema.json"}
+_SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+
+
+@cache
+def schema_for(kind: str) -> dict[str, Any]:
+    """The JSON Schema of ``kind`` ("spec" or "stack"): the committed file, else generated.
+
+    An installed wheel carries no ``schemas/`` folder: there it is generated from the catalog.
+    """
+    try:
+        with open(_SCHEMA_DIR / _SCHEMA_FILES[kind], "rb") as f:
+            loaded: dict[str, Any] = json.load(f)
+        return loaded
+    except FileNotFoundError:
+        from provider import schema
+
+        return schema.spec_schema() if kind == "spec" else schema.stack_schema()
+
+
 @cache
 def _validator(kind: str) -> Any:
     import jsonschema_rs
 
-    from provider import schema
-
-    return jsonschema_rs.Draft202012Validator(schema.spec_schema() if kind == "spec" else schema.stack_schema())
+    return jsonschema_rs.Draft202012Validator(schema_for(kind))
 
 
 class SchemaIssue:
@@ -102,6 +122,8 @@ def suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
     words = [o for o in options if isinstance(o, str)]
+    import difflib  # only a wrong value needs it: not imported on every start
+
     close = difflib.get_close_matches(value, words, n=3, cutoff=0.6)
     if not close:
         lowered = {w.lower(): w for w in words}
@@ -136,8 +158,13 @@ def _bound(value: Any, branch_errors: list[Any]) -> str | None:
 
 def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
     """Schema findings as problems with file positions (when the document came from a file)."""
+    return placed(check(data, kind), filename, doc, kind)
+
+
+def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
+    """Schema findings (of ``check``) as problems with file positions."""
     out = []
-    for issue in check(data, kind):
+    for issue in issues:
         pos = locate(doc, issue.path, on_key=issue.on_key) if doc else None
         hint = issue.hint
         if doc is not None and hint is None:
@@ -159,10 +186,11 @@ def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str) ->
 
 
 def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
-    from provider import schema
-
-    root = schema.spec_schema() if kind == "spec" else schema.stack_schema()
-    for error in _validator(kind).iter_errors(data):
+    validator = _validator(kind)
+    if validator.is_valid(data):  # the common case, and cheaper than looking for errors
+        return
+    root = schema_for(kind)
+    for error in validator.iter_errors(data):
         structural = type(error.kind).__name__ in _STRUCTURAL
         conditional = type(error.kind).__name__ in ("FalseSchema", "Not") or any(
             part in ("then", "else") for part in error.schema_path)
@@ -172,95 +200,134 @@ def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
             yield issue
 
 
+class _Failure:
+    """One jsonschema-rs error, with what every keyword's message needs."""
+
+    __slots__ = ("error", "path", "root", "schema_path", "value", "where")
+
+    def __init__(self, error: Any, root: dict[str, Any]) -> None:
+        self.error = error
+        self.root = root
+        self.path: tuple[Any, ...] = tuple(error.instance_path)
+        self.schema_path: list[Any] = list(error.schema_path)
+        self.value: Any = error.instance
+        self.where = format_path(self.path) or "the document"
+
+    def description(self, drop: int = 0) -> str | None:
+        return _description(self.root, self.schema_path[: len(self.schema_path) - drop])
+
+    def issue(self, message: str, allowed: str | None = None, hint: str | None = None,
+              on_key: bool = False) -> SchemaIssue:
+        return SchemaIssue(self.path, message, allowed, hint, on_key)
+
+
+def _additional_properties(f: _Failure) -> Iterator[SchemaIssue]:
+    props = _node(f.root, f.schema_path[:-1] + ["properties"]) or {}
+    keys = sorted(props)
+    for key in f.error.kind.unexpected:
+        yield SchemaIssue(f.path + (key,), f"unknown key {key!r} in {f.where}", ", ".join(keys) if keys else "no other keys",
+                          suggest(key, keys), on_key=True)
+
+
+def _required(f: _Failure) -> Iterator[SchemaIssue]:
+    yield f.issue(f"{f.where} is missing the required key {f.error.kind.property!r}", f.description(1))
+
+
+def _enum(f: _Failure) -> Iterator[SchemaIssue]:
+    options = list(f.error.kind.options)
+    value, desc = f.value, f.description()
+    if isinstance(value, (list, dict)) and not any(isinstance(o, (list, dict)) for o in options):
+        yield f.issue(f"{f.where} is {_describe_value(value)}, expected {_options(options)}", desc)
+        return
+    allowed = _options(options)
+    if desc and not desc.startswith("a ") and not desc.startswith("an "):
+        allowed = f"{allowed} ({desc})" if len(options) <= MAX_LISTED else desc
+    shown = json.dumps(value) if not isinstance(value, str) else repr(value)
+    yield f.issue(f"{shown} is not allowed for {f.path[-1] if f.path else 'this value'}", allowed, suggest(value, options))
+
+
+def _constant(f: _Failure) -> Iterator[SchemaIssue]:
+    yield f.issue(f"{f.where} must be {json.dumps(f.error.kind.expected_value)}", f.description())
+
+
+def _type(f: _Failure) -> Iterator[SchemaIssue]:
+    want = _type_names(f.error.kind.types)
+    yield f.issue(f"{f.where} is {_describe_value(f.value)}, expected {want}", f.description())
+
+
+def _text(f: _Failure) -> Iterator[SchemaIssue]:
+    shown = f.value if len(str(f.value)) <= 80 else str(f.value)[:77] + "..."
+    yield f.issue(f"{shown!r} is not a valid {_noun(f.path)}", f.description())
+
+
+def _property_names(f: _Failure) -> Iterator[SchemaIssue]:
+    key = f.error.kind.error.instance
+    yield SchemaIssue(f.path + (key,), f"{key!r} is not a valid key in {f.where}", f.description(), on_key=True)
+
+
+def _limit(f: _Failure) -> Iterator[SchemaIssue]:
+    word = "at least" if "Minimum" in type(f.error.kind).__name__ else "at most"
+    yield f.issue(f"{f.where} is {f.value}, it must be {word} {f.error.kind.limit}", f.description())
+
+
+def _count(f: _Failure) -> Iterator[SchemaIssue]:
+    kind = type(f.error.kind).__name__
+    what = "items" if "Items" in kind else "keys"
+    word = "at least" if kind.startswith("Min") else "at most"
+    yield f.issue(f"{f.where} has {len(f.value)} {what}, it must have {word} {f.error.kind.limit}", f.description())
+
+
+def _false_schema(f: _Failure) -> Iterator[SchemaIssue]:
+    key = f.path[-1] if f.path else "this value"
+    yield f.issue(f"{key!r} is not allowed here", f.description(1), on_key=True)
+
+
+def _not(f: _Failure) -> Iterator[SchemaIssue]:
+    if isinstance(f.value, (dict, list)):
+        yield f.issue(f"{f.where} combines keys that exclude each other", f.description())
+        return
+    yield f.issue(f"{json.dumps(f.value)} is not allowed for {_noun(f.path)} here", f.description(2) or f.description())
+
+
+def _alternatives(f: _Failure) -> Iterator[SchemaIssue]:
+    desc = f.description()
+    branches = getattr(f.error.kind, "context", None) or []
+    flat = [e for branch in branches for e in branch]
+    if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
+        yield f.issue(f"{f.where} is {_describe_value(f.value)} of the wrong form", desc)
+        return
+    bound = _bound(f.value, flat)
+    if bound is not None:
+        yield f.issue(f"{f.where} is {json.dumps(f.value)}, it must be {bound}", desc)
+        return
+    missing = sorted({e.kind.property for e in flat if type(e.kind).__name__ == "Required"})
+    if missing and len(missing) == len(branches):
+        yield f.issue(f"{f.where} needs one of: " + ", ".join(missing), desc)
+        return
+    yield f.issue(f"{f.where} does not match any allowed form", desc)
+
+
+def _other(f: _Failure) -> Iterator[SchemaIssue]:
+    yield f.issue(f"{f.where}: {f.error.message}", f.description())
+
+
+# The message for each JSON Schema keyword that failed (jsonschema-rs names the keyword by its
+# ValidationErrorKind class); a keyword not listed gets jsonschema-rs's own message.
+_BY_KEYWORD: dict[str, Callable[[_Failure], Iterator[SchemaIssue]]] = {
+    "AdditionalProperties": _additional_properties,
+    "Required": _required,
+    "Enum": _enum,
+    "Constant": _constant,
+    "Type": _type,
+    **dict.fromkeys(("Pattern", "MinLength", "MaxLength", "Format"), _text),
+    "PropertyNames": _property_names,
+    **dict.fromkeys(("Minimum", "Maximum", "ExclusiveMinimum", "ExclusiveMaximum"), _limit),
+    **dict.fromkeys(("MinItems", "MaxItems", "MinProperties", "MaxProperties"), _count),
+    "FalseSchema": _false_schema,
+    "Not": _not,
+    **dict.fromkeys(("AnyOf", "OneOfNotValid", "OneOfMultipleValid"), _alternatives),
+}
+
+
 def _issues(error: Any, root: dict[str, Any]) -> Iterator[SchemaIssue]:
-    kind = type(error.kind).__name__
-    path = tuple(error.instance_path)
-    schema_path = list(error.schema_path)
-    value = error.instance
-    where = format_path(path) or "the document"
-    if kind == "AdditionalProperties":
-        props = _node(root, schema_path[:-1] + ["properties"]) or {}
-        keys = sorted(props)
-        for key in error.kind.unexpected:
-            yield SchemaIssue(
-                path + (key,),
-                f"unknown key {key!r} in {where}",
-                ", ".join(keys) if keys else "no other keys",
-                suggest(key, keys),
-                on_key=True,
-            )
-        return
-    if kind == "Required":
-        prop = error.kind.property
-        yield SchemaIssue(path, f"{where} is missing the required key {prop!r}", _description(root, schema_path[:-1]))
-        return
-    if kind == "Enum":
-        options = list(error.kind.options)
-        if isinstance(value, (list, dict)) and not any(isinstance(o, (list, dict)) for o in options):
-            yield SchemaIssue(path, f"{where} is {_describe_value(value)}, expected {_options(options)}",
-                              _description(root, schema_path))
-            return
-        desc = _description(root, schema_path)
-        allowed = _options(options)
-        if desc and not desc.startswith("a ") and not desc.startswith("an "):
-            allowed = f"{allowed} ({desc})" if len(options) <= MAX_LISTED else desc
-        yield SchemaIssue(path, f"{json.dumps(value) if not isinstance(value, str) else repr(value)} is not allowed for "
-                          f"{path[-1] if path else 'this value'}", allowed, suggest(value, options))
-        return
-    if kind == "Constant":
-        expected = error.kind.expected_value
-        yield SchemaIssue(path, f"{where} must be {json.dumps(expected)}", _description(root, schema_path))
-        return
-    if kind == "Type":
-        want = _type_names(error.kind.types)
-        yield SchemaIssue(path, f"{where} is {_describe_value(value)}, expected {want}", _description(root, schema_path))
-        return
-    if kind in ("Pattern", "MinLength", "MaxLength", "Format"):
-        shown = value if len(str(value)) <= 80 else str(value)[:77] + "..."
-        yield SchemaIssue(path, f"{shown!r} is not a valid {_noun(path)}", _description(root, schema_path))
-        return
-    if kind == "PropertyNames":
-        inner = error.kind.error
-        key = inner.instance
-        yield SchemaIssue(path + (key,), f"{key!r} is not a valid key in {where}", _description(root, schema_path),
-                          on_key=True)
-        return
-    if kind in ("Minimum", "Maximum", "ExclusiveMinimum", "ExclusiveMaximum"):
-        word = "at least" if "Minimum" in kind else "at most"
-        yield SchemaIssue(path, f"{where} is {value}, it must be {word} {error.kind.limit}", _description(root, schema_path))
-        return
-    if kind in ("MinItems", "MaxItems", "MinProperties", "MaxProperties"):
-        what = "items" if "Items" in kind else "keys"
-        word = "at least" if kind.startswith("Min") else "at most"
-        desc = _description(root, schema_path)
-        yield SchemaIssue(path, f"{where} has {len(value)} {what}, it must have {word} {error.kind.limit}", desc)
-        return
-    if kind == "FalseSchema":
-        key = path[-1] if path else "this value"
-        yield SchemaIssue(path, f"{key!r} is not allowed here", _description(root, schema_path[:-1]), on_key=True)
-        return
-    if kind == "Not" and not isinstance(value, (dict, list)):
-        yield SchemaIssue(path, f"{json.dumps(value)} is not allowed for {_noun(path)} here",
-                          _description(root, schema_path[:-2]) or _description(root, schema_path))
-        return
-    if kind == "Not":
-        yield SchemaIssue(path, f"{where} combines keys that exclude each other", _description(root, schema_path))
-        return
-    if kind in ("AnyOf", "OneOfNotValid", "OneOfMultipleValid"):
-        desc = _description(root, schema_path)
-        branches = getattr(error.kind, "context", None) or []
-        flat = [e for branch in branches for e in branch]
-        if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
-            yield SchemaIssue(path, f"{where} is {_describe_value(value)} of the wrong form", desc)
-            return
-        bound = _bound(value, flat)
-        if bound is not None:
-            yield SchemaIssue(path, f"{where} is {json.dumps(value)}, it must be {bound}", desc)
-            return
-        missing = sorted({e.kind.property for e in flat if type(e.kind).__name__ == "Required"})
-        if missing and len(missing) == len(branches):
-            yield SchemaIssue(path, f"{where} needs one of: " + ", ".join(missing), desc)
-            return
-        yield SchemaIssue(path, f"{where} does not match any allowed form", desc)
-        return
-    yield SchemaIssue(path, f"{where}: {error.message}", _description(root, schema_path))
+    return _BY_KEYWORD.get(type(error.kind).__name__, _other)(_Failure(error, root))

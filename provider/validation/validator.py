@@ -17,17 +17,17 @@ message is kept.
 from __future__ import annotations
 
 import copy
-import os
-import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from provider.document import read_mapping
-from provider.document.boundary import file_kind, inside, repository_root, resolve
+from provider.document import boundary, read_mapping
+from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
+from provider.document.files import SpecFile, expand, read_file, real_path
+from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.locate import locate
-from provider.document.yaml_loader import MAX_BYTES, LoadedDocument
+from provider.document.yaml_loader import LoadedDocument
 from provider.spec import proto_forms
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
@@ -36,23 +36,52 @@ from provider.validation import schema_check
 from provider.validation.problem import Problem, Severity, format_path
 from provider.validation.rules import Context, run_rules
 
-SPEC_SUFFIXES = (".yaml", ".yml")
-
 
 @dataclass
 class SpecResult:
-    """The outcome for one spec file (or document)."""
+    """The outcome for one spec file (or document).
+
+    ``document`` (the loaded YAML with its positions) is what a later message needs to give a
+    line number. ``validate_paths`` drops it once the file is checked (``release``), so memory
+    stays flat however many specs one run checks; asked for again, it is read anew from ``path``
+    (rare: only a cross-file problem, such as a stack's quota, needs a position afterwards).
+    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job.
+    """
 
     file: str
     problems: list[Problem] = field(default_factory=list)
     job: TrainingJob | None = None
-    document: LoadedDocument | None = None
-    data: Any = None
     path: Path | None = None  # the file on disk, resolved
+    name: str | None = None  # the job's name, kept when the job itself is dropped (see validate_paths)
+    _document: LoadedDocument | None = field(default=None, repr=False, compare=False)
+    _data: Any = field(default=None, repr=False, compare=False)  # the values as parsed
+    _released: bool = field(default=False, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
         return not any(p.is_error for p in self.problems)
+
+    @property
+    def document(self) -> LoadedDocument | None:
+        if self._document is None and self._released and self.path is not None:
+            raw, problem = read_file(self.path, self.file)
+            if raw is not None and problem is None:
+                self._document = read_mapping(raw, self.file, "")[0]
+        return self._document
+
+    @property
+    def data(self) -> Any:
+        """The spec's values as parsed (read again from ``path`` after ``release``)."""
+        if self._data is None and self._released:
+            doc = self.document
+            return doc.data if doc is not None else None
+        return self._data
+
+    def release(self) -> None:
+        """Drop the loaded document and values (read again from ``path`` if they are asked for)."""
+        self._document = None
+        self._data = None
+        self._released = self.path is not None
 
 
 @dataclass
@@ -166,53 +195,85 @@ def _value_at(data: Any, dotted: str) -> Any:
     return node
 
 
+@dataclass(frozen=True)
+class _SchemaFindings:
+    """What the schema layer found on a document, after the YAML and proto-form layers."""
+
+    issues: list[schema_check.SchemaIssue]  # those no earlier layer explained
+    problems: list[Problem]  # the same, with positions
+    unreadable: set[tuple[Any, ...]]  # paths whose type or shape no converter can read
+    refused: set[tuple[Any, ...]]  # every path something refused
+
+    @property
+    def conditional(self) -> set[str]:
+        return {format_path(i.path) for i in self.issues if i.conditional}
+
+
+def _schema_findings(data: Any, filename: str, doc: LoadedDocument | None, read_notes: list[Problem]) -> _SchemaFindings:
+    flagged = {format_path(p) for p in doc.flagged} if doc else set()
+    read_errors = [p.path for p in read_notes if p.is_error and p.path]
+
+    def unexplained(path: str) -> bool:
+        return path not in flagged and not any(_under(path, e) for e in read_errors)
+
+    found = list(schema_check.check(data, "spec"))
+    issues = [i for i in found if unexplained(format_path(i.path))]
+    schema_problems = [p for p in schema_check.placed(found, filename, doc, "spec") if unexplained(p.path)]
+    flagged_paths = set(doc.flagged) if doc else set()
+    return _SchemaFindings(
+        issues, schema_problems,
+        unreadable={tuple(i.path) for i in issues if i.structural} | flagged_paths,
+        refused={tuple(i.path) for i in issues} | flagged_paths,
+    )
+
+
+def _unread(filename: str, doc: LoadedDocument | None, found: list[Problem]) -> list[Problem]:
+    """The problems of a spec no converter could read; never an empty list without a reason."""
+    if found or (doc and doc.flagged):
+        return found
+    return [Problem(file=filename, line=1, column=1, message="the spec could not be read",
+                    allowed="a TrainingJob: apiVersion, kind, metadata and spec")]
+
+
+def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    out = []
+    for finding in run_rules(job, ctx):
+        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
+        out.append(Problem(
+            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
+            rule=finding.rule, source=finding.source, severity=finding.severity,
+        ))
+    return out
+
+
 def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument | None = None) -> SpecResult:
     """Schema, converter and model rules on a parsed document.
 
     Every layer runs on what it can read, and each problem is reported once: where a later
     layer explains a spot better than the schema, only the better message is kept.
     """
-    result = SpecResult(file=filename, document=doc, data=data)
-    flagged = {format_path(p) for p in doc.flagged} if doc else set()
+    result = SpecResult(file=filename, _document=doc, _data=data)
     # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
     forms = proto_forms.read(data)
     data = forms.data
     read_notes = _note_problems(forms.notes, filename, doc)
-    read_errors = [p.path for p in read_notes if p.is_error and p.path]
-
-    def unexplained(path: str) -> bool:
-        return path not in flagged and not any(_under(path, e) for e in read_errors)
-
-    issues = [i for i in schema_check.check(data, "spec") if unexplained(format_path(i.path))]
-    schema_problems = [p for p in schema_check.problems(data, filename, doc, "spec") if unexplained(p.path)]
-    flagged_paths = set(doc.flagged) if doc else set()
-    unreadable = {tuple(i.path) for i in issues if i.structural} | flagged_paths
-    refused = {tuple(i.path) for i in issues} | flagged_paths
-    job, left_out, failed_notes = _readable_model(data, unreadable, refused)
+    schema = _schema_findings(data, filename, doc, read_notes)
+    job, left_out, failed_notes = _readable_model(data, schema.unreadable, schema.refused)
     if job is None:
-        result.problems.extend(schema_problems)
-        result.problems.extend(read_notes)
-        result.problems.extend(_note_problems(failed_notes, filename, doc))
-        if not result.problems and not (doc and doc.flagged):
-            result.problems.append(Problem(file=filename, line=1, column=1, message="the spec could not be read",
-                                           allowed="a TrainingJob: apiVersion, kind, metadata and spec"))
+        found = schema.problems + read_notes + _note_problems(failed_notes, filename, doc)
+        result.problems.extend(_unread(filename, doc, found))
         return result
     if not left_out:
         result.job = job  # a job read from a pruned document is for reporting only
-    better = read_notes + _note_problems(job.notes, filename, doc)
-    for finding in run_rules(job, ctx):
-        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
-        better.append(Problem(
-            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
-            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
-            rule=finding.rule, source=finding.source, severity=finding.severity,
-        ))
+        result.name = job.name
+    better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
     # What was left out to read the model was already reported there: no second word on it.
     gone = [format_path(p) for p in left_out]
     better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
     explaining = [p for p in better if p.is_error and p.path]
-    conditional = {format_path(i.path) for i in issues if i.conditional}
-    result.problems.extend(p for p in schema_problems
+    conditional = schema.conditional
+    result.problems.extend(p for p in schema.problems
                            if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
@@ -233,77 +294,21 @@ def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = Non
     return check_document(data, filename, ctx or Context())
 
 
-def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
-    """Read a spec or stack file safely: regular files only, never more than the size limit.
-
-    A symlink is followed only to a regular file inside the repository that holds the link
-    (provider.document.boundary); otherwise the file is refused with one message that quotes
-    nothing from the target.
-    """
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            refused = _link_problem(path, shown)
-            if refused is not None:
-                return None, refused
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
-                                 allowed="YAML spec files", rule="file.type")
-        if st.st_size > MAX_BYTES:
-            return None, Problem(file=shown, line=1, column=1, rule="file.size",
-                                 message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
-                                 allowed="spec files up to 1 MiB")
-        with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1), None
-    except OSError as exc:
-        return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
-                             allowed="a readable file")
-
-
-def _link_problem(link: Path, shown: str) -> Problem | None:
-    """Why a symlinked spec or stack file must not be read, or None when its target is fine."""
-    allowed = "a spec or stack file inside the repository, or a symlink to a regular file inside it"
-    target = resolve(link)
-    if target.path is None:
-        return Problem(file=shown, message=f"the file {target.problem}", allowed=allowed, rule="file.symlink")
-    root = repository_root(Path(os.path.abspath(link)).parent)
-    if not inside(target.path, root):
-        return Problem(file=shown, message=f"the file is a symlink to a target outside the repository ({root}); "
-                       "it was not read", allowed=allowed, rule="file.symlink")
-    return None
-
-
-def real_path(path: Path) -> Path:
-    """``path`` with its symlinks followed as far as they go; a loop never raises."""
-    return Path(os.path.realpath(path))
-
-
-def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
-    """Files and directories -> the spec files under them (sorted), and paths that do not exist."""
-    files: list[Path] = []
-    problems: list[Problem] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for dirpath, dirnames, filenames in os.walk(p):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(SPEC_SUFFIXES))
-        elif p.exists() or p.is_symlink():
-            files.append(p)
-        else:
-            problems.append(Problem(file=raw, message="no such file or directory", rule="file.missing",
-                                    allowed="spec files or directories"))
-    return files, problems
-
-
-def display_name(path: Path) -> str:
-    try:
-        return str(real_path(path).relative_to(real_path(Path.cwd())))
-    except ValueError:
-        return str(path)
-
-
 ContextFor = Callable[[Path], Context]
+
+
+def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None) -> SpecResult:
+    data, problem = read_file(spec.given, spec.shown)
+    if problem is not None:
+        return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
+    assert data is not None
+    ctx = replace(context_for(spec.real) if context_for else Context(), spec_dir=spec.given.parent)
+    result = validate_bytes(data, spec.shown, ctx)
+    result.path = spec.real
+    result.release()  # keep what the report needs, not the document: memory stays flat
+    if keep_job is not None and not keep_job(spec.real):
+        result.job = None  # its name stays, for the names that must be unique
+    return result
 
 
 def validate_paths(
@@ -311,27 +316,25 @@ def validate_paths(
     context_for: ContextFor | None = None,
     groups_for: Callable[[Path], list[str]] | None = None,
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
+    keep_job: Callable[[Path], bool] | None = None,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
-    ``names_elsewhere`` lists (group, name, file) of specs in the same groups that this run
-    does not check, so a new spec cannot take the name of one it was not given.
+    ``context_for`` and ``groups_for`` are given each file's resolved path. ``names_elsewhere``
+    lists (group, name, file) of specs in the same groups that this run does not check, so a
+    new spec cannot take the name of one it was not given. ``keep_job`` says of which files the
+    result keeps its model (``SpecResult.job``; by default every file's); the others keep only
+    its name, so a run over many specs holds little per spec.
     """
-    files, missing = expand(paths)
+    found, missing = expand(paths)
+    cwd = real_path(Path.cwd())
+    real_dirs: dict[Path, Path] = {}
+    files = [SpecFile.of(path, cwd, real_dirs) for path in found]
     report = Report(problems=missing)
-    for path in files:
-        shown = display_name(path)
-        data, problem = read_file(path, shown)
-        if problem is not None:
-            report.results.append(SpecResult(file=shown, problems=[problem], path=real_path(path)))
-            continue
-        assert data is not None
-        ctx = replace(context_for(path) if context_for else Context(), spec_dir=path.parent)
-        result = validate_bytes(data, shown, ctx)
-        result.path = real_path(path)
-        report.results.append(result)
-    others = names_elsewhere({real_path(f) for f in files}) if names_elsewhere else []
-    report.problems.extend(duplicate_names(report.results, files, groups_for, others))
+    with boundary.memo():
+        report.results.extend(_check_file(spec, context_for, keep_job) for spec in files)
+    others = names_elsewhere({f.real for f in files}) if names_elsewhere else []
+    report.problems.extend(duplicate_names(report.results, [f.real for f in files], groups_for, others))
     return report
 
 
@@ -345,10 +348,11 @@ def duplicate_names(
     seen: dict[tuple[str, str], str] = {(g, n): f for g, n, f in others}
     problems = []
     for result, path in zip(results, files):
-        if result.job is None:
+        name = result.name if result.name is not None else result.job.name if result.job is not None else None
+        if name is None:
             continue
         for group in (groups_for(path) if groups_for else ["*"]):
-            key = (group, result.job.name)
+            key = (group, name)
             first = seen.get(key)
             if first is None:
                 seen[key] = result.file
@@ -358,7 +362,7 @@ def duplicate_names(
             problems.append(Problem(
                 file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
                 path="metadata.name", rule="name.unique",
-                message=f"job name {result.job.name!r} is already used by {first}",
+                message=f"job name {name!r} is already used by {first}",
                 allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
                 source="seed 000 (job names)",
             ))

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from provider.document.boundary import inside, repository_root, resolve
 from provider.document.excerpt import clip
-from provider.packaging.files import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES, PackageError, source_files
 from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import Context, Finding, rule
 
@@ -77,6 +76,9 @@ def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
 
 def _package_files(package_dir: Path, where: DocPath) -> Iterator[Finding]:
     """The package's files as packaging will take them: regular, not linked out, within the limits."""
+    # Imported here: packaging's errors are the backend seam's, which validate otherwise never loads.
+    from provider.packaging.files import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES, PackageError, source_files
+
     try:
         source_files(package_dir)  # names and lstat only: no file is read here
     except PackageError as exc:

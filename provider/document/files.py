@@ -1,0 +1,119 @@
+"""Spec and stack files on disk: which ones a run checks, how each is named, read safely.
+
+``expand`` turns the paths given into the spec files under them; ``SpecFile`` resolves one
+file's path once (where it really is, how messages name it); ``read_file`` reads it within the
+size limit, following a symlink only to a regular file inside the repository that holds it
+(provider.document.boundary). Nothing here parses what it reads.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from provider.document.boundary import file_kind, inside, repository_root, resolve
+from provider.document.yaml_loader import MAX_BYTES
+from provider.validation.problem import Problem
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+
+
+def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
+    """Read a spec or stack file safely: regular files only, never more than the size limit.
+
+    A symlink is followed only to a regular file inside the repository that holds the link
+    (provider.document.boundary); otherwise the file is refused with one message that quotes
+    nothing from the target.
+    """
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            refused = _link_problem(path, shown)
+            if refused is not None:
+                return None, refused
+            st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
+                                 allowed="YAML spec files", rule="file.type")
+        if st.st_size > MAX_BYTES:
+            return None, Problem(file=shown, line=1, column=1, rule="file.size",
+                                 message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
+                                 allowed="spec files up to 1 MiB")
+        with open(path, "rb") as f:
+            return f.read(MAX_BYTES + 1), None
+    except OSError as exc:
+        return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
+                             allowed="a readable file")
+
+
+def _link_problem(link: Path, shown: str) -> Problem | None:
+    """Why a symlinked spec or stack file must not be read, or None when its target is fine."""
+    allowed = "a spec or stack file inside the repository, or a symlink to a regular file inside it"
+    target = resolve(link)
+    if target.path is None:
+        return Problem(file=shown, message=f"the file {target.problem}", allowed=allowed, rule="file.symlink")
+    root = repository_root(Path(os.path.abspath(link)).parent)
+    if not inside(target.path, root):
+        return Problem(file=shown, message=f"the file is a symlink to a target outside the repository ({root}); "
+                       "it was not read", allowed=allowed, rule="file.symlink")
+    return None
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks followed as far as they go; a loop never raises."""
+    return Path(os.path.realpath(path))
+
+
+def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
+    """Files and directories -> the spec files under them (sorted), and paths that do not exist."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(SPEC_SUFFIXES))
+        elif p.exists() or p.is_symlink():
+            files.append(p)
+        else:
+            problems.append(Problem(file=raw, message="no such file or directory", rule="file.missing",
+                                    allowed="spec files or directories"))
+    return files, problems
+
+
+def display_name(path: Path) -> str:
+    """How a file is named in messages: relative to the current directory when it is below it."""
+    return SpecFile.of(path, real_path(Path.cwd())).shown
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """One file to check, its path resolved once: as given, where it really is, as shown."""
+
+    given: Path
+    real: Path  # every symlink followed (as far as they go)
+    shown: str  # the name in messages (display_name)
+
+    @classmethod
+    def of(cls, path: Path, cwd: Path, real_dirs: dict[Path, Path] | None = None) -> SpecFile:
+        """``cwd``: the current directory, already resolved (once per run, not per file).
+
+        ``real_dirs`` remembers each directory's real path across the files of one run: a file
+        that is not a symlink is then where its directory really is, without resolving it again.
+        """
+        if real_dirs is None or os.path.islink(path):
+            real = real_path(path)
+        else:
+            real_dir = real_dirs.get(path.parent)
+            if real_dir is None:
+                real_dir = real_dirs[path.parent] = real_path(path.parent)
+            real = real_dir / path.name
+        try:
+            shown = str(real.relative_to(cwd))
+        except ValueError:
+            shown = str(path)
+        return cls(path, real, shown)
