@@ -160,6 +160,19 @@ def middle_token(client: Any, parent: str, n: int) -> str:
     return token
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (every thread), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def on_emulator(pid: int, measure: Any, runs: int) -> tuple[list[float], float, int]:
+    """(wall times, the emulator's CPU seconds per run, jobs listed) of ``measure(runs)``."""
+    before = cpu_s(pid)
+    times, count = measure(runs)
+    return times, (cpu_s(pid) - before) / runs, count
+
+
 def memory_kb(pid: int) -> tuple[int, int]:
     """(VmRSS, VmHWM) of a process, in KB."""
     fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
@@ -182,14 +195,18 @@ def grow_and_measure(client: Any, emulator_pid: int, sizes: list[int], runs: int
         made = n
         token = middle_token(client, parent, n)
         row: SizeRow = {"n": n}
-        row["first page (10)"], _ = one_page(client, runs, parent)
-        row["a page half way down (10)"], _ = one_page(client, runs, parent, token)
-        row["display_name= keeps 1 of N"], kept = one_page(client, runs, parent, filter='display_name="job1"')
-        assert kept == 1, kept
-        row["state= keeps half, first page"], _ = one_page(client, runs, parent, filter='state="JOB_STATE_FAILED" '
-                                                                                       'AND labels.half="a"')
-        row["every job, pageSize 100"], listed = list_all(client, max(3, runs // 4), parent=parent, size=100)
-        assert listed == n, (listed, n)
+        pid = emulator_pid
+        for label, measure in (
+                ("first page (10)", lambda r: one_page(client, r, parent)),
+                ("a page half way down (10)", lambda r: one_page(client, r, parent, token)),  # noqa: B023
+                ("display_name= keeps 1 of N", lambda r: one_page(client, r, parent, filter='display_name="job1"')),
+                ("state= keeps half, first page", lambda r: one_page(
+                    client, r, parent, filter='state="JOB_STATE_FAILED" AND labels.half="a"')),
+                ("every job, pageSize 100", lambda r: list_all(client, r, parent=parent, size=100))):
+            runs_here = max(3, runs // 4) if label.startswith("every") else runs
+            row[label] = on_emulator(pid, measure, runs_here)
+        assert row["display_name= keeps 1 of N"][2] == 1
+        assert row["every job, pageSize 100"][2] == n, (row["every job, pageSize 100"][2], n)
         row["rss"], row["hwm"] = memory_kb(emulator_pid)
         rows.append(row)
     return rows
@@ -280,15 +297,17 @@ def main() -> int:
     print(f"list against the size N of a location's history (median of {args.list_runs} runs; every job "
           f"pageSize 100: {max(3, args.list_runs // 4)} runs)")
     labels = [k for k in sized[0] if k not in ("n", "rss", "hwm")]
-    print(f"  {'':32}" + "".join(f"{'N=' + str(r['n']):>21}" for r in sized))
+    print("  each cell: wall ms (x the smallest N) | the emulator's own CPU ms per call (x the smallest N)")
+    print(f"  {'':32}" + "".join(f"{'N=' + str(r['n']):>33}" for r in sized))
     for label in labels:
+        wall0, cpu0 = statistics.median(sized[0][label][0]), sized[0][label][1]
         cells = []
         for r in sized:
-            value = statistics.median(r[label])
-            cells.append(f"{value * 1000:9.1f} ms {value / statistics.median(sized[0][label]):6.2f}x")
-        print(f"  {label:32}" + "".join(f"{c:>21}" for c in cells))
+            wall, cpu = statistics.median(r[label][0]), r[label][1]
+            cells.append(f"{wall * 1000:7.1f} {wall / wall0:5.2f}x | {cpu * 1000:6.1f} {cpu / cpu0 if cpu0 else 0:5.2f}x")
+        print(f"  {label:32}" + "".join(f"{c:>33}" for c in cells))
     memory = ["{:.0f} / {:.0f} MB".format(r["rss"] / 1024, r["hwm"] / 1024) for r in sized]
-    print(f"  {'emulator VmRSS / VmHWM':32}" + "".join(f"{m:>21}" for m in memory))
+    print(f"  {'emulator VmRSS / VmHWM':32}" + "".join(f"{m:>33}" for m in memory))
     return 0
 
 

@@ -150,17 +150,20 @@ def main() -> int:
             assert job.state is JobState.SUCCEEDED, job.error
 
         # The same trainer run directly, in the environment trainjobs built for it.
-        env_python = next((home / "envs").glob("deps-*")) / "bin" / "python"
-        pkg = next((home / "envs").glob("pkg-*"))
+        layers = [p for p in (home / "envs").iterdir() if p.is_dir()]  # beside each layer: its .lock file
+        env_python = next(p for p in layers if p.name.startswith("deps-")) / "bin" / "python"
+        pkg = next(p for p in layers if p.name.startswith("pkg-"))
         direct = []
         spec_env = {**os.environ, "PYTHONPATH": str(pkg),
                     "CLUSTER_SPEC": '{"task": {"type": "workerpool0", "index": 0, "trial": ""}}',
                     "CLOUD_ML_HP_METRIC_FILE": str(home / "direct.metrics")}
         for _ in range(args.runs):
             start = time.perf_counter()
-            subprocess.run([str(env_python), "-m", "probe.task", "--steps", "0", "--job-dir", str(home / "direct")],
-                           env=spec_env, check=True, capture_output=True, cwd=home)
+            proc = subprocess.run([str(env_python), "-m", "probe.task", "--steps", "0", "--job-dir",
+                                   str(home / "direct")], env=spec_env, capture_output=True, text=True, cwd=home)
             direct.append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise SystemExit(f"the trainer run directly failed: {proc.stderr[-2000:]}")
 
         together = {n: at_once(backend, submit, n) for n in sizes}
     finally:
