@@ -21,9 +21,11 @@ depend on its spec and the stack only). For each N it times, side by side in one
   gRPC, no serialisation; imports warmed before the clock starts): the floor the host adds to.
 
 The two in-process rows run in child processes of their own (so each peak RSS is theirs), after
-their imports. Each cost's ratio to the smallest N shows how it grows. Then, for the largest N,
-where the time goes: the gap split into gRPC + process boundary (host - servicer), the host's
-(de)serialisation (servicer - baseline) and the provider itself, and the --profile functions of
+their imports. Beside wall time, each row has the CPU time of the process doing the work (the
+host's, read from /proc; the child's own), which load on the machine does not inflate. Each
+cost's ratio to the smallest N shows how it grows. Then, for the largest N, where the host's CPU
+goes: gRPC, the process boundary and the host's imports on its first call (host - servicer), the
+host's (de)serialisation and unpickling (servicer - baseline) and the provider itself, and the --profile functions of
 the servicer run with the most own time (cProfile). It also prints the size of the serialized
 provider (what every resource's state carries in ``__provider``). Medians of --repeat runs.
 Targets: 200 jobs under 2 s in all; the provider under 10 KB.
@@ -36,6 +38,7 @@ import cProfile
 import importlib.util
 import io
 import json
+import os
 import pstats
 import random
 import resource
@@ -118,8 +121,15 @@ def vm_hwm_kb(pid: int) -> int:
     return 0
 
 
-def through_host(requests: Requests) -> tuple[float, float, int]:
-    """Seconds for host start + Configure, for all Check + Diff calls after it, and the host's peak RSS (KB).
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (every thread), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def through_host(requests: Requests) -> tuple[float, float, int, float]:
+    """Seconds for host start + Configure, for all Check + Diff calls after it, the host's peak RSS (KB),
+    and the CPU seconds the host spent on the calls (load on the machine does not inflate it).
 
     The requests are serialised before the clock starts: the engine (in Go) has them ready, so the
     figure is the host's work plus gRPC, not this client's."""
@@ -131,15 +141,16 @@ def through_host(requests: Requests) -> tuple[float, float, int]:
     host = ProviderHost()
     started = time.perf_counter()
     try:
+        cpu0 = cpu_s(host.proc.pid)
         for check, diff in requests:
             answer = host.stub.Check(check)
             assert not answer.failures, answer.failures
             assert host.stub.Diff(diff).changes == provider_pb2.DiffResponse.DIFF_NONE
         done = time.perf_counter()
-        peak = vm_hwm_kb(host.proc.pid)
+        peak, cpu = vm_hwm_kb(host.proc.pid), cpu_s(host.proc.pid) - cpu0
     finally:
         host.close()
-    return started - start, done - started, peak
+    return started - start, done - started, peak, cpu
 
 
 class _Context:
@@ -203,18 +214,19 @@ def child(mode: str, inputs_file: Path, n: int, profile: int) -> None:
         def work() -> None:
             run_provider(list(inputs.values()))
     profiler = cProfile.Profile() if profile else None
+    cpu0 = time.process_time()
     start = time.perf_counter()
     if profiler is not None:
         profiler.runcall(work)
     else:
         work()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu0
     text = ""
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(profile)
         text = out.getvalue()
-    print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       "profile": text}))
 
 
@@ -251,7 +263,7 @@ def main() -> int:
         return 0
     sizes = sorted(int(s) for s in args.sizes.split(","))
     med = statistics.median
-    rows: list[tuple[int, float, float, float, int, float, int, float, int]] = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="trainjobs-provider-bench-") as tmp:
         t0 = time.perf_counter()
         inputs = declared_inputs(Path(tmp), sizes[-1])
@@ -261,38 +273,51 @@ def main() -> int:
         provider_str = next(iter(inputs.values()))["__provider"]
         for n in sizes:
             requests = requests_for(dict(list(inputs.items())[:n]))
-            host_runs = [through_host(requests) for _ in range(args.repeat)]
-            servicer_runs = [in_child("servicer", inputs_file, n) for _ in range(args.repeat)]
-            base_runs = [in_child("provider", inputs_file, n) for _ in range(args.repeat)]
-            rows.append((n, med(s for s, _, _ in host_runs), med(c for _, c, _ in host_runs),
-                         med(s + c for s, c, _ in host_runs), max(p for _, _, p in host_runs),
-                         med(r["seconds"] for r in servicer_runs), max(r["rss_kb"] for r in servicer_runs),
-                         med(r["seconds"] for r in base_runs), max(r["rss_kb"] for r in base_runs)))
+            host = [through_host(requests) for _ in range(args.repeat)]
+            servicer = [in_child("servicer", inputs_file, n) for _ in range(args.repeat)]
+            base = [in_child("provider", inputs_file, n) for _ in range(args.repeat)]
+            rows.append({
+                "n": n,
+                "through the host: start + Configure": (med(h[0] for h in host), None, None),
+                "through the host: Check + Diff over gRPC": (med(h[1] for h in host), med(h[3] for h in host),
+                                                             max(h[2] for h in host)),
+                "through the host, in all": (med(h[0] + h[1] for h in host), None, None),
+                "host's servicer in-process (no gRPC)": (med(r["seconds"] for r in servicer),
+                                                         med(r["cpu"] for r in servicer),
+                                                         max(r["rss_kb"] for r in servicer)),
+                "baseline: provider in-process (no host)": (med(r["seconds"] for r in base), med(r["cpu"] for r in base),
+                                                            max(r["rss_kb"] for r in base)),
+            })
         profiled = in_child("servicer", inputs_file, sizes[-1], args.profile) if args.profile else None
     first = rows[0]
     print(f"provider Check + Diff for a stack of N jobs (median of {args.repeat} runs, 2 cores, "
-          f"Python {sys.version.split()[0]})")
-    print(f"  {'N':>5} {'what':44} {'wall s':>8} {'ms/job':>7} {'x first':>8} {'peak RSS':>9}")
-    for n, start_s, calls_s, total, host_kb, serv_s, serv_kb, base_s, base_kb in rows:
-        table = (("through the host: start + Configure", start_s, first[1], None),
-                 ("through the host: Check + Diff over gRPC", calls_s, first[2], host_kb),
-                 ("through the host, in all", total, first[3], None),
-                 ("host's servicer in-process (no gRPC)", serv_s, first[5], serv_kb),
-                 ("baseline: provider in-process (no host)", base_s, first[7], base_kb))
-        for label, value, base_value, kb in table:
-            per = f"{value / n * 1000:7.2f}" if "start" not in label else f"{'':7}"
+          f"Python {sys.version.split()[0]}); CPU: of the process doing the work (the host, or the child)")
+    print(f"  {'N':>5} {'what':42} {'wall s':>7} {'x first':>8} {'CPU s':>7} {'x first':>8} {'CPU ms/job':>10} "
+          f"{'peak RSS':>9}")
+    for row in rows:
+        n = row["n"]
+        for label, (wall, cpu, kb) in ((k, v) for k, v in row.items() if k != "n"):
+            wall0, cpu0 = first[label][0], first[label][1]
+            cpu_cells = (f"{cpu:7.3f} {cpu / cpu0:7.2f}x {cpu / n * 1000:10.2f}" if cpu is not None
+                         else f"{'':7} {'':8} {'':10}")
             mem = f"{kb / 1024:6.1f} MB" if kb else ""
-            print(f"  {n:5d} {label:44} {value:8.3f} {per} {value / base_value:7.2f}x {mem:>9}")
-    for n, _, _, total, *_ in rows:
-        if n == 200:
-            print(f"  200 jobs through the host in all: {total:.3f} s; target < 2 s: {'met' if total < 2 else 'MISSED'}")
-    n, start_s, calls_s, total, _, serv_s, _, base_s, _ = rows[-1]
-    print(f"where the time goes at N={n} (of {total:.3f} s through the host):")
-    for label, value in (("host start + Configure", start_s), ("gRPC and the process boundary (host - servicer)",
-                                                                calls_s - serv_s),
-                         ("the host's (de)serialisation and unpickling (servicer - baseline)", serv_s - base_s),
-                         ("the provider's Check + Diff (baseline)", base_s)):
-        print(f"  {label:66} {value:7.3f} s {value / total * 100:5.1f}%")
+            print(f"  {n:5d} {label:42} {wall:7.3f} {wall / wall0:7.2f}x {cpu_cells} {mem:>9}")
+    for row in rows:
+        if row["n"] == 200:
+            total = row["through the host, in all"][0]
+            print(f"  200 jobs through the host in all: {total:.3f} s wall; target < 2 s: {'met' if total < 2 else 'MISSED'}")
+    last = rows[-1]
+    n = last["n"]
+    start_s = last["through the host: start + Configure"][0]
+    host_cpu = last["through the host: Check + Diff over gRPC"][1]
+    serv_cpu = last["host's servicer in-process (no gRPC)"][1]
+    base_cpu = last["baseline: provider in-process (no host)"][1]
+    print(f"where the CPU goes at N={n} (the host's {host_cpu:.3f} s for the calls; start + Configure {start_s:.3f} s "
+          "wall besides):")
+    for label, value in (("gRPC, the process boundary, the first call's imports (host - servicer)", host_cpu - serv_cpu),
+                         ("the host's (de)serialisation and unpickling (servicer - baseline)", serv_cpu - base_cpu),
+                         ("the provider's Check + Diff (baseline)", base_cpu)):
+        print(f"  {label:70} {value:7.3f} s {value / host_cpu * 100:5.1f}%")
     if profiled is not None:
         print(f"  the servicer's run at N={n} under cProfile ({profiled['seconds']:.2f} s profiled), "
               f"top {args.profile} by own time:")
