@@ -165,9 +165,10 @@ class JobService:
         jobs: list[Json] = []
         last: tuple[str, str] | None = None
         more = False
+        needs_status, predicate = job_filter.needs_status, job_filter.predicate
         for record in self.store.walk(kind, parent, after):
-            job = self.render(record) if job_filter.needs_status else None
-            if not job_filter.predicate(job if job is not None else _stored_view(record)):
+            job = self.render(record) if needs_status else None
+            if job_filter.fields and not predicate(job if job is not None else _stored_view(record)):
                 continue
             if len(jobs) == size:
                 more = True
