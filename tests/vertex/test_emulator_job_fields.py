@@ -120,3 +120,18 @@ def test_what_the_sdk_would_not_send_is_refused_too(client: Any) -> None:
         with pytest.raises(BadRequest, match=why) as caught:
             raw(client, body)
         assert field in violations(caught)
+
+
+def test_a_tuning_jobs_trial_spec_is_checked_the_same_way(client: Any) -> None:
+    from google.api_core.exceptions import BadRequest
+    from google.cloud import aiplatform_v1
+
+    trial = copy.deepcopy(RAW["jobSpec"])
+    trial["workerPoolSpecs"][0]["machineSpec"]["reservationAffinity"] = {"reservationAffinityType": "SPECIFIC_RESERVATION"}
+    body = {"displayName": "tuned", "maxTrialCount": 2, "parallelTrialCount": 1, "trialJobSpec": trial,
+            "studySpec": {"metrics": [{"metricId": "loss", "goal": "MINIMIZE"}],
+                          "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}]}}
+    with pytest.raises(BadRequest, match="SPECIFIC_RESERVATION needs key and values") as caught:
+        client.create_hyperparameter_tuning_job(parent=PARENT, hyperparameter_tuning_job=(
+            aiplatform_v1.HyperparameterTuningJob.from_json(json.dumps(body))))
+    assert list(violations(caught)) == ["trial_job_spec.worker_pool_specs[0].machine_spec.reservation_affinity"]
