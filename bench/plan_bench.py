@@ -1,9 +1,9 @@
-"""Benchmark: ``trainjobs plan`` over a repository of 500 specs, a change touching 20 files.
+"""Benchmark: ``trainjobs plan`` over repositories of N specs, a change touching 20 files.
 
-    .venv/bin/python bench/plan_bench.py [--specs 500] [--changed 20] [--repeat 5]
+    .venv/bin/python bench/plan_bench.py [--sizes 100,500,2000] [--changed 20] [--repeat 5]
 
-It builds a throwaway git repository in a temporary directory: four team stacks, 500 specs
-(generated like bench/validate_bench.py's, one in five packaging a local trainer), one commit;
+For each size N it builds a throwaway git repository in a temporary directory: four team stacks,
+N specs (generated like bench/validate_bench.py's, one in five packaging a local trainer), one commit;
 then a second commit touches 20 files (specs edited, added, deleted and renamed, one trainer
 file, one stack's quota). It times, cold and as a user runs them, side by side:
 
@@ -13,7 +13,10 @@ file, one stack's quota). It times, cold and as a user runs them, side by side:
   ``git archive`` and run ``trainjobs validate`` there, then ``trainjobs validate`` on the head
   (it checks both sides but says nothing about what changes).
 
-Medians of --repeat runs. The target is under 2 s for the plan.
+Medians of --repeat runs: wall time, CPU time (user + system of the command and the git it runs:
+load on the machine does not inflate it), and peak RSS (of the command, and of the largest process
+it waited for), with each cost's ratio to the smallest N, side by side in one run. The target is
+under 2 s for the plan over 500 specs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,56 +116,90 @@ def build(repo: Path, n: int, changed: int) -> list[str]:
     return touched
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
-    start = time.perf_counter()
+@dataclass(frozen=True)
+class Run:
+    wall: float
+    cpu: float  # user + system seconds, the process and the children it waited for
+    rss_kb: int  # peak resident set
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def timed(cmd: list[str], cwd: Path) -> Run:
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
-    return time.perf_counter() - start, proc
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode,
+                   out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
-def baseline(repo: Path, scratch: Path) -> float:
+def baseline(repo: Path, scratch: Path) -> Run:
+    """git archive of the base, then validate it and the head: wall, CPU and peak RSS of the validates."""
     start = time.perf_counter()
     if scratch.exists():
         shutil.rmtree(scratch)
     scratch.mkdir()
     archive = subprocess.run(["git", "archive", "HEAD~1"], cwd=repo, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(scratch)], input=archive, check=True)
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    cpu, rss = 0.0, 0
     for where in (scratch, repo):
-        proc = subprocess.run([PY, "-m", "provider", "validate"], cwd=where, capture_output=True, text=True, env=env)
-        assert proc.returncode == 0, proc.stdout[-2000:]
-    return time.perf_counter() - start
+        run = timed([PY, "-m", "provider", "validate"], where)
+        assert run.returncode == 0, run.stdout[-2000:]
+        cpu, rss = cpu + run.cpu, max(rss, run.rss_kb)
+    return Run(time.perf_counter() - start, cpu, rss, 0, "", "")
+
+
+def one_size(n: int, changed: int, repeat: int) -> tuple[list[Run], list[Run], int, list[str]]:
+    """(plan runs, baseline runs, files touched, the plan's summary lines) for a repository of n specs."""
+    with tempfile.TemporaryDirectory(prefix="trainjobs-plan-bench-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        touched = build(repo, n, changed)
+        plans, bases = [], []
+        for _ in range(repeat):
+            run = timed([PY, "-m", "provider", "plan", "--base", "HEAD~1"], repo)
+            assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+            plans.append(run)
+            bases.append(baseline(repo, Path(tmp) / "base"))
+        summary = [line for line in plans[-1].stdout.splitlines() if line.startswith(("stack ", "this change"))]
+    return plans, bases, len(touched), summary
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--specs", type=int, default=500)
+    parser.add_argument("--sizes", default="100,500,2000", help="numbers of specs, comma-separated")
     parser.add_argument("--changed", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="trainjobs-plan-bench-") as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        touched = build(repo, args.specs, args.changed)
-        plan_times, base_times = [], []
-        proc = None
-        for _ in range(args.repeat):
-            t, proc = timed([PY, "-m", "provider", "plan", "--base", "HEAD~1"], repo)
-            assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-            plan_times.append(t)
-            base_times.append(baseline(repo, Path(tmp) / "base"))
-        assert proc is not None
-        summary = [line for line in proc.stdout.splitlines() if line.startswith(("stack ", "this change"))]
+    sizes = [int(s) for s in args.sizes.split(",")]
     med = statistics.median
-    print(f"plan over {args.specs} specs in {len(TEAMS)} stacks, a change touching {len(touched)} files "
-          f"(median of {args.repeat} runs, {os.cpu_count()} cores, Python {sys.version.split()[0]})")
-    print(f"  {'command':62s} {'wall s':>7s}")
-    print(f"  {'trainjobs plan --base HEAD~1 (cold, whole command)':62s} {med(plan_times):7.3f}")
-    print(f"  {'baseline: git archive HEAD~1 + validate it + validate head':62s} {med(base_times):7.3f}")
-    print(f"  plan min {min(plan_times):.3f} s, max {max(plan_times):.3f} s; target < 2 s: "
-          f"{'met' if med(plan_times) < 2 else 'MISSED'}")
-    print("  what the plan found:")
-    for line in summary:
+    rows, summaries, touched = [], {}, 0
+    for n in sizes:
+        plans, bases, touched, summaries[n] = one_size(n, args.changed, args.repeat)
+        for label, runs in (("trainjobs plan --base HEAD~1", plans), ("baseline: archive + validate x2", bases)):
+            rows.append((label, n, med(r.wall for r in runs), med(r.cpu for r in runs), max(r.rss_kb for r in runs),
+                         min(r.wall for r in runs), max(r.wall for r in runs)))
+    first = {label: (wall, cpu) for label, n, wall, cpu, *_ in rows if n == sizes[0]}
+    print(f"plan over N specs in {len(TEAMS)} stacks, a change touching {touched} files (median of {args.repeat} "
+          f"runs, {os.cpu_count()} cores, Python {sys.version.split()[0]})")
+    print(f"  {'command':34s} {'N':>6s} {'wall s':>7s} {'CPU s':>7s} {'x first (CPU)':>14s} {'ms CPU/spec':>11s} "
+          f"{'peak RSS':>9s}")
+    for label, n, wall, cpu, rss, _, _ in rows:
+        print(f"  {label:34s} {n:6d} {wall:7.3f} {cpu:7.3f} {cpu / first[label][1]:13.2f}x {cpu / n * 1000:11.2f} "
+              f"{rss / 1024:6.1f} MB")
+    for label, n, wall, _, _, lo, hi in rows:
+        if label.startswith("trainjobs plan") and n == 500:
+            print(f"  plan over 500 specs: min {lo:.3f} s, max {hi:.3f} s; target < 2 s: {'met' if wall < 2 else 'MISSED'}")
+    largest = sizes[-1]
+    print(f"  what the plan found at N={largest}:")
+    for line in summaries[largest]:
         print("    " + line[:150])
     return 0
 

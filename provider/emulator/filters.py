@@ -11,6 +11,9 @@ Terms combine with ``AND``, ``OR``, ``NOT`` (or a leading ``-``) and parentheses
 ``OR`` binds tighter than ``AND``: ``a AND b OR c`` is ``a AND (b OR c)``. Terms side by side
 mean AND. Values are quoted ("...") or bare words; a time must be quoted. ``:`` without a ``*``
 matches the whole value.
+
+``compile`` also says which fields a filter reads: one that reads neither ``state`` nor
+``update_time`` can be checked on a job's stored request alone, before its state is looked up.
 """
 
 from __future__ import annotations
@@ -83,11 +86,25 @@ def _glob(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]").replace("?", "[?]"))
 
 
+@dataclass(frozen=True)
+class JobFilter:
+    """A compiled filter: the predicate, and the REST fields it reads."""
+
+    predicate: Predicate
+    fields: frozenset[str]  # displayName, labels, state, createTime, updateTime
+
+    @property
+    def needs_status(self) -> bool:
+        """Whether the job's state must be looked up to decide (``state`` or ``update_time``)."""
+        return bool(self.fields & {"state", "updateTime"})
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = tokenize(text)
         self.pos = 0
+        self.fields: set[str] = set()
 
     def peek(self) -> Token | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -165,6 +182,7 @@ class _Parser:
         if field.startswith("labels."):
             key = field[len("labels."):].strip('"')
             self.check_op("labels", field, op)
+            self.fields.add("labels")
             if op == ":":
                 return (lambda job: key in (job.get("labels") or {})) if value == "*" else \
                     (lambda job: _glob(value, (job.get("labels") or {}).get(key, "\0")))
@@ -174,6 +192,7 @@ class _Parser:
         if target is None:
             raise _error(self.text, f"unknown field {field!r}")
         self.check_op(target, field, op)
+        self.fields.add(target)
         if target == "state":
             if value not in _STATES:
                 raise _error(self.text, f"{value!r} is not a job state (JOB_STATE_SUCCEEDED, JOB_STATE_FAILED ...)")
@@ -194,4 +213,11 @@ class _Parser:
 
 def parse(text: str) -> Predicate:
     """A predicate over a job's REST JSON (enum names); ApiError INVALID_ARGUMENT when malformed."""
-    return _Parser(text or "").parse()
+    return compile_filter(text).predicate
+
+
+def compile_filter(text: str) -> JobFilter:
+    """The predicate and the fields it reads; ApiError INVALID_ARGUMENT when malformed."""
+    parser = _Parser(text or "")
+    predicate = parser.parse()
+    return JobFilter(predicate, frozenset(parser.fields))

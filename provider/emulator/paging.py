@@ -44,15 +44,25 @@ def encode(after: Key, *request: str) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
+def _position(data: object) -> Key | None:
+    """The (create time, id) a token names, or None when it is not exactly that."""
+    after = data.get("a") if isinstance(data, dict) else None
+    if not (isinstance(after, list) and len(after) == 2 and all(isinstance(p, str) and p for p in after)):
+        return None
+    return after[0], after[1]
+
+
 def decode(token: str | None, *request: str) -> Key | None:
-    """The position after which the page starts; INVALID_ARGUMENT for a token of another request."""
+    """The position after which the page starts; INVALID_ARGUMENT for a malformed token or one of another request."""
     if not token:
         return None
     try:
         data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        after = data["a"]
-        if data["r"] != _digest(*request):
-            raise invalid("Invalid page token: it was issued for a different parent, filter or read mask.")
-        return str(after[0]), str(after[1])
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise invalid("Invalid page token.") from None
+    except ValueError:  # binascii.Error, UnicodeDecodeError and JSONDecodeError are ValueErrors
+        data = None
+    after = _position(data)
+    if after is None or not isinstance(data, dict) or not isinstance(data.get("r"), str):
+        raise invalid("Invalid page token.")
+    if data["r"] != _digest(*request):
+        raise invalid("Invalid page token: it was issued for a different parent, filter or read mask.")
+    return after

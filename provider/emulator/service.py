@@ -150,9 +150,14 @@ class JobService:
         return self.render(self.record(collection, parent, job_id))
 
     def list(self, collection: str, parent: str, params: dict[str, str]) -> Json:
+        """One page of the collection, newest first: reads the jobs it returns and the ones the filter skips.
+
+        A filter that reads neither ``state`` nor ``update_time`` is checked on the stored request,
+        so only the jobs returned are rendered (their local state read).
+        """
         kind = KINDS[collection]
         text = params.get("filter", "")
-        predicate = filters.parse(text)
+        job_filter = filters.compile_filter(text)
         size = paging.page_size(params.get("pageSize"))
         mask = [_snake_to_camel(f.strip()) for f in params.get("readMask", "").split(",") if f.strip()]
         request = (parent, collection, text, ",".join(mask))
@@ -160,16 +165,15 @@ class JobService:
         jobs: list[Json] = []
         last: tuple[str, str] | None = None
         more = False
-        for record in self.store.newest_first(after):
-            if record["kind"] != kind or record["parent"] != parent:
-                continue
-            job = self.render(record)
-            if not predicate(job):
+        needs_status, predicate = job_filter.needs_status, job_filter.predicate
+        for record in self.store.walk(kind, parent, after):
+            job = self.render(record) if needs_status else None
+            if job_filter.fields and not predicate(job if job is not None else _stored_view(record)):
                 continue
             if len(jobs) == size:
                 more = True
                 break
-            jobs.append(job)
+            jobs.append(job if job is not None else self.render(record))
             last = (record["create_time"], record["id"])
         if mask:
             jobs = [{k: v for k, v in job.items() if k in mask} for job in jobs]
@@ -233,6 +237,16 @@ class JobService:
         if op is None or not op["name"].startswith(parent + "/"):
             raise not_found(f"Operation {parent}/operations/{op_id} does not exist.")
         return operation_json(op)
+
+
+def _stored_view(record: Json) -> Json:
+    """What a filter without state or update_time reads, as render() would show it."""
+    body = record["body"]
+    view: Json = {"createTime": record["create_time"]}
+    for key in ("displayName", "labels"):
+        if key in body:
+            view[key] = body[key]
+    return view
 
 
 def operation_json(op: Json) -> Json:

@@ -7,8 +7,9 @@
 
 Files are written atomically (tmp + rename), so a restarted emulator serves the same jobs. The
 job states themselves live with the local backend (``<state>/local``), whose detached
-supervisors keep running while the emulator is down. Memory holds every record, ordered
-newest first, so listing never scans the disk.
+supervisors keep running while the emulator is down. Memory holds every record, and for each
+collection (kind, parent) the (create time, id) keys in order, so a list walks only that
+collection, newest first, from a position: never the disk, never a copy of the whole order.
 
 A record that cannot be read (empty, truncated, not a job's) is left as it is, skipped, and
 named in ``unreadable`` (the server prints it at start); the others load. The state dir and its
@@ -22,12 +23,15 @@ import contextlib
 import fcntl
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from provider.backends.local.store import FILE_MODE, Unreadable, private_dir, read_json, write_json
 
 Json = dict[str, Any]
+Key = tuple[str, str]  # (create time, id)
+_CHUNK = 64  # keys taken per hold of the lock while walking a collection
 
 
 class StateDirBusy(Exception):
@@ -41,7 +45,7 @@ class EmulatorStore:
         self.operations_dir = root / "operations"
         self._lock = threading.Lock()
         self._jobs: dict[str, Json] = {}
-        self._order: list[tuple[str, str]] = []  # (create time, id), oldest first
+        self._order: dict[tuple[str, str], list[Key]] = {}  # (kind, parent) -> keys, oldest first
         self._operations: dict[str, Json] = {}
         self._fd: int | None = None
         self.unreadable: list[str] = []  # "path: why" for each record that could not be loaded
@@ -93,10 +97,22 @@ class EmulatorStore:
             self._fd = None
 
     # -- jobs -----------------------------------------------------------------------------------
-    def _remember(self, record: Json) -> None:
+    @staticmethod
+    def _collection(record: Json) -> tuple[str, str]:
+        return record["kind"], record["parent"]
+
+    def _forget(self, record: Json) -> None:
+        keys = self._order.get(self._collection(record), [])
         key = (record["create_time"], record["id"])
-        if record["id"] not in self._jobs:
-            bisect.insort(self._order, key)
+        index = bisect.bisect_left(keys, key)
+        if index < len(keys) and keys[index] == key:
+            del keys[index]
+
+    def _remember(self, record: Json) -> None:
+        old = self._jobs.get(record["id"])
+        if old is not None:
+            self._forget(old)
+        bisect.insort(self._order.setdefault(self._collection(record), []), (record["create_time"], record["id"]))
         self._jobs[record["id"]] = record
 
     def put_job(self, record: Json) -> None:
@@ -108,22 +124,36 @@ class EmulatorStore:
         with self._lock:
             record = self._jobs.pop(job_id, None)
             if record is not None:
-                key = (record["create_time"], job_id)
-                index = bisect.bisect_left(self._order, key)
-                if index < len(self._order) and self._order[index] == key:
-                    del self._order[index]
+                self._forget(record)
         with contextlib.suppress(FileNotFoundError):
             (self.jobs_dir / f"{job_id}.json").unlink()
 
     def job(self, job_id: str) -> Json | None:
         return self._jobs.get(job_id)
 
-    def newest_first(self, after: tuple[str, str] | None = None) -> list[Json]:
-        """Every record, newest first; with ``after``, only those older than that position."""
+    def newest_first(self) -> list[Json]:
+        """Every record, newest first (a copy: the caller may drop jobs while it reads)."""
         with self._lock:
-            end = bisect.bisect_left(self._order, after) if after is not None else len(self._order)
-            keys = self._order[:end]
-            return [self._jobs[job_id] for _, job_id in reversed(keys)]
+            return sorted(self._jobs.values(), key=lambda r: (r["create_time"], r["id"]), reverse=True)
+
+    def walk(self, kind: str, parent: str, after: Key | None = None) -> Iterator[Json]:
+        """The collection's records, newest first, from just older than ``after``; lazily.
+
+        Each step takes the next few keys below the last one returned, so the cost is the records
+        read, whatever the collection's size, and jobs created or deleted meanwhile never shift
+        the walk: a new job is newer than any position already handed out.
+        """
+        position = after
+        while True:
+            with self._lock:
+                keys = self._order.get((kind, parent), [])
+                end = bisect.bisect_left(keys, position) if position is not None else len(keys)
+                chunk = keys[max(0, end - _CHUNK):end]
+                records = [self._jobs[job_id] for _, job_id in reversed(chunk)]
+            if not records:
+                return
+            yield from records
+            position = chunk[0]
 
     def ids(self) -> set[str]:
         return set(self._jobs)

@@ -3,9 +3,14 @@
 The request body (REST camelCase) becomes a spec document in the Vertex format
 (``spec: {region: LOCATION, workerPoolSpecs: ..., baseOutputDirectory, scheduling,
 serviceAccount, displayName, labels}``, named after its display name) and goes through
-``provider.validation.validator.validate_data`` with ``Target.VERTEX``. Fields the spec format
-does not model (network, tensorboard, reservedIpRanges ...) are left out of the check and kept
-in the job. Each error becomes a field violation with Google's snake_case path
+``provider.validation.validator.validate_data`` with ``Target.VERTEX``. Every field the spec
+format's Vertex form models is checked: the set is read from that form's JSON Schema
+(``$defs.vertexSpec``), so today's fields (``machineSpec.reservationAffinity``,
+``persistentResourceId``, ``enableWebAccess``, ``network``, ``reservedIpRanges``,
+``tensorboard``, ``experiment``, ``experimentRun``, ``scheduling.disableRetries`` ...) are
+refused or accepted as the project's rules say, and a field the format gains later is checked
+without a change here. REST fields the format does not model (``models``, ``nfsMounts`` ...) are
+left out of the check and kept in the job. Each error becomes a field violation with Google's snake_case path
 (``job_spec.worker_pool_specs[0].machine_spec.accelerator_count``); for the cases whose Vertex
 AI text is known, the message is Google's:
 
@@ -22,6 +27,7 @@ Vertex AI lists field errors: ``List of found errors:\\t1.Field: F; Message: M\\
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from provider.catalog import CATALOG
@@ -33,20 +39,41 @@ from provider.validation.validator import validate_data
 
 Json = dict[str, Any]
 
-# The part of a CustomJobSpec the spec format models; the rest is not checked here.
-_MODELLED: Json = {
-    "workerPoolSpecs": {
-        "machineSpec": {"machineType": True, "acceleratorType": True, "acceleratorCount": True, "tpuTopology": True},
-        "replicaCount": True,
-        "diskSpec": {"bootDiskType": True, "bootDiskSizeGb": True},
-        "containerSpec": {"imageUri": True, "command": True, "args": True, "env": True},
-        "pythonPackageSpec": {"executorImageUri": True, "packageUris": True, "pythonModule": True, "args": True,
-                              "env": True},
-    },
-    "baseOutputDirectory": {"outputUriPrefix": True},
-    "scheduling": {"timeout": True, "restartJobOnWorkerRestart": True, "strategy": True, "maxWaitDuration": True},
-    "serviceAccount": True,
-}
+Shape = dict[str, Any]  # key -> True (kept whole) or the Shape of its object (or of an array's items)
+
+
+def _merge(a: Shape | bool, b: Shape | bool) -> Shape | bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {k: _merge(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k)) for k in a.keys() | b.keys()}
+    return a if isinstance(a, dict) else b
+
+
+def _shape(node: Any, defs: Json, depth: int = 0) -> Shape | bool:
+    """The keys a schema node names, nested (``$ref``, properties, array items followed); True for a leaf."""
+    if not isinstance(node, dict) or depth > 16:
+        return True
+    found: Shape | bool = True
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        found = _shape(defs.get(ref[len("#/$defs/"):]), defs, depth + 1)
+    for item in [node.get("items"), *(node.get("prefixItems") or [])]:
+        if item is not None:
+            found = _merge(found, _shape(item, defs, depth + 1))
+    if isinstance(node.get("properties"), dict):
+        found = _merge(found, {k: _shape(v, defs, depth + 1) for k, v in node["properties"].items()})
+    return found
+
+
+@cache
+def modelled() -> Shape:
+    """The part of a CustomJobSpec the spec format models: its Vertex form's schema, as a shape."""
+    from provider.schema import spec_schema
+
+    defs = spec_schema()["$defs"]
+    shape = _shape(defs["vertexSpec"], defs)
+    return shape if isinstance(shape, dict) else {}
+
+
 _UNSUPPORTED = ("gpu.type", "gpu.machine", "gpu.offered")  # "Accelerator X is not supported for machine type Y"
 _INDEX = re.compile(r"^spec\.workerPoolSpecs\[(\d+)\]")
 
@@ -58,7 +85,7 @@ def _project(value: Any, shape: Any) -> Any:
     if isinstance(value, list):
         return [_project(v, shape) for v in value]
     if isinstance(value, dict):
-        return {k: _project(v, shape[k]) for k, v in value.items() if k in shape}
+        return {k: _project(v, shape[k]) for k, v in value.items() if isinstance(shape, dict) and k in shape}
     return value
 
 
@@ -73,7 +100,8 @@ def job_name(display_name: str) -> str:
 def spec_document(kind: str, location: str, body: Json) -> Json:
     job_spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
     spec: Json = {"region": location}
-    spec.update(_project({k: v for k, v in job_spec.items() if k in _MODELLED}, _MODELLED))
+    shape = modelled()
+    spec.update(_project({k: v for k, v in job_spec.items() if k in shape}, shape))
     spec.setdefault("workerPoolSpecs", [])
     if body.get("displayName"):
         spec["displayName"] = body["displayName"]
