@@ -152,6 +152,18 @@ def test_malformed_values_are_schema_errors() -> None:
         assert any(p.path == f"spec.{key}" and p.is_error for p in result.problems), (key, result.problems)
 
 
+def test_malformed_values_are_schema_errors_in_the_verbatim_vertex_forms_too() -> None:
+    """The Vertex formats hold these fields to the same patterns as the native one (they once lost them)."""
+    pool = {"replicaCount": 1, "machineSpec": {"machineType": "n1-standard-4"}, "containerSpec": {"imageUri": "gcr.io/p/i:1"}}
+    for key, snake, value in (("persistentResourceId", "persistent_resource_id", "Team_Pool"), ("network", "network", "myVPC"),
+                              ("enableWebAccess", "enable_web_access", "yes please")):
+        rest = _check({"region": "us-central1", "workerPoolSpecs": [pool], key: value})
+        assert any(p.path == f"spec.{key}" and p.is_error for p in rest.problems), (key, rest.problems)
+        sdk = _check({"region": "us-central1", "worker_pool_specs": [{"replica_count": 1, "machine_spec": {
+            "machine_type": "n1-standard-4"}, "container_spec": {"image_uri": "gcr.io/p/i:1"}}], snake: value})
+        assert any(p.path == f"spec.{snake}" and p.is_error for p in sdk.problems), (snake, sdk.problems)
+
+
 def test_a_job_targets_a_persistent_resource_its_stack_declares() -> None:
     doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "fields"}, "spec": _native()}
     text = yaml.safe_dump(doc).encode()

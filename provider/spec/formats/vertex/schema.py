@@ -113,17 +113,14 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             description="timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration, disableRetries",
         ),
         k("serviceAccount"): {"$ref": "#/$defs/serviceAccount"},
-        **job_fields(k),
+        **job_fields(k),  # persistentResourceId, enableWebAccess, network, ...: once, with their patterns
         "region": {"$ref": "#/$defs/region"},
         k("displayName"): string("the job's display name", maxLength=128),
         "labels": {"$ref": "#/$defs/labels"},
         # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
         k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
-        k("network"): string("the VPC network peered with the job (gcloud --network)"),
-        k("enableWebAccess"): {"type": "boolean", "description": "interactive shell (gcloud --enable-web-access)"},
         k("enableDashboardAccess"): {"type": "boolean", "description": "gcloud --enable-dashboard-access"},
-        k("persistentResourceId"): string("gcloud --persistent-resource-id"),
         k("kmsKey"): string("gcloud --kms-key (the full key name)"),
     }
     if snake_case:
