@@ -6,10 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from provider.cli.job_target import add_stack_option, resolve, target
+from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.backends.base import JobStatus
+    from provider.backends.local.backend import LocalBackend
+    from provider.backends.settings import LocalOpened
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,10 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(_target="provider.cli.jobs:cancel")
 
 
-def _backend() -> Any:
-    from provider.backends.local.backend import LocalBackend
+def _backend() -> LocalOpened:
+    from provider.backends.settings import open_local
 
-    return LocalBackend()
+    return open_local()
 
 
 def _guard(fn: Any) -> Any:
@@ -90,8 +95,8 @@ def _guard(fn: Any) -> Any:
 @_guard
 def run(args: argparse.Namespace) -> int:
     from provider import launch
+    from provider.backends.base import JobState
     from provider.cli.live import follow
-    from provider.packaging.stage import LocalStager
     from provider.validation.report import reporter
     from provider.validation.rules import Context, Target
     from provider.validation.validator import read_file, validate_bytes
@@ -123,13 +128,13 @@ def run(args: argparse.Namespace) -> int:
         print("nothing was started", file=sys.stderr)
         return 1
     job = result.job
-    backend = _backend()
+    backend, stager = _backend()
     job = _fresh_or_warn(job, backend, args.fresh)
     labels = launch.labels_for(job, stack=stack.name if stack else None,
                                extra={**(stack.labels_dict if stack else {})})
     try:
         request = launch.prepare(job, path.parent, project=stack.project_id if stack else "local",
-                                 stager=None if args.dry_run else LocalStager(backend.storage),
+                                 stager=None if args.dry_run else stager,
                                  default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
@@ -144,10 +149,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"id": status.id, "name": job.name}) if args.format == "json" else status.id)
         return 0
     final = follow(backend, status.id, sys.stdout, as_json=args.format == "json")
-    return 0 if final.state.value == "SUCCEEDED" else 1
+    return 0 if final.state is JobState.SUCCEEDED else 1
 
 
-def _fresh_or_warn(job: Any, backend: Any, fresh: bool) -> Any:
+def _fresh_or_warn(job: Any, backend: LocalBackend, fresh: bool) -> Any:
     """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
     already holds files of an earlier local run (the trainer would resume its checkpoints)."""
     import dataclasses
@@ -256,7 +261,7 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _local_outputs(t: Any, job: Any) -> str | None:
+def _local_outputs(t: Target, job: JobStatus) -> str | None:
     """Where a local job's gs:// output directory lies on this machine."""
     storage = getattr(t.backend, "storage", None)
     if storage is None or not job.output_dir or not job.output_dir.startswith("gs://"):
