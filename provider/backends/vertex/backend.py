@@ -22,7 +22,7 @@ import builtins
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from provider.backends.base import (
     IDENTITY_LABEL,
@@ -38,6 +38,9 @@ from provider.backends.polling import Backoff, Polled
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, retrying
 from provider.backends.vertex.status import job_status, split_name
+
+if TYPE_CHECKING:
+    from provider.backends.vertex.logs import LogLine
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -247,7 +250,7 @@ class VertexBackend(Polled):
         """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
         yield from (line.text() for line in self.log_lines(job_id, replica, follow))
 
-    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[Any]:
+    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[LogLine]:
         from provider.backends.summary import replica_names
         from provider.backends.vertex.logs import CloudLogs, stream
 
