@@ -19,7 +19,9 @@ and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
   is retried (using the space of a small reserve file made at start), a job that cannot go on
   ends FAILED with "disk full", and no temporary file is left behind.
 
-It imports nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
+The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner); this
+module holds the phases (queue, prepare, run, finish) and the job's state file. It imports nothing
+heavy (Optuna only for Bayesian tuning), to stay small in memory.
 """
 
 from __future__ import annotations
