@@ -230,7 +230,6 @@ def prune(args: argparse.Namespace) -> int:
     import os
 
     from provider.backends.local import prune as pruning
-    from provider.backends.local.backend import LocalBackend
 
     try:
         older = pruning.parse_age(args.older_than)
@@ -238,7 +237,7 @@ def prune(args: argparse.Namespace) -> int:
         raise UserError(f"--older-than: {exc}", exit_code=2) from exc
     if args.keep < 0:
         raise UserError(f"--keep {args.keep}: a number of jobs, 0 or more", exit_code=2)
-    backend = LocalBackend()
+    backend = _backend().backend
     cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or backend.home / "envs")
     done = pruning.prune(backend, cache, older, args.keep, args.dry_run)
     verb = "would free" if args.dry_run else "freed"
