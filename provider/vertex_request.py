@@ -15,8 +15,6 @@ from typing import Any
 
 Json = dict[str, Any]
 
-KINDS = ("CustomJob", "HyperparameterTuningJob")
-
 
 @dataclass(frozen=True)
 class VertexRequest:
