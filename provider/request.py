@@ -1,15 +1,13 @@
 """TrainingJob -> the exact Vertex AI request (REST JSON of google.cloud.aiplatform.v1).
 
 The body is what ``JobServiceClient.create_custom_job`` / ``create_hyperparameter_tuning_job``
-send: camelCase keys, int64 values as strings. It is plain data, so the validate and plan
+send: camelCase keys, int64 values as strings; the type itself (``VertexRequest``) lives in
+provider.vertex_request, which imports neither the spec model nor the catalog. It is plain data, so the validate and plan
 paths can show it without importing the SDK; the Vertex backend parses it with
 ``aiplatform_v1.CustomJob.from_json``, and tests assert it for every example spec.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from provider.catalog import CATALOG
 from provider.spec.model import (
@@ -22,19 +20,10 @@ from provider.spec.model import (
     WorkerPool,
 )
 from provider.spec.reader import format_duration
+from provider.vertex_request import Json, VertexRequest
 
-Json = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class VertexRequest:
-    kind: str  # "CustomJob" | "HyperparameterTuningJob"
-    parent: str  # projects/PROJECT/locations/REGION
-    body: Json
-
-    @property
-    def collection(self) -> str:
-        return "customJobs" if self.kind == "CustomJob" else "hyperparameterTuningJobs"
+__all__ = ["VertexRequest", "build_request", "custom_job_spec", "default_executor_image", "executor_image",
+           "image_host", "job_args", "reservation_json", "vertex_options"]
 
 
 def image_host(region: str | None) -> str:
@@ -108,34 +97,49 @@ def _env(job: TrainingJob) -> list[Json]:
     return [{"name": e.name, "value": e.value} for e in job.env]
 
 
-def _pool_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str], image_uri: str | None) -> Json:
-    out: Json = {"machineSpec": _machine_spec(pool), "replicaCount": str(pool.replica_count)}
-    if pool.disk.type or pool.disk.size_gb:
-        limits = CATALOG.limits()["boot_disk"]
-        out["diskSpec"] = {
-            "bootDiskType": pool.disk.type or limits["default_type"],
-            "bootDiskSizeGb": pool.disk.size_gb or limits["default_gb"],
-        }
+def _disk_spec(pool: WorkerPool) -> Json | None:
+    """The boot disk, with the catalog's defaults for what the pool leaves out; None when it sets neither."""
+    if not (pool.disk.type or pool.disk.size_gb):
+        return None
+    limits = CATALOG.limits()["boot_disk"]
+    return {
+        "bootDiskType": pool.disk.type or limits["default_type"],
+        "bootDiskSizeGb": pool.disk.size_gb or limits["default_gb"],
+    }
+
+
+def _runs_container(job: TrainingJob, pool: WorkerPool) -> bool:
+    return isinstance(job.application, Container) or (pool.override is not None and pool.override.container)
+
+
+def _container_spec(job: TrainingJob, pool: WorkerPool, image_uri: str | None) -> Json:
+    """The pool's ContainerSpec: the job's container, or the pool's own (a per-pool override)."""
     app = job.application
     ov = pool.override
-    if isinstance(app, Container) or (ov is not None and ov.container):
-        base_image = app.image_uri if isinstance(app, Container) else None
-        command = list(ov.command) if ov and ov.command is not None else list(getattr(app, "command", ()))
-        own_args = ov.args if ov and ov.args is not None else (app.args if isinstance(app, Container) else ())
-        image = (ov.image_uri if ov and ov.image_uri else None) or image_uri or base_image
-        if image is None:
-            raise ValueError(f"{job.name}: the container is built from source; pass the pushed image (image_uri)")
-        container: Json = {"imageUri": image}
-        if command:
-            container["command"] = command
-        args = job_args(job, tuple(own_args)) if not (ov and ov.container) else list(own_args)
-        if args:
-            container["args"] = args
-        if job.env:
-            container["env"] = _env(job)
-        out["containerSpec"] = container
-        return out
+    own_container = bool(ov and ov.container)
+    app_container = app if isinstance(app, Container) else None
+    command = list(ov.command) if ov and ov.command is not None else list(getattr(app, "command", ()))
+    own_args = ov.args if ov and ov.args is not None else (app_container.args if app_container else ())
+    image = (ov.image_uri if ov and ov.image_uri else None) or image_uri or \
+        (app_container.image_uri if app_container else None)
+    if image is None:
+        raise ValueError(f"{job.name}: the container is built from source; pass the pushed image (image_uri)")
+    container: Json = {"imageUri": image}
+    if command:
+        container["command"] = command
+    args = list(own_args) if own_container else job_args(job, tuple(own_args))
+    if args:
+        container["args"] = args
+    if job.env:
+        container["env"] = _env(job)
+    return container
+
+
+def _package_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str]) -> Json:
+    """The pool's PythonPackageSpec: the job's package on its (mapped) prebuilt container."""
+    app = job.application
     assert isinstance(app, PythonPackage)
+    ov = pool.override
     own = ov.args if ov and ov.args is not None else app.args
     package: Json = {
         "executorImageUri": executor_image(job, pool) or "",
@@ -147,7 +151,18 @@ def _pool_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str], imag
         package["args"] = args
     if job.env:
         package["env"] = _env(job)
-    out["pythonPackageSpec"] = package
+    return package
+
+
+def _pool_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str], image_uri: str | None) -> Json:
+    out: Json = {"machineSpec": _machine_spec(pool), "replicaCount": str(pool.replica_count)}
+    disk = _disk_spec(pool)
+    if disk is not None:
+        out["diskSpec"] = disk
+    if _runs_container(job, pool):
+        out["containerSpec"] = _container_spec(job, pool, image_uri)
+    else:
+        out["pythonPackageSpec"] = _package_spec(job, pool, package_uris)
     return out
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from provider.backends.base import FailedPrecondition, InvalidArgument, JobStatus
+from provider.backends.base import Backend, FailedPrecondition, InvalidArgument, JobStatus
 
 KINDS = ("model", "checkpoints", "logs")  # AIP_MODEL_DIR, AIP_CHECKPOINT_DIR, AIP_TENSORBOARD_LOG_DIR
 
@@ -53,14 +53,25 @@ def output_dir(status: JobStatus) -> str:
     return status.output_dir
 
 
-def list_artifacts(status: JobStatus, backend: Any) -> list[Artifact]:
+def _gcs(backend: Backend) -> Any:
+    """A google-cloud-storage client for the Cloud Storage a Vertex AI backend's jobs write to."""
+    from provider.backends.vertex.backend import VertexBackend
+    from provider.packaging.gcs import gcs_client
+
+    if not isinstance(backend, VertexBackend):
+        raise FailedPrecondition(f"the {backend.name} backend keeps no outputs in Cloud Storage")
+    return gcs_client(backend.project, backend.companion_endpoint(), backend.credentials)
+
+
+def list_artifacts(status: JobStatus, backend: Backend) -> list[Artifact]:
     """Every object under the job's output directory, sorted by path."""
+    from provider.backends.local.backend import LocalBackend
+
     base = output_dir(status)
     trial_ids = {t.id for t in status.trials}
-    storage = getattr(backend, "storage", None)
     out: list[Artifact] = []
-    if storage is not None:  # the local backend: files in its storage
-        root = storage.path(base)
+    if isinstance(backend, LocalBackend):  # the local backend: files in its storage
+        root = backend.storage.path(base)
         if root.is_dir():
             for dirpath, _, files in os.walk(root):
                 for name in sorted(files):
@@ -71,10 +82,8 @@ def list_artifacts(status: JobStatus, backend: Any) -> list[Artifact]:
                     kind, trial = _classify(rel, trial_ids)
                     out.append(Artifact(base.rstrip("/") + "/" + rel, rel, path.stat().st_size, kind, trial, str(path)))
     else:
-        from provider.packaging.gcs import gcs_client
-
         bucket, prefix = _split(base)
-        client = gcs_client(backend.project, backend.companion_endpoint(), getattr(backend, "credentials", None))
+        client = _gcs(backend)
         for blob in client.list_blobs(bucket, prefix=prefix):
             rel = blob.name[len(prefix):]
             if not rel or rel.endswith("/"):
@@ -84,7 +93,7 @@ def list_artifacts(status: JobStatus, backend: Any) -> list[Artifact]:
     return sorted(out, key=lambda a: a.relative)
 
 
-def download(artifacts: list[Artifact], dest: Path, backend: Any) -> list[Path]:
+def download(artifacts: list[Artifact], dest: Path, backend: Backend) -> list[Path]:
     """Copy the artifacts under ``dest``, keeping their paths below the output directory."""
     written: list[Path] = []
     client = None
@@ -98,9 +107,7 @@ def download(artifacts: list[Artifact], dest: Path, backend: Any) -> list[Path]:
             shutil.copyfile(art.local_path, target)
         else:
             if client is None:
-                from provider.packaging.gcs import gcs_client
-
-                client = gcs_client(backend.project, backend.companion_endpoint(), getattr(backend, "credentials", None))
+                client = _gcs(backend)
             bucket, name = art.uri[len("gs://"):].split("/", 1)
             client.bucket(bucket).blob(name).download_to_filename(str(target))
         written.append(target)

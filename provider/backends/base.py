@@ -1,8 +1,11 @@
 """The backend seam: one job-state enum, small status values, and the Backend protocol.
 
-A backend runs Vertex AI requests (provider.request.VertexRequest): the local backend on this
-machine, the Vertex backend on Google Cloud. Each keeps a table from its own states to
-JobState. Errors a user can act on are BackendError subclasses with one clear message.
+A backend runs Vertex AI requests (provider.vertex_request.VertexRequest): the local backend on
+this machine, the Vertex backend on Google Cloud. Each keeps a table from its own states to
+JobState; a trial's and a replica's state are enums too (TrialState, ReplicaState). Errors a user
+can act on are BackendError subclasses with one clear message. ``Backend`` is everything callers
+(the CLI, the console, the Pulumi provider) use; provider.backends.settings builds one, with its
+stager, from a stack's settings. Importing this module is cheap: it imports no spec, catalog or SDK.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from provider.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.labels; tests import it here
-from provider.request import VertexRequest
+from provider.vertex_request import VertexRequest
 
 
 class JobState(enum.Enum):
@@ -42,13 +45,52 @@ class JobState(enum.Enum):
         return "JOB_STATE_" + self.value
 
 
+class ReplicaState(enum.StrEnum):
+    """A replica (one process of a pool) of a local job; the values are what state.json holds."""
+
+    WAITING = "waiting"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    RESTARTING = "restarting"
+    STOPPED = "stopped"
+
+    @property
+    def live(self) -> bool:
+        """Started or about to be, not yet ended."""
+        return self in (ReplicaState.WAITING, ReplicaState.RUNNING, ReplicaState.RESTARTING)
+
+
+class TrialState(enum.StrEnum):
+    """A trial of a tuning job: Vertex AI's Trial.State, and FAILED for a local trial whose replica failed."""
+
+    STATE_UNSPECIFIED = "STATE_UNSPECIFIED"
+    REQUESTED = "REQUESTED"
+    ACTIVE = "ACTIVE"
+    STOPPING = "STOPPING"
+    SUCCEEDED = "SUCCEEDED"
+    INFEASIBLE = "INFEASIBLE"  # Vertex AI's failed trial, with its reason
+    FAILED = "FAILED"
+
+    @classmethod
+    def of(cls, name: object) -> TrialState:
+        """A state name as a service writes it; STATE_UNSPECIFIED for one this enum does not know."""
+        try:
+            return cls(str(name))
+        except ValueError:
+            return cls.STATE_UNSPECIFIED
+
+
+ParamValue = float | int | str  # a trial's parameter: DOUBLE, INTEGER, DISCRETE or CATEGORICAL
+
+
 @dataclass(frozen=True)
 class ReplicaStatus:
     name: str  # workerpool1-0
     pool: int
     index: int
     task: str  # chief | worker | ps | evaluator
-    state: str  # waiting | running | succeeded | failed | restarting | stopped
+    state: ReplicaState
     trial: str = ""
     pid: int | None = None
     exit_code: int | None = None
@@ -60,8 +102,8 @@ class ReplicaStatus:
 @dataclass(frozen=True)
 class TrialStatus:
     id: str
-    state: str  # ACTIVE | SUCCEEDED | FAILED | STOPPING | INFEASIBLE
-    parameters: tuple[tuple[str, Any], ...] = ()
+    state: TrialState
+    parameters: tuple[tuple[str, ParamValue], ...] = ()
     metric: float | None = None
     start_time: str | None = None
     end_time: str | None = None
@@ -143,7 +185,9 @@ class Unavailable(BackendError):
 
 
 class Backend(Protocol):
-    name: str
+    """What every caller uses of a backend; the local and the Vertex AI backend both implement it."""
+
+    name: str  # local | vertex
 
     def submit(self, submission: Submission) -> JobStatus:
         """Start the job, or adopt the newest job that already carries the same identity label.
@@ -155,16 +199,31 @@ class Backend(Protocol):
         """The job's status; NotFound if it does not exist."""
         ...
 
-    def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]: ...
+    def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
+        """The jobs carrying all ``labels`` (every job without), newest first."""
+        ...
 
     def find(self, labels: dict[str, str]) -> JobStatus | None:
         """The newest job carrying all these labels (adoption)."""
         ...
 
-    def cancel(self, job_id: str) -> JobStatus: ...
+    def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
+        """The job id (or resource name) that ``ref`` names: an id, a unique id prefix, or a job name
+        (its newest job among those carrying ``labels``); NotFound otherwise."""
+        ...
 
-    def delete(self, job_id: str) -> None: ...
+    def wait(self, job_id: str, until: tuple[JobState, ...] = (), timeout: float | None = None) -> JobStatus:
+        """Poll with backoff until the job is in one of ``until`` (default: finished) or ``timeout`` runs out."""
+        ...
 
+    def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
+        """Cancel the job (a finished one is returned as it is); wait up to ``wait`` seconds for it to end."""
+        ...
 
-class LogSource(Protocol):
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]: ...
+    def delete(self, job_id: str) -> None:
+        """Forget a finished job; FailedPrecondition while it runs."""
+        ...
+
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
+        """Its log lines, each prefixed by its replica; with ``follow``, until the job ends."""
+        ...

@@ -10,17 +10,21 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from provider.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.backends.base import Backend
+    from provider.stack.config import StackConfig
 
 
 @dataclass(frozen=True)
 class Target:
-    backend: Any  # a Backend (local or Vertex AI): both have resolve, get, list, logs, cancel
+    backend: Backend  # local or Vertex AI
     labels: dict[str, str] | None  # the stack's jobs, or None for every local job
     where: str  # "the local backend" or "stack S (vertex: project/region)"
-    stack: Any = None  # the StackConfig, when --stack was given
+    stack: StackConfig | None = None  # when --stack was given
 
 
 def add_stack_option(parser: argparse.ArgumentParser) -> None:
@@ -32,10 +36,11 @@ def add_stack_option(parser: argparse.ArgumentParser) -> None:
 def target(args: argparse.Namespace) -> Target:
     name = getattr(args, "stack", None)
     if not name:
-        from provider.backends.local.backend import LocalBackend
+        from provider.backends.settings import open_local
 
-        return Target(LocalBackend(), None, "the local backend")
-    from provider.backends.for_stack import backend_for_stack, stack_labels
+        return Target(open_local().backend, None, "the local backend")
+    from provider.backends.for_stack import stack_labels
+    from provider.backends.settings import BackendSettings, open_backend
     from provider.stack.membership import StackIndex
 
     index = StackIndex.load(Path(getattr(args, "stacks_dir", "stacks")))
@@ -47,9 +52,8 @@ def target(args: argparse.Namespace) -> Target:
     where = f"stack {stack.name} ({stack.backend}" + (
         f": {stack.project_id}/{stack.region}" + (f" at {stack.api_endpoint}" if stack.api_endpoint else "")
         if stack.backend == "vertex" else "") + ")"
-    return Target(backend_for_stack(stack), stack_labels(stack), where, stack)
+    return Target(open_backend(BackendSettings.of_stack(stack)).backend, stack_labels(stack), where, stack)
 
 
 def resolve(t: Target, ref: str) -> str:
-    result: str = t.backend.resolve(ref, labels=t.labels)
-    return result
+    return t.backend.resolve(ref, labels=t.labels)

@@ -6,11 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provider.cli.guard import guard as _guard
-from provider.cli.job_target import add_stack_option, resolve, target
+from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.backends.base import JobStatus
+    from provider.backends.local.backend import LocalBackend
+    from provider.backends.settings import LocalOpened
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,10 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(_target="provider.cli.jobs:cancel")
 
 
-def _backend() -> Any:
-    from provider.backends.local.backend import LocalBackend
+def _backend() -> LocalOpened:
+    from provider.backends.settings import open_local
 
-    return LocalBackend()
+    return open_local()
 
 
 def _stack(name: str | None) -> Any:
@@ -111,20 +116,20 @@ def _checked(args: argparse.Namespace) -> tuple[Any, Any]:
 @_guard
 def run(args: argparse.Namespace) -> int:
     from provider import launch
+    from provider.backends.base import JobState
     from provider.cli.live import follow
-    from provider.packaging.stage import LocalStager
 
     path = Path(args.spec)
     result, stack = _checked(args)
     if result is None:
         return 1
-    backend = _backend()
+    backend, stager = _backend()
     job = _fresh_or_warn(result.job, backend, args.fresh)
     labels = launch.labels_for(job, stack=stack.name if stack else None,
                                extra={**(stack.labels_dict if stack else {})})
     try:
         request = launch.prepare(job, path.parent, project=stack.project_id if stack else "local",
-                                 stager=None if args.dry_run else LocalStager(backend.storage),
+                                 stager=None if args.dry_run else stager,
                                  default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
@@ -139,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"id": status.id, "name": job.name}) if args.format == "json" else status.id)
         return 0
     final = follow(backend, status.id, sys.stdout, as_json=args.format == "json")
-    return 0 if final.state.value == "SUCCEEDED" else 1
+    return 0 if final.state is JobState.SUCCEEDED else 1
 
 
-def _fresh_or_warn(job: Any, backend: Any, fresh: bool) -> Any:
+def _fresh_or_warn(job: Any, backend: LocalBackend, fresh: bool) -> Any:
     """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
     already holds files of an earlier local run (the trainer would resume its checkpoints)."""
     import dataclasses
@@ -214,7 +219,6 @@ def prune(args: argparse.Namespace) -> int:
     import os
 
     from provider.backends.local import prune as pruning
-    from provider.backends.local.backend import LocalBackend
 
     try:
         older = pruning.parse_age(args.older_than)
@@ -222,7 +226,7 @@ def prune(args: argparse.Namespace) -> int:
         raise UserError(f"--older-than: {exc}", exit_code=2) from exc
     if args.keep < 0:
         raise UserError(f"--keep {args.keep}: a number of jobs, 0 or more", exit_code=2)
-    backend = LocalBackend()
+    backend = _backend().backend
     cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or backend.home / "envs")
     done = pruning.prune(backend, cache, older, args.keep, args.dry_run)
     verb = "would free" if args.dry_run else "freed"
@@ -245,7 +249,7 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _local_outputs(t: Any, job: Any) -> str | None:
+def _local_outputs(t: Target, job: JobStatus) -> str | None:
     """Where a local job's gs:// output directory lies on this machine."""
     storage = getattr(t.backend, "storage", None)
     if storage is None or not job.output_dir or not job.output_dir.startswith("gs://"):

@@ -10,9 +10,12 @@ import datetime as dt
 import json
 import os
 import time
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from provider.backends.base import JobState, JobStatus, ReplicaStatus
+
+if TYPE_CHECKING:
+    from provider.backends.local.backend import LocalBackend
 
 LAST_LINES = 6
 
@@ -82,7 +85,7 @@ def describe(job: JobStatus, local_outputs: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def follow(backend: Any, job_id: str, out: IO[str], poll: float = 0.25, as_json: bool = False) -> JobStatus:
+def follow(backend: LocalBackend, job_id: str, out: IO[str], poll: float = 0.25, as_json: bool = False) -> JobStatus:
     """Follow a job to its end. Ctrl-C detaches: the job keeps running.
 
     Each poll prints the new log lines first and then the state, so the final state always comes
@@ -152,7 +155,7 @@ def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_jso
         out.write(f"[{_elapsed(job, since_submission=True)}] {job.display_name} {job_id}: {summary}\n")
 
 
-def _drain(backend: Any, job_id: str) -> list[str]:
+def _drain(backend: LocalBackend, job_id: str) -> list[str]:
     """The log lines written since the last call (without blocking)."""
     lines = []
     for path in backend.log_files(job_id):

@@ -9,10 +9,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from provider.cli.job_target import add_stack_option, resolve, target
+from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.backends.base import JobStatus
 
 DOWNLOADED = "trainjobs-tensorboard-"  # the prefix of a temporary copy of a job's logs
 TENSORBOARD_HINT = "pip install 'trainjobs[tensorboard]' (or pip install tensorboard)"
@@ -34,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(_target="provider.cli.outputs:tensorboard")
 
 
-def _job(args: argparse.Namespace) -> tuple[Any, Any]:
+def _job(args: argparse.Namespace) -> tuple[Target, JobStatus]:
     from provider.backends.base import BackendError
 
     t = target(args)
@@ -78,7 +81,7 @@ def artifacts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _log_dir(t: Any, job: Any) -> Path:
+def _log_dir(t: Target, job: JobStatus) -> Path:
     """A local directory holding the job's TensorBoard logs (downloaded first for Cloud Storage)."""
     from provider.backends.artifacts import download, list_artifacts
 

@@ -76,6 +76,7 @@ class Console:
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.globals["STATES"] = [s.value for s in JobState]
+templates.env.globals["JobState"] = JobState
 
 
 def _console(request: Request) -> Console:
@@ -111,7 +112,8 @@ def _filtered(request: Request) -> dict[str, Any]:
     console = _console(request)
     state, stack, text = (request.query_params.get(k, "") for k in ("state", "stack", "q"))
     found, errors = rows(console, console.sources.sources)
-    shown = [r for r in found if (not state or r.job.state.value == state) and (not stack or r.stack == stack)
+    wanted = next((s for s in JobState if s.value == state), None)  # an unknown state shows no job
+    shown = [r for r in found if (not state or r.job.state is wanted) and (not stack or r.stack == stack)
              and (not text or text.lower() in r.text())]
     stacks = sorted({r.stack for r in found if r.stack != "-"} | set(console.sources.names()[1:]))
     return {"rows": shown, "total": len(found), "errors": errors, "state": state, "stack": stack, "q": text,

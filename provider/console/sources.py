@@ -6,8 +6,8 @@ A *source* is one backend and the stack it serves (none for this machine's own j
 * a vertex stack reads Vertex AI in its ``gcp:project`` and ``gcp:region``, through
   ``trainjobs:apiEndpoint`` when that is set (``trainjobs emulator`` serves the same API).
 
-Backends are built by provider.backends.get_backend, the one factory, and read only through the
-seam (Backend.get/list/cancel, LogSource.logs): the console has no second way to read a job.
+Backends are built by provider.backends.settings.open_backend, the one factory, and read only through the
+seam (Backend.get/list/cancel/logs): the console has no second way to read a job.
 A stack's jobs are those labelled ``trainjobs-stack=<stack>`` (provider.launch.labels_for).
 Every failure a user can fix is a SourceError with what went wrong and how to fix it.
 """
@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from provider.backends import get_backend
 from provider.backends.base import Backend, BackendError, JobStatus
+from provider.backends.settings import BackendSettings, open_backend, open_local
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex
 
@@ -76,10 +76,9 @@ class Source:
             raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
                               _fix_for(self, None)) from exc
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str] | None:
-        """The backend's log lines (as ``trainjobs logs`` prints them), or None if it keeps no logs here."""
-        logs = getattr(self.backend, "logs", None)
-        return logs(job_id, replica=replica, follow=follow) if callable(logs) else None
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
+        """The backend's log lines (as ``trainjobs logs`` prints them)."""
+        return self.backend.logs(job_id, replica=replica, follow=follow)
 
     def cancel(self, job_id: str) -> JobStatus:
         try:
@@ -145,16 +144,14 @@ class Sources:
 
 
 def source_for(stack: StackConfig) -> Source:
-    """The backend of one stack, built as every job command builds it (provider.backends.for_stack)."""
-    from provider.backends.for_stack import backend_for_stack
-
+    """The backend of one stack, built as every job command builds it (provider.backends.settings)."""
     if stack.backend == "vertex" and not stack.project:
         raise SourceError(f"stack {stack.name} ({stack.source}) has no gcp:project", "set gcp:project in the stack file")
     try:
-        from provider.backends.vertex.retry import Backoff
+        from provider.backends.polling import Backoff
 
-        options = {"retry": Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES), "timeout": CALL_TIMEOUT}
-        backend = backend_for_stack(stack, **(options if stack.backend == "vertex" else {}))
+        fast = Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES)
+        backend = open_backend(BackendSettings.of_stack(stack), retry=fast, timeout=CALL_TIMEOUT).backend
     except ModuleNotFoundError as exc:
         raise SourceError(f"stack {stack.name} runs on Vertex AI, and its SDK is not installed ({exc.name})",
                           "pip install 'trainjobs[vertex]'") from exc
@@ -164,7 +161,7 @@ def source_for(stack: StackConfig) -> Source:
 def load(stack_names: list[str], stacks_dir: Path = Path("stacks")) -> Sources:
     """``local`` and each named stack; an unknown or invalid stack is a SourceError."""
     index = StackIndex.load(stacks_dir)
-    out = Sources([Source(LOCAL, get_backend("local"))], index)
+    out = Sources([Source(LOCAL, open_local().backend)], index)
     for name in dict.fromkeys(stack_names):
         out.sources.append(source_for(out.stack(name)))
     return out

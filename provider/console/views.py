@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from provider.backends.base import JobState, JobStatus
+from provider.backends.base import Backend, JobState, JobStatus
 from provider.spec.model import TrainingJob
 
 Json = dict[str, Any]
@@ -162,7 +162,7 @@ class Artifact:
 MAX_ARTIFACTS = 50
 
 
-def artifacts(backend: object, job: JobStatus) -> tuple[tuple[Artifact, ...], bool]:
+def artifacts(backend: Backend, job: JobStatus) -> tuple[tuple[Artifact, ...], bool]:
     """The files a job wrote under its output directory (at most MAX_ARTIFACTS; True: more), read
     as ``trainjobs artifacts`` reads them: local storage, or Cloud Storage (or the emulator's)."""
     from provider.backends.artifacts import list_artifacts

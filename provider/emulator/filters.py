@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from provider.backends.vertex.states import VERTEX_STATE_NAMES
 from provider.emulator.errors import ApiError, invalid
 
 Json = dict[str, Any]
@@ -38,9 +39,7 @@ _FIELDS = {"display_name": "displayName", "displayName": "displayName", "state":
            "updateTime": "updateTime"}
 _OPS = {"displayName": ("=", "!=", ":"), "state": ("=", "!="), "labels": ("=", "!=", ":"),
         "createTime": ("=", "!=", "<", "<=", ">", ">="), "updateTime": ("=", "!=", "<", "<=", ">", ">=")}
-_STATES = ("JOB_STATE_UNSPECIFIED", "JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING",
-           "JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED",
-           "JOB_STATE_PAUSED", "JOB_STATE_EXPIRED", "JOB_STATE_UPDATING", "JOB_STATE_PARTIALLY_SUCCEEDED")
+_STATES = VERTEX_STATE_NAMES
 _SUPPORTED = "display_name, state, create_time, update_time and labels.KEY"
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pulumi.dynamic import (
@@ -44,6 +44,12 @@ from provider.stack.settings import (
     Retention,
     WaitUntil,
 )
+
+if TYPE_CHECKING:
+    from provider.backends.base import Backend, JobStatus
+    from provider.backends.settings import Opened
+    from provider.packaging.stage import Stager
+    from provider.vertex_request import VertexRequest
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
@@ -67,27 +73,18 @@ def _props(props: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def backend_for(props: Mapping[str, Any]) -> Any:
-    from provider.backends import get_backend
-
-    if props.get("backend") == "local":
-        return get_backend("local", home=props.get("localHome") or None, storage_root=props.get("localStorage") or None)
-    return get_backend("vertex", project=props["project"], location=props["region"],
-                       api_endpoint=props.get("apiEndpoint") or None)
+def backend_for(props: Mapping[str, Any]) -> Backend:
+    return opened(props).backend
 
 
-def stager_for(backend: Any, props: Mapping[str, Any]) -> Any:
-    if props.get("backend") == "local":
-        from provider.packaging.stage import LocalStager
+def opened(props: Mapping[str, Any]) -> Opened:
+    from provider.backends.settings import BackendSettings, open_backend
 
-        return LocalStager(backend.storage)
-    from provider.packaging.gcs import GcsStager, gcs_client
-
-    return GcsStager(gcs_client(props["project"], props.get("apiEndpoint") or None))
+    return open_backend(BackendSettings.of_props(props))
 
 
-def request_of(props: Mapping[str, Any]) -> Any:
-    from provider.request import VertexRequest
+def request_of(props: Mapping[str, Any]) -> VertexRequest:
+    from provider.vertex_request import VertexRequest
 
     return VertexRequest(kind=props["requestKind"], parent=props["parent"], body=dict(props["request"]))
 
@@ -100,14 +97,14 @@ def _limit(p: Mapping[str, Any], operation: str, seconds: float) -> float:
     return min(seconds, float(limit)) if limit else seconds
 
 
-def _logs_hint(p: Mapping[str, Any], status: Any) -> str:
+def _logs_hint(p: Mapping[str, Any], status: JobStatus) -> str:
     if p.get("backend") == "local":
         home = f"TRAINJOBS_HOME={p['localHome']} " if p.get("localHome") else ""
         return f"{home}trainjobs logs {status.id}"
     return str(status.console_url or f"the job {status.name} in the Vertex AI console")
 
 
-def status_outputs(status: Any) -> dict[str, Any]:
+def status_outputs(status: JobStatus) -> dict[str, Any]:
     return {
         "jobId": status.id,
         "resourceName": status.name,
@@ -143,31 +140,31 @@ class TrainingJobProvider(ResourceProvider):
         """Submit (or adopt) the job, then wait as the stack says. Once a job exists, create returns
         it, so the engine records its id and state: a wait that runs out (or cannot go on) is a
         ``waitNotice`` output, which the program shows as a warning, not a lost job."""
-        from provider.backends.base import BackendError
+        from provider.backends.base import BackendError, JobState
 
         p = _props(props)
-        backend = backend_for(p)
+        backend, stager = opened(p)
         try:
-            status = self._adopt(backend, p) if p.get("adopt") else self._submit(backend, p)
+            status = self._adopt(backend, p) if p.get("adopt") else self._submit(backend, stager, p)
         except BackendError as exc:
             verb = f"adopted (job {p['adopt']})" if p.get("adopt") else "started"
             raise TrainingJobError(f"training job {p['jobName']} was not {verb}: {_one_line(exc.message)}") from None
         status, notice = self._wait(backend, status, p)
-        if status.state.value == "FAILED":
+        if status.state is JobState.FAILED:
             raise TrainingJobError(f"training job {p['jobName']} ({status.id}) failed: {_one_line(status.error or '')}"
                                    f" (its logs: {_logs_hint(p, status)})") from None
         if p.get("desiredState") == "CANCELLED" and not status.state.terminal:
             status = backend.cancel(status.id, wait=_limit(p, "create", 15))
         return CreateResult(status.id, {**props, **status_outputs(status), "waitNotice": notice})
 
-    def _submit(self, backend: Any, p: Mapping[str, Any]) -> Any:
+    def _submit(self, backend: Backend, stager: Stager, p: Mapping[str, Any]) -> JobStatus:
         from provider.backends.base import Submission
 
-        self._stage(backend, p)
+        self._stage(stager, p)
         return backend.submit(Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
                                          secret_env=frozenset(p.get("secretEnvNames") or ())))
 
-    def _adopt(self, backend: Any, p: Mapping[str, Any]) -> Any:
+    def _adopt(self, backend: Backend, p: Mapping[str, Any]) -> JobStatus:
         """An existing job (``trainjobs:adopt``) recorded under this spec: nothing is started."""
         from provider.backends.base import BackendError, NotFound
 
@@ -185,7 +182,7 @@ class TrainingJobProvider(ResourceProvider):
             raise BackendError(f"job {status.name} is not in {p['parent']}, where the spec runs")
         return status
 
-    def _stage(self, backend: Any, p: Mapping[str, Any]) -> None:
+    def _stage(self, stager: Stager, p: Mapping[str, Any]) -> None:
         package = p.get("package")
         if not package:
             return
@@ -196,10 +193,10 @@ class TrainingJobProvider(ResourceProvider):
         # were relative keeps its absolute projectRoot.
         root = Path(p.get("projectRoot") or ".")
         source = Path(package["source"])
-        stage(source if source.is_absolute() else root / source, package["uri"], stager_for(backend, p),
+        stage(source if source.is_absolute() else root / source, package["uri"], stager,
               repository=root)
 
-    def _wait(self, backend: Any, status: Any, p: Mapping[str, Any]) -> tuple[Any, str]:
+    def _wait(self, backend: Backend, status: JobStatus, p: Mapping[str, Any]) -> tuple[JobStatus, str]:
         """Wait as the wait policy says (none, running, or completion), within the shorter of its
         timeout and the create timeout; returns the status and, when the wait ran out or could not
         go on, what the user must know."""

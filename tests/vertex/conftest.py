@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 
 from provider.backends.base import JobStatus
+from provider.backends.polling import Backoff
 from provider.backends.vertex import VertexBackend
-from provider.backends.vertex.retry import Backoff
 from provider.emulator.server import Emulator
 from provider.launch import labels_for, prepare, submission
 from provider.packaging.gcs import GcsStager, gcs_client
-from provider.request import VertexRequest
 from provider.spec.model import TrainingJob
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
+from provider.vertex_request import VertexRequest
 from tests.local.conftest import PROBE, ROOT, cleanup, probe_spec
 from tests.vertex.fakes import ScriptedServer
 

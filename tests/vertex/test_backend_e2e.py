@@ -10,8 +10,8 @@ import pickle
 
 import pytest
 
-from provider.backends import get_backend
 from provider.backends.base import IDENTITY_LABEL, FailedPrecondition, JobState, NotFound
+from provider.backends.settings import BackendKind, BackendSettings, open_backend
 from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
@@ -107,7 +107,8 @@ def test_a_hyperparameter_tuning_job_through_the_backend(backend: VertexBackend,
 
 
 def test_the_backend_is_built_by_name_and_pickles_without_its_client(emulator: Emulator) -> None:
-    backend = get_backend("vertex", project=PROJECT, location=LOCATION, api_endpoint=emulator.endpoint)
+    settings = BackendSettings(BackendKind.VERTEX, project=PROJECT, region=LOCATION, api_endpoint=emulator.endpoint)
+    backend = open_backend(settings).backend
     assert isinstance(backend, VertexBackend)
     assert backend.list() == []  # builds and caches a client
     assert backend._clients

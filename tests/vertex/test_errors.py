@@ -20,11 +20,11 @@ from provider.backends.base import (
     Submission,
     Unavailable,
 )
+from provider.backends.polling import Backoff
 from provider.backends.vertex import VertexBackend
-from provider.backends.vertex.retry import Backoff
 from provider.backends.vertex.states import STATE_TABLE, VERTEX_STATE_NAMES, to_job_state, to_vertex
 from provider.emulator.server import Emulator
-from provider.request import VertexRequest
+from provider.vertex_request import VertexRequest
 from tests.vertex.conftest import FAST_POLL, FAST_RETRY, LOCATION, PARENT, PROJECT
 from tests.vertex.fakes import Reply, ScriptedServer, google_error
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from provider.backends.local.backend import container_engine
+from provider.backends.local.preflight import container_engine
 from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.packaging.stage import stage

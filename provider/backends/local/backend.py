@@ -15,32 +15,28 @@ import contextlib
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import provider
 from provider.backends.base import (
-    BackendError,
     FailedPrecondition,
     InvalidArgument,
-    JobState,
     JobStatus,
     NotFound,
-    ReplicaStatus,
     Submission,
-    TrialStatus,
 )
 from provider.backends.local import cluster as cl
 from provider.backends.local import gpus, store
-from provider.backends.local.paths import Storage, StorageError, default_home, default_storage
-from provider.backends.local.replica_limit import check_replicas
+from provider.backends.local.paths import Storage, default_home, default_storage
+from provider.backends.local.preflight import preflight
+from provider.backends.local.status import JobUnreadable, UnreadableJob, checked_status, record_labels
+from provider.backends.polling import Backoff, Polled
 from provider.labels import IDENTITY_LABEL
 
 Json = dict[str, Any]
@@ -56,43 +52,9 @@ def _reap() -> None:
         _spawned[:] = [p for p in _spawned if p.poll() is None]
 
 
-def container_engine() -> tuple[str | None, str]:
-    """docker or podman, if one is on PATH and its engine answers; else None and why not."""
-    found = [e for e in ("docker", "podman") if shutil.which(e)]
-    if not found:
-        return None, "neither docker nor podman is on PATH"
-    reasons = []
-    for engine in found:
-        try:
-            proc = subprocess.run([engine, "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True,
-                                  timeout=15, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            reasons.append(f"{engine}: {exc}")
-            continue
-        if proc.returncode == 0:
-            return engine, ""
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        reasons.append(f"{engine} is installed but its engine does not answer ({detail[-1] if detail else 'no output'})")
-    return None, "; ".join(reasons)
-
-
-class JobUnreadable(BackendError):
-    """A job whose files cannot be read; nothing was changed."""
-
-    code = "DATA_LOSS"
-
-
-@dataclass(frozen=True)
-class UnreadableJob:
-    """A job listed by its id only: which file is broken, and why."""
-
-    id: str
-    path: Path
-    reason: str
-
-
-class LocalBackend:
+class LocalBackend(Polled):
     name = "local"
+    poll = Backoff(initial=0.05, multiplier=1.5, maximum=1.0, attempts=0, jitter=0.0)  # wait(): files, not an API
 
     def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None,
                  adopt: bool = True, **_: Any) -> None:
@@ -117,7 +79,7 @@ class LocalBackend:
         if not isinstance(job_spec, dict) or not cl.pool_specs(job_spec) or not cl.pool_specs(job_spec)[0]:
             raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
         cpu_only = submission.cpu_only or gpus.cpu_mode()
-        engine = self.preflight(job_spec, cpu_only, request.kind, body)
+        engine = preflight(job_spec, cpu_only, self.storage)
         spec_key = "trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec"
         body, secrets = _without_secrets(body, spec_key, submission.secret_env)
         record = {
@@ -141,43 +103,6 @@ class LocalBackend:
         job_id = job_dir.name
         self.spawn(job_dir, secrets)
         return self.get(job_id)
-
-    def preflight(self, job_spec: Json, cpu_only: bool, kind: str, body: Json) -> str | None:
-        """Refuse, before anything starts, what this machine can never run."""
-        specs = [s for s in cl.pool_specs(job_spec) if s]
-        check_replicas(specs)
-        for s in specs:
-            machine = s.get("machineSpec", {})
-            if machine.get("tpuTopology") or str(machine.get("acceleratorType", "")).startswith("TPU") or \
-                    str(machine.get("machineType", "")).startswith(("cloud-tpu", "ct5lp-", "ct6e-", "tpu7x-")):
-                raise FailedPrecondition(f"the local backend cannot run TPU jobs ({machine.get('machineType')}); "
-                                         "run it on Vertex AI, or use a GPU or CPU machine type for local runs")
-        engine = None
-        if any("containerSpec" in s for s in specs):
-            engine, why = container_engine()
-            if engine is None:
-                raise FailedPrecondition(
-                    f"this job runs containers, and no container engine is available here: {why}. Start Docker or "
-                    "Podman, or run the spec on Vertex AI; nothing was started")
-        for s in specs:
-            for uri in s.get("pythonPackageSpec", {}).get("packageUris", []):
-                try:
-                    path = self.storage.path(uri)
-                except StorageError as exc:
-                    raise InvalidArgument(str(exc)) from exc
-                if not path.is_file():
-                    raise FailedPrecondition(f"package {uri} is not in local storage (looked for {path}); "
-                                             "`trainjobs run` stages local package paths itself")
-        if not cpu_only:
-            per_run = sum(cl.gpus_per_replica(s) * int(s.get("replicaCount", 1)) for s in specs)
-            have = gpus.inventory()
-            if per_run > len(have):
-                raise FailedPrecondition(
-                    f"the job needs {per_run} GPU(s) at once and this machine has {len(have)} "
-                    f"({'TRAINJOBS_LOCAL_GPUS' if 'TRAINJOBS_LOCAL_GPUS' in os.environ else 'nvidia-smi'}). To "
-                    "smoke-test a GPU spec on the CPU, run it with --cpu (TRAINJOBS_LOCAL_GPU_MODE=cpu); nothing "
-                    "was started")
-        return engine
 
     def spawn(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
         """Start the job's supervisor; secret env values go to it through a pipe, never to a file."""
@@ -218,7 +143,7 @@ class LocalBackend:
                 record = self.store.record(job_id) or {}
             except store.Unreadable:
                 continue
-            if record.get("display_name") == ref and all(_labels(record).get(k) == v for k, v in (labels or {}).items()):
+            if record.get("display_name") == ref and all(record_labels(record).get(k) == v for k, v in (labels or {}).items()):
                 return job_id
         raise NotFound(f"no local job {ref!r} (see `trainjobs jobs list`)")
 
@@ -233,7 +158,7 @@ class LocalBackend:
                                 "changed; remove that job's directory to forget it") from None
         if found is None:
             raise NotFound(f"no local job {job_id!r}")
-        return _checked_status(job_id, self.store.job_dir(job_id), *found)
+        return checked_status(job_id, self.store.job_dir(job_id), *found)
 
     def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
         return self.scan(labels)[0]
@@ -253,47 +178,28 @@ class LocalBackend:
                 record = self.store.record(job_id)
                 if record is None:
                     continue
-                if labels and any(_labels(record).get(k) != v for k, v in labels.items()):
+                if labels and any(record_labels(record).get(k) != v for k, v in labels.items()):
                     continue
                 found = self.store.read(job_id)
                 if found is not None:
-                    out.append(_checked_status(job_id, self.store.job_dir(job_id), *found))
+                    out.append(checked_status(job_id, self.store.job_dir(job_id), *found))
             except store.Unreadable as exc:
                 broken.append(UnreadableJob(job_id, exc.path, exc.reason))
             except JobUnreadable as exc:
                 broken.append(UnreadableJob(job_id, self.store.job_dir(job_id), exc.message))
         return out, broken
 
-    def find(self, labels: dict[str, str]) -> JobStatus | None:
-        jobs = self.list(labels)
-        return jobs[0] if jobs else None
-
     # -- act ------------------------------------------------------------------------------------
-    def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
-        status = self.get(job_id)
-        if status.state.terminal:
-            return status
-        self.store.request_cancel(job_id)
-        return self.wait(job_id, timeout=wait) if wait > 0 else self.get(job_id)
+    def request_cancel(self, status: JobStatus) -> str:
+        """Leave the cancel file and signal the supervisor, which stops every replica and ends the job."""
+        self.store.request_cancel(status.id)
+        return status.id
 
     def delete(self, job_id: str) -> None:
         status = self.get(job_id)
         if not status.state.terminal:
             raise FailedPrecondition(f"job {job_id} is {status.state.value}: cancel it before deleting it")
         self.store.delete(job_id)
-
-    def wait(self, job_id: str, until: tuple[JobState, ...] = (), timeout: float | None = None) -> JobStatus:
-        """Poll (with backoff) until the job is in one of ``until`` (default: terminal)."""
-        deadline = None if timeout is None else time.time() + timeout
-        delay = 0.05
-        while True:
-            status = self.get(job_id)
-            if status.state.terminal or status.state in until:
-                return status
-            if deadline is not None and time.time() >= deadline:
-                return status
-            time.sleep(delay)
-            delay = min(1.0, delay * 1.5)
 
     def log_files(self, job_id: str) -> builtins.list[Path]:
         logs = self.store.job_dir(job_id) / "logs"
@@ -354,57 +260,3 @@ def _without_secrets(body: Json, spec_key: str, names: frozenset[str]) -> tuple[
                 secrets.setdefault(str(index), {})[item["name"]] = str(item.get("value", ""))
                 item["value"] = SECRET_SHOWN
     return body, secrets
-
-
-def _labels(record: Json) -> dict[str, Any]:
-    labels = record.get("labels")
-    return labels if isinstance(labels, dict) else {}
-
-
-def _checked_status(job_id: str, job_dir: Path, record: Json, state: Json) -> JobStatus:
-    """The status, or JobUnreadable when the files are JSON but not a job's record and state."""
-    try:
-        return _status(record, state)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise JobUnreadable(f"local job {job_id} cannot be read: {job_dir}: its job.json or state.json is not "
-                            f"a job's ({type(exc).__name__}: {exc}). Nothing was changed") from None
-
-
-def _status(record: Json, state: Json) -> JobStatus:
-    kind = record["kind"]
-    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
-    body = record["request"]
-    spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec", {})
-    error = state.get("error")
-    return JobStatus(
-        id=record["id"],
-        kind=kind,
-        display_name=record.get("display_name", ""),
-        state=JobState(state["state"]),
-        backend="local",
-        name=f"{record['parent']}/{collection}/{record['id']}",
-        labels=tuple(sorted(record.get("labels", {}).items())),
-        create_time=record.get("create_time"),
-        start_time=state.get("start_time"),
-        end_time=state.get("end_time"),
-        update_time=state.get("update_time"),
-        error=error.get("message") if isinstance(error, dict) else error,
-        message=state.get("message"),
-        replicas=tuple(
-            ReplicaStatus(name=r["name"], pool=r["pool"], index=r["index"], task=r["task"], state=r["state"],
-                          trial=r.get("trial", ""), pid=r.get("pid"), exit_code=r.get("exit_code"),
-                          restarts=r.get("restarts", 0), gpus=r.get("gpus", ""), address=r.get("address", ""))
-            for r in state.get("replicas", [])
-        ),
-        trials=tuple(
-            TrialStatus(id=t["id"], state=t["state"], parameters=tuple(sorted(t.get("parameters", {}).items())),
-                        metric=t.get("final_metric"), start_time=t.get("start_time"), end_time=t.get("end_time"),
-                        error=t.get("error"))
-            for t in state.get("trials", [])
-        ),
-        best_trial=state.get("best_trial"),
-        output_dir=spec.get("baseOutputDirectory", {}).get("outputUriPrefix"),
-        restarts=state.get("restarts", 0),
-        extra={"error_code": error.get("code") if isinstance(error, dict) else None, "request": body,
-               "parent": record["parent"]},
-    )

@@ -33,9 +33,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from provider.backends.base import JobState, ReplicaState
+
 Json = dict[str, Any]
 
-TERMINAL = ("SUCCEEDED", "FAILED", "CANCELLED")
+TERMINAL = tuple(s.value for s in JobState if s.terminal)  # as state.json holds them (a tuple: any value tests in it)
+LIVE_REPLICA = tuple(s.value for s in ReplicaState if s.live)
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -305,9 +308,9 @@ def _end_orphan(job_dir: Path, state: Json, reason: str) -> None:
     for replica in state.get("replicas", []):
         if replica.get("pgid"):
             kill_group(int(replica["pgid"]), signal.SIGKILL)
-        if replica.get("state") in ("running", "waiting", "restarting"):
-            replica["state"] = "stopped"
-    cancelling = state.get("state") == "CANCELLING" or (job_dir / "cancel").exists()
-    state["state"] = "CANCELLED" if cancelling else "FAILED"
+        if replica.get("state") in LIVE_REPLICA:
+            replica["state"] = ReplicaState.STOPPED.value
+    cancelling = state.get("state") == JobState.CANCELLING.value or (job_dir / "cancel").exists()
+    state["state"] = (JobState.CANCELLED if cancelling else JobState.FAILED).value
     state["error"] = {"code": 1 if cancelling else 13, "message": reason}
     state["end_time"] = state["update_time"] = now()

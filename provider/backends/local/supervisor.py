@@ -19,7 +19,9 @@ and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
   is retried (using the space of a small reserve file made at start), a job that cannot go on
   ends FAILED with "disk full", and no temporary file is left behind.
 
-It imports nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
+The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner); this
+module holds the phases (queue, prepare, run, finish) and the job's state file. It imports nothing
+heavy (Optuna only for Bayesian tuning), to stay small in memory.
 """
 
 from __future__ import annotations
@@ -28,211 +30,26 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
+from provider.backends.base import JobState
 from provider.backends.local import cluster as cl
 from provider.backends.local import envs, gpus, reaper, store, tuning
 from provider.backends.local.paths import Storage
+from provider.backends.local.replicas import Cluster, Finished
+from provider.backends.local.trials import Tuner
 
 Json = dict[str, Any]
 
-GRACE_SECONDS = 5.0
-MAX_RESTARTS = 5
 POLL_MIN, POLL_MAX = 0.02, 0.25
 RESERVE_BYTES = 128 * 1024
 FINAL_WRITE_TRIES = 40
 BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
-
-
-class Finished(Exception):
-    """The job reached a terminal state."""
-
-    def __init__(self, state: str, message: str | None = None, code: int = 0) -> None:
-        super().__init__(message or state)
-        self.state = state
-        self.message = message
-        self.code = code
-
-
-def _child_setup(parent: int) -> None:
-    """In each replica, before exec: its own session and process group, and death when the supervisor dies."""
-    os.setsid()
-    reaper.die_with_parent(signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(1)
-
-
-class ReplicaProc:
-    def __init__(self, replica: cl.Replica, trial: str) -> None:
-        self.replica = replica
-        self.trial = trial
-        self.popen: subprocess.Popen[bytes] | None = None
-        self.state = "waiting"
-        self.exit_code: int | None = None
-        self.restarts = 0
-        self.stopping = False
-
-    @property
-    def name(self) -> str:
-        return self.replica.name
-
-    def status(self) -> Json:
-        return {
-            "name": self.name, "pool": self.replica.pool, "index": self.replica.index, "task": self.replica.task,
-            "trial": self.trial, "state": self.state, "pid": self.popen.pid if self.popen else None,
-            "pgid": self.popen.pid if self.popen else None, "exit_code": self.exit_code,
-            "restarts": self.restarts, "gpus": ",".join(map(str, self.replica.gpus)),
-            "address": self.replica.address,
-        }
-
-
-class Cluster:
-    """The replicas of one run (the job, or one trial of a tuning job)."""
-
-    def __init__(self, sup: Supervisor, job_spec: Json, trial: str, params: Json, devices: list[int] | None) -> None:
-        self.sup = sup
-        self.job_spec = job_spec
-        self.trial = trial
-        self.params = params
-        self.devices = devices
-        self.procs: list[ReplicaProc] = []
-        self.restarts = 0
-        self.started_at = 0.0
-        self.outcome: Finished | None = None
-
-    def start(self) -> None:
-        layout = cl.layout(self.job_spec, self.devices if not self.sup.cpu_only else None)
-        self.procs = [ReplicaProc(r, self.trial) for r in layout]
-        self.started_at = time.time()
-        for proc in self.procs:
-            self.spawn(proc)
-
-    def log_path(self, proc: ReplicaProc) -> Path:
-        folder = self.sup.job_dir / "logs" / (f"trial-{self.trial}" if self.trial else "")
-        store.private_dirs(folder)
-        return folder / f"{proc.name}.log"
-
-    def metrics_path(self, proc: ReplicaProc) -> Path:
-        folder = self.sup.job_dir / "metrics" / (self.trial or "job")
-        store.private_dirs(folder)
-        return folder / f"{proc.name}.metrics"
-
-    def spawn(self, proc: ReplicaProc) -> None:
-        layout = [p.replica for p in self.procs]
-        spec = cl.pool_specs(self.job_spec)[proc.replica.pool]
-        env = self.sup.base_env()
-        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial))
-        task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
-        for item in task.get("env", []):
-            env[item["name"]] = str(item.get("value", ""))
-        env.update(self.sup.secrets.get(str(proc.replica.pool), {}))  # the record holds "***" for them
-        env["CLOUD_ML_HP_METRIC_FILE"] = str(self.metrics_path(proc))
-        if self.sup.metric_tag:
-            env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
-        env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, proc.replica.gpus))
-        if self.sup.env is not None and "pythonPackageSpec" in spec:
-            env["PYTHONPATH"] = str(self.sup.env.pythonpath)
-            env["PYTHONNOUSERSITE"] = "1"
-        env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
-        argv = self.sup.argv(spec, self.trial, self.params)
-        workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
-        store.private_dirs(workdir)
-        log = self.log_path(proc)
-        with store.open_private(log) as out:
-            if proc.restarts:
-                out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts}) ---\n".encode())
-            out.flush()
-            proc.popen = subprocess.Popen(
-                argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=lambda: _child_setup(self.sup.pid), close_fds=True,
-            )
-        proc.state = "running"
-        proc.exit_code = None
-        proc.stopping = False
-
-    def poll(self) -> Finished | None:
-        """Check every replica; the outcome once the run is over, else None."""
-        for proc in self.procs:
-            if proc.popen is None or proc.state != "running":
-                continue
-            code = proc.popen.poll()
-            if code is None:
-                continue
-            proc.exit_code = code
-            if proc.stopping:
-                proc.state = "stopped"
-                continue
-            if code == 0:
-                proc.state = "succeeded"
-                if proc.replica.pool == 0:
-                    return Finished("SUCCEEDED")
-                continue
-            if code > 0:
-                proc.state = "failed"
-                return Finished("FAILED", self.failure(proc, code), code=13)
-            # Killed by a signal trainjobs did not send: the "VM" restarted.
-            self.sup.event(f"{proc.name}: killed by signal {-code}; restarting")
-            if self.restarts >= MAX_RESTARTS:
-                proc.state = "failed"
-                return Finished("FAILED", f"{self.describe(proc)} was restarted {MAX_RESTARTS} times and was killed "
-                                f"again (signal {-code})", code=13)
-            self.restarts += 1
-            self.sup.restarts += 1
-            if self.sup.restart_job:
-                self.restart_all()
-                return None
-            proc.restarts += 1
-            proc.state = "restarting"
-            self.spawn(proc)
-        return None
-
-    def restart_all(self) -> None:
-        """restartJobOnWorkerRestart: stop every replica, then start them all again."""
-        self.stop(graceful=True)
-        for proc in self.procs:
-            proc.restarts += 1
-            proc.state = "restarting"
-        self.sup.event(f"restarting every replica{' of trial ' + self.trial if self.trial else ''} "
-                       f"(restartJobOnWorkerRestart, restart {self.restarts})")
-        for proc in self.procs:
-            self.spawn(proc)
-
-    def describe(self, proc: ReplicaProc) -> str:
-        return f"{proc.name} ({proc.replica.task} {proc.replica.index}{', trial ' + self.trial if self.trial else ''})"
-
-    def failure(self, proc: ReplicaProc, code: int) -> str:
-        lines = self.log_path(proc).read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
-        tail = "\n".join(f"  {line}" for line in lines)
-        return f"{self.describe(proc)} exited with code {code}. Last lines of its log:\n{tail}"
-
-    def running(self) -> list[ReplicaProc]:
-        return [p for p in self.procs if p.popen is not None and p.popen.poll() is None]
-
-    def stop(self, graceful: bool = True) -> None:
-        """SIGTERM every live replica's process group, then SIGKILL what is left after the grace."""
-        live = self.running()
-        for proc in live:
-            proc.stopping = True
-            assert proc.popen is not None
-            store.kill_group(proc.popen.pid, signal.SIGTERM if graceful else signal.SIGKILL)
-        deadline = time.time() + (GRACE_SECONDS if graceful else 0)
-        while live and time.time() < deadline:
-            time.sleep(0.02)
-            live = self.running()
-        for proc in self.procs:
-            if proc.popen is not None:
-                store.kill_group(proc.popen.pid, signal.SIGKILL)  # also any grandchildren left behind
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.popen.wait(timeout=5)
-                if proc.state in ("running", "restarting", "waiting"):
-                    proc.exit_code = proc.popen.returncode
-                    proc.state = "stopped"
 
 
 class Supervisor:
@@ -362,10 +179,10 @@ class Supervisor:
         self.event(f"supervisor {self.pid} for job {self.job_id}")
         try:
             devices = self.queue()
-            self.write(state="PENDING")
+            self.write(state=JobState.PENDING.value)
             self.prepare()
             if self.cancel_requested():
-                raise Finished("CANCELLED", "cancelled before it started", code=1)
+                raise Finished(JobState.CANCELLED, "cancelled before it started", code=1)
             if self.study:
                 self.tune(devices)
             else:
@@ -374,20 +191,20 @@ class Supervisor:
             self.finish(done)
         except envs.EnvError as exc:
             full = "No space left on device" in str(exc)
-            self.finish(Finished("FAILED", f"{'disk full: ' if full else ''}preparing the training package "
+            self.finish(Finished(JobState.FAILED, f"{'disk full: ' if full else ''}preparing the training package "
                                  f"failed: {exc}", code=8 if full else 13))
         except OSError as exc:
             if not store.disk_full(exc):
                 self._crashed(exc)
             else:
-                self.finish(Finished("FAILED", f"disk full: the job could not go on ({exc})", code=8))
+                self.finish(Finished(JobState.FAILED, f"disk full: the job could not go on ({exc})", code=8))
         except Exception as exc:
             self._crashed(exc)
 
     def _crashed(self, exc: BaseException) -> None:
         with contextlib.suppress(OSError, ValueError):
             traceback.print_exc()
-        self.finish(Finished("FAILED", f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
+        self.finish(Finished(JobState.FAILED, f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
 
     def _on_cancel(self, signum: int, frame: Any) -> None:
         self.cancel_flag = True
@@ -411,9 +228,9 @@ class Supervisor:
                 self.write(message=f"waiting for {need} GPU(s); busy: {busy or 'none'}")
                 noted = True
             if self.cancel_requested():
-                raise Finished("CANCELLED", "cancelled while waiting for GPUs", code=1)
+                raise Finished(JobState.CANCELLED, "cancelled while waiting for GPUs", code=1)
             if self.max_wait is not None and time.time() - created > self.max_wait:
-                raise Finished("CANCELLED", f"the job waited longer than its max wait ({self.max_wait:g}s) for "
+                raise Finished(JobState.CANCELLED, f"the job waited longer than its max wait ({self.max_wait:g}s) for "
                                f"{need} GPU(s)", code=1)
             time.sleep(0.2)
 
@@ -439,7 +256,7 @@ class Supervisor:
         files = [self.storage.path(u) for u in uris]
         missing = [u for u, f in zip(uris, files) if not f.is_file()]
         if missing:
-            raise Finished("FAILED", f"package not found in local storage: {', '.join(missing)}", code=5)
+            raise Finished(JobState.FAILED, f"package not found in local storage: {', '.join(missing)}", code=5)
         self.event(f"preparing the environment for {', '.join(uris)}")
         started = time.time()
         cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or self.home / "envs")
@@ -462,16 +279,16 @@ class Supervisor:
         self.clusters = [run]
         run.start()
         self.started_at = time.time()
-        self.write(state="RUNNING", start_time=store.now())
+        self.write(state=JobState.RUNNING.value, start_time=store.now())
         self.event("all replicas started")
         while True:
             outcome = run.poll()
             if outcome is not None:
                 raise outcome
             if self.cancel_requested():
-                raise Finished("CANCELLED", "cancelled by request", code=1)
+                raise Finished(JobState.CANCELLED, "cancelled by request", code=1)
             if self.timeout is not None and time.time() - self.started_at > self.timeout:
-                raise Finished("CANCELLED", f"the job ran longer than its max running time ({self.timeout:g}s)", code=4)
+                raise Finished(JobState.CANCELLED, f"the job ran longer than its max running time ({self.timeout:g}s)", code=4)
             self.write_if_changed()
             self.sleep()
 
@@ -485,97 +302,19 @@ class Supervisor:
             self.write()
 
     def tune(self, devices: list[int] | None) -> None:
-        assert self.study is not None
-        body = self.record["request"]
-        max_trials = int(body.get("maxTrialCount", 1))
-        per_run = sum(cl.gpus_per_replica(s) * int(s.get("replicaCount", 1)) for s in cl.pool_specs(self.job_spec) if s)
-        parallel = min(self.parallel_trials(per_run), max_trials)
-        max_failed = int(body.get("maxFailedTrialCount", 0)) or max_trials
-        goal = self.study["metrics"][0].get("goal", "MAXIMIZE")
-        suggest, note = tuning.suggester(self.study, seed=int(self.job_id[-9:]))
-        if note:
-            self.write(message=note)
-        slots: list[list[int] | None] = [None] * parallel if devices is None else [
-            devices[i * per_run:(i + 1) * per_run] for i in range(parallel)]
-        free = list(range(parallel))
-        active: dict[str, tuple[Cluster, int, Json]] = {}
-        started = failed = 0
-        exhausted = False
-        while True:
-            if self.cancel_requested():
-                raise Finished("CANCELLED", "cancelled by request", code=1)
-            while free and started < max_trials and not exhausted:
-                params = suggest.suggest()
-                if params is None:
-                    exhausted = True
-                    break
-                started += 1
-                trial_id, slot = str(started), free.pop(0)
-                run = Cluster(self, self.job_spec, trial_id, params, slots[slot])
-                self.clusters.append(run)
-                run.start()
-                record = {"id": trial_id, "state": "ACTIVE", "parameters": params, "start_time": store.now()}
-                self.trials.append(record)
-                active[trial_id] = (run, slot, record)
-                self.event(f"trial {trial_id} started: {params}")
-                if self.started_at is None:
-                    self.started_at = time.time()
-                    self.write(state="RUNNING", start_time=store.now())
-            if not active:
-                break
-            for trial_id, (run, slot, record) in list(active.items()):
-                outcome = run.poll()
-                if outcome is None and self.timeout is not None and time.time() - run.started_at > self.timeout:
-                    outcome = Finished("FAILED", f"trial {trial_id} ran longer than its max running time "
-                                       f"({self.timeout:g}s)", code=4)
-                if outcome is None:
-                    continue
-                run.stop(graceful=True)
-                chief = next(p for p in run.procs if p.replica.pool == 0)
-                metric = tuning.read_metric(run.metrics_path(chief), self.metric_tag or "")
-                record["end_time"] = store.now()
-                if outcome.state == "SUCCEEDED":
-                    record["state"] = "SUCCEEDED" if metric is not None else "INFEASIBLE"
-                    record["final_metric"] = metric
-                    if metric is None:
-                        record["error"] = f"the trial reported no value for {self.metric_tag!r}"
-                else:
-                    record["state"] = "FAILED"
-                    record["error"] = outcome.message
-                    failed += 1
-                suggest.observe(record["parameters"], metric if record["state"] == "SUCCEEDED" else None)
-                self.event(f"trial {trial_id} {record['state']}: {self.metric_tag}={metric}")
-                del active[trial_id]
-                self.clusters.remove(run)
-                free.append(slot)
-                if failed > max_failed or (failed == max_trials):
-                    for other, _, _ in active.values():
-                        other.stop()
-                    raise Finished("FAILED", f"{failed} trial(s) failed (maxFailedTrialCount {max_failed}); last: "
-                                   f"{outcome.message}", code=13)
-            self.write_if_changed()
-            self.write()
-            self.sleep()
-        scored = [t for t in self.trials if t.get("final_metric") is not None]
-        if not scored:
-            raise Finished("FAILED", f"no trial reported {self.metric_tag!r}", code=13)
-        best = scored[0]
-        for t in scored[1:]:
-            if tuning.better(goal, t["final_metric"], best["final_metric"]):
-                best = t
-        self.write(best_trial=best["id"])
-        raise Finished("SUCCEEDED")
+        """RUNNING, for a tuning job: its trials (trials.py); ends by raising the job's Finished."""
+        Tuner(self, devices).run()
 
     def finish(self, done: Finished) -> None:
-        if done.state == "CANCELLED" and any(c.running() for c in self.clusters):
-            self.write(state="CANCELLING")
+        if done.state is JobState.CANCELLED and any(c.running() for c in self.clusters):
+            self.write(state=JobState.CANCELLING.value)
         for run in self.clusters:
             run.stop(graceful=True)
         self.gpus.release()
         reaper.sweep()  # whatever the replicas left behind (re-parented here) dies with the job
-        error = None if done.state == "SUCCEEDED" else {"code": done.code, "message": done.message or done.state}
-        self.write_final(state=done.state, end_time=store.now(), error=error, gpus=[], message=None)
-        self.event(f"job {done.state}" + (f": {done.message}" if done.message else ""))
+        error = None if done.state is JobState.SUCCEEDED else {"code": done.code, "message": done.message or done.state.value}
+        self.write_final(state=done.state.value, end_time=store.now(), error=error, gpus=[], message=None)
+        self.event(f"job {done.state.value}" + (f": {done.message}" if done.message else ""))
 
 
 def _seconds(duration: str | None) -> float | None:

@@ -8,8 +8,9 @@
   the list filter ``labels.trainjobs_id="VALUE"``; the newest job found that has not failed or
   been cancelled is adopted instead of creating another. The look-up runs again before every retry of a create, so a create that
   succeeded but whose answer was lost is adopted, never repeated.
-* Transient errors are retried with exponential backoff and jitter (``retry``); ``wait`` polls
-  with backoff (``poll``). Errors become the seam's BackendError subclasses (errors.py).
+* Transient errors are retried with exponential backoff and jitter (``retry``); ``find``,
+  ``cancel`` and ``wait`` are the seam's shared ones (provider.backends.polling), polling with
+  backoff (``poll``). Errors become the seam's BackendError subclasses (errors.py).
 
 The instance holds plain data only (the Pulumi provider pickles it); clients are built on first
 use and never pickled.
@@ -20,25 +21,27 @@ from __future__ import annotations
 import builtins
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from provider.backends.base import (
     BackendError,
     FailedPrecondition,
     InvalidArgument,
-    JobState,
     JobStatus,
     NotFound,
     PermissionDenied,
     Submission,
 )
+from provider.backends.polling import Backoff, Polled
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
-from provider.backends.vertex.retry import POLL, RETRY, Backoff, retrying
+from provider.backends.vertex.retry import POLL, RETRY, retrying
 from provider.backends.vertex.status import job_status, split_name
 from provider.labels import IDENTITY_LABEL
 from provider.labels import KEY as _LABEL_KEY
+
+if TYPE_CHECKING:
+    from provider.backends.vertex.logs import LogLine
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -66,7 +69,7 @@ def _as_json(message: Any) -> Json:
     return data
 
 
-class VertexBackend:
+class VertexBackend(Polled):
     name = "vertex"
 
     def __init__(self, project: str, location: str, api_endpoint: str | None = None, credentials: Any = None,
@@ -225,10 +228,6 @@ class VertexBackend:
             out.extend(job_status(kind, job) for job in jobs)
         return sorted(out, key=lambda s: (s.create_time or "", s.name), reverse=True)
 
-    def find(self, labels: dict[str, str]) -> JobStatus | None:
-        jobs = self.list(labels)
-        return jobs[0] if jobs else None
-
     def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
         """A job id or resource name as is; else a unique prefix of a job id, or a display name (its
         newest job), among the jobs carrying ``labels`` (a stack's jobs)."""
@@ -251,7 +250,7 @@ class VertexBackend:
         """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
         yield from (line.text() for line in self.log_lines(job_id, replica, follow))
 
-    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[Any]:
+    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[LogLine]:
         from provider.backends.summary import replica_names
         from provider.backends.vertex.logs import CloudLogs, stream
 
@@ -262,18 +261,13 @@ class VertexBackend:
         logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
         yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow)
 
-    def cancel(self, job_id: str, wait: float = 0.0) -> JobStatus:
-        """Ask Vertex AI to cancel the job (it ends CANCELLED); wait up to ``wait`` seconds for that."""
-        status = self.get(job_id)
-        if status.state.terminal:
-            return status
+    def request_cancel(self, status: JobStatus) -> str:
+        """Ask Vertex AI to cancel the job (it ends CANCELLED); it is followed by its resource name."""
         _, location, collection, _ = split_name(status.name)
         method = getattr(self.client(location), f"cancel_{_METHOD[collection]}")
         self._call(self._site("cancel", collection, location, status.name),
                    lambda: method(name=status.name, timeout=self.timeout))
-        if wait <= 0:
-            return self.get(status.name)
-        return self.wait(status.name, timeout=wait)
+        return status.name
 
     def delete(self, job_id: str) -> None:
         """Delete a finished job and wait for the long-running operation that does it."""
@@ -291,19 +285,3 @@ class VertexBackend:
             self._call(self._site("delete", collection, location, status.name), attempt)
         except NotFound:
             return  # gone already (a retry after a delete whose answer was lost): what was asked
-
-    def wait(self, job_id: str, until: tuple[JobState, ...] = (), timeout: float | None = None) -> JobStatus:
-        """Poll, with backoff, until the job is in one of ``until`` (default: finished) or time is up."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        delays = self.poll.delays()
-        while True:
-            status = self.get(job_id)
-            if status.state.terminal or status.state in until:
-                return status
-            delay = next(delays)
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return status
-                delay = min(delay, left)
-            time.sleep(delay)

@@ -1,7 +1,11 @@
 """Vertex AI's JobState -> the shared JobState: one explicit table, no SDK import.
 
-Vertex AI's JobState enum (google.cloud.aiplatform.v1.JobState) has twelve values; the
-shared enum has seven. The five without a twin:
+The one owner of Vertex AI's job states in code. Their names and numbers are catalog facts
+(``provider/catalog/data/states.json``, built from ``tools/catalog/reference/job_states.json`` with
+its sources) and are read from there; the emulator's list filter takes them from here. Vertex AI's
+JobState enum (google.cloud.aiplatform.v1.JobState) has twelve values; the shared enum has seven.
+The table below maps every one, and importing this module fails if the catalog names a state the
+table does not map. The five without a twin:
 
 * ``JOB_STATE_UNSPECIFIED``: the service has not said yet: QUEUED (not started, not finished).
 * ``JOB_STATE_PAUSED``: not running and not finished, waiting to resume: QUEUED.
@@ -15,22 +19,22 @@ shared enum has seven. The five without a twin:
 from __future__ import annotations
 
 from provider.backends.base import JobState
+from provider.catalog import load
+
+
+def _catalog_names() -> tuple[str, ...]:
+    """The catalog's Vertex AI job states, by number: the numbers run 0..N-1 without a gap."""
+    numbers: dict[str, int] = load("states")["vertex"]
+    names = tuple(sorted(numbers, key=numbers.__getitem__))
+    if [numbers[n] for n in names] != list(range(len(names))):
+        raise RuntimeError(f"the catalog's Vertex AI job states are not numbered 0..{len(names) - 1}: {numbers}")
+    return names
+
 
 # The enum's values, in order (JOB_STATE_UNSPECIFIED = 0 ... JOB_STATE_PARTIALLY_SUCCEEDED = 11).
-VERTEX_STATE_NAMES: tuple[str, ...] = (
-    "JOB_STATE_UNSPECIFIED",
-    "JOB_STATE_QUEUED",
-    "JOB_STATE_PENDING",
-    "JOB_STATE_RUNNING",
-    "JOB_STATE_SUCCEEDED",
-    "JOB_STATE_FAILED",
-    "JOB_STATE_CANCELLING",
-    "JOB_STATE_CANCELLED",
-    "JOB_STATE_PAUSED",
-    "JOB_STATE_EXPIRED",
-    "JOB_STATE_UPDATING",
-    "JOB_STATE_PARTIALLY_SUCCEEDED",
-)
+VERTEX_STATE_NAMES: tuple[str, ...] = _catalog_names()
+# The states Vertex AI calls terminal (the catalog's vertex_terminal).
+VERTEX_TERMINAL: frozenset[str] = frozenset(load("states")["vertex_terminal"])
 
 STATE_TABLE: dict[str, JobState] = {
     "JOB_STATE_UNSPECIFIED": JobState.QUEUED,
@@ -46,6 +50,10 @@ STATE_TABLE: dict[str, JobState] = {
     "JOB_STATE_UPDATING": JobState.RUNNING,
     "JOB_STATE_PARTIALLY_SUCCEEDED": JobState.FAILED,
 }
+
+if set(STATE_TABLE) != set(VERTEX_STATE_NAMES):
+    raise RuntimeError(f"the Vertex AI job states of the catalog and of STATE_TABLE differ: "
+                       f"{sorted(set(STATE_TABLE) ^ set(VERTEX_STATE_NAMES))}")
 
 # Vertex states that have no twin in JobState: the status says what Vertex reported.
 UNTWINNED = frozenset(name for name, state in STATE_TABLE.items() if name != state.vertex)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from provider.backends.base import JobStatus, TrialStatus
+from provider.backends.base import JobStatus, TrialState, TrialStatus
 from provider.backends.vertex.states import UNTWINNED, to_job_state, vertex_name
 
 Json = dict[str, Any]
@@ -45,14 +45,14 @@ def _trials(job: Json) -> tuple[tuple[TrialStatus, ...], str | None]:
     for t in job.get("trials", []):
         trials.append(TrialStatus(
             id=str(t.get("id", "")),
-            state=str(t.get("state", "STATE_UNSPECIFIED")),  # a failed trial is INFEASIBLE, with its reason
+            state=TrialState.of(t.get("state", "STATE_UNSPECIFIED")),  # a failed trial is INFEASIBLE, with its reason
             parameters=tuple((p.get("parameterId", ""), p.get("value")) for p in t.get("parameters", [])),
             metric=_metric(t, metric_id),
             start_time=t.get("startTime"),
             end_time=t.get("endTime"),
             error=t.get("infeasibleReason"),
         ))
-    scored = [t for t in trials if t.state == "SUCCEEDED" and t.metric is not None]
+    scored = [t for t in trials if t.state is TrialState.SUCCEEDED and t.metric is not None]
     best = None
     if scored:
         pick = min if goal == "MINIMIZE" else max

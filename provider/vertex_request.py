@@ -1,0 +1,27 @@
+"""The request type: one Vertex AI create request, as plain data (a core type, no heavy imports).
+
+A ``VertexRequest`` is what ``JobServiceClient.create_custom_job`` or
+``create_hyperparameter_tuning_job`` sends: the job's kind, its parent
+(``projects/PROJECT/locations/REGION``) and its body in REST JSON (camelCase keys, int64 values as
+strings). It imports neither the spec model nor the catalog, so the backend seam
+(provider.backends.base) and everything that only carries requests stay cheap to import;
+provider.request builds requests from specs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VertexRequest:
+    kind: str  # "CustomJob" | "HyperparameterTuningJob"
+    parent: str  # projects/PROJECT/locations/REGION
+    body: Json
+
+    @property
+    def collection(self) -> str:
+        return "customJobs" if self.kind == "CustomJob" else "hyperparameterTuningJobs"
