@@ -2,10 +2,10 @@
 
 It reads the stack's config (stacks/Pulumi.<stack>.yaml), loads and validates the specs the
 stack holds, declares the team's infrastructure and one TrainingJob per spec, and exports
-what a user needs to find them. Each step lives in provider.program.
+what a user needs to find them. Each step lives in provider.resources.program.
 """
 
-from provider import program
+from provider.resources import program
 
 stack = program.stack_config()
 specs = program.load_specs(stack)

@@ -106,8 +106,8 @@ def main() -> int:
     from provider.backends.base import JobState
     from provider.backends.local import store
     from provider.backends.local.backend import LocalBackend
-    from provider.launch import prepare, submission
     from provider.packaging.stage import LocalStager
+    from provider.submission.launch import prepare, submission
     from provider.validation.validator import validate_data
 
     backend = LocalBackend()

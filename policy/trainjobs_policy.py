@@ -1,4 +1,4 @@
-"""The trainjobs policies: provider.policy, the code behind ``trainjobs validate`` and ``plan``,
+"""The trainjobs policies: provider.stack.policy, the code behind ``trainjobs validate`` and ``plan``,
 applied to the TrainingJob resources of a ``pulumi preview`` or ``pulumi up``.
 
 * ``trainjobs-job-policy`` (a resource policy): each job against its stack's per-job rules:
@@ -29,8 +29,8 @@ from pulumi_policy import (  # noqa: E402
     StackValidationPolicy,
 )
 
-from provider.policy import check_job, check_stack  # noqa: E402
-from provider.policy_inputs import TYPE_TOKEN, stack_config, training_job  # noqa: E402
+from provider.stack.policy import check_job, check_stack  # noqa: E402
+from provider.stack.policy_inputs import TYPE_TOKEN, stack_config, training_job  # noqa: E402
 
 Report = Callable[..., Any]
 

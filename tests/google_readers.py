@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from provider.request import build_request
+from provider.submission.request import build_request
 from provider.validation.validator import SpecResult, validate_data
 
 from .requests_util import canonical

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from provider.packaging import package_uris, resolve_source, source_digest
-from provider.request import build_request
 from provider.stack.membership import StackIndex
+from provider.submission.request import build_request
 from provider.validation.validator import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from provider.policy import owners_for
 from provider.stack.membership import StackIndex
+from provider.stack.policy import owners_for
 
 from .conftest import ROOT, no_traceback, run_cli
 

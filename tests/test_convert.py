@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from provider.request import build_request
+from provider.submission.request import build_request
 from provider.validation.validator import validate_bytes, validate_data
 
 from .conftest import ROOT, no_traceback, run_cli

@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from provider.catalog import CATALOG
-from provider.request import build_request
-from provider.spec.emit import to_native
-from provider.validation.problem import Problem
+from provider.core.problem import Problem
+from provider.submission.emit import to_native
+from provider.submission.request import build_request
 from provider.validation.rules import Context, Target
 from provider.validation.validator import SpecResult, validate_bytes
 

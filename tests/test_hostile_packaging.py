@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from provider import launch
 from provider.backends.base import BackendError, FailedPrecondition, Submission
-from provider.errors import UserError
+from provider.core.errors import UserError
 from provider.packaging import PackageError, files, source_digest, source_files
 from provider.packaging.stage import LocalStager, stage
+from provider.submission import launch
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data, validate_paths
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from provider.packaging import package_uris
-from provider.request import build_request
 from provider.stack.membership import StackIndex
+from provider.submission.request import build_request
 from provider.validation.validator import validate_bytes
 
 from .conftest import no_traceback, run_cli

@@ -26,7 +26,7 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 
-from provider.policy_inputs import TYPE_TOKEN
+from provider.stack.policy_inputs import TYPE_TOKEN
 
 from .conftest import ROOT
 

@@ -51,7 +51,7 @@ def test_seed001_request_shape() -> None:
 
 
 def test_parameter_server_without_workers_keeps_its_position() -> None:
-    from provider.request import build_request
+    from provider.submission.request import build_request
     from provider.validation.validator import validate_data
 
     doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "ps_only"},

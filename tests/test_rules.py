@@ -6,7 +6,7 @@ import copy
 import datetime as dt
 from typing import Any
 
-from provider.validation.problem import Severity
+from provider.core.problem import Severity
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
 
@@ -131,7 +131,7 @@ def test_env_from_two_places_is_refused() -> None:
 
 
 def test_the_vertex_reduction_server_pool_is_kept_as_a_container() -> None:
-    from provider.request import build_request
+    from provider.submission.request import build_request
 
     spec = {"region": "us-central1", "workerPoolSpecs": [
         {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_V100", "acceleratorCount": 1},

@@ -10,7 +10,8 @@ import sys
 import jsonschema
 import pytest
 
-from provider import schema
+from provider.spec import schema
+from provider.stack.schema import stack_schema
 
 from .conftest import ROOT
 
@@ -42,7 +43,7 @@ def test_schema_is_draft_2020_12_and_valid_against_its_metaschema() -> None:
     spec = schema.spec_schema()
     assert spec["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(spec)
-    jsonschema.Draft202012Validator.check_schema(schema.stack_schema())
+    jsonschema.Draft202012Validator.check_schema(stack_schema())
 
 
 def _mutate(path: list, value: object) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from provider.request import build_request
+from provider.submission.request import build_request
 from provider.validation.validator import validate_bytes
 
 from .conftest import ROOT

@@ -121,8 +121,8 @@ SEED_SPECS = sorted(SEEDS.glob("*.yaml"))
 @pytest.mark.parametrize("path", SEED_SPECS, ids=[p.stem for p in SEED_SPECS])
 def test_each_seed_example_reads_the_same_in_all_three_formats(path: Path) -> None:
     """Its own format, the native spec `convert` prints, and the Vertex CustomJobSpec it becomes."""
-    from provider.request import build_request
-    from provider.spec.emit import to_native
+    from provider.submission.emit import to_native
+    from provider.submission.request import build_request
     from provider.validation.rules import Context
 
     ctx = Context(spec_dir=path.parent)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from provider import labels
+from provider.core import labels
+from provider.core.problem import Severity
 from provider.stack.check import SpecDocument, check_in_stack, context_for, is_policy, violation_problem
 from provider.stack.config import NS, StackConfig, check_mapping, from_mapping
 from provider.stack.persistent import PersistentResource, ResourcePool
 from provider.stack.settings import Retention, WaitUntil
-from provider.validation.problem import Severity
 from provider.validation.rules import Target
 
 from .conftest import ROOT, no_traceback, run_cli
@@ -74,7 +74,7 @@ def test_a_parsed_document_gets_the_same_verdict_without_positions() -> None:
 
 
 def test_the_stack_wide_quota_points_at_the_stack_file() -> None:
-    from provider.policy import Violation
+    from provider.stack.policy import Violation
 
     stack = _stack()
     problem = violation_problem(Violation("quotas.maxGpusPerStack", None, "4", "6", "too many"), stack)
@@ -99,8 +99,8 @@ def test_labels_have_one_owner() -> None:
 
 
 def test_wait_and_retention_are_enums_everywhere() -> None:
-    from provider import schema
     from provider.resources.job_check import RETENTION, WAIT_UNTIL
+    from provider.stack import schema
 
     stack = _stack(**{NS + "wait": {"until": "completion", "timeout": "60s"}, NS + "retention": "delete"})
     assert stack.wait.until is WaitUntil.COMPLETION and stack.wait.timeout_seconds == 60

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from provider.cli.guard import guard
+from provider.core.errors import UserError
 from provider.document import boundary, scalars
 from provider.document.yaml_loader import LoadedDocument
-from provider.errors import UserError
 from provider.validation import schema_check
 from provider.validation.validator import validate_paths
 
@@ -68,9 +68,9 @@ def test_validate_imports_neither_the_backend_seam_nor_other_commands(tmp_path: 
     spec.write_text(SPEC.format(i=0))
     modules = _modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
     assert "provider.validation.validator" in modules
-    assert not {m for m in modules if m.startswith(("provider.backends", "provider.request"))}
+    assert not {m for m in modules if m.startswith(("provider.backends", "provider.submission.request"))}
     assert not {"provider.cli.jobs", "provider.cli.emulator", "provider.cli.console"} & modules
-    assert "provider.schema" not in modules  # the committed schema is loaded, not generated
+    assert "provider.spec.schema" not in modules  # the committed schema is loaded, not generated
 
 
 def test_guard_turns_backend_errors_into_user_errors_only() -> None:
@@ -127,12 +127,12 @@ def test_the_committed_schema_is_what_validate_checks_against() -> None:
 
 
 def test_without_the_committed_schema_it_is_generated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from provider import schema
+    from provider.stack.schema import stack_schema
 
     monkeypatch.setattr(schema_check, "_SCHEMA_DIR", tmp_path)
     schema_check.schema_for.cache_clear()
     try:
-        assert schema_check.schema_for("stack") == schema.stack_schema()
+        assert schema_check.schema_for("stack", stack_schema) == stack_schema()
     finally:
         schema_check.schema_for.cache_clear()
 

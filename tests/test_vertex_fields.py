@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from provider.request import build_request
-from provider.spec.emit import to_native
+from provider.submission.emit import to_native
+from provider.submission.request import build_request
 from provider.validation.rules import Context, Target
 from provider.validation.validator import SpecResult, validate_bytes
 

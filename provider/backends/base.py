@@ -1,6 +1,6 @@
 """The backend seam: one job-state enum, small status values, and the Backend protocol.
 
-A backend runs Vertex AI requests (provider.vertex_request.VertexRequest): the local backend on
+A backend runs Vertex AI requests (provider.core.vertex_request.VertexRequest): the local backend on
 this machine, the Vertex backend on Google Cloud. Each keeps a table from its own states to
 JobState; a trial's and a replica's state are enums too (TrialState, ReplicaState). Errors a user
 can act on are BackendError subclasses with one clear message. ``Backend`` is everything callers
@@ -15,8 +15,29 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from provider.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.labels; tests import it here
-from provider.vertex_request import VertexRequest
+from provider.core.errors import (  # the errors of the seam live with the core errors; imported from here too
+    BackendError as BackendError,
+)
+from provider.core.errors import (
+    FailedPrecondition as FailedPrecondition,
+)
+from provider.core.errors import (
+    InvalidArgument as InvalidArgument,
+)
+from provider.core.errors import (
+    NotFound as NotFound,
+)
+from provider.core.errors import (
+    PermissionDenied as PermissionDenied,
+)
+from provider.core.errors import (
+    QuotaExceeded as QuotaExceeded,
+)
+from provider.core.errors import (
+    Unavailable as Unavailable,
+)
+from provider.core.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.core.labels; tests import it here
+from provider.core.vertex_request import VertexRequest
 
 
 class JobState(enum.Enum):
@@ -79,6 +100,11 @@ class TrialState(enum.StrEnum):
             return cls(str(name))
         except ValueError:
             return cls.STATE_UNSPECIFIED
+
+    @property
+    def vertex(self) -> str:
+        """The Trial.State name Vertex AI reports (a failed local trial is INFEASIBLE there)."""
+        return TrialState.INFEASIBLE.value if self is TrialState.FAILED else self.value
 
 
 ParamValue = float | int | str  # a trial's parameter: DOUBLE, INTEGER, DISCRETE or CATEGORICAL
@@ -148,40 +174,6 @@ class Submission:
     # Names of env variables whose values are secret (the stack's secretEnv): a backend that keeps
     # the request on disk stores "***" for them and hands the values to the job's processes only.
     secret_env: frozenset[str] = frozenset()
-
-
-class BackendError(Exception):
-    """A failure the user can act on; ``code`` is the google.rpc code name."""
-
-    code = "UNKNOWN"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class NotFound(BackendError):
-    code = "NOT_FOUND"
-
-
-class InvalidArgument(BackendError):
-    code = "INVALID_ARGUMENT"
-
-
-class FailedPrecondition(BackendError):
-    code = "FAILED_PRECONDITION"
-
-
-class PermissionDenied(BackendError):
-    code = "PERMISSION_DENIED"
-
-
-class QuotaExceeded(BackendError):
-    code = "RESOURCE_EXHAUSTED"
-
-
-class Unavailable(BackendError):
-    code = "UNAVAILABLE"
 
 
 class Backend(Protocol):

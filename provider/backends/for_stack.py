@@ -1,6 +1,6 @@
 """Which labels mark a stack's jobs.
 
-Every job a stack starts carries ``trainjobs-stack=<stack>`` (provider.launch.labels_for); the job
+Every job a stack starts carries ``trainjobs-stack=<stack>`` (provider.submission.launch.labels_for); the job
 commands (``--stack``) and the console list a stack's jobs by it. The stack's backend itself is
 built by provider.backends.settings.open_backend.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from provider.labels import STACK_LABEL  # set on every job a stack starts (provider.labels)
+from provider.core.labels import STACK_LABEL  # set on every job a stack starts (provider.core.labels)
 
 if TYPE_CHECKING:
     from provider.stack.config import StackConfig
@@ -17,6 +17,6 @@ if TYPE_CHECKING:
 
 def stack_labels(stack: StackConfig) -> dict[str, str]:
     """The labels every job of ``stack`` carries (what ``jobs list --stack`` filters on)."""
-    from provider.labels import label_value
+    from provider.core.labels import label_value
 
     return {STACK_LABEL: label_value(stack.name)}

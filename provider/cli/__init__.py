@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from provider import __version__
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 
 def _command(parser: argparse.ArgumentParser, target: str) -> None:
@@ -70,7 +70,7 @@ def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
     return p
 
 
-def _extensions() -> list[Callable[[argparse._SubParsersAction], None]]:
+def _extensions() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
     for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",

@@ -112,10 +112,11 @@ def script(shell: str) -> str:
     """The completion script to source in ``shell`` (what ``trainjobs completion SHELL`` prints)."""
     import argcomplete
 
-    return argcomplete.shellcode(["trainjobs"], shell=shell)
+    script: str = argcomplete.shellcode(["trainjobs"], shell=shell)  # type: ignore[attr-defined]
+    return script
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("completion", help="print the shell completion script for bash, zsh or fish",
                        description="Print a completion script. bash: eval \"$(trainjobs completion bash)\" in "
                        "~/.bashrc; zsh: eval \"$(trainjobs completion zsh)\" in ~/.zshrc (after compinit); "

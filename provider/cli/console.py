@@ -8,12 +8,12 @@ import socket
 import sys
 from pathlib import Path
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 EXTRA = "pip install 'trainjobs[console]'"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = sub.add_parser("console", help="a web UI: jobs, logs, tuning charts, a stack's GPUs and cost, plans")
     c.add_argument("--port", type=int, default=0, help="the port (default: a free one, printed with the URL)")
     c.add_argument("--host", default="127.0.0.1",

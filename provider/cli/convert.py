@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 from provider.validation.report import reporter
 
 if TYPE_CHECKING:
+    from provider.validation.rules import Context
     from provider.validation.validator import SpecResult
 
 _BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs")
@@ -92,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"")
     from provider.document import read_mapping
-    from provider.validation.validator import check_document, display_name, read_file
+    from provider.document.files import display_name, read_file
+    from provider.validation.validator import check_document
 
     path = Path(args.file)
     shown = display_name(path)
@@ -123,10 +125,10 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         return 1
     job = result.job
     out = _Output(getattr(args, "write", None))
-    from provider.spec.emit import to_native
+    from provider.submission.emit import to_native
     if args.output == "request":
         from provider.packaging import package_uris
-        from provider.request import build_request
+        from provider.submission.request import build_request
 
         uris = package_uris(job, base) or None
         req = build_request(job, "PROJECT", package_uris=uris)
@@ -168,7 +170,7 @@ class _Output:
         return 0
 
 
-def _context():  # type: ignore[no-untyped-def]
+def _context() -> Context:
     from provider.validation.rules import Context
 
     return Context()

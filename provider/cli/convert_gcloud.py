@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.gcloud.build import Built

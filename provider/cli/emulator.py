@@ -9,10 +9,10 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e = sub.add_parser(
         "emulator", help="serve the Vertex AI job API (and the Cloud Storage uploads it needs) on this machine; "
         "its jobs run on the local backend")

@@ -11,10 +11,10 @@ import math
 import sys
 from pathlib import Path
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("plan", help="what a change to specs/ and stacks/ does to each stack (jobs, GPUs, cost, policy)")
     p.add_argument("--base", metavar="REF", help="the git ref to compare with (default: origin/main, else main, else HEAD)")
     p.add_argument("--stack", metavar="S", help="plan only this stack (default: every stack the change affects)")

@@ -11,7 +11,7 @@ import argparse
 import functools
 from collections.abc import Callable
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 Command = Callable[[argparse.Namespace], int]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.backends.base import Backend

@@ -6,19 +6,22 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from provider.cli.guard import guard as _guard
 from provider.cli.job_target import Target, add_stack_option, resolve, target
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.backends.base import JobStatus
     from provider.backends.local.backend import LocalBackend
     from provider.backends.settings import LocalOpened
+    from provider.spec.model import TrainingJob
+    from provider.stack.config import StackConfig
+    from provider.validation.validator import SpecResult
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("run", help="run a spec on this machine (the local backend) and follow it")
     r.add_argument("spec", metavar="SPEC", help="a spec file")
     r.add_argument("--detach", action="store_true", help="submit and return at once")
@@ -79,7 +82,7 @@ def _backend() -> LocalOpened:
     return open_local()
 
 
-def _stack(name: str | None) -> Any:
+def _stack(name: str | None) -> StackConfig | None:
     """The stack named by --stack (None without it); a name stacks/ does not hold is a usage error."""
     if not name:
         return None
@@ -91,13 +94,13 @@ def _stack(name: str | None) -> Any:
     return stack
 
 
-def _checked(args: argparse.Namespace) -> tuple[Any, Any]:
+def _checked(args: argparse.Namespace) -> tuple[SpecResult | None, StackConfig | None]:
     """The spec checked in its --stack (it runs here: the local target whatever the stack's backend)
     and the stack; a None result after its problems are reported."""
+    from provider.document.files import read_file
     from provider.stack.check import SpecBytes, check_in_stack
     from provider.validation.report import reporter
     from provider.validation.rules import Target
-    from provider.validation.validator import read_file
 
     path = Path(args.spec)
     raw, problem = read_file(path, args.spec)
@@ -115,13 +118,13 @@ def _checked(args: argparse.Namespace) -> tuple[Any, Any]:
 
 @_guard
 def run(args: argparse.Namespace) -> int:
-    from provider import launch
     from provider.backends.base import JobState
     from provider.cli.live import follow
+    from provider.submission import launch
 
     path = Path(args.spec)
     result, stack = _checked(args)
-    if result is None:
+    if result is None or result.job is None:  # _checked has said why
         return 1
     backend, stager = _backend()
     job = _fresh_or_warn(result.job, backend, args.fresh)
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if final.state is JobState.SUCCEEDED else 1
 
 
-def _fresh_or_warn(job: Any, backend: LocalBackend, fresh: bool) -> Any:
+def _fresh_or_warn(job: TrainingJob, backend: LocalBackend, fresh: bool) -> TrainingJob:
     """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
     already holds files of an earlier local run (the trainer would resume its checkpoints)."""
     import dataclasses
@@ -208,7 +211,7 @@ def list_jobs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _duration(job: Any) -> str:
+def _duration(job: JobStatus) -> str:
     from provider.cli.live import elapsed
 
     return elapsed(job)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.cli.job_target import Target, add_stack_option, resolve, target
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.backends.base import JobStatus
@@ -21,7 +21,7 @@ DOWNLOADED = "trainjobs-tensorboard-"  # the prefix of a temporary copy of a job
 TENSORBOARD_HINT = "pip install 'trainjobs[tensorboard]' (or pip install tensorboard)"
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser("artifacts", help="what a job wrote under its output directory (model, checkpoints, logs)")
     a.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name")
     a.add_argument("--download", metavar="DIR", help="copy them into DIR, keeping their paths")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 INSTALL = (
     "the pulumi CLI is not on PATH, and `trainjobs {cmd}` drives it through Pulumi's Automation API.\n"
@@ -22,7 +22,7 @@ INSTALL = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for cmd, text in (
         ("up", "create or update the stack's infrastructure and jobs (pulumi up)"),
         ("preview", "show what up would do (pulumi preview)"),

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from provider.errors import UserError
+from provider.core.errors import UserError
+from provider.core.problem import Problem
 from provider.stack.check import context_for as stack_context
 from provider.stack.config import StackConfig, load_stack, stack_name
 from provider.stack.membership import StackIndex, spec_files
-from provider.validation.problem import Problem
 from provider.validation.report import reporter
 from provider.validation.rules import Context, Target
 
@@ -103,7 +103,8 @@ def _stack_files(index: StackIndex, paths: list[Path]) -> tuple[list[Problem], l
 
 
 def schema(args: argparse.Namespace) -> int:
-    from provider import schema as gen
+    from provider.spec.schema import render, spec_schema
+    from provider.stack.schema import stack_schema
 
-    print(gen.render(gen.stack_schema() if args.stack else gen.spec_schema()), end="")
+    print(render(stack_schema() if args.stack else spec_schema()), end="")
     return 0

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 Json = dict[str, Any]
 KEYS = ("base", "head", "ok", "stacks", "started")

@@ -8,7 +8,7 @@ A *source* is one backend and the stack it serves (none for this machine's own j
 
 Backends are built by provider.backends.settings.open_backend, the one factory, and read only through the
 seam (Backend.get/list/cancel/logs): the console has no second way to read a job.
-A stack's jobs are those labelled ``trainjobs-stack=<stack>`` (provider.launch.labels_for).
+A stack's jobs are those labelled ``trainjobs-stack=<stack>`` (provider.submission.launch.labels_for).
 Every failure a user can fix is a SourceError with what went wrong and how to fix it.
 """
 

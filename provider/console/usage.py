@@ -12,13 +12,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from provider.backends.base import JobStatus
+from provider.document.files import display_name, read_file
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.cost import Estimate, estimate
-from provider.launch import label_value
 from provider.spec.model import TrainingJob
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex, spec_files
-from provider.validation.validator import display_name, read_file, validate_bytes
+from provider.submission.launch import label_value
+from provider.validation.validator import validate_bytes
 
 
 @dataclass(frozen=True)

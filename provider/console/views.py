@@ -113,7 +113,7 @@ def hardware_of_body(body: Json) -> Hardware:
 
 
 def hardware_of_model(job: TrainingJob) -> Hardware:
-    from provider.policy import gpus_at_once
+    from provider.stack.policy import gpus_at_once
 
     parts = []
     for pool in job.pools:

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from provider.core.problem import Problem
 from provider.document.boundary import file_kind, inside, repository_root, resolve
 from provider.document.yaml_loader import MAX_BYTES
-from provider.validation.problem import Problem
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 

@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
+from provider.core.problem import Problem, Severity, format_path
 from provider.document.excerpt import clip, quoted
 from provider.document.scalars import NULLS, TAG, plain, tagged
-from provider.validation.problem import Problem, Severity, format_path
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64

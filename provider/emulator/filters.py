@@ -201,7 +201,7 @@ class _Parser:
                 return lambda job: _glob(value, job.get("displayName", ""))
             return lambda job: (job.get("displayName", "") == value) == (op == "=")
         when = _time(self.text, value)
-        compare = {"=": lambda a: a == when, "!=": lambda a: a != when, "<": lambda a: a < when,
+        compare: Callable[[Any], bool] = {"=": lambda a: a == when, "!=": lambda a: a != when, "<": lambda a: a < when,
                    "<=": lambda a: a <= when, ">": lambda a: a > when, ">=": lambda a: a >= when}[op]
         return lambda job: bool(job.get(target)) and compare(_time(self.text, job[target]))
 

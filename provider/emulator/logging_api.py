@@ -84,7 +84,7 @@ def _compare(c: _Cmp) -> Test:
             left, right = _time(have), _time(c.value)
         if c.op in ("=", ":"):
             return bool(left == right)
-        return {">": left > right, ">=": left >= right, "<": left < right, "<=": left <= right}[c.op]
+        return bool({">": left > right, ">=": left >= right, "<": left < right, "<=": left <= right}[c.op])
     return test
 
 

@@ -16,20 +16,19 @@ import threading
 import time
 from typing import Any
 
-from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialStatus
+from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialState, TrialStatus
 from provider.backends.local import store as local_store
-from provider.backends.local.backend import JobUnreadable, LocalBackend
+from provider.backends.local.backend import LocalBackend
+from provider.backends.local.status import JobUnreadable
 from provider.backends.local.store import new_job_id, now
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
 from provider.emulator.store import EmulatorStore
-from provider.request import VertexRequest
+from provider.submission.request import VertexRequest
 
 Json = dict[str, Any]
 
 KINDS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
-_TRIAL_STATE = {"ACTIVE": "ACTIVE", "SUCCEEDED": "SUCCEEDED", "FAILED": "INFEASIBLE", "STOPPING": "STOPPING",
-                "INFEASIBLE": "INFEASIBLE", "REQUESTED": "REQUESTED"}
 
 
 def _snake_to_camel(name: str) -> str:
@@ -254,7 +253,7 @@ def operation_json(op: Json) -> Json:
 
 
 def _trial(trial: TrialStatus, metric: str) -> Json:
-    out: Json = {"id": trial.id, "state": _TRIAL_STATE.get(trial.state, "STATE_UNSPECIFIED"),
+    out: Json = {"id": trial.id, "state": TrialState.of(trial.state).vertex,
                  "parameters": [{"parameterId": k, "value": v} for k, v in trial.parameters]}
     if trial.metric is not None:
         out["finalMeasurement"] = {"metrics": [{"metricId": metric, "value": trial.metric}]}

@@ -31,9 +31,9 @@ from functools import cache
 from typing import Any
 
 from provider.catalog import CATALOG
+from provider.core.problem import Problem
 from provider.emulator.errors import ApiError, FieldViolation, invalid
 from provider.spec.vertex import snake
-from provider.validation.problem import Problem
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
 
@@ -67,7 +67,7 @@ def _shape(node: Any, defs: Json, depth: int = 0) -> Shape | bool:
 @cache
 def modelled() -> Shape:
     """The part of a CustomJobSpec the spec format models: its Vertex form's schema, as a shape."""
-    from provider.schema import spec_schema
+    from provider.spec.schema import spec_schema
 
     defs = spec_schema()["$defs"]
     shape = _shape(defs["vertexSpec"], defs)

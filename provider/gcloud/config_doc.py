@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem
 from provider.document.yaml_loader import LoadedDocument
 from provider.gcloud.command import GcloudError
-from provider.validation.problem import Problem
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ConfigProblems(GcloudError):
 def read(path: Path) -> Config:
     """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
     from provider.document import read_mapping
-    from provider.validation.validator import display_name, read_file
+    from provider.document.files import display_name, read_file
 
     shown = display_name(path)
     raw, problem = read_file(path, shown)

@@ -1,7 +1,7 @@
 """What a job holds and for how long: GPUs, vCPUs, and its maximum GPU-hours.
 
 * GPUs per trial: accelerators per replica x replicas, summed over the pools (TPUs not counted).
-* GPUs at once: a tuning job runs maxParallelTrials trials at the same time (provider.policy).
+* GPUs at once: a tuning job runs maxParallelTrials trials at the same time (provider.stack.policy).
 * vCPUs at once: the catalog's vCPUs of each machine type x replicas, x parallel trials.
 * Maximum GPU-hours: GPUs per trial x maximum running hours x trials, where the maximum
   running time is scheduling.maxRunningTime or Vertex AI's default of 7 days, and a tuning job
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from provider.catalog import CATALOG
-from provider.policy import gpus_at_once
 from provider.spec.model import TrainingJob
+from provider.stack.policy import gpus_at_once
 
 
 def default_running_seconds() -> float:

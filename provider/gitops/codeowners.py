@@ -1,7 +1,7 @@
 """CODEOWNERS from the stacks' owners (``trainjobs:policy.owners``), so GitHub asks the right team.
 
 * ``/specs/<folder>/``: the owners of that folder, across every stack that names it (the
-  same owners provider.policy.owners_for gives). Lines go from the shortest folder to the
+  same owners provider.stack.policy.owners_for gives). Lines go from the shortest folder to the
   longest: in CODEOWNERS the last matching line wins, so the most specific folder decides.
 * ``/stacks/``: the owners of every stack together, so any team's owner may review a new stack;
   then ``/stacks/Pulumi.<stack>.yaml``: the owners of that stack's folders (a stack file sets the

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from provider.errors import UserError
+from provider.core.errors import UserError
 
 DEFAULT_BASES = ("origin/main", "main", "HEAD")
 # What GitHub (and git's hooks) give as the "before" of a push that created the branch: no commit.

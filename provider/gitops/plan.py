@@ -1,11 +1,11 @@
 """The plan: for each stack a change touches, what ``pulumi up`` would do to each job.
 
 A job is known in its stack by its ``metadata.name``. Both sides build each job's Vertex AI
-request, and provider.diffing decides: created, replaced (anything that runs changed),
+request, and provider.submission.diffing decides: created, replaced (anything that runs changed),
 cancelled (``desiredState: CANCELLED``), deleted (its spec is gone from the stack, or no longer
 matched by the stack's globs), or unchanged (also when only labels or the description changed,
 or when its file moved). The head's jobs are checked against their stack's policy
-(provider.policy), and each violation is marked new or already there at the base.
+(provider.stack.policy), and each violation is marked new or already there at the base.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from provider.diffing import Action, FieldChange, diff, field_changes
+from provider.core.problem import Problem
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.codeowners import stack_file_owners
 from provider.gitops.cost import Estimate, estimate
 from provider.gitops.side import Side, SideJob, StackSide
-from provider.policy import Violation, check_stack, owners_for
 from provider.stack.config import StackConfig
-from provider.validation.problem import Problem
+from provider.stack.policy import Violation, check_stack, owners_for
+from provider.submission.diffing import Action, FieldChange, diff, field_changes
 from provider.validation.validator import duplicate_names
 
 

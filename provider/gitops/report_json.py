@@ -7,9 +7,9 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from provider.catalog import CATALOG
-from provider.diffing import FieldChange
 from provider.gitops import words
 from provider.gitops.plan import Finding, JobPlan, Plan, StackPlan, Totals
+from provider.submission.diffing import FieldChange
 
 
 def _changes(changes: tuple[FieldChange, ...]) -> list[dict[str, Any]]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import IO
 
-from provider.diffing import Action, FieldChange
 from provider.gitops import words
 from provider.gitops.plan import JobPlan, Plan, StackPlan
+from provider.submission.diffing import Action, FieldChange
 
 MARKER = "<!-- trainjobs-plan -->"  # lets the workflow find and update its own comment
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import IO
 
-from provider.diffing import Action
 from provider.gitops import words
 from provider.gitops.plan import JobPlan, Plan, StackPlan
+from provider.submission.diffing import Action
 
 MARKS = {Action.CREATE: "+", Action.REPLACE: "~", Action.CANCEL: "!", Action.DELETE: "-", Action.UNCHANGED: "="}
 

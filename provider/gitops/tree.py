@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
+from provider.core.problem import Problem
+from provider.document.files import read_file
 from provider.gitops.git import Entry, Git, blob_id
-from provider.validation.problem import Problem
-from provider.validation.validator import read_file
 
 
 class Tree(Protocol):

@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 from provider.catalog import CATALOG
-from provider.diffing import Action, FieldChange
 from provider.gitops.capacity import Capacity
 from provider.gitops.cost import Estimate
 from provider.gitops.plan import JobPlan, Totals
 from provider.spec.hardware import hardware
+from provider.submission.diffing import Action, FieldChange
 
 VERBS = {
     Action.CREATE: "create",

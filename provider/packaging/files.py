@@ -21,9 +21,8 @@ import os
 import stat
 from pathlib import Path
 
-from provider.backends.base import InvalidArgument
+from provider.core.errors import InvalidArgument, UserError
 from provider.document.boundary import file_kind, inside, resolve
-from provider.errors import UserError
 
 # Files next to the package that shape its sdist (gcloud looks for setup.py in the parent).
 # (a pyproject.toml's backend may also read the readme and licence it names)

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from provider.backends.base import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
+from provider.core.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
 
 
 def gcs_client(project: str, api_endpoint: str | None = None, credentials: Any = None) -> Any:
@@ -25,7 +25,7 @@ def gcs_client(project: str, api_endpoint: str | None = None, credentials: Any =
     if credentials is None and api_endpoint and api_endpoint.startswith("http://"):
         from google.auth.credentials import AnonymousCredentials
 
-        credentials = AnonymousCredentials()
+        credentials = AnonymousCredentials()  # type: ignore[no-untyped-call]  # google-auth leaves it untyped
     return storage.Client(project=project, credentials=credentials, client_options=options)
 
 

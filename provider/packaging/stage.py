@@ -18,13 +18,16 @@ class Stager(Protocol):
     def put(self, uri: str, file: Path) -> None: ...
 
 
+class LocalPaths(Protocol):
+    """Where a gs:// URI lives on this machine (the local backend's Storage is one)."""
+
+    def path(self, uri: str) -> Path: ...
+
+
 class LocalStager:
     """gs:// URIs in the local backend's storage."""
 
-    def __init__(self, storage: object) -> None:
-        from provider.backends.local.paths import Storage
-
-        assert isinstance(storage, Storage)
+    def __init__(self, storage: LocalPaths) -> None:
         self.storage = storage
 
     def exists(self, uri: str) -> bool:

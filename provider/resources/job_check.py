@@ -12,10 +12,10 @@ from typing import Any
 
 from pulumi.dynamic import CheckFailure
 
+from provider.core.problem import Problem
 from provider.resources.job_diff import REPLACE_ORDERS
 from provider.resources.unknowns import has_unknown, is_unknown
 from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
-from provider.validation.problem import Problem
 
 REQUIRED = ("jobName", "backend", "spec", "request", "requestKind", "parent", "identity")
 # What the spec's validation and the quotas read: all must be known to run them.
@@ -35,8 +35,8 @@ def _failure_text(problem: Problem) -> str:
 def _spec_failures(props: Mapping[str, Any]) -> list[CheckFailure]:
     """The spec checked in its stack (provider.stack.check): its own errors under ``spec``, the
     stack's quotas and policy under ``quotas``."""
-    from provider.policy_inputs import stack_config
     from provider.stack.check import SpecDocument, check_in_stack, is_policy
+    from provider.stack.policy_inputs import stack_config
 
     spec_file = str(props.get("specFile") or props["jobName"])
     result = check_in_stack(SpecDocument(props["spec"], spec_file), stack_config(props))

@@ -43,7 +43,7 @@ def delete_first(props: Mapping[str, Any]) -> bool:
 
 
 def _request_replaces(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    from provider.diffing import Action, diff, run_body
+    from provider.submission.diffing import Action, diff, run_body
 
     before, after = old.get("request"), new.get("request")
     if not has_unknown(after) and before == after:

@@ -89,7 +89,7 @@ class LocalBucketProvider(_FileProvider):
     kind = "bucket"
 
     def where(self, p: dict[str, Any]) -> Path:
-        return _storage(p) / p["name"] / ".trainjobs-bucket.json"
+        return _storage(p) / str(p["name"]) / ".trainjobs-bucket.json"
 
     def describe(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"name": p["name"], "location": p["location"], "versioning": True,
@@ -105,7 +105,7 @@ class LocalRegistryProvider(_FileProvider):
     kind = "registry"
 
     def where(self, p: dict[str, Any]) -> Path:
-        return _home(p) / "registry" / p["repositoryId"] / ".trainjobs-registry.json"
+        return _home(p) / "registry" / str(p["repositoryId"]) / ".trainjobs-registry.json"
 
     def describe(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"repositoryId": p["repositoryId"], "location": p["location"], "format": "DOCKER",

@@ -40,7 +40,7 @@ class PersistentResourceError(Exception):
 
 
 def _props(props: Mapping[str, Any]) -> dict[str, Any]:
-    from provider.policy_inputs import plain
+    from provider.stack.policy_inputs import plain
 
     result: dict[str, Any] = plain(dict(props))
     return result

@@ -26,7 +26,7 @@ from typing import Any
 
 import pulumi
 
-from provider.labels import team_labels
+from provider.core.labels import team_labels
 from provider.stack.config import StackConfig
 
 STAGING_PREFIX = "trainjobs/"

@@ -48,8 +48,8 @@ from provider.stack.settings import (
 if TYPE_CHECKING:
     from provider.backends.base import Backend, JobStatus
     from provider.backends.settings import Opened
+    from provider.core.vertex_request import VertexRequest
     from provider.packaging.stage import Stager
-    from provider.vertex_request import VertexRequest
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
@@ -67,7 +67,7 @@ def _one_line(text: str) -> str:
 
 def _props(props: Mapping[str, Any]) -> dict[str, Any]:
     """Engine values to plain Python (numbers arrive as floats; whole ones become ints)."""
-    from provider.policy_inputs import plain
+    from provider.stack.policy_inputs import plain
 
     result: dict[str, Any] = plain(dict(props))
     return result
@@ -84,7 +84,7 @@ def opened(props: Mapping[str, Any]) -> Opened:
 
 
 def request_of(props: Mapping[str, Any]) -> VertexRequest:
-    from provider.vertex_request import VertexRequest
+    from provider.core.vertex_request import VertexRequest
 
     return VertexRequest(kind=props["requestKind"], parent=props["parent"], body=dict(props["request"]))
 

@@ -2,7 +2,7 @@
 
 ``apiVersion: trainjobs/v1``, ``kind: TrainingJob`` and ``metadata`` (name, team, description,
 displayName, labels) wrap the body in ``spec``. The format converters read ``metadata`` here;
-the schema generator (``provider/schema.py``) and ``spec/emit.py`` take ``API_VERSION`` from here.
+the schema generator (``provider/spec/schema.py``) and ``submission/emit.py`` take ``API_VERSION`` from here.
 """
 
 from __future__ import annotations

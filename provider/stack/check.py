@@ -9,7 +9,7 @@ verdict and the same messages wherever it is checked:
   the team bucket as the staging location, the regions of the buckets the stack knows, and the
   PersistentResource IDs it declares.
 * ``check_in_stack(spec, stack)``: the one validation entry point under that Context, then the
-  stack's per-job quotas and policy (provider.policy), as problems (``validate_in``: without
+  stack's per-job quotas and policy (provider.stack.policy), as problems (``validate_in``: without
   the policy, for a spec held by several stacks).
 * ``violation_problem(violation, stack, result)``: the one conversion of a policy violation
   into a Problem, with file, line and column where the spec has them.
@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem, format_path
 from provider.stack.config import StackConfig
-from provider.validation.problem import Problem, format_path
 from provider.validation.rules import Context, Target
 from provider.validation.validator import SpecResult
 
-POLICY_RULES = ("quotas.", "policy.")  # the rule names of provider.policy's violations
+POLICY_RULES = ("quotas.", "policy.")  # the rule names of provider.stack.policy's violations
 QUOTAS_PATH = "config.trainjobs:quotas"
 
 
@@ -102,7 +102,7 @@ def is_policy(problem: Problem) -> bool:
 
 
 def violation_problem(violation: Any, stack: StackConfig, result: SpecResult | None = None) -> Problem:
-    """A provider.policy Violation as a Problem: at its spot in the spec when ``result`` holds
+    """A provider.stack.policy Violation as a Problem: at its spot in the spec when ``result`` holds
     the job's document, else against the stack file (the stack-wide quota)."""
     if result is None:
         return Problem(file=stack.source, message=violation.message, allowed=f"{violation.rule}: at most {violation.limit}",
@@ -120,7 +120,7 @@ def violation_problem(violation: Any, stack: StackConfig, result: SpecResult | N
 
 def job_policy_problems(result: SpecResult, stack: StackConfig) -> list[Problem]:
     """The stack's per-job quotas and policy for the job of ``result`` (none when it has no job)."""
-    from provider.policy import check_job
+    from provider.stack.policy import check_job
 
     if result.job is None:
         return []
@@ -129,7 +129,7 @@ def job_policy_problems(result: SpecResult, stack: StackConfig) -> list[Problem]
 
 def stack_quota_problems(stack: StackConfig, results: Iterable[SpecResult]) -> list[Problem]:
     """The stack-wide quota over the jobs of ``results`` (every job the stack holds)."""
-    from provider.policy import check_stack
+    from provider.stack.policy import check_stack
 
     jobs = [r.job for r in results if r.job is not None]
     return [violation_problem(v, stack) for v in check_stack(jobs, stack) if v.job is None]
@@ -141,7 +141,8 @@ Spec = Path | SpecBytes | SpecDocument
 def validate_in(spec: Spec, stacks: Stacks, shown: str | None = None, target: Target | None = None) -> SpecResult:
     """The one validation entry point on ``spec`` (a file, its content, or a parsed document) under
     the Context of ``stacks``; a file's own directory is its ``spec_dir``."""
-    from provider.validation.validator import display_name, read_file, real_path, validate_bytes, validate_data
+    from provider.document.files import display_name, read_file, real_path
+    from provider.validation.validator import validate_bytes, validate_data
 
     ctx = context_for(stacks, target=target)
     if isinstance(spec, SpecDocument):

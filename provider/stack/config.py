@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem
 from provider.document import read_mapping
+from provider.document.files import read_file
 from provider.document.yaml_loader import LoadedDocument
 from provider.spec.reader import parse_duration
 from provider.stack import persistent
@@ -21,8 +23,6 @@ from provider.stack.settings import (
     WaitUntil,
 )
 from provider.validation import schema_check
-from provider.validation.problem import Problem
-from provider.validation.validator import read_file
 
 NS = "trainjobs:"
 
@@ -187,7 +187,7 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
                   doc: LoadedDocument | None = None) -> StackLoad:
     """Schema-check ``{"config": {...}}`` and build the StackConfig if it is valid."""
     data = {"config": dict(config)} if doc is None else doc.data
-    problems = schema_check.problems(data, filename, doc, "stack")
+    problems = schema_check.problems(data, filename, doc, "stack", _generated_schema)
     if any(p.is_error for p in problems):
         return StackLoad(None, problems, doc)
     stack = from_mapping(name, data["config"], filename)
@@ -198,8 +198,8 @@ def _not_emulated(config: StackConfig, filename: str, doc: LoadedDocument | None
     """A local stack's PersistentResources: a warning that the local backend does not emulate them."""
     if config.backend == "vertex" or not config.persistent_resources:
         return []
+    from provider.core.problem import Severity
     from provider.document.locate import locate
-    from provider.validation.problem import Severity
 
     key = ("config", NS + "persistentResources")
     pos = locate(doc, key, on_key=True) if doc is not None else None
@@ -247,3 +247,10 @@ def from_pulumi_env(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
                 pass
         out[key] = value
     return out
+
+
+def _generated_schema() -> dict[str, Any]:
+    """The stack schema generated (where no committed schemas/stack.schema.json is at hand)."""
+    from provider.stack.schema import stack_schema
+
+    return stack_schema()

@@ -6,12 +6,13 @@ import glob
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provider.core.problem import Problem
 from provider.document import read_mapping
+from provider.document.files import display_name, read_file
 from provider.stack.check import context_for, job_policy_problems, stack_quota_problems, validate_in
 from provider.stack.config import StackConfig, load_stack
-from provider.validation.problem import Problem
 from provider.validation.rules import Context
-from provider.validation.validator import SpecResult, display_name, read_file
+from provider.validation.validator import SpecResult
 
 
 def stack_files(stacks_dir: Path) -> list[Path]:

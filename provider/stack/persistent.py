@@ -137,7 +137,7 @@ def _obj(properties: dict[str, Any], description: str, required: tuple[str, ...]
 
 
 def schema_fragment(machine_types: Sequence[str], accelerators: Sequence[str]) -> dict[str, Any]:
-    """The JSON Schema of ``trainjobs:persistentResources`` (provider.schema puts it in the stack schema,
+    """The JSON Schema of ``trainjobs:persistentResources`` (provider/stack/schema.py puts it in the stack schema,
     whose ``$defs`` hold labels, diskType and diskSizeGb)."""
     machine_spec = _obj({
         "machineType": {"enum": list(machine_types), "description": "a machine type Vertex AI offers for training"},

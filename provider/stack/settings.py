@@ -2,7 +2,7 @@
 ``pulumi destroy`` does with job records.
 
 One definition serves the stack config (provider.stack.config), the provider's check and its
-create/delete (provider.resources), and the schema generator (provider.schema), which lists
+create/delete (provider.resources), and the schema generator (provider/stack/schema.py), which lists
 each enum's values in the stack file's JSON Schema. They are ``StrEnum``: a value compares equal
 to, and serializes as, the string written in the stack file.
 """

@@ -6,7 +6,7 @@ import json
 import os
 from typing import IO, Protocol
 
-from provider.validation.problem import Problem, Severity
+from provider.core.problem import Problem, Severity
 
 
 class Reporter(Protocol):

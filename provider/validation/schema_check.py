@@ -13,42 +13,54 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem, format_path
 from provider.document.locate import locate, raw_text
 from provider.document.yaml_loader import LoadedDocument
-from provider.validation.problem import Problem, format_path
 
 MAX_LISTED = 12
 # Schema keywords whose failure means a converter cannot read the value at all.
 _STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid", "MinItems", "MaxItems"})
 
 
-# The committed schemas (tools/schema/generate.py writes them from provider.schema and the catalog;
-# a test checks that they agree). Loading the file spares every start the generation.
+# The committed schemas (tools/schema/generate.py writes them from provider/spec/schema.py,
+# provider/stack/schema.py and the catalog; a test checks that they agree). Loading the file spares
+# every start the generation.
 _SCHEMA_FILES = {"spec": "trainingjob.schema.json", "stack": "stack.schema.json"}
 _SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+Generator = Callable[[], dict[str, Any]]
+
+
+def _spec_schema() -> dict[str, Any]:
+    from provider.spec.schema import spec_schema
+
+    return spec_schema()
 
 
 @cache
-def schema_for(kind: str) -> dict[str, Any]:
-    """The JSON Schema of ``kind`` ("spec" or "stack"): the committed file, else generated.
+def schema_for(kind: str, generate: Generator | None = None) -> dict[str, Any]:
+    """The JSON Schema of ``kind`` ("spec" or "stack"): the committed file, else ``generate()``.
 
-    An installed wheel carries no ``schemas/`` folder: there it is generated from the catalog.
+    An installed wheel carries no ``schemas/`` folder: there it is generated from the catalog, by
+    the spec layer's generator for a spec and by the one a caller of a higher layer passes (the
+    stack layer passes its own: validation does not import the stack layer).
     """
     try:
         with open(_SCHEMA_DIR / _SCHEMA_FILES[kind], "rb") as f:
             loaded: dict[str, Any] = json.load(f)
         return loaded
     except FileNotFoundError:
-        from provider import schema
-
-        return schema.spec_schema() if kind == "spec" else schema.stack_schema()
+        if generate is None and kind == "spec":
+            generate = _spec_schema
+        if generate is None:
+            raise
+        return generate()
 
 
 @cache
-def _validator(kind: str) -> Any:
+def _validator(kind: str, generate: Generator | None = None) -> Any:
     import jsonschema_rs
 
-    return jsonschema_rs.Draft202012Validator(schema_for(kind))
+    return jsonschema_rs.Draft202012Validator(schema_for(kind, generate))
 
 
 class SchemaIssue:
@@ -156,9 +168,10 @@ def _bound(value: Any, branch_errors: list[Any]) -> str | None:
     return None
 
 
-def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
+def problems(data: Any, filename: str, doc: LoadedDocument | None, kind: str,
+             generate: Generator | None = None) -> list[Problem]:
     """Schema findings as problems with file positions (when the document came from a file)."""
-    return placed(check(data, kind), filename, doc, kind)
+    return placed(check(data, kind, generate), filename, doc, kind)
 
 
 def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | None, kind: str) -> list[Problem]:
@@ -185,11 +198,11 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
     return out
 
 
-def check(data: Any, kind: str = "spec") -> Iterator[SchemaIssue]:
-    validator = _validator(kind)
+def check(data: Any, kind: str = "spec", generate: Generator | None = None) -> Iterator[SchemaIssue]:
+    validator = _validator(kind, generate)
     if validator.is_valid(data):  # the common case, and cheaper than looking for errors
         return
-    root = schema_for(kind)
+    root = schema_for(kind, generate)
     for error in validator.iter_errors(data):
         structural = type(error.kind).__name__ in _STRUCTURAL
         conditional = type(error.kind).__name__ in ("FalseSchema", "Not") or any(

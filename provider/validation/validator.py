@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem, Severity, format_path
 from provider.document import boundary, read_mapping
 from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
 from provider.document.files import SpecFile, expand, read_file, real_path
@@ -33,7 +34,6 @@ from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError
 from provider.validation import schema_check
-from provider.validation.problem import Problem, Severity, format_path
 from provider.validation.rules import Context, run_rules
 
 

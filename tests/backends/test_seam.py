@@ -62,8 +62,8 @@ def test_importing_the_seam_loads_no_spec_model_catalog_or_sdk() -> None:
             "print('\\n'.join(sorted(m for m in sys.modules if m.startswith(('provider', 'google', 'yaml')))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             timeout=120).stdout.split()
-    assert "provider.vertex_request" in loaded
+    assert "provider.core.vertex_request" in loaded
     # (``google`` and ``google.cloud`` are namespace packages that site's .pth files load before any code.)
-    assert not [m for m in loaded if m.startswith(("provider.spec", "provider.catalog", "provider.request",
+    assert not [m for m in loaded if m.startswith(("provider.spec", "provider.catalog", "provider.submission.request",
                                                    "provider.validation", "google.cloud.", "google.api_core",
                                                    "google.auth", "yaml"))], loaded

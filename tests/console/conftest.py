@@ -99,9 +99,9 @@ def _local_jobs(world: World) -> None:
 
 def _stack_job(world: World, args: list[str]) -> None:
     """A job of the local stack ``team-local``, submitted as `trainjobs run --stack` labels it."""
-    from provider.launch import labels_for, prepare, submission
     from provider.packaging.stage import LocalStager
     from provider.stack.membership import StackIndex
+    from provider.submission.launch import labels_for, prepare, submission
     from provider.validation.rules import Context, Target
     from provider.validation.validator import validate_data
 
@@ -124,8 +124,8 @@ def _stack_job(world: World, args: list[str]) -> None:
 def _emulator_job(world: World, tmp: Path) -> None:
     from provider.backends.vertex import VertexBackend
     from provider.emulator.server import Emulator
-    from provider.launch import labels_for, prepare, submission
     from provider.packaging.gcs import GcsStager, gcs_client
+    from provider.submission.launch import labels_for, prepare, submission
     from provider.validation.rules import Context, Target
     from provider.validation.validator import validate_data
 

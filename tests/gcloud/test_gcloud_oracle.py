@@ -33,7 +33,7 @@ import yaml
 from provider.gcloud.build import build
 from provider.gcloud.command import GcloudError, Generation, parse
 from provider.gcloud.words import ShellError, split_words
-from provider.request import build_request
+from provider.submission.request import build_request
 from provider.validation.rules import Context
 from provider.validation.validator import check_document
 

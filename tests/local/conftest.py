@@ -15,8 +15,8 @@ import pytest
 from provider.backends.base import JobStatus, Submission
 from provider.backends.local import store
 from provider.backends.local.backend import LocalBackend
-from provider.launch import prepare, submission
 from provider.packaging.stage import LocalStager
+from provider.submission.launch import prepare, submission
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
 

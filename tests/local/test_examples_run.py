@@ -6,8 +6,8 @@ from pathlib import Path
 
 from provider.backends.base import JobState
 from provider.backends.local.backend import LocalBackend
-from provider.launch import prepare, submission
 from provider.packaging.stage import LocalStager
+from provider.submission.launch import prepare, submission
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_bytes
 

@@ -10,8 +10,8 @@ import pytest
 
 from provider.backends.base import JobState, Submission
 from provider.backends.local.backend import LocalBackend
-from provider.launch import prepare
 from provider.packaging.stage import LocalStager
+from provider.submission.launch import prepare
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
 from tests.conftest import run_cli

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from provider.diffing import Action, diff
 from provider.stack.membership import StackIndex
+from provider.submission.diffing import Action, diff
 
 from .conftest import ROOT, by_type, project_copy, registration, run_program, stack_config
 

@@ -18,13 +18,13 @@ import pytest
 from provider.backends.base import JobStatus
 from provider.backends.polling import Backoff
 from provider.backends.vertex import VertexBackend
+from provider.core.vertex_request import VertexRequest
 from provider.emulator.server import Emulator
-from provider.launch import labels_for, prepare, submission
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.spec.model import TrainingJob
+from provider.submission.launch import labels_for, prepare, submission
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
-from provider.vertex_request import VertexRequest
 from tests.local.conftest import PROBE, ROOT, cleanup, probe_spec
 from tests.vertex.fakes import ScriptedServer
 

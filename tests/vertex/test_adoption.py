@@ -13,7 +13,7 @@ import pytest
 from provider.backends.base import IDENTITY_LABEL, JobState
 from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
-from provider.launch import submission
+from provider.submission.launch import submission
 from tests.vertex.conftest import FAST_POLL, FAST_RETRY, LOCATION, PARENT, PROJECT, probe_spec, request_for
 from tests.vertex.fakes import FORWARD, LOSE, ScriptedServer
 

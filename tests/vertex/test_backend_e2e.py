@@ -29,7 +29,7 @@ def test_a_python_package_job_runs_through_the_real_client(backend: VertexBacken
     assert GcsStager(gcs_client(PROJECT, emulator.endpoint)).exists(uri)
     assert (emulator.storage_root / uri[len("gs://"):]).is_file()
 
-    from provider.launch import submission
+    from provider.submission.launch import submission
 
     status = backend.submit(submission(job, request))
     assert status.backend == "vertex" and status.kind == "CustomJob"

@@ -23,8 +23,8 @@ from provider.backends.base import (
 from provider.backends.polling import Backoff
 from provider.backends.vertex import VertexBackend
 from provider.backends.vertex.states import STATE_TABLE, VERTEX_STATE_NAMES, to_job_state, to_vertex
+from provider.core.vertex_request import VertexRequest
 from provider.emulator.server import Emulator
-from provider.vertex_request import VertexRequest
 from tests.vertex.conftest import FAST_POLL, FAST_RETRY, LOCATION, PARENT, PROJECT
 from tests.vertex.fakes import Reply, ScriptedServer, google_error
 

@@ -19,8 +19,8 @@ import pytest
 from provider.backends.base import JobState
 from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
-from provider.launch import labels_for, prepare, submission
 from provider.packaging.gcs import GcsStager, gcs_client
+from provider.submission.launch import labels_for, prepare, submission
 from tests.conftest import no_traceback
 from tests.vertex.conftest import LOCATION, PROJECT, ROOT, probe_spec, vertex_job
 

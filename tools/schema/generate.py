@@ -16,11 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from provider import schema  # noqa: E402  (after the sys.path line above)
+from provider.spec import schema  # noqa: E402  (after the sys.path line above)
+from provider.stack.schema import stack_schema  # noqa: E402
 
 OUTPUTS = {
     "trainingjob.schema.json": schema.spec_schema,
-    "stack.schema.json": schema.stack_schema,
+    "stack.schema.json": stack_schema,
 }
 
 

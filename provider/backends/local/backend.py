@@ -37,7 +37,7 @@ from provider.backends.local.paths import Storage, default_home, default_storage
 from provider.backends.local.preflight import preflight
 from provider.backends.local.status import JobUnreadable, UnreadableJob, checked_status, record_labels
 from provider.backends.polling import Backoff, Polled
-from provider.labels import IDENTITY_LABEL
+from provider.core.labels import IDENTITY_LABEL
 
 Json = dict[str, Any]
 SECRET_SHOWN = "***"

@@ -37,8 +37,8 @@ from provider.backends.polling import Backoff, Polled
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, retrying
 from provider.backends.vertex.status import job_status, split_name
-from provider.labels import IDENTITY_LABEL
-from provider.labels import KEY as _LABEL_KEY
+from provider.core.labels import IDENTITY_LABEL
+from provider.core.labels import KEY as _LABEL_KEY
 
 if TYPE_CHECKING:
     from provider.backends.vertex.logs import LogLine
@@ -113,7 +113,7 @@ class VertexBackend(Polled):
                     if credentials is None and endpoint.startswith("http://"):
                         from google.auth.credentials import AnonymousCredentials
 
-                        credentials = AnonymousCredentials()
+                        credentials = AnonymousCredentials()  # type: ignore[no-untyped-call]  # google-auth leaves it untyped
                     client = aiplatform_v1.JobServiceClient(transport="rest", credentials=credentials,
                                                             client_options=options)
                 else:

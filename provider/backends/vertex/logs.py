@@ -89,10 +89,10 @@ class CloudLogs:
             if credentials is None and self.api_endpoint and self.api_endpoint.startswith("http://"):
                 from google.auth.credentials import AnonymousCredentials
 
-                credentials = AnonymousCredentials()
+                credentials = AnonymousCredentials()  # type: ignore[no-untyped-call]  # google-auth leaves it untyped
             try:
-                self._client = cloud_logging.Client(project=self.project, credentials=credentials,
-                                                    _use_grpc=False, client_options=options)
+                self._client = cloud_logging.Client(  # type: ignore[no-untyped-call]
+                    project=self.project, credentials=credentials, _use_grpc=False, client_options=options)
             except GoogleAuthError as exc:
                 raise PermissionDenied(f"no Google credentials to read Cloud Logging for project "
                                        f"{self.project!r}: {exc}. Run: gcloud auth application-default login") from exc

@@ -3,7 +3,7 @@
 ``FORMATS`` lists every format in the order its markers are tried: the first format whose
 marker is in the document's ``spec`` reads it; the fallback format (no marker: native) reads
 every other document. The same order builds the schema's ``if``/``else`` chain over ``spec``
-(``provider/schema.py``) and the order of their ``$defs``. Adding a format is one package
+(``provider/spec/schema.py``) and the order of their ``$defs``. Adding a format is one package
 under ``provider/spec/formats/`` and one entry here.
 """
 

@@ -1,7 +1,7 @@
 """Building blocks of the JSON Schema fragments every input format uses.
 
 Each format's ``schema.py`` (``provider/spec/formats/*/schema.py``) builds its ``$defs`` from
-these; ``provider/schema.py`` assembles the document schema from the fragments. Patterns, enums
+these; ``provider/spec/schema.py`` assembles the document schema from the fragments. Patterns, enums
 and limits come from the catalog, the one source of truth; descriptions double as the
 "allowed" text of validation messages.
 """

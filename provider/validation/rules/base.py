@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from provider.catalog import CATALOG, Catalog
+from provider.core.problem import Severity
 from provider.spec.model import DocPath, TrainingJob
-from provider.validation.problem import Severity
 
 SEED_000 = "seed 000 (AI Platform Training overview)"
 SEED_001 = "seed 001 (GPUs)"

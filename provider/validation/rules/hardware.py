@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
+from provider.core.problem import Severity
 from provider.spec.formats.base import CountTable
 from provider.spec.formats.registry import format_of
 from provider.spec.model import Role, TrainingJob, WorkerPool, path_of
-from provider.validation.problem import Severity
 from provider.validation.rules.base import (
     JOB_RULES,
     MACHINE_SPEC,

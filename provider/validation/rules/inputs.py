@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from provider.core.problem import Severity
 from provider.document.excerpt import clip
 from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
 from provider.spec.reader import format_duration
-from provider.validation.problem import Severity
 from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 
 RESERVED_SOURCE = JOB_RULES + " (vx.env.reserved)"

@@ -7,8 +7,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from provider.core.problem import Severity
 from provider.spec.model import Container, PythonPackage, TrainingJob, path_of
-from provider.validation.problem import Severity
 from provider.validation.rules.base import (
     JOB_RULES,
     SEED_000,

@@ -20,9 +20,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from provider.core.problem import Severity
 from provider.document.excerpt import quoted
 from provider.spec.model import DocPath, PythonPackage, TrainingJob, path_of
-from provider.validation.problem import Severity
 from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 
 BUCKET_SOURCE = JOB_RULES + " (gcs.bucket_name: cloud.google.com/storage/docs/naming)"

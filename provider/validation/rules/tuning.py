@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
+from provider.core.problem import Severity
 from provider.spec.model import HyperParam, Hyperparameters, ParamType, TrainingJob, path_of
-from provider.validation.problem import Severity
 from provider.validation.rules.base import JOB_RULES, Context, Finding, join, rule
 
 SOURCE = JOB_RULES + " (ai_platform_hyperparameter_spec; vx.hpt.*)"

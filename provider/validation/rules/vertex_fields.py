@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from provider.core.problem import Severity
 from provider.spec.model import Reservation, TrainingJob, path_of
-from provider.validation.problem import Severity
 from provider.validation.rules.base import Context, Finding, Target, rule
 
 FIELDS = "tools/catalog/curated/vertex_job_fields.json"

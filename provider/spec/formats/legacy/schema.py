@@ -2,7 +2,7 @@
 
 ``trainingInput`` verbatim (scale tiers, Compute Engine and legacy machine types with their
 accelerator rules, hyperparameters) with gcloud's flags beside it; machine types, tiers and
-accelerator tables from the catalog. ``provider/schema.py`` puts it into the document's ``$defs``.
+accelerator tables from the catalog. ``provider/spec/schema.py`` puts it into the document's ``$defs``.
 """
 
 from __future__ import annotations

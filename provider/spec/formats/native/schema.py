@@ -2,7 +2,7 @@
 
 ``spec.workerPools`` by role, ``spec.application`` (exactly one of pythonPackage or
 container), outputs, scheduling and hyperparameter tuning; machine types, accelerator counts
-and limits from the catalog. ``provider/schema.py`` puts these into the document's ``$defs``.
+and limits from the catalog. ``provider/spec/schema.py`` puts these into the document's ``$defs``.
 """
 
 from __future__ import annotations

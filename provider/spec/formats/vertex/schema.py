@@ -3,7 +3,7 @@ and ``vertexSpecSnake`` / ``vertexPoolSnake`` (the Python SDK's snake_case).
 
 A ``CustomJobSpec`` with ``region`` beside it: up to four ``workerPoolSpecs`` (the primary
 with one replica), Vertex AI's flat ``machineSpec`` accelerator rules, and the job fields of
-tools/catalog/curated/vertex_job_fields.json. ``provider/schema.py`` puts these into the
+tools/catalog/curated/vertex_job_fields.json. ``provider/spec/schema.py`` puts these into the
 document's ``$defs``.
 """
 

@@ -6,7 +6,7 @@ its stack's settings as inputs: ``stack``, ``team``, ``project``, ``region``, ``
 PersistentResources the stack declares (``persistentResources``, when it declares any), and the job as
 ``spec`` (the parsed spec document) with its ``specFile``. From them the policy pack rebuilds
 the StackConfig (provider.stack.config.from_mapping) and the TrainingJob (the one validation
-entry point), and calls provider.policy like ``trainjobs validate`` and ``trainjobs plan`` do.
+entry point), and calls provider.stack.policy like ``trainjobs validate`` and ``trainjobs plan`` do.
 
 The engine hands every number over as a float; whole numbers are turned back into ints so a
 violation reads "limit 8", not "limit 8.0".
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from provider.core.problem import Problem
 from provider.spec.model import TrainingJob
 from provider.stack.config import NS, StackConfig, from_mapping
-from provider.validation.problem import Problem
 
 TYPE_TOKEN = "pulumi-python:dynamic/trainjobs:TrainingJob"
 

@@ -16,17 +16,17 @@ from typing import Any
 
 import pulumi
 
-from provider import launch
-from provider.diffing import fingerprint
-from provider.labels import IDENTITY_LABEL
+from provider.core.labels import IDENTITY_LABEL
+from provider.core.problem import Problem
 from provider.packaging import resolve_source
-from provider.request import VertexRequest
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container, EnvVar
 from provider.spec.model import TrainingJob as JobModel
 from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
-from provider.validation.problem import Problem
+from provider.submission import launch
+from provider.submission.diffing import fingerprint
+from provider.submission.request import VertexRequest
 
 ROOT = Path.cwd()
 
@@ -276,11 +276,13 @@ def context_digest(context: Path) -> str:
 
 
 def _quotas(stack: StackConfig) -> dict[str, Any]:
-    return json.loads(json.dumps(all_config().get(NS + "quotas") or {}))
+    quotas: dict[str, Any] = json.loads(json.dumps(all_config().get(NS + "quotas") or {}))
+    return quotas
 
 
 def _policy(stack: StackConfig) -> dict[str, Any]:
-    return json.loads(json.dumps(all_config().get(NS + "policy") or {}))
+    policy: dict[str, Any] = json.loads(json.dumps(all_config().get(NS + "policy") or {}))
+    return policy
 
 
 def export(stack: StackConfig, infra: TeamInfra, jobs: list[tuple[LoadedSpec, TrainingJob]]) -> None:

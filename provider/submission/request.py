@@ -2,7 +2,7 @@
 
 The body is what ``JobServiceClient.create_custom_job`` / ``create_hyperparameter_tuning_job``
 send: camelCase keys, int64 values as strings; the type itself (``VertexRequest``) lives in
-provider.vertex_request, which imports neither the spec model nor the catalog. It is plain data, so the validate and plan
+provider.core.vertex_request, which imports neither the spec model nor the catalog. It is plain data, so the validate and plan
 paths can show it without importing the SDK; the Vertex backend parses it with
 ``aiplatform_v1.CustomJob.from_json``, and tests assert it for every example spec.
 """
@@ -10,6 +10,7 @@ paths can show it without importing the SDK; the Vertex backend parses it with
 from __future__ import annotations
 
 from provider.catalog import CATALOG
+from provider.core.vertex_request import Json, VertexRequest
 from provider.spec.model import (
     Container,
     HyperParam,
@@ -20,7 +21,6 @@ from provider.spec.model import (
     WorkerPool,
 )
 from provider.spec.reader import format_duration
-from provider.vertex_request import Json, VertexRequest
 
 __all__ = ["VertexRequest", "build_request", "custom_job_spec", "default_executor_image", "executor_image",
            "image_host", "job_args", "reservation_json", "vertex_options"]

@@ -9,17 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from provider.backends.base import Submission
-from provider.labels import job_labels
-from provider.labels import label_value as label_value  # provider.console.usage imports it from here
+from provider.core.labels import job_labels
+from provider.core.labels import label_value as label_value  # provider.console.usage imports it from here
 from provider.packaging import checked_source, package_uris
 from provider.packaging.stage import Stager, stage
-from provider.request import VertexRequest, build_request
 from provider.spec.model import Container, TrainingJob
+from provider.submission.request import VertexRequest, build_request
 
 
 def labels_for(job: TrainingJob, stack: str | None = None, identity: str | None = None,
                extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The labels of ``job`` (provider.labels owns the keys and the value rules)."""
+    """The labels of ``job`` (provider.core.labels owns the keys and the value rules)."""
     return job_labels(job.name, stack=stack, identity=identity, extra=extra)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.request import default_executor_image, reservation_json, vertex_options
 from provider.spec.envelope import API_VERSION
 from provider.spec.model import Container, HyperParam, Hyperparameters, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
+from provider.submission.request import default_executor_image, reservation_json, vertex_options
 
 Json = dict[str, Any]
 

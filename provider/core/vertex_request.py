@@ -5,7 +5,7 @@ A ``VertexRequest`` is what ``JobServiceClient.create_custom_job`` or
 (``projects/PROJECT/locations/REGION``) and its body in REST JSON (camelCase keys, int64 values as
 strings). It imports neither the spec model nor the catalog, so the backend seam
 (provider.backends.base) and everything that only carries requests stay cheap to import;
-provider.request builds requests from specs.
+provider.submission.request builds requests from specs.
 """
 
 from __future__ import annotations
