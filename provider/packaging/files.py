@@ -101,12 +101,28 @@ class _Budget:
                                "limit for a trainer package (keep data and checkpoints in Cloud Storage)")
 
 
+def is_flat(package_dir: Path) -> bool:
+    """Whether the package path is a folder of top-level modules rather than a Python package.
+
+    A folder without ``__init__.py`` (gcloud's ``local-package-path=DIR,script=task.py``): its
+    own files make the project (its setup.py, requirements.txt), and its top-level ``.py`` files
+    are modules of their own (``python -m task``). A package folder (``trainer/__init__.py``)
+    takes its setup.py from the folder above, as gcloud's ``--package-path`` does.
+    """
+    return not (package_dir / "__init__.py").is_file()
+
+
 def source_files(package_dir: Path) -> list[tuple[str, Path]]:
-    """(relative name, path to read) of the files that make the package, in a stable order."""
+    """(relative name, path to read) of the files that make the package, in a stable order.
+
+    For a package folder, the build files beside it and its files as ``trainer/...``; for a flat
+    folder (``is_flat``), its own files, named relative to it.
+    """
     out: list[tuple[str, Path]] = []
-    root = package_dir.parent
+    flat = is_flat(package_dir)
+    root = package_dir if flat else package_dir.parent
     budget = _Budget(package_dir)
-    for name in BUILD_FILES:
+    for name in () if flat else BUILD_FILES:
         p = root / name
         if os.path.lexists(p) and not p.is_dir():
             found = _regular(p, root, name)
