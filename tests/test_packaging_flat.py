@@ -1,0 +1,118 @@
+"""A flat folder (no ``__init__.py``) is packaged as itself, and requirements.txt goes into install_requires.
+
+gcloud's ``local-package-path=DIR,script=task.py`` copies DIR into its image and runs
+``python3 task.py`` there, so task.py imports its siblings as top-level modules, and it installs
+``DIR/requirements.txt``. The default setup.py trainjobs writes for such a folder makes its
+top-level modules ``py_modules`` (so ``python -m task`` finds them once installed) and the
+requirements its ``install_requires``; a package folder keeps gcloud's ``--package-path`` layout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from provider.backends.local.envs import requirements
+from provider.packaging import source_digest, source_files
+from provider.packaging.files import is_flat
+from provider.packaging.requirements import requirement_lines
+from provider.packaging.sdist import PackageError, build_sdist, plan_build
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAT = ROOT / "tests" / "fixtures" / "gcloud_flat_trainer"
+
+
+def _flat(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo" / "trainer_dir"
+    shutil.copytree(FLAT, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "data").mkdir()
+    (folder / "data" / "__init__.py").write_text("")
+    (folder / "data" / "load.py").write_text("X = 1\n")
+    (tmp_path / "repo" / "pyproject.toml").write_text("[tool.ruff]\n")  # the repository's own: not the folder's
+    return folder
+
+
+def _members(sdist: Path) -> list[str]:
+    with tarfile.open(sdist) as t:
+        return [m.split("/", 1)[1] for m in t.getnames() if "/" in m]
+
+
+def test_a_flat_folder_is_its_own_project(tmp_path: Path) -> None:
+    folder = _flat(tmp_path)
+    assert is_flat(folder) and not is_flat(ROOT / "tests" / "fixtures" / "gcloud_local_package" / "trainer")
+    # its own files, named relative to it; nothing of the folder above (the repository's pyproject.toml)
+    assert [rel for rel, _ in source_files(folder)] == ["requirements.txt", "task.py", "util.py", "data/__init__.py",
+                                                        "data/load.py"]
+    before = source_digest(folder)
+    (tmp_path / "repo" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 1\n")
+    assert source_digest(folder) == before
+    (folder / "requirements.txt").write_text("pluggy==1.6.0\n")
+    assert source_digest(folder) != before
+
+
+def test_the_default_setup_of_a_flat_folder(tmp_path: Path) -> None:
+    folder = _flat(tmp_path)
+    plan = plan_build(folder, "trainer-dir", flat=True)
+    assert plan.write_setup_py is not None
+    assert "py_modules=['task', 'util']" in plan.write_setup_py
+    assert "packages=find_packages()" in plan.write_setup_py
+    assert "install_requires=['pluggy==1.7.0']" in plan.write_setup_py
+    (folder / "setup.py").write_text("from setuptools import setup\nsetup(name='own')\n")
+    assert plan_build(folder, "trainer-dir", flat=True).write_setup_py is None  # its own setup.py is kept
+
+
+def test_a_package_folder_takes_the_requirements_beside_it(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    (project / "trainer").mkdir(parents=True)
+    (project / "trainer" / "__init__.py").write_text("")
+    plan = plan_build(project, "trainer")
+    assert plan.write_setup_py is not None and "install_requires" not in plan.write_setup_py
+    assert "py_modules" not in plan.write_setup_py
+    (project / "requirements.txt").write_text("numpy>=1.24\npandas[parquet]==2.2.3 ; python_version >= '3.9'\n")
+    plan = plan_build(project, "trainer")
+    assert plan.write_setup_py is not None
+    assert "install_requires=['numpy>=1.24', \"pandas[parquet]==2.2.3 ; python_version >= '3.9'\"]" in \
+        plan.write_setup_py
+
+
+@pytest.mark.slow
+def test_a_flat_folder_builds_with_its_modules_and_requirements(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # this environment's setuptools: no index needed
+    folder = _flat(tmp_path)
+    sdist = build_sdist(folder, tmp_path / "out")
+    members = _members(sdist)
+    assert {"task.py", "util.py", "data/__init__.py", "data/load.py"} <= set(members), members
+    assert requirements(sdist) == ["pluggy==1.7.0"]
+    assert not (folder / "setup.py").exists()  # written into the copy only
+
+
+def test_requirements_txt_as_pip_reads_it() -> None:
+    text = ("# a comment\n\nnumpy>=1.24  # trailing comment\ntorch==2.3.1 \\\n  ; sys_platform == 'linux'\n"
+            "name @ https://example.com/name-1.0.tar.gz\n")
+    assert requirement_lines(text, "requirements.txt") == [
+        "numpy>=1.24", "torch==2.3.1   ; sys_platform == 'linux'", "name @ https://example.com/name-1.0.tar.gz"]
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("numpy\n-r other.txt\n", "requirements.txt:2: '-r other.txt' is a pip option, which install_requires cannot "
+                              "carry; allowed: one requirement per line"),
+    ("numpy\n\n--extra-index-url https://x\n", "requirements.txt:3: '--extra-index-url https://x' is a pip option"),
+    ("./wheels/local-1.0.whl\n", "requirements.txt:1: './wheels/local-1.0.whl' is not a requirement"),
+    ("numpy=1.0\n", "requirements.txt:1: 'numpy=1.0' is not a requirement"),
+])
+def test_what_install_requires_cannot_take_is_one_message(text: str, says: str) -> None:
+    with pytest.raises(PackageError) as exc:
+        requirement_lines(text, "requirements.txt")
+    assert says in str(exc.value)
+    assert "a setup.py or pyproject.toml of your own" in str(exc.value)
+
+
+def test_a_bad_requirements_txt_fails_the_build_with_its_line(tmp_path: Path) -> None:
+    folder = _flat(tmp_path)
+    (folder / "requirements.txt").write_text("pluggy\n-e .\n")
+    with pytest.raises(PackageError, match=r"requirements.txt:2: '-e \.' is a pip option"):
+        build_sdist(folder, tmp_path / "out")
