@@ -179,7 +179,9 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
     else:
         _inside_repository(found.package_dir, cwd)
         how = f"python3 {spec['script']}" if "script" in spec else f"python3 -m {found.module}"
-        notes.append(f"{spec[LOCAL]}: {Path(file).parent.as_posix()}/ is a folder of top-level modules: trainjobs "
+        where = Path(file).parent
+        shown = str(spec[LOCAL]) if where == Path(".") else f"{spec[LOCAL]}/{where.as_posix()}"
+        notes.append(f"{shown} is a folder of top-level modules: trainjobs "
                      f"packages its .py files as modules of their own and runs python -m {found.module} (gcloud's "
                      f"image runs {how} in a copy of the folder): its sibling imports work; __file__ is the "
                      "installed module, and the working directory is not the folder")
