@@ -152,12 +152,12 @@ def _flat(base: Path, spec: dict[str, object], file: str) -> Entry | None:
     return Entry(folder, Path(file).stem, str(spec["executor-image-uri"]))
 
 
-def _inside_repository(folder: Path, cwd: Path) -> None:
+def _inside_repository(folder: Path, shown: object, cwd: Path) -> None:
     from provider.document.boundary import repository_root
 
     root = Path(os.path.realpath(repository_root(cwd)))
     if folder == root:
-        raise _fail(f"local-package-path={folder} is the repository {root} itself; trainjobs packages a folder "
+        raise _fail(f"local-package-path={shown} is the repository {root} itself; trainjobs packages a folder "
                     "inside it (the whole repository is no package): allowed: the folder that holds the script "
                     "and its modules, inside the repository (move them into one, e.g. trainer/)")
 
@@ -177,7 +177,7 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
             notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "
                          f"{spec['script']}): imports of its sibling modules must be package imports")
     else:
-        _inside_repository(found.package_dir, cwd)
+        _inside_repository(found.package_dir, spec[LOCAL], cwd)
         how = f"python3 {spec['script']}" if "script" in spec else f"python3 -m {found.module}"
         where = Path(file).parent
         shown = str(spec[LOCAL]) if where == Path(".") else f"{spec[LOCAL]}/{where.as_posix()}"
