@@ -116,3 +116,31 @@ def test_a_bad_requirements_txt_fails_the_build_with_its_line(tmp_path: Path) ->
     (folder / "requirements.txt").write_text("pluggy\n-e .\n")
     with pytest.raises(PackageError, match=r"requirements.txt:2: '-e \.' is a pip option"):
         build_sdist(folder, tmp_path / "out")
+
+
+@pytest.mark.parametrize("layout", ["flat", "package"])
+def test_validate_reports_a_requirements_line_the_build_would_refuse(tmp_path: Path, layout: str) -> None:
+    from provider.validation.validator import validate_paths
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    if layout == "flat":
+        folder, module = _flat(tmp_path), "task"
+    else:
+        folder, module = repo / "app" / "trainer", "trainer.task"
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+        (folder / "task.py").write_text("")
+    requirements_txt = folder / "requirements.txt" if layout == "flat" else folder.parent / "requirements.txt"
+    requirements_txt.write_text("pluggy==1.7.0\n--index-url https://example.com/simple\n")
+    spec = repo / "spec.yaml"
+    spec.write_text(
+        "apiVersion: trainjobs/v1\nkind: TrainingJob\nmetadata: {name: flat_test}\nspec:\n  region: us-central1\n"
+        "  workerPools: {chief: {machineType: n1-standard-4}}\n  jobDir: gs://bucket/x\n  application:\n"
+        f"    pythonPackage: {{path: {folder.relative_to(repo)}, module: {module}, "
+        "executorImage: us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest}\n")
+    (problem,) = [p for p in validate_paths([str(spec)]).all_problems if p.is_error]
+    assert problem.line == 9 and problem.rule == "package.requirements"
+    assert f"{requirements_txt}:2: '--index-url https://example.com/simple' is a pip option" in problem.message
+    (requirements_txt.parent / "setup.py").write_text("from setuptools import setup\nsetup()\n")  # its own: not read
+    assert not [p for p in validate_paths([str(spec)]).all_problems if p.is_error]

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from provider.packaging import SKIP_DIRS, source_files
 from provider.packaging.files import PackageError, is_flat, read_regular
-from provider.packaging.requirements import requirement_lines
+from provider.packaging.requirements import project_requirements, requirement_lines
 
 DEFAULT_SETUP = """\
 # Written by trainjobs, as gcloud does when the package has no setup.py of its own.
@@ -166,6 +166,7 @@ def build_sdist(package_dir: Path, out_dir: Path) -> Path:
         raise PackageError(f"{package_dir} holds no Python files")
     if importlib.util.find_spec("build") is None:
         raise PackageError("building a Python package needs the 'build' package: pip install 'build>=1.2'")
+    project_requirements(package_dir)  # a requirements.txt line install_requires cannot take: named with its path
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="trainjobs-build-") as tmp:
         src = Path(tmp) / "src"
