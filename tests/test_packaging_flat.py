@@ -144,3 +144,16 @@ def test_validate_reports_a_requirements_line_the_build_would_refuse(tmp_path: P
     assert f"{requirements_txt}:2: '--index-url https://example.com/simple' is a pip option" in problem.message
     (requirements_txt.parent / "setup.py").write_text("from setuptools import setup\nsetup()\n")  # its own: not read
     assert not [p for p in validate_paths([str(spec)]).all_problems if p.is_error]
+
+
+def test_a_flat_folders_tool_only_pyproject_describes_no_package(tmp_path: Path) -> None:
+    folder = _flat(tmp_path)
+    (folder / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")  # configures a tool, no package
+    plan = plan_build(folder, "trainer-dir", flat=True)
+    assert plan.write_setup_py is not None and "py_modules=['task', 'util']" in plan.write_setup_py
+    assert "install_requires=['pluggy==1.7.0']" in plan.write_setup_py
+    (folder / "pyproject.toml").write_text("[project]\nname = 'own'\nversion = '1'\ndependencies = ['six']\n")
+    assert plan_build(folder, "trainer-dir", flat=True).write_setup_py == "from setuptools import setup\n\nsetup()\n"
+    from provider.packaging.requirements import project_requirements
+
+    assert project_requirements(folder) == []  # its own pyproject.toml declares its dependencies

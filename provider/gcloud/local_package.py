@@ -189,18 +189,16 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
     return found
 
 
-def _own_build(project: Path) -> bool:
-    return (project / "setup.py").is_file() or (project / "pyproject.toml").is_file()
-
-
 def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: list[str]) -> None:
     """Notes on what gcloud's image installs: what the package carries, and what it cannot."""
     if "output-image-uri" in spec:
         notes.append(f"output-image-uri={spec['output-image-uri']} is not kept: trainjobs builds no image; the "
                      "package runs on the executor image itself")
+    from provider.packaging.files import declares_its_build, project_dir
+
     # packaging takes setup.py and requirements.txt from the folder (flat) or the one above it (a package)
-    project = package_dir if not _is_package(package_dir) else package_dir.parent
-    carried = project == base and not _own_build(base) and (base / "requirements.txt").is_file()
+    project, own = project_dir(package_dir), declares_its_build(package_dir)
+    carried = project == base and not own and (base / "requirements.txt").is_file()
     if carried:
         notes.append(f"{spec[LOCAL]}/requirements.txt is installed with the package: the setup.py trainjobs writes "
                      "(the folder has none of its own) takes its lines as install_requires")
@@ -210,11 +208,13 @@ def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: li
         lost.append(f"{spec[LOCAL]}/requirements.txt")
     if not lost:
         return
-    if project == base and not _own_build(base):
+    if project == base and not own:
         where = (f"list them in {spec[LOCAL]}/requirements.txt, which the setup.py trainjobs writes takes as "
                  "install_requires")
     else:
-        where = f"list them in install_requires of {_relative(project, base, str(spec[LOCAL]))}/setup.py"
+        shown = _relative(project, base, str(spec[LOCAL]))
+        where = (f"list them in install_requires of {shown}/setup.py" if (project / "setup.py").exists() or not
+                 (project / "pyproject.toml").exists() else f"list them in the dependencies of {shown}/pyproject.toml")
     notes.append(f"{', '.join(lost)} not kept: gcloud's image installs them; a package installs what the "
                  f"setup.py beside it declares: {where}")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 from pathlib import Path
 
 from provider.core.errors import InvalidArgument, UserError
@@ -110,6 +111,35 @@ def is_flat(package_dir: Path) -> bool:
     takes its setup.py from the folder above, as gcloud's ``--package-path`` does.
     """
     return not (package_dir / "__init__.py").is_file()
+
+
+def project_dir(package_dir: Path) -> Path:
+    """Where the package's setup.py, pyproject.toml and requirements.txt are read: a flat folder
+    itself, or the folder above a package folder (where gcloud looks for setup.py)."""
+    return package_dir if is_flat(package_dir) else package_dir.parent
+
+
+def declares_its_build(package_dir: Path) -> bool:
+    """Whether the package's project describes its own build (so trainjobs writes no setup.py).
+
+    A setup.py, or a pyproject.toml; in a flat folder, only a pyproject.toml with a
+    ``[build-system]`` or ``[project]`` table (one that only configures tools, such as
+    ``[tool.ruff]``, describes no package). An unreadable pyproject.toml counts, so that the
+    build reports it.
+    """
+    project = project_dir(package_dir)
+    if (project / "setup.py").exists():
+        return True
+    pyproject = project / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    if not is_flat(package_dir):
+        return True
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    return "build-system" in data or "project" in data
 
 
 def source_files(package_dir: Path) -> list[tuple[str, Path]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from provider.packaging.files import PackageError, is_flat, read_regular
+from provider.packaging.files import PackageError, declares_its_build, project_dir, read_regular
 
 _ALLOWED = ("allowed: one requirement per line (a name with extras, version specifiers and markers, or "
             "name @ URL), as install_requires takes them; or a setup.py or pyproject.toml of your own that "
@@ -63,15 +63,14 @@ def requirement_lines(text: str, shown: str) -> list[str]:
 def project_requirements(package_dir: Path) -> list[str]:
     """What the setup.py trainjobs writes for ``package_dir`` takes as install_requires.
 
-    The ``requirements.txt`` of its project (a flat folder's own, or the one beside a package
-    folder, where gcloud looks for setup.py), when that project has no setup.py or pyproject.toml
-    of its own (those declare their dependencies themselves); PackageError naming the file and
-    line for a line install_requires cannot take.
+    The ``requirements.txt`` of its project (files.project_dir), when the project does not
+    describe its own build (files.declares_its_build: a setup.py or pyproject.toml declares its
+    dependencies itself); PackageError naming the file and line for a line install_requires
+    cannot take.
     """
-    project = package_dir if is_flat(package_dir) else package_dir.parent
-    if (project / "setup.py").exists() or (project / "pyproject.toml").exists():
+    if declares_its_build(package_dir):
         return []
-    file = project / "requirements.txt"
+    file = project_dir(package_dir) / "requirements.txt"
     if not file.is_file():
         return []
     return requirement_lines(read_regular(file).decode("utf-8", "replace"), str(file))

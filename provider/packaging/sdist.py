@@ -36,7 +36,7 @@ from enum import Enum
 from pathlib import Path
 
 from provider.packaging import SKIP_DIRS, source_files
-from provider.packaging.files import PackageError, is_flat, read_regular
+from provider.packaging.files import PackageError, declares_its_build, is_flat, read_regular
 from provider.packaging.requirements import project_requirements, requirement_lines
 
 DEFAULT_SETUP = """\
@@ -108,7 +108,9 @@ def plan_build(src: Path, package_name: str, flat: bool = False) -> BuildPlan:
         return BuildPlan(backend, BuildMode.ISOLATED, None)
     setup_py = None
     if not (src / "setup.py").exists():
-        setup_py = "from setuptools import setup\n\nsetup()\n" if pyproject.is_file() else default_setup(src, package_name, flat)
+        # a flat folder's pyproject.toml may only configure tools: then it describes no package
+        own = pyproject.is_file() and (not flat or declares_its_build(src))
+        setup_py = "from setuptools import setup\n\nsetup()\n" if own else default_setup(src, package_name, flat)
     local = importlib.util.find_spec("setuptools") is not None
     return BuildPlan("setuptools", BuildMode.THIS_ENVIRONMENT if local else BuildMode.ISOLATED, setup_py)
 

@@ -154,3 +154,13 @@ def test_a_converted_flat_folder_runs_on_the_local_backend(repo: Path, home: dic
     # task ran as a module of its own, imported its sibling as `import util`, and pluggy came from requirements.txt
     assert json.loads(result.read_text()) == {"argv": ["--epochs", "3"], "module": "task", "sibling": "util",
                                               "requirement": "pluggy"}
+
+
+def test_a_tool_only_pyproject_in_the_folder_keeps_requirements_carried(repo: Path) -> None:
+    (repo / "trainer_dir" / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
+    notes = "\n".join(_build(HEAD + _pool("local-package-path=trainer_dir,script=task.py"), repo).notes)
+    assert "trainer_dir/requirements.txt is installed with the package" in notes
+    (repo / "trainer_dir" / "pyproject.toml").write_text("[project]\nname = 'own'\nversion = '1'\n")
+    notes = "\n".join(_build(HEAD + _pool("local-package-path=trainer_dir,script=task.py"), repo).notes)
+    assert "trainer_dir/requirements.txt not kept" in notes
+    assert "list them in the dependencies of trainer_dir/pyproject.toml" in notes
