@@ -16,11 +16,12 @@ A script whose folder is not a Python package (``script=task.py`` at the top of 
 ``script=src/train.py``, ``python-module=task``) makes that folder a flat package
 (provider.packaging.files.is_flat): its top-level modules are installed as modules of their own,
 so ``python -m task`` imports its siblings as ``python3 task.py`` does (``path`` DIR, ``module``
-task). ``DIR/requirements.txt`` is installed with the package when trainjobs writes its setup.py
-(the folder has no setup.py or pyproject.toml of its own), as its ``install_requires``.
+task). A flat folder's ``requirements.txt`` is installed with the package when trainjobs writes
+its setup.py (the folder has no setup.py or pyproject.toml of its own), as its ``install_requires``;
+the one above a package folder is not read (as gcloud's ``--package-path`` build never read it).
 What cannot be kept says so in a note: an ``output-image-uri`` (no image is built), the
 ``requirements`` and ``extra-packages`` keys, a ``requirements.txt`` beside a setup.py of the
-package's own (a package installs what its ``setup.py`` declares), ``extra-dirs`` (only the
+package's own or above a package folder (a package installs what its ``setup.py`` declares), ``extra-dirs`` (only the
 package folder is packaged), and a script run as a module rather than a file. What cannot be
 converted at all is an error: a shell script, a script at the top of a folder that is a Python
 package, the repository itself as the folder, and ``--command`` (it replaces the entrypoint, so
@@ -194,11 +195,12 @@ def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: li
     if "output-image-uri" in spec:
         notes.append(f"output-image-uri={spec['output-image-uri']} is not kept: trainjobs builds no image; the "
                      "package runs on the executor image itself")
-    from provider.packaging.files import declares_its_build, project_dir
+    from provider.packaging.files import declares_its_build, is_flat, project_dir
 
     # packaging takes setup.py and requirements.txt from the folder (flat) or the one above it (a package)
     project, own = project_dir(package_dir), declares_its_build(package_dir)
-    carried = project == base and not own and (base / "requirements.txt").is_file()
+    flat = is_flat(package_dir)  # only a flat folder's requirements.txt is taken (packaging/requirements.py)
+    carried = flat and project == base and not own and (base / "requirements.txt").is_file()
     if carried:
         notes.append(f"{spec[LOCAL]}/requirements.txt is installed with the package: the setup.py trainjobs writes "
                      "(the folder has none of its own) takes its lines as install_requires")
@@ -208,7 +210,7 @@ def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: li
         lost.append(f"{spec[LOCAL]}/requirements.txt")
     if not lost:
         return
-    if project == base and not own:
+    if flat and project == base and not own:
         where = (f"list them in {spec[LOCAL]}/requirements.txt, which the setup.py trainjobs writes takes as "
                  "install_requires")
     else:

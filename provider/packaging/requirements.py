@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from provider.packaging.files import PackageError, declares_its_build, project_dir, read_regular
+from provider.packaging.files import PackageError, declares_its_build, is_flat, project_dir, read_regular
 
 _ALLOWED = ("allowed: one requirement per line (a name with extras, version specifiers and markers, or "
             "name @ URL), as install_requires takes them; or a setup.py or pyproject.toml of your own that "
@@ -68,8 +68,8 @@ def project_requirements(package_dir: Path) -> list[str]:
     dependencies itself); PackageError naming the file and line for a line install_requires
     cannot take.
     """
-    if declares_its_build(package_dir):
-        return []
+    if not is_flat(package_dir) or declares_its_build(package_dir):
+        return []  # a package folder is built as gcloud's --package-path builds it: no requirements.txt
     file = project_dir(package_dir) / "requirements.txt"
     if not file.is_file():
         return []

@@ -83,9 +83,11 @@ def declared_backend(pyproject: Path) -> str | None:
 def default_setup(src: Path, package_name: str, flat: bool = False) -> str:
     """The setup.py trainjobs writes for a package without one: gcloud's, and what it leaves out.
 
-    It takes the ``requirements.txt`` of the project (beside the package folder, or in a flat
-    folder) as ``install_requires``, so they are installed wherever the package is (gcloud's
-    image runs ``pip install -r requirements.txt``); a flat folder's top-level modules are
+    A flat folder's ``requirements.txt`` becomes ``install_requires``, so it is installed wherever
+    the package is (gcloud's image for ``local-package-path`` runs ``pip install -r
+    requirements.txt``). A package folder's is not read: gcloud's ``--package-path`` build never
+    installs it, and a repository's top-level requirements often hold more than the trainer
+    needs (development tools, ``-e .``). A flat folder's top-level modules are
     ``py_modules`` beside its sub-packages, so ``python -m task`` finds ``task`` and its siblings.
     """
     more = ""
@@ -93,7 +95,7 @@ def default_setup(src: Path, package_name: str, flat: bool = False) -> str:
         modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and p.stem.isidentifier())
         more += f", py_modules={modules!r}"
     requirements = src / "requirements.txt"
-    if requirements.is_file():
+    if flat and requirements.is_file():
         found = requirement_lines(read_regular(requirements).decode("utf-8", "replace"), "requirements.txt")
         if found:
             more += f", install_requires={found!r}"

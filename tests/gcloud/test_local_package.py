@@ -70,9 +70,7 @@ def test_a_script_runs_as_its_module_and_what_is_lost_is_said(repo: Path) -> Non
     notes = "\n".join(built.notes)
     assert "script=./trainer/task.py runs as python -m trainer.task" in notes
     assert "output-image-uri=gcr.io/p/img:1 is not kept" in notes
-    # issue 20: requirements.txt is installed with the package (install_requires of the setup.py trainjobs writes)
-    assert "./app/requirements.txt is installed with the package" in notes
-    assert "requirements=pandas;scipy not kept" in notes and "list them in ./app/requirements.txt" in notes
+    assert "requirements=pandas;scipy, ./app/requirements.txt not kept" in notes
 
 
 @pytest.mark.parametrize(("pool", "says"), [
