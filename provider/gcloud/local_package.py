@@ -12,12 +12,20 @@ non-empty pool runs it, with ``--args`` as the container's arguments.
 trainjobs packages that same folder instead, as ``--package-path`` would
 (``application.pythonPackage``: ``path`` DIR/trainer, ``module`` trainer.task, ``executorImage``
 the executor image), so the job runs the same code on the same image, locally and on Vertex AI.
-What cannot be kept says so in a note: an ``output-image-uri`` (no image is built), a
-``requirements.txt``, ``requirements`` or ``extra-packages`` (a package installs what its
-``setup.py`` declares), ``extra-dirs`` (only the package folder is packaged), and a script run
-as a file rather than a module. What cannot be converted at all is an error: a script at the top
-of DIR or not a Python file (there is no package folder to package), and ``--command`` (it
-replaces the entrypoint, so the script would not run).
+A script whose folder is not a Python package (``script=task.py`` at the top of DIR,
+``script=src/train.py``, ``python-module=task``) makes that folder a flat package
+(provider.packaging.files.is_flat): its top-level modules are installed as modules of their own,
+so ``python -m task`` imports its siblings as ``python3 task.py`` does (``path`` DIR, ``module``
+task). A flat folder's ``requirements.txt`` is installed with the package when trainjobs writes
+its setup.py (the folder has no setup.py or pyproject.toml of its own), as its ``install_requires``;
+the one above a package folder is not read (as gcloud's ``--package-path`` build never read it).
+What cannot be kept says so in a note: an ``output-image-uri`` (no image is built), the
+``requirements`` and ``extra-packages`` keys, a ``requirements.txt`` beside a setup.py of the
+package's own or above a package folder (a package installs what its ``setup.py`` declares), ``extra-dirs`` (only the
+package folder is packaged), and a script run as a module rather than a file. What cannot be
+converted at all is an error: a shell script, a script at the top of a folder that is a Python
+package, the repository itself as the folder, and ``--command`` (it replaces the entrypoint, so
+the script would not run).
 
 DIR is read as gcloud reads it (``~`` expanded, relative to the current directory) and must be
 a directory inside the repository that holds it (issue 9's boundary): nothing outside is read.
@@ -100,21 +108,59 @@ def _directory(text: str, cwd: Path) -> Path:
 
 
 def _module(spec: dict[str, object]) -> tuple[str, str]:
-    """(module, the file it is, relative to DIR), for python-module or a Python script in a package folder."""
+    """(module, the file it is, relative to DIR), for python-module or a Python script."""
     module = spec.get("python-module")
     if isinstance(module, str):
-        if "." not in module.strip("."):
-            raise _fail(f"python-module={module} is a module at the top of local-package-path; trainjobs packages "
-                        "the folder that holds it, like --package-path: allowed: a module in a package folder "
-                        "(trainer.task for DIR/trainer/task.py)")
         return module, module.replace(".", "/") + ".py"
     script = str(spec.get("script"))
     parts = Path(script).parts
-    if not script.endswith(".py") or len(parts) < 2 or ".." in parts or Path(script).is_absolute():
+    if not script.endswith(".py") or not parts or ".." in parts or Path(script).is_absolute():
         raise _fail(f"script={script} cannot be packaged: gcloud's image runs it as a file; trainjobs runs a module "
-                    "of a package folder: allowed: script=FOLDER/NAME.py (run as python -m FOLDER.NAME) or "
-                    "python-module=FOLDER.NAME, or container-image-uri of an image built beforehand")
+                    "of a package: allowed: script=NAME.py or FOLDER/NAME.py (run as python -m NAME or "
+                    "FOLDER.NAME) or python-module=..., or container-image-uri of an image built beforehand")
     return ".".join(parts)[:-3], script
+
+
+def _is_package(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file()
+
+
+def _flat(base: Path, spec: dict[str, object], file: str) -> Entry | None:
+    """The flat folder to package when the script's folder is not a Python package, else None.
+
+    ``python3 FOLDER/task.py`` (and ``python3 -m task`` at the top of DIR) imports the script's
+    siblings as top-level modules: packaging that folder with its modules as py_modules keeps them.
+    """
+    where = Path(file).parent
+    key = f"python-module={spec['python-module']}" if "python-module" in spec else f"script={spec['script']}"
+    if ("python-module" in spec and where != Path(".")) or (where != Path(".") and _is_package(base / where)):
+        top = base / Path(file).parts[0]
+        if not _is_package(top):  # packaging would take it as a flat folder, and python -m FOLDER.NAME would fail
+            raise _fail(f"{key}: {spec[LOCAL]}/{Path(file).parts[0]} has no __init__.py, so trainjobs would "
+                        f"package it as a folder of top-level modules; allowed: add {Path(file).parts[0]}/"
+                        "__init__.py, or script=FOLDER/NAME.py with the script's folder holding no __init__.py")
+        return None  # python -m trainer.task runs a module of the package trainer
+    folder = base / where
+    if _is_package(folder):
+        why = "is a module at the top of local-package-path" if "python-module" in spec else "cannot be packaged"
+        raise _fail(f"{key} {why}, but {spec[LOCAL]} is a Python package (it has __init__.py), which trainjobs "
+                    "packages as that package: allowed: local-package-path=its parent with the module in that "
+                    "package (trainer.task for DIR/trainer/task.py), or a folder of top-level modules without "
+                    "__init__.py")
+    if not Path(file).stem.isidentifier():
+        raise _fail(f"{key}: trainjobs runs it as python -m {Path(file).stem}, which is not a Python module name; "
+                    "allowed: a script named as a module (letters, digits and _, such as train_model.py)")
+    return Entry(folder, Path(file).stem, str(spec["executor-image-uri"]))
+
+
+def _inside_repository(folder: Path, shown: object, cwd: Path) -> None:
+    from provider.document.boundary import repository_root
+
+    root = Path(os.path.realpath(repository_root(cwd)))
+    if folder == root:
+        raise _fail(f"local-package-path={shown} is the repository {root} itself; trainjobs packages a folder "
+                    "inside it (the whole repository is no package): allowed: the folder that holds the script "
+                    "and its modules, inside the repository (move them into one, e.g. trainer/)")
 
 
 def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
@@ -125,24 +171,63 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
     if not (base / file).is_file():
         raise GcloudError(f"Invalid value for [{_FLAG}]: File '{file}' is not found under the package: "
                           f"'{spec[LOCAL]}'.")
-    if "script" in spec:
-        notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "
-                     f"{spec['script']}): imports of its sibling modules must be package imports")
-    _warn_lost(spec, base, notes)
-    return Entry(base / Path(file).parts[0], module, str(spec["executor-image-uri"]))
+    found = _flat(base, spec, file)
+    if found is None:
+        found = Entry(base / Path(file).parts[0], module, str(spec["executor-image-uri"]))
+        if "script" in spec:
+            notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "
+                         f"{spec['script']}): imports of its sibling modules must be package imports")
+    else:
+        _inside_repository(found.package_dir, spec[LOCAL], cwd)
+        how = f"python3 {spec['script']}" if "script" in spec else f"python3 -m {found.module}"
+        where = Path(file).parent
+        shown = str(spec[LOCAL]) if where == Path(".") else f"{spec[LOCAL]}/{where.as_posix()}"
+        notes.append(f"{shown} is a folder of top-level modules: trainjobs "
+                     f"packages its .py files as modules of their own and runs python -m {found.module} (gcloud's "
+                     f"image runs {how} in a copy of the folder): its sibling imports work; __file__ is the "
+                     "installed module, and the working directory is not the folder")
+    _warn_lost(spec, base, found.package_dir, notes)
+    return found
 
 
-def _warn_lost(spec: dict[str, object], base: Path, notes: list[str]) -> None:
+def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: list[str]) -> None:
+    """Notes on what gcloud's image installs: what the package carries, and what it cannot."""
     if "output-image-uri" in spec:
         notes.append(f"output-image-uri={spec['output-image-uri']} is not kept: trainjobs builds no image; the "
                      "package runs on the executor image itself")
+    from provider.packaging.files import declares_its_build, is_flat, project_dir
+
+    # packaging takes setup.py and requirements.txt from the folder (flat) or the one above it (a package)
+    project, own = project_dir(package_dir), declares_its_build(package_dir)
+    flat = is_flat(package_dir)  # only a flat folder's requirements.txt is taken (packaging/requirements.py)
+    carried = flat and project == base and not own and (base / "requirements.txt").is_file()
+    if carried:
+        notes.append(f"{spec[LOCAL]}/requirements.txt is installed with the package: the setup.py trainjobs writes "
+                     "(the folder has none of its own) takes its lines as install_requires")
     lost = [f"{key}={';'.join(map(str, v)) if isinstance(v, list) else v}"
             for key in ("requirements", "extra-packages", "extra-dirs") if (v := spec.get(key))]
-    if (base / "requirements.txt").is_file():
+    if (base / "requirements.txt").is_file() and not carried:
         lost.append(f"{spec[LOCAL]}/requirements.txt")
-    if lost:
-        notes.append(f"{', '.join(lost)} not kept: gcloud's image installs them; a package installs what the "
-                     f"setup.py beside it declares: list them in install_requires of {spec[LOCAL]}/setup.py")
+    if not lost:
+        return
+    if flat and project == base and not own:
+        where = (f"list them in {spec[LOCAL]}/requirements.txt, which the setup.py trainjobs writes takes as "
+                 "install_requires")
+    else:
+        shown = _relative(project, base, str(spec[LOCAL]))
+        where = (f"list them in install_requires of {shown}/setup.py" if (project / "setup.py").exists() or not
+                 (project / "pyproject.toml").exists() else f"list them in the dependencies of {shown}/pyproject.toml")
+    notes.append(f"{', '.join(lost)} not kept: gcloud's image installs them; a package installs what the "
+                 f"setup.py beside it declares: {where}")
+
+
+def _relative(project: Path, base: Path, shown: str) -> str:
+    if project == base:
+        return shown
+    try:
+        return f"{shown}/{project.relative_to(base).as_posix()}"
+    except ValueError:
+        return str(project)
 
 
 def _pools(pools: list[Any]) -> dict[str, Any]:

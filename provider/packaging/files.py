@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 from pathlib import Path
 
 from provider.core.errors import InvalidArgument, UserError
@@ -101,12 +102,57 @@ class _Budget:
                                "limit for a trainer package (keep data and checkpoints in Cloud Storage)")
 
 
+def is_flat(package_dir: Path) -> bool:
+    """Whether the package path is a folder of top-level modules rather than a Python package.
+
+    A folder without ``__init__.py`` (gcloud's ``local-package-path=DIR,script=task.py``): its
+    own files make the project (its setup.py, requirements.txt), and its top-level ``.py`` files
+    are modules of their own (``python -m task``). A package folder (``trainer/__init__.py``)
+    takes its setup.py from the folder above, as gcloud's ``--package-path`` does.
+    """
+    return not (package_dir / "__init__.py").is_file()
+
+
+def project_dir(package_dir: Path) -> Path:
+    """Where the package's setup.py, pyproject.toml and requirements.txt are read: a flat folder
+    itself, or the folder above a package folder (where gcloud looks for setup.py)."""
+    return package_dir if is_flat(package_dir) else package_dir.parent
+
+
+def declares_its_build(package_dir: Path) -> bool:
+    """Whether the package's project describes its own build (so trainjobs writes no setup.py).
+
+    A setup.py, or a pyproject.toml; in a flat folder, only a pyproject.toml with a
+    ``[build-system]`` or ``[project]`` table (one that only configures tools, such as
+    ``[tool.ruff]``, describes no package). An unreadable pyproject.toml counts, so that the
+    build reports it.
+    """
+    project = project_dir(package_dir)
+    if (project / "setup.py").exists():
+        return True
+    pyproject = project / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    if not is_flat(package_dir):
+        return True
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    return "build-system" in data or "project" in data
+
+
 def source_files(package_dir: Path) -> list[tuple[str, Path]]:
-    """(relative name, path to read) of the files that make the package, in a stable order."""
+    """(relative name, path to read) of the files that make the package, in a stable order.
+
+    For a package folder, the build files beside it and its files as ``trainer/...``; for a flat
+    folder (``is_flat``), its own files, named relative to it.
+    """
     out: list[tuple[str, Path]] = []
-    root = package_dir.parent
+    flat = is_flat(package_dir)
+    root = package_dir if flat else package_dir.parent
     budget = _Budget(package_dir)
-    for name in BUILD_FILES:
+    for name in () if flat else BUILD_FILES:
         p = root / name
         if os.path.lexists(p) and not p.is_dir():
             found = _regular(p, root, name)

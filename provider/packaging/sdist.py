@@ -4,7 +4,10 @@ The package path is the Python package directory (``trainer/``). Its parent may 
 distribution (gcloud looks there for ``setup.py``); trainjobs also honours a ``pyproject.toml``
 that declares another build backend (poetry-core, hatchling, pdm-backend, flit-core), so the
 package keeps the dependencies the project declares. With neither, a default ``setup.py``
-packages the directory, as gcloud writes one.
+packages the directory, as gcloud writes one, with the lines of the ``requirements.txt`` beside
+it as ``install_requires``. A flat folder (no ``__init__.py``: gcloud's ``local-package-path``
+with ``script=task.py``) is its own project: its setup.py, pyproject.toml and requirements.txt
+are its own files, and the default setup.py makes its top-level modules ``py_modules``.
 
 The build is done by the standard PEP 517 frontend, ``build`` (pypa/build), on a copy of the
 sources, so nothing is written into the user's tree:
@@ -33,13 +36,14 @@ from enum import Enum
 from pathlib import Path
 
 from provider.packaging import SKIP_DIRS, source_files
-from provider.packaging.files import PackageError, read_regular
+from provider.packaging.files import PackageError, declares_its_build, is_flat, read_regular
+from provider.packaging.requirements import project_requirements, requirement_lines
 
 DEFAULT_SETUP = """\
 # Written by trainjobs, as gcloud does when the package has no setup.py of its own.
 from setuptools import find_packages, setup
 
-setup(name={name!r}, version="0.0.0", packages=find_packages(), include_package_data=True)
+setup(name={name!r}, version="0.0.0", packages=find_packages(), include_package_data=True{more})
 """
 
 # The build's own output is cut to this many characters in an error message.
@@ -76,15 +80,39 @@ def declared_backend(pyproject: Path) -> str | None:
     return backend if isinstance(backend, str) and backend else "setuptools.build_meta:__legacy__"
 
 
-def plan_build(src: Path, package_name: str) -> BuildPlan:
-    """Choose the backend and isolation for the sources copied to ``src``."""
+def default_setup(src: Path, package_name: str, flat: bool = False) -> str:
+    """The setup.py trainjobs writes for a package without one: gcloud's, and what it leaves out.
+
+    A flat folder's ``requirements.txt`` becomes ``install_requires``, so it is installed wherever
+    the package is (gcloud's image for ``local-package-path`` runs ``pip install -r
+    requirements.txt``). A package folder's is not read: gcloud's ``--package-path`` build never
+    installs it, and a repository's top-level requirements often hold more than the trainer
+    needs (development tools, ``-e .``). A flat folder's top-level modules are
+    ``py_modules`` beside its sub-packages, so ``python -m task`` finds ``task`` and its siblings.
+    """
+    more = ""
+    if flat:
+        modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and p.stem.isidentifier())
+        more += f", py_modules={modules!r}"
+    requirements = src / "requirements.txt"
+    if flat and requirements.is_file():
+        found = requirement_lines(read_regular(requirements).decode("utf-8", "replace"), "requirements.txt")
+        if found:
+            more += f", install_requires={found!r}"
+    return DEFAULT_SETUP.format(name=package_name, more=more)
+
+
+def plan_build(src: Path, package_name: str, flat: bool = False) -> BuildPlan:
+    """Choose the backend and isolation for the sources copied to ``src`` (``flat``: see files.is_flat)."""
     pyproject = src / "pyproject.toml"
     backend = declared_backend(pyproject) if pyproject.is_file() else None
     if backend is not None:
         return BuildPlan(backend, BuildMode.ISOLATED, None)
     setup_py = None
     if not (src / "setup.py").exists():
-        setup_py = "from setuptools import setup\n\nsetup()\n" if pyproject.is_file() else DEFAULT_SETUP.format(name=package_name)
+        # a flat folder's pyproject.toml may only configure tools: then it describes no package
+        own = pyproject.is_file() and (not flat or declares_its_build(src))
+        setup_py = "from setuptools import setup\n\nsetup()\n" if own else default_setup(src, package_name, flat)
     local = importlib.util.find_spec("setuptools") is not None
     return BuildPlan("setuptools", BuildMode.THIS_ENVIRONMENT if local else BuildMode.ISOLATED, setup_py)
 
@@ -142,12 +170,13 @@ def build_sdist(package_dir: Path, out_dir: Path) -> Path:
         raise PackageError(f"{package_dir} holds no Python files")
     if importlib.util.find_spec("build") is None:
         raise PackageError("building a Python package needs the 'build' package: pip install 'build>=1.2'")
+    project_requirements(package_dir)  # a requirements.txt line install_requires cannot take: named with its path
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="trainjobs-build-") as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
         _copy_sources(package_dir, src)
-        plan = plan_build(src, package_dir.name.replace("_", "-"))
+        plan = plan_build(src, package_dir.name.replace("_", "-"), is_flat(package_dir))
         if plan.write_setup_py is not None:
             (src / "setup.py").write_text(plan.write_setup_py)
         proc = subprocess.run(
@@ -165,4 +194,5 @@ def build_sdist(package_dir: Path, out_dir: Path) -> Path:
     return built[-1]
 
 
-__all__ = ["SKIP_DIRS", "BuildMode", "BuildPlan", "PackageError", "build_sdist", "declared_backend", "plan_build"]
+__all__ = ["SKIP_DIRS", "BuildMode", "BuildPlan", "PackageError", "build_sdist", "declared_backend", "default_setup",
+           "plan_build"]

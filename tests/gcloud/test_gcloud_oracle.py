@@ -11,8 +11,10 @@ trainjobs, naming the same flag. gcloud takes seconds per command: one stand-in 
 A command with ``local-package-path`` makes gcloud build an image with ``docker build -f-`` and
 push it: a stand-in ``docker`` on PATH keeps the Dockerfile gcloud writes and builds nothing, so
 gcloud sends the job. trainjobs packages the folder instead: its pools equal gcloud's, and what
-its package runs (image, module, folder, args) is what the Dockerfile's FROM, COPY and ENTRYPOINT
-say; what the Dockerfile installs besides is named in a note (local_package.py).
+its package runs (image, the file its module is, folder, args) is what the Dockerfile's FROM, COPY
+and ENTRYPOINT say (``python3 task.py`` at the top of the folder is ``python -m task`` of a flat
+package); what the Dockerfile installs besides is carried (requirements.txt) or named in a note
+(local_package.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import yaml
 from provider.gcloud.build import build
 from provider.gcloud.command import GcloudError, Generation, parse
 from provider.gcloud.words import ShellError, split_words
+from provider.packaging.files import is_flat
 from provider.submission.request import build_request
 from provider.validation.rules import Context
 from provider.validation.validator import check_document
@@ -64,7 +67,11 @@ DOCKERFILE = "Dockerfile.gcloud"
 # docker as gcloud calls it for local-package-path: `docker build ... -f- DIR` (the Dockerfile on
 # stdin) and `docker push IMAGE`. The stand-in keeps the Dockerfile and builds and pushes nothing.
 FAKE_DOCKER = """#!/bin/sh
-if [ "$1" = build ]; then cat > "$ORACLE_DOCKERFILE"; fi
+if [ "$1" = build ]; then
+  cat > "$ORACLE_DOCKERFILE"
+  for arg; do context=$arg; done
+  printf %s "$context" > "$ORACLE_DOCKERFILE.context"
+fi
 exit 0
 """
 
@@ -84,6 +91,7 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
     base = Path(holder.name)
     standin: StandIn = start()
     try:
+        (base / ".git").mkdir()  # the repository: local-package-path=. (each command's folder) is inside it
         cfg = base / "cloudsdk"
         write_config(cfg, standin.url)
         shims = base / "bin"
@@ -99,6 +107,9 @@ def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
             for name, config in (entry.get("files") or {}).items():
                 (work / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(CONFIGS[config], work / name)
+            for name, text in (entry.get("sources") or {}).items():  # a trainer's own files, written as given
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
+                (work / name).write_text(text)
             env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg),
                    "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", "ORACLE_DOCKERFILE": str(work / DOCKERFILE)}
             before = len(standin.jobs())
@@ -168,9 +179,15 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
         assert entry["refused"] in str(exc.value), f"gcloud: {outcome.stderr}\ntrainjobs: {exc.value}"
         return
     assert outcome.sent is not None, f"gcloud sent no job (rc {outcome.rc}): {outcome.stderr[-2000:]}"
+    if entry.get("not_converted"):  # gcloud takes it; trainjobs cannot build it, and says why in one message
+        with pytest.raises(GcloudError) as refused:
+            _convert(entry, work)
+        assert entry["not_converted"] in str(refused.value)
+        return
     document, generation, notes = _convert(entry, work)
     if "local-package-path" in entry["command"]:
-        _runs_what_the_image_runs(outcome.sent, document, notes, (work / DOCKERFILE).read_text())
+        context = work / (work / f"{DOCKERFILE}.context").read_text()
+        _runs_what_the_image_runs(outcome.sent, document, notes, (work / DOCKERFILE).read_text(), context)
     elif generation is Generation.AI_PLATFORM:
         ti = outcome.sent["trainingInput"]
         uploaded = ti.get("packageUris") if "packagePath" in document["spec"] else None
@@ -190,23 +207,30 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
 
 
 def _image(dockerfile: str) -> tuple[str, str, str, list[str]]:
-    """(FROM, the folder COPYed, the module ENTRYPOINT runs, what RUN pip installs) of gcloud's Dockerfile."""
+    """(FROM, the folder COPYed, the file ENTRYPOINT runs, what RUN pip installs) of gcloud's Dockerfile,
+    the folder and the file relative to the build context (local-package-path)."""
     lines = [ln.strip() for ln in dockerfile.splitlines()]
     base = next(ln.split()[1] for ln in lines if ln.startswith("FROM "))
     # build.py _PreparePackageEntry: this comment, then the COPY of the folder that holds the script
     copy = lines[lines.index("# Copy the source directory into the docker container.") + 1]
     folder = json.loads(copy[len("COPY "):])[0]
     entry = json.loads(next(ln for ln in lines if ln.startswith("ENTRYPOINT "))[len("ENTRYPOINT "):])
-    module = entry[2] if entry[1] == "-m" else entry[1].removeprefix("./").removesuffix(".py").replace("/", ".")
+    file = entry[2].replace(".", "/") + ".py" if entry[1] == "-m" else entry[1]
     installs = [ln.split()[-1] for ln in lines if ln.startswith("RUN pip") and ln.split()[-1] != "."]
-    return base, folder, module, installs
+    return base, folder, file, installs
+
+
+def _our_file(path: Path, module: str) -> Path:
+    """The file ``python -m MODULE`` runs from the package built from ``path`` (packaging's layout)."""
+    top = path if is_flat(path) else path.parent
+    return (top / (module.replace(".", "/") + ".py")).resolve()
 
 
 def _runs_what_the_image_runs(sent: dict[str, Any], document: dict[str, Any], notes: list[str],
-                              dockerfile: str) -> None:
+                              dockerfile: str, context: Path) -> None:
     ours, errors = _request(document, ["gs://oracle-bucket/package.tar.gz"], Context(staging_bucket="gs://oracle-bucket"))
     assert ours is not None, errors
-    base, folder, module, installs = _image(dockerfile)
+    base, folder, file, installs = _image(dockerfile)
     spec, their_spec = ours["jobSpec"], _int64(sent["jobSpec"])
     assert ours["displayName"] == sent["displayName"]
     for key, value in their_spec.items():
@@ -214,12 +238,16 @@ def _runs_what_the_image_runs(sent: dict[str, Any], document: dict[str, Any], no
             _carries(value, _int64(spec.get(key)), f"CustomJob.jobSpec.{key}")
     theirs = [p for p in their_spec["workerPoolSpecs"] if p]
     assert len(theirs) == len(spec["workerPoolSpecs"])
+    path = Path(document["spec"]["application"]["pythonPackage"]["path"])
     for i, (their_pool, our_pool) in enumerate(zip(theirs, _int64(spec["workerPoolSpecs"]), strict=True)):
         assert our_pool["machineSpec"] == their_pool["machineSpec"], f"pool {i}"
         assert our_pool["replicaCount"] == their_pool.get("replicaCount", 1), f"pool {i}"
         package = our_pool["pythonPackageSpec"]
         assert package.get("args") == their_pool["containerSpec"].get("args"), f"pool {i}"
-        assert (package["executorImageUri"], package["pythonModule"]) == (base, module), f"pool {i}"
-    assert Path(document["spec"]["application"]["pythonPackage"]["path"]).name == folder
+        assert package["executorImageUri"] == base, f"pool {i}"
+        # the same file runs: gcloud's entrypoint in its copy of the folder, python -m MODULE from trainjobs's package
+        assert _our_file(path, package["pythonModule"]) == (context / file).resolve(), f"pool {i}"
+    assert path.resolve() == (context / folder).resolve()  # the folder gcloud copies is the one packaged
     for installed in installs:
-        assert any(installed.removeprefix("./") in n and "not kept" in n for n in notes), (installed, notes)
+        assert any(installed.removeprefix("./") in n and ("not kept" in n or "installed with the package" in n)
+                   for n in notes), (installed, notes)

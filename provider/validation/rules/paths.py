@@ -88,3 +88,21 @@ def _package_files(package_dir: Path, where: DocPath) -> Iterator[Finding]:
     except OSError as exc:
         yield Finding(f"the package directory {package_dir} cannot be read: {exc.strerror or exc}", where,
                       "package.files", None, allowed="a readable directory")
+    else:
+        yield from _package_requirements(package_dir, where)
+
+
+def _package_requirements(package_dir: Path, where: DocPath) -> Iterator[Finding]:
+    """The requirements.txt the default setup.py takes as install_requires (docs/migration.md), line by line."""
+    from provider.packaging.files import PackageError
+    from provider.packaging.requirements import project_requirements
+
+    try:
+        project_requirements(package_dir)  # reads that one small file, which source_files found regular
+    except PackageError as exc:
+        yield Finding(exc.message, where, "package.requirements", None,
+                      allowed="one requirement per line (name, extras, versions, markers, or name @ URL), or a "
+                      "setup.py or pyproject.toml of the package's own")
+    except OSError as exc:
+        yield Finding(f"{exc.filename or package_dir} cannot be read: {exc.strerror or exc}", where,
+                      "package.requirements", None, allowed="a readable requirements.txt")
