@@ -113,9 +113,12 @@ def test_unknown_stack_and_unknown_job_are_one_message_each(project: Path, emula
     assert "no Vertex AI job 'no_such_job'" in proc.stderr
 
 
-def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexBackend, emulator: Emulator) -> None:
+def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexBackend, emulator: Emulator,
+                                                 tmp_path: Path) -> None:
     """The real google-cloud-logging client reads the emulator's entries.list, as for a Vertex AI job."""
-    job_id = start(backend, emulator, "probe_logs", workers=1, args=["--steps", "2"])
+    # the job ends with its chief: the chief waits for the worker's last line, which the test reads
+    job_id = start(backend, emulator, "probe_logs", workers=1,
+                   args=["--steps", "2", "--dump", str(tmp_path / "dump"), "--chief-last", "2"])
     backend.wait(job_id, timeout=240)
     logs = cli(project, "logs", "probe_logs", "--stack", STACK)
     assert logs.returncode == 0, logs.stderr
