@@ -80,13 +80,15 @@ def test_a_local_stack_warns_and_runs_its_jobs_as_usual(tmp_path: Path) -> None:
     assert any("vision-l4" in w and "not emulated locally" in w for w in report["warnings"]), report["warnings"]
 
 
-def test_an_emulator_stack_warns_and_creates_none(tmp_path: Path) -> None:
+def test_an_emulator_stack_declares_them_at_the_emulator(tmp_path: Path) -> None:
+    """The emulator serves persistentResources (provider/emulator/persistent.py): declared there, as on Vertex AI."""
     config = stack_config("vision-dev", **{"trainjobs:persistentResources": DECLARED,
                                            "trainjobs:apiEndpoint": "http://127.0.0.1:9"})
     report = run_program(tmp_path, "vision-dev", config)
     assert report["error"] is None, report["error"]
-    assert not by_type(report, PERSISTENT) and by_type(report, JOB)
-    assert any("vision-l4" in w and "trainjobs emulator" in w for w in report["warnings"]), report["warnings"]
+    (resource,) = by_type(report, PERSISTENT).values()
+    assert resource["inputs"]["apiEndpoint"] == "http://127.0.0.1:9" and by_type(report, JOB)
+    assert not any("vision-l4" in w for w in report["warnings"]), report["warnings"]
 
 
 def test_the_provider_checks_and_replaces() -> None:
