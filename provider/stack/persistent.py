@@ -245,7 +245,7 @@ def _autoscaling_findings(pool: Mapping[str, Any]) -> Iterator[PoolFinding]:
                           f"minReplicaCount {low}", f"maxReplicaCount > {low}", rule, AUTOSCALING_SOURCE)
     if count is not None and low is not None and count < low:
         yield PoolFinding(("replicaCount",), f"replicaCount {count} is below minReplicaCount {low}",
-                          f"replicaCount from {low}" + (f" to {high}" if high is not None else ""), rule,
+                          f"replicaCount from {low}" + (f" to {high}" if high is not None and high > low else ""), rule,
                           AUTOSCALING_SOURCE)
     if count is not None and high is not None and count > high:
         yield PoolFinding(("replicaCount",), f"replicaCount {count} is above maxReplicaCount {high}",

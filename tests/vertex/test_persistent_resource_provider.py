@@ -50,7 +50,7 @@ def test_create_read_diff_delete_in_process(emulator: Emulator) -> None:
     diff = provider.diff(NAME, created.outs, grown)
     assert diff.changes is True and diff.replaces == ["body"] and diff.delete_before_replace is True
 
-    with pytest.raises(PersistentResourceError, match="PersistentResource vision-l4: create failed: .*already exists"):
+    with pytest.raises(PersistentResourceError, match=r"PersistentResource vision-l4: create failed: .*already exists"):
         provider.create(props)
 
     provider.delete(NAME, created.outs)
