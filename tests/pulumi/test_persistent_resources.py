@@ -106,3 +106,14 @@ def test_the_provider_checks_and_replaces() -> None:
     assert same.changes is False and same.replaces == []
     moved = provider.diff("id", good, {**good, "region": "europe-west4"})
     assert moved.changes is True and moved.replaces == ["region"] and moved.delete_before_replace is True
+
+
+def test_a_pool_that_does_not_fit_its_machine_fails_the_program(tmp_path: Path) -> None:
+    pool = {**DECLARED[0]["resourcePools"][0], "machineSpec": {  # type: ignore[index]
+        "machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 3}}
+    config = stack_config("vision-dev", **{"trainjobs:persistentResources": [{**DECLARED[0], "resourcePools": [pool]}]})
+    report = run_program(tmp_path, "vision-dev", config)
+    error = report["error"] or ""
+    assert "stack vision-dev: its config is invalid" in error and "PersistentResource 'vision-l4', pool l4: 3 x " \
+        "NVIDIA_L4 is not a valid count on g2-standard-24" in error and "2 x NVIDIA_L4 on g2-standard-24" in error, error
+    assert not by_type(report, PERSISTENT) and not by_type(report, JOB)
