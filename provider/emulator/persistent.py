@@ -20,7 +20,8 @@ No machine is provisioned: a resource is PROVISIONING for ``provision_seconds`` 
 then RUNNING; a deleted one is STOPPING for ``stop_seconds``, then gone. Records live in
 ``<state>/persistentResources/`` (one JSON file each, written atomically), so a restarted emulator
 serves the same resources. ``check_target`` is what the job service asks before it accepts a
-job naming ``persistentResourceId``.
+job naming ``persistentResourceId``: the resource exists, is RUNNING, and has a pool of each
+worker pool's machine and disk type with room for its replicas.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import hashlib
 import re
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +102,18 @@ def _check_pool(i: int, pool: Json) -> None:
     if count is not None and high is not None and count > high:
         raise _violation(f"{at}.replica_count",
                          f"Must not be greater than autoscaling_spec.max_replica_count ({high}).")
+
+
+def _machine(pool: Json) -> tuple[str, str, int, str]:
+    """What a job's worker pool and a resource pool must share: machine type, accelerator, boot disk type."""
+    spec = pool.get("machineSpec") or {}
+    return (str(spec.get("machineType", "")), str(spec.get("acceleratorType") or ""),
+            int(spec.get("acceleratorCount") or 0), str((pool.get("diskSpec") or {}).get("bootDiskType") or "pd-ssd"))
+
+
+def _shown(machine: tuple[str, str, int, str]) -> str:
+    kind, acc, count, disk = machine
+    return f"{kind}" + (f" with {count} x {acc}" if acc else "") + f" and a {disk} boot disk"
 
 
 def _named_pools(pools: list[Json]) -> list[Json]:
@@ -284,3 +298,32 @@ class PersistentResourceService:
         if state != "RUNNING":
             raise ApiError("FAILED_PRECONDITION", f"The PersistentResource {name} named in persistent_resource_id "
                                                   f"is {state}: jobs run only on a RUNNING PersistentResource.")
+        field = "trial_job_spec" if kind == "HyperparameterTuningJob" else "job_spec"
+        self._check_fit(name, field, spec.get("workerPoolSpecs") or [])
+
+    def _check_fit(self, name: str, field: str, worker_pools: Sequence[Json]) -> None:
+        """Each worker pool runs on a resource pool of the same machine and disk type, and asks for at
+        most its replicaCount (or maxReplicaCount), as "Run training jobs on a persistent resource" says
+        (https://cloud.google.com/vertex-ai/docs/training/persistent-resource-train)."""
+        pools = self._record(name)["body"]["resourcePools"]
+        found: list[FieldViolation] = []
+        for i, worker in enumerate(worker_pools):
+            if not worker:
+                continue  # an empty pool (a placeholder) asks for no machines
+            want = _machine(worker)
+            fits = [p for p in pools if _machine(p) == want]
+            most = max((max(_int(p.get("replicaCount")) or 0, _int((p.get("autoscalingSpec") or {})
+                                                                    .get("maxReplicaCount")) or 0) for p in fits),
+                       default=0)
+            asked = _int(worker.get("replicaCount")) or 0
+            if not fits:
+                offered = "; ".join(f"{p['id']}: {_shown(_machine(p))}" for p in pools)
+                found.append(FieldViolation(f"{field}.worker_pool_specs[{i}].machine_spec",
+                                            f"No resource pool of {name} has {_shown(want)} (its pools: {offered})."))
+            elif asked > most:
+                found.append(FieldViolation(f"{field}.worker_pool_specs[{i}].replica_count",
+                                            f"{asked} replicas is more than the {most} that the matching resource "
+                                            f"pool of {name} can hold."))
+        if found:
+            raise invalid("List of found errors:\t" + "".join(f"{n}.Field: {v.field}; Message: {v.description}\t"
+                                                              for n, v in enumerate(found, 1)), tuple(found))

@@ -46,14 +46,18 @@ def create_running(emulator: Emulator, resource_id: str, body: dict[str, Any] | 
     return operation.result(timeout=OPERATION_TIMEOUT)
 
 
-def custom_job(resource_id: str) -> Any:
+def custom_job(resource_id: str, machine: dict[str, Any] | None = None, workers: int = 0) -> Any:
+    """A job with its chief (and ``workers`` more replicas in a second pool) on ``machine``."""
     from google.cloud import aiplatform_v1
+
+    def pool(replicas: int) -> dict[str, Any]:
+        return {"machineSpec": machine or {"machineType": "n1-standard-4"}, "replicaCount": str(replicas),
+                "containerSpec": {"imageUri": IMAGE}}
 
     return aiplatform_v1.CustomJob.from_json(json.dumps({
         "displayName": "on-a-pool",
-        "jobSpec": {"persistentResourceId": resource_id, "workerPoolSpecs": [{
-            "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
-            "containerSpec": {"imageUri": IMAGE}}]}}))
+        "jobSpec": {"persistentResourceId": resource_id,
+                    "workerPoolSpecs": [pool(1), *([pool(workers)] if workers else [])]}}))
 
 
 def test_create_get_list_delete_through_the_client(emulator: Emulator) -> None:
@@ -149,9 +153,24 @@ def test_a_job_runs_only_on_a_running_resource_of_its_location(emulator: Emulato
     assert caught.value.response.json()["error"]["status"] == "FAILED_PRECONDITION"  # type: ignore[attr-defined]
     emulator.persistent.provision_seconds = 0.0
     create_running(emulator, "ready-pool")
-    job = client.create_custom_job(parent=PARENT, custom_job=custom_job("ready-pool"))
+    job = client.create_custom_job(parent=PARENT, custom_job=custom_job("ready-pool", POOL["machineSpec"], workers=4))
     assert job.job_spec.persistent_resource_id == "ready-pool"
     assert LOCATION in job.name
+
+
+def test_a_job_must_fit_a_pool_of_the_resource(emulator: Emulator, client: Any) -> None:
+    """Machine and disk type as a resource pool's, replicas within its replicaCount or maxReplicaCount."""
+    from google.api_core.exceptions import BadRequest
+
+    emulator.persistent.provision_seconds = 0.0
+    create_running(emulator, "l4-pool")
+    with pytest.raises(BadRequest, match=r"worker_pool_specs\[0\]\.machine_spec; Message: No resource pool of "
+                                         r"projects/.*/l4-pool has n1-standard-4 and a pd-ssd boot disk \(its pools: "
+                                         r"g2-standard-24-0: g2-standard-24 with 2 x NVIDIA_L4 and a pd-ssd boot disk\)"):
+        client.create_custom_job(parent=PARENT, custom_job=custom_job("l4-pool"))
+    with pytest.raises(BadRequest, match=r"worker_pool_specs\[1\]\.replica_count; Message: 5 replicas is more than "
+                                         r"the 4 that the matching resource pool"):
+        client.create_custom_job(parent=PARENT, custom_job=custom_job("l4-pool", POOL["machineSpec"], workers=5))
 
 
 def test_resources_survive_a_restart(emulators: Any) -> None:
