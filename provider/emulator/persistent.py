@@ -6,8 +6,10 @@ The methods, as Google's REST reference has them
 * ``create``  POST ``{parent}/persistentResources?persistentResourceId=ID``, body a PersistentResource:
   a long-running Operation (CreatePersistentResourceOperationMetadata) whose response is the
   resource once it is RUNNING. The ID is required and matches ``^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$``;
-  an ID in use is ALREADY_EXISTS; ``resourcePools`` needs at least one pool with a machine type, and
-  each pool's ``autoscalingSpec`` is held to the documented bounds (ResourcePool.AutoscalingSpec:
+  an ID in use is ALREADY_EXISTS; ``resourcePools`` needs at least one pool with a machine type
+  Vertex AI offers for training, and each pool gets the checks of a stack's pools
+  (provider.stack.persistent.pool_findings): its accelerator against the catalog's valid counts, its
+  ``autoscalingSpec`` within the documented bounds (ResourcePool.AutoscalingSpec:
   ``0 < minReplicaCount <= replicaCount <= maxReplicaCount`` and ``minReplicaCount < maxReplicaCount``).
   A pool without an ``id`` gets one (``<machine type>-<n>``), as Vertex AI generates one.
 * ``get``     GET ``{name}``; ``list`` GET ``{parent}/persistentResources`` with ``pageSize`` and
@@ -39,7 +41,7 @@ from typing import Any
 from provider.backends.local.store import Unreadable, new_job_id, now, private_dir, read_json, write_json
 from provider.emulator import paging, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
-from provider.stack.persistent import ID_PATTERN
+from provider.stack.persistent import ID_PATTERN, pool_findings
 
 Json = dict[str, Any]
 
@@ -79,29 +81,24 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _check_pool(i: int, pool: Json) -> None:
-    """A pool as CreatePersistentResource takes it: a machine type, and autoscaling within bounds."""
+def _pool_violations(i: int, pool: Json) -> list[FieldViolation]:
+    """A pool as CreatePersistentResource takes it: a machine type Vertex AI offers, machines, and the
+    checks a stack's pools get (provider.stack.persistent.pool_findings: accelerator fit, autoscaling)."""
+    from provider.catalog import CATALOG
+    from provider.spec.vertex import snake
+
     at = f"persistent_resource.resource_pools[{i}]"
-    if not (pool.get("machineSpec") or {}).get("machineType"):
-        raise _violation(f"{at}.machine_spec.machine_type", "Required field is not set.")
-    count = _int(pool.get("replicaCount"))
-    scaling = pool.get("autoscalingSpec")
-    if scaling is None:
-        if not count or count < 1:
-            raise _violation(f"{at}.replica_count", "Must be a positive number.")
-        return
-    low, high = _int(scaling.get("minReplicaCount")), _int(scaling.get("maxReplicaCount"))
-    if low is None or low <= 0:
-        raise _violation(f"{at}.autoscaling_spec.min_replica_count",
-                         "Must be greater than 0 for a PersistentResource.")
-    if high is not None and high <= low:
-        raise _violation(f"{at}.autoscaling_spec.max_replica_count",
-                         f"Must be greater than min_replica_count ({low}).")
-    if count is not None and count < low:
-        raise _violation(f"{at}.replica_count", f"Must not be less than autoscaling_spec.min_replica_count ({low}).")
-    if count is not None and high is not None and count > high:
-        raise _violation(f"{at}.replica_count",
-                         f"Must not be greater than autoscaling_spec.max_replica_count ({high}).")
+    machine_type = (pool.get("machineSpec") or {}).get("machineType")
+    if not machine_type:
+        return [FieldViolation(f"{at}.machine_spec.machine_type", "Required field is not set.")]
+    info = CATALOG.machine(str(machine_type))
+    if info is None or not info.vertex_training:
+        return [FieldViolation(f"{at}.machine_spec.machine_type",
+                               f"Machine type \"{machine_type}\" is not offered by Vertex AI for training.")]
+    if pool.get("autoscalingSpec") is None and (_int(pool.get("replicaCount")) or 0) < 1:
+        return [FieldViolation(f"{at}.replica_count", "Must be a positive number.")]
+    return [FieldViolation(".".join([at, *(snake(k) for k in f.where)]), f"{f.message} (allowed: {f.allowed})")
+            for f in pool_findings(pool)]
 
 
 def _machine(pool: Json) -> tuple[str, str, int, str]:
@@ -200,8 +197,10 @@ class PersistentResourceService:
         pools = body.get("resourcePools") or []
         if not pools:
             raise _violation("persistent_resource.resource_pools", "At least one resource pool is required.")
-        for i, pool in enumerate(pools):
-            _check_pool(i, pool)
+        found = [v for i, pool in enumerate(pools) for v in _pool_violations(i, pool)]
+        if found:
+            raise invalid("List of found errors:\t" + "".join(f"{n}.Field: {v.field}; Message: {v.description}\t"
+                                                              for n, v in enumerate(found, 1)), tuple(found))
         body["resourcePools"] = _named_pools(pools)
         name = f"{parent}/persistentResources/{resource_id}"
         with self._lock:

@@ -234,7 +234,12 @@ def _autoscaling_findings(pool: Mapping[str, Any]) -> Iterator[PoolFinding]:
     scaling = pool.get("autoscalingSpec")
     if not isinstance(scaling, Mapping):
         return
-    low, high, count = scaling.get("minReplicaCount"), scaling.get("maxReplicaCount"), pool.get("replicaCount")
+
+    def number(value: Any) -> int | None:  # the REST JSON writes int64 as a string
+        return None if value is None else int(value)
+
+    low, high = number(scaling.get("minReplicaCount")), number(scaling.get("maxReplicaCount"))
+    count = number(pool.get("replicaCount"))
     rule, where = "persistent.autoscaling", ("autoscalingSpec",)
     if low is None or low < 1:
         yield PoolFinding(where + ("minReplicaCount",), "a PersistentResource's autoscaling pool needs "
@@ -253,6 +258,13 @@ def _autoscaling_findings(pool: Mapping[str, Any]) -> Iterator[PoolFinding]:
                           AUTOSCALING_SOURCE)
 
 
+def pool_findings(pool: Mapping[str, Any]) -> list[PoolFinding]:
+    """What is wrong with one resource pool (a stack's, or a create request's REST JSON) beyond its
+    shape: its accelerator on its machine type, its autoscaling bounds."""
+    machine = pool.get("machineSpec")
+    return [*_accelerator_findings(machine if isinstance(machine, Mapping) else {}), *_autoscaling_findings(pool)]
+
+
 def problems(raw: object, filename: str, doc: LoadedDocument | None) -> list[Problem]:
     """What the schema cannot check in ``trainjobs:persistentResources`` (already schema-checked), each pool's
     problems at their line: accelerator fit and autoscaling bounds."""
@@ -265,8 +277,7 @@ def problems(raw: object, filename: str, doc: LoadedDocument | None) -> list[Pro
         for j, pool in enumerate(pools if isinstance(pools, list) else ()):
             if not isinstance(pool, Mapping):
                 continue
-            found = [*_accelerator_findings(pool.get("machineSpec") or {}), *_autoscaling_findings(pool)]
-            for f in found:
+            for f in pool_findings(pool):
                 key = ("config", KEY, i, "resourcePools", j, *f.where)
                 pos = locate(doc, key) if doc is not None else None
                 where = "".join(f".{k}" for k in f.where)

@@ -130,10 +130,21 @@ def test_create_refuses_what_vertex_ai_refuses(emulator: Emulator) -> None:
     with pytest.raises(BadRequest, match="At least one resource pool is required"):
         client.create_persistent_resource(parent=PARENT, persistent_resource=message({}), persistent_resource_id="empty")
     upside_down = {**POOL, "autoscalingSpec": {"minReplicaCount": "4", "maxReplicaCount": "2"}}
-    with pytest.raises(BadRequest, match=r"resource_pools\[0\]\.autoscaling_spec\.max_replica_count; Message: Must be "
-                                         r"greater than min_replica_count \(4\)"):
+    with pytest.raises(BadRequest, match=r"resource_pools\[0\]\.autoscaling_spec\.max_replica_count; Message: "
+                                         r"maxReplicaCount 2 is not greater than minReplicaCount 4 \(allowed: "
+                                         r"maxReplicaCount > 4\)"):
         client.create_persistent_resource(parent=PARENT, persistent_resource=message({"resourcePools": [upside_down]}),
                                           persistent_resource_id="upside-down")
+    three = {**POOL, "machineSpec": {**POOL["machineSpec"], "acceleratorCount": 3}}  # type: ignore[dict-item]
+    with pytest.raises(BadRequest, match=r"resource_pools\[0\]\.machine_spec\.accelerator_count; Message: 3 x "
+                                         r"NVIDIA_L4 is not a valid count on g2-standard-24 \(allowed: 2 x NVIDIA_L4 "
+                                         r"on g2-standard-24\)"):
+        client.create_persistent_resource(parent=PARENT, persistent_resource=message({"resourcePools": [three]}),
+                                          persistent_resource_id="three-l4")
+    unknown = {"machineSpec": {"machineType": "n9-huge"}, "replicaCount": "1"}
+    with pytest.raises(BadRequest, match=r"machine_type; Message: Machine type \"n9-huge\" is not offered"):
+        client.create_persistent_resource(parent=PARENT, persistent_resource=message({"resourcePools": [unknown]}),
+                                          persistent_resource_id="unknown")
     create_running(emulator, "taken")
     with pytest.raises(Conflict, match="taken already exists") as caught:
         create_running(emulator, "taken")

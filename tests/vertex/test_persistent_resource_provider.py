@@ -66,7 +66,8 @@ def test_a_refused_create_leaves_nothing(emulator: Emulator) -> None:
     props = inputs(emulator)
     props["body"] = copy.deepcopy(props["body"])
     props["body"]["resourcePools"][0]["autoscalingSpec"] = {"minReplicaCount": "0", "maxReplicaCount": "4"}
-    with pytest.raises(PersistentResourceError, match=r"create failed: .*min_replica_count.*greater than 0"):
+    with pytest.raises(PersistentResourceError, match=r"create failed: .*min_replica_count; Message: a PersistentResource's autoscaling "
+                                                     r"pool needs minReplicaCount of at least 1 \(got 0\)"):
         PersistentResourceProvider().create(props)
     assert emulator.persistent.state_of(PARENT, "vision-l4") is None
 
