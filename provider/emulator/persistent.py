@@ -101,6 +101,18 @@ def _pool_violations(i: int, pool: Json) -> list[FieldViolation]:
             for f in pool_findings(pool)]
 
 
+_NUMBER = (int, float)
+_RECORD: dict[str, type | tuple[type, ...]] = {
+    "name": str, "parent": str, "id": str, "body": dict, "created": _NUMBER, "create_time": str,
+    "provision_seconds": _NUMBER, "stop_seconds": _NUMBER, "operations": dict}
+
+
+def _is_record(data: object) -> bool:
+    """A record this module wrote (anything else in the folder is left as it is, and named)."""
+    return isinstance(data, dict) and all(isinstance(data.get(k), t) for k, t in _RECORD.items()) and \
+        isinstance(data["body"].get("resourcePools"), list)
+
+
 def _machine(pool: Json) -> tuple[str, str, int, str]:
     """What a job's worker pool and a resource pool must share: machine type, accelerator, boot disk type."""
     spec = pool.get("machineSpec") or {}
@@ -152,8 +164,12 @@ class PersistentResourceService:
             except Unreadable as exc:
                 self.unreadable.append(f"{path}: {exc.reason}")
                 continue
-            if isinstance(record, dict) and isinstance(record.get("name"), str):
-                self._records[record["name"]] = record
+            if record is None:
+                continue
+            if not _is_record(record):
+                self.unreadable.append(f"{path}: not a PersistentResource record")
+                continue
+            self._records[record["name"]] = record
 
     def _file(self, name: str) -> Path:
         return self.dir / (hashlib.sha256(name.encode()).hexdigest()[:32] + ".json")

@@ -179,5 +179,5 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
         raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
                        http=405, headers=(("Allow", ", ".join(allowed)),))
     raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
-                                "customJobs, hyperparameterTuningJobs, persistentResources and operations, and the Cloud Storage JSON "
-                                "API's buckets, objects and uploads.")
+                                "customJobs, hyperparameterTuningJobs, persistentResources and operations, and the "
+                                "Cloud Storage JSON API's buckets, objects and uploads.")

@@ -4,9 +4,8 @@
         emu.endpoint                             # http://127.0.0.1:PORT
 
 State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``persistentResources/``
-(persistent.py's), ``local/`` (the local
-backend's home: job files, logs), ``storage/`` (gs:// objects, unless ``storage_root`` says
-otherwise), ``emulator.lock``.
+(persistent.py's), ``local/`` (the local backend's home: job files, logs), ``storage/`` (gs://
+objects, unless ``storage_root`` says otherwise), ``emulator.lock``.
 
 Limits, so that no client can hold it or crash it:
 

@@ -184,11 +184,15 @@ def test_a_job_must_fit_a_pool_of_the_resource(emulator: Emulator, client: Any) 
         client.create_custom_job(parent=PARENT, custom_job=custom_job("l4-pool", POOL["machineSpec"], workers=5))
 
 
-def test_resources_survive_a_restart(emulators: Any) -> None:
+def test_resources_survive_a_restart_and_a_stray_file_is_named(emulators: Any) -> None:
     first = emulators.start()
     first.persistent.provision_seconds = 0.0
     create_running(first, "kept")
     emulators.stop(first)
+    stray = emulators.state_dir / "persistentResources" / "stray.json"
+    stray.write_text('{"name": "projects/p/locations/l/persistentResources/stray"}')
     second = emulators.start()
     got = resource_client(second).get_persistent_resource(name=f"{PARENT}/persistentResources/kept")
     assert got.state.name == "RUNNING"
+    assert any(str(stray) in w and "not a PersistentResource record" in w for w in second.warnings())
+    assert stray.exists()  # left as it is
