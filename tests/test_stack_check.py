@@ -207,3 +207,77 @@ def test_the_declared_body_is_a_persistent_resource_as_the_sdk_reads_it() -> Non
             pool.machine_spec.accelerator_count, pool.replica_count) == ("l4", "g2-standard-24", "NVIDIA_L4", 2, 2)
     assert (pool.disk_spec.boot_disk_type, pool.disk_spec.boot_disk_size_gb) == ("pd-ssd", 200)
     assert (pool.autoscaling_spec.min_replica_count, pool.autoscaling_spec.max_replica_count) == (1, 4)
+
+
+def _pool_problems(pool: dict[str, object]) -> list[tuple[str, str, str | None, str]]:
+    config = {NS + "backend": "vertex", NS + "team": "vision", "gcp:region": "us-central1", "gcp:project": "acme-vision-dev",
+              NS + "specs": ["specs/vision/*.yaml"], NS + "persistentResources": [{"id": "vision-l4", "resourcePools": [pool]}]}
+    loaded = check_mapping("vision-dev", config, "stacks/Pulumi.vision-dev.yaml")
+    found = [(p.path.rsplit("resourcePools[0]", 1)[-1], p.message.split("pool 0: ", 1)[-1], p.allowed, p.rule)
+             for p in loaded.problems]
+    assert (loaded.config is None) == bool(found), found
+    assert all(p.file == "stacks/Pulumi.vision-dev.yaml" and p.is_error for p in loaded.problems)
+    return found
+
+
+@pytest.mark.parametrize(("machine", "expected"), [
+    ({"machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 3},
+     (".machineSpec.acceleratorCount", "3 x NVIDIA_L4 is not a valid count on g2-standard-24",
+      "2 x NVIDIA_L4 on g2-standard-24", "gpu.count")),
+    ({"machineType": "n1-standard-4", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 1},
+     (".machineSpec.acceleratorType", "NVIDIA_L4 cannot be attached to n1-standard-4",
+      "on n1-standard-4: NVIDIA_TESLA_K80, NVIDIA_TESLA_P100, NVIDIA_TESLA_P4, NVIDIA_TESLA_T4 or NVIDIA_TESLA_V100",
+      "gpu.type")),
+    ({"machineType": "e2-standard-4", "acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1},
+     (".machineSpec.acceleratorType", "e2-standard-4 takes no accelerators",
+      "a GPU machine family (n1, a2, a3, g2 ...) for accelerators, or no accelerator", "gpu.machine")),
+    ({"machineType": "a2-highgpu-1g"},
+     (".machineSpec", "a2-highgpu-1g comes with accelerators, but none is set", "1 x NVIDIA_TESLA_A100",
+      "gpu.required")),
+    ({"machineType": "n1-standard-4", "acceleratorType": "NVIDIA_TESLA_T4"},
+     (".machineSpec.acceleratorCount", "acceleratorType is set without acceleratorCount",
+      "both acceleratorType and acceleratorCount, or neither", "gpu.count")),
+    ({"machineType": "ct5lp-hightpu-4t", "acceleratorType": "TPU_V5_LITEPOD", "acceleratorCount": 4},
+     (".machineSpec.acceleratorType", "ct5lp-hightpu-4t is a TPU machine type: its chips come with it",
+      "no acceleratorType or acceleratorCount", "tpu.topology")),
+])
+def test_a_declared_pools_accelerator_is_checked_against_the_catalog(machine: dict[str, object],
+                                                                     expected: tuple[str, str, str, str]) -> None:
+    assert _pool_problems({"machineSpec": machine, "replicaCount": 1}) == [expected]
+
+
+@pytest.mark.parametrize(("count", "scaling", "expected"), [
+    (2, {"minReplicaCount": 4, "maxReplicaCount": 4},
+     [(".autoscalingSpec.maxReplicaCount", "maxReplicaCount 4 is not greater than minReplicaCount 4",
+       "maxReplicaCount > 4", "persistent.autoscaling"),
+      (".replicaCount", "replicaCount 2 is below minReplicaCount 4", "replicaCount from 4",
+       "persistent.autoscaling")]),
+    (1, {"minReplicaCount": 0, "maxReplicaCount": 2},
+     [(".autoscalingSpec.minReplicaCount", "a PersistentResource's autoscaling pool needs minReplicaCount of at "
+       "least 1 (got 0)", "minReplicaCount >= 1", "persistent.autoscaling")]),
+    (5, {"minReplicaCount": 1, "maxReplicaCount": 4},
+     [(".replicaCount", "replicaCount 5 is above maxReplicaCount 4", "replicaCount up to 4 (at least 1)",
+       "persistent.autoscaling")]),
+    (2, {"minReplicaCount": 1, "maxReplicaCount": 4}, []),
+])
+def test_a_declared_pools_autoscaling_is_held_to_googles_bounds(count: int, scaling: dict[str, int],
+                                                                 expected: list[tuple[str, str, str, str]]) -> None:
+    pool = {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": count, "autoscalingSpec": scaling}
+    assert _pool_problems(pool) == expected
+
+
+def test_validate_reports_a_pools_problems_at_their_line(tmp_path: Path) -> None:
+    stack = VERTEX_STACK.replace("acceleratorCount: 2}", "acceleratorCount: 3}") + \
+        "          autoscalingSpec: {minReplicaCount: 3, maxReplicaCount: 2}\n"
+    project = _project(tmp_path, stack)
+    proc = run_cli("validate", cwd=project)
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stdout
+    assert "stacks/Pulumi.vision-dev.yaml:10:100: error: PersistentResource 'vision-l4', pool 0: 3 x NVIDIA_L4 is " \
+           "not a valid count on g2-standard-24" in proc.stdout, proc.stdout
+    assert "allowed: 2 x NVIDIA_L4 on g2-standard-24" in proc.stdout
+    assert "stacks/Pulumi.vision-dev.yaml:12:66: error: PersistentResource 'vision-l4', pool 0: maxReplicaCount 2 " \
+           "is not greater than minReplicaCount 3" in proc.stdout, proc.stdout
+    assert "stacks/Pulumi.vision-dev.yaml:11:25: error: PersistentResource 'vision-l4', pool 0: replicaCount 2 is " \
+           "below minReplicaCount 3" in proc.stdout, proc.stdout
+    assert "allowed: replicaCount from 3\n" in proc.stdout

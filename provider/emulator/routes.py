@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from provider.emulator import wire
+from provider.emulator import persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
 
@@ -158,6 +158,8 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("POST", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload),
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
         ("POST", r"/v2/entries:list", list_log_entries),
+        *((method, (r"/(?:v1|ui)" if ui else "/v1") + f"/projects/{_NAME}" + suffix, handler)
+          for method, suffix, handler, ui in persistent_routes.ROUTES),
     )
 )
 
@@ -177,5 +179,5 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
         raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
                        http=405, headers=(("Allow", ", ".join(allowed)),))
     raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
-                                "customJobs, hyperparameterTuningJobs and operations, and the Cloud Storage JSON "
-                                "API's buckets, objects and uploads.")
+                                "customJobs, hyperparameterTuningJobs, persistentResources and operations, and the "
+                                "Cloud Storage JSON API's buckets, objects and uploads.")

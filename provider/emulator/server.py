@@ -3,9 +3,9 @@
     with Emulator(state_dir, port=0) as emu:     # or emu.start() ... emu.stop()
         emu.endpoint                             # http://127.0.0.1:PORT
 
-State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``local/`` (the local
-backend's home: job files, logs), ``storage/`` (gs:// objects, unless ``storage_root`` says
-otherwise), ``emulator.lock``.
+State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``persistentResources/``
+(persistent.py's), ``local/`` (the local backend's home: job files, logs), ``storage/`` (gs://
+objects, unless ``storage_root`` says otherwise), ``emulator.lock``.
 
 Limits, so that no client can hold it or crash it:
 
@@ -39,6 +39,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.emulator.errors import ApiError
+from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.routes import Request, route
 from provider.emulator.service import JobService
 from provider.emulator.storage import Answer, StorageService
@@ -247,7 +248,8 @@ class Emulator:
         self.verbose = verbose
         self.store = EmulatorStore(self.state_dir)
         self.local = LocalBackend(home=self.state_dir / "local", storage_root=self.storage_root, adopt=False)
-        self.jobs = JobService(self.store, self.local, cpu_only=cpu_only)
+        self.persistent = PersistentResourceService(self.state_dir)
+        self.jobs = JobService(self.store, self.local, cpu_only=cpu_only, persistent=self.persistent)
         self.storage = StorageService(self.storage_root)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -262,6 +264,7 @@ class Emulator:
         self.store.open()
         try:
             self.storage_root.mkdir(parents=True, exist_ok=True)
+            self.persistent.open()
             self.jobs.reconcile()
             self._server = _Server((self.host, self.port), self)
         except BaseException:
@@ -281,7 +284,8 @@ class Emulator:
             out.append(f"the emulator listens on {self.host}, which other machines may reach, and it has no "
                        "authentication: anyone who can connect can create, read, cancel and delete jobs and read "
                        "and write its storage. Use --host 127.0.0.1 (the default) unless you mean it")
-        out += [f"skipped an unreadable record (left as it is): {u}" for u in self.store.unreadable]
+        out += [f"skipped an unreadable record (left as it is): {u}"
+                for u in self.store.unreadable + self.persistent.unreadable]
         return out
 
     def stop(self) -> None:

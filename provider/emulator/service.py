@@ -1,6 +1,7 @@
 """The job service: customJobs and hyperparameterTuningJobs, run on the local backend.
 
-Create checks the request with the project's validator and hands it to the local backend,
+Create checks the request with the project's validator (and a ``persistentResourceId`` against the
+PersistentResources the emulator holds, persistent.py) and hands it to the local backend,
 which starts it at once. When the local backend refuses it (no container engine, a package not
 in storage, not enough GPUs), the job is still created, as Vertex AI would accept it, and is
 FAILED from the start with that reason (FAILED_PRECONDITION). Get, list, cancel and delete
@@ -23,6 +24,7 @@ from provider.backends.local.status import JobUnreadable
 from provider.backends.local.store import new_job_id, now
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
+from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
 from provider.submission.request import VertexRequest
 
@@ -37,8 +39,10 @@ def _snake_to_camel(name: str) -> str:
 
 
 class JobService:
-    def __init__(self, store: EmulatorStore, local: LocalBackend, cpu_only: bool = False) -> None:
+    def __init__(self, store: EmulatorStore, local: LocalBackend, cpu_only: bool = False,
+                 persistent: PersistentResourceService | None = None) -> None:
         self.store = store
+        self.persistent = persistent
         self.local = local
         self.cpu_only = cpu_only
         self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
@@ -126,6 +130,8 @@ class JobService:
         body = wire.parse(kind, raw)
         location = parent.split("/")[3]
         validate.check(kind, location, body)
+        if self.persistent is not None:
+            self.persistent.check_target(parent, kind, body)
         with self._create_lock:
             try:
                 status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only))

@@ -68,13 +68,20 @@ def check_failures(p: Mapping[str, Any]) -> list[CheckFailure]:
 
 def _client(p: Mapping[str, Any]) -> Any:
     """The Vertex AI client for the resource's region, as the Vertex backend builds its own: gRPC
-    with Application Default Credentials, or REST for an endpoint given as a URL."""
+    with Application Default Credentials, or REST for an endpoint given as a URL (anonymous for an
+    ``http://`` one: the trainjobs emulator)."""
     from google.auth.exceptions import GoogleAuthError
     from google.cloud import aiplatform_v1
 
     endpoint = p.get("apiEndpoint") or f"{p['region']}-aiplatform.googleapis.com"
     options = {"api_endpoint": endpoint}
     try:
+        if endpoint.startswith("http://"):
+            from google.auth.credentials import AnonymousCredentials
+
+            return aiplatform_v1.PersistentResourceServiceClient(
+                transport="rest", client_options=options,
+                credentials=AnonymousCredentials())  # type: ignore[no-untyped-call]  # google-auth leaves it untyped
         if "://" in endpoint:
             return aiplatform_v1.PersistentResourceServiceClient(transport="rest", client_options=options)
         return aiplatform_v1.PersistentResourceServiceClient(client_options=options)

@@ -149,8 +149,9 @@ def _relative(path: Path) -> str:
 
 
 def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[str, pulumi.Resource]:
-    """One PersistentResource per entry of ``trainjobs:persistentResources``, by ID. A local stack
-    gets a warning instead: the local backend does not emulate them (its jobs run as usual)."""
+    """One PersistentResource per entry of ``trainjobs:persistentResources``, by ID (at the stack's
+    ``apiEndpoint`` when it has one: the trainjobs emulator serves them too). A local stack gets a
+    warning instead: the local backend does not emulate them (its jobs run as usual)."""
     declared = stack.persistent_resources or ()
     if not declared:
         return {}
@@ -159,10 +160,6 @@ def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[s
         pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated locally: "
                         "nothing is created, and jobs that name one in persistentResourceId run on this machine "
                         "as usual")
-        return {}
-    if (stack.api_endpoint or "").startswith("http://"):
-        pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated by the "
-                        f"endpoint {stack.api_endpoint} (the trainjobs emulator): nothing is created there")
         return {}
     from provider.resources.persistent_resource import PersistentResource
 

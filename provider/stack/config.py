@@ -190,8 +190,11 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
     problems = schema_check.problems(data, filename, doc, "stack", _generated_schema)
     if any(p.is_error for p in problems):
         return StackLoad(None, problems, doc)
+    found = persistent.problems(data["config"].get(NS + "persistentResources"), filename, doc)
     stack = from_mapping(name, data["config"], filename)
-    return StackLoad(stack, problems + _not_emulated(stack, filename, doc), doc)
+    if any(p.is_error for p in found):
+        return StackLoad(None, problems + found, doc)
+    return StackLoad(stack, problems + found + _not_emulated(stack, filename, doc), doc)
 
 
 def _not_emulated(config: StackConfig, filename: str, doc: LoadedDocument | None) -> list[Problem]:

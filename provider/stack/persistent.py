@@ -17,21 +17,31 @@ A stack declares each one as Vertex AI's REST resource has it
         labels: {team: vision}
 
 The facts and their sources are in docs/pulumi.md ("Persistent resources"). The stack schema
-checks the shape (``schema_fragment``); the validation Context carries the declared IDs, so a
-job naming an ID its stack does not declare is an error (rule job.persistentResourceId).
+checks the shape (``schema_fragment``); ``problems`` checks what a schema cannot: each pool's
+accelerator against its machine type (the catalog's table of valid counts, the one the hardware
+rules use), and its ``autoscalingSpec`` against the bounds ResourcePool.AutoscalingSpec documents.
+The validation Context carries the declared IDs, so a job naming an ID its stack does not declare
+is an error (rule job.persistentResourceId).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from provider.core.problem import Problem
+    from provider.document.yaml_loader import LoadedDocument
 
 # CreatePersistentResourceRequest.persistent_resource_id: at most 63 characters.
 ID_PATTERN = "^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$"
 # ResourcePool.id: the same rule as the resource's ID (gcloud's --resource-pool-spec resource-pool-id).
 POOL_ID_PATTERN = ID_PATTERN
 DISPLAY_NAME_MAX = 128  # PersistentResource.display_name
+KEY = "trainjobs:persistentResources"
+AUTOSCALING_SOURCE = ("https://cloud.google.com/vertex-ai/docs/reference/rest/v1/"
+                      "projects.locations.persistentResources#autoscalingspec")
 
 
 @dataclass(frozen=True)
@@ -166,3 +176,114 @@ def schema_fragment(machine_types: Sequence[str], accelerators: Sequence[str]) -
     return {"type": "array", "items": resource, "uniqueItems": True,
             "description": "Vertex AI PersistentResources the stack keeps running; jobs run on one by naming its "
                            "id in persistentResourceId (not emulated by the local backend)"}
+
+
+@dataclass(frozen=True)
+class PoolFinding:
+    """One thing wrong with a declared pool: where under the pool, what, what is allowed."""
+
+    where: tuple[str, ...]  # keys under the pool: ("machineSpec", "acceleratorCount")
+    message: str
+    allowed: str
+    rule: str
+    source: str
+
+
+def _accelerator_findings(machine: Mapping[str, Any]) -> Iterator[PoolFinding]:
+    """The pool's accelerator against its machine type: the catalog's valid counts (seed 001 and Vertex AI)."""
+    from provider.catalog import CATALOG
+    from provider.validation.rules.base import MACHINE_SPEC, SEED_001, join
+
+    machine_type = str(machine.get("machineType", ""))
+    acc, count = machine.get("acceleratorType"), machine.get("acceleratorCount")
+    info = CATALOG.machine(machine_type)
+    if info is None:
+        return  # the schema named the allowed machine types
+    if (acc is None) != (count is None):
+        missing = "acceleratorCount" if count is None else "acceleratorType"
+        yield PoolFinding(("machineSpec", missing), f"{'acceleratorType' if count is None else 'acceleratorCount'} "
+                          f"is set without {missing}", "both acceleratorType and acceleratorCount, or neither",
+                          "gpu.count", MACHINE_SPEC)
+        return
+    topologies = CATALOG.tpu_topologies(machine_type)
+    counts = CATALOG.seed_counts(machine_type)
+    if topologies is not None:
+        if acc is not None:
+            yield PoolFinding(("machineSpec", "acceleratorType"), f"{machine_type} is a TPU machine type: its chips "
+                              "come with it", "no acceleratorType or acceleratorCount", "tpu.topology", MACHINE_SPEC)
+    elif acc is None:
+        if info.requires_accelerator:
+            yield PoolFinding(("machineSpec",), f"{machine_type} comes with accelerators, but none is set",
+                              join(f"{c[0]} x {a}" for a, c in sorted(counts.items())), "gpu.required", MACHINE_SPEC)
+    elif not counts:
+        yield PoolFinding(("machineSpec", "acceleratorType"), f"{machine_type} takes no accelerators",
+                          "a GPU machine family (n1, a2, a3, g2 ...) for accelerators, or no accelerator",
+                          "gpu.machine", SEED_001 + " (to use GPUs you must use an A2, N1 or G2 machine type)")
+    elif acc not in counts:
+        yield PoolFinding(("machineSpec", "acceleratorType"), f"{acc} cannot be attached to {machine_type}",
+                          f"on {machine_type}: " + join(sorted(counts)), "gpu.type",
+                          SEED_001 + " (valid numbers of GPUs for each machine type)")
+    elif count not in counts[acc]:
+        yield PoolFinding(("machineSpec", "acceleratorCount"), f"{count} x {acc} is not a valid count on "
+                          f"{machine_type}", f"{join(counts[acc])} x {acc} on {machine_type}", "gpu.count",
+                          SEED_001 + " (valid numbers of GPUs; vCPU and memory per GPU)")
+
+
+def _autoscaling_findings(pool: Mapping[str, Any]) -> Iterator[PoolFinding]:
+    """ResourcePool.AutoscalingSpec: 0 < minReplicaCount <= replicaCount <= maxReplicaCount, min < max."""
+    scaling = pool.get("autoscalingSpec")
+    if not isinstance(scaling, Mapping):
+        return
+
+    def number(value: Any) -> int | None:  # the REST JSON writes int64 as a string
+        return None if value is None else int(value)
+
+    low, high = number(scaling.get("minReplicaCount")), number(scaling.get("maxReplicaCount"))
+    count = number(pool.get("replicaCount"))
+    rule, where = "persistent.autoscaling", ("autoscalingSpec",)
+    if low is None or low < 1:
+        yield PoolFinding(where + ("minReplicaCount",), "a PersistentResource's autoscaling pool needs "
+                          f"minReplicaCount of at least 1{'' if low is None else f' (got {low})'}",
+                          "minReplicaCount >= 1", rule, AUTOSCALING_SOURCE)
+    if low is not None and high is not None and high <= low:
+        yield PoolFinding(where + ("maxReplicaCount",), f"maxReplicaCount {high} is not greater than "
+                          f"minReplicaCount {low}", f"maxReplicaCount > {low}", rule, AUTOSCALING_SOURCE)
+    if count is not None and low is not None and count < low:
+        yield PoolFinding(("replicaCount",), f"replicaCount {count} is below minReplicaCount {low}",
+                          f"replicaCount from {low}" + (f" to {high}" if high is not None and high > low else ""), rule,
+                          AUTOSCALING_SOURCE)
+    if count is not None and high is not None and count > high:
+        yield PoolFinding(("replicaCount",), f"replicaCount {count} is above maxReplicaCount {high}",
+                          f"replicaCount up to {high}" + (f" (at least {low})" if low is not None else ""), rule,
+                          AUTOSCALING_SOURCE)
+
+
+def pool_findings(pool: Mapping[str, Any]) -> list[PoolFinding]:
+    """What is wrong with one resource pool (a stack's, or a create request's REST JSON) beyond its
+    shape: its accelerator on its machine type, its autoscaling bounds."""
+    machine = pool.get("machineSpec")
+    return [*_accelerator_findings(machine if isinstance(machine, Mapping) else {}), *_autoscaling_findings(pool)]
+
+
+def problems(raw: object, filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    """What the schema cannot check in ``trainjobs:persistentResources`` (already schema-checked), each pool's
+    problems at their line: accelerator fit and autoscaling bounds."""
+    from provider.core.problem import Problem
+    from provider.document.locate import locate
+
+    out: list[Problem] = []
+    for i, item in enumerate(raw if isinstance(raw, list) else ()):
+        pools = item.get("resourcePools") if isinstance(item, Mapping) else None
+        for j, pool in enumerate(pools if isinstance(pools, list) else ()):
+            if not isinstance(pool, Mapping):
+                continue
+            for f in pool_findings(pool):
+                key = ("config", KEY, i, "resourcePools", j, *f.where)
+                pos = locate(doc, key) if doc is not None else None
+                where = "".join(f".{k}" for k in f.where)
+                out.append(Problem(
+                    file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+                    path=f"config.{KEY}[{i}].resourcePools[{j}]{where}",
+                    message=f"PersistentResource {item.get('id')!r}, pool {pool.get('id') or j}: {f.message}",
+                    allowed=f.allowed, rule=f.rule, source=f.source))
+    return out

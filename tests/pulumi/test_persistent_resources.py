@@ -80,13 +80,15 @@ def test_a_local_stack_warns_and_runs_its_jobs_as_usual(tmp_path: Path) -> None:
     assert any("vision-l4" in w and "not emulated locally" in w for w in report["warnings"]), report["warnings"]
 
 
-def test_an_emulator_stack_warns_and_creates_none(tmp_path: Path) -> None:
+def test_an_emulator_stack_declares_them_at_the_emulator(tmp_path: Path) -> None:
+    """The emulator serves persistentResources (provider/emulator/persistent.py): declared there, as on Vertex AI."""
     config = stack_config("vision-dev", **{"trainjobs:persistentResources": DECLARED,
                                            "trainjobs:apiEndpoint": "http://127.0.0.1:9"})
     report = run_program(tmp_path, "vision-dev", config)
     assert report["error"] is None, report["error"]
-    assert not by_type(report, PERSISTENT) and by_type(report, JOB)
-    assert any("vision-l4" in w and "trainjobs emulator" in w for w in report["warnings"]), report["warnings"]
+    (resource,) = by_type(report, PERSISTENT).values()
+    assert resource["inputs"]["apiEndpoint"] == "http://127.0.0.1:9" and by_type(report, JOB)
+    assert not any("vision-l4" in w for w in report["warnings"]), report["warnings"]
 
 
 def test_the_provider_checks_and_replaces() -> None:
@@ -104,3 +106,14 @@ def test_the_provider_checks_and_replaces() -> None:
     assert same.changes is False and same.replaces == []
     moved = provider.diff("id", good, {**good, "region": "europe-west4"})
     assert moved.changes is True and moved.replaces == ["region"] and moved.delete_before_replace is True
+
+
+def test_a_pool_that_does_not_fit_its_machine_fails_the_program(tmp_path: Path) -> None:
+    pool = {**DECLARED[0]["resourcePools"][0], "machineSpec": {  # type: ignore[index]
+        "machineType": "g2-standard-24", "acceleratorType": "NVIDIA_L4", "acceleratorCount": 3}}
+    config = stack_config("vision-dev", **{"trainjobs:persistentResources": [{**DECLARED[0], "resourcePools": [pool]}]})
+    report = run_program(tmp_path, "vision-dev", config)
+    error = report["error"] or ""
+    assert "stack vision-dev: its config is invalid" in error and "PersistentResource 'vision-l4', pool l4: 3 x " \
+        "NVIDIA_L4 is not a valid count on g2-standard-24" in error and "2 x NVIDIA_L4 on g2-standard-24" in error, error
+    assert not by_type(report, PERSISTENT) and not by_type(report, JOB)

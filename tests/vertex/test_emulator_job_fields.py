@@ -55,6 +55,11 @@ def violations(caught: pytest.ExceptionInfo[Exception]) -> dict[str, str]:
 def test_every_new_field_is_accepted_and_kept(sdk: Any, emulator: Emulator) -> None:
     affinity = {"reservation_affinity_type": "SPECIFIC_RESERVATION",
                 "key": "compute.googleapis.com/reservation-name", "values": [RESERVATION]}
+    from tests.vertex.test_emulator_persistent import create_running
+
+    emulator.persistent.provision_seconds = 0.0
+    create_running(emulator, "team-pool", {"resourcePools": [{"machineSpec": {"machineType": "n1-standard-4"},
+                                                              "replicaCount": "1"}]})  # jobs need a RUNNING one
     job = sdk.CustomJob(display_name="all-fields", worker_pool_specs=pools(affinity))
     job.submit(service_account=SERVICE_ACCOUNT, network=NETWORK, tensorboard=TENSORBOARD, enable_web_access=True,
                persistent_resource_id="team-pool", disable_retries=True)
