@@ -90,3 +90,18 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 
 def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def port_closes(port: int, deadline_s: float = 60.0) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port`` any more within the deadline (a server stopped)."""
+    import socket
+    import time
+
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            s.settimeout(2)
+            if s.connect_ex(("127.0.0.1", port)) != 0:
+                return True
+        time.sleep(0.2)
+    return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -112,15 +113,33 @@ def tensorboard(args: argparse.Namespace) -> int:
     port = args.port or _free_port(args.host)
     print(f"TensorBoard for {job.display_name} ({job.id}) on {logdir}: http://{args.host}:{port}/", flush=True)
     proc = subprocess.Popen([exe, "--logdir", str(logdir), "--host", args.host, "--port", str(port)])
+    # Stopped by SIGTERM (a service manager, `kill`, a test) as by Ctrl-C: TensorBoard is stopped
+    # with it, never left serving on its own, and a downloaded copy of the logs is removed.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         return proc.wait()
     except KeyboardInterrupt:
-        proc.terminate()
-        proc.wait(timeout=30)
+        _stop(proc)
         return 0
     finally:
+        signal.signal(signal.SIGTERM, previous)
+        if proc.poll() is None:
+            _stop(proc)
         if logdir.name.startswith(DOWNLOADED):  # a copy of Cloud Storage's: gone with TensorBoard
             shutil.rmtree(logdir, ignore_errors=True)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
 
 
 def _free_port(host: str) -> int:

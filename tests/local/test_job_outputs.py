@@ -15,7 +15,7 @@ import pytest
 
 from provider import cli
 
-from ..conftest import ROOT, no_traceback, run_cli
+from ..conftest import ROOT, no_traceback, port_closes, run_cli
 from .test_cli_jobs import home  # noqa: F401  (the fixture: a private TRAINJOBS_HOME, cleaned up)
 
 pytestmark = pytest.mark.slow
@@ -93,6 +93,9 @@ def test_tensorboard_serves_the_jobs_logs(home: dict[str, str], finished: str) -
                 pass
             time.sleep(0.5)
         assert runs == ["logs"], runs
+        proc.terminate()  # as a service manager or `kill` stops it: TensorBoard must go with it
+        assert proc.wait(timeout=60) == 0
+        assert port_closes(port), "TensorBoard still serves after trainjobs tensorboard was stopped"
     finally:
         proc.terminate()
         try:

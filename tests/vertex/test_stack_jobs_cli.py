@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.submission.launch import labels_for, prepare, submission
-from tests.conftest import no_traceback
+from tests.conftest import no_traceback, port_closes
 from tests.vertex.conftest import LOCATION, PROJECT, ROOT, probe_spec, vertex_job
 
 pytestmark = pytest.mark.slow
@@ -166,6 +167,11 @@ def test_tensorboard_of_a_stacks_job_reads_its_logs_from_cloud_storage(project: 
             except OSError:
                 time.sleep(0.5)
         assert runs == ["logs"], runs  # downloaded from the job's output directory in Cloud Storage
+        proc.terminate()  # as a service manager or `kill` stops it: TensorBoard must go with it
+        assert proc.wait(timeout=60) == 0
+        assert port_closes(port), "TensorBoard still serves after trainjobs tensorboard was stopped"
+        assert not list(Path(tempfile.gettempdir()).glob(f"trainjobs-tensorboard-{job_id}-*")), \
+            "the downloaded copy of the logs is left behind"
     finally:
         proc.terminate()
         try:
