@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,13 @@ def port_closes(port: int, deadline_s: float = 60.0) -> bool:
                 return True
         time.sleep(0.2)
     return False
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout: float = 60.0) -> None:
+    """End a process a test started, whatever state it is in: SIGTERM, then SIGKILL after ``timeout``."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)

@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from provider.backends.base import JobStatus
+from provider.core.labels import label_value
 from provider.document.files import display_name, read_file
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.cost import Estimate, estimate
 from provider.spec.model import TrainingJob
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex, spec_files
-from provider.submission.launch import label_value
 from provider.validation.validator import validate_bytes
 
 

@@ -85,7 +85,7 @@ def _pool_violations(i: int, pool: Json) -> list[FieldViolation]:
     """A pool as CreatePersistentResource takes it: a machine type Vertex AI offers, machines, and the
     checks a stack's pools get (provider.stack.persistent.pool_findings: accelerator fit, autoscaling)."""
     from provider.catalog import CATALOG
-    from provider.spec.vertex import snake
+    from provider.spec.formats.vertex.keys import snake
 
     at = f"persistent_resource.resource_pools[{i}]"
     machine_type = (pool.get("machineSpec") or {}).get("machineType")

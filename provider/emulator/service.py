@@ -22,11 +22,11 @@ from provider.backends.local import store as local_store
 from provider.backends.local.backend import LocalBackend
 from provider.backends.local.status import JobUnreadable
 from provider.backends.local.store import new_job_id, now
+from provider.core.vertex_request import VertexRequest
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
-from provider.submission.request import VertexRequest
 
 Json = dict[str, Any]
 

@@ -33,7 +33,7 @@ from typing import Any
 from provider.catalog import CATALOG
 from provider.core.problem import Problem
 from provider.emulator.errors import ApiError, FieldViolation, invalid
-from provider.spec.vertex import snake
+from provider.spec.formats.vertex.keys import snake
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem
+from provider.core.vertex_request import VertexRequest
 from provider.document.yaml_loader import LoadedDocument
 from provider.gitops.globs import matching
 from provider.gitops.sources import built_image, staged_packages
@@ -22,7 +23,7 @@ from provider.spec.model import TrainingJob
 from provider.stack.check import SpecBytes, validate_in
 from provider.stack.config import StackConfig, parse_stack, stack_name
 from provider.stack.membership import StackIndex
-from provider.submission.request import VertexRequest, build_request
+from provider.submission.request import build_request
 from provider.validation.validator import SPEC_SUFFIXES, SpecResult
 
 STACKS_DIR = "stacks"

@@ -18,6 +18,7 @@ import pulumi
 
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
+from provider.core.vertex_request import VertexRequest
 from provider.packaging import resolve_source
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
@@ -26,7 +27,6 @@ from provider.spec.model import TrainingJob as JobModel
 from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
 from provider.submission import launch
 from provider.submission.diffing import fingerprint
-from provider.submission.request import VertexRequest
 
 ROOT = Path.cwd()
 

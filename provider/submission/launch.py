@@ -10,11 +10,11 @@ from pathlib import Path
 
 from provider.backends.base import Submission
 from provider.core.labels import job_labels
-from provider.core.labels import label_value as label_value  # provider.console.usage imports it from here
+from provider.core.vertex_request import VertexRequest
 from provider.packaging import checked_source, package_uris
 from provider.packaging.stage import Stager, stage
 from provider.spec.model import Container, TrainingJob
-from provider.submission.request import VertexRequest, build_request
+from provider.submission.request import build_request
 
 
 def labels_for(job: TrainingJob, stack: str | None = None, identity: str | None = None,

@@ -22,7 +22,7 @@ from provider.spec.model import (
 )
 from provider.spec.reader import format_duration
 
-__all__ = ["VertexRequest", "build_request", "custom_job_spec", "default_executor_image", "executor_image",
+__all__ = ["build_request", "custom_job_spec", "default_executor_image", "executor_image",
            "image_host", "job_args", "reservation_json", "vertex_options"]
 
 

@@ -29,7 +29,7 @@ from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.locate import locate
 from provider.document.yaml_loader import LoadedDocument
-from provider.spec import proto_forms
+from provider.spec.formats.vertex import proto_forms
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError

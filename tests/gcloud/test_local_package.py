@@ -8,7 +8,6 @@ module on the same image. What cannot be kept is a note; what cannot be converte
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,20 +135,9 @@ def test_the_config_beside_it_and_the_vertex_request(repo: Path) -> None:
 
 @pytest.fixture
 def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
-    env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
-           "TRAINJOBS_LOCAL_GPUS": "none"}
-    yield env
-    from provider.backends.local.backend import LocalBackend
+    from ..local.conftest import local_home
 
-    from ..local.conftest import cleanup
-
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        cleanup(LocalBackend())
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    yield from local_home(tmp_path, env_cache)
 
 
 @pytest.mark.slow

@@ -11,7 +11,6 @@ stay refused, each with one message.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,20 +121,9 @@ def test_convert_and_validate_a_flat_folder(repo: Path) -> None:
 def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
     if not (WHEELHOUSE / "pluggy-1.7.0-py3-none-any.whl").is_file():
         pytest.fail(f"{WHEELHOUSE} has no pluggy wheel: run bash scripts/setup.sh dev")
-    env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
-           "TRAINJOBS_LOCAL_GPUS": "none", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(WHEELHOUSE)}
-    yield env
-    from provider.backends.local.backend import LocalBackend
+    from ..local.conftest import local_home
 
-    from ..local.conftest import cleanup
-
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        cleanup(LocalBackend())
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    yield from local_home(tmp_path, env_cache, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE))
 
 
 @pytest.mark.slow

@@ -60,6 +60,21 @@ def cleanup(b: LocalBackend) -> None:
                 raise AssertionError(f"replica {r['name']} of {job_id} still alive after the test")
 
 
+def local_home(tmp_path: Path, env_cache: Path, **extra: str) -> Iterator[dict[str, str]]:
+    """For a fixture: the environment of a private TRAINJOBS_HOME (CPU only, the run's environment
+    cache, and ``extra``) for CLI runs; afterwards no job it started is left running."""
+    env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
+           "TRAINJOBS_LOCAL_GPUS": "none", **extra}
+    yield env
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        cleanup(LocalBackend())
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def probe_spec(name: str = "probe_job", *, workers: int = 0, ps: int = 0, evaluators: int = 0, args: list[str] | None = None,
                gpus: tuple[int, int, int, int] = (0, 0, 0, 0), machine: str = "n1-standard-8",
                scheduling: dict[str, Any] | None = None, tuning: dict[str, Any] | None = None,

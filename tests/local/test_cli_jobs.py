@@ -8,29 +8,18 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ..conftest import ROOT, no_traceback, run_cli
+from .conftest import local_home
 
 
 @pytest.fixture
-def home(tmp_path: Path, env_cache: Path) -> dict[str, str]:
-    env = {"TRAINJOBS_HOME": str(tmp_path / "home"), "TRAINJOBS_ENV_CACHE": str(env_cache),
-           "TRAINJOBS_LOCAL_GPUS": "none"}
-    yield env
-    from provider.backends.local.backend import LocalBackend
-
-    from .conftest import cleanup
-
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        cleanup(LocalBackend())
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
+    yield from local_home(tmp_path, env_cache)
 
 
 def test_run_the_example_spec_end_to_end(home: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from provider import cli
 
-from ..conftest import ROOT, no_traceback, port_closes, run_cli
+from ..conftest import ROOT, no_traceback, port_closes, run_cli, stop_process
 from .test_cli_jobs import home  # noqa: F401  (the fixture: a private TRAINJOBS_HOME, cleaned up)
 
 pytestmark = pytest.mark.slow
@@ -97,12 +97,7 @@ def test_tensorboard_serves_the_jobs_logs(home: dict[str, str], finished: str) -
         assert proc.wait(timeout=60) == 0
         assert port_closes(port), "TensorBoard still serves after trainjobs tensorboard was stopped"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+        stop_process(proc)
         if proc.stdout is not None:
             proc.stdout.close()
 

@@ -20,6 +20,7 @@ import pytest
 
 from provider.emulator import server as emulator_server
 from provider.emulator.server import Emulator
+from tests.conftest import stop_process
 from tests.vertex.conftest import BUCKET, PARENT, Emulators
 from tests.vertex.test_emulator_api import http, refused_body
 
@@ -290,12 +291,7 @@ def test_a_non_loopback_host_warns_that_there_is_no_authentication(tmp_path: Pat
     except AssertionError:
         pass  # the assertion below says what was printed
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
     text = err_file.read_text()
     assert "no authentication" in text and "0.0.0.0" in text, out_file.read_text() + text
     assert "Traceback" not in text

@@ -22,7 +22,7 @@ from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.submission.launch import labels_for, prepare, submission
-from tests.conftest import no_traceback, port_closes
+from tests.conftest import no_traceback, port_closes, stop_process
 from tests.vertex.conftest import LOCATION, PROJECT, ROOT, probe_spec, vertex_job
 
 pytestmark = pytest.mark.slow
@@ -173,9 +173,4 @@ def test_tensorboard_of_a_stacks_job_reads_its_logs_from_cloud_storage(project: 
         assert not list(Path(tempfile.gettempdir()).glob(f"trainjobs-tensorboard-{job_id}-*")), \
             "the downloaded copy of the logs is left behind"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+        stop_process(proc)
