@@ -32,6 +32,8 @@ def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
     package = app.get("pythonPackage") if isinstance(app, dict) else None
     if isinstance(package, dict) and isinstance(package.get("path"), str):
         package["path"] = os.path.relpath(cwd / package["path"], base)
+    if isinstance(package, dict) and isinstance(package.get("extraPackages"), list):
+        package["extraPackages"] = [os.path.relpath(cwd / p, base) for p in package["extraPackages"]]
 
 
 def _built(args: argparse.Namespace, cwd: Path) -> Built:

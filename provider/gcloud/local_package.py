@@ -154,13 +154,15 @@ def _flat(base: Path, spec: dict[str, object], file: str) -> Entry | None:
 
 
 def _inside_repository(folder: Path, shown: object, cwd: Path) -> None:
+    """The repository itself is packaged only as a flat folder (packaging.files.check_boundary):
+    a root that is a Python package would take its setup.py from above the repository."""
     from provider.document.boundary import repository_root
 
     root = Path(os.path.realpath(repository_root(cwd)))
-    if folder == root:
-        raise _fail(f"local-package-path={shown} is the repository {root} itself; trainjobs packages a folder "
-                    "inside it (the whole repository is no package): allowed: the folder that holds the script "
-                    "and its modules, inside the repository (move them into one, e.g. trainer/)")
+    if folder == root and _is_package(folder):
+        raise _fail(f"local-package-path={shown} is the repository {root} itself, and a Python package (it has "
+                    "__init__.py); trainjobs packages a package folder inside it: allowed: the folder that holds "
+                    "the script and its modules, inside the repository (move them into one, e.g. trainer/)")
 
 
 def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
@@ -204,21 +206,43 @@ def _warn_lost(spec: dict[str, object], base: Path, package_dir: Path, notes: li
     if carried:
         notes.append(f"{spec[LOCAL]}/requirements.txt is installed with the package: the setup.py trainjobs writes "
                      "(the folder has none of its own) takes its lines as install_requires")
-    lost = [f"{key}={';'.join(map(str, v)) if isinstance(v, list) else v}"
-            for key in ("requirements", "extra-packages", "extra-dirs") if (v := spec.get(key))]
-    if (base / "requirements.txt").is_file() and not carried:
-        lost.append(f"{spec[LOCAL]}/requirements.txt")
-    if not lost:
+    kept = [f"{key}={';'.join(map(str, v)) if isinstance(v, list) else v}"
+            for key in ("requirements", "extra-packages") if (v := spec.get(key))]
+    if kept:
+        notes.append(f"{', '.join(kept)} installed with the package, as gcloud's image installs them: "
+                     "application.pythonPackage.requirements and extraPackages, staged as package URIs beside it")
+    if spec.get("extra-dirs"):
+        dirs = spec["extra-dirs"]
+        notes.append(f"extra-dirs={';'.join(map(str, dirs)) if isinstance(dirs, list) else dirs} not kept: gcloud's "
+                     "image copies them; trainjobs packages only the package folder (keep data in Cloud Storage)")
+    if not (base / "requirements.txt").is_file() or carried:
         return
-    if flat and project == base and not own:
-        where = (f"list them in {spec[LOCAL]}/requirements.txt, which the setup.py trainjobs writes takes as "
-                 "install_requires")
-    else:
-        shown = _relative(project, base, str(spec[LOCAL]))
-        where = (f"list them in install_requires of {shown}/setup.py" if (project / "setup.py").exists() or not
-                 (project / "pyproject.toml").exists() else f"list them in the dependencies of {shown}/pyproject.toml")
-    notes.append(f"{', '.join(lost)} not kept: gcloud's image installs them; a package installs what the "
-                 f"setup.py beside it declares: {where}")
+    shown = _relative(project, base, str(spec[LOCAL]))
+    where = (f"list them in install_requires of {shown}/setup.py" if (project / "setup.py").exists() or not
+             (project / "pyproject.toml").exists() else f"list them in the dependencies of {shown}/pyproject.toml")
+    notes.append(f"{spec[LOCAL]}/requirements.txt not kept: gcloud's image installs them; a package installs what "
+                 f"the setup.py beside it declares: {where}")
+
+
+def extra_files(spec: dict[str, object], cwd: Path) -> list[str]:
+    """The ``extra-packages`` files, read as gcloud reads them: relative to local-package-path (its
+    Docker build context; validation.py's "Package file ... is not found under the package"), and
+    inside the repository. Absolute paths; the converter writes them relative to the spec."""
+    from provider.document.boundary import inside, repository_root
+
+    items = spec.get("extra-packages") or []
+    base = _directory(str(spec[LOCAL]), cwd)
+    root = Path(os.path.realpath(repository_root(cwd)))
+    out = []
+    for item in items if isinstance(items, list) else [items]:
+        where = Path(os.path.normpath(base / os.path.expanduser(str(item))))
+        if not where.is_file():
+            raise _fail(f"Package file '{item}' is not found under the package: '{spec[LOCAL]}'.")
+        if not inside(Path(os.path.realpath(where)), root):
+            raise _fail(f"extra-packages {item} resolves to {os.path.realpath(where)}, outside the repository "
+                        f"{root}; allowed: a file inside the repository (trainjobs reads and uploads only its files)")
+        out.append(str(where))
+    return out
 
 
 def _relative(project: Path, base: Path, shown: str) -> str:
@@ -285,8 +309,12 @@ def document(values: dict[str, Any], config: dict[str, Any] | None, cwd: Path, n
                      "gcloud sends the image it builds without them")
     spec: dict[str, Any] = {**_from_config(config)}
     spec["workerPools"] = _pools(pools)
-    spec["application"] = {"pythonPackage": {"path": str(found.package_dir), "module": found.module,
-                                             "executorImage": found.image}}
+    package: dict[str, Any] = {"path": str(found.package_dir), "module": found.module, "executorImage": found.image}
+    if pools[0].get("requirements"):
+        package["requirements"] = list(pools[0]["requirements"])
+    if pools[0].get("extra-packages"):
+        package["extraPackages"] = extra_files(pools[0], cwd)
+    spec["application"] = {"pythonPackage": package}
     args = values.pop("args", None)
     if args:
         spec["args"] = args

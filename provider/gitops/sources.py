@@ -1,7 +1,8 @@
 """What a job's local sources make of its request, on either side of a plan.
 
 A package path becomes a content-addressed staged URI (provider.packaging, the same code the
-provider uses), so an edited trainer changes the request and replaces the job. An image built
+provider uses), so an edited trainer changes the request and replaces the job; so do an
+edited extra package file and a changed requirement. An image built
 from a context cannot be known before it is pushed; the plan stands in a placeholder that
 names the context and a digest of its files, so a changed Dockerfile or context replaces the
 job and an unchanged one does not.
@@ -59,5 +60,7 @@ def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackCo
         return None
     if app.source_path:
         tree.local_dir(_relative(spec_file, app.source_path))
+    for extra in app.extra_packages:  # a file: its folder holds it, as this tree has it
+        tree.local_dir(posixpath.dirname(_relative(spec_file, extra)) or ".")
     spec_dir = tree.root / posixpath.dirname(spec_file)
     return planned_package_uris(job, spec_dir, tree.root, default_bucket=f"gs://{stack.bucket}") or None

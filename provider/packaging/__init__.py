@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from provider.document.boundary import repository_root
+from provider.packaging.extras import extra_packages, requirements_uri
 from provider.packaging.files import (
     BUILD_FILES,
     MAX_PACKAGE_BYTES,
@@ -24,9 +27,25 @@ from provider.packaging.files import (
 )
 from provider.spec.model import PythonPackage, TrainingJob
 
-__all__ = ["BUILD_FILES", "MAX_PACKAGE_BYTES", "MAX_PACKAGE_FILES", "SKIP_DIRS", "PackageError", "check_boundary",
-           "checked_source", "package_uris", "planned_package_uris", "resolve_source", "source_digest", "source_files", "staged_uri",
-           "staging_base"]
+__all__ = [
+    "BUILD_FILES",
+    "MAX_PACKAGE_BYTES",
+    "MAX_PACKAGE_FILES",
+    "SKIP_DIRS",
+    "PackageError",
+    "Upload",
+    "UploadKind",
+    "check_boundary",
+    "checked_source",
+    "package_uris",
+    "planned_package_uris",
+    "resolve_source",
+    "source_digest",
+    "source_files",
+    "staged_uri",
+    "staging_base",
+    "uploads",
+]
 
 
 def resolve_source(job: TrainingJob, spec_dir: Path) -> Path | None:
@@ -75,24 +94,65 @@ def staged_uri(base: str, package_dir: Path, digest: str) -> str:
     return f"{base}/packages/{digest[:32]}/{package_dir.name}.tar.gz"
 
 
-def package_uris(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
-                 root: Path | None = None) -> list[str]:
-    """All package URIs of the job: the staged build of its package path first, then its gs:// URIs.
+class UploadKind(Enum):
+    """What a staged URI holds."""
 
-    The package path must stay inside ``root`` (by default the repository that holds
-    ``spec_dir``), and its files must follow provider.packaging.files: PackageError otherwise.
+    SOURCE = "source"  # the sdist built from the package path
+    EXTRA = "extra"  # an extra package file, as it is
+    REQUIREMENTS = "requirements"  # the sdist of the spec's requirements (provider.packaging.extras)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file the job's request names and staging must put there (provider.packaging.stage)."""
+
+    kind: UploadKind
+    uri: str
+    source: Path | None = None  # the package directory or the extra file (resolved); None for requirements
+    requirements: tuple[str, ...] = ()
+
+
+def uploads(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
+            root: Path | None = None) -> list[Upload]:
+    """What the job's local package, extra packages and requirements stage, in request order.
+
+    The package path and the extra packages must stay inside ``root`` (by default the repository
+    that holds ``spec_dir``), and their files must follow provider.packaging.files and
+    provider.packaging.extras: PackageError otherwise. Without a staging base there is nothing
+    to stage (validation says a bucket is needed).
     """
+    app = job.application
+    base = staging_base(job, default_bucket)
+    if not isinstance(app, PythonPackage) or base is None:
+        return []
+    out = []
+    boundary = root or repository_root(spec_dir)
+    source = resolve_source(job, spec_dir)
+    if source is not None and source.is_dir():
+        assert app.source_path is not None
+        check_boundary(spec_dir / app.source_path, boundary)
+        out.append(Upload(UploadKind.SOURCE, staged_uri(base, source, source_digest(source)), source))
+    out += [Upload(UploadKind.EXTRA, extra.uri(base), extra.path)
+            for extra in extra_packages(app.extra_packages, spec_dir, boundary)]
+    if app.requirements:
+        out.append(Upload(UploadKind.REQUIREMENTS, requirements_uri(base, app.requirements),
+                          requirements=app.requirements))
+    return out
+
+
+def package_uris(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
+                 root: Path | None = None, staged: list[Upload] | None = None) -> list[str]:
+    """All package URIs of the job, in the order Vertex AI gets them: the staged build of its
+    package path, its gs:// URIs, its extra package files, then the sdist of its requirements
+    (``uploads`` says what each local one holds, and raises PackageError; ``staged``: its result
+    for these same arguments, when the caller has it already)."""
     app = job.application
     if not isinstance(app, PythonPackage):
         return []
-    uris = list(app.package_uris)
-    source = resolve_source(job, spec_dir)
-    base = staging_base(job, default_bucket)
-    if source is not None and source.is_dir() and base is not None:
-        assert app.source_path is not None
-        check_boundary(spec_dir / app.source_path, root or repository_root(spec_dir))
-        uris.insert(0, staged_uri(base, source, source_digest(source)))
-    return uris
+    if staged is None:
+        staged = uploads(job, spec_dir, default_bucket, root)
+    first = [u.uri for u in staged if u.kind is UploadKind.SOURCE]
+    return first + list(app.package_uris) + [u.uri for u in staged if u.kind is not UploadKind.SOURCE]
 
 
 def planned_package_uris(job: TrainingJob, spec_dir: Path, root: Path, default_bucket: str | None = None) -> list[str]:

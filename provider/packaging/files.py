@@ -49,7 +49,12 @@ class PackageError(InvalidArgument, UserError):
 
 
 def check_boundary(package_dir: Path, root: Path) -> Path:
-    """The package directory, resolved; PackageError unless it is a directory inside ``root``."""
+    """The package directory, resolved; PackageError unless it is a directory inside ``root``.
+
+    ``root`` itself is a package directory only when it is flat (``is_flat``: a folder of
+    top-level modules, gcloud's ``local-package-path=.``); a root that is a Python package would
+    take its setup.py from above the repository.
+    """
     target = resolve(package_dir)
     if target.path is None:
         raise PackageError(f"the package path {package_dir} {target.problem}")
@@ -59,7 +64,7 @@ def check_boundary(package_dir: Path, root: Path) -> Path:
                            f"{root}; a package path must be a directory inside the repository that holds the spec")
     if not target.path.is_dir():
         raise PackageError(f"the package path {package_dir} is not a directory")
-    if target.path == root:  # its setup.py and pyproject.toml would come from the directory above
+    if target.path == root and not is_flat(target.path):  # its setup.py would come from the directory above
         raise PackageError(f"the package path {package_dir} is the repository {root} itself; it must be the Python "
                            "package directory inside it (gcloud's --package-path)")
     return target.path

@@ -43,19 +43,27 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def requirement_lines(text: str, shown: str) -> list[str]:
-    """The requirements of a requirements.txt's ``text`` (``shown`` names it in messages), in order."""
+def requirement_problem(line: str) -> str | None:
+    """What is wrong with one requirement as install_requires takes it (None: nothing), without
+    where it is: ``'-r x' is a pip option, ...`` or ``'x y' is not a requirement (...)``."""
     from packaging.requirements import InvalidRequirement, Requirement  # lazy: only a build needs it
 
+    if line.startswith("-"):
+        return f"{line!r} is a pip option, which install_requires cannot carry"
+    try:
+        Requirement(line)
+    except InvalidRequirement as exc:
+        return f"{line!r} is not a requirement ({exc})"
+    return None
+
+
+def requirement_lines(text: str, shown: str) -> list[str]:
+    """The requirements of a requirements.txt's ``text`` (``shown`` names it in messages), in order."""
     found: list[str] = []
     for number, line in _logical_lines(text):
-        if line.startswith("-"):
-            raise PackageError(f"{shown}:{number}: {line!r} is a pip option, which install_requires cannot carry; "
-                               + _ALLOWED)
-        try:
-            Requirement(line)
-        except InvalidRequirement as exc:
-            raise PackageError(f"{shown}:{number}: {line!r} is not a requirement ({exc}); {_ALLOWED}") from None
+        problem = requirement_problem(line)
+        if problem is not None:
+            raise PackageError(f"{shown}:{number}: {problem}; {_ALLOWED}")
         found.append(line)
     return found
 

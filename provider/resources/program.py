@@ -19,7 +19,6 @@ import pulumi
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.vertex_request import VertexRequest
-from provider.packaging import resolve_source
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container, EnvVar
@@ -131,14 +130,22 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
             "identity": body["labels"][IDENTITY_LABEL]}
 
 
-def _package(spec: LoadedSpec, stack: StackConfig) -> dict[str, str] | None:
-    from provider.packaging import package_uris
+def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:
+    """The props the provider stages from (provider.packaging.uploads): ``package`` (the package
+    path), ``extraPackages`` (files) and ``requirements`` (their lines), each with its URI."""
+    from provider.packaging import UploadKind, uploads
 
-    source = resolve_source(spec.job, ROOT / spec.path.parent)
-    if source is None:
-        return None
-    uris = package_uris(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}")
-    return {"source": _relative(source), "uri": uris[0]}
+    props: dict[str, Any] = {}
+    for upload in uploads(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}"):
+        if upload.kind is UploadKind.REQUIREMENTS:
+            props["requirements"] = {"lines": list(upload.requirements), "uri": upload.uri}
+        elif upload.kind is UploadKind.EXTRA:
+            assert upload.source is not None
+            props.setdefault("extraPackages", []).append({"source": _relative(upload.source), "uri": upload.uri})
+        else:
+            assert upload.source is not None
+            props["package"] = {"source": _relative(upload.source), "uri": upload.uri}
+    return props
 
 
 def _relative(path: Path) -> str:
@@ -235,9 +242,7 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     adopt = dict(stack.adopt).get(job.name)
     if adopt:
         props["adopt"] = adopt
-    package = _package(spec, stack)
-    if package is not None:
-        props["package"] = package
+    props.update(_packages(spec, stack))
     if job.scheduling.max_wait_seconds is not None:
         props["maxWaitSeconds"] = job.scheduling.max_wait_seconds
     for key, value in (("apiEndpoint", stack.api_endpoint), ("localHome", stack.local_home)):

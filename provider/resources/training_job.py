@@ -183,18 +183,25 @@ class TrainingJobProvider(ResourceProvider):
         return status
 
     def _stage(self, stager: Stager, p: Mapping[str, Any]) -> None:
-        package = p.get("package")
-        if not package:
-            return
-        from provider.packaging.stage import stage
+        """Stage what the props name: the package path (``package``), the extra package files
+        (``extraPackages``) and the requirements' sdist (``requirements``), each at its URI."""
+        from provider.packaging import Upload, UploadKind
+        from provider.packaging.stage import stage_upload
 
         # Relative to the project: the engine starts the provider in the program's directory
         # (pkg/resource/plugin/plugin.go: cmd.Dir = pwd, with ctx.Pwd). A state written before paths
         # were relative keeps its absolute projectRoot.
         root = Path(p.get("projectRoot") or ".")
-        source = Path(package["source"])
-        stage(source if source.is_absolute() else root / source, package["uri"], stager,
-              repository=root)
+        staged = []
+        if p.get("package"):
+            staged.append(Upload(UploadKind.SOURCE, p["package"]["uri"], root / p["package"]["source"]))
+        staged += [Upload(UploadKind.EXTRA, extra["uri"], root / extra["source"])
+                   for extra in p.get("extraPackages") or ()]
+        if p.get("requirements"):
+            staged.append(Upload(UploadKind.REQUIREMENTS, p["requirements"]["uri"],
+                                 requirements=tuple(p["requirements"]["lines"])))
+        for upload in staged:
+            stage_upload(upload, stager, repository=root)
 
     def _wait(self, backend: Backend, status: JobStatus, p: Mapping[str, Any]) -> tuple[JobStatus, str]:
         """Wait as the wait policy says (none, running, or completion), within the shorter of its

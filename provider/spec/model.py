@@ -143,6 +143,8 @@ class PythonPackage:
     runtime_version: str | None = None
     python_version: str | None = None
     args: tuple[str, ...] = ()
+    requirements: tuple[str, ...] = ()  # PEP 508 requirements installed with the package (gcloud requirements=)
+    extra_packages: tuple[str, ...] = ()  # local .whl/.tar.gz/.zip files, relative to the spec file
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 

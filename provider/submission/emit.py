@@ -72,6 +72,10 @@ def _application(job: TrainingJob) -> Json:
             pkg["runtimeVersion"] = app.runtime_version
         if app.python_version:
             pkg["pythonVersion"] = app.python_version
+        if app.requirements:
+            pkg["requirements"] = list(app.requirements)
+        if app.extra_packages:
+            pkg["extraPackages"] = list(app.extra_packages)
         return {"pythonPackage": pkg}
     assert isinstance(app, Container)
     ctr: Json = {}

@@ -11,9 +11,9 @@ from pathlib import Path
 from provider.backends.base import Submission
 from provider.core.labels import job_labels
 from provider.core.vertex_request import VertexRequest
-from provider.packaging import checked_source, package_uris
-from provider.packaging.stage import Stager, stage
-from provider.spec.model import Container, TrainingJob
+from provider.packaging import UploadKind, checked_source, package_uris, staging_base, uploads
+from provider.packaging.stage import Stager, stage_upload
+from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.submission.request import build_request
 
 
@@ -32,15 +32,22 @@ def prepare(
     labels: dict[str, str] | None = None,
     image_uri: str | None = None,
 ) -> VertexRequest:
-    """The request for ``job``; its local package is built and staged first when a stager is given."""
+    """The request for ``job``; its local package, extra packages and requirements are staged
+    first when a stager is given (provider.packaging.uploads lists them)."""
     source = checked_source(job, spec_dir)  # the repository boundary, again: PackageError (a BackendError)
-    uris = package_uris(job, spec_dir, default_bucket) or None
-    if source is not None:
-        if uris is None or not uris[0].startswith("gs://") or not source.is_dir():
-            raise ValueError(f"{job.name}: the package path {source} cannot be staged (it needs a job dir or a "
-                             "staging bucket, and must be a directory)")
-        if stager is not None:
-            stage(source, uris[0], stager)
+    staged = uploads(job, spec_dir, default_bucket)
+    uris = package_uris(job, spec_dir, default_bucket, staged=staged) or None
+    if source is not None and (not any(u.kind is UploadKind.SOURCE for u in staged) or not source.is_dir()):
+        raise ValueError(f"{job.name}: the package path {source} cannot be staged (it needs a job dir or a "
+                         "staging bucket, and must be a directory)")
+    app = job.application
+    if isinstance(app, PythonPackage) and (app.requirements or app.extra_packages) and staging_base(
+            job, default_bucket) is None:
+        raise ValueError(f"{job.name}: requirements and extraPackages are staged as packages, which needs a job "
+                         "dir or a staging bucket")
+    if stager is not None:
+        for upload in staged:
+            stage_upload(upload, stager)
     if isinstance(job.application, Container) and job.application.build is not None and image_uri is None:
         raise ValueError(f"{job.name}: the image is built from {job.application.build.context}; build and push it "
                          "first (pulumi up does), or name an image")

@@ -1,6 +1,15 @@
 """Model-level rules: what the JSON Schema cannot express. Each finding cites its source."""
 
-from provider.validation.rules import hardware, inputs, job, paths, storage, tuning, vertex_fields  # noqa: F401  (registers the rules)
+from provider.validation.rules import (  # noqa: F401  (registers the rules)
+    hardware,
+    inputs,
+    job,
+    package_extras,
+    paths,
+    storage,
+    tuning,
+    vertex_fields,
+)
 from provider.validation.rules.base import RULES, Context, Finding, Target, run_rules
 
 __all__ = ["RULES", "Context", "Finding", "Target", "run_rules"]

@@ -2,7 +2,8 @@
 
 A spec in a pull request must not make trainjobs read, package or upload files from outside
 the repository that holds it (provider.document.boundary): the path, with every symlink
-followed, must be a directory inside that repository. Packaging checks the same again
+followed, must be a directory inside that repository (the repository itself only as a flat
+folder of modules, with no ``__init__.py``). Packaging checks the same again
 (provider.packaging.files), so a spec that skipped validation is refused there too.
 """
 
@@ -61,7 +62,7 @@ def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         elif not target.path.is_dir():
             yield Finding(f"the {word} {rel} is not a directory (looked for {target.path})", where, "path.exists",
                           None, allowed=f"{what}, relative to the spec file")
-        elif isinstance(job.application, PythonPackage) and target.path == root:
+        elif isinstance(job.application, PythonPackage) and target.path == root and not _flat(target.path):
             yield Finding(f"the package path {rel} is the repository {root} itself", where, "path.boundary", None,
                           allowed="the Python package directory inside the repository (gcloud's --package-path); "
                           "setup.py or pyproject.toml go beside it")
@@ -72,6 +73,14 @@ def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             if not (target.path / dockerfile).is_file():
                 yield Finding(f"no {dockerfile} in the build context {rel}", where, "path.exists", None,
                               allowed="a build context with a Dockerfile")
+
+
+def _flat(package_dir: Path) -> bool:
+    """A folder of top-level modules (no __init__.py): the repository root may be one (gcloud's
+    ``local-package-path=.``); a root that is a Python package would take its setup.py from above."""
+    from provider.packaging.files import is_flat
+
+    return is_flat(package_dir)
 
 
 def _package_files(package_dir: Path, where: DocPath) -> Iterator[Finding]:

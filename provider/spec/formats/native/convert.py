@@ -88,6 +88,8 @@ def application(node: Node) -> Application:
             runtime_version=pkg.text("runtimeVersion"),
             python_version=pkg.text("pythonVersion"),
             args=pkg.strs("args") or (),
+            requirements=pkg.strs("requirements") or (),
+            extra_packages=pkg.strs("extraPackages") or (),
             at={
                 "": pkg.path,
                 "module": pkg.at("module"),
@@ -96,6 +98,8 @@ def application(node: Node) -> Application:
                 "executor_image_uri": pkg.at("executorImage"),
                 "runtime_version": pkg.at("runtimeVersion"),
                 "python_version": pkg.at("pythonVersion"),
+                "requirements": pkg.at("requirements"),
+                "extra_packages": pkg.at("extraPackages"),
             },
         )
     if ctr is not None and pkg is None:

@@ -132,6 +132,10 @@ def _native_spec() -> Schema:
             "executorImage": string("a Vertex AI prebuilt training container (pythonPackageSpec.executorImageUri)"),
             "runtimeVersion": string("an AI Platform runtime version, such as '2.11'; mapped to a prebuilt container"),
             "pythonVersion": string("the Python version that goes with runtimeVersion, such as '3.7'"),
+            "requirements": strings("PEP 508 requirements installed with the package, such as 'pandas>=2' "
+                                    "(gcloud's requirements=)"),
+            "extraPackages": strings("local Python archives (.whl, .tar.gz, .zip) installed with the package, "
+                                     "relative to this file (gcloud's extra-packages=)"),
         },
         required=("module",),
         description="a Python package: path or uris, module, args",
