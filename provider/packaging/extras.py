@@ -122,9 +122,6 @@ def check_extra(spec_dir: Path, written: str, root: Path) -> Path | ExtraProblem
     shown = f"the extra package {written}"
     if "\x00" in written:
         return ExtraProblem(ExtraRule.EXISTS, f"the extra package {written!r} holds a NUL character", _ARCHIVE)
-    if not written.endswith(ARCHIVE_SUFFIXES):
-        return ExtraProblem(ExtraRule.EXISTS, f"{shown} is not a Python archive (a wheel or a source distribution)",
-                            _ARCHIVE)
     target = resolve(spec_dir / written)
     looked = Path(os.path.abspath(spec_dir / written))
     if target.path is None:
@@ -139,6 +136,9 @@ def check_extra(spec_dir: Path, written: str, root: Path) -> Path | ExtraProblem
         return ExtraProblem(ExtraRule.EXISTS, f"{shown} is a directory ({target.path})", _ARCHIVE)
     if not target.path.is_file():
         return ExtraProblem(ExtraRule.EXISTS, f"{shown} is not a regular file ({target.path})", _ARCHIVE)
+    if not written.endswith(ARCHIVE_SUFFIXES):
+        return ExtraProblem(ExtraRule.EXISTS, f"{shown} is not a Python archive (a wheel or a source distribution)",
+                            _ARCHIVE)
     if target.path.stat().st_size > MAX_PACKAGE_BYTES:
         return ExtraProblem(ExtraRule.EXISTS, f"{shown} is larger than {MAX_PACKAGE_BYTES // 2**20} MiB, the limit "
                             "for a package", _ARCHIVE + " (keep data and checkpoints in Cloud Storage)")

@@ -84,7 +84,11 @@ def requirements(path: Path) -> list[str]:
                 f = t.extractfile(pkg_info)
                 return _requirements_from_metadata(f.read().decode()) if f else []
         return []
-    raise EnvError(f"{path.name}: not a Python package (expected .tar.gz or .whl)")
+    if name.endswith(".zip"):  # a source distribution as a zip (gcloud's extra-packages take them)
+        with zipfile.ZipFile(path) as z:
+            pkg_info = next((n for n in z.namelist() if n.endswith("/PKG-INFO") and n.count("/") == 1), None)
+            return _requirements_from_metadata(z.read(pkg_info).decode()) if pkg_info else []
+    raise EnvError(f"{path.name}: not a Python package (expected .tar.gz, .whl or .zip)")
 
 
 def content_digest(path: Path) -> str:
@@ -101,7 +105,7 @@ def content_digest(path: Path) -> str:
                 h.update(f"{member.name}\0{member.mode & 0o111 != 0}\0{len(data)}\0".encode())
                 h.update(data)
         return h.hexdigest()
-    if name.endswith(".whl"):
+    if name.endswith((".whl", ".zip")):
         with zipfile.ZipFile(path) as z:
             for info in sorted(z.infolist(), key=lambda i: i.filename):
                 if not info.is_dir():
