@@ -202,9 +202,11 @@ def test_run_refuses_too_many_replicas_with_the_limit(tmp_path: Path) -> None:
 
 
 def test_the_repository_itself_is_not_a_package_path(tmp_path: Path) -> None:
-    """Its setup.py would be read from the directory above the repository."""
+    """Not when it is a Python package: its setup.py would be read from the directory above the
+    repository (a flat root, a folder of modules, is one since issue 20: test_package_extras.py)."""
     repo = tmp_path / "repo"
     package(repo)
+    (repo / "__init__.py").write_text("")
     (tmp_path / "setup.py").write_text("# outside the repository\n")
     path = repo / "spec.yaml"
     path.write_text(
