@@ -69,7 +69,10 @@ def test_a_script_runs_as_its_module_and_what_is_lost_is_said(repo: Path) -> Non
     notes = "\n".join(built.notes)
     assert "script=./trainer/task.py runs as python -m trainer.task" in notes
     assert "output-image-uri=gcr.io/p/img:1 is not kept" in notes
-    assert "requirements=pandas;scipy, ./app/requirements.txt not kept" in notes
+    # issue 20: requirements= is carried now; the requirements.txt above a package folder still is not
+    assert package["requirements"] == ["pandas", "scipy"]
+    assert "requirements=pandas;scipy installed with the package" in notes
+    assert "./app/requirements.txt not kept" in notes
 
 
 @pytest.mark.parametrize(("pool", "says"), [

@@ -72,13 +72,20 @@ def test_the_folder_that_holds_the_script_is_packaged(repo: Path, keys: str, mod
     assert (package["path"], package["module"]) == (str(repo / folder), module)
 
 
-def test_requirements_the_package_cannot_carry_are_notes(repo: Path) -> None:
+def test_requirements_and_extra_packages_are_carried_and_requirements_txt_beside_a_setup_py_is_a_note(
+        repo: Path) -> None:
+    (repo / "trainer_dir" / "dist").mkdir()
+    (repo / "trainer_dir" / "dist" / "x-1.0.whl").write_bytes(b"PK")
     built = _build(HEAD + _pool("local-package-path=trainer_dir,script=task.py,'requirements=pandas;scipy',"
                                 "extra-packages=dist/x-1.0.whl"), repo)
+    package = built.document["spec"]["application"]["pythonPackage"]
+    assert package["requirements"] == ["pandas", "scipy"]
+    assert package["extraPackages"] == [str(repo / "trainer_dir" / "dist" / "x-1.0.whl")]  # under local-package-path
     notes = "\n".join(built.notes)
     assert "trainer_dir/requirements.txt is installed with the package" in notes
-    assert ("requirements=pandas;scipy, extra-packages=dist/x-1.0.whl not kept: gcloud's image installs them; a "
-            "package installs what the setup.py beside it declares: list them in trainer_dir/requirements.txt") in notes
+    assert ("requirements=pandas;scipy, extra-packages=dist/x-1.0.whl installed with the package, as gcloud's image "
+            "installs them") in notes
+    assert "not kept" not in notes
     (repo / "trainer_dir" / "setup.py").write_text("from setuptools import setup\nsetup(name='own')\n")
     notes = "\n".join(_build(HEAD + _pool("local-package-path=trainer_dir,script=task.py"), repo).notes)
     assert "trainer_dir/requirements.txt not kept" in notes and "install_requires of trainer_dir/setup.py" in notes
@@ -86,8 +93,10 @@ def test_requirements_the_package_cannot_carry_are_notes(repo: Path) -> None:
 
 @pytest.mark.parametrize(("keys", "says"), [
     ("local-package-path=trainer_dir,script=run.sh", "script=run.sh cannot be packaged"),
-    ("local-package-path=.,script=task.py", "is the repository {repo} itself; trainjobs packages a folder inside it"),
-    ("local-package-path=.,python-module=task", "is the repository {repo} itself"),
+    # issue 20: the repository itself is packaged when it is a flat folder; one that is a Python package is not
+    ("local-package-path=.,script=task.py", "script=task.py cannot be packaged, but . is a Python package"),
+    ("local-package-path=.,python-module=task", "python-module=task is a module at the top of local-package-path, "
+     "but . is a Python package"),
     ("local-package-path=trainer_dir,script=my-task.py",
      "script=my-task.py: trainjobs runs it as python -m my-task, which is not a Python module name"),
     ("local-package-path=.,python-module=trainer_dir.task",
@@ -96,6 +105,7 @@ def test_requirements_the_package_cannot_carry_are_notes(repo: Path) -> None:
 ])
 def test_what_stays_refused_is_one_message(repo: Path, keys: str, says: str) -> None:
     (repo / "task.py").write_text("print('top')\n")
+    (repo / "__init__.py").write_text("")  # the repository itself is a Python package
     (repo / "trainer_dir" / "my-task.py").write_text("print('dash')\n")
     with pytest.raises(GcloudError) as exc:
         _build(HEAD + _pool(keys), repo)
