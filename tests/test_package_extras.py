@@ -38,8 +38,8 @@ spec:
     pythonPackage:
       path: trainer
       module: trainer.task
-      executorImage: %s
-""" % EXECUTOR
+      executorImage: EXECUTOR
+""".replace("EXECUTOR", EXECUTOR)
 
 
 def repo(root: Path) -> Path:
@@ -213,7 +213,7 @@ def test_a_flat_repository_root_is_a_package_path_and_a_package_root_is_not(tmp_
     spec.write_text(HEAD.replace("path: trainer", "path: .").replace("module: trainer.task", "module: task"))
     assert problems(spec) == []
     (root / "__init__.py").write_text("")
-    with pytest.raises(PackageError, match="is the repository .* itself"):
+    with pytest.raises(PackageError, match=r"is the repository .* itself"):
         check_boundary(root, root)
     (found,) = problems(spec)
     assert found[2] == "path.boundary" and f"the package path . is the repository {root} itself" in found[3]
