@@ -13,7 +13,8 @@ push it: a stand-in ``docker`` on PATH keeps the Dockerfile gcloud writes and bu
 gcloud sends the job. trainjobs packages the folder instead: its pools equal gcloud's, and what
 its package runs (image, the file its module is, folder, args) is what the Dockerfile's FROM, COPY
 and ENTRYPOINT say (``python3 task.py`` at the top of the folder is ``python -m task`` of a flat
-package); what the Dockerfile installs besides is carried (requirements.txt) or named in a note
+package); what the Dockerfile installs besides is carried (its ``requirements`` entries and
+``extra-packages`` files in the spec, requirements.txt by the package) or named in a note
 (local_package.py).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -216,7 +218,8 @@ def _image(dockerfile: str) -> tuple[str, str, str, list[str]]:
     folder = json.loads(copy[len("COPY "):])[0]
     entry = json.loads(next(ln for ln in lines if ln.startswith("ENTRYPOINT "))[len("ENTRYPOINT "):])
     file = entry[2].replace(".", "/") + ".py" if entry[1] == "-m" else entry[1]
-    installs = [ln.split()[-1] for ln in lines if ln.startswith("RUN pip") and ln.split()[-1] != "."]
+    # build.py _DependencyEntries: RUN pip install ... ARG, the argument shell-quoted (shlex_quote)
+    installs = [shlex.split(ln)[-1] for ln in lines if ln.startswith("RUN pip") and ln.split()[-1] != "."]
     return base, folder, file, installs
 
 
@@ -248,6 +251,18 @@ def _runs_what_the_image_runs(sent: dict[str, Any], document: dict[str, Any], no
         # the same file runs: gcloud's entrypoint in its copy of the folder, python -m MODULE from trainjobs's package
         assert _our_file(path, package["pythonModule"]) == (context / file).resolve(), f"pool {i}"
     assert path.resolve() == (context / folder).resolve()  # the folder gcloud copies is the one packaged
+    package = document["spec"]["application"]["pythonPackage"]
     for installed in installs:
-        assert any(installed.removeprefix("./") in n and ("not kept" in n or "installed with the package" in n)
-                   for n in notes), (installed, notes)
+        if installed == "./requirements.txt":  # DIR/requirements.txt: carried by the package, or a note says not
+            assert any("requirements.txt" in n and ("not kept" in n or "installed with the package" in n)
+                       for n in notes), (installed, notes)
+            continue
+        # a requirements= entry is carried as it is written; an extra-packages file (COPYed to the image under
+        # its base name, then installed) is carried as that very file of the build context
+        copies = [json.loads(ln[len("COPY "):]) for ln in dockerfile.splitlines() if ln.startswith("COPY [")]
+        copied = [source for source, target in copies if target == installed]
+        carried = installed in package.get("requirements", []) or any(
+            Path(p).resolve() == (context / c).resolve() for c in copied for p in package.get("extraPackages", []))
+        assert carried, (installed, package)
+    wanted = len(package.get("requirements", [])) + len(package.get("extraPackages", []))
+    assert wanted == len([i for i in installs if i != "./requirements.txt"]), (installs, package)
