@@ -19,13 +19,16 @@ so ``python -m task`` imports its siblings as ``python3 task.py`` does (``path``
 task). A flat folder's ``requirements.txt`` is installed with the package when trainjobs writes
 its setup.py (the folder has no setup.py or pyproject.toml of its own), as its ``install_requires``;
 the one above a package folder is not read (as gcloud's ``--package-path`` build never read it).
-What cannot be kept says so in a note: an ``output-image-uri`` (no image is built), the
-``requirements`` and ``extra-packages`` keys, a ``requirements.txt`` beside a setup.py of the
-package's own or above a package folder (a package installs what its ``setup.py`` declares), ``extra-dirs`` (only the
-package folder is packaged), and a script run as a module rather than a file. What cannot be
-converted at all is an error: a shell script, a script at the top of a folder that is a Python
-package, the repository itself as the folder, and ``--command`` (it replaces the entrypoint, so
-the script would not run).
+The ``requirements`` entries and ``extra-packages`` files (read relative to DIR, gcloud's build
+context) become ``requirements`` and ``extraPackages`` of the package, which every backend
+installs as package URIs (provider.packaging.extras). What cannot be kept says so in a note: an
+``output-image-uri`` (no image is built), a ``requirements.txt`` beside a setup.py of the
+package's own or above a package folder (a package installs what its ``setup.py`` declares),
+``extra-dirs`` (only the package folder is packaged), and a script run as a module rather than a
+file. What cannot be converted at all is an error: a shell script, a script at the top of a
+folder that is a Python package (the repository itself included; a flat repository root, as in
+``local-package-path=.`` run in a fresh folder, is packaged), and ``--command`` (it replaces the
+entrypoint, so the script would not run).
 
 DIR is read as gcloud reads it (``~`` expanded, relative to the current directory) and must be
 a directory inside the repository that holds it (issue 9's boundary): nothing outside is read.
