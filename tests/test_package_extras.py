@@ -233,3 +233,18 @@ def test_a_flat_root_over_the_size_limit_is_refused_with_the_limit_message(tmp_p
     spec.write_text(HEAD.replace("path: trainer", "path: .").replace("module: trainer.task", "module: task"))
     (found,) = problems(spec)
     assert found[2] == "package.files" and "is larger than 0 MiB, the limit for a trainer package" in found[3]
+
+
+def test_the_provider_create_refuses_an_extra_package_outside_its_project_root(tmp_path: Path) -> None:
+    """The in-process provider (what the SDK host unpickles): a state that names a file outside is refused."""
+    from provider.resources.training_job import TrainingJobError, TrainingJobProvider
+
+    root = repo(tmp_path / "repo")
+    (tmp_path / "outside.whl").write_bytes(b"x")
+    props = {"jobName": "extras_job", "backend": "local", "localHome": str(tmp_path / "home"),
+             "projectRoot": str(root),
+             "extraPackages": [{"source": "../outside.whl", "uri": "gs://bucket/packages/0/outside.whl"}],
+             "request": {}, "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
+    with pytest.raises(TrainingJobError, match=r"was not started: the extra package .*outside the repository"):
+        TrainingJobProvider().create(props)
+    assert not (tmp_path / "home" / "storage").exists() or not any((tmp_path / "home" / "storage").rglob("*.whl"))
