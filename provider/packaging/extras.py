@@ -20,11 +20,8 @@ A changed requirement or extra file is a new URI, so the request changes and Pul
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import os
-import tarfile
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -68,6 +65,10 @@ def _pkg_info(requires: list[str]) -> str:
 
 def write_requirements_sdist(requirements: tuple[str, ...] | list[str], out_dir: Path) -> Path:
     """The requirements' sdist in ``out_dir``: the same requirements give the same bytes."""
+    import gzip  # lazy: only staging writes one
+    import io
+    import tarfile
+
     requires = _ordered(requirements)
     members = {"setup.py": _SETUP.format(name=REQUIREMENTS_NAME, requires=requires), "PKG-INFO": _pkg_info(requires)}
     raw = io.BytesIO()

@@ -7,6 +7,7 @@ The package path is built into an sdist (``stage``), the requirements into their
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -81,8 +82,6 @@ def stage_file(file: Path, uri: str, stager: Stager, repository: Path | None = N
     read; a file whose content no longer matches the digest in ``uri`` is refused too (it changed
     since the request was made: staging it would put other bytes under that name).
     """
-    import hashlib
-
     if repository is not None:
         root = repository_root(repository)
         file = extra_package_path(root, os.path.abspath(file), root)
