@@ -136,6 +136,13 @@ def test_the_uris_follow_the_package_in_request_order(tmp_path: Path) -> None:
     assert [u.kind for u in uploads(job, root)] == [UploadKind.SOURCE, UploadKind.EXTRA, UploadKind.REQUIREMENTS]
 
 
+def test_an_extra_package_named_twice_is_staged_and_installed_once(tmp_path: Path) -> None:
+    root = repo(tmp_path / "repo")
+    twice = package_uris(_job(root, extraPackages=["dist/a-1.0-py3-none-any.whl", "../repo/dist/a-1.0-py3-none-any.whl"]),
+                         root)
+    assert len(twice) == 2 and twice[1].endswith("/a-1.0-py3-none-any.whl")
+
+
 def test_a_changed_requirement_or_extra_file_is_a_new_uri_and_nothing_else_is(tmp_path: Path) -> None:
     root = repo(tmp_path / "repo")
     first = package_uris(_job(root, requirements=["pandas>=2", "scipy"], extraPackages=["dist/a-1.0-py3-none-any.whl"]),

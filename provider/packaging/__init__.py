@@ -132,8 +132,8 @@ def uploads(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
         assert app.source_path is not None
         check_boundary(spec_dir / app.source_path, boundary)
         out.append(Upload(UploadKind.SOURCE, staged_uri(base, source, source_digest(source)), source))
-    out += [Upload(UploadKind.EXTRA, extra.uri(base), extra.path)
-            for extra in extra_packages(app.extra_packages, spec_dir, boundary)]
+    extras = {extra.uri(base): extra.path for extra in extra_packages(app.extra_packages, spec_dir, boundary)}
+    out += [Upload(UploadKind.EXTRA, uri, path) for uri, path in extras.items()]  # a file named twice: once
     if app.requirements:
         out.append(Upload(UploadKind.REQUIREMENTS, requirements_uri(base, app.requirements),
                           requirements=app.requirements))
