@@ -17,7 +17,7 @@ message is kept.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from provider.validation import schema_check
 from provider.validation.rules import Context, run_rules
 
 
-@dataclass
+@dataclass(slots=True)  # one per file of a run: no __dict__ each
 class SpecResult:
     """The outcome for one spec file (or document).
 
@@ -317,6 +317,7 @@ def validate_paths(
     groups_for: Callable[[Path], list[str]] | None = None,
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
+    warmed: Callable[[], None] | None = None,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
@@ -324,23 +325,28 @@ def validate_paths(
     lists (group, name, file) of specs in the same groups that this run does not check, so a
     new spec cannot take the name of one it was not given. ``keep_job`` says of which files the
     result keeps its model (``SpecResult.job``; by default every file's); the others keep only
-    its name, so a run over many specs holds little per spec.
+    its name, so a run over many specs holds little per spec. ``warmed`` is called once the
+    first file is checked, when the long-lived tables (schema, catalog) are loaded.
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
     real_dirs: dict[Path, Path] = {}
-    files = [SpecFile.of(path, cwd, real_dirs) for path in found]
     report = Report(problems=missing)
     with boundary.memo():
-        report.results.extend(_check_file(spec, context_for, keep_job) for spec in files)
-    others = names_elsewhere({f.real for f in files}) if names_elsewhere else []
-    report.problems.extend(duplicate_names(report.results, [f.real for f in files], groups_for, others))
+        found.reverse()
+        while found:  # each path is held only until its file is checked
+            report.results.append(_check_file(SpecFile.of(found.pop(), cwd, real_dirs), context_for, keep_job))
+            if len(report.results) == 1 and warmed is not None:
+                warmed()
+    reals = [r.path for r in report.results]  # _check_file sets every result's real path
+    others = names_elsewhere({p for p in reals if p is not None}) if names_elsewhere else []
+    report.problems.extend(duplicate_names(report.results, reals, groups_for, others))
     return report
 
 
 def duplicate_names(
     results: list[SpecResult],
-    files: list[Path],
+    files: Sequence[Path | None],
     groups_for: Callable[[Path], list[str]] | None,
     others: Iterable[tuple[str, str, str]] = (),
 ) -> list[Problem]:
@@ -351,7 +357,7 @@ def duplicate_names(
         name = result.name if result.name is not None else result.job.name if result.job is not None else None
         if name is None:
             continue
-        for group in (groups_for(path) if groups_for else ["*"]):
+        for group in (groups_for(path) if groups_for and path is not None else ["*"]):
             key = (group, name)
             first = seen.get(key)
             if first is None:

@@ -28,6 +28,7 @@ from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 BUCKET_SOURCE = JOB_RULES + " (gcs.bucket_name: cloud.google.com/storage/docs/naming)"
 OBJECT_SOURCE = JOB_RULES + " (gcs.object_name: cloud.google.com/storage/docs/objects)"
 _BUCKET_CHARS = re.compile(r"[a-z0-9_.-]+\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0 controls, DEL and C1 controls
 
 
 def _uris(job: TrainingJob) -> list[tuple[str, str, DocPath]]:
@@ -69,7 +70,7 @@ def object_problem(name: str, rules: dict[str, Any]) -> str | None:
     segments = name.split("/")
     if any(s in rules["forbidden_names"] for s in segments):
         return "has a '.' or '..' segment"
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in name):
+    if _CONTROL.search(name):
         return "holds a control character (NUL, CR, LF, ...)"
     if len(name.encode("utf-8", "surrogatepass")) > rules["max_bytes"]:
         return f"is longer than {rules['max_bytes']} bytes"
