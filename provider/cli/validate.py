@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     # gc.freeze once the schema and catalog are loaded: the collector stops scanning those
     # long-lived tables again for every spec (about a tenth of the CPU of a run over many specs).
     report = validate_paths(paths, context_for, partial(index.groups_for, resolved=True), index.names_elsewhere,
-                            None if args.summary else _in_a_stack(index), warmed=gc.freeze)
+                            None if args.summary else _in_a_stack(index), warmed=gc.freeze, lean=True)
     report.problems.extend(index.problems)
     report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     failed_stacks = {f for f in failed_files if STACK_FILE.fullmatch(Path(f).name)}
     stack_files = index.files_checked + sum(1 for p in stack_paths if not _in_index(index, p))
     reporter(args.format, sys.stdout, args.color).report(
-        problems, len(report.results), len(failed_files - failed_stacks), sys.stdout,
+        problems, report.checked, len(failed_files - failed_stacks), sys.stdout,
         stacks=(stack_files, len(failed_stacks)))
     if args.summary and args.format == "text":
         from provider.cli.summary import print_summary

@@ -87,7 +87,8 @@ class SpecResult:
 @dataclass
 class Report:
     results: list[SpecResult] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)  # cross-file problems
+    problems: list[Problem] = field(default_factory=list)  # cross-file problems (and, lean, those of results not kept)
+    checked: int = 0  # spec files checked (results holds them all unless validate_paths ran lean)
 
     @property
     def all_problems(self) -> list[Problem]:
@@ -297,7 +298,9 @@ def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = Non
 ContextFor = Callable[[Path], Context]
 
 
-def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None) -> SpecResult:
+def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None,
+                read: Callable[[SpecResult], None] | None = None) -> SpecResult:
+    """One file's result; ``read`` sees it while its document is still loaded."""
     data, problem = read_file(spec.given, spec.shown)
     if problem is not None:
         return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
@@ -305,10 +308,15 @@ def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callab
     ctx = replace(context_for(spec.real) if context_for else Context(), spec_dir=spec.given.parent)
     result = validate_bytes(data, spec.shown, ctx)
     result.path = spec.real
+    if read is not None:
+        read(result)
     result.release()  # keep what the report needs, not the document: memory stays flat
     if keep_job is not None and not keep_job(spec.real):
         result.job = None  # its name stays, for the names that must be unique
     return result
+
+
+NO_STACK = "*"  # the name group of the specs no stack holds
 
 
 def validate_paths(
@@ -318,6 +326,7 @@ def validate_paths(
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
     warmed: Callable[[], None] | None = None,
+    lean: bool = False,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
@@ -327,21 +336,59 @@ def validate_paths(
     result keeps its model (``SpecResult.job``; by default every file's); the others keep only
     its name, so a run over many specs holds little per spec. ``warmed`` is called once the
     first file is checked, when the long-lived tables (schema, catalog) are loaded.
+
+    The names of specs in no stack are checked as each file is read. With ``lean``, the result
+    of a spec in no stack whose job is not kept is not kept either: its problems go to
+    ``Report.problems`` and ``Report.checked`` counts it, so a run holds per spec in no stack
+    only the name it must compare (``trainjobs validate``).
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
     real_dirs: dict[Path, Path] = {}
     report = Report(problems=missing)
+    first_of: dict[str, str] = {}  # job name -> the file that first used it, among specs in no stack
+    stacked: list[SpecResult] = []
+
+    def unstacked_name(result: SpecResult) -> None:
+        if result.name is None:
+            return
+        first = first_of.get(result.name)
+        if first is None:
+            first_of[result.name] = result.file
+        else:
+            report.problems.append(_name_problem(result, result.name, NO_STACK, first))
+
     with boundary.memo():
         found.reverse()
         while found:  # each path is held only until its file is checked
-            report.results.append(_check_file(SpecFile.of(found.pop(), cwd, real_dirs), context_for, keep_job))
-            if len(report.results) == 1 and warmed is not None:
+            spec = SpecFile.of(found.pop(), cwd, real_dirs)
+            alone = not groups_for or groups_for(spec.real) == [NO_STACK]
+            result = _check_file(spec, context_for, keep_job, unstacked_name if alone else None)
+            report.checked += 1
+            if not alone:
+                stacked.append(result)
+            if lean and alone and result.job is None:
+                report.problems.extend(result.problems)
+            else:
+                report.results.append(result)
+            if report.checked == 1 and warmed is not None:
                 warmed()
-    reals = [r.path for r in report.results]  # _check_file sets every result's real path
+    reals = [r.path for r in stacked]  # _check_file sets every result's real path
     others = names_elsewhere({p for p in reals if p is not None}) if names_elsewhere else []
-    report.problems.extend(duplicate_names(report.results, reals, groups_for, others))
+    report.problems.extend(duplicate_names(stacked, reals, groups_for, others))
     return report
+
+
+def _name_problem(result: SpecResult, name: str, group: str, first: str) -> Problem:
+    pos = locate(result.document, ("metadata", "name")) if result.document else None
+    where = f" of stack {group}" if group != NO_STACK else ""
+    return Problem(
+        file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
+        path="metadata.name", rule="name.unique",
+        message=f"job name {name!r} is already used by {first}",
+        allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
+        source="seed 000 (job names)",
+    )
 
 
 def duplicate_names(
@@ -357,19 +404,11 @@ def duplicate_names(
         name = result.name if result.name is not None else result.job.name if result.job is not None else None
         if name is None:
             continue
-        for group in (groups_for(path) if groups_for and path is not None else ["*"]):
+        for group in (groups_for(path) if groups_for and path is not None else [NO_STACK]):
             key = (group, name)
             first = seen.get(key)
             if first is None:
                 seen[key] = result.file
                 continue
-            pos = locate(result.document, ("metadata", "name")) if result.document else None
-            where = f" of stack {group}" if group != "*" else ""
-            problems.append(Problem(
-                file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
-                path="metadata.name", rule="name.unique",
-                message=f"job name {name!r} is already used by {first}",
-                allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
-                source="seed 000 (job names)",
-            ))
+            problems.append(_name_problem(result, name, group, first))
     return problems
