@@ -211,13 +211,15 @@ class _SchemaFindings:
 
 
 def _schema_findings(data: Any, filename: str, doc: LoadedDocument | None, read_notes: list[Problem]) -> _SchemaFindings:
+    found = list(schema_check.check(data, "spec"))
+    if not found and not (doc and doc.flagged):  # the common case: nothing to place or to leave out
+        return _SchemaFindings([], [], set(), set())
     flagged = {format_path(p) for p in doc.flagged} if doc else set()
     read_errors = [p.path for p in read_notes if p.is_error and p.path]
 
     def unexplained(path: str) -> bool:
         return path not in flagged and not any(_under(path, e) for e in read_errors)
 
-    found = list(schema_check.check(data, "spec"))
     issues = [i for i in found if unexplained(format_path(i.path))]
     schema_problems = [p for p in schema_check.placed(found, filename, doc, "spec") if unexplained(p.path)]
     flagged_paths = set(doc.flagged) if doc else set()
@@ -269,13 +271,14 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
         result.job = job  # a job read from a pruned document is for reporting only
         result.name = job.name
     better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
-    # What was left out to read the model was already reported there: no second word on it.
-    gone = [format_path(p) for p in left_out]
-    better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
-    explaining = [p for p in better if p.is_error and p.path]
-    conditional = schema.conditional
-    result.problems.extend(p for p in schema.problems
-                           if not any(_explains(b, p, data, conditional) for b in explaining))
+    if left_out:  # what was left out to read the model was already reported there: no second word on it
+        gone = [format_path(p) for p in left_out]
+        better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
+    if schema.problems:
+        explaining = [p for p in better if p.is_error and p.path]
+        conditional = schema.conditional
+        result.problems.extend(p for p in schema.problems
+                               if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
 
