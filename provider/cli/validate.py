@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import re
 import sys
 from collections.abc import Callable
@@ -64,10 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if stack_paths and not paths:  # only stack files: check them, and the specs they hold
         paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
     context_for = _contexts(index, Target(args.target) if args.target else None)
-    # gc.freeze once the schema and catalog are loaded: the collector stops scanning those
-    # long-lived tables again for every spec (about a tenth of the CPU of a run over many specs).
     report = validate_paths(paths, context_for, partial(index.groups_for, resolved=True), index.names_elsewhere,
-                            None if args.summary else _in_a_stack(index), warmed=gc.freeze, lean=True)
+                            None if args.summary else _in_a_stack(index), lean=True)
     report.problems.extend(index.problems)
     report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))

@@ -328,7 +328,6 @@ def validate_paths(
     groups_for: Callable[[Path], list[str]] | None = None,
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
-    warmed: Callable[[], None] | None = None,
     lean: bool = False,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
@@ -337,8 +336,7 @@ def validate_paths(
     lists (group, name, file) of specs in the same groups that this run does not check, so a
     new spec cannot take the name of one it was not given. ``keep_job`` says of which files the
     result keeps its model (``SpecResult.job``; by default every file's); the others keep only
-    its name, so a run over many specs holds little per spec. ``warmed`` is called once the
-    first file is checked, when the long-lived tables (schema, catalog) are loaded.
+    its name, so a run over many specs holds little per spec.
 
     The names of specs in no stack are checked as each file is read. With ``lean``, the result
     of a spec in no stack whose job is not kept is not kept either: its problems go to
@@ -374,8 +372,6 @@ def validate_paths(
                 report.problems.extend(result.problems)
             else:
                 report.results.append(result)
-            if report.checked == 1 and warmed is not None:
-                warmed()
     reals = [r.path for r in stacked]  # _check_file sets every result's real path
     others = names_elsewhere({p for p in reals if p is not None}) if names_elsewhere else []
     report.problems.extend(duplicate_names(stacked, reals, groups_for, others))
