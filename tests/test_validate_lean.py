@@ -202,7 +202,7 @@ def test_validate_cli_keeps_the_models_a_stack_quota_counts(tmp_path: Path) -> N
     plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     summary = subprocess.run([sys.executable, "-c", code, "--summary"], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
-    assert "KEPT [False]" in plain.stdout, plain.stdout + plain.stderr  # in no stack: only its name is kept
+    assert "KEPT []" in plain.stdout, plain.stdout + plain.stderr  # in no stack: not even its result is kept
     assert "KEPT [True]" in summary.stdout, summary.stdout + summary.stderr  # --summary prints the models
 
 
@@ -221,3 +221,45 @@ def test_a_core_command_parses_the_same_without_the_other_commands(command: str)
     assert sub_help(build_parser(extensions=False)) == sub_help(build_parser())
     argv = [command, "x.yaml"] if command != "schema" else [command, "--stack"]
     assert vars(build_parser(extensions=False).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_a_lean_run_keeps_no_result_of_a_spec_in_no_stack_and_loses_no_problem(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(SPEC.format(i=1))
+    (tmp_path / "b.yaml").write_text("# a comment first\n" + SPEC.format(i=1))  # the same name
+    (tmp_path / "c.yaml").write_text(SPEC.format(i=2).replace("n1-standard-4", "n1-standard-5"))
+    (tmp_path / "d.yaml").write_text("apiVersion: [")
+    full = validate_paths([str(tmp_path)], keep_job=lambda path: False)
+    lean = validate_paths([str(tmp_path)], keep_job=lambda path: False, lean=True)
+    assert lean.results == [] and lean.checked == full.checked == len(full.results) == 4
+    assert lean.all_problems == full.all_problems  # the same problems, positions and order
+    rules = {(Path(p.file).name, p.rule, p.line) for p in lean.all_problems if p.rule in ("name.unique", "yaml.syntax")}
+    assert rules == {("b.yaml", "name.unique", 5), ("d.yaml", "yaml.syntax", 2)}
+    assert any(Path(p.file).name == "c.yaml" and p.is_error for p in lean.all_problems)
+
+
+def test_a_lean_run_keeps_the_results_of_specs_in_a_stack(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.yaml").write_text(SPEC.format(i=name))
+    in_stack = {(tmp_path / "b.yaml").resolve()}
+
+    def groups(path: Path) -> list[str]:
+        return ["team-dev"] if path in in_stack else ["*"]
+
+    report = validate_paths([str(tmp_path)], groups_for=groups, keep_job=lambda path: path in in_stack, lean=True)
+    assert [r.name for r in report.results] == ["lean_b"] and report.results[0].job is not None
+    assert report.checked == 3 and report.ok
+
+
+def test_names_in_no_stack_and_in_a_stack_are_compared_within_their_group_only(tmp_path: Path) -> None:
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / f"{name}.yaml").write_text(SPEC.format(i=1))
+    stacked = {(tmp_path / n).resolve() for n in ("c.yaml", "d.yaml")}
+
+    def groups(path: Path) -> list[str]:
+        return ["team-dev"] if path in stacked else ["*"]
+
+    for lean in (False, True):
+        report = validate_paths([str(tmp_path)], groups_for=groups, keep_job=lambda path: path in stacked, lean=lean)
+        found = sorted((Path(p.file).name, p.message, p.allowed) for p in report.problems)
+        assert [(f, m.rsplit("/", 1)[-1]) for f, m, _ in found] == [("b.yaml", "a.yaml"), ("d.yaml", "c.yaml")]
+        assert "of stack team-dev" in found[1][2] and "of stack" not in found[0][2]

@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from provider.core.errors import UserError
@@ -38,7 +39,7 @@ def _contexts(index: StackIndex, target: Target | None) -> Callable[[Path], Cont
     """Each spec's context: its stack's, judged for ``--target`` when one is given."""
 
     def context_for(path: Path) -> Context:
-        return stack_context(index.stacks_of(path), target=target)
+        return stack_context(index.stacks_of(path, resolved=True), target=target)  # validate gives real paths
 
     return context_for
 
@@ -47,7 +48,7 @@ def _in_a_stack(index: StackIndex) -> Callable[[Path], bool]:
     """Whose model a run keeps past its check: the specs a stack's quotas count (--summary: all)."""
 
     def in_a_stack(path: Path) -> bool:
-        return bool(index.stacks_of(path))
+        return bool(index.stacks_of(path, resolved=True))
 
     return in_a_stack
 
@@ -62,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if stack_paths and not paths:  # only stack files: check them, and the specs they hold
         paths = sorted({str(f) for s in extra_stacks for f in spec_files(s, index.root)})
     context_for = _contexts(index, Target(args.target) if args.target else None)
-    report = validate_paths(paths, context_for, index.groups_for, index.names_elsewhere,
-                            None if args.summary else _in_a_stack(index))
+    report = validate_paths(paths, context_for, partial(index.groups_for, resolved=True), index.names_elsewhere,
+                            None if args.summary else _in_a_stack(index), lean=True)
     report.problems.extend(index.problems)
     report.problems.extend(extra_stack_problems)
     report.problems.extend(policy_problems(index, report.results))
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     failed_stacks = {f for f in failed_files if STACK_FILE.fullmatch(Path(f).name)}
     stack_files = index.files_checked + sum(1 for p in stack_paths if not _in_index(index, p))
     reporter(args.format, sys.stdout, args.color).report(
-        problems, len(report.results), len(failed_files - failed_stacks), sys.stdout,
+        problems, report.checked, len(failed_files - failed_stacks), sys.stdout,
         stacks=(stack_files, len(failed_stacks)))
     if args.summary and args.format == "text":
         from provider.cli.summary import print_summary

@@ -111,9 +111,9 @@ class SpecFile:
             real_dir = real_dirs.get(path.parent)
             if real_dir is None:
                 real_dir = real_dirs[path.parent] = real_path(path.parent)
-            real = real_dir / path.name
-        try:
-            shown = str(real.relative_to(cwd))
-        except ValueError:
-            shown = str(path)
+            real = Path(os.path.join(real_dir, path.name))
+        # real.relative_to(cwd), on strings: both are absolute and normalised (realpath)
+        text, base = str(real), str(cwd)
+        prefix = base if base.endswith(os.sep) else base + os.sep
+        shown = text[len(prefix):] if text.startswith(prefix) else "." if text == base else str(path)
         return cls(path, real, shown)

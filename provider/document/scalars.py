@@ -31,7 +31,9 @@ _INF = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
 _NAN = re.compile(r"\.(nan|NaN|NAN)\Z")
 # Plain scalars that YAML 1.1 (PyYAML, many CI tools) reads differently from YAML 1.2.
 _YAML11_WORDS = frozenset(["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"])
-_NUMERIC_START = frozenset("0123456789+-.")
+_NUMERIC_START = NUMERIC_START = frozenset("0123456789+-.")
+# Plain words that are not read as the string they spell (null, booleans), or are refused (YAML 1.1's).
+SPECIAL_WORDS = NULLS | _TRUE | _FALSE | _YAML11_WORDS
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?\Z")
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+\Z")
 _EXP_NO_DOT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+\Z")

@@ -26,7 +26,7 @@ import yaml
 
 from provider.core.problem import Problem, Severity, format_path
 from provider.document.excerpt import clip, quoted
-from provider.document.scalars import NULLS, TAG, plain, tagged
+from provider.document.scalars import NULLS, NUMERIC_START, SPECIAL_WORDS, TAG, plain, tagged
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -60,7 +60,8 @@ class LoadedDocument:
 class _Open:
     """A mapping or sequence being read: its container and what the reader knows of it so far."""
 
-    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "keys", "path", "positions", "size", "start")
+    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "key_positions", "path", "positions", "size",
+                 "start")
 
     def __init__(self, container: Any, is_map: bool, path: tuple[Any, ...], anchor: str | None, start: Position,
                  positions: Any) -> None:
@@ -68,10 +69,10 @@ class _Open:
         self.is_map = is_map
         # The document's table of where each value of this container starts (by key, or by index).
         self.positions = positions
+        self.key_positions: dict[str, Position] = {}  # mappings: where each key is (the document's table)
         self.path = path
         self.key: Any = _NO_KEY  # the key whose value comes next (mappings)
         self.key_pos: Position | None = None
-        self.keys: set[str] = set()
         self.size = 1  # values inside it, aliases expanded
         self.anchor = anchor
         self.start = start
@@ -95,7 +96,6 @@ class _Reader:
         self.doc = LoadedDocument(data=None)
         self.nodes = 0
         self.anchors: dict[str, tuple[Any, int]] = {}
-        self.sizes: dict[int, int] = {}
         self.stack: list[_Open] = []
         self.documents = 0
         self.root: Any = None
@@ -126,9 +126,15 @@ class _Reader:
     def read(self, text: str) -> LoadedDocument:
         loader = yaml.CSafeLoader(text)
         handlers = {cls: getattr(self, name) for cls, name in _HANDLERS.items()}
+        on_scalar = self.on_scalar
+        get_event = loader.get_event
         try:
-            for ev in iter(loader.get_event, None):
-                handler = handlers.get(ev.__class__)
+            while (ev := get_event()) is not None:
+                cls = ev.__class__
+                if cls is _SCALAR:  # most events are scalars: no table lookup for them
+                    on_scalar(ev)
+                    continue
+                handler = handlers.get(cls)
                 if handler is not None:
                     handler(ev)
         except _Stop as stop:
@@ -158,7 +164,6 @@ class _Reader:
 
     def on_end(self, ev: Any) -> None:
         done = self.stack.pop()
-        self.sizes[id(done.container)] = done.size
         if done.anchor:
             self.anchors[done.anchor] = (done.container, done.size)
         self.place(done.container, done.size, None, done.start)
@@ -168,18 +173,47 @@ class _Reader:
         pos = (mark.line + 1, mark.column + 1)
         stack = self.stack
         parent = stack[-1] if stack else None
+        tag, style, value = ev.tag, ev.style, ev.value
         if parent is not None and parent.is_map and parent.key is _NO_KEY:
-            self.key(ev, pos, parent)
+            if value in parent.key_positions or value == "<<" or (not style and value in NULLS):
+                self.key(ev, pos, parent)  # refused, or a problem to report
+                return
+            parent.key = value  # key() for a key that needs no word, inlined
+            parent.key_pos = pos
+            parent.key_positions[value] = pos
             return
         if len(stack) >= MAX_DEPTH:
             self.check_depth(pos)
-        if ev.tag is None and ev.style:
-            value, raw = ev.value, None  # quoted, untagged: the string as written
+        raw = None
+        if tag is None and style:
+            pass  # quoted, untagged: the string as written
+        elif tag is None and value and ev.implicit[0] and value[0] not in _NUMERIC_START and value not in _WORDS:
+            pass  # plain, and no word YAML reads as anything but this string (n1-standard-4, trainer.task)
         else:
             value, raw = self.scalar(ev, pos, parent)
         if ev.anchor:
             self.anchors[ev.anchor] = (value, 1)
-        self.place(value, 1, raw, pos)
+        if parent is None or self.nodes >= MAX_NODES:
+            self.place(value, 1, raw, pos)
+            return
+        # place() for one scalar in an open container, inlined: most values are scalars
+        self.nodes += 1
+        parent.size += 1
+        container = parent.container
+        if not parent.is_map:
+            if raw is not None:
+                self.doc.raw_plain[(id(container), len(container))] = raw
+            parent.positions.append(pos)
+            container.append(value)
+            return
+        key = parent.key
+        parent.key = _NO_KEY
+        if key is _DUPLICATE:
+            return
+        if raw is not None:
+            self.doc.raw_plain[(id(container), key)] = raw
+        parent.positions[key] = pos
+        container[key] = value
 
     def on_alias(self, ev: Any) -> None:
         mark = ev.start_mark
@@ -194,22 +228,27 @@ class _Reader:
     def on_start(self, ev: Any) -> None:
         mark = ev.start_mark
         pos = (mark.line + 1, mark.column + 1)
-        self.no_key_expected(pos)
-        self.check_depth(pos)
+        stack = self.stack
+        if stack and (len(stack) >= MAX_DEPTH or (stack[-1].is_map and stack[-1].key is _NO_KEY)):
+            self.no_key_expected(pos)
+            self.check_depth(pos)
         if ev.tag not in _CONTAINER_TAGS:
             raise self.fatal(pos, f"tag {clip(ev.tag)} is not allowed", "plain YAML mappings and sequences", "yaml.tag")
-        is_map = ev.__class__ is yaml.MappingStartEvent
+        is_map = ev.__class__ is _MAPPING_START
         container: Any = {} if is_map else []
         doc = self.doc
-        doc.starts[id(container)] = pos
+        ident = id(container)
+        doc.starts[ident] = pos
         positions: Any
         if is_map:
-            doc.key_positions[id(container)] = {}
-            positions = doc.value_positions[id(container)] = {}
+            positions = doc.value_positions[ident] = {}
         else:
-            positions = doc.item_positions[id(container)] = []
-        path = self.stack[-1].child_path() if self.stack else ()
-        self.stack.append(_Open(container, is_map, path, ev.anchor, pos, positions))
+            positions = doc.item_positions[ident] = []
+        path = stack[-1].child_path() if stack else ()
+        opened = _Open(container, is_map, path, ev.anchor, pos, positions)
+        if is_map:
+            doc.key_positions[ident] = opened.key_positions
+        stack.append(opened)
 
     # -- keys, values and bounds ------------------------------------------------------------
     def no_key_expected(self, pos: Position) -> None:
@@ -238,8 +277,8 @@ class _Reader:
             )
             parent.key = _DUPLICATE  # its value is read (for positions and bounds) and dropped
             return
-        if key in parent.keys:
-            first = self.doc.key_positions[id(parent.container)][key]
+        if key in parent.key_positions:
+            first = parent.key_positions[key]
             self.problem(
                 pos,
                 f"duplicate key {quoted(key)} (first defined at line {first[0]})",
@@ -251,8 +290,7 @@ class _Reader:
             parent.key = _DUPLICATE
             return
         parent.key = key
-        parent.keys.add(key)
-        self.doc.key_positions[id(parent.container)][key] = pos
+        parent.key_positions[key] = pos
 
     def scalar(self, ev: Any, pos: Position, parent: _Open | None) -> tuple[Any, str | None]:
         """Return (value, raw text if it was a plain non-string)."""
@@ -314,6 +352,10 @@ class _Marker:
 
 _NO_KEY = _Marker("<no key>")
 _DUPLICATE = _Marker("<duplicate>")
+_SCALAR = yaml.ScalarEvent
+_MAPPING_START = yaml.MappingStartEvent
+_NUMERIC_START = NUMERIC_START
+_WORDS = SPECIAL_WORDS
 _CONTAINER_TAGS = (None, "!", TAG + "map", TAG + "seq", TAG + "omap")
 # Event class -> the _Reader method that handles it; stream start and end, and document end, need none.
 _HANDLERS = {

@@ -65,19 +65,22 @@ class StackIndex:
                 index.members.setdefault(spec, []).append(stack)
         return index
 
-    def stacks_of(self, spec: Path) -> list[StackConfig]:
+    def stacks_of(self, spec: Path, resolved: bool = False) -> list[StackConfig]:
+        """The stacks holding ``spec``; ``resolved``: the caller gives its real path (validate does)."""
         if not self.members:
             return []
-        found = self.members.get(spec)  # validate passes resolved paths: no second resolve
-        return found if found is not None else self.members.get(spec.resolve(), [])
+        found = self.members.get(spec)
+        if found is not None or resolved:
+            return found or []
+        return self.members.get(spec.resolve(), [])
 
     def context_for(self, spec: Path) -> Context:
         """The Context of ``spec``: that of the stacks holding it (provider.stack.check)."""
         return context_for(self.stacks_of(spec))
 
-    def groups_for(self, spec: Path) -> list[str]:
+    def groups_for(self, spec: Path, resolved: bool = False) -> list[str]:
         """Name-uniqueness groups: each stack that holds the spec, or '*' for specs in none."""
-        return [s.name for s in self.stacks_of(spec)] or ["*"]
+        return [s.name for s in self.stacks_of(spec, resolved)] or ["*"]
 
     def names_elsewhere(self, checked: set[Path]) -> list[tuple[str, str, str]]:
         """(stack, job name, file) of member specs outside ``checked`` (read for their name only)."""

@@ -17,7 +17,7 @@ message is kept.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from provider.validation import schema_check
 from provider.validation.rules import Context, run_rules
 
 
-@dataclass
+@dataclass(slots=True)  # one per file of a run: no __dict__ each
 class SpecResult:
     """The outcome for one spec file (or document).
 
@@ -87,7 +87,8 @@ class SpecResult:
 @dataclass
 class Report:
     results: list[SpecResult] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)  # cross-file problems
+    problems: list[Problem] = field(default_factory=list)  # cross-file problems (and, lean, those of results not kept)
+    checked: int = 0  # spec files checked (results holds them all unless validate_paths ran lean)
 
     @property
     def all_problems(self) -> list[Problem]:
@@ -210,13 +211,15 @@ class _SchemaFindings:
 
 
 def _schema_findings(data: Any, filename: str, doc: LoadedDocument | None, read_notes: list[Problem]) -> _SchemaFindings:
+    found = list(schema_check.check(data, "spec"))
+    if not found and not (doc and doc.flagged):  # the common case: nothing to place or to leave out
+        return _SchemaFindings([], [], set(), set())
     flagged = {format_path(p) for p in doc.flagged} if doc else set()
     read_errors = [p.path for p in read_notes if p.is_error and p.path]
 
     def unexplained(path: str) -> bool:
         return path not in flagged and not any(_under(path, e) for e in read_errors)
 
-    found = list(schema_check.check(data, "spec"))
     issues = [i for i in found if unexplained(format_path(i.path))]
     schema_problems = [p for p in schema_check.placed(found, filename, doc, "spec") if unexplained(p.path)]
     flagged_paths = set(doc.flagged) if doc else set()
@@ -268,13 +271,14 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
         result.job = job  # a job read from a pruned document is for reporting only
         result.name = job.name
     better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
-    # What was left out to read the model was already reported there: no second word on it.
-    gone = [format_path(p) for p in left_out]
-    better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
-    explaining = [p for p in better if p.is_error and p.path]
-    conditional = schema.conditional
-    result.problems.extend(p for p in schema.problems
-                           if not any(_explains(b, p, data, conditional) for b in explaining))
+    if left_out:  # what was left out to read the model was already reported there: no second word on it
+        gone = [format_path(p) for p in left_out]
+        better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
+    if schema.problems:
+        explaining = [p for p in better if p.is_error and p.path]
+        conditional = schema.conditional
+        result.problems.extend(p for p in schema.problems
+                               if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     return result
 
@@ -297,7 +301,9 @@ def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = Non
 ContextFor = Callable[[Path], Context]
 
 
-def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None) -> SpecResult:
+def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None,
+                read: Callable[[SpecResult], None] | None = None) -> SpecResult:
+    """One file's result; ``read`` sees it while its document is still loaded."""
     data, problem = read_file(spec.given, spec.shown)
     if problem is not None:
         return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
@@ -305,10 +311,15 @@ def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callab
     ctx = replace(context_for(spec.real) if context_for else Context(), spec_dir=spec.given.parent)
     result = validate_bytes(data, spec.shown, ctx)
     result.path = spec.real
+    if read is not None:
+        read(result)
     result.release()  # keep what the report needs, not the document: memory stays flat
     if keep_job is not None and not keep_job(spec.real):
         result.job = None  # its name stays, for the names that must be unique
     return result
+
+
+NO_STACK = "*"  # the name group of the specs no stack holds
 
 
 def validate_paths(
@@ -317,6 +328,7 @@ def validate_paths(
     groups_for: Callable[[Path], list[str]] | None = None,
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
+    lean: bool = False,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
@@ -325,22 +337,62 @@ def validate_paths(
     new spec cannot take the name of one it was not given. ``keep_job`` says of which files the
     result keeps its model (``SpecResult.job``; by default every file's); the others keep only
     its name, so a run over many specs holds little per spec.
+
+    The names of specs in no stack are checked as each file is read. With ``lean``, the result
+    of a spec in no stack whose job is not kept is not kept either: its problems go to
+    ``Report.problems`` and ``Report.checked`` counts it, so a run holds per spec in no stack
+    only the name it must compare (``trainjobs validate``).
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
     real_dirs: dict[Path, Path] = {}
-    files = [SpecFile.of(path, cwd, real_dirs) for path in found]
     report = Report(problems=missing)
+    first_of: dict[str, str] = {}  # job name -> the file that first used it, among specs in no stack
+    stacked: list[SpecResult] = []
+
+    def unstacked_name(result: SpecResult) -> None:
+        if result.name is None:
+            return
+        first = first_of.get(result.name)
+        if first is None:
+            first_of[result.name] = result.file
+        else:
+            report.problems.append(_name_problem(result, result.name, NO_STACK, first))
+
     with boundary.memo():
-        report.results.extend(_check_file(spec, context_for, keep_job) for spec in files)
-    others = names_elsewhere({f.real for f in files}) if names_elsewhere else []
-    report.problems.extend(duplicate_names(report.results, [f.real for f in files], groups_for, others))
+        found.reverse()
+        while found:  # each path is held only until its file is checked
+            spec = SpecFile.of(found.pop(), cwd, real_dirs)
+            alone = not groups_for or groups_for(spec.real) == [NO_STACK]
+            result = _check_file(spec, context_for, keep_job, unstacked_name if alone else None)
+            report.checked += 1
+            if not alone:
+                stacked.append(result)
+            if lean and alone and result.job is None:
+                report.problems.extend(result.problems)
+            else:
+                report.results.append(result)
+    reals = [r.path for r in stacked]  # _check_file sets every result's real path
+    others = names_elsewhere({p for p in reals if p is not None}) if names_elsewhere else []
+    report.problems.extend(duplicate_names(stacked, reals, groups_for, others))
     return report
+
+
+def _name_problem(result: SpecResult, name: str, group: str, first: str) -> Problem:
+    pos = locate(result.document, ("metadata", "name")) if result.document else None
+    where = f" of stack {group}" if group != NO_STACK else ""
+    return Problem(
+        file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
+        path="metadata.name", rule="name.unique",
+        message=f"job name {name!r} is already used by {first}",
+        allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
+        source="seed 000 (job names)",
+    )
 
 
 def duplicate_names(
     results: list[SpecResult],
-    files: list[Path],
+    files: Sequence[Path | None],
     groups_for: Callable[[Path], list[str]] | None,
     others: Iterable[tuple[str, str, str]] = (),
 ) -> list[Problem]:
@@ -351,19 +403,11 @@ def duplicate_names(
         name = result.name if result.name is not None else result.job.name if result.job is not None else None
         if name is None:
             continue
-        for group in (groups_for(path) if groups_for else ["*"]):
+        for group in (groups_for(path) if groups_for and path is not None else [NO_STACK]):
             key = (group, name)
             first = seen.get(key)
             if first is None:
                 seen[key] = result.file
                 continue
-            pos = locate(result.document, ("metadata", "name")) if result.document else None
-            where = f" of stack {group}" if group != "*" else ""
-            problems.append(Problem(
-                file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
-                path="metadata.name", rule="name.unique",
-                message=f"job name {name!r} is already used by {first}",
-                allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
-                source="seed 000 (job names)",
-            ))
+            problems.append(_name_problem(result, name, group, first))
     return problems

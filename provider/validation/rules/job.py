@@ -20,6 +20,7 @@ from provider.validation.rules.base import (
     rule,
 )
 
+_SPACE = re.compile(r"\s")  # what str.isspace() counts as whitespace
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_-]+\}|<[A-Za-z_-]+>|\$\{?[A-Z_]+\}?")
 
 
@@ -178,7 +179,7 @@ def _placeholder(image: str) -> str | None:
     for ch in ("{", "}", "<", ">"):
         if ch in image:
             return repr(ch)
-    if any(c.isspace() for c in image):
+    if _SPACE.search(image):
         return "a space"
     return None
 

@@ -28,6 +28,8 @@ from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 BUCKET_SOURCE = JOB_RULES + " (gcs.bucket_name: cloud.google.com/storage/docs/naming)"
 OBJECT_SOURCE = JOB_RULES + " (gcs.object_name: cloud.google.com/storage/docs/objects)"
 _BUCKET_CHARS = re.compile(r"[a-z0-9_.-]+\Z")
+_DIGITS_AND_DOTS = re.compile(r"[0-9.]+\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0 controls, DEL and C1 controls
 
 
 def _uris(job: TrainingJob) -> list[tuple[str, str, DocPath]]:
@@ -57,6 +59,8 @@ def bucket_problem(bucket: str, rules: dict[str, Any]) -> tuple[str, Severity] |
         return "does not start and end with a letter or digit", Severity.WARNING
     if bucket.startswith(rules["forbidden_prefix"]) or rules["forbidden_substring"] in bucket:
         return "begins with 'goog' or contains 'google'", Severity.WARNING
+    if not _DIGITS_AND_DOTS.match(bucket):  # an IPv4 address is nothing else: no exception to raise
+        return None
     try:
         ipaddress.IPv4Address(bucket)
         return "is an IP address", Severity.WARNING
@@ -69,7 +73,7 @@ def object_problem(name: str, rules: dict[str, Any]) -> str | None:
     segments = name.split("/")
     if any(s in rules["forbidden_names"] for s in segments):
         return "has a '.' or '..' segment"
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in name):
+    if _CONTROL.search(name):
         return "holds a control character (NUL, CR, LF, ...)"
     if len(name.encode("utf-8", "surrogatepass")) > rules["max_bytes"]:
         return f"is longer than {rules['max_bytes']} bytes"
