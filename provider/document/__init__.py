@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from provider.core.problem import Problem
-from provider.document.yaml_loader import LoadedDocument, decode, load_text
+from provider.document.text import decode
+from provider.document.yaml_loader import LoadedDocument, load_text
 
 
 def read_mapping(data: bytes, filename: str, expected: str) -> tuple[LoadedDocument | None, list[Problem]]:

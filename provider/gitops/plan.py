@@ -23,7 +23,7 @@ from provider.gitops.side import Side, SideJob, StackSide
 from provider.stack.config import StackConfig
 from provider.stack.policy import Violation, check_stack, owners_for
 from provider.submission.diffing import Action, FieldChange, diff, field_changes
-from provider.validation.validator import duplicate_names
+from provider.validation.names import duplicate_names
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def load_specs(stack: StackConfig) -> list[LoadedSpec]:
     quotas and the policy), and the stack-wide quota over them all."""
     from provider.stack.check import check_in_stack, stack_quota_problems
     from provider.stack.membership import spec_files
-    from provider.validation.validator import duplicate_names
+    from provider.validation.names import duplicate_names
 
     files = spec_files(stack, ROOT)
     if not files:

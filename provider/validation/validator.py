@@ -17,7 +17,7 @@ message is kept.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError
 from provider.validation import schema_check
+from provider.validation.names import NO_STACK, duplicate_names, name_problem
 from provider.validation.rules import Context, run_rules
 
 
@@ -319,9 +320,6 @@ def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callab
     return result
 
 
-NO_STACK = "*"  # the name group of the specs no stack holds
-
-
 def validate_paths(
     paths: Iterable[str],
     context_for: ContextFor | None = None,
@@ -357,7 +355,7 @@ def validate_paths(
         if first is None:
             first_of[result.name] = result.file
         else:
-            report.problems.append(_name_problem(result, result.name, NO_STACK, first))
+            report.problems.append(name_problem(result, result.name, NO_STACK, first))
 
     with boundary.memo():
         found.reverse()
@@ -376,38 +374,3 @@ def validate_paths(
     others = names_elsewhere({p for p in reals if p is not None}) if names_elsewhere else []
     report.problems.extend(duplicate_names(stacked, reals, groups_for, others))
     return report
-
-
-def _name_problem(result: SpecResult, name: str, group: str, first: str) -> Problem:
-    pos = locate(result.document, ("metadata", "name")) if result.document else None
-    where = f" of stack {group}" if group != NO_STACK else ""
-    return Problem(
-        file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
-        path="metadata.name", rule="name.unique",
-        message=f"job name {name!r} is already used by {first}",
-        allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",
-        source="seed 000 (job names)",
-    )
-
-
-def duplicate_names(
-    results: list[SpecResult],
-    files: Sequence[Path | None],
-    groups_for: Callable[[Path], list[str]] | None,
-    others: Iterable[tuple[str, str, str]] = (),
-) -> list[Problem]:
-    """Job names are unique within a stack (seed 000: unique in the project)."""
-    seen: dict[tuple[str, str], str] = {(g, n): f for g, n, f in others}
-    problems = []
-    for result, path in zip(results, files):
-        name = result.name if result.name is not None else result.job.name if result.job is not None else None
-        if name is None:
-            continue
-        for group in (groups_for(path) if groups_for and path is not None else [NO_STACK]):
-            key = (group, name)
-            first = seen.get(key)
-            if first is None:
-                seen[key] = result.file
-                continue
-            problems.append(_name_problem(result, name, group, first))
-    return problems
