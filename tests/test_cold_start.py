@@ -23,6 +23,7 @@ from provider.document import read_mapping
 from provider.spec.formats.registry import BODIES, body_of, detect
 from provider.spec.formats.vertex import proto_forms
 from provider.validation import schema_check
+from provider.validation.schema_narrow import narrowed
 
 from .conftest import ROOT
 
@@ -66,9 +67,9 @@ def test_the_corpus_holds_every_body() -> None:
 def test_a_narrowed_schema_finds_what_the_whole_schema_finds(definition: str) -> None:
     root = schema_check.schema_for("spec")
     whole = jsonschema_rs.Draft202012Validator(root)
-    narrowed = schema_check.narrowed(root, definition, DEFINITIONS)
-    assert narrowed is not None
-    narrow = jsonschema_rs.Draft202012Validator(narrowed)
+    narrow_root = narrowed(root, definition, DEFINITIONS)
+    assert narrow_root is not None
+    narrow = jsonschema_rs.Draft202012Validator(narrow_root)
     checked = invalid = 0
     for name, data in _documents() + EDGES:
         body = body_of(data)
@@ -84,19 +85,19 @@ def test_a_narrowed_schema_finds_what_the_whole_schema_finds(definition: str) ->
 
 def test_the_narrowed_schema_leaves_out_the_other_bodies() -> None:
     root = schema_check.schema_for("spec")
-    narrowed = schema_check.narrowed(root, "nativeSpec", DEFINITIONS)
-    assert narrowed is not None
-    defs = narrowed["$defs"]
+    narrow_root = narrowed(root, "nativeSpec", DEFINITIONS)
+    assert narrow_root is not None
+    defs = narrow_root["$defs"]
     assert defs["nativeSpec"] == root["$defs"]["nativeSpec"] and "nativePool" in defs
     assert {name for name in DEFINITIONS - {"nativeSpec"}} <= {n for n, d in defs.items() if d is True}
     assert not {"vertexPool", "vertexPoolSnake"} & set(defs)  # only the other bodies referred to them
-    assert {k: v for k, v in narrowed.items() if k != "$defs"} == {k: v for k, v in root.items() if k != "$defs"}
+    assert {k: v for k, v in narrow_root.items() if k != "$defs"} == {k: v for k, v in root.items() if k != "$defs"}
 
 
 def test_a_reference_outside_the_definitions_is_not_narrowed() -> None:
     root = {"properties": {"a": {"$ref": "#/properties/b"}, "b": {"$ref": "#/$defs/x"}}, "$defs": {"x": {}}}
-    assert schema_check.narrowed(root, "x", frozenset({"x"})) is None
-    assert schema_check.narrowed({"$ref": "#/$defs/missing", "$defs": {}}, "x", frozenset({"x"})) is None
+    assert narrowed(root, "x", frozenset({"x"})) is None
+    assert narrowed({"$ref": "#/$defs/missing", "$defs": {}}, "x", frozenset({"x"})) is None
 
 
 def test_the_body_is_the_schemas_choice() -> None:
