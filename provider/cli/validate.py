@@ -8,14 +8,17 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
 from provider.core.problem import Problem
 from provider.stack.check import context_for as stack_context
-from provider.stack.config import StackConfig, load_stack, stack_name
 from provider.stack.membership import StackIndex, spec_files
 from provider.validation.report import reporter
 from provider.validation.rules import Context, Target
+
+if TYPE_CHECKING:
+    from provider.stack.config import StackConfig
 
 STACK_FILE = re.compile(r"Pulumi\.[^.]+\.ya?ml")
 
@@ -91,6 +94,8 @@ def _stack_files(index: StackIndex, paths: list[Path]) -> tuple[list[Problem], l
     problems: list[Problem] = []
     stacks: list[StackConfig] = []
     for path in paths:
+        from provider.stack.config import load_stack, stack_name
+
         if not path.is_file():
             raise UserError(f"{path}: no such file", exit_code=2)
         if _in_index(index, path):

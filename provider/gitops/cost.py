@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from provider.catalog import CATALOG, Pricing
+from provider.catalog import CATALOG
+from provider.catalog.pricing import Pricing
 from provider.gitops.capacity import Capacity
 from provider.spec.model import TrainingJob, WorkerPool
 

@@ -77,6 +77,8 @@ class SourceFormat(enum.Enum):
 
 @dataclass(frozen=True)
 class Accelerator:
+    """GPUs or TPU chips attached to each replica of a pool: the type and how many."""
+
     type: str
     count: int
     at: Where = field(default_factory=dict, compare=False, repr=False)
@@ -84,6 +86,8 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class Disk:
+    """A replica's boot disk: its type and size (None: Vertex AI's default)."""
+
     type: str | None = None
     size_gb: int | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
@@ -112,6 +116,8 @@ class Reservation:
 
 @dataclass(frozen=True)
 class WorkerPool:
+    """One of the four worker pools: its machines, how many replicas, and what it runs differently."""
+
     role: Role
     machine_type: str
     replica_count: int = 1
@@ -159,6 +165,8 @@ class ContainerBuild:
 
 @dataclass(frozen=True)
 class Container:
+    """The application as a container image (or one to build), with its command and arguments."""
+
     image_uri: str | None = None
     build: ContainerBuild | None = None
     command: tuple[str, ...] = ()
@@ -171,6 +179,8 @@ Application = PythonPackage | Container
 
 @dataclass(frozen=True)
 class EnvVar:
+    """One environment variable of the application."""
+
     name: str
     value: str
     at: Where = field(default_factory=dict, compare=False, repr=False)
@@ -187,6 +197,8 @@ class OutputDir:
 
 @dataclass(frozen=True)
 class Scheduling:
+    """How long the job may wait and run, its restart and retry behaviour, and its scheduling strategy."""
+
     max_wait_seconds: float | None = None
     max_running_seconds: float | None = None
     restart_job_on_worker_restart: bool = False
@@ -240,6 +252,8 @@ class ParamType(enum.Enum):
 
 @dataclass(frozen=True)
 class HyperParam:
+    """One hyperparameter a tuning job searches: its type and range or values."""
+
     name: str
     type: ParamType
     min: float | None = None
@@ -251,6 +265,8 @@ class HyperParam:
 
 @dataclass(frozen=True)
 class Hyperparameters:
+    """A hyperparameter tuning job: the metric and its goal, the parameters, and how many trials."""
+
     goal: str  # MAXIMIZE | MINIMIZE
     metric: str
     params: tuple[HyperParam, ...]
@@ -276,6 +292,8 @@ class Note:
 
 @dataclass(frozen=True)
 class TrainingJob:
+    """One training job, whatever format it was written in: its pools, application and options."""
+
     name: str
     region: str | None
     pools: tuple[WorkerPool, ...]

@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from provider.core.problem import Problem, format_path
-from provider.stack.config import StackConfig
 from provider.validation.rules import Context, Target
 from provider.validation.validator import SpecResult
+
+if TYPE_CHECKING:  # a spec in no stack is checked without importing the stack config (issue 13)
+    from provider.stack.config import StackConfig
 
 POLICY_RULES = ("quotas.", "policy.")  # the rule names of provider.stack.policy's violations
 QUOTAS_PATH = "config.trainjobs:quotas"
@@ -50,15 +52,15 @@ class SpecBytes:
     spec_dir: Path | None  # None: paths in the spec are not checked on disk (trainjobs plan on a commit)
 
 
-Stacks = StackConfig | Sequence[StackConfig] | None
+Stacks: TypeAlias = "StackConfig | Sequence[StackConfig] | None"
 
 
 def _as_tuple(stacks: Stacks) -> tuple[StackConfig, ...]:
     if stacks is None:
         return ()
-    if isinstance(stacks, StackConfig):
-        return (stacks,)
-    return tuple(stacks)
+    if isinstance(stacks, Sequence):
+        return tuple(stacks)
+    return (stacks,)
 
 
 def _target_of(stacks: tuple[StackConfig, ...]) -> Target:

@@ -5,14 +5,17 @@ from __future__ import annotations
 import glob
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from provider.core.problem import Problem
 from provider.document import read_mapping
 from provider.document.files import display_name, read_file
 from provider.stack.check import context_for, job_policy_problems, stack_quota_problems, validate_in
-from provider.stack.config import StackConfig, load_stack
 from provider.validation.rules import Context
 from provider.validation.validator import SpecResult
+
+if TYPE_CHECKING:
+    from provider.stack.config import StackConfig
 
 
 def stack_files(stacks_dir: Path) -> list[Path]:
@@ -55,6 +58,8 @@ class StackIndex:
     def load(cls, stacks_dir: Path) -> StackIndex:
         index = cls(root=stacks_dir.resolve().parent)
         for path in stack_files(stacks_dir):
+            from provider.stack.config import load_stack  # only where there are stack files
+
             loaded = load_stack(path, display_name(path))
             index.files_checked += 1
             index.problems.extend(loaded.problems)

@@ -3,6 +3,9 @@
 jsonschema-rs checks a document in microseconds, so every spec is checked against the very
 schema an editor uses. Its raw messages ("2 is not one of 4 or 8") are rewritten here into
 what / what is allowed / did you mean, using the schema's own descriptions.
+
+A spec is checked by the committed schema narrowed to the body its ``spec`` takes
+(``schema_narrow.py``): the same errors and messages, for a fraction of the compile time.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from provider.core.problem import Problem, format_path
 from provider.document.locate import locate, raw_text
 from provider.document.yaml_loader import LoadedDocument
+from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12
 # Schema keywords whose failure means a converter cannot read the value at all.
@@ -57,10 +61,14 @@ def schema_for(kind: str, generate: Generator | None = None) -> dict[str, Any]:
 
 
 @cache
-def _validator(kind: str, generate: Generator | None = None) -> Any:
+def _validator(kind: str, generate: Generator | None = None, body: str | None = None) -> Any:
+    """The compiled schema of ``kind``; with ``body``, narrowed to a spec of that body (``narrowed``)."""
     import jsonschema_rs
 
-    return jsonschema_rs.Draft202012Validator(schema_for(kind, generate))
+    root = schema_for(kind, generate)
+    if body is not None:
+        root = narrowed(root, body, definitions()) or root
+    return jsonschema_rs.Draft202012Validator(root)
 
 
 class SchemaIssue:
@@ -199,7 +207,7 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
 
 
 def check(data: Any, kind: str = "spec", generate: Generator | None = None) -> Iterator[SchemaIssue]:
-    validator = _validator(kind, generate)
+    validator = _validator(kind, generate, body_definition(data) if kind == "spec" else None)
     if validator.is_valid(data):  # the common case, and cheaper than looking for errors
         return
     root = schema_for(kind, generate)

@@ -8,9 +8,9 @@ Schema fragment (``aiPlatformSpec``) in ``schema.py``.
 from __future__ import annotations
 
 from provider.spec.formats.base import Body, CountTable, Format
-from provider.spec.formats.legacy.convert import convert
 from provider.spec.formats.schema_kit import Schema
-from provider.spec.model import SourceFormat
+from provider.spec.model import SourceFormat, TrainingJob
+from provider.spec.reader import Node
 
 
 def _schema() -> dict[str, Schema]:
@@ -19,11 +19,17 @@ def _schema() -> dict[str, Schema]:
     return schema.defs()
 
 
+def _convert(doc: Node) -> TrainingJob:
+    from provider.spec.formats.legacy.convert import convert  # imported when a document of this format is read
+
+    return convert(doc)
+
+
 FORMAT = Format(
     source=SourceFormat.AI_PLATFORM,
     title="an AI Platform trainingInput",
     bodies=(Body(marker="trainingInput", definition="aiPlatformSpec"),),
     schema=_schema,
-    convert=convert,
+    convert=_convert,
     count_table=CountTable.AI_PLATFORM,
 )

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from provider.spec.formats.base import Body, Format
 from provider.spec.formats.schema_kit import Schema
-from provider.spec.formats.vertex.convert import convert
 from provider.spec.formats.vertex.keys import CAMEL_MARKER, SNAKE_MARKER
-from provider.spec.model import SourceFormat
+from provider.spec.model import SourceFormat, TrainingJob
+from provider.spec.reader import Node
 
 
 def _schema() -> dict[str, Schema]:
@@ -21,10 +21,16 @@ def _schema() -> dict[str, Schema]:
     return schema.defs()
 
 
+def _convert(doc: Node) -> TrainingJob:
+    from provider.spec.formats.vertex.convert import convert  # imported when a document of this format is read
+
+    return convert(doc)
+
+
 FORMAT = Format(
     source=SourceFormat.VERTEX,
     title="a Vertex AI CustomJobSpec",
     bodies=(Body(marker=CAMEL_MARKER, definition="vertexSpec"), Body(marker=SNAKE_MARKER, definition="vertexSpecSnake")),
     schema=_schema,
-    convert=convert,
+    convert=_convert,
 )

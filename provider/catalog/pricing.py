@@ -1,0 +1,71 @@
+"""The prices in the catalog: Vertex AI custom training list prices, for cost estimates.
+
+Read from ``provider/catalog/data/pricing.json`` (``tools/catalog/curated/pricing.json``) on
+first use, once per process; only the cost estimates of ``trainjobs plan`` ask for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from provider.catalog import load
+
+
+@dataclass(frozen=True)
+class Price:
+    """A list price per hour (USD), with where it comes from."""
+
+    usd_per_hour: float
+    verified: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class FamilyRate:
+    """A machine family's price per vCPU-hour and per GB-hour (USD)."""
+
+    usd_per_vcpu_hour: float
+    usd_per_gb_hour: float
+    verified: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class RegionPrices:
+    machine_types: dict[str, Price]
+    machine_families: dict[str, FamilyRate]
+    accelerators: dict[str, Price]
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """Vertex AI custom training list prices, for cost estimates (tools/catalog/curated/pricing.json)."""
+
+    as_of: str
+    currency: str
+    description: str
+    regions: dict[str, RegionPrices]
+    sources: tuple[str, ...]
+
+
+def _price(rec: dict[str, Any]) -> Price:
+    return Price(float(rec["usd_per_hour"]), bool(rec["verified"]), rec["source"])
+
+
+@cache
+def pricing() -> Pricing:
+    data = load("pricing")
+    regions = {
+        name: RegionPrices(
+            machine_types={m: _price(r) for m, r in rec.get("machine_types", {}).items()},
+            machine_families={
+                f: FamilyRate(float(r["usd_per_vcpu_hour"]), float(r["usd_per_gb_hour"]), bool(r["verified"]), r["source"])
+                for f, r in rec.get("machine_families", {}).items()
+            },
+            accelerators={a: _price(r) for a, r in rec.get("accelerators", {}).items()},
+        )
+        for name, rec in data["regions"].items()
+    }
+    return Pricing(data["as_of"], data["currency"], data["description"], regions, tuple(data["sources"]))
