@@ -1,6 +1,6 @@
 """Benchmark: ``trainjobs validate`` side by side with the floor, at several sizes.
 
-    .venv/bin/python bench/validate_bench.py [--sizes 1000,5000,20000] [--repeat 3]
+    .venv/bin/python bench/validate_bench.py [--sizes 1000,5000,20000] [--repeat 3] [--before DIR]
 
 The floor is the least any validator of these files must do: read each file, parse it with
 libyaml (``yaml.load`` with ``CSafeLoader``) and check it with jsonschema-rs against the committed
@@ -174,9 +174,9 @@ def generate(directory: Path, n: int) -> list[Path]:
     return paths
 
 
-def measure(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, int]:
-    """(CPU seconds, peak RSS in KB) of one child run; it must succeed."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+def measure(cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, int]:
+    """(CPU seconds, peak RSS in KB) of one child run in ``cwd`` (whose provider/ it imports); it must succeed."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=env or {**os.environ, "NO_COLOR": "1"})
     out = proc.stdout.read() if proc.stdout else b""
     if proc.stdout:
@@ -192,7 +192,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000", help="numbers of specs, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", type=Path, help="an older tree of the project (git worktree add DIR COMMIT), "
+                        "measured in the same run, alternately with this one")
     args = parser.parse_args()
+    before_env = None
+    if args.before:
+        before_env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(args.before.resolve())}
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory(prefix="trainjobs-bench-") as tmp:
@@ -202,23 +207,30 @@ def main() -> int:
             generate(specs, n)
             ours = [PY, "-m", "provider", "validate", str(specs), "--stacks", str(Path(tmp) / "none")]
             floor = [PY, "-c", FLOOR, str(specs), str(SCHEMA)]
-            runs: dict[str, list[tuple[float, int]]] = {"floor": [], "trainjobs": []}
+            runs: dict[str, list[tuple[float, int]]] = {"floor": [], "trainjobs": [], "before": []}
             for _ in range(args.repeat):
                 runs["floor"].append(measure(floor))
                 runs["trainjobs"].append(measure(ours))
+                if before_env is not None:
+                    runs["before"].append(measure(ours, before_env, args.before.resolve()))
             rows.append((n, runs))
     med = statistics.median
     print(f"validate N specs vs the floor (libyaml CSafeLoader + jsonschema-rs, committed schema); median of "
           f"{args.repeat} runs, CPU = user + system of the child; {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     print(f"  {'N':>6s}  {'floor CPU s':>11s}  {'trainjobs CPU s':>15s}  {'ratio':>6s}  {'ms/spec':>7s}  "
-          f"{'floor RSS':>10s}  {'trainjobs RSS':>13s}")
+          f"{'floor RSS':>10s}  {'trainjobs RSS':>13s}" + (f"  {'before CPU s':>12s}  {'ratio':>6s}  "
+                                                             f"{'before RSS':>10s}" if args.before else ""))
     for n, runs in rows:
         f_cpu = med(c for c, _ in runs["floor"])
         t_cpu = med(c for c, _ in runs["trainjobs"])
         f_rss = max(r for _, r in runs["floor"]) / 1024
         t_rss = max(r for _, r in runs["trainjobs"]) / 1024
-        print(f"  {n:6d}  {f_cpu:11.3f}  {t_cpu:15.3f}  {t_cpu / f_cpu:5.2f}x  {1000 * t_cpu / n:7.3f}  "
-              f"{f_rss:7.1f} MB  {t_rss:10.1f} MB")
+        line = (f"  {n:6d}  {f_cpu:11.3f}  {t_cpu:15.3f}  {t_cpu / f_cpu:5.2f}x  {1000 * t_cpu / n:7.3f}  "
+                f"{f_rss:7.1f} MB  {t_rss:10.1f} MB")
+        if runs["before"]:
+            b_cpu = med(c for c, _ in runs["before"])
+            line += f"  {b_cpu:12.3f}  {b_cpu / f_cpu:5.2f}x  {max(r for _, r in runs['before']) / 1024:7.1f} MB"
+        print(line)
     return 0
 
 
