@@ -89,6 +89,20 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     )
 
 
+def modules_after(*argv: str, cwd: Path = ROOT) -> set[str]:
+    """The provider modules a fresh ``trainjobs ARGV`` has imported when it ends."""
+    code = (
+        "import sys\n"
+        "from provider.cli import main\n"
+        f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
+        "print('MODULES', ' '.join(sorted(m for m in sys.modules if m.startswith('provider'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MODULES")), None)
+    assert line is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return set(line.split()[1:])
+
+
 def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 

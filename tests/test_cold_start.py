@@ -11,8 +11,6 @@ No timing here: each test pins a behaviour the speed rests on.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from provider.spec.formats.vertex import proto_forms
 from provider.validation import schema_check
 from provider.validation.schema_narrow import narrowed
 
-from .conftest import ROOT
+from .conftest import ROOT, modules_after
 
 _CORPUS_DIRS = ("specs", "tests/negative", "tests/hostile", "tests/samples/corpus", "tests/gcloud/configs", "examples")
 CORPUS = sorted(p for d in _CORPUS_DIRS for p in (ROOT / d).rglob("*.y*ml") if p.suffix in (".yaml", ".yml"))
@@ -117,20 +115,6 @@ def test_a_spec_that_is_not_a_mapping_is_checked_by_the_whole_schema() -> None:
     assert found and len(found) == len(_errors(whole, data))
 
 
-def _modules_after(*argv: str, cwd: Path = ROOT) -> set[str]:
-    """The provider modules a fresh ``trainjobs ARGV`` has imported when it ends."""
-    code = (
-        "import sys\n"
-        "from provider.cli import main\n"
-        f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', ' '.join(sorted(m for m in sys.modules if m.startswith('provider'))))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MODULES")), None)
-    assert line is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
-    return set(line.split()[1:])
-
-
 NATIVE = """\
 apiVersion: trainjobs/v1
 kind: TrainingJob
@@ -148,7 +132,7 @@ spec:
 def test_a_spec_in_no_stack_is_checked_without_the_stack_config(tmp_path: Path) -> None:
     spec = tmp_path / "one.yaml"
     spec.write_text(NATIVE)
-    modules = _modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
+    modules = modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
     assert "provider.validation.validator" in modules
     assert not {"provider.stack.config", "provider.stack.persistent", "provider.stack.settings"} & modules
     # Only an AI Platform spec needs the legacy tables, only a plan the prices, only a Vertex body its reader.
@@ -159,9 +143,9 @@ def test_a_spec_in_no_stack_is_checked_without_the_stack_config(tmp_path: Path) 
 @pytest.mark.slow
 def test_the_tables_are_imported_for_the_specs_that_need_them(tmp_path: Path) -> None:
     none = str(tmp_path / "none")
-    legacy = _modules_after("validate", str(ROOT / "specs/seeds/custom_cpu_cluster.yaml"), "--stacks", none)
+    legacy = modules_after("validate", str(ROOT / "specs/seeds/custom_cpu_cluster.yaml"), "--stacks", none)
     assert "provider.catalog.legacy" in legacy
-    vertex = _modules_after("validate", str(ROOT / "specs/seeds/cassava_multiworker_sdk.yaml"), "--stacks", none)
+    vertex = modules_after("validate", str(ROOT / "specs/seeds/cassava_multiworker_sdk.yaml"), "--stacks", none)
     assert "provider.spec.formats.vertex.proto_reader" in vertex
-    with_stacks = _modules_after("validate", str(ROOT / "specs/vision/resnet_t4.yaml"))
+    with_stacks = modules_after("validate", str(ROOT / "specs/vision/resnet_t4.yaml"))
     assert "provider.stack.config" in with_stacks  # stack files to check: the stack config is read

@@ -22,7 +22,7 @@ from provider.document.yaml_loader import LoadedDocument
 from provider.validation import schema_check
 from provider.validation.validator import validate_paths
 
-from .conftest import ROOT
+from .conftest import ROOT, modules_after
 
 SPEC = """\
 apiVersion: trainjobs/v1
@@ -41,23 +41,9 @@ spec:
 """
 
 
-def _modules_after(*argv: str) -> set[str]:
-    """The provider modules a fresh ``trainjobs ARGV`` has imported when it ends."""
-    code = (
-        "import sys\n"
-        "from provider.cli import main\n"
-        f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', ' '.join(sorted(m for m in sys.modules if m.startswith('provider'))))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MODULES")), None)
-    assert line is not None, proc.stdout[-2000:] + proc.stderr[-2000:]
-    return set(line.split()[1:])
-
-
 @pytest.mark.slow
 def test_help_does_not_import_the_backend_seam() -> None:
-    modules = _modules_after("--help")
+    modules = modules_after("--help")
     assert not {m for m in modules if m.startswith("provider.backends")}
     assert "provider.cli.jobs" in modules  # every command is still registered for --help
 
@@ -66,7 +52,7 @@ def test_help_does_not_import_the_backend_seam() -> None:
 def test_validate_imports_neither_the_backend_seam_nor_other_commands(tmp_path: Path) -> None:
     spec = tmp_path / "one.yaml"
     spec.write_text(SPEC.format(i=0))
-    modules = _modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
+    modules = modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
     assert "provider.validation.validator" in modules
     assert not {m for m in modules if m.startswith(("provider.backends", "provider.submission.request"))}
     assert not {"provider.cli.jobs", "provider.cli.emulator", "provider.cli.console"} & modules

@@ -193,27 +193,7 @@ class _Reader:
             value, raw = self.scalar(ev, pos, parent)
         if ev.anchor:
             self.anchors[ev.anchor] = (value, 1)
-        if parent is None or self.nodes >= MAX_NODES:
-            self.place(value, 1, raw, pos)
-            return
-        # place() for one scalar in an open container, inlined: most values are scalars
-        self.nodes += 1
-        parent.size += 1
-        container = parent.container
-        if not parent.is_map:
-            if raw is not None:
-                self.doc.raw_plain[(id(container), len(container))] = raw
-            parent.positions.append(pos)
-            container.append(value)
-            return
-        key = parent.key
-        parent.key = _NO_KEY
-        if key is _DUPLICATE:
-            return
-        if raw is not None:
-            self.doc.raw_plain[(id(container), key)] = raw
-        parent.positions[key] = pos
-        container[key] = value
+        self.place(value, 1, raw, pos)
 
     def on_alias(self, ev: Any) -> None:
         mark = ev.start_mark

@@ -23,7 +23,7 @@ from provider.gitops.side import Side, SideJob, StackSide
 from provider.stack.config import StackConfig
 from provider.stack.policy import Violation, check_stack, owners_for
 from provider.submission.diffing import Action, FieldChange, diff, field_changes
-from provider.validation.names import duplicate_names
+from provider.validation.names import NO_STACK, duplicate_names
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def _head_problems(head: Side, base: Side, stacks: list[StackPlan]) -> list[Prob
     out += [problem for _, r in results for problem in r.problems if problem.is_error]
 
     def groups(path: Path) -> list[str]:
-        return [s for s in head.index.groups_for(path) if s in affected or s == "*"]
+        return [s for s in head.index.groups_for(path) if s in affected or s == NO_STACK]
 
     files = [head.tree.root / p for p, _ in results]
     out += [p for p in duplicate_names([r for _, r in results], files, groups) if p.is_error]

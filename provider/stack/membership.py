@@ -11,6 +11,7 @@ from provider.core.problem import Problem
 from provider.document import read_mapping
 from provider.document.files import display_name, read_file
 from provider.stack.check import context_for, job_policy_problems, stack_quota_problems, validate_in
+from provider.validation.names import NO_STACK
 from provider.validation.rules import Context
 from provider.validation.validator import SpecResult
 
@@ -85,7 +86,7 @@ class StackIndex:
 
     def groups_for(self, spec: Path, resolved: bool = False) -> list[str]:
         """Name-uniqueness groups: each stack that holds the spec, or '*' for specs in none."""
-        return [s.name for s in self.stacks_of(spec, resolved)] or ["*"]
+        return [s.name for s in self.stacks_of(spec, resolved)] or [NO_STACK]
 
     def names_elsewhere(self, checked: set[Path]) -> list[tuple[str, str, str]]:
         """(stack, job name, file) of member specs outside ``checked`` (read for their name only)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,6 @@ from provider.gcloud.words import split_words
 
 from ..conftest import ROOT, no_traceback, run_cli
 
-WHEELHOUSE = ROOT / ".venv" / "wheelhouse"
 IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-12.py310:latest"
 HEAD = "gcloud ai custom-jobs create --region us-central1 --display-name extras-job --config job.yaml "
 WHEEL = "extra_mod-1.0-py3-none-any.whl"
@@ -111,15 +109,6 @@ def test_convert_writes_them_relative_to_the_spec_and_the_request_carries_them(r
     uris = json.loads(request.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
     assert [u.rsplit("/", 1)[-1] for u in uris] == ["trainer_dir.tar.gz", WHEEL, "trainjobs_requirements.tar.gz"]
     assert all(u.startswith("gs://local-bucket/extras/packages/") for u in uris)
-
-
-@pytest.fixture
-def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
-    if not (WHEELHOUSE / "pluggy-1.7.0-py3-none-any.whl").is_file():
-        pytest.fail(f"{WHEELHOUSE} has no pluggy wheel: run bash scripts/setup.sh dev")
-    from ..local.conftest import local_home
-
-    yield from local_home(tmp_path, env_cache, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE))
 
 
 @pytest.mark.slow

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,6 @@ from provider.gcloud.words import split_words
 from ..conftest import ROOT, no_traceback, run_cli
 
 FLAT = ROOT / "tests" / "fixtures" / "gcloud_flat_trainer"
-WHEELHOUSE = ROOT / ".venv" / "wheelhouse"
 IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-12.py310:latest"
 HEAD = "gcloud ai custom-jobs create --region us-central1 --display-name flat-job "
 
@@ -125,15 +123,6 @@ def test_convert_and_validate_a_flat_folder(repo: Path) -> None:
                                                             "executorImage": IMAGE}
     validated = run_cli("validate", "specs/flat.yaml", cwd=repo)
     assert validated.returncode == 0, validated.stdout + validated.stderr
-
-
-@pytest.fixture
-def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
-    if not (WHEELHOUSE / "pluggy-1.7.0-py3-none-any.whl").is_file():
-        pytest.fail(f"{WHEELHOUSE} has no pluggy wheel: run bash scripts/setup.sh dev")
-    from ..local.conftest import local_home
-
-    yield from local_home(tmp_path, env_cache, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE))
 
 
 @pytest.mark.slow
