@@ -20,7 +20,8 @@ def _escape(ch: str) -> str:
 
 def clip(text: str, limit: int = LIMIT) -> str:
     """``text`` escaped and cut to ``limit`` characters; a cut says how long the original was."""
-    shown = "".join(_escape(ch) for ch in text[:limit])
+    head = text[:limit]
+    shown = head if head.isprintable() else "".join(_escape(ch) for ch in head)
     if len(text) > limit:
         return f"{shown}... ({len(text):,} characters)"
     return shown

@@ -43,7 +43,12 @@ def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
                                  message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
                                  allowed="spec files up to 1 MiB")
         with open(path, "rb") as f:
-            return f.read(MAX_BYTES + 1), None
+            # As many bytes as the file holds (not a buffer the size of the limit), and on to the
+            # limit if it grew since it was looked at.
+            data = f.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += f.read(MAX_BYTES + 1 - len(data))
+            return data, None
     except OSError as exc:
         return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
                              allowed="a readable file")

@@ -39,6 +39,7 @@ _LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+\Z")
 _EXP_NO_DOT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+\Z")
 _UNDERSCORE_NUM = re.compile(r"[-+]?[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?\Z")
 _BINARY = re.compile(r"[-+]?0b[01_]+\Z")
+_NUMBER_TRAPS = (_SEXAGESIMAL, _LEADING_ZERO, _EXP_NO_DOT, _UNDERSCORE_NUM, _BINARY)
 # Every YAML 1.1 number trap above has a leading zero, or one of these characters: a scalar
 # with neither (1, 0.5, 3600s) is not looked at again.
 _MAY_TRAP = re.compile(r"[-+]?0[0-9_]|[^:_bEe]*[:_bEe]")
@@ -61,9 +62,9 @@ def _trap(text: str) -> str | None:
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as the boolean {b}, YAML 1.2 as the "
             f"string {text!r}. Write {b} for a boolean, or quote it ('{text}') for a string"
         )
-    if not _MAY_TRAP.match(text):
+    if not _MAY_TRAP.match(text) or not any(trap.match(text) for trap in _NUMBER_TRAPS):
         return None
-    raw, text = text, clip(text)  # the rest match unbounded digit runs
+    raw, text = text, clip(text)  # the patterns below match unbounded digit runs
     if _SEXAGESIMAL.match(raw):
         return (
             f"unquoted {text} is ambiguous: YAML 1.1 reads it as a base-60 number, YAML 1.2 as a "
@@ -107,6 +108,8 @@ def plain(text: str) -> tuple[Any, str | None, Refusal | None]:
         return False, text, None
     if text[0] not in _NUMERIC_START and text not in _YAML11_WORDS:
         return text, None, None  # the common case: an identifier such as n1-standard-4
+    if text.isdigit() and text.isascii() and len(text) <= MAX_INT_DIGITS and (text[0] != "0" or len(text) == 1):
+        return int(text), text, None  # a count or a size (4, 100): no leading zero for YAML 1.1 to read as octal
     trap = _trap(text)
     if trap is not None:
         if _EXP_NO_DOT.match(text):

@@ -19,6 +19,7 @@ the validator can report everything at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,25 +61,39 @@ class LoadedDocument:
 class _Open:
     """A mapping or sequence being read: its container and what the reader knows of it so far."""
 
-    __slots__ = ("anchor", "container", "is_map", "key", "key_pos", "key_positions", "path", "positions", "size",
+    __slots__ = ("anchor", "container", "is_map", "key", "key_positions", "parent", "positions", "size", "slot",
                  "start")
 
-    def __init__(self, container: Any, is_map: bool, path: tuple[Any, ...], anchor: str | None, start: Position,
+    def __init__(self, container: Any, is_map: bool, parent: _Open | None, anchor: str | None, start: Position,
                  positions: Any) -> None:
         self.container = container
         self.is_map = is_map
         # The document's table of where each value of this container starts (by key, or by index).
         self.positions = positions
         self.key_positions: dict[str, Position] = {}  # mappings: where each key is (the document's table)
-        self.path = path
+        self.parent = parent
+        self.slot = parent.next_slot() if parent is not None else None  # its key or index in the parent
         self.key: Any = _NO_KEY  # the key whose value comes next (mappings)
-        self.key_pos: Position | None = None
         self.size = 1  # values inside it, aliases expanded
         self.anchor = anchor
         self.start = start
 
+    @property
+    def path(self) -> tuple[Any, ...]:
+        """Where this container is in the document (built only for a problem's message)."""
+        return self.parent.path + (self.slot,) if self.parent is not None else ()
+
+    def next_slot(self) -> Any:
+        """The key or index of the value read next."""
+        return self.key if self.is_map else len(self.container)
+
     def child_path(self) -> tuple[Any, ...]:
-        return self.path + ((self.key,) if self.is_map else (len(self.container),))
+        return self.path + (self.next_slot(),)
+
+
+def _held(top: _Open | None) -> tuple[Any, bool, Any]:
+    """What the event loop keeps in locals of the container being read: it, is_map, its positions."""
+    return (top.container, top.is_map, top.positions) if top is not None else (None, False, None)
 
 
 class _Stop(Exception):
@@ -89,12 +104,11 @@ class _Stop(Exception):
 
 
 class _Reader:
-    """Builds plain values from libyaml's events, one handler per kind of event (``_HANDLERS``)."""
+    """Builds plain values from libyaml's events (``events``), with where each value was written."""
 
     def __init__(self, filename: str) -> None:
         self.filename = filename
         self.doc = LoadedDocument(data=None)
-        self.nodes = 0
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.stack: list[_Open] = []
         self.documents = 0
@@ -125,18 +139,8 @@ class _Reader:
     # -- the event loop -------------------------------------------------------------------
     def read(self, text: str) -> LoadedDocument:
         loader = yaml.CSafeLoader(text)
-        handlers = {cls: getattr(self, name) for cls, name in _HANDLERS.items()}
-        on_scalar = self.on_scalar
-        get_event = loader.get_event
         try:
-            while (ev := get_event()) is not None:
-                cls = ev.__class__
-                if cls is _SCALAR:  # most events are scalars: no table lookup for them
-                    on_scalar(ev)
-                    continue
-                handler = handlers.get(cls)
-                if handler is not None:
-                    handler(ev)
+            self.events(loader.get_event)
         except _Stop as stop:
             if not stop.finish:
                 return self.doc
@@ -150,10 +154,90 @@ class _Reader:
         self.doc.data = self.root
         return self.doc
 
-    def on_document(self, ev: Any) -> None:
+    def events(self, get_event: Callable[[], Any]) -> None:
+        """Read every event; each finished value is placed at the end of the loop, in one spot.
+
+        This loop is where a run over many specs spends most of its time, so the common events
+        (scalars, the end of a container) are handled here with the reader's state in locals;
+        keys that need a word, tagged or non-string scalars, aliases and new containers go to
+        the methods below.
+        """
+        stack = self.stack
+        raw_plain = self.doc.raw_plain
+        nodes = 0  # values placed, aliases expanded (bounded by MAX_NODES)
+        # The container being read (stack[-1]) and, for speed, what never changes while it is read.
+        top: _Open | None = None
+        container: Any = None
+        is_map = False
+        positions: Any = None
+        while (ev := get_event()) is not None:
+            cls = ev.__class__
+            raw = None
+            if cls is _SCALAR:  # most events
+                mark = ev.start_mark
+                pos = (mark.line + 1, mark.column + 1)
+                value = ev.value
+                if is_map and top is not None and top.key is _NO_KEY:  # a key
+                    if value in top.key_positions or value in _KEY_WORDS:
+                        self.key(ev, pos, top)  # a duplicate, null or the merge key (unless quoted)
+                    else:
+                        top.key = value
+                        top.key_positions[value] = pos
+                    continue
+                if len(stack) >= MAX_DEPTH:
+                    self.check_depth(pos)
+                # a plain word YAML reads as nothing but this string (n1-standard-4, trainer.task)
+                word = value and ev.implicit[0] and value[0] not in NUMERIC_START and value not in SPECIAL_WORDS
+                if ev.tag is not None or not (ev.style or word):  # tagged, or not a quoted string or a word
+                    value, raw = self.scalar(ev, pos, top)
+                if ev.anchor:
+                    self.anchors[ev.anchor] = (value, 1)
+                size = 1
+            elif cls is _MAPPING_END or cls is _SEQUENCE_END:
+                done = stack.pop()
+                if done.anchor:
+                    self.anchors[done.anchor] = (done.container, done.size)
+                value, size, pos = done.container, done.size, done.start
+                top = stack[-1] if stack else None
+                container, is_map, positions = _held(top)
+            elif cls is _MAPPING_START or cls is _SEQUENCE_START:
+                top = self.open(ev)
+                container, is_map, positions = _held(top)
+                continue
+            elif cls is _ALIAS:
+                value, size, pos = self.alias(ev)
+            else:
+                self.other(ev)  # a document's start; stream start and end, document end need nothing
+                continue
+            if top is None:
+                self.root, self.have_root = value, True
+                continue
+            nodes += size
+            top.size += size
+            if nodes > MAX_NODES:
+                raise self.too_large(pos)
+            if is_map:
+                key = top.key
+                top.key = _NO_KEY
+                if key is _DUPLICATE:
+                    continue  # its value was read for positions and bounds, and is dropped
+                if raw is not None:
+                    raw_plain[(id(container), key)] = raw
+                positions[key] = pos
+                container[key] = value
+            else:
+                if raw is not None:
+                    raw_plain[(id(container), len(container))] = raw
+                positions.append(pos)
+                container.append(value)
+
+    def other(self, ev: Any) -> None:
+        """The stream's and the documents' events: one document per file."""
+        if ev.__class__ is not _DOCUMENT_START:
+            return
         self.documents += 1
         if self.documents > 1:
-            mark = ev.start_mark
+            mark: Any = ev.start_mark  # libyaml marks every event
             self.problem(
                 (mark.line + 1, mark.column + 1),
                 "this file holds more than one YAML document",
@@ -162,40 +246,8 @@ class _Reader:
             )
             raise _Stop(finish=True)
 
-    def on_end(self, ev: Any) -> None:
-        done = self.stack.pop()
-        if done.anchor:
-            self.anchors[done.anchor] = (done.container, done.size)
-        self.place(done.container, done.size, None, done.start)
-
-    def on_scalar(self, ev: Any) -> None:
-        mark = ev.start_mark
-        pos = (mark.line + 1, mark.column + 1)
-        stack = self.stack
-        parent = stack[-1] if stack else None
-        tag, style, value = ev.tag, ev.style, ev.value
-        if parent is not None and parent.is_map and parent.key is _NO_KEY:
-            if value in parent.key_positions or value == "<<" or (not style and value in NULLS):
-                self.key(ev, pos, parent)  # refused, or a problem to report
-                return
-            parent.key = value  # key() for a key that needs no word, inlined
-            parent.key_pos = pos
-            parent.key_positions[value] = pos
-            return
-        if len(stack) >= MAX_DEPTH:
-            self.check_depth(pos)
-        raw = None
-        if tag is None and style:
-            pass  # quoted, untagged: the string as written
-        elif tag is None and value and ev.implicit[0] and value[0] not in _NUMERIC_START and value not in _WORDS:
-            pass  # plain, and no word YAML reads as anything but this string (n1-standard-4, trainer.task)
-        else:
-            value, raw = self.scalar(ev, pos, parent)
-        if ev.anchor:
-            self.anchors[ev.anchor] = (value, 1)
-        self.place(value, 1, raw, pos)
-
-    def on_alias(self, ev: Any) -> None:
+    def alias(self, ev: Any) -> tuple[Any, int, Position]:
+        """The anchored value an alias stands for: (value, its size, where the alias is)."""
         mark = ev.start_mark
         pos = (mark.line + 1, mark.column + 1)
         self.no_key_expected(pos)
@@ -203,9 +255,10 @@ class _Reader:
         target = self.anchors.get(ev.anchor)
         if target is None:
             raise self.fatal(pos, f"unknown alias *{clip(ev.anchor)}", "aliases to anchors defined earlier", "yaml.alias")
-        self.place(target[0], target[1], None, pos)
+        return target[0], target[1], pos
 
-    def on_start(self, ev: Any) -> None:
+    def open(self, ev: Any) -> _Open:
+        """Start reading a mapping or sequence; it is placed when its end event comes."""
         mark = ev.start_mark
         pos = (mark.line + 1, mark.column + 1)
         stack = self.stack
@@ -224,11 +277,11 @@ class _Reader:
             positions = doc.value_positions[ident] = {}
         else:
             positions = doc.item_positions[ident] = []
-        path = stack[-1].child_path() if stack else ()
-        opened = _Open(container, is_map, path, ev.anchor, pos, positions)
+        opened = _Open(container, is_map, stack[-1] if stack else None, ev.anchor, pos, positions)
         if is_map:
             doc.key_positions[ident] = opened.key_positions
         stack.append(opened)
+        return opened
 
     # -- keys, values and bounds ------------------------------------------------------------
     def no_key_expected(self, pos: Position) -> None:
@@ -241,11 +294,11 @@ class _Reader:
             raise self.fatal(pos, f"nesting is deeper than {MAX_DEPTH} levels", f"at most {MAX_DEPTH} levels", "yaml.depth")
 
     def key(self, ev: Any, pos: Position, parent: _Open) -> None:
+        """A key that is refused (null) or reported (the merge key, a duplicate)."""
         key = ev.value
         plain = ev.style in (None, "")
         if plain and key in NULLS:
             raise self.fatal(pos, "empty or null mapping key", "string keys", "yaml.key")
-        parent.key_pos = pos
         if key == "<<" and plain:
             self.problem(
                 pos,
@@ -288,38 +341,15 @@ class _Reader:
             self.doc.flagged.add(path)
         return value, raw
 
-    def place(self, value: Any, size: int, raw: str | None, pos: Position) -> None:
-        """Put a finished value into the container being read (or make it the document)."""
-        if not self.stack:
-            self.root, self.have_root = value, True
-            return
-        parent = self.stack[-1]
-        self.nodes += size
-        parent.size += size
-        if self.nodes > MAX_NODES:
-            self.problem(
-                pos,
-                f"the document expands to more than {MAX_NODES} values (aliases included)",
-                "documents of a realistic size; aliases must not multiply ('billion laughs')",
-                rule="yaml.size",
-            )
-            self.doc.data = None
-            raise _Stop(finish=False)
-        container = parent.container
-        if not parent.is_map:
-            if raw is not None:
-                self.doc.raw_plain[(id(container), len(container))] = raw
-            parent.positions.append(pos)
-            container.append(value)
-            return
-        key = parent.key
-        parent.key = _NO_KEY
-        if key is _DUPLICATE:
-            return
-        if raw is not None:
-            self.doc.raw_plain[(id(container), key)] = raw
-        parent.positions[key] = pos
-        container[key] = value
+    def too_large(self, pos: Position) -> _Stop:
+        self.problem(
+            pos,
+            f"the document expands to more than {MAX_NODES} values (aliases included)",
+            "documents of a realistic size; aliases must not multiply ('billion laughs')",
+            rule="yaml.size",
+        )
+        self.doc.data = None
+        return _Stop(finish=False)
 
 
 class _Marker:
@@ -332,21 +362,11 @@ class _Marker:
 
 _NO_KEY = _Marker("<no key>")
 _DUPLICATE = _Marker("<duplicate>")
-_SCALAR = yaml.ScalarEvent
-_MAPPING_START = yaml.MappingStartEvent
-_NUMERIC_START = NUMERIC_START
-_WORDS = SPECIAL_WORDS
+_SCALAR, _ALIAS, _DOCUMENT_START = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
+_MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_KEY_WORDS = NULLS | {"<<"}  # keys that need a word, when plain: refused (null) or reported (merge)
 _CONTAINER_TAGS = (None, "!", TAG + "map", TAG + "seq", TAG + "omap")
-# Event class -> the _Reader method that handles it; stream start and end, and document end, need none.
-_HANDLERS = {
-    yaml.DocumentStartEvent: "on_document",
-    yaml.MappingStartEvent: "on_start",
-    yaml.SequenceStartEvent: "on_start",
-    yaml.MappingEndEvent: "on_end",
-    yaml.SequenceEndEvent: "on_end",
-    yaml.ScalarEvent: "on_scalar",
-    yaml.AliasEvent: "on_alias",
-}
 
 
 def load_text(text: str, filename: str) -> LoadedDocument:
