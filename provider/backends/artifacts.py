@@ -22,6 +22,8 @@ KINDS = ("model", "checkpoints", "logs")  # AIP_MODEL_DIR, AIP_CHECKPOINT_DIR, A
 
 @dataclass(frozen=True)
 class Artifact:
+    """A file a job wrote under its output directory: its URI, its path there, size, kind and trial."""
+
     uri: str  # gs://bucket/prefix/.../file
     relative: str  # the path below the output directory
     size: int

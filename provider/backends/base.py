@@ -112,6 +112,8 @@ ParamValue = float | int | str  # a trial's parameter: DOUBLE, INTEGER, DISCRETE
 
 @dataclass(frozen=True)
 class ReplicaStatus:
+    """One replica (process) of a local job: its pool, task and state, its process and GPUs."""
+
     name: str  # workerpool1-0
     pool: int
     index: int
@@ -127,6 +129,8 @@ class ReplicaStatus:
 
 @dataclass(frozen=True)
 class TrialStatus:
+    """One trial of a tuning job: its state, parameters, final metric, times and error."""
+
     id: str
     state: TrialState
     parameters: tuple[tuple[str, ParamValue], ...] = ()
@@ -138,6 +142,8 @@ class TrialStatus:
 
 @dataclass(frozen=True)
 class JobStatus:
+    """A job as a backend reports it: its state, labels, times, replicas, trials and outputs."""
+
     id: str
     kind: str  # CustomJob | HyperparameterTuningJob
     display_name: str

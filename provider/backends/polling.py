@@ -26,6 +26,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Backoff:
+    """Capped exponential backoff with jitter: the waits between polls or retries, and how many tries."""
+
     initial: float = 1.0  # seconds before the second try
     multiplier: float = 2.0
     maximum: float = 30.0  # no single wait is longer

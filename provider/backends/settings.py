@@ -41,6 +41,8 @@ class BackendKind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class BackendSettings:
+    """Where a stack's jobs run: the backend, and its project, region and endpoint, or local home and storage."""
+
     kind: BackendKind
     project: str = ""  # gcp:project (Vertex AI)
     region: str = ""  # the location of the jobs (Vertex AI)

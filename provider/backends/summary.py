@@ -18,6 +18,8 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True)
 class Pool:
+    """A worker pool of a job's request that runs replicas: its machine type, replicas and accelerators."""
+
     index: int
     machine_type: str
     replicas: int

@@ -34,6 +34,8 @@ class FamilyRate:
 
 @dataclass(frozen=True)
 class RegionPrices:
+    """One region's list prices: per machine type, per machine family, and per accelerator."""
+
     machine_types: dict[str, Price]
     machine_families: dict[str, FamilyRate]
     accelerators: dict[str, Price]

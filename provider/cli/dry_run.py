@@ -18,6 +18,8 @@ TEXT_VALUE_MAX = 160  # longer values (CLUSTER_SPEC, TF_CONFIG) are cut in the t
 
 @dataclass(frozen=True)
 class ReplicaPlan:
+    """What the local backend would give one replica: its name, task, address, GPUs and environment."""
+
     name: str
     task: str
     address: str

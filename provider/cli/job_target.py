@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Target:
+    """The backend a job command talks to, and which of its jobs it sees (a stack's, or every local one)."""
+
     backend: Backend  # local or Vertex AI
     labels: dict[str, str] | None  # the stack's jobs, or None for every local job
     where: str  # "the local backend" or "stack S (vertex: project/region)"

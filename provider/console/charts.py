@@ -23,6 +23,8 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 20, 34, 40
 
 @dataclass(frozen=True)
 class Scale:
+    """A linear map of values (``lo`` to ``hi``) to pixels (``start`` to ``end``) on one axis of a chart."""
+
     lo: float
     hi: float
     start: float  # pixel of lo

@@ -56,6 +56,8 @@ def model_of(job: JobStatus, models: dict[str, StackSpec]) -> TrainingJob | None
 
 @dataclass(frozen=True)
 class JobUsage:
+    """A job that runs now: the GPUs it holds and, when the stack has its spec, its capacity and cost."""
+
     job: JobStatus
     gpus: int | None
     capacity: Capacity | None
@@ -64,6 +66,8 @@ class JobUsage:
 
 @dataclass(frozen=True)
 class StackUsage:
+    """What a stack holds now: its jobs that run, and their GPUs, GPU-hours and estimated cost in all."""
+
     stack: StackConfig
     jobs: tuple[JobUsage, ...]  # the jobs that run now
 

@@ -25,12 +25,16 @@ STATE_CLASS = {
 
 @dataclass(frozen=True)
 class Hardware:
+    """What a job runs on, as one line, and the GPUs it holds at once (None: unknown)."""
+
     summary: str  # "n1-standard-8 + 2 x NVIDIA_TESLA_T4; 2 x n1-standard-4"
     gpus: int | None  # GPUs held at once (x parallel trials); None: unknown
 
 
 @dataclass(frozen=True)
 class JobRow:
+    """One job as the console's list shows it: source, team, stack, hardware, start, duration and state."""
+
     source: str  # the source (stack or "local") that reads it
     job: JobStatus
     team: str
@@ -155,6 +159,8 @@ def goal(job: JobStatus, model: TrainingJob | None = None) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Artifact:
+    """A file a job wrote, as its page lists it: its path under the output directory and its size."""
+
     path: str  # relative to the output directory
     size: int
 

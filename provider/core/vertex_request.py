@@ -18,6 +18,8 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True)
 class VertexRequest:
+    """One Vertex AI create request: the job's kind, its parent, and its body in REST JSON."""
+
     kind: str  # "CustomJob" | "HyperparameterTuningJob"
     parent: str  # projects/PROJECT/locations/REGION
     body: Json

@@ -27,6 +27,8 @@ RPC_CODE = {
 
 @dataclass(frozen=True)
 class FieldViolation:
+    """One field's problem in an error answer (a ``fieldViolations`` entry of google.rpc.BadRequest)."""
+
     field: str  # job_spec.worker_pool_specs[0].machine_spec.accelerator_count
     description: str
 

@@ -45,6 +45,8 @@ _SUPPORTED = "display_name, state, create_time, update_time and labels.KEY"
 
 @dataclass(frozen=True)
 class Token:
+    """One token of a list filter: its kind, its text, and where it starts in the filter."""
+
     kind: str  # lp | rp | op | str | word
     text: str
     at: int

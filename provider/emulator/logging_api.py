@@ -41,6 +41,8 @@ _MAX_PAGE = 1000
 
 @dataclass(frozen=True)
 class _Cmp:
+    """One comparison of a Cloud Logging filter: ``field OP "value"``."""
+
     field: str
     op: str
     value: str

@@ -25,6 +25,8 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True)
 class Request:
+    """An HTTP request as a route handler reads it: method, path, query parameters, headers and body."""
+
     method: str
     path: str  # still percent-encoded
     params: dict[str, str]

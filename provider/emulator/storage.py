@@ -70,6 +70,8 @@ def _b64(data: bytes) -> str:
 
 @dataclass
 class _Upload:
+    """A resumable upload in progress: the object it makes, its metadata, its spool file, bytes received."""
+
     bucket: str
     name: str
     metadata: Json

@@ -32,6 +32,8 @@ class Generation(enum.Enum):
 
 @dataclass
 class GcloudCommand:
+    """A gcloud training command, read: which command, its job id, flag values, user args and notes."""
+
     generation: Generation
     job_id: str | None = None
     values: dict[str, object] = field(default_factory=dict)

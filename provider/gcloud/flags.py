@@ -30,6 +30,8 @@ class Kind(enum.Enum):
 
 @dataclass(frozen=True)
 class Flag:
+    """One flag of a gcloud command: its name, how its value is read, and the spec key it becomes."""
+
     name: str
     kind: Kind
     key: str = ""            # the spec key it becomes; "" for notes

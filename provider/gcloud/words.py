@@ -32,6 +32,8 @@ class ShellError(ValueError):
 
 @dataclass
 class _Word:
+    """The word being read, and whether it has begun (a quoted empty string is still a word)."""
+
     text: str = ""
     started: bool = False  # a quoted empty string is still a word
 

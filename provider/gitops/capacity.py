@@ -24,6 +24,8 @@ def default_running_seconds() -> float:
 
 @dataclass(frozen=True)
 class Capacity:
+    """What a job holds and for how long: GPUs and vCPUs, maximum hours per trial, and its trials."""
+
     gpus_per_trial: int
     gpus_at_once: int
     vcpus_at_once: float | None  # None when the catalog does not know a machine type's vCPUs

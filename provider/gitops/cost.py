@@ -22,6 +22,8 @@ from provider.spec.model import TrainingJob, WorkerPool
 
 @dataclass(frozen=True)
 class Estimate:
+    """A job's estimated maximum cost in USD, from list prices, with the prices missing or unverified."""
+
     usd: float | None  # None: a price is missing (see ``missing``), or the job is not billed
     usd_per_hour: float | None  # one trial, every pool
     missing: tuple[str, ...] = ()  # prices the catalog lacks, e.g. "NVIDIA_L4 in us-central1"
@@ -31,6 +33,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class _Priced:
+    """A machine type's or accelerator's price per hour in a region, or which price is missing."""
+
     usd: float | None
     unverified: bool
     missing: str | None

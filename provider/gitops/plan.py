@@ -28,6 +28,8 @@ from provider.validation.names import NO_STACK, duplicate_names
 
 @dataclass(frozen=True)
 class JobPlan:
+    """What ``pulumi up`` would do to one job of a stack, what the job holds, and what it may cost."""
+
     stack: str
     name: str
     action: Action
@@ -92,6 +94,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class StackPlan:
+    """A stack the change affects: its settings changes, its jobs' plans, policy findings and GPUs held."""
+
     name: str
     file: str
     status: str  # "added", "removed", "changed"
@@ -113,6 +117,8 @@ class StackPlan:
 
 @dataclass(frozen=True)
 class Plan:
+    """The plan of a change from base to head: the stacks it affects, the head's errors, who must review."""
+
     base: str
     head: str
     stacks: tuple[StackPlan, ...]  # the stacks the change affects

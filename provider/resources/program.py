@@ -32,6 +32,8 @@ ROOT = Path.cwd()
 
 @dataclass(frozen=True)
 class LoadedSpec:
+    """One of the stack's spec files, checked: its path, its document, and the job it describes."""
+
     path: Path  # relative to the project root
     data: dict[str, Any]  # the document, as the provider's check() will see it
     job: JobModel

@@ -142,6 +142,8 @@ class WorkerPool:
 
 @dataclass(frozen=True)
 class PythonPackage:
+    """A Python training package: its module, and where the package comes from (URIs or a local path)."""
+
     module: str
     source_path: str | None = None  # a local directory to package, relative to the spec file
     package_uris: tuple[str, ...] = ()

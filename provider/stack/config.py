@@ -29,6 +29,8 @@ NS = "trainjobs:"
 
 @dataclass(frozen=True)
 class Quotas:
+    """A stack's limits: GPUs per job and per stack, accelerators, regions, run time (None: no limit)."""
+
     max_gpus_per_job: int | None = None
     max_gpus_per_stack: int | None = None
     allowed_accelerators: tuple[str, ...] | None = None
@@ -38,18 +40,24 @@ class Quotas:
 
 @dataclass(frozen=True)
 class Policy:
+    """A stack's policy: labels every job must carry, and who owns which specs folder."""
+
     required_labels: tuple[str, ...] = ()
     owners: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (specs/ folder, owners)
 
 
 @dataclass(frozen=True)
 class WaitPolicy:
+    """How long `pulumi up` waits for a stack's jobs, and for what."""
+
     until: WaitUntil = DEFAULT_WAIT_UNTIL
     timeout_seconds: float = DEFAULT_WAIT_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
 class StackConfig:
+    """One stack file (``stacks/Pulumi.<stack>.yaml``), read and checked."""
+
     name: str
     backend: str  # local | vertex
     team: str
@@ -178,6 +186,8 @@ def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> Stac
 
 @dataclass
 class StackLoad:
+    """A stack file read: its config (None when it could not be read) and its problems."""
+
     config: StackConfig | None
     problems: list[Problem]
     document: LoadedDocument | None = None

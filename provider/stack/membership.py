@@ -49,6 +49,8 @@ def spec_name(path: Path) -> str | None:
 
 @dataclass
 class StackIndex:
+    """The stacks of a repository and the spec files each of them holds."""
+
     root: Path
     stacks: list[StackConfig] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)

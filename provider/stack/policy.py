@@ -16,6 +16,8 @@ from provider.stack.config import StackConfig
 
 @dataclass(frozen=True)
 class Violation:
+    """A broken quota or policy rule: the rule, the job (None: the whole stack), the limit and the value."""
+
     rule: str  # quotas.maxGpusPerJob, policy.requiredLabels ...
     job: str | None  # None for stack-wide rules
     limit: str

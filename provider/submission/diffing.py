@@ -31,6 +31,8 @@ class Action(enum.Enum):
 
 @dataclass(frozen=True)
 class FieldChange:
+    """One value that differs between the two sides: its path, what a reviewer reads, old and new value."""
+
     path: str  # request path, e.g. jobSpec.workerPoolSpecs[1].machineSpec.machineType
     label: str  # what a reviewer reads, e.g. "workers: machine type"
     old: Any
@@ -39,6 +41,8 @@ class FieldChange:
 
 @dataclass(frozen=True)
 class JobDiff:
+    """What a change does to a job: the action, what changed in what it runs, and what changed besides."""
+
     action: Action
     changes: tuple[FieldChange, ...] = ()
     no_op_changes: tuple[FieldChange, ...] = ()  # changed, but not what the job runs

@@ -87,6 +87,8 @@ class SpecResult:
 
 @dataclass
 class Report:
+    """What a run over many spec files found: each file's result, and the problems across files."""
+
     results: list[SpecResult] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # cross-file problems (and, lean, those of results not kept)
     checked: int = 0  # spec files checked (results holds them all unless validate_paths ran lean)

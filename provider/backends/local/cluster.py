@@ -21,6 +21,8 @@ TASKS = {0: "chief", 1: "worker", 2: "ps", 3: "evaluator"}
 
 @dataclass(frozen=True)
 class Replica:
+    """One replica of a local job: its pool, its index in the pool, its localhost port and its GPUs."""
+
     pool: int
     index: int
     port: int

@@ -33,6 +33,8 @@ class EnvError(Exception):
 
 @dataclass(frozen=True)
 class PythonEnv:
+    """A Python-package trainer's cached environment: the venv's python, and the package layer for PYTHONPATH."""
+
     python: Path
     pythonpath: Path
 

@@ -43,6 +43,8 @@ def size_of(path: Path) -> int:
 
 @dataclass
 class Pruned:
+    """What a prune removed (with ``dry_run``, would remove): jobs, environments, bytes freed; jobs kept."""
+
     jobs: list[str] = field(default_factory=list)
     environments: list[Path] = field(default_factory=list)
     freed: int = 0

@@ -29,6 +29,8 @@ PAGE_SIZE = 1000
 
 @dataclass(frozen=True)
 class LogLine:
+    """One line of a replica's output from Cloud Logging: its time, the replica, the message, its severity."""
+
     timestamp: str
     replica: str
     message: str

@@ -31,6 +31,8 @@ class Target(enum.Enum):
 
 @dataclass(frozen=True)
 class Context:
+    """What the rules know beyond the spec: the target backend, the date, the stack's buckets."""
+
     target: Target = Target.ANY
     today: dt.date = field(default_factory=dt.date.today)
     # Buckets whose region is known (the stack's team bucket, declared buckets).
@@ -51,6 +53,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem a rule found, at a path of the model (the validator gives it a line)."""
+
     message: str
     path: DocPath
     rule: str
