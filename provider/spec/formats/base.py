@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from provider.spec.formats.schema_kit import Schema
@@ -58,8 +59,9 @@ class Format:
     count_table: CountTable = CountTable.SEED
     """The accelerator counts its pools are held to (``validation/rules/hardware.py``)."""
 
-    @property
+    @cached_property
     def markers(self) -> tuple[str, ...]:
+        """The keys of ``spec`` that mark this format (none: it is the fallback); read for every document."""
         return tuple(b.marker for b in self.bodies if b.marker is not None)
 
     @property
