@@ -72,7 +72,7 @@ def stages(directory: Path, repeat: int) -> tuple[dict[str, float], float]:
     jobs = [to_model(d) for d in datas]
     ctx = Context()
     cwd = real_path(Path.cwd())
-    real_dirs: dict[Path, Path] = {}  # as validate_paths keeps it: a directory resolved once per run
+    real_dirs: dict[str, str] = {}  # as validate_paths keeps it: a directory resolved once per run
 
     def floor() -> None:
         for p in files:

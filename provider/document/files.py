@@ -104,7 +104,7 @@ class SpecFile:
     shown: str  # the name in messages (display_name)
 
     @classmethod
-    def of(cls, path: Path, cwd: Path, real_dirs: dict[Path, Path] | None = None) -> SpecFile:
+    def of(cls, path: Path, cwd: Path, real_dirs: dict[str, str] | None = None) -> SpecFile:
         """``cwd``: the current directory, already resolved (once per run, not per file).
 
         ``real_dirs`` remembers each directory's real path across the files of one run: a file
@@ -112,11 +112,12 @@ class SpecFile:
         """
         if real_dirs is None or os.path.islink(path):
             real = real_path(path)
-        else:
-            real_dir = real_dirs.get(path.parent)
+        else:  # on strings: this runs for every file of a run
+            directory, name = os.path.split(path)
+            real_dir = real_dirs.get(directory)
             if real_dir is None:
-                real_dir = real_dirs[path.parent] = real_path(path.parent)
-            real = Path(os.path.join(real_dir, path.name))
+                real_dir = real_dirs[directory] = os.path.realpath(directory or os.curdir)
+            real = Path(os.path.join(real_dir, name))
         # real.relative_to(cwd), on strings: both are absolute and normalised (realpath)
         text, base = str(real), str(cwd)
         prefix = base if base.endswith(os.sep) else base + os.sep

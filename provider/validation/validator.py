@@ -17,6 +17,7 @@ message is kept.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -304,15 +305,34 @@ def validate_data(data: Any, filename: str = "<spec>", ctx: Context | None = Non
 ContextFor = Callable[[Path], Context]
 
 
-def _check_file(spec: SpecFile, context_for: ContextFor | None, keep_job: Callable[[Path], bool] | None,
+class _Contexts:
+    """Each file's Context: its stack's (``context_for``) with the file's directory as ``spec_dir``.
+
+    Made once per stack context and directory in a run, not once per file.
+    """
+
+    def __init__(self, context_for: ContextFor | None) -> None:
+        self.context_for = context_for
+        self.default = Context()
+        self.made: dict[tuple[Context, str], Context] = {}
+
+    def __call__(self, spec: SpecFile) -> Context:
+        base = self.context_for(spec.real) if self.context_for else self.default
+        key = (base, os.path.dirname(spec.given))
+        ctx = self.made.get(key)
+        if ctx is None:
+            ctx = self.made[key] = replace(base, spec_dir=spec.given.parent)
+        return ctx
+
+
+def _check_file(spec: SpecFile, contexts: _Contexts, keep_job: Callable[[Path], bool] | None,
                 read: Callable[[SpecResult], None] | None = None) -> SpecResult:
     """One file's result; ``read`` sees it while its document is still loaded."""
     data, problem = read_file(spec.given, spec.shown)
     if problem is not None:
         return SpecResult(file=spec.shown, problems=[problem], path=spec.real)
     assert data is not None
-    ctx = replace(context_for(spec.real) if context_for else Context(), spec_dir=spec.given.parent)
-    result = validate_bytes(data, spec.shown, ctx)
+    result = validate_bytes(data, spec.shown, contexts(spec))
     result.path = spec.real
     if read is not None:
         read(result)
@@ -345,7 +365,8 @@ def validate_paths(
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
-    real_dirs: dict[Path, Path] = {}
+    real_dirs: dict[str, str] = {}
+    contexts = _Contexts(context_for)
     report = Report(problems=missing)
     first_of: dict[str, str] = {}  # job name -> the file that first used it, among specs in no stack
     stacked: list[SpecResult] = []
@@ -364,7 +385,7 @@ def validate_paths(
         while found:  # each path is held only until its file is checked
             spec = SpecFile.of(found.pop(), cwd, real_dirs)
             alone = not groups_for or groups_for(spec.real) == [NO_STACK]
-            result = _check_file(spec, context_for, keep_job, unstacked_name if alone else None)
+            result = _check_file(spec, contexts, keep_job, unstacked_name if alone else None)
             report.checked += 1
             if not alone:
                 stacked.append(result)

@@ -61,8 +61,12 @@ class Format:
 
     @cached_property
     def markers(self) -> tuple[str, ...]:
-        """The keys of ``spec`` that mark this format (none: it is the fallback); read for every document."""
+        """The keys of ``spec`` that mark this format (none: it is the fallback)."""
         return tuple(b.marker for b in self.bodies if b.marker is not None)
+
+    @cached_property
+    def _marker_set(self) -> frozenset[str]:
+        return frozenset(self.markers)
 
     @property
     def is_fallback(self) -> bool:
@@ -70,4 +74,4 @@ class Format:
 
     def marks(self, spec: Mapping[str, Any]) -> bool:
         """Whether ``spec`` (a document's ``spec`` mapping) carries one of this format's markers."""
-        return any(marker in spec for marker in self.markers)
+        return not self._marker_set.isdisjoint(spec)  # asked of every document read: no generator
