@@ -1,0 +1,96 @@
+"""Where a cold start goes on dataclasses, and what a class defined in C would cost instead.
+
+Two measurements, each in fresh interpreters (``time.process_time``, CPU of this process):
+
+* ``--validate ARGS``: one ``trainjobs validate ARGS`` with ``dataclasses._process_class``
+  wrapped, so each class's creation is timed; prints how many classes were created and their
+  cost beside the whole run after ``dataclasses`` was imported.
+* default: N frozen five-field classes made with ``@dataclass(frozen=True)`` and, when msgspec
+  is installed (it is not a dependency: ``pip install msgspec``), as ``msgspec.Struct``
+  (``frozen=True``), at N = 10, 40 and 160 (creating the classes, then 100,000 instances of
+  one), side by side in one run, with each interpreter's peak RSS.
+
+Usage: ``.venv/bin/python bench/cold_start_dataclasses.py`` or
+``.venv/bin/python bench/cold_start_dataclasses.py --validate specs/vision/resnet_t4.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_VALIDATE = r"""
+import dataclasses, runpy, sys, time
+original = dataclasses._process_class
+spent = [0.0, 0]
+def timed(*args, **kwargs):
+    start = time.process_time()
+    try:
+        return original(*args, **kwargs)
+    finally:
+        spent[0] += time.process_time() - start
+        spent[1] += 1
+dataclasses._process_class = timed
+start = time.process_time()
+sys.argv = ["trainjobs", "validate", *sys.argv[1:]]
+try:
+    runpy.run_module("provider", run_name="__main__")
+except SystemExit:
+    pass
+finally:
+    total = time.process_time() - start
+    print(f"{spent[1]} dataclasses created in {spent[0] * 1000:.1f} ms of {total * 1000:.1f} ms "
+          "(the run after importing dataclasses)", file=sys.stderr)
+"""
+
+_CLASSES = r"""
+import resource, sys, time
+kind, n = sys.argv[1], int(sys.argv[2])
+start = time.process_time()
+if kind == "dataclass":
+    from dataclasses import dataclass
+else:
+    import msgspec
+imported = time.process_time()
+fields = {"a": int, "b": str, "c": "int | None", "d": tuple, "e": int}
+classes = []
+for i in range(n):
+    namespace = {"__annotations__": dict(fields), "c": None, "d": (), "e": 0, "__doc__": "x"}
+    if kind == "dataclass":
+        classes.append(dataclass(frozen=True)(type(f"C{i}", (), namespace)))
+    else:
+        classes.append(type(f"C{i}", (msgspec.Struct,), namespace, frozen=True))
+made = time.process_time()
+first = classes[0]
+for _ in range(100_000):
+    first(1, "x", 3)
+done = time.process_time()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{kind:10s} N={n:4d}  import {1000 * (imported - start):6.1f} ms  classes {1000 * (made - imported):6.1f} ms"
+      f"  100k instances {1000 * (done - made):6.1f} ms  peak RSS {rss:.1f} MB")
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--validate", nargs=argparse.REMAINDER, help="arguments of trainjobs validate")
+    args = parser.parse_args()
+    if args.validate:
+        return subprocess.call([sys.executable, "-c", _VALIDATE, *args.validate], cwd=ROOT)
+    kinds = ["dataclass"]
+    if subprocess.call([sys.executable, "-c", "import msgspec"], stderr=subprocess.DEVNULL) == 0:
+        kinds.append("msgspec")
+    else:
+        print("msgspec is not installed: only dataclasses are measured (pip install msgspec)")
+    for n in (10, 40, 160):
+        for kind in kinds:
+            subprocess.check_call([sys.executable, "-c", _CLASSES, kind, str(n)])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
