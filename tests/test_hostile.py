@@ -66,6 +66,21 @@ def test_very_large_file_is_refused_without_reading_it_all(tmp_path: Path) -> No
     assert proc.returncode == 1 and "larger than the 1,048,576-byte limit" in proc.stdout
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("scalar", [
+    "1" + "_" * 900_000 + "x",  # digits and underscores: the YAML 1.1 number patterns must not backtrack twice
+    "1" + "_" * 900_000,
+    "0" + "0_" * 450_000 + "x",
+    "1" + "0" * 900_000 + "e",
+    "1" + ":1" * 450_000 + "x",
+])
+def test_a_long_scalar_near_the_size_limit_is_read_in_one_pass(scalar: str) -> None:
+    """A plain scalar of the file's whole size is screened for YAML 1.1's number traps in linear
+    time: a pattern that backtracks over the digits twice would take hours here (issue 13)."""
+    result = validate_bytes(VALID + f"  description: {scalar}\n".encode(), "f.yaml")
+    assert result.problems and all(p.file == "f.yaml" for p in result.problems)
+
+
 def test_binary_and_non_utf8() -> None:
     assert "binary file" in _only_error(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     assert "not valid UTF-8" in _only_error("name: caf\xe9\n".encode("latin-1"))

@@ -37,7 +37,7 @@ SPECIAL_WORDS = NULLS | _TRUE | _FALSE | _YAML11_WORDS
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?\Z")
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+\Z")
 _EXP_NO_DOT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+\Z")
-_UNDERSCORE_NUM = re.compile(r"[-+]?[0-9][0-9_]*_[0-9_]*(\.[0-9_]*)?\Z")
+_UNDERSCORE_NUM = re.compile(r"[-+]?[0-9](?=[0-9_]*_)[0-9_]*(\.[0-9_]*)?\Z")  # a "_" in the digits: one pass, no backtracking over them twice
 _BINARY = re.compile(r"[-+]?0b[01_]+\Z")
 _NUMBER_TRAPS = (_SEXAGESIMAL, _LEADING_ZERO, _EXP_NO_DOT, _UNDERSCORE_NUM, _BINARY)
 # Every YAML 1.1 number trap above has a leading zero, or one of these characters: a scalar
