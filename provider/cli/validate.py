@@ -41,15 +41,8 @@ def _given(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
 def _contexts(index: StackIndex, target: Target | None) -> Callable[[Path], Context]:
     """Each spec's context: its stack's, judged for ``--target`` when one is given."""
 
-    made: dict[tuple[int, ...], Context] = {}  # by the stacks holding a spec: one Context each in a run
-
     def context_for(path: Path) -> Context:
-        stacks = index.stacks_of(path, resolved=True)  # validate gives real paths
-        key = tuple(id(s) for s in stacks)
-        ctx = made.get(key)
-        if ctx is None:
-            ctx = made[key] = stack_context(stacks, target=target)
-        return ctx
+        return stack_context(index.stacks_of(path, resolved=True), target=target)  # validate gives real paths
 
     return context_for
 

@@ -72,8 +72,7 @@ class _Open:
         self.positions = positions
         self.key_positions: dict[str, Position] = {}  # mappings: where each key is (the document's table)
         self.parent = parent
-        # its key or index in the parent (next_slot, inlined: a container opens for every mapping read)
-        self.slot = (parent.key if parent.is_map else len(parent.container)) if parent is not None else None
+        self.slot = parent.next_slot() if parent is not None else None  # its key or index in the parent
         self.key: Any = _NO_KEY  # the key whose value comes next (mappings)
         self.size = 1  # values inside it, aliases expanded
         self.anchor = anchor
