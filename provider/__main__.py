@@ -1,7 +1,5 @@
 """``python -m provider`` is the ``trainjobs`` command."""
 
-import sys
+from provider.cli import entry
 
-from provider.cli import main
-
-sys.exit(main())
+entry()

@@ -11,6 +11,10 @@ No timing here: each test pins a behaviour the speed rests on.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +153,45 @@ def test_the_tables_are_imported_for_the_specs_that_need_them(tmp_path: Path) ->
     assert "provider.spec.formats.vertex.proto_reader" in vertex
     with_stacks = modules_after("validate", str(ROOT / "specs/vision/resnet_t4.yaml"))
     assert "provider.stack.config" in with_stacks  # stack files to check: the stack config is read
+
+
+BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout a pipe: block-buffered
+
+
+def _bad_specs(directory: Path, count: int) -> None:
+    for i in range(count):
+        (directory / f"bad_{i:04d}.yaml").write_text(NATIVE.replace("n1-standard-4", f"n1-standard-{1000 + i}"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [["-m", "provider"], ["-c", "from provider.cli import entry; entry()"]])
+def test_a_core_command_ends_at_once_with_all_its_output(tmp_path: Path, argv: list[str]) -> None:
+    """The program ends without the interpreter's teardown after a core command: nothing of what it
+    printed through a pipe may be lost, far more than a pipe's buffer, and its exit code stays."""
+    _bad_specs(tmp_path, 400)  # each wrong twice: its machine type, and imageUri (native says image)
+    proc = subprocess.run([sys.executable, *argv, "validate", str(tmp_path), "--stacks", str(tmp_path / "none"),
+                           "--format", "json"], capture_output=True, timeout=300, env=BUFFERED)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert len(proc.stdout) > 200_000  # several times a pipe's 64 KiB
+    report = json.loads(proc.stdout)  # cut short, it would not parse
+    files = {p["file"] for p in report["problems"]}
+    assert len(files) == 400 and all("n1-standard-1" in p["message"] for p in report["problems"]
+                                     if p["path"] == "spec.workerPools.chief.machineType")
+
+
+@pytest.mark.slow
+def test_a_command_that_is_not_core_exits_the_usual_way(tmp_path: Path) -> None:
+    """Other commands keep their atexit handlers: one registered by the command still runs."""
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('ATEXIT RAN', file=sys.stderr))\n"
+            "sys.argv = ['trainjobs', 'completion', 'bash']\n"
+            "from provider.cli import entry\n"
+            "entry()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and "complete" in proc.stdout and "ATEXIT RAN" in proc.stderr, proc.stderr[-2000:]
+    code = code.replace("'completion', 'bash'", f"'validate', {str(tmp_path / 'one.yaml')!r}")
+    (tmp_path / "one.yaml").write_text(NATIVE.replace("imageUri", "image"))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env=BUFFERED)
+    assert proc.returncode == 0 and "1 spec checked" in proc.stdout
+    assert "ATEXIT RAN" not in proc.stderr  # a core command ends at once

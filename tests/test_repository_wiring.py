@@ -112,4 +112,4 @@ def test_pre_commit_hook_runs_trainjobs_validate_on_specs() -> None:
     assert files.search("stacks/Pulumi.local.yaml")  # a broken stack file must not pass the hook
     assert not files.search("specs/readme.md") and not files.search("docs/a.yaml")
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["trainjobs"] == "provider.cli:main"  # the entry's command, installed by language: python
+    assert scripts["trainjobs"] == "provider.cli:entry"  # the entry's command, installed by language: python
