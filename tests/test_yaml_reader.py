@@ -140,3 +140,34 @@ def test_read_file_reads_a_file_that_grew_after_it_was_looked_at(tmp_path: Path,
     spec.write_bytes(b"#" * (MAX_BYTES + 500))  # grew past the limit: read one byte past it, no more
     data, problem = files.read_file(spec, "spec.yaml")
     assert problem is None and data is not None and len(data) == MAX_BYTES + 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["", ".", "..", "specs", "a.yaml", "x..y.yml", "/"]), min_size=1, max_size=8))
+def test_a_file_outside_the_current_directory_is_named_as_pathlib_names_it(parts: list[str]) -> None:
+    """The name in messages of a file outside the current directory is the path as given, as
+    ``Path`` writes it; it is made without a Path (a run names thousands of files)."""
+    path = "/".join(parts)
+    assume(path)
+    assert files._as_given(path) == str(Path(path))
+
+
+def test_spec_files_are_found_and_named_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "specs" / "team" / ".hidden").mkdir(parents=True)
+    for name in ("specs/b.yaml", "specs/a.yml", "specs/team/c.yaml", "specs/team/.hidden/d.yaml", "specs/e.json"):
+        (tmp_path / name).write_text("x: 1\n")
+    (tmp_path / "specs" / "link.yaml").symlink_to(tmp_path / "specs" / "b.yaml")
+    monkeypatch.chdir(tmp_path)
+    found, missing = files.expand(["./specs/", "specs/team/c.yaml", "nowhere.yaml"])
+    assert found == ["./specs/a.yml", "./specs/b.yaml", "./specs/link.yaml", "./specs/team/c.yaml",
+                     "specs/team/c.yaml"]
+    assert [p.file for p in missing] == ["nowhere.yaml"]
+    cwd = files.real_path(Path.cwd())
+    real_dirs: dict[str, str] = {}
+    named = [files.SpecFile.of(p, cwd, real_dirs) for p in found]
+    # a symlink is named by where it points, as any message about the file's content is
+    assert [s.shown for s in named] == ["specs/a.yml", "specs/b.yaml", "specs/b.yaml", "specs/team/c.yaml",
+                                        "specs/team/c.yaml"]
+    assert named[2].real == (tmp_path / "specs" / "b.yaml").resolve()  # a symlink: where it points
+    outside = files.SpecFile.of(str(tmp_path / "specs" / "." / "a.yml"), cwd / "specs" / "team", real_dirs)
+    assert outside.shown == str(tmp_path / "specs" / "a.yml")

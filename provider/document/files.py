@@ -21,20 +21,24 @@ from provider.document.yaml_loader import MAX_BYTES
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
+def read_file(path: str | Path, shown: str) -> tuple[bytes | None, Problem | None]:
     """Read a spec or stack file safely: regular files only, never more than the size limit.
 
     A symlink is followed only to a regular file inside the repository that holds the link
     (provider.document.boundary); otherwise the file is refused with one message that quotes
-    nothing from the target.
+    nothing from the target. A file that was not a symlink when looked at is opened without
+    following one (a link put in its place meanwhile is refused, not read), and without waiting
+    (a FIFO put there does not block).
     """
     try:
         st = os.lstat(path)
+        flags = _READ_FLAGS | os.O_NOFOLLOW
         if stat.S_ISLNK(st.st_mode):
-            refused = _link_problem(path, shown)
+            refused = _link_problem(Path(path), shown)
             if refused is not None:
                 return None, refused
             st = os.stat(path)
+            flags = _READ_FLAGS
         if not stat.S_ISREG(st.st_mode):
             return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
                                  allowed="YAML spec files", rule="file.type")
@@ -42,16 +46,28 @@ def read_file(path: Path, shown: str) -> tuple[bytes | None, Problem | None]:
             return None, Problem(file=shown, line=1, column=1, rule="file.size",
                                  message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
                                  allowed="spec files up to 1 MiB")
-        with open(path, "rb") as f:
-            # As many bytes as the file holds (not a buffer the size of the limit), and on to the
-            # limit if it grew since it was looked at.
-            data = f.read(st.st_size + 1)
-            if len(data) > st.st_size:
-                data += f.read(MAX_BYTES + 1 - len(data))
-            return data, None
+        return _read_at_most(os.open(path, flags), st.st_size), None
     except OSError as exc:
         return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
                              allowed="a readable file")
+
+
+# os.open and os.read, not open(): no buffered file object, no isatty or seek per file (a run
+# reads thousands of small files).
+_READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def _read_at_most(fd: int, size: int) -> bytes:
+    """What the open ``fd`` holds (``size`` bytes when looked at), and on to one byte past the
+    limit if it grew since; the descriptor is closed."""
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) > size:  # it grew: read on (one read need not return all that is there)
+            while len(data) <= MAX_BYTES and (more := os.read(fd, MAX_BYTES + 1 - len(data))):
+                data += more
+        return data
+    finally:
+        os.close(fd)
 
 
 def _link_problem(link: Path, shown: str) -> Problem | None:
@@ -72,18 +88,20 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def expand(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
-    """Files and directories -> the spec files under them (sorted), and paths that do not exist."""
-    files: list[Path] = []
+def expand(paths: Iterable[str]) -> tuple[list[str], list[Problem]]:
+    """Files and directories -> the spec files under them (sorted), and paths that do not exist.
+
+    Strings, not Paths: a run over a large tree makes one for each of thousands of files.
+    """
+    files: list[str] = []
     problems: list[Problem] = []
     for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for dirpath, dirnames, filenames in os.walk(p):
+        if os.path.isdir(raw):
+            for dirpath, dirnames, filenames in os.walk(raw):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                files.extend(Path(dirpath) / f for f in sorted(filenames) if f.endswith(SPEC_SUFFIXES))
-        elif p.exists() or p.is_symlink():
-            files.append(p)
+                files.extend(os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(SPEC_SUFFIXES))
+        elif os.path.lexists(raw):
+            files.append(raw)
         else:
             problems.append(Problem(file=raw, message="no such file or directory", rule="file.missing",
                                     allowed="spec files or directories"))
@@ -99,27 +117,37 @@ def display_name(path: Path) -> str:
 class SpecFile:
     """One file to check, its path resolved once: as given, where it really is, as shown."""
 
-    given: Path
+    given: str
     real: Path  # every symlink followed (as far as they go)
     shown: str  # the name in messages (display_name)
 
     @classmethod
-    def of(cls, path: Path, cwd: Path, real_dirs: dict[str, str] | None = None) -> SpecFile:
+    def of(cls, path: str | Path, cwd: Path, real_dirs: dict[str, str] | None = None) -> SpecFile:
         """``cwd``: the current directory, already resolved (once per run, not per file).
 
         ``real_dirs`` remembers each directory's real path across the files of one run: a file
         that is not a symlink is then where its directory really is, without resolving it again.
         """
-        if real_dirs is None or os.path.islink(path):
-            real = real_path(path)
+        given = os.fspath(path)
+        if real_dirs is None or os.path.islink(given):
+            text = os.path.realpath(given)
         else:  # on strings: this runs for every file of a run
-            directory, name = os.path.split(path)
+            directory, name = os.path.split(given)
             real_dir = real_dirs.get(directory)
             if real_dir is None:
                 real_dir = real_dirs[directory] = os.path.realpath(directory or os.curdir)
-            real = Path(os.path.join(real_dir, name))
+            text = os.path.join(real_dir, name)
         # real.relative_to(cwd), on strings: both are absolute and normalised (realpath)
-        text, base = str(real), str(cwd)
+        base = str(cwd)
         prefix = base if base.endswith(os.sep) else base + os.sep
-        shown = text[len(prefix):] if text.startswith(prefix) else "." if text == base else str(path)
-        return cls(path, real, shown)
+        shown = text[len(prefix):] if text.startswith(prefix) else "." if text == base else _as_given(given)
+        return cls(given, Path(text), shown)
+
+
+def _as_given(path: str) -> str:
+    """``str(Path(path))``: a path as given, its empty and ``.`` parts left out.
+
+    ``os.path.normpath`` gives the same for a path without ``..`` (which it would fold, and
+    Path keeps), in a tenth of the time.
+    """
+    return os.path.normpath(path) if ".." not in path else str(Path(path))

@@ -318,10 +318,11 @@ class _Contexts:
 
     def __call__(self, spec: SpecFile) -> Context:
         base = self.context_for(spec.real) if self.context_for else self.default
-        key = (base, os.path.dirname(spec.given))
+        directory = os.path.dirname(spec.given)
+        key = (base, directory)
         ctx = self.made.get(key)
         if ctx is None:
-            ctx = self.made[key] = replace(base, spec_dir=spec.given.parent)
+            ctx = self.made[key] = replace(base, spec_dir=Path(directory))
         return ctx
 
 
