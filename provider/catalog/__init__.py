@@ -10,10 +10,11 @@ Platform's legacy machine types and scale tiers) and ``pricing.py`` (list prices
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from provider.core.record import Record
 
 if TYPE_CHECKING:
     from provider.catalog.legacy import LegacyMachineType, ScaleTier
@@ -28,8 +29,7 @@ def load(name: str) -> Any:
         return json.load(f)
 
 
-@dataclass(frozen=True)
-class MachineType:
+class MachineType(Record):
     """A Compute Engine machine type, and whether each training service offers it."""
 
     name: str
@@ -42,8 +42,7 @@ class MachineType:
     unverified: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class AcceleratorType:
+class AcceleratorType(Record):
     """An accelerator type of the Vertex AI API (GPU or TPU), its support and its successors."""
 
     name: str
@@ -59,8 +58,7 @@ class AcceleratorType:
     no_training_machine: str | None = None
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(Record):
     """A Google Cloud region: which training services and accelerators it offers."""
 
     name: str

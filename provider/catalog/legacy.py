@@ -7,15 +7,14 @@ checking any other spec neither loads the file nor creates these types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from provider.catalog import load
+from provider.core.record import Record
 
 
-@dataclass(frozen=True)
-class LegacyMachineType:
+class LegacyMachineType(Record):
     """An AI Platform Training legacy machine type (``standard_gpu`` ...) and what it maps to."""
 
     name: str
@@ -25,8 +24,7 @@ class LegacyMachineType:
     unverified: bool
 
 
-@dataclass(frozen=True)
-class TierPool:
+class TierPool(Record):
     """One pool of a scale tier: its role, machine type, count and accelerator."""
 
     role: str
@@ -36,8 +34,7 @@ class TierPool:
     tpu: tuple[str, int] | None
 
 
-@dataclass(frozen=True)
-class ScaleTier:
+class ScaleTier(Record):
     """An AI Platform Training scale tier (BASIC, STANDARD_1 ...) and the pools it stands for."""
 
     name: str

@@ -6,15 +6,14 @@ first use, once per process; only the cost estimates of ``trainjobs plan`` ask f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from provider.catalog import load
+from provider.core.record import Record
 
 
-@dataclass(frozen=True)
-class Price:
+class Price(Record):
     """A list price per hour (USD), with where it comes from."""
 
     usd_per_hour: float
@@ -22,8 +21,7 @@ class Price:
     source: str
 
 
-@dataclass(frozen=True)
-class FamilyRate:
+class FamilyRate(Record):
     """A machine family's price per vCPU-hour and per GB-hour (USD)."""
 
     usd_per_vcpu_hour: float
@@ -32,8 +30,7 @@ class FamilyRate:
     source: str
 
 
-@dataclass(frozen=True)
-class RegionPrices:
+class RegionPrices(Record):
     """One region's list prices: per machine type, per machine family, and per accelerator."""
 
     machine_types: dict[str, Price]
@@ -41,8 +38,7 @@ class RegionPrices:
     accelerators: dict[str, Price]
 
 
-@dataclass(frozen=True)
-class Pricing:
+class Pricing(Record):
     """Vertex AI custom training list prices, for cost estimates (tools/catalog/curated/pricing.json)."""
 
     as_of: str

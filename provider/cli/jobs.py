@@ -153,8 +153,9 @@ def run(args: argparse.Namespace) -> int:
 def _fresh_or_warn(job: TrainingJob, backend: LocalBackend, fresh: bool) -> TrainingJob:
     """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
     already holds files of an earlier local run (the trainer would resume its checkpoints)."""
-    import dataclasses
     import datetime as dt
+
+    from provider.core.record import replace
 
     if job.output is None:
         return job
@@ -162,7 +163,7 @@ def _fresh_or_warn(job: TrainingJob, backend: LocalBackend, fresh: bool) -> Trai
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
         uri = f"{job.output.uri.rstrip('/')}/runs/{stamp}"
         print(f"--fresh: this run writes to {uri}", file=sys.stderr)
-        return dataclasses.replace(job, output=dataclasses.replace(job.output, uri=uri))
+        return replace(job, output=replace(job.output, uri=uri))
     try:
         local = backend.storage.path(job.output.uri)
     except ValueError:

@@ -8,11 +8,12 @@ A job with no such spec (started by hand) counts its GPUs from its request, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from provider.backends.base import JobStatus
 from provider.core.labels import label_value
+from provider.core.record import replace
 from provider.document.files import display_name, read_file
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.cost import Estimate, estimate

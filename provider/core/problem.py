@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
 from typing import Any
+
+from provider.core.record import Record, replace
 
 
 class Severity(enum.Enum):
@@ -12,8 +13,7 @@ class Severity(enum.Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Record):
     """A single finding, ready to print.
 
     ``path`` is the JSON path inside the document (``spec.workerPools.chief.machineType``);

@@ -10,14 +10,14 @@ provider.submission.request builds requests from specs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from provider.core.record import Record
 
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class VertexRequest:
+class VertexRequest(Record):
     """One Vertex AI create request: the job's kind, its parent, and its body in REST JSON."""
 
     kind: str  # "CustomJob" | "HyperparameterTuningJob"

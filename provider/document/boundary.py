@@ -20,8 +20,9 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+from provider.core.record import Record
 
 REPOSITORY_MARKERS = (".git",)
 PROJECT_MARKERS = ("Pulumi.yaml",)
@@ -82,8 +83,7 @@ def inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(Record):
     """Where a path leads: its real location, or why it leads nowhere usable."""
 
     path: Path | None  # the resolved path, when it resolves

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from provider.core.problem import Problem
+from provider.core.record import Record
 from provider.document.boundary import file_kind, inside, repository_root, resolve
 from provider.document.yaml_loader import MAX_BYTES
 
@@ -113,8 +113,7 @@ def display_name(path: Path) -> str:
     return SpecFile.of(path, real_path(Path.cwd())).shown
 
 
-@dataclass(frozen=True)
-class SpecFile:
+class SpecFile(Record):
     """One file to check, its path resolved once: as given, where it really is, as shown."""
 
     given: str

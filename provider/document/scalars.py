@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from provider.core.record import Record
 from provider.document.excerpt import clip, quoted
 
 MAX_INT_DIGITS = 18
@@ -45,8 +45,7 @@ _NUMBER_TRAPS = (_SEXAGESIMAL, _LEADING_ZERO, _EXP_NO_DOT, _UNDERSCORE_NUM, _BIN
 _MAY_TRAP = re.compile(r"[-+]?0[0-9_]|[^:_bEe]*[:_bEe]")
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(Record):
     """Why a scalar's value is not taken as written (the reader adds where)."""
 
     message: str

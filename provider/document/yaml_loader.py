@@ -20,12 +20,12 @@ the validator can report everything at once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from provider.core.problem import Problem, Severity, format_path
+from provider.core.record import Record, field
 from provider.document.excerpt import clip, quoted
 from provider.document.scalars import NULLS, NUMERIC_START, SPECIAL_WORDS, TAG, plain, tagged
 
@@ -36,8 +36,7 @@ MAX_NODES = 50_000
 Position = tuple[int, int]  # 1-based line, 1-based column
 
 
-@dataclass
-class LoadedDocument:
+class LoadedDocument(Record, frozen=False):
     """The values of one YAML document and where each of them was written."""
 
     data: Any

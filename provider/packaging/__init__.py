@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from provider.core.record import Record
 from provider.document.boundary import repository_root
 from provider.packaging.extras import extra_packages, requirements_uri
 from provider.packaging.files import (
@@ -102,8 +102,7 @@ class UploadKind(Enum):
     REQUIREMENTS = "requirements"  # the sdist of the spec's requirements (provider.packaging.extras)
 
 
-@dataclass(frozen=True)
-class Upload:
+class Upload(Record):
     """One file the job's request names and staging must put there (provider.packaging.stage)."""
 
     kind: UploadKind

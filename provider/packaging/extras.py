@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from provider.core.record import Record
 from provider.document.boundary import inside, resolve
 from provider.packaging.files import MAX_PACKAGE_BYTES, PackageError, read_regular
 
@@ -85,8 +85,7 @@ def write_requirements_sdist(requirements: tuple[str, ...] | list[str], out_dir:
     return target
 
 
-@dataclass(frozen=True)
-class ExtraPackage:
+class ExtraPackage(Record):
     """One extra package file: as the spec wrote it, where it is, and its content digest."""
 
     written: str
@@ -104,8 +103,7 @@ class ExtraRule(Enum):
     BOUNDARY = "path.boundary"  # outside the repository (a symlink that leaves it, ..), a loop
 
 
-@dataclass(frozen=True)
-class ExtraProblem:
+class ExtraProblem(Record):
     """Why an extra package file cannot be staged: the rule, what is wrong and what is allowed."""
 
     rule: ExtraRule

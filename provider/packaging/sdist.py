@@ -31,10 +31,10 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from provider.core.record import Record
 from provider.packaging import SKIP_DIRS, source_files
 from provider.packaging.files import PackageError, declares_its_build, is_flat, read_regular
 from provider.packaging.requirements import project_requirements, requirement_lines
@@ -57,8 +57,7 @@ class BuildMode(Enum):
     THIS_ENVIRONMENT = "no-isolation"  # this interpreter's setuptools, like gcloud's setup.py sdist
 
 
-@dataclass(frozen=True)
-class BuildPlan:
+class BuildPlan(Record):
     """What the copied source tree needs before and during the build."""
 
     backend: str

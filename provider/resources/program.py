@@ -6,7 +6,6 @@ problems found, with file, line and column when they come from a file.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ import pulumi
 
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
+from provider.core.record import replace
 from provider.core.vertex_request import VertexRequest
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
@@ -70,7 +70,7 @@ def stack_config() -> StackConfig:
         _fail(f"stack {name}: its config is invalid", loaded.problems)
     assert loaded.config is not None
     if path.is_file():  # where the stack's own problems (its stack-wide quota) point
-        return dataclasses.replace(loaded.config, source=f"stacks/{path.name}")
+        return replace(loaded.config, source=f"stacks/{path.name}")
     return loaded.config
 
 
@@ -118,10 +118,10 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
              secret_env: Mapping[str, str] | None) -> dict[str, Any]:
     job = spec.job
     if job.service_account is None and account and stack.backend == "vertex":
-        job = dataclasses.replace(job, service_account=account)
+        job = replace(job, service_account=account)
     if secret_env:
         env = [e for e in job.env if e.name not in secret_env]
-        job = dataclasses.replace(job, env=tuple(env) + tuple(EnvVar(k, str(v)) for k, v in secret_env.items()))
+        job = replace(job, env=tuple(env) + tuple(EnvVar(k, str(v)) for k, v in secret_env.items()))
     spec_dir = ROOT / spec.path.parent
     labels = launch.labels_for(job, stack=stack.name, extra=stack.labels_dict)
     request: VertexRequest = launch.prepare(job, spec_dir, stack.project_id, stager=None,

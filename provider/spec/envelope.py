@@ -7,8 +7,7 @@ the schema generator (``provider/spec/schema.py``) and ``submission/emit.py`` ta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from provider.core.record import Record
 from provider.spec.model import DocPath
 from provider.spec.reader import ConversionError, Node
 
@@ -18,8 +17,7 @@ KIND = "TrainingJob"
 Labels = tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
-class Metadata:
+class Metadata(Record):
     """``metadata`` as read, with where its name and labels were written."""
 
     name: str

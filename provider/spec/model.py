@@ -12,7 +12,8 @@ whatever format it was in. ``at`` never takes part in equality.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from provider.core.record import Record, field
 
 DocPath = tuple[str | int, ...]
 Where = dict[str, DocPath]
@@ -75,8 +76,7 @@ class SourceFormat(enum.Enum):
     VERTEX = "vertex"  # CustomJobSpec
 
 
-@dataclass(frozen=True)
-class Accelerator:
+class Accelerator(Record):
     """GPUs or TPU chips attached to each replica of a pool: the type and how many."""
 
     type: str
@@ -84,8 +84,7 @@ class Accelerator:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Disk:
+class Disk(Record):
     """A replica's boot disk: its type and size (None: Vertex AI's default)."""
 
     type: str | None = None
@@ -93,8 +92,7 @@ class Disk:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class PoolOverride:
+class PoolOverride(Record):
     """What one pool runs differently from the job's application (Vertex allows it per pool)."""
 
     image_uri: str | None = None
@@ -104,8 +102,7 @@ class PoolOverride:
     container: bool = False
 
 
-@dataclass(frozen=True)
-class Reservation:
+class Reservation(Record):
     """machineSpec.reservationAffinity: which Compute Engine reservation the machines come from."""
 
     type: str  # NO_RESERVATION | ANY_RESERVATION | SPECIFIC_RESERVATION
@@ -114,8 +111,7 @@ class Reservation:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class WorkerPool:
+class WorkerPool(Record):
     """One of the four worker pools: its machines, how many replicas, and what it runs differently."""
 
     role: Role
@@ -140,8 +136,7 @@ class WorkerPool:
         return 0
 
 
-@dataclass(frozen=True)
-class PythonPackage:
+class PythonPackage(Record):
     """A Python training package: its module, and where the package comes from (URIs or a local path)."""
 
     module: str
@@ -156,8 +151,7 @@ class PythonPackage:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class ContainerBuild:
+class ContainerBuild(Record):
     """Build the image from source instead of naming one (seeds 002 and 004)."""
 
     context: str
@@ -165,8 +159,7 @@ class ContainerBuild:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Container:
+class Container(Record):
     """The application as a container image (or one to build), with its command and arguments."""
 
     image_uri: str | None = None
@@ -179,8 +172,7 @@ class Container:
 Application = PythonPackage | Container
 
 
-@dataclass(frozen=True)
-class EnvVar:
+class EnvVar(Record):
     """One environment variable of the application."""
 
     name: str
@@ -188,8 +180,7 @@ class EnvVar:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class OutputDir:
+class OutputDir(Record):
     """Where the job writes. ``job_dir`` jobs also get ``--job-dir`` (AI Platform semantics)."""
 
     uri: str
@@ -197,8 +188,7 @@ class OutputDir:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Scheduling:
+class Scheduling(Record):
     """How long the job may wait and run, its restart and retry behaviour, and its scheduling strategy."""
 
     max_wait_seconds: float | None = None
@@ -211,8 +201,7 @@ class Scheduling:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class VertexOptions:
+class VertexOptions(Record):
     """The CustomJobSpec fields of today's Vertex AI that the seeds do not know (issue 11).
 
     The local backend does not emulate them: a rule says so for every one that is set.
@@ -252,8 +241,7 @@ class ParamType(enum.Enum):
     DISCRETE = "DISCRETE"
 
 
-@dataclass(frozen=True)
-class HyperParam:
+class HyperParam(Record):
     """One hyperparameter a tuning job searches: its type and range or values."""
 
     name: str
@@ -265,8 +253,7 @@ class HyperParam:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Hyperparameters:
+class Hyperparameters(Record):
     """A hyperparameter tuning job: the metric and its goal, the parameters, and how many trials."""
 
     goal: str  # MAXIMIZE | MINIMIZE
@@ -279,8 +266,7 @@ class Hyperparameters:
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(Record):
     """What a format converter found: a format-specific rule broken (``error``), or something
     the user should know about how the spec was read (a warning)."""
 
@@ -292,8 +278,7 @@ class Note:
     error: bool = False
 
 
-@dataclass(frozen=True)
-class TrainingJob:
+class TrainingJob(Record):
     """One training job, whatever format it was written in: its pools, application and options."""
 
     name: str

@@ -20,11 +20,11 @@ verdict and the same messages wherever it is checked:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from provider.core.problem import Problem, format_path
+from provider.core.record import Record, replace
 from provider.validation.rules import Context, Target
 from provider.validation.validator import SpecResult
 
@@ -35,16 +35,14 @@ POLICY_RULES = ("quotas.", "policy.")  # the rule names of provider.stack.policy
 QUOTAS_PATH = "config.trainjobs:quotas"
 
 
-@dataclass(frozen=True)
-class SpecDocument:
+class SpecDocument(Record):
     """A spec that is already parsed (the provider's inputs, the policy pack's), and its file name."""
 
     data: Any
     file: str
 
 
-@dataclass(frozen=True)
-class SpecBytes:
+class SpecBytes(Record):
     """A spec file's content, already read (``trainjobs run`` reads it first to refuse what it cannot read)."""
 
     raw: bytes

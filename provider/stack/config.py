@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem
+from provider.core.record import Record, field
 from provider.document import read_mapping
 from provider.document.files import read_file
 from provider.document.yaml_loader import LoadedDocument
@@ -27,8 +27,7 @@ from provider.validation import schema_check
 NS = "trainjobs:"
 
 
-@dataclass(frozen=True)
-class Quotas:
+class Quotas(Record):
     """A stack's limits: GPUs per job and per stack, accelerators, regions, run time (None: no limit)."""
 
     max_gpus_per_job: int | None = None
@@ -38,24 +37,21 @@ class Quotas:
     max_running_seconds: float | None = None
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(Record):
     """A stack's policy: labels every job must carry, and who owns which specs folder."""
 
     required_labels: tuple[str, ...] = ()
     owners: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (specs/ folder, owners)
 
 
-@dataclass(frozen=True)
-class WaitPolicy:
+class WaitPolicy(Record):
     """How long `pulumi up` waits for a stack's jobs, and for what."""
 
     until: WaitUntil = DEFAULT_WAIT_UNTIL
     timeout_seconds: float = DEFAULT_WAIT_TIMEOUT_SECONDS
 
 
-@dataclass(frozen=True)
-class StackConfig:
+class StackConfig(Record):
     """One stack file (``stacks/Pulumi.<stack>.yaml``), read and checked."""
 
     name: str
@@ -184,8 +180,7 @@ def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> Stac
     )
 
 
-@dataclass
-class StackLoad:
+class StackLoad(Record, frozen=False):
     """A stack file read: its config (None when it could not be read) and its problems."""
 
     config: StackConfig | None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import glob
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.core.problem import Problem
+from provider.core.record import Record, field
 from provider.document import read_mapping
 from provider.document.files import display_name, read_file
 from provider.stack.check import context_for, job_policy_problems, stack_quota_problems, validate_in
@@ -47,8 +47,7 @@ def spec_name(path: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
-@dataclass
-class StackIndex:
+class StackIndex(Record, frozen=False):
     """The stacks of a repository and the spec files each of them holds."""
 
     root: Path

@@ -27,8 +27,9 @@ is an error (rule job.persistentResourceId).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from provider.core.record import Record
 
 if TYPE_CHECKING:
     from provider.core.problem import Problem
@@ -44,8 +45,7 @@ AUTOSCALING_SOURCE = ("https://cloud.google.com/vertex-ai/docs/reference/rest/v1
                       "projects.locations.persistentResources#autoscalingspec")
 
 
-@dataclass(frozen=True)
-class ResourcePool:
+class ResourcePool(Record):
     """One pool of identical machines (ResourcePool)."""
 
     machine_type: str
@@ -77,8 +77,7 @@ class ResourcePool:
         return out
 
 
-@dataclass(frozen=True)
-class PersistentResource:
+class PersistentResource(Record):
     """A PersistentResource a stack declares: its ID and pools."""
 
     id: str
@@ -178,8 +177,7 @@ def schema_fragment(machine_types: Sequence[str], accelerators: Sequence[str]) -
                            "id in persistentResourceId (not emulated by the local backend)"}
 
 
-@dataclass(frozen=True)
-class PoolFinding:
+class PoolFinding(Record):
     """One thing wrong with a declared pool: where under the pool, what, what is allowed."""
 
     where: tuple[str, ...]  # keys under the pool: ("machineSpec", "acceleratorCount")

@@ -7,15 +7,14 @@ and the Pulumi policy pack. A violation names the rule, the limit and the value.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from provider.core.record import Record
 from provider.spec.model import DocPath, TrainingJob, path_of
 from provider.spec.reader import format_duration
 from provider.stack.config import StackConfig
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(Record):
     """A broken quota or policy rule: the rule, the job (None: the whole stack), the limit and the value."""
 
     rule: str  # quotas.maxGpusPerJob, policy.requiredLabels ...

@@ -19,11 +19,11 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem, Severity, format_path
+from provider.core.record import Record, field, replace
 from provider.document import boundary, read_mapping
 from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
 from provider.document.files import SpecFile, expand, read_file, real_path
@@ -39,8 +39,7 @@ from provider.validation.names import NO_STACK, duplicate_names, name_problem
 from provider.validation.rules import Context, run_rules
 
 
-@dataclass(slots=True)  # one per file of a run: no __dict__ each
-class SpecResult:
+class SpecResult(Record, frozen=False):
     """The outcome for one spec file (or document).
 
     ``document`` (the loaded YAML with its positions) is what a later message needs to give a
@@ -86,8 +85,7 @@ class SpecResult:
         self._released = self.path is not None
 
 
-@dataclass
-class Report:
+class Report(Record, frozen=False):
     """What a run over many spec files found: each file's result, and the problems across files."""
 
     results: list[SpecResult] = field(default_factory=list)
@@ -200,8 +198,7 @@ def _value_at(data: Any, dotted: str) -> Any:
     return node
 
 
-@dataclass(frozen=True)
-class _SchemaFindings:
+class _SchemaFindings(Record):
     """What the schema layer found on a document, after the YAML and proto-form layers."""
 
     issues: list[schema_check.SchemaIssue]  # those no earlier layer explained

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from provider.core.record import Record
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.model import SourceFormat, TrainingJob
 from provider.spec.reader import Node
@@ -32,8 +32,7 @@ class CountTable(enum.Enum):
     """AI Platform Training's table, then Vertex AI's for machine types it does not list."""
 
 
-@dataclass(frozen=True)
-class Body:
+class Body(Record):
     """One way a format's ``spec`` is written."""
 
     marker: str | None
@@ -42,8 +41,7 @@ class Body:
     """The ``$defs`` entry of the document schema that describes this body."""
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(Record):
     """One input format: detection, schema fragment and conversion in one value."""
 
     source: SourceFormat

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from provider.catalog import CATALOG, Catalog
 from provider.core.problem import Severity
+from provider.core.record import Record, field
 from provider.spec.model import DocPath, TrainingJob
 
 SEED_000 = "seed 000 (AI Platform Training overview)"
@@ -29,8 +29,7 @@ class Target(enum.Enum):
     ANY = "any"  # a spec outside every stack: seeds-valid is enough, offering gaps are warnings
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Record):
     """What the rules know beyond the spec: the target backend, the date, the stack's buckets."""
 
     target: Target = Target.ANY
@@ -51,8 +50,7 @@ class Context:
         return Severity.ERROR if self.target is Target.VERTEX else Severity.WARNING
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record):
     """One problem a rule found, at a path of the model (the validator gives it a line)."""
 
     message: str

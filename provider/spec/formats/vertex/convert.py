@@ -8,8 +8,7 @@ spec body, with the CustomJob's own fields (``displayName``, ``labels``) and the
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from provider.core.record import replace
 from provider.spec.envelope import body, merge_labels, metadata_fields
 from provider.spec.formats.vertex.keys import Keys, is_snake_case
 from provider.spec.model import (

@@ -36,15 +36,14 @@ Vertex body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from provider.core.record import Record
 from provider.spec.formats.vertex.keys import CAMEL_MARKER, SNAKE_MARKER
 from provider.spec.model import Note
 
 
-@dataclass(frozen=True)
-class Forms:
+class Forms(Record):
     """The document as Google's reader takes it, and what the reading found."""
 
     data: Any

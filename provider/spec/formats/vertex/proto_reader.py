@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from provider.catalog import load
+from provider.core.record import Record
 from provider.spec.formats.vertex.keys import snake
 from provider.spec.model import DocPath, Note
 
@@ -46,8 +46,7 @@ class Kind(enum.Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     """One field of a message: its kind, and the message or enum it names."""
 
     kind: Kind
