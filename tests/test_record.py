@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from provider.core.record import FrozenRecordError, Record, field, fields, replace
+from provider.core.record import FrozenRecordError, Record, asdict, field, fields, replace
 
 
 class Pool(Record):
@@ -155,3 +155,25 @@ def test_init_is_compiled_once_on_the_first_instance() -> None:
     assert compiled is not placeholder and compiled.__qualname__.endswith("Fresh.__init__")
     Fresh(2)
     assert Fresh.__init__ is compiled
+
+
+def test_asdict_turns_records_within_into_dicts_as_dataclasses_does() -> None:
+    class Outer(Record):
+        """Records in a list, a tuple and a dict."""
+
+        pools: list[Pool]
+        pair: tuple[Pool, int]
+        by_name: dict[str, Pool]
+
+    @dataclasses.dataclass(frozen=True)
+    class OuterDC:
+        """The same as dataclasses."""
+
+        pools: list[PoolDC]
+        pair: tuple[PoolDC, int]
+        by_name: dict[str, PoolDC]
+
+    record = Outer([Pool("a", 2)], (Pool("b"), 3), {"c": Pool("c", labels=("x",))})
+    same = OuterDC([PoolDC("a", 2)], (PoolDC("b"), 3), {"c": PoolDC("c", labels=("x",))})
+    assert asdict(record) == dataclasses.asdict(same)
+    assert asdict(Pool("n1", at={"k": 1}))["at"] == {"k": 1}

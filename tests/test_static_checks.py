@@ -8,6 +8,7 @@ ruff to the lint rules, and mypy (strict) to the types. Each runs from this chec
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,13 @@ def test_every_dataclass_and_record_has_a_docstring() -> None:
                and (any("dataclass" in ast.unparse(d) for d in node.decorator_list)
                     or any(ast.unparse(b) == "Record" for b in node.bases))]
     assert not missing, missing
+
+
+def test_values_are_records_not_dataclasses() -> None:
+    """One way to declare a value: provider.core.record (a dataclass compiles its methods at import)."""
+    uses = [str(p.relative_to(ROOT)) for p in _provider_modules()
+            if re.search(r"^\s*(from dataclasses import|import dataclasses)", p.read_text(encoding="utf-8"), re.M)]
+    assert not uses, uses
 
 
 def test_a_cold_validate_defines_no_dataclass() -> None:

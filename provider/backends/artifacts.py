@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from provider.backends.base import Backend, FailedPrecondition, InvalidArgument, JobStatus
+from provider.core.record import Record
 
 KINDS = ("model", "checkpoints", "logs")  # AIP_MODEL_DIR, AIP_CHECKPOINT_DIR, AIP_TENSORBOARD_LOG_DIR
 
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(Record):
     """A file a job wrote under its output directory: its URI, its path there, size, kind and trial."""
 
     uri: str  # gs://bucket/prefix/.../file

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from provider.core.errors import (  # the errors of the seam live with the core errors; imported from here too
@@ -37,6 +36,7 @@ from provider.core.errors import (
     Unavailable as Unavailable,
 )
 from provider.core.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.core.labels; tests import it here
+from provider.core.record import Record, field
 from provider.core.vertex_request import VertexRequest
 
 
@@ -110,8 +110,7 @@ class TrialState(enum.StrEnum):
 ParamValue = float | int | str  # a trial's parameter: DOUBLE, INTEGER, DISCRETE or CATEGORICAL
 
 
-@dataclass(frozen=True)
-class ReplicaStatus:
+class ReplicaStatus(Record):
     """One replica (process) of a local job: its pool, task and state, its process and GPUs."""
 
     name: str  # workerpool1-0
@@ -127,8 +126,7 @@ class ReplicaStatus:
     address: str = ""
 
 
-@dataclass(frozen=True)
-class TrialStatus:
+class TrialStatus(Record):
     """One trial of a tuning job: its state, parameters, final metric, times and error."""
 
     id: str
@@ -140,8 +138,7 @@ class TrialStatus:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class JobStatus:
+class JobStatus(Record):
     """A job as a backend reports it: its state, labels, times, replicas, trials and outputs."""
 
     id: str
@@ -170,8 +167,7 @@ class JobStatus:
         return dict(self.labels)
 
 
-@dataclass(frozen=True)
-class Submission:
+class Submission(Record):
     """A request to run, and the local-only options that a Vertex request cannot carry."""
 
     request: VertexRequest

@@ -16,16 +16,15 @@ import builtins
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TypeVar
 
 from provider.backends.base import JobState, JobStatus
+from provider.core.record import Record
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Backoff:
+class Backoff(Record):
     """Capped exponential backoff with jitter: the waits between polls or retries, and how many tries."""
 
     initial: float = 1.0  # seconds before the second try

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from provider.core.record import Record
 
 if TYPE_CHECKING:
     from provider.backends.base import Backend
@@ -39,8 +40,7 @@ class BackendKind(enum.StrEnum):
     VERTEX = "vertex"
 
 
-@dataclass(frozen=True)
-class BackendSettings:
+class BackendSettings(Record):
     """Where a stack's jobs run: the backend, and its project, region and endpoint, or local home and storage."""
 
     kind: BackendKind

@@ -8,16 +8,15 @@ job's metric and goal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from provider.backends.base import JobStatus
+from provider.core.record import Record
 
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(Record):
     """A worker pool of a job's request that runs replicas: its machine type, replicas and accelerators."""
 
     index: int

@@ -9,15 +9,15 @@ spec's own ``env``; secret values (``trainjobs:secretEnv``) are shown as ``***``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import IO, Any
+
+from provider.core.record import Record
 
 SECRET = "***"
 TEXT_VALUE_MAX = 160  # longer values (CLUSTER_SPEC, TF_CONFIG) are cut in the text output
 
 
-@dataclass(frozen=True)
-class ReplicaPlan:
+class ReplicaPlan(Record):
     """What the local backend would give one replica: its name, task, address, GPUs and environment."""
 
     name: str

@@ -8,19 +8,18 @@ newest run), among the stack's jobs.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
+from provider.core.record import Record
 
 if TYPE_CHECKING:
     from provider.backends.base import Backend
     from provider.stack.config import StackConfig
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Record):
     """The backend a job command talks to, and which of its jobs it sees (a stack's, or every local one)."""
 
     backend: Backend  # local or Vertex AI

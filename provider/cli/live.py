@@ -185,9 +185,8 @@ def log_line_json(line: str) -> dict[str, str]:
 
 def job_json(job: JobStatus) -> dict[str, Any]:
     """A job as ``--format json`` prints it, the same way in every command."""
-    from dataclasses import asdict
-
     from provider.backends import summary
+    from provider.core.record import asdict
 
     data = asdict(job)
     data["state"] = job.state.value

@@ -18,7 +18,6 @@ import datetime
 import secrets
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,13 @@ from provider.backends.base import JobState
 from provider.console import charts, views
 from provider.console.sources import Source, SourceError, Sources, source_for
 from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
+from provider.core.record import Record, field
 
 HERE = Path(__file__).parent
 MODELS_TTL = 30.0  # seconds a stack's parsed specs are reused
 
 
-@dataclass
-class Console:
+class Console(Record, frozen=False):
     """What the app serves from: the sources, a saved plan, and the token cancel forms carry."""
 
     sources: Sources

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from html import escape
 
 from provider.backends.base import TrialStatus
+from provider.core.record import Record
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 64, 20, 34, 40
 
 
-@dataclass(frozen=True)
-class Scale:
+class Scale(Record):
     """A linear map of values (``lo`` to ``hi``) to pixels (``start`` to ``end``) on one axis of a chart."""
 
     lo: float

@@ -15,11 +15,11 @@ Every failure a user can fix is a SourceError with what went wrong and how to fi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from provider.backends.base import Backend, BackendError, JobStatus
 from provider.backends.settings import BackendSettings, open_backend, open_local
+from provider.core.record import Record, field
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex
 
@@ -39,8 +39,7 @@ class SourceError(Exception):
         self.status = status  # the HTTP status of the page that says so
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Record):
     """One backend and the stack it serves; ``name`` is the stack's name, or ``local``."""
 
     name: str
@@ -117,8 +116,7 @@ def _fix_for(source: Source, exc: BackendError | None) -> str:
     return "check the network, the project and the region of the stack"
 
 
-@dataclass
-class Sources:
+class Sources(Record, frozen=False):
     """The sources the console reads: ``local`` first, then each chosen stack."""
 
     sources: list[Source] = field(default_factory=list)

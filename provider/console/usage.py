@@ -8,12 +8,11 @@ A job with no such spec (started by hand) counts its GPUs from its request, with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from provider.backends.base import JobStatus
 from provider.core.labels import label_value
-from provider.core.record import replace
+from provider.core.record import Record, replace
 from provider.document.files import display_name, read_file
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.cost import Estimate, estimate
@@ -23,8 +22,7 @@ from provider.stack.membership import StackIndex, spec_files
 from provider.validation.validator import validate_bytes
 
 
-@dataclass(frozen=True)
-class StackSpec:
+class StackSpec(Record):
     """A job of a stack as its spec file says it: the model, and the file (shown on the job's page)."""
 
     job: TrainingJob
@@ -55,8 +53,7 @@ def model_of(job: JobStatus, models: dict[str, StackSpec]) -> TrainingJob | None
     return spec.job if spec else None
 
 
-@dataclass(frozen=True)
-class JobUsage:
+class JobUsage(Record):
     """A job that runs now: the GPUs it holds and, when the stack has its spec, its capacity and cost."""
 
     job: JobStatus
@@ -65,8 +62,7 @@ class JobUsage:
     cost: Estimate | None
 
 
-@dataclass(frozen=True)
-class StackUsage:
+class StackUsage(Record):
     """What a stack holds now: its jobs that run, and their GPUs, GPU-hours and estimated cost in all."""
 
     stack: StackConfig

@@ -8,10 +8,10 @@ shown in UTC; a duration runs from the start (or creation) to the end, or to now
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Any
 
 from provider.backends.base import Backend, JobState, JobStatus
+from provider.core.record import Record
 from provider.spec.model import TrainingJob
 
 Json = dict[str, Any]
@@ -23,16 +23,14 @@ STATE_CLASS = {
 }
 
 
-@dataclass(frozen=True)
-class Hardware:
+class Hardware(Record):
     """What a job runs on, as one line, and the GPUs it holds at once (None: unknown)."""
 
     summary: str  # "n1-standard-8 + 2 x NVIDIA_TESLA_T4; 2 x n1-standard-4"
     gpus: int | None  # GPUs held at once (x parallel trials); None: unknown
 
 
-@dataclass(frozen=True)
-class JobRow:
+class JobRow(Record):
     """One job as the console's list shows it: source, team, stack, hardware, start, duration and state."""
 
     source: str  # the source (stack or "local") that reads it
@@ -157,8 +155,7 @@ def goal(job: JobStatus, model: TrainingJob | None = None) -> tuple[str, str]:
     return "MAXIMIZE", "metric"
 
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(Record):
     """A file a job wrote, as its page lists it: its path under the output directory and its size."""
 
     path: str  # relative to the output directory

@@ -1,4 +1,5 @@
-"""Records: the small typed values of the model and of validation, declared as dataclasses are.
+"""Records: the small typed values of trainjobs (the model, the catalog, problems, plans, jobs),
+declared as dataclasses are. Every value class of ``provider`` is one (a test keeps it so).
 
     class Accelerator(Record):
         type: str
@@ -14,7 +15,7 @@ Why not ``dataclasses``: on Python 3.11 ``@dataclass`` compiles five or six meth
 ``exec`` for every class, when its module is imported: about 0.9 ms a class, and importing
 ``dataclasses`` brings ``inspect``, ``ast`` and ``dis`` (about 13 ms). The ~40 classes one cold
 ``trainjobs validate`` defines cost more than parsing and checking the spec
-(``bench/cold_start_dataclasses.py``, ``bench/RESULTS.md``). Here making a class compiles
+(``bench/cold_start_dataclasses.py``, ``bench/RESULTS.md``, cold start). Here making a class compiles
 nothing: equality and hash read the fields with one ``operator.attrgetter``, and ``__init__``
 is compiled on the class's first instance, so only the classes a run uses pay for it, once.
 An instance costs what a dataclass's does.
@@ -206,3 +207,21 @@ def replace(record: R, **changes: object) -> R:
 def fields(record: Record | type[Record]) -> tuple[Field, ...]:
     """The fields of a record or record class, in order."""
     return record.__record_fields__
+
+
+def asdict(record: Record) -> dict[str, Any]:
+    """The fields of ``record`` as a dict, records within it (also in lists, tuples and dicts)
+    as dicts too (as dataclasses.asdict; other values are not copied)."""
+    return {f.name: _plain(getattr(record, f.name)) for f in record.__record_fields__}
+
+
+def _plain(value: object) -> Any:
+    if isinstance(value, Record):
+        return asdict(value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple: its fields by position
+        return type(value)(*[_plain(v) for v in value])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return type(value)((_plain(k), _plain(v)) for k, v in value.items())
+    return value

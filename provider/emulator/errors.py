@@ -7,8 +7,9 @@ writes them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from provider.core.record import Record
 
 HTTP_STATUS = {
     "CANCELLED": 499, "UNKNOWN": 500, "INVALID_ARGUMENT": 400, "DEADLINE_EXCEEDED": 504, "NOT_FOUND": 404,
@@ -25,8 +26,7 @@ RPC_CODE = {
 }
 
 
-@dataclass(frozen=True)
-class FieldViolation:
+class FieldViolation(Record):
     """One field's problem in an error answer (a ``fieldViolations`` entry of google.rpc.BadRequest)."""
 
     field: str  # job_spec.worker_pool_specs[0].machine_spec.accelerator_count

@@ -23,10 +23,10 @@ import fnmatch
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from provider.backends.vertex.states import VERTEX_STATE_NAMES
+from provider.core.record import Record
 from provider.emulator.errors import ApiError, invalid
 
 Json = dict[str, Any]
@@ -43,8 +43,7 @@ _STATES = VERTEX_STATE_NAMES
 _SUPPORTED = "display_name, state, create_time, update_time and labels.KEY"
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(Record):
     """One token of a list filter: its kind, its text, and where it starts in the filter."""
 
     kind: str  # lp | rp | op | str | word
@@ -87,8 +86,7 @@ def _glob(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]").replace("?", "[?]"))
 
 
-@dataclass(frozen=True)
-class JobFilter:
+class JobFilter(Record):
     """A compiled filter: the predicate, and the REST fields it reads."""
 
     predicate: Predicate

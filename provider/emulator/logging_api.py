@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.core.record import Record
 from provider.emulator.errors import invalid
 from provider.emulator.storage import Answer
 
@@ -39,8 +39,7 @@ _TOKEN = re.compile(r'\s*(?:(\()|(\))|(AND\b|OR\b)|([A-Za-z_][\w.]*)\s*(>=|<=|=|
 _MAX_PAGE = 1000
 
 
-@dataclass(frozen=True)
-class _Cmp:
+class _Cmp(Record):
     """One comparison of a Cloud Logging filter: ``field OP "value"``."""
 
     field: str

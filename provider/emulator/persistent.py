@@ -34,11 +34,11 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from provider.backends.local.store import Unreadable, new_job_id, now, private_dir, read_json, write_json
+from provider.core.record import Record
 from provider.emulator import paging, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
 from provider.stack.persistent import ID_PATTERN, pool_findings
@@ -55,8 +55,7 @@ def _iso(epoch: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch)) + f".{int(epoch % 1 * 1e6):06d}Z"
 
 
-@dataclass(frozen=True)
-class Phase:
+class Phase(Record):
     """Where a resource is in its life, at one moment."""
 
     state: str  # PROVISIONING | RUNNING | STOPPING | GONE

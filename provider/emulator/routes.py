@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from provider.core.record import Record
 from provider.emulator import persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(Record):
     """An HTTP request as a route handler reads it: method, path, query parameters, headers and body."""
 
     method: str

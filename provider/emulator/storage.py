@@ -25,12 +25,12 @@ import re
 import tempfile
 import threading
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from provider.backends.local.paths import Storage, StorageError
+from provider.core.record import Record
 from provider.emulator.errors import ApiError
 
 Json = dict[str, Any]
@@ -38,8 +38,7 @@ Json = dict[str, Any]
 _BUCKET = re.compile(r"^[a-z0-9][-_.a-z0-9]{1,61}[a-z0-9]$")
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Record):
     """What the HTTP layer writes: a status, headers, and a JSON object or raw bytes."""
 
     status: int = 200
@@ -68,8 +67,7 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-@dataclass
-class _Upload:
+class _Upload(Record, frozen=False):
     """A resumable upload in progress: the object it makes, its metadata, its spool file, bytes received."""
 
     bucket: str

@@ -18,10 +18,10 @@ read from ``cwd``, as gcloud reads them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from provider.core.record import Record, field
 from provider.gcloud import config_doc, gcs, local_package
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
 from provider.gcloud.config_doc import Config
@@ -30,8 +30,7 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "kmsProject": "--kms-project"}
 
 
-@dataclass
-class Built:
+class Built(Record, frozen=False):
     """The document, the config it embeds (for positions), what the reading noticed, and where it ran."""
 
     document: dict[str, Any]

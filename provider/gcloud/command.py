@@ -15,8 +15,8 @@ import difflib
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from provider.core.record import Record, field
 from provider.gcloud import flags_file
 from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
 
@@ -30,8 +30,7 @@ class Generation(enum.Enum):
     VERTEX = "gcloud ai custom-jobs create"
 
 
-@dataclass
-class GcloudCommand:
+class GcloudCommand(Record, frozen=False):
     """A gcloud training command, read: which command, its job id, flag values, user args and notes."""
 
     generation: Generation

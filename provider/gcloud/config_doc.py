@@ -10,18 +10,16 @@ problem in a value that came from a flag (it has no position) is reported agains
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem
-from provider.core.record import replace
+from provider.core.record import Record, replace
 from provider.document.yaml_loader import LoadedDocument
 from provider.gcloud.command import GcloudError
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Record):
     """A read --config file: its name as shown, and the loaded document (data and positions)."""
 
     shown: str

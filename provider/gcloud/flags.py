@@ -10,7 +10,8 @@ in a spec (``--master-machine-type`` -> ``masterMachineType``).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from provider.core.record import Record
 
 
 class Kind(enum.Enum):
@@ -28,8 +29,7 @@ class Kind(enum.Enum):
     KMS_PART = "kms_part"    # --kms-keyring / --kms-location / --kms-project
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(Record):
     """One flag of a gcloud command: its name, how its value is read, and the spec key it becomes."""
 
     name: str

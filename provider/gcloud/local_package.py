@@ -37,10 +37,10 @@ a directory inside the repository that holds it (issue 9's boundary): nothing ou
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from provider.core.record import Record
 from provider.gcloud.command import GcloudError
 
 LOCAL = "local-package-path"
@@ -54,8 +54,7 @@ _SAME_NAME = ("network", "serviceAccount", "enableWebAccess", "enableDashboardAc
               "reservedIpRanges", "tensorboard", "experiment", "experimentRun")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Record):
     """What the image gcloud builds would run: the package folder to take and the module in it."""
 
     package_dir: Path  # absolute: DIR/<top folder>

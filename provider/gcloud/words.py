@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from provider.core.record import Record
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
@@ -30,8 +31,7 @@ class ShellError(ValueError):
         self.column = column
 
 
-@dataclass
-class _Word:
+class _Word(Record, frozen=False):
     """The word being read, and whether it has begun (a quoted empty string is still a word)."""
 
     text: str = ""

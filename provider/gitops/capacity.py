@@ -10,9 +10,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from provider.catalog import CATALOG
+from provider.core.record import Record
 from provider.spec.model import TrainingJob
 from provider.stack.policy import gpus_at_once
 
@@ -22,8 +21,7 @@ def default_running_seconds() -> float:
     return float(CATALOG.limits()["max_running"]["default_seconds"])
 
 
-@dataclass(frozen=True)
-class Capacity:
+class Capacity(Record):
     """What a job holds and for how long: GPUs and vCPUs, maximum hours per trial, and its trials."""
 
     gpus_per_trial: int

@@ -12,16 +12,14 @@ nothing on Vertex AI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from provider.catalog import CATALOG
 from provider.catalog.pricing import Pricing
+from provider.core.record import Record
 from provider.gitops.capacity import Capacity
 from provider.spec.model import TrainingJob, WorkerPool
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(Record):
     """A job's estimated maximum cost in USD, from list prices, with the prices missing or unverified."""
 
     usd: float | None  # None: a price is missing (see ``missing``), or the job is not billed
@@ -31,8 +29,7 @@ class Estimate:
     billed: bool = True  # False for a local stack
 
 
-@dataclass(frozen=True)
-class _Priced:
+class _Priced(Record):
     """A machine type's or accelerator's price per hour in a region, or which price is missing."""
 
     usd: float | None

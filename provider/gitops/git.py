@@ -10,18 +10,17 @@ import hashlib
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from provider.core.errors import UserError
+from provider.core.record import Record
 
 DEFAULT_BASES = ("origin/main", "main", "HEAD")
 # What GitHub (and git's hooks) give as the "before" of a push that created the branch: no commit.
 NULL_IDS = frozenset({"0" * 40, "0" * 64})
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Record):
     """A file in a commit: its mode (100644, 100755, 120000) and blob id."""
 
     mode: str

@@ -11,11 +11,11 @@ or when its file moved). The head's jobs are checked against their stack's polic
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem
+from provider.core.record import Record
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.codeowners import stack_file_owners
 from provider.gitops.cost import Estimate, estimate
@@ -26,8 +26,7 @@ from provider.submission.diffing import Action, FieldChange, diff, field_changes
 from provider.validation.names import NO_STACK, duplicate_names
 
 
-@dataclass(frozen=True)
-class JobPlan:
+class JobPlan(Record):
     """What ``pulumi up`` would do to one job of a stack, what the job holds, and what it may cost."""
 
     stack: str
@@ -53,8 +52,7 @@ class JobPlan:
         return self.action is not Action.UNCHANGED or self.moved_from is not None or bool(self.no_op_changes)
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(Record):
     """Summed over jobs: GPUs and vCPUs held at once, maximum GPU-hours, estimated maximum cost."""
 
     jobs: int
@@ -84,16 +82,14 @@ class Totals:
         )
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record):
     """A policy violation of the head, and whether the base had it already."""
 
     violation: Violation
     new: bool
 
 
-@dataclass(frozen=True)
-class StackPlan:
+class StackPlan(Record):
     """A stack the change affects: its settings changes, its jobs' plans, policy findings and GPUs held."""
 
     name: str
@@ -115,8 +111,7 @@ class StackPlan:
         return sum(1 for j in self.jobs if j.action is action)
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Record):
     """The plan of a change from base to head: the stacks it affects, the head's errors, who must review."""
 
     base: str

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import IO, Any
 
 from provider.catalog import CATALOG
+from provider.core.record import asdict
 from provider.gitops import words
 from provider.gitops.plan import Finding, JobPlan, Plan, StackPlan, Totals
 from provider.submission.diffing import FieldChange

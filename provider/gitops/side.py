@@ -9,11 +9,11 @@ project and bucket; staged package URIs from the side's own sources).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem
+from provider.core.record import Record
 from provider.core.vertex_request import VertexRequest
 from provider.document.yaml_loader import LoadedDocument
 from provider.gitops.globs import matching
@@ -39,8 +39,7 @@ def is_spec_file(path: str) -> bool:
     return path.startswith(SPECS_DIR + "/") and path.endswith(SPEC_SUFFIXES)
 
 
-@dataclass(frozen=True)
-class StackSide:
+class StackSide(Record):
     """A stack as one side has it."""
 
     name: str
@@ -52,8 +51,7 @@ class StackSide:
     specs: tuple[str, ...]  # the spec files its trainjobs:specs globs match
 
 
-@dataclass(frozen=True)
-class SideJob:
+class SideJob(Record):
     """A job of a stack on one side: its spec file, its model and its request."""
 
     stack: str

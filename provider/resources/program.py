@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pulumi
 
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
-from provider.core.record import replace
+from provider.core.record import Record, replace
 from provider.core.vertex_request import VertexRequest
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
@@ -30,8 +29,7 @@ from provider.submission.diffing import fingerprint
 ROOT = Path.cwd()
 
 
-@dataclass(frozen=True)
-class LoadedSpec:
+class LoadedSpec(Record):
     """One of the stack's spec files, checked: its path, its document, and the job it describes."""
 
     path: Path  # relative to the project root

@@ -12,8 +12,9 @@ import enum
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from provider.core.record import Record
 
 Json = dict[str, Any]
 
@@ -29,8 +30,7 @@ class Action(enum.Enum):
     UNCHANGED = "unchanged"
 
 
-@dataclass(frozen=True)
-class FieldChange:
+class FieldChange(Record):
     """One value that differs between the two sides: its path, what a reviewer reads, old and new value."""
 
     path: str  # request path, e.g. jobSpec.workerPoolSpecs[1].machineSpec.machineType
@@ -39,8 +39,7 @@ class FieldChange:
     new: Any
 
 
-@dataclass(frozen=True)
-class JobDiff:
+class JobDiff(Record):
     """What a change does to a job: the action, what changed in what it runs, and what changed besides."""
 
     action: Action

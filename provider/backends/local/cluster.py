@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import json
 import socket
-from dataclasses import dataclass
 from typing import Any
+
+from provider.core.record import Record
 
 Json = dict[str, Any]
 
 TASKS = {0: "chief", 1: "worker", 2: "ps", 3: "evaluator"}
 
 
-@dataclass(frozen=True)
-class Replica:
+class Replica(Record):
     """One replica of a local job: its pool, its index in the pool, its localhost port and its GPUs."""
 
     pool: int

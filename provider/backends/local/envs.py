@@ -21,18 +21,17 @@ import sys
 import tarfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from provider.backends.local import store
+from provider.core.record import Record
 
 
 class EnvError(Exception):
     pass
 
 
-@dataclass(frozen=True)
-class PythonEnv:
+class PythonEnv(Record):
     """A Python-package trainer's cached environment: the venv's python, and the package layer for PYTHONPATH."""
 
     python: Path

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from provider.core.record import Record
 
 _BUCKET = re.compile(r"^[a-z0-9][-_.a-z0-9]{1,220}[a-z0-9]$")
 
@@ -34,8 +35,7 @@ class StorageError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class Storage:
+class Storage(Record):
     """gs:// URIs <-> paths under the storage root."""
 
     root: Path

@@ -12,10 +12,10 @@ import datetime as dt
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from provider.backends.local import envs
+from provider.core.record import Record, field
 
 DEFAULT_KEEP = 20
 DEFAULT_OLDER_THAN = 7 * 24 * 3600.0  # a week
@@ -41,8 +41,7 @@ def size_of(path: Path) -> int:
     return total
 
 
-@dataclass
-class Pruned:
+class Pruned(Record, frozen=False):
     """What a prune removed (with ``dry_run``, would remove): jobs, environments, bytes freed; jobs kept."""
 
     jobs: list[str] = field(default_factory=list)

@@ -6,7 +6,6 @@ Files that are JSON but not a job's record and state make a JobUnreadable with t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from provider.backends.base import (
     TrialState,
     TrialStatus,
 )
+from provider.core.record import Record
 
 Json = dict[str, Any]
 
@@ -29,8 +29,7 @@ class JobUnreadable(BackendError):
     code = "DATA_LOSS"
 
 
-@dataclass(frozen=True)
-class UnreadableJob:
+class UnreadableJob(Record):
     """A job listed by its id only: which file is broken, and why."""
 
     id: str

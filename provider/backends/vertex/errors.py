@@ -13,7 +13,6 @@ such as GPUs or CPUs for training is not transient: it fails at once as QuotaExc
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from provider.backends.base import (
@@ -25,6 +24,7 @@ from provider.backends.base import (
     QuotaExceeded,
     Unavailable,
 )
+from provider.core.record import Record
 
 _HTTP_STATUS = {
     400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
@@ -34,8 +34,7 @@ _HTTP_STATUS = {
 _TRANSIENT = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL", "UNKNOWN_5XX"})
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(Record):
     """What the backend was doing, for the message: ``create`` a ``customJobs`` in a project."""
 
     action: str  # create | get | list | cancel | delete

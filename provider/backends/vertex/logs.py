@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from provider.backends.base import JobStatus, NotFound, PermissionDenied
+from provider.core.record import Record
 
 # Backoff between polls while following: from the first to the largest delay, in seconds.
 FIRST_DELAY, MAX_DELAY = 1.0, 10.0
 PAGE_SIZE = 1000
 
 
-@dataclass(frozen=True)
-class LogLine:
+class LogLine(Record):
     """One line of a replica's output from Cloud Logging: its time, the replica, the message, its severity."""
 
     timestamp: str
