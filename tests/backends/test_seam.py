@@ -6,13 +6,13 @@ import inspect
 import json
 import subprocess
 import sys
-from dataclasses import asdict
 
 import pytest
 
 from provider.backends.base import Backend, JobState, JobStatus, ReplicaState, ReplicaStatus, TrialState, TrialStatus
 from provider.backends.local.backend import LocalBackend
 from provider.backends.vertex.backend import VertexBackend
+from provider.core.record import asdict
 
 CALLED = ("submit", "get", "list", "find", "resolve", "wait", "cancel", "delete", "logs")
 
