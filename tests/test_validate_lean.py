@@ -204,9 +204,27 @@ def test_a_core_command_parses_the_same_without_the_other_commands(command: str)
         action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         return action.choices[command].format_help()
 
-    assert sub_help(build_parser(extensions=False)) == sub_help(build_parser())
+    assert sub_help(build_parser(command)) == sub_help(build_parser())
     argv = [command, "x.yaml"] if command != "schema" else [command, "--stack"]
-    assert vars(build_parser(extensions=False).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    assert vars(build_parser(command).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    alone = next(a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(alone.choices) == [command]
+
+
+@pytest.mark.parametrize("columns", ["", "0", "57", "wide", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help formatter finds the terminal's width without shutil, as shutil finds it."""
+    import argparse
+    import shutil
+
+    from provider.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = build_parser()
+    theirs = build_parser()
+    theirs._get_formatter = lambda: argparse.HelpFormatter(prog="trainjobs")  # type: ignore[method-assign]
+    assert ours.format_help() == theirs.format_help()
+    assert shutil.get_terminal_size().columns == (int(columns) if columns.isdigit() and int(columns) else 80)
 
 
 def test_a_lean_run_keeps_no_result_of_a_spec_in_no_stack_and_loses_no_problem(tmp_path: Path) -> None:

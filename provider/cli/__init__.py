@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import NoReturn, TypeAlias, cast
 
 from provider import __version__
 from provider.core.errors import UserError
@@ -21,57 +21,92 @@ def _command(parser: argparse.ArgumentParser, target: str) -> None:
     parser.set_defaults(_target=target)
 
 
-# Commands declared here, in full: run one of them and the later layers' commands are not
-# registered (nor their modules imported), since the words after it parse the same either way.
-CORE_COMMANDS = frozenset({"validate", "schema", "convert"})
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
-def build_parser(extensions: bool = True) -> argparse.ArgumentParser:
-    """The whole parser; ``extensions=False`` declares only the core commands."""
-    p = argparse.ArgumentParser(
+def _validate(sub: Subparsers) -> None:
+    p = sub.add_parser("validate", help="check specs against the schema, the catalog and the rules")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories (default: specs/)")
+    p.add_argument("--format", choices=["text", "json", "github"], default="text", help="output format")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
+    p.add_argument("--target", choices=["vertex", "local", "any"],
+                   help="judge every spec for this backend (default: the backend of the stack that holds it)")
+    p.add_argument("--stacks", default="stacks", metavar="DIR", help="stack files that say which specs they hold")
+    p.add_argument("--summary", action="store_true", help="also print a table of the valid jobs")
+    _command(p, "provider.cli.validate:run")
+
+
+def _schema(sub: Subparsers) -> None:
+    p = sub.add_parser("schema", help="print the JSON Schema of specs (or of stack config)")
+    p.add_argument("--stack", action="store_true", help="the schema of the stack config instead")
+    _command(p, "provider.cli.validate:schema")
+
+
+def _convert(sub: Subparsers) -> None:
+    p = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="a spec, a config.yaml, a CustomJobSpec, or the output of gcloud ... describe")
+    p.add_argument("--gcloud", metavar="COMMAND",
+                   help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create command "
+                        "line, read as bash reads it ($VAR from the environment); never run")
+    p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
+    p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
+    p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
+    p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
+    p.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")
+    p.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
+    p.add_argument("--output", choices=["yaml", "json", "request"], default="yaml",
+                   help="yaml (native spec), json, or the Vertex AI request it makes")
+    _command(p, "provider.cli.convert:run")
+
+
+# Commands declared here, in full: run one of them and only it is declared (not the other
+# commands, nor the later layers' modules imported), since the words after it parse the same.
+_CORE: dict[str, Callable[[Subparsers], None]] = {"validate": _validate, "schema": _schema, "convert": _convert}
+CORE_COMMANDS = frozenset(_CORE)
+
+
+def _columns() -> int:
+    """The terminal's width, found as ``shutil.get_terminal_size`` finds it (COLUMNS, then the
+    terminal of stdout, else 80), without importing shutil: it brings bz2, lzma and zlib, about
+    5 ms of a cold ``trainjobs validate``, for argparse's help formatter alone."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its help as wide as the terminal (``_columns``); commands' parsers too."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        return self.formatter_class(prog=self.prog, width=_columns() - 2)  # type: ignore[call-arg]
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given a core ``command``, the parser with that command only."""
+    p = _Parser(
         prog="trainjobs",
         description="ML training jobs as code: validate specs, run them locally or on Vertex AI, plan and deploy "
         "them with Pulumi.",
     )
     p.add_argument("--version", action="version", version=f"trainjobs {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-
-    v = sub.add_parser("validate", help="check specs against the schema, the catalog and the rules")
-    v.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories (default: specs/)")
-    v.add_argument("--format", choices=["text", "json", "github"], default="text", help="output format")
-    v.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
-    v.add_argument("--target", choices=["vertex", "local", "any"],
-                   help="judge every spec for this backend (default: the backend of the stack that holds it)")
-    v.add_argument("--stacks", default="stacks", metavar="DIR", help="stack files that say which specs they hold")
-    v.add_argument("--summary", action="store_true", help="also print a table of the valid jobs")
-    _command(v, "provider.cli.validate:run")
-
-    s = sub.add_parser("schema", help="print the JSON Schema of specs (or of stack config)")
-    s.add_argument("--stack", action="store_true", help="the schema of the stack config instead")
-    _command(s, "provider.cli.validate:schema")
-
-    c = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
-    c.add_argument("file", metavar="FILE", nargs="?",
-                   help="a spec, a config.yaml, a CustomJobSpec, or the output of gcloud ... describe")
-    c.add_argument("--gcloud", metavar="COMMAND",
-                   help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create command "
-                        "line, read as bash reads it ($VAR from the environment); never run")
-    c.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
-    c.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
-    c.add_argument("--region", help="gcloud --region, for a bare config.yaml")
-    c.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
-    c.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")
-    c.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
-    c.add_argument("--output", choices=["yaml", "json", "request"], default="yaml",
-                   help="yaml (native spec), json, or the Vertex AI request it makes")
-    _command(c, "provider.cli.convert:run")
-
-    for register in _extensions() if extensions else []:
+    sub = cast("Subparsers", p.add_subparsers(dest="command", metavar="COMMAND"))  # of _Parser, as declared
+    for name, declare in _CORE.items():
+        if command in (None, name):
+            declare(sub)
+    for register in _extensions() if command is None else []:
         register(sub)
     return p
 
 
-def _extensions() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
+def _extensions() -> list[Callable[[Subparsers], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
     for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",
@@ -89,7 +124,7 @@ def _extensions() -> list[Callable[[argparse._SubParsersAction[argparse.Argument
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     completing = "_ARGCOMPLETE" in os.environ
-    parser = build_parser(extensions=completing or not words or words[0] not in CORE_COMMANDS)
+    parser = build_parser(words[0] if words and words[0] in CORE_COMMANDS and not completing else None)
     if completing:  # a shell asks for completions: answer and exit
         from provider.cli.completion import complete
 
