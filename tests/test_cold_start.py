@@ -195,3 +195,26 @@ def test_a_command_that_is_not_core_exits_the_usual_way(tmp_path: Path) -> None:
                           env=BUFFERED)
     assert proc.returncode == 0 and "1 spec checked" in proc.stdout
     assert "ATEXIT RAN" not in proc.stderr  # a core command ends at once
+
+
+def test_the_committed_bodies_are_the_whole_schema_narrowed() -> None:
+    """schemas/bodies/ holds what narrowing the committed whole schema gives (tools/schema/generate.py)."""
+    whole = schema_check.schema_for("spec")
+    for definition in DEFINITIONS:
+        assert schema_check.body_schema(definition) == narrowed(whole, definition, DEFINITIONS), definition
+
+
+def test_a_valid_spec_is_checked_without_reading_the_whole_schema() -> None:
+    """A spec of one body is checked by that body's committed schema alone: the whole schema (five
+    times its size) is read only where a message needs its descriptions."""
+    data = proto_forms.read(read_mapping(NATIVE.replace("imageUri", "image").encode(), "one.yaml", "")[0].data).data
+    schema_check._validator.cache_clear()
+    schema_check.schema_for.cache_clear()
+    try:
+        assert list(schema_check.check(data, "spec")) == []
+        assert schema_check.schema_for.cache_info().misses == 0
+        assert list(schema_check.check({**data, "spec": {**data["spec"], "region": "mars"}}, "spec"))
+        assert schema_check.schema_for.cache_info().misses == 1  # the message's descriptions
+    finally:
+        schema_check._validator.cache_clear()
+        schema_check.schema_for.cache_clear()

@@ -31,6 +31,7 @@ _STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid",
 # every start the generation.
 _SCHEMA_FILES = {"spec": "trainingjob.schema.json", "stack": "stack.schema.json"}
 _SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+BODIES_DIR = "bodies"  # schemas/bodies/: the spec schema narrowed to each body (schema_narrow)
 Generator = Callable[[], dict[str, Any]]
 
 
@@ -65,10 +66,26 @@ def _validator(kind: str, generate: Generator | None = None, body: str | None = 
     """The compiled schema of ``kind``; with ``body``, narrowed to a spec of that body (``narrowed``)."""
     import jsonschema_rs
 
-    root = schema_for(kind, generate)
-    if body is not None:
-        root = narrowed(root, body, definitions()) or root
+    root = body_schema(body) if body is not None else None
+    if root is None:
+        root = schema_for(kind, generate)
+        if body is not None:
+            root = narrowed(root, body, definitions()) or root
     return jsonschema_rs.Draft202012Validator(root)
+
+
+def body_schema(body: str) -> dict[str, Any] | None:
+    """The committed spec schema narrowed to ``body``, or None where it is not there.
+
+    tools/schema/generate.py writes it beside the whole schema, from it (a test checks that they
+    agree): a fifth of its size, read without reading and narrowing the whole at each start.
+    """
+    try:
+        with open(_SCHEMA_DIR / BODIES_DIR / f"{body}.schema.json", "rb") as f:
+            loaded: dict[str, Any] = json.load(f)
+        return loaded
+    except FileNotFoundError:
+        return None
 
 
 class SchemaIssue:
