@@ -10,9 +10,10 @@ peak RSS (the largest of the runs). The cases, side by side in one run, the rows
   (``compileall``), run with PYTHONDONTWRITEBYTECODE=1 (a read-only install, a CI image that
   sets the variable): the bytecode the install left is all there is;
 * regular install: ``pip install --no-deps --target`` of this tree with PYTHONDONTWRITEBYTECODE=1
-  set during the install and the runs; every module must have its bytecode (pip compiles them),
-  and a wheel carries no ``schemas/``, so the spec schema is generated from the catalog at each
-  start (``--no-install`` leaves this case out: it builds a wheel);
+  set during the install and the runs; every module must have its bytecode (pip compiles them);
+  the package carries the schemas (``setup.py``: ``provider/schemas/``; an older tree's did not,
+  and generated the spec schema from the catalog at each start) (``--no-install`` leaves this
+  case out: it builds a wheel);
 * worst case, without .pyc: a copy of ``provider/`` with no ``__pycache__`` anywhere, run with
   PYTHONDONTWRITEBYTECODE=1, so every start compiles every module it imports (a tree copied
   without its bytecode, an install that skipped compiling);

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from operator import attrgetter
 from types import FunctionType
-from typing import Any, ClassVar, NamedTuple, TypeVar, dataclass_transform, overload
+from typing import Any, ClassVar, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")
@@ -44,21 +44,34 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-class Field(NamedTuple):
+class Field:
     """One field of a record: its default (or the factory that makes one), and whether it counts."""
 
-    name: str
-    default: object = MISSING
-    default_factory: Callable[[], object] | None = None
-    compare: bool = True
-    repr: bool = True
+    __slots__ = ("compare", "default", "default_factory", "name", "repr")
+
+    def __init__(self, name: str, default: object = MISSING, default_factory: Callable[[], object] | None = None,
+                 compare: bool = True, repr: bool = True) -> None:
+        self.name = name
+        self.default = default
+        self.default_factory = default_factory
+        self.compare = compare
+        self.repr = repr
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r})"
 
 
-class _FieldSpec(NamedTuple):
-    default: object
-    default_factory: Callable[[], object] | None
-    compare: bool
-    repr: bool
+class _FieldSpec:
+    """What ``field()`` declares, until the class is made."""
+
+    __slots__ = ("compare", "default", "default_factory", "repr")
+
+    def __init__(self, default: object, default_factory: Callable[[], object] | None, compare: bool,
+                 repr: bool) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.compare = compare
+        self.repr = repr
 
 
 @overload

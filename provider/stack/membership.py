@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +26,8 @@ def stack_files(stacks_dir: Path) -> list[Path]:
 
 def spec_files(stack: StackConfig, root: Path) -> list[Path]:
     """The spec files a stack holds, resolved against the project root."""
+    import glob  # here, not at the top: a run over specs in no stack never needs it
+
     out: set[Path] = set()
     for pattern in stack.specs:
         for match in glob.glob(pattern, root_dir=root, recursive=True):

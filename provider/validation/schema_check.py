@@ -30,7 +30,10 @@ _STRUCTURAL = frozenset({"Type", "AnyOf", "OneOfNotValid", "OneOfMultipleValid",
 # provider/stack/schema.py and the catalog; a test checks that they agree). Loading the file spares
 # every start the generation.
 _SCHEMA_FILES = {"spec": "trainingjob.schema.json", "stack": "stack.schema.json"}
-_SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+_PACKAGE = Path(__file__).resolve().parents[1]
+# An installed package carries them as provider/schemas/ (setup.py copies them there); a checkout
+# has schemas/ beside provider/.
+_SCHEMA_DIR = _PACKAGE / "schemas" if (_PACKAGE / "schemas").is_dir() else _PACKAGE.parent / "schemas"
 BODIES_DIR = "bodies"  # schemas/bodies/: the spec schema narrowed to each body (schema_narrow)
 Generator = Callable[[], dict[str, Any]]
 
@@ -45,7 +48,7 @@ def _spec_schema() -> dict[str, Any]:
 def schema_for(kind: str, generate: Generator | None = None) -> dict[str, Any]:
     """The JSON Schema of ``kind`` ("spec" or "stack"): the committed file, else ``generate()``.
 
-    An installed wheel carries no ``schemas/`` folder: there it is generated from the catalog, by
+    Where the file is missing (a package built without them) it is generated from the catalog, by
     the spec layer's generator for a spec and by the one a caller of a higher layer passes (the
     stack layer passes its own: validation does not import the stack layer).
     """

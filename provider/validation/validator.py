@@ -16,7 +16,6 @@ message is kept.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -124,6 +123,8 @@ def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | N
 
 def _prune(data: Any, paths: Iterable[tuple[Any, ...]]) -> Any:
     """A copy of ``data`` without the values at ``paths`` (what the earlier layers refused)."""
+    import copy  # only for a document an earlier layer refused part of
+
     pruned = copy.deepcopy(data)
     for path in sorted(paths, key=len, reverse=True):
         node = pruned
