@@ -1,18 +1,17 @@
-"""Where a cold start goes on dataclasses, and what a class defined in C would cost instead.
+"""Where a cold start went on dataclasses, and what a record (provider.core.record) costs instead.
 
 Two measurements, each in fresh interpreters (``time.process_time``, CPU of this process):
 
 * ``--validate ARGS``: one ``trainjobs validate ARGS`` with ``dataclasses._process_class``
-  wrapped, so each class's creation is timed; prints how many classes were created and their
-  cost beside the whole run after ``dataclasses`` was imported.
-* default: N frozen five-field classes made with ``@dataclass(frozen=True)``; as a ``sketch``
-  of a value base class that compiles nothing when a class is made (its ``__init__`` is
-  compiled on the class's first instance, equality and hash go through one
-  ``operator.attrgetter``); and, when msgspec is installed (it is not a dependency:
-  ``pip install msgspec``), as ``msgspec.Struct`` (``frozen=True``); at N = 10, 40 and 160
-  (creating the classes, one instance of each, then 100,000 instances of one), side by side in
-  one run, with each interpreter's peak RSS. The sketch is a measurement of the design, not
-  code the project uses.
+  wrapped, so each dataclass's creation is timed; prints how many were created and their cost
+  beside the whole run after ``dataclasses`` was imported (none since provider's values are
+  records: run it on an older tree to see what they cost).
+* default: N frozen five-field classes made with ``@dataclass(frozen=True)``, as
+  ``provider.core.record.Record`` subclasses (its ``__init__`` is compiled on a class's first
+  instance) and, when msgspec is installed (it is not a dependency: ``pip install msgspec``), as
+  ``msgspec.Struct`` (``frozen=True``); at N = 10, 40 and 160 (creating the classes, one instance
+  of each, then 100,000 instances of one), side by side in one run, with each interpreter's peak
+  RSS.
 
 Usage: ``.venv/bin/python bench/cold_start_dataclasses.py`` or
 ``.venv/bin/python bench/cold_start_dataclasses.py --validate specs/vision/resnet_t4.yaml``.
@@ -60,31 +59,7 @@ if kind == "dataclass":
 elif kind == "msgspec":
     import msgspec
 else:
-    from operator import attrgetter
-
-    class Value:
-        def __init_subclass__(cls):
-            cls._names = tuple(cls.__dict__["__annotations__"])
-            cls._get = attrgetter(*cls._names)
-            cls.__init__ = Value._compile_init
-
-        def _compile_init(self, *args, **kwargs):
-            cls, namespace = type(self), {"_set": object.__setattr__}
-            params = [n if n not in cls.__dict__ else f"{n}=_{n}" for n in cls._names]
-            namespace.update((f"_{n}", cls.__dict__[n]) for n in cls._names if n in cls.__dict__)
-            body = "".join(f"\n _set(self, {n!r}, {n})" for n in cls._names)
-            exec(f"def __init__(self, {', '.join(params)}):{body}", namespace)
-            cls.__init__ = namespace["__init__"]
-            cls.__init__(self, *args, **kwargs)
-
-        def __setattr__(self, name, value):
-            raise AttributeError(f"cannot assign to field {name!r}")
-
-        def __eq__(self, other):
-            return self._get(self) == other._get(other) if type(other) is type(self) else NotImplemented
-
-        def __hash__(self):
-            return hash(self._get(self))
+    from provider.core.record import Record
 imported = time.process_time()
 fields = {"a": int, "b": str, "c": "int | None", "d": tuple, "e": int}
 classes = []
@@ -95,7 +70,7 @@ for i in range(n):
     elif kind == "msgspec":
         classes.append(type(f"C{i}", (msgspec.Struct,), namespace, frozen=True))
     else:
-        classes.append(type(f"C{i}", (Value,), namespace))
+        classes.append(type(f"C{i}", (Record,), namespace))
 made = time.process_time()
 for cls in classes:
     assert cls(1, "x", 3) == cls(1, "x", 3) and hash(cls(1, "x", 3)) == hash(cls(1, "x", 3))
@@ -116,14 +91,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.validate:
         return subprocess.call([sys.executable, "-c", _VALIDATE, *args.validate], cwd=ROOT)
-    kinds = ["dataclass", "sketch"]
+    kinds = ["dataclass", "record"]
     if subprocess.call([sys.executable, "-c", "import msgspec"], stderr=subprocess.DEVNULL) == 0:
         kinds.append("msgspec")
     else:
-        print("msgspec is not installed: dataclasses and the sketch only (pip install msgspec)")
+        print("msgspec is not installed: dataclasses and records only (pip install msgspec)")
     for n in (10, 40, 160):
         for kind in kinds:
-            subprocess.check_call([sys.executable, "-c", _CLASSES, kind, str(n)])
+            subprocess.check_call([sys.executable, "-c", _CLASSES, kind, str(n)], cwd=ROOT)
     return 0
 
 

@@ -7,7 +7,6 @@ reuses its installed environment.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from enum import Enum
 from pathlib import Path
@@ -69,6 +68,8 @@ def checked_source(job: TrainingJob, spec_dir: Path) -> Path | None:
 
 def source_digest(package_dir: Path) -> str:
     """SHA-256 over the package's file names, modes and contents."""
+    import hashlib  # here: loading OpenSSL costs a validate run ~12 ms, and only staging digests
+
     h = hashlib.sha256()
     for rel, path in source_files(package_dir):
         data = read_regular(path)

@@ -20,7 +20,6 @@ A changed requirement or extra file is a new URI, so the request changes and Pul
 
 from __future__ import annotations
 
-import hashlib
 import os
 from enum import Enum
 from pathlib import Path
@@ -50,6 +49,8 @@ def _ordered(requirements: tuple[str, ...] | list[str]) -> list[str]:
 
 def requirements_digest(requirements: tuple[str, ...] | list[str]) -> str:
     """SHA-256 of the requirements as written, sorted (and of the sdist's layout version)."""
+    import hashlib  # here, not at the top: validation imports this module, only staging digests
+
     return hashlib.sha256("\n".join([_FORMAT, *_ordered(requirements)]).encode()).hexdigest()
 
 
@@ -154,6 +155,8 @@ def extra_package_path(spec_dir: Path, written: str, root: Path) -> Path:
 
 def extra_packages(written: tuple[str, ...], spec_dir: Path, root: Path) -> list[ExtraPackage]:
     """Every extra package of a spec, checked (extra_package_path) and digested, in the spec's order."""
+    import hashlib
+
     out = []
     for item in written:
         path = extra_package_path(spec_dir, item, root)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from pathlib import Path
 
 from provider.core.errors import InvalidArgument, UserError
@@ -140,6 +139,8 @@ def declares_its_build(package_dir: Path) -> bool:
         return False
     if not is_flat(package_dir):
         return True
+    import tomllib  # only for a flat package with a pyproject.toml
+
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
