@@ -71,6 +71,13 @@ def test_follow_logs_until_the_end(home: dict[str, str]) -> None:
     assert final == f"local_simple ({job_id}): SUCCEEDED"
 
 
+def _interruptible() -> None:
+    """In the child: SIGINT as a terminal's foreground process gets it. A harness that started the
+    suite in the background (a non-interactive shell's ``&``) leaves SIGINT ignored, and Python
+    then never raises KeyboardInterrupt: the Ctrl-C this test sends would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_path: Path) -> None:
     spec = tmp_path / "long.yaml"
     text = (ROOT / "specs/local/simple.yaml").read_text()
@@ -81,7 +88,8 @@ def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_pat
     out_path, err_path = tmp_path / "run.out", tmp_path / "run.err"
     with open(out_path, "w") as out, open(err_path, "w") as err:  # files, not pipes: nothing can block the CLI
         proc = subprocess.Popen([sys.executable, "-m", "provider", "run", str(spec)], cwd=ROOT,
-                                env={**os.environ, **home, "NO_COLOR": "1"}, stdout=out, stderr=err)
+                                env={**os.environ, **home, "NO_COLOR": "1"}, stdout=out, stderr=err,
+                                preexec_fn=_interruptible)
     try:
         # The CLI prints "...: RUNNING" once it follows a running job: only then is Ctrl-C a detach.
         deadline = time.monotonic() + 300
