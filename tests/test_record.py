@@ -127,8 +127,10 @@ def test_declarations_a_dataclass_refuses_are_refused() -> None:
         type("Bad", (Record,), {"__annotations__": {"a": "list[int]"}, "a": []})
     with pytest.raises(ValueError, match="both"):
         field(default=1, default_factory=list)  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="mutable record cannot derive from a frozen one"):
+    with pytest.raises(TypeError, match="a frozen and a mutable record cannot derive from each other"):
         type("Bad", (Pool,), {}, frozen=False)
+    with pytest.raises(TypeError, match="a frozen and a mutable record cannot derive from each other"):
+        type("Bad", (Result,), {})
 
 
 def test_a_subclass_adds_its_fields_after_its_bases() -> None:

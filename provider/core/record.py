@@ -18,7 +18,8 @@ Why not ``dataclasses``: on Python 3.11 ``@dataclass`` compiles five or six meth
 (``bench/cold_start_dataclasses.py``, ``bench/RESULTS.md``, cold start). Here making a class compiles
 nothing: equality and hash read the fields with one ``operator.attrgetter``, and ``__init__``
 is compiled on the class's first instance, so only the classes a run uses pay for it, once.
-An instance costs what a dataclass's does.
+Making an instance takes about half the time a frozen dataclass's does: its fields go straight
+into the instance's dict.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ class Record:
 
     def __init_subclass__(cls, *, frozen: bool = True, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if not frozen and cls.__record_frozen__ and cls.__mro__[1] is not Record:
-            raise TypeError(f"{cls.__qualname__}: a mutable record cannot derive from a frozen one")
+        parents = [b for b in cls.__bases__ if issubclass(b, Record) and b is not Record]
+        if any(p.__record_frozen__ != frozen for p in parents):  # as dataclasses refuse it
+            raise TypeError(f"{cls.__qualname__}: a frozen and a mutable record cannot derive from each other")
         fields = {f.name: f for f in cls.__record_fields__}
         own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - not inspect: this module avoids its import
         for name, annotation in own.items():
@@ -196,8 +198,6 @@ def _compile_init(self: Record, *args: object, **kwargs: object) -> None:
         body.append(store.format(name=f.name, value=value))
     if cls.__record_frozen__:
         body.insert(0, "_d = self.__dict__")
-    if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + "\n    ".join(body or ["pass"])
     exec(source, namespace)  # made from the class's own field names, nothing else
     init = namespace["__init__"]
