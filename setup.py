@@ -5,6 +5,10 @@ is copied into the package as ``provider/schemas/``, so an installed trainjobs l
 checkout does (``provider/validation/schema_check.py``), instead of generating the spec schema
 from the catalog at every start. ``schemas/`` stays the one source; MANIFEST.in puts it in the
 sdist, which the wheel is built from.
+
+It also builds ``provider.document._reader``, the YAML reader's common path in C
+(provider/document/native.py says why), where a C compiler and libyaml's headers are; it is
+optional: without them the build goes on and the Python reader reads every document.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
@@ -30,4 +34,6 @@ class BuildWithSchemas(build_py):
             shutil.copyfile(source, copy)
 
 
-setup(cmdclass={"build_py": BuildWithSchemas})
+READER = Extension("provider.document._reader", ["provider/document/_reader.c"], libraries=["yaml"], optional=True)
+
+setup(cmdclass={"build_py": BuildWithSchemas}, ext_modules=[READER])

@@ -4,9 +4,9 @@
 
 In one process, over the specs of bench/validate_bench.py: the floor (libyaml ``yaml.load`` with
 ``CSafeLoader`` and jsonschema-rs against the committed schema), then each stage of trainjobs'
-check on its own (reading and naming the file, the YAML reader, the proto forms, the schema
-check, the format converter, the rules, the whole check of one document, and ``validate_paths``
-lean as ``trainjobs validate`` runs it). Each figure is the best of ``--repeat`` runs of
+check on its own (reading and naming the file, the YAML reader as a run reads, then its C path
+and its Python reader alone, the proto forms, the schema check, the format converter, the rules,
+the whole check of one document, and ``validate_paths`` lean as ``trainjobs validate`` runs it). Each figure is the best of ``--repeat`` runs of
 CPU time per spec (``time.process_time``), so the sizes show whether a stage's cost per spec
 stays the same as N grows; the last column is the traced peak memory of the ``validate_paths``
 run (``tracemalloc``: Python objects only).
@@ -54,8 +54,10 @@ def _each(fn: Callable[[Any], Any], items: list[Any]) -> Callable[[], None]:
 def stages(directory: Path, repeat: int) -> tuple[dict[str, float], float]:
     import jsonschema_rs
 
-    from provider.document import read_mapping
+    from provider.document import native, read_mapping
     from provider.document.files import SpecFile, read_file, real_path
+    from provider.document.text import decode
+    from provider.document.yaml_loader import read_events
     from provider.spec.formats.vertex import proto_forms
     from provider.spec.parse import to_model
     from provider.validation import schema_check
@@ -68,6 +70,7 @@ def stages(directory: Path, repeat: int) -> tuple[dict[str, float], float]:
         floor_validator = jsonschema_rs.Draft202012Validator(json.load(f))
     raws = [read_file(p, str(p))[0] or b"" for p in files]
     docs = [read_mapping(r, "f", "x")[0] for r in raws]
+    texts = [decode(r, "f")[0] or "" for r in raws]
     datas = [proto_forms.read(d.data).data for d in docs if d is not None]
     jobs = [to_model(d) for d in datas]
     ctx = Context()
@@ -83,6 +86,8 @@ def stages(directory: Path, repeat: int) -> tuple[dict[str, float], float]:
         "floor (yaml.load + is_valid)": floor,
         "read and name the file": _each(lambda p: read_file(SpecFile.of(p, cwd, real_dirs).given, "f"), files),
         "YAML reader": _each(lambda r: read_mapping(r, "f", "x"), raws),
+        "  its C path alone": _each(native.read, texts),
+        "  the Python reader alone": _each(lambda t: read_events(t, "f"), texts),
         "proto forms": _each(lambda d: proto_forms.read(d.data), loaded),
         "schema check": _each(lambda d: list(schema_check.check(d, "spec")), datas),
         "format converter": _each(to_model, datas),

@@ -39,7 +39,8 @@ pip_install() {  # pip install "$@", with progress on a terminal and one line a 
 stamp=".venv/.trainjobs-installed-${extras:-runtime}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ] \
    || [ tests/js/package-lock.json -nt "$stamp" ] || [ tests/fixtures/wheelhouse.txt -nt "$stamp" ] \
-   || [ tests/fixtures/wheelhouse-lowest.txt -nt "$stamp" ]; then
+   || [ tests/fixtures/wheelhouse-lowest.txt -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
+   || [ provider/document/_reader.c -nt "$stamp" ]; then
   spec="."
   [ -n "$extras" ] && spec=".[$extras]"
   start=$SECONDS

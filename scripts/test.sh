@@ -5,6 +5,6 @@
 #                                        browser, gcloud, language server, shell or package install
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/system-deps.sh  # first: it installs what setup.sh builds the C reader with
 bash scripts/setup.sh dev
-bash scripts/system-deps.sh
 exec .venv/bin/python -m pytest "$@"

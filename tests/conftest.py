@@ -90,12 +90,12 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 
 
 def modules_after(*argv: str, cwd: Path = ROOT) -> set[str]:
-    """The provider modules a fresh ``trainjobs ARGV`` has imported when it ends."""
+    """The provider modules (and PyYAML, if loaded) a fresh ``trainjobs ARGV`` has imported when it ends."""
     code = (
         "import sys\n"
         "from provider.cli import main\n"
         f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', ' '.join(sorted(m for m in sys.modules if m.startswith('provider'))))\n"
+        "print('MODULES', ' '.join(sorted(m for m in sys.modules if m.startswith('provider') or m == 'yaml')))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MODULES")), None)

@@ -142,6 +142,17 @@ def test_a_spec_in_no_stack_is_checked_without_the_stack_config(tmp_path: Path) 
     # Only an AI Platform spec needs the legacy tables, only a plan the prices, only a Vertex body its reader.
     assert not {"provider.catalog.legacy", "provider.catalog.pricing",
                 "provider.spec.formats.vertex.proto_reader"} & modules
+    # A common document is read by the C path: neither the Python reader nor PyYAML is loaded.
+    assert "provider.document._reader" in modules
+    assert not {"yaml", "provider.document.yaml_loader"} & modules
+
+
+@pytest.mark.slow
+def test_a_spec_with_a_problem_is_read_by_the_python_reader(tmp_path: Path) -> None:
+    spec = tmp_path / "one.yaml"
+    spec.write_text(NATIVE.replace("metadata: {name: cold_native}", "metadata: {name: cold_native, name: twice}"))
+    modules = modules_after("validate", str(spec), "--stacks", str(tmp_path / "none"))
+    assert {"yaml", "provider.document.yaml_loader"} <= modules
 
 
 @pytest.mark.slow

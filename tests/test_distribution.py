@@ -2,7 +2,9 @@
 
 The wheel carries the committed schemas (``setup.py`` copies ``schemas/`` into the package), so
 an installed trainjobs checks a spec against the very files a checkout has, without generating
-the schema from the catalog at each start (issue 13: the cold start of a regular install).
+the schema from the catalog at each start (issue 13: the cold start of a regular install). It
+also carries the YAML reader's C path, built from provider/document/_reader.c, and the source is
+in the sdist.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -28,7 +31,11 @@ def test_the_built_package_carries_the_schemas_and_an_install_loads_them(tmp_pat
     subprocess.run([sys.executable, "-m", "build", "--outdir", str(tmp_path / "dist"), str(ROOT)],
                    env=env, check=True, capture_output=True, timeout=600)
     (wheel,) = (tmp_path / "dist").glob("*.whl")
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as t:
+        assert any(n.endswith("/provider/document/_reader.c") for n in t.getnames())
     with zipfile.ZipFile(wheel) as z:
+        assert [n for n in z.namelist() if n.startswith("provider/document/_reader.") and n.endswith(".so")]
         packaged = sorted(n.removeprefix("provider/schemas/") for n in z.namelist() if n.startswith("provider/schemas/"))
         assert packaged == SCHEMAS
         for name in SCHEMAS:
@@ -42,16 +49,20 @@ def test_the_built_package_carries_the_schemas_and_an_install_loads_them(tmp_pat
                     "  region: us-central1\n  workerPools:\n    chief: {machineType: n1-standard-4}\n"
                     "  application:\n    container: {image: us-docker.pkg.dev/my-project/trainers/t:1}\n")
     code = ("import sys\n"
+            "from provider.document import native\n"
             "from provider.validation import schema_check\n"
             "from provider.cli import main\n"
             "code = main(['validate', sys.argv[1], '--stacks', 'none'])\n"
-            "print('SCHEMAS', schema_check._SCHEMA_DIR, schema_check.schema_for.cache_info().misses, code)\n")
+            "print('SCHEMAS', schema_check._SCHEMA_DIR, schema_check.schema_for.cache_info().misses, code)\n"
+            "print('NATIVE', native._reader.__file__ if native.built() else None)\n")
     installed = {**env, "PYTHONPATH": str(target)}
     proc = subprocess.run([sys.executable, "-c", code, str(spec)], cwd=tmp_path, env=installed,
                           capture_output=True, text=True, timeout=300)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("SCHEMAS")), "")
     # the package's own files, the body's alone (the whole schema not even read), and the spec valid
     assert line == f"SCHEMAS {target / 'provider' / 'schemas'} 0 0", proc.stdout[-2000:] + proc.stderr[-2000:]
+    native = next((ln for ln in proc.stdout.splitlines() if ln.startswith("NATIVE")), "")
+    assert native.startswith(f"NATIVE {target / 'provider' / 'document' / '_reader.'}"), native  # the wheel's own
     proc = subprocess.run([sys.executable, "-m", "provider", "schema"], cwd=tmp_path, env=installed,
                           capture_output=True, text=True, timeout=300)
     assert json.loads(proc.stdout) == json.loads((ROOT / "schemas" / "trainingjob.schema.json").read_text())

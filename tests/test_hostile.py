@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.document.yaml_loader import MAX_BYTES
+from provider.document.loaded import MAX_BYTES
 from provider.validation.validator import validate_bytes
 
 from .conftest import no_traceback, run_cli

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from provider.cli.guard import guard
 from provider.core.errors import UserError
 from provider.document import boundary, scalars
-from provider.document.yaml_loader import LoadedDocument
+from provider.document.loaded import LoadedDocument
 from provider.validation import schema_check
 from provider.validation.validator import validate_paths
 

@@ -16,10 +16,11 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from provider.document import files
+from provider.document import files, load_text
 from provider.document.excerpt import clip
+from provider.document.loaded import MAX_BYTES, LoadedDocument
 from provider.document.scalars import plain
-from provider.document.yaml_loader import MAX_BYTES, LoadedDocument, load_text
+from provider.document.yaml_loader import read_events
 
 # Values both YAML 1.1 (PyYAML) and 1.2 (the reader) read the same way: words that are no
 # keyword, integers without a leading zero, and any text (which safe_dump quotes as needed).
@@ -64,11 +65,13 @@ def _check_item(doc: LoadedDocument, text: str, item: Any, pos: tuple[int, int])
         assert _at(text, pos).startswith(str(item)), (item, pos)
 
 
+@pytest.mark.parametrize("read", [load_text, read_events], ids=["as-loaded", "python-reader"])
 @SETTINGS
 @given(documents, st.sampled_from([False, None, True]))
-def test_values_and_positions_match_pyyaml(data: dict[str, Any], flow: bool | None) -> None:
+def test_values_and_positions_match_pyyaml(read: Any, data: dict[str, Any], flow: bool | None) -> None:
+    """load_text reads these in C where it is built (provider.document.native); read_events is the Python reader."""
     text = yaml.safe_dump(data, default_flow_style=flow, allow_unicode=True, width=60)
-    doc = load_text(text, "f.yaml")
+    doc = read(text, "f.yaml")
     # a word YAML 1.1 reads as a boolean (y, Off) is refused, as it should be: not a case for this test
     assume(all(p.rule != "yaml.ambiguous-scalar" for p in doc.problems))
     assert doc.problems == []

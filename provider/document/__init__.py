@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 from provider.core.problem import Problem
+from provider.document import native
+from provider.document.loaded import LoadedDocument
 from provider.document.text import decode
-from provider.document.yaml_loader import LoadedDocument, load_text
+
+
+def load_text(text: str, filename: str) -> LoadedDocument:
+    """Read one YAML document from text, collecting problems instead of raising.
+
+    The common document (nothing to report, no anchor, alias or tag) is read in C where
+    provider.document.native is built; every other one, and every one without it, by the
+    Python reader (yaml_loader), imported only then: a run that never needs it never loads PyYAML.
+    """
+    found = native.read(text)
+    if found is not None:
+        return found
+    from provider.document.yaml_loader import read_events
+
+    return read_events(text, filename)
 
 
 def read_mapping(data: bytes, filename: str, expected: str) -> tuple[LoadedDocument | None, list[Problem]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from provider.core.problem import Problem
 from provider.core.record import Record
 from provider.document.boundary import file_kind, inside, repository_root, resolve
-from provider.document.yaml_loader import MAX_BYTES
+from provider.document.loaded import MAX_BYTES
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 

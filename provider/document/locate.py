@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.document.yaml_loader import LoadedDocument, Position
+from provider.document.loaded import LoadedDocument, Position
 
 
 def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> Position | None:

@@ -34,6 +34,7 @@ _YAML11_WORDS = frozenset(["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", 
 _NUMERIC_START = NUMERIC_START = frozenset("0123456789+-.")
 # Plain words that are not read as the string they spell (null, booleans), or are refused (YAML 1.1's).
 SPECIAL_WORDS = NULLS | _TRUE | _FALSE | _YAML11_WORDS
+KEY_WORDS = NULLS | {"<<"}  # keys that need a word, when plain: refused (null) or reported (merge)
 _SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?\Z")
 _LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+\Z")
 _EXP_NO_DOT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+\Z")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from provider.core.problem import Problem
-from provider.document.yaml_loader import MAX_BYTES
+from provider.document.loaded import MAX_BYTES
 
 
 def decode(data: bytes, filename: str) -> tuple[str | None, list[Problem]]:

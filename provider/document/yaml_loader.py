@@ -24,37 +24,10 @@ from typing import Any
 
 import yaml
 
-from provider.core.problem import Problem, Severity, format_path
-from provider.core.record import Record, field
+from provider.core.problem import Problem, format_path
 from provider.document.excerpt import clip, quoted
-from provider.document.scalars import NULLS, NUMERIC_START, SPECIAL_WORDS, TAG, plain, tagged
-
-MAX_BYTES = 1024 * 1024
-MAX_DEPTH = 64
-MAX_NODES = 50_000
-
-Position = tuple[int, int]  # 1-based line, 1-based column
-
-
-class LoadedDocument(Record, frozen=False):
-    """The values of one YAML document and where each of them was written."""
-
-    data: Any
-    problems: list[Problem] = field(default_factory=list)
-    # id(container) -> start of the container; for mappings also key -> position of the key
-    # and key -> position of the value; for sequences the position of each item.
-    starts: dict[int, Position] = field(default_factory=dict)
-    key_positions: dict[int, dict[str, Position]] = field(default_factory=dict)
-    value_positions: dict[int, dict[str, Position]] = field(default_factory=dict)
-    item_positions: dict[int, list[Position]] = field(default_factory=dict)
-    # (id(container), key-or-index) of plain scalars that were read as non-strings -> raw text.
-    raw_plain: dict[tuple[int, Any], str] = field(default_factory=dict)
-    # Paths that already have a YAML-level problem (later layers don't repeat them).
-    flagged: set[tuple[Any, ...]] = field(default_factory=set)
-
-    @property
-    def ok(self) -> bool:
-        return not any(p.severity is Severity.ERROR for p in self.problems)
+from provider.document.loaded import MAX_DEPTH, MAX_NODES, LoadedDocument, Position
+from provider.document.scalars import KEY_WORDS, NULLS, NUMERIC_START, SPECIAL_WORDS, TAG, plain, tagged
 
 
 class _Open:
@@ -177,7 +150,7 @@ class _Reader:
                 pos = (mark.line + 1, mark.column + 1)
                 value = ev.value
                 if is_map and top is not None and top.key is _NO_KEY:  # a key
-                    if value in top.key_positions or value in _KEY_WORDS:
+                    if value in top.key_positions or value in KEY_WORDS:
                         self.key(ev, pos, top)  # a duplicate, null or the merge key (unless quoted)
                     else:
                         top.key = value
@@ -364,12 +337,15 @@ _DUPLICATE = _Marker("<duplicate>")
 _SCALAR, _ALIAS, _DOCUMENT_START = yaml.ScalarEvent, yaml.AliasEvent, yaml.DocumentStartEvent
 _MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
 _SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
-_KEY_WORDS = NULLS | {"<<"}  # keys that need a word, when plain: refused (null) or reported (merge)
 _CONTAINER_TAGS = (None, "!", TAG + "map", TAG + "seq", TAG + "omap")
 
 
-def load_text(text: str, filename: str) -> LoadedDocument:
-    """Read one YAML document from text, collecting problems instead of raising."""
+def read_events(text: str, filename: str) -> LoadedDocument:
+    """Read one YAML document in Python, collecting problems instead of raising.
+
+    ``provider.document.load_text`` reads the common document in C where that is built, and
+    every other one here.
+    """
     reader = _Reader(filename)
     try:
         return reader.read(text)

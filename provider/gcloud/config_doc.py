@@ -15,7 +15,7 @@ from typing import Any
 
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
-from provider.document.yaml_loader import LoadedDocument
+from provider.document.loaded import LoadedDocument
 from provider.gcloud.command import GcloudError
 
 

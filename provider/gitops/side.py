@@ -15,7 +15,7 @@ from typing import Any
 from provider.core.problem import Problem
 from provider.core.record import Record
 from provider.core.vertex_request import VertexRequest
-from provider.document.yaml_loader import LoadedDocument
+from provider.document.loaded import LoadedDocument
 from provider.gitops.globs import matching
 from provider.gitops.sources import built_image, staged_packages
 from provider.gitops.tree import CommitTree, Tree

@@ -11,7 +11,7 @@ from provider.core.problem import Problem
 from provider.core.record import Record, field
 from provider.document import read_mapping
 from provider.document.files import read_file
-from provider.document.yaml_loader import LoadedDocument
+from provider.document.loaded import LoadedDocument
 from provider.spec.reader import parse_duration
 from provider.stack import persistent
 from provider.stack.persistent import PersistentResource

@@ -33,7 +33,7 @@ from provider.core.record import Record
 
 if TYPE_CHECKING:
     from provider.core.problem import Problem
-    from provider.document.yaml_loader import LoadedDocument
+    from provider.document.loaded import LoadedDocument
 
 # CreatePersistentResourceRequest.persistent_resource_id: at most 63 characters.
 ID_PATTERN = "^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$"

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem, format_path
+from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate, raw_text
-from provider.document.yaml_loader import LoadedDocument
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12

@@ -27,8 +27,8 @@ from provider.document import boundary, read_mapping
 from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
 from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
+from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate
-from provider.document.yaml_loader import LoadedDocument
 from provider.spec.formats.vertex import proto_forms
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
