@@ -87,7 +87,9 @@ def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_pat
     spec.write_text(text)
     out_path, err_path = tmp_path / "run.out", tmp_path / "run.err"
     with open(out_path, "w") as out, open(err_path, "w") as err:  # files, not pipes: nothing can block the CLI
-        proc = subprocess.Popen([sys.executable, "-m", "provider", "run", str(spec)], cwd=ROOT,
+        # ResourceWarnings shown: the supervisor left running on purpose must not be reported as leaked
+        proc = subprocess.Popen([sys.executable, "-W", "always::ResourceWarning", "-m", "provider", "run", str(spec)],
+                                cwd=ROOT,
                                 env={**os.environ, **home, "NO_COLOR": "1"}, stdout=out, stderr=err,
                                 preexec_fn=_interruptible)
     try:
@@ -105,6 +107,7 @@ def test_ctrl_c_detaches_and_the_job_keeps_running(home: dict[str, str], tmp_pat
             proc.wait()
     out_text = out_path.read_text()
     assert proc.returncode == 130 and "keeps running" in out_text, out_text + err_path.read_text()
+    assert "is still running" not in err_path.read_text(), err_path.read_text()
     assert json.loads(run_cli("status", "local_ctrl_c", "--format", "json", env=home).stdout)["state"] == "RUNNING"
     assert run_cli("cancel", "local_ctrl_c", env=home).returncode == 0
 

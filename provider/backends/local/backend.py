@@ -42,6 +42,18 @@ from provider.core.labels import IDENTITY_LABEL
 Json = dict[str, Any]
 SECRET_SHOWN = "***"
 
+class _Supervisor(subprocess.Popen[bytes]):
+    """A job's supervisor: it outlives this process on purpose (its own session; ``trainjobs run``
+    may end, or be interrupted, while the job runs), so one still running when this process ends
+    is no leaked resource, and says nothing; init reaps it then. One that has ended is collected
+    by ``_reap`` or, at the latest, here as any Popen is."""
+
+    def __del__(self) -> None:
+        if self.returncode is None and self.poll() is None:
+            return
+        super().__del__()
+
+
 _spawned: list[subprocess.Popen[bytes]] = []
 _spawned_lock = threading.Lock()  # callers may be threads: the Pulumi host serves calls in parallel
 
@@ -110,7 +122,7 @@ class LocalBackend(Polled):
         root = str(Path(provider.__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         with store.open_private(job_dir / "supervisor.log") as log:
-            proc = subprocess.Popen(
+            proc = _Supervisor(
                 [sys.executable, "-m", "provider.backends.local.supervisor", str(job_dir)],
                 cwd=job_dir, env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True, close_fds=True,
