@@ -25,6 +25,7 @@ from provider.document.yaml_loader import read_events
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
 def _typed(value: Any) -> Any:
     """``value`` with every scalar's type beside it (1, 1.0 and True are equal in Python)."""
     if isinstance(value, dict):
@@ -203,7 +204,7 @@ def test_text_that_is_not_utf8_is_left_to_the_python_reader() -> None:
 
 
 def test_the_python_reader_reads_everything_where_it_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (ROOT / "specs").glob("**/*.yaml").__next__().read_text(encoding="utf-8")
+    text = next((ROOT / "specs").glob("**/*.yaml")).read_text(encoding="utf-8")
     monkeypatch.setattr(native, "_reader", None)
     assert native.read(text) is None
     assert _typed(load_text(text, "f.yaml").data) == _typed(yaml.load(text, Loader=yaml.CSafeLoader))
@@ -212,7 +213,7 @@ def test_the_python_reader_reads_everything_where_it_is_not_built(monkeypatch: p
 def _call(text: str, plain_fn: Any = plain) -> Any:
     from provider.document import _reader
 
-    return _reader.read(text.encode(), plain_fn, SPECIAL_WORDS, "0123456789+-.", KEY_WORDS, MAX_DEPTH, MAX_NODES)
+    return _reader.read(text.encode(), plain_fn, SPECIAL_WORDS, native._NUMERIC_START, KEY_WORDS, MAX_DEPTH, MAX_NODES)
 
 
 def test_an_error_inside_is_a_decline_and_an_interrupt_is_raised() -> None:

@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
-Position = tuple[int, int]
+from provider.document.loaded import Position
 
 def read(
     data: bytes,

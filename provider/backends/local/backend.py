@@ -42,6 +42,7 @@ from provider.core.labels import IDENTITY_LABEL
 Json = dict[str, Any]
 SECRET_SHOWN = "***"
 
+
 class _Supervisor(subprocess.Popen[bytes]):
     """A job's supervisor: it outlives this process on purpose (its own session; ``trainjobs run``
     may end, or be interrupted, while the job runs), so one still running when this process ends
