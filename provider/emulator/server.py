@@ -17,7 +17,8 @@ Limits, so that no client can hold it or crash it:
 * every error, down to a garbage request line or an unknown method, is a Google-style JSON
   error with a 4xx code (5xx only for a bug); JSON nested beyond 100 levels is refused.
 
-It binds 127.0.0.1 by default and has no authentication.
+It binds 127.0.0.1 by default and has no authentication; it answers only requests whose Host
+names it, and takes no state change from a browser page (gate.py, provider/core/trust.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from types import TracebackType
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
+from provider.core.trust import Binding
+from provider.emulator import gate
 from provider.emulator.errors import ApiError
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.routes import Request, route
@@ -198,6 +201,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         try:
+            refused = gate.refusal(self.server.app.binding, self.command, self.path, self.headers.items())
+            if refused is not None:
+                self.close_connection = True  # its body, if any, is left unread
+                raise refused
             body = self._read_body()
             self.server.disarm(self.connection)
             url = urlsplit(self.path)
@@ -225,7 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
         names = {k.lower() for k, _ in answer.headers}
         if "content-type" not in names and answer.status not in (204, 308):
             self.send_header("Content-Type", "application/json; charset=UTF-8")
-        for key, value in answer.headers:
+        for key, value in (*answer.headers, *gate.RESPONSE_HEADERS):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data) if answer.status != 204 else 0))
         self.end_headers()
@@ -239,7 +246,10 @@ class Emulator:
     """The Vertex AI (and Cloud Storage) emulator: an HTTP server whose jobs run on the local backend."""
 
     def __init__(self, state_dir: str | Path, host: str = "127.0.0.1", port: int = 0,
-                 storage_root: str | Path | None = None, cpu_only: bool = False, verbose: bool = False) -> None:
+                 storage_root: str | Path | None = None, cpu_only: bool = False, verbose: bool = False,
+                 allow_hosts: tuple[str, ...] = ()) -> None:
+        self.allow_hosts = allow_hosts  # --allow-host: more names its Host header may give (provider.core.trust)
+        self.binding = Binding.of(host, port, allow_hosts)  # ValueError for a bad name, before anything starts
         self.state_dir = Path(state_dir).expanduser().resolve()
         self.host = host
         self.port = port
@@ -271,6 +281,7 @@ class Emulator:
             self.store.close()
             raise
         self.port = self._server.server_address[1]
+        self.binding = Binding.of(self.host, self.port, self.allow_hosts)
         self.storage.base_url = self.endpoint
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name=f"emulator-{self.port}", daemon=True)
