@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from provider.core.trust import READS, Binding, Body, Headers, Verdict, judge
+from provider.core.trust import READS, Binding, Body, Headers, Verdict, has_body, judge
 
 COOKIE = "trainjobs_console"
 _NONCE = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
@@ -76,9 +76,7 @@ class Guard:
             return
         lines = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         method = scope["method"]
-        has_body = any(k.lower() == "transfer-encoding" or (k.lower() == "content-length" and v.strip() != "0")
-                       for k, v in lines)
-        verdict = judge(self.binding, Headers.of(method, lines, has_body),
+        verdict = judge(self.binding, Headers.of(method, lines, has_body(lines)),
                         Body.NONE if method in READS else Body.FORM, pages=True)
         cookie = Request(scope).cookies.get(COOKIE, "")
         nonce = cookie if _NONCE.match(cookie) else secrets.token_urlsafe(32)

@@ -223,6 +223,13 @@ def origin_of(origin: str) -> Authority | None:
     return Authority.parse(rest) if sep and scheme == "http" and "/" not in rest else None
 
 
+def has_body(headers: Iterable[tuple[str, str]]) -> bool:
+    """Whether a request's header lines announce a body: chunked, or a positive Content-Length (a malformed
+    one is the body reader's to refuse, with its own message)."""
+    return any(k.lower() == "transfer-encoding" or (k.lower() == "content-length" and v.strip().isdigit()
+                                                   and int(v) > 0) for k, v in headers)
+
+
 def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";")[0].strip().lower()
 

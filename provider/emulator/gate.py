@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlsplit
 
-from provider.core.trust import READS, Binding, Body, Headers, judge
+from provider.core.trust import READS, Binding, Body, Headers, has_body, judge
 from provider.emulator.errors import ApiError
 
 # Sent with every answer: an object downloaded from the emulator's storage (an .html one, say) is
@@ -31,9 +31,7 @@ def refusal(binding: Binding, method: str, target: str, headers: Iterable[tuple[
     read), or None. ``target``: the request line's path and query."""
     url = urlsplit(target)
     lines = list(headers)
-    has_body = any(k.lower() == "transfer-encoding" or (k.lower() == "content-length" and v.strip() not in ("", "0"))
-                   for k, v in lines)
-    verdict = judge(binding, Headers.of(method, lines, has_body), body_of(method, url.path, dict(parse_qsl(url.query))), pages=False)
+    verdict = judge(binding, Headers.of(method, lines, has_body(lines)), body_of(method, url.path, dict(parse_qsl(url.query))), pages=False)
     if verdict.ok:
         return None
     status = "PERMISSION_DENIED" if verdict.status == 403 else "INVALID_ARGUMENT"
