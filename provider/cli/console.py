@@ -36,6 +36,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(2048)  # from now on a client that connects waits for uvicorn, rather than being refused
     except OSError:
         sock.close()
         raise

@@ -142,7 +142,7 @@ def test_the_same_three_posts_from_a_real_client_do_make_a_job(emulator: Emulato
     ("text/plain", JOBS, json.dumps(refused_body("plain")).encode()),
     ("text/plain;charset=UTF-8", f"/storage/v1/b?project={PROJECT}", b'{"name": "plain-bucket"}'),
     ("application/x-www-form-urlencoded", JOBS, b'{"displayName": "form"}='),
-    ("multipart/form-data; boundary=x", f"/v2/entries:list",
+    ("multipart/form-data; boundary=x", "/v2/entries:list",
      b'--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n{}\r\n--x--\r\n'),
 ])
 def test_a_json_api_call_whose_body_is_not_json_is_refused(emulator: Emulator, content_type: str, path: str,
