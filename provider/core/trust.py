@@ -189,31 +189,84 @@ ALLOWED = Verdict()
 _CLIENTS = "gcloud, the google-cloud libraries and trainjobs send no Origin"
 
 
+class _Asked(Record):
+    """One request as the rules read it: its headers, its Host parsed, the body its route takes."""
+
+    request: Headers
+    host: Authority | None
+    body: Body
+    pages: bool
+
+    @property
+    def write(self) -> bool:
+        return self.request.method not in READS
+
+
+def _host_rule(binding: Binding, asked: _Asked) -> Verdict | None:
+    if asked.request.host is None or (asked.host is not None and binding.accepts(asked.host)):
+        return None
+    return Verdict(Refusal.FOREIGN_HOST, 403,
+                   f"Host {asked.request.host!r} is not this server's; allowed: {binding.shown()} (start it with "
+                   "--allow-host NAME to serve another name, or --host ADDRESS to listen elsewhere)")
+
+
+def _origin_rule(binding: Binding, asked: _Asked) -> Verdict | None:
+    origin, host = asked.request.origin, asked.host
+    if origin is None or (host is not None and origin_of(origin) == host):
+        return None
+    own = f"http://{host}" if host is not None else "the origin of its own pages"
+    return Verdict(Refusal.FOREIGN_ORIGIN, 403,
+                   f"Origin {origin!r} is not this server's own ({own}): a page of another site may not drive it; "
+                   f"{_CLIENTS}")
+
+
+def _fetch_rule(binding: Binding, asked: _Asked) -> Verdict | None:
+    r = asked.request
+    link = not asked.write and r.fetch_mode == "navigate" and r.fetch_dest in (None, "document")
+    if r.fetch_site not in ("cross-site", "same-site") or link:
+        return None
+    what = "change anything here" if asked.write else "fetch or embed what this server answers"
+    return Verdict(Refusal.CROSS_SITE, 403,
+                   f"a page of another site (Sec-Fetch-Site: {r.fetch_site}) may not {what}; open it from its own "
+                   "address")
+
+
+def _write_rule(binding: Binding, asked: _Asked) -> Verdict | None:
+    r = asked.request
+    if not asked.write or asked.pages or (r.origin is None and r.fetch_site in (None, "none")):
+        return None
+    return Verdict(Refusal.BROWSER_WRITE, 403,
+                   f"a browser page may not {r.method} here (Origin {r.origin!r}, Sec-Fetch-Site {r.fetch_site!r}): "
+                   f"this server has no pages, and its clients ({_CLIENTS}) are not browsers")
+
+
+def _body_rule(binding: Binding, asked: _Asked) -> Verdict | None:
+    if not asked.write:
+        return None
+    kind = media_type(asked.request.content_type)
+    if asked.body is Body.JSON and (kind or asked.request.has_body) and not (
+            kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))):
+        return Verdict(Refusal.BODY_TYPE, 415,
+                       f"a JSON API call must send its body as application/json, not {kind or 'no Content-Type'!r} "
+                       "(text/plain and form bodies are what a page of another site can send)")
+    if asked.body is Body.MULTIPART and kind != "multipart/related":
+        return Verdict(Refusal.BODY_TYPE, 415,
+                       f"a multipart upload is sent as multipart/related (a JSON metadata part, then the media), "
+                       f"not {kind or 'no Content-Type'!r}")
+    return None
+
+
+# The rules of the module's docstring, in their order: the first that refuses decides.
+RULES = (_host_rule, _origin_rule, _fetch_rule, _write_rule, _body_rule)
+
+
 def judge(binding: Binding, request: Headers, body: Body, pages: bool) -> Verdict:
-    """The verdict on one request, by the rules of the module's docstring, in their order."""
-    host = Authority.parse(request.host) if request.host is not None else None
-    if request.host is not None and (host is None or not binding.accepts(host)):
-        return Verdict(Refusal.FOREIGN_HOST, 403,
-                       f"Host {request.host!r} is not this server's; allowed: {binding.shown()} (start it with "
-                       "--allow-host NAME to serve another name, or --host ADDRESS to listen elsewhere)")
-    if request.origin is not None and (host is None or origin_of(request.origin) != host):
-        own = f"http://{host}" if host is not None else "the origin of its own pages"
-        return Verdict(Refusal.FOREIGN_ORIGIN, 403,
-                       f"Origin {request.origin!r} is not this server's own ({own}): a page of another site may not "
-                       f"drive it; {_CLIENTS}")
-    write = request.method not in READS
-    site = request.fetch_site
-    if site in ("cross-site", "same-site") and (write or request.fetch_mode != "navigate"
-                                                or request.fetch_dest not in (None, "document")):
-        what = "change anything here" if write else "fetch or embed what this server answers"
-        return Verdict(Refusal.CROSS_SITE, 403,
-                       f"a page of another site (Sec-Fetch-Site: {site}) may not {what}; open it from its own address")
-    if write and not pages and (request.origin is not None or site not in (None, "none")):
-        return Verdict(Refusal.BROWSER_WRITE, 403,
-                       f"a browser page may not {request.method} here (Origin {request.origin!r}, Sec-Fetch-Site "
-                       f"{site!r}): this server has no pages, and its clients ({_CLIENTS}) are not browsers")
-    if write:
-        return _body_type(request, body)
+    """The verdict on one request: the first rule that refuses it, else ALLOWED."""
+    asked = _Asked(request, Authority.parse(request.host) if request.host is not None else None, body, pages)
+    for rule in RULES:
+        verdict = rule(binding, asked)
+        if verdict is not None:
+            return verdict
     return ALLOWED
 
 
@@ -232,17 +285,3 @@ def has_body(headers: Iterable[tuple[str, str]]) -> bool:
 
 def media_type(content_type: str | None) -> str:
     return (content_type or "").split(";")[0].strip().lower()
-
-
-def _body_type(request: Headers, body: Body) -> Verdict:
-    kind = media_type(request.content_type)
-    if body is Body.JSON and (kind or request.has_body) and not (
-            kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))):
-        return Verdict(Refusal.BODY_TYPE, 415,
-                       f"a JSON API call must send its body as application/json, not {kind or 'no Content-Type'!r} "
-                       "(text/plain and form bodies are what a page of another site can send)")
-    if body is Body.MULTIPART and kind != "multipart/related":
-        return Verdict(Refusal.BODY_TYPE, 415,
-                       f"a multipart upload is sent as multipart/related (a JSON metadata part, then the media), "
-                       f"not {kind or 'no Content-Type'!r}")
-    return ALLOWED
