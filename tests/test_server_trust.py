@@ -26,7 +26,6 @@ def test_a_loopback_server_answers_its_loopback_names_with_its_port(host: str) -
     ("evil.example:8080", "DNS rebinding: the attacker's name, the right port"),
     ("evil.example", "DNS rebinding on port 80"),
     ("localhost:9999", "another port (a proxy or a forward not allowed)"),
-    ("127.0.0.1", "no port: port 80"),
     ("10.0.0.5:8080", "an address this server does not listen on"),
     ("localhost.evil.example:8080", "a name that starts like localhost"),
     ("127.0.0.1:8080, evil.example:8080", "two Host headers"),
@@ -46,6 +45,14 @@ def test_any_other_host_is_refused_with_what_is_allowed(host: str, why: str) -> 
 
 def test_no_host_at_all_is_an_http_1_0_tool_not_a_browser() -> None:
     assert verdict(LOOP, "POST", {"Content-Type": "application/json"}, Body.JSON, has_body=True).ok
+
+
+def test_a_host_without_a_port_means_this_servers_port() -> None:
+    """Only a non-browser client leaves the port out (a browser writes every port but 80): the name decides."""
+    assert verdict(LOOP, "GET", {"Host": "127.0.0.1"}).ok and verdict(LOOP, "GET", {"Host": "localhost"}).ok
+    assert verdict(LOOP, "GET", {"Host": "evil.example"}).refusal is Refusal.FOREIGN_HOST
+    v = verdict(LOOP, "POST", {"Host": "localhost", "Origin": "http://localhost"}, Body.FORM, pages=True)
+    assert v.refusal is Refusal.FOREIGN_ORIGIN  # http://localhost is port 80: another origin
 
 
 def test_a_named_host_and_allowed_names() -> None:

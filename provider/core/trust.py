@@ -11,7 +11,8 @@ The rules (docs/security.md, "The local servers", says why and gives the sources
 1. **Host** names this server: with the bound port, ``127.0.0.1``, ``localhost`` or ``[::1]``
    when it listens on a loopback address; the address ``--host`` names otherwise; on a wildcard
    (``0.0.0.0``, ``::``) also any IP address and this machine's host name; plus each
-   ``--allow-host``. A DNS-rebinding page sends its own name, so it is refused. An IP literal
+   ``--allow-host``; a Host without a port (never a browser's) means the server's own port. A
+   DNS-rebinding page sends its own name, so it is refused. An IP literal
    cannot be rebound, which is why a wildcard server may take any. No Host at all (HTTP/1.0 tools)
    is accepted: every browser sends one.
 2. **Origin**, when sent, is ``http://`` + this request's Host, exactly (``null`` is refused).
@@ -262,7 +263,10 @@ RULES = (_host_rule, _origin_rule, _fetch_rule, _write_rule, _body_rule)
 
 def judge(binding: Binding, request: Headers, body: Body, pages: bool) -> Verdict:
     """The verdict on one request: the first rule that refuses it, else ALLOWED."""
-    asked = _Asked(request, Authority.parse(request.host) if request.host is not None else None, body, pages)
+    # A Host without a port means this server's: only a non-browser client leaves the port out (a browser writes
+    # every port but 80), and the name is what tells a rebinding page apart.
+    host = Authority.parse(request.host, binding.port) if request.host is not None else None
+    asked = _Asked(request, host, body, pages)
     for rule in RULES:
         verdict = rule(binding, asked)
         if verdict is not None:
