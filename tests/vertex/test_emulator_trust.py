@@ -243,7 +243,7 @@ def test_allow_host_from_the_command_line(tmp_path: Path, job_env: None) -> None
         try:
             assert proc.stdout is not None
             port = int(proc.stdout.readline().rsplit(":", 1)[1])  # "... Vertex AI on http://127.0.0.1:PORT"
-            for host, code in (("dev.example", 403), (f"dev.example:{port}", 200), ("tunnel:9000", 200),
+            for host, code in (("dev.example", 200), (f"dev.example:{port}", 200), ("dev.example:1", 403), ("tunnel:9000", 200),
                                (f"evil.example:{port}", 403)):
                 assert send(port, "GET", JOBS, {"Host": host})[0] == code, host
         finally:
