@@ -151,7 +151,7 @@ def test_a_server_without_pages_takes_no_write_from_a_browser_even_its_own_origi
     ("application/x-www-form-urlencoded", True, False),
     ("multipart/form-data; boundary=x", True, False),
     ("application/x-www-form-urlencoded", False, False),     # an empty form post
-    (None, True, False),
+    (None, True, True),                                       # no Content-Type: a page that sends none sends an Origin
 ])
 def test_a_json_api_takes_json_bodies_only(content_type: str | None, has_body: bool, ok: bool) -> None:
     headers = {"Host": "127.0.0.1:8080", **({"Content-Type": content_type} if content_type else {})}

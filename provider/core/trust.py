@@ -21,10 +21,11 @@ The rules (docs/security.md, "The local servers", says why and gives the sources
 4. **Writes** (any method but GET, HEAD, OPTIONS): a server with no pages of its own
    (``pages=False``: the emulator) takes none from a browser page at all (any Origin, any
    ``Sec-Fetch-Site`` but ``none``); one with pages (the console) only from its own.
-5. **Body type** of a write: a JSON API takes ``application/json`` (or ``application/*+json``) or
-   no body; a multipart upload ``multipart/related``; a media upload or a form any type. The
-   types a page may send without a CORS preflight (``text/plain``, the form encodings) are
-   refused where JSON is due, so an old browser that sends no Origin is stopped too.
+5. **Body type** of a write: a JSON API takes ``application/json`` (or ``application/*+json``),
+   or no Content-Type (a page's string or form body always has one, and a page that sends none
+   sends an Origin); a multipart upload anything but the types a page may send without a CORS
+   preflight (``text/plain``, the form encodings); a media upload or a form any type. So an old
+   browser that sends no Origin is stopped too where JSON is due.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from provider.core.record import Record
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = ("0.0.0.0", "::", "")
 READS = ("GET", "HEAD", "OPTIONS")
+# The Content-Types a page may send to another origin without a CORS preflight (Fetch, "CORS-safelisted").
+SIMPLE_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
 _NAME = re.compile(r"^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$")
 _AUTHORITY = re.compile(r"^(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[^:\[\]]+))(?::(?P<port>[0-9]{1,5}))?$")
 
@@ -245,15 +248,15 @@ def _body_rule(binding: Binding, asked: _Asked) -> Verdict | None:
     if not asked.write:
         return None
     kind = media_type(asked.request.content_type)
-    if asked.body is Body.JSON and (kind or asked.request.has_body) and not (
+    if asked.body is Body.JSON and kind and not (
             kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))):
         return Verdict(Refusal.BODY_TYPE, 415,
-                       f"a JSON API call must send its body as application/json, not {kind or 'no Content-Type'!r} "
+                       f"a JSON API call must send its body as application/json, not {kind!r} "
                        "(text/plain and form bodies are what a page of another site can send)")
-    if asked.body is Body.MULTIPART and kind != "multipart/related":
+    if asked.body is Body.MULTIPART and kind in SIMPLE_TYPES:
         return Verdict(Refusal.BODY_TYPE, 415,
                        f"a multipart upload is sent as multipart/related (a JSON metadata part, then the media), "
-                       f"not {kind or 'no Content-Type'!r}")
+                       f"not {kind!r}, which is what a form of another site can send")
     return None
 
 
