@@ -82,11 +82,50 @@ def _columns() -> int:
     return columns or 80
 
 
+def _close(word: str, candidates: Sequence[str]) -> str:
+    """``; did you mean 'X'?`` for the candidate closest to a mistyped word, or nothing. difflib
+    is imported here, on the error path alone: a command that parses never loads it."""
+    import difflib
+
+    match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its help as wide as the terminal (``_columns``); commands' parsers too."""
+    """argparse's parser, its help as wide as the terminal (``_columns``); commands' parsers too.
+
+    A mistyped command, choice or option gets a "did you mean" (Python 3.11's argparse has none):
+    ``trainjobs vaildate`` -> ``invalid choice: 'vaildate' (choose from ...); did you mean 'validate'?``
+    """
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         return self.formatter_class(prog=self.prog, width=_columns() - 2)  # type: ignore[call-arg]
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices:
+            names = [str(c) for c in choices]
+            listed = ", ".join(map(repr, names))
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r} (choose from {listed}){_close(str(value), names)}")
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:  # the innermost parser that had words left over is the one to suggest from
+            parsed.__dict__.setdefault("_unknown_parser", self)
+        return parsed, extras
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            owner = parsed.__dict__.pop("_unknown_parser", self)
+            options = [o for a in owner._actions for o in a.option_strings]
+            hint = _close(extras[0].split("=", 1)[0], options) if extras[0].startswith("-") else ""
+            owner.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        parsed.__dict__.pop("_unknown_parser", None)
+        return parsed
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
