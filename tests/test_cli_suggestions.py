@@ -35,3 +35,11 @@ def test_unrecognized_positional_words_are_still_named() -> None:
     assert result.returncode == 2
     assert "unrecognized arguments: extra-word" in result.stderr
     assert "did you mean" not in result.stderr
+
+
+def test_convert_takes_format_as_every_command_does_and_keeps_output() -> None:
+    new = run_cli("convert", "specs/local/simple.yaml", "--format", "json")
+    old = run_cli("convert", "specs/local/simple.yaml", "--output", "json")
+    assert new.returncode == old.returncode == 0, (new, old)
+    assert new.stdout == old.stdout
+    assert new.stdout.lstrip().startswith("{")

@@ -55,8 +55,8 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
     p.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")
     p.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
-    p.add_argument("--output", choices=["yaml", "json", "request"], default="yaml",
-                   help="yaml (native spec), json, or the Vertex AI request it makes")
+    p.add_argument("--format", "--output", dest="output", choices=["yaml", "json", "request"], default="yaml",
+                   help="yaml (native spec), json, or the Vertex AI request it makes (--output: the older spelling)")
     _command(p, "provider.cli.convert:run")
 
 
