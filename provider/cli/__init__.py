@@ -128,8 +128,9 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; given a core ``command``, the parser with that command only."""
+def build_parser(command: str | None = None, examples: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; given a core ``command``, the parser with that command only. With
+    ``examples``, each command's help ends with its examples (provider.cli.examples)."""
     p = _Parser(
         prog="trainjobs",
         description="ML training jobs as code: validate specs, run them locally or on Vertex AI, plan and deploy "
@@ -142,6 +143,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             declare(sub)
     for register in _extensions() if command is None else []:
         register(sub)
+    if examples:
+        from provider.cli.examples import attach
+
+        attach(p)
     return p
 
 
@@ -163,7 +168,9 @@ def _extensions() -> list[Callable[[Subparsers], None]]:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     completing = "_ARGCOMPLETE" in os.environ
-    parser = build_parser(words[0] if words and words[0] in CORE_COMMANDS and not completing else None)
+    helping = "-h" in words or "--help" in words  # examples are read only where help is printed
+    parser = build_parser(words[0] if words and words[0] in CORE_COMMANDS and not completing else None,
+                          examples=helping)
     if completing:  # a shell asks for completions: answer and exit
         from provider.cli.completion import complete
 
