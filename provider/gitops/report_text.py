@@ -1,10 +1,16 @@
-"""The plan as text, for a terminal."""
+"""The plan as text, for a terminal.
+
+Names, paths, values and messages come from the repository: every line is written through
+provider.document.excerpt.printable, so a control character, an ANSI escape or a bidi override
+in them is shown as an escape (``\\x1b``), never sent to the terminal.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import IO
 
+from provider.document.excerpt import printable
 from provider.gitops import words
 from provider.gitops.plan import JobPlan, Plan, StackPlan
 from provider.submission.diffing import Action
@@ -76,4 +82,4 @@ def render(plan: Plan, out: IO[str], show_requests: bool = False) -> None:
     violations = len(plan.violations)
     verdict = "OK" if plan.ok else f"FAILS: {violations} policy violation(s), {len(plan.problems)} invalid spec problem(s)"
     lines.append(f"result: {verdict}")
-    out.write("\n".join(lines) + "\n")
+    out.write("\n".join(printable(line) for line in lines) + "\n")
