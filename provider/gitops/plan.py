@@ -236,7 +236,8 @@ def _touched_paths(head: Side, base: Side, stacks: list[StackPlan]) -> list[str]
 
 def _head_problems(head: Side, base: Side, stacks: list[StackPlan]) -> list[Problem]:
     """Errors in the stack files and specs the change touches, as ``trainjobs validate`` reports them."""
-    out = [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
+    out = list(head.link_problems)
+    out += [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
     affected = {s.name for s in stacks}
     results = [(p, r) for p in _touched_paths(head, base, stacks) if (r := head.result(p)) is not None]
     out += [problem for _, r in results for problem in r.problems if problem.is_error]
