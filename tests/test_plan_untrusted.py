@@ -193,3 +193,13 @@ def test_a_symlink_in_the_base_commit_is_not_followed_out_of_it(tmp_path: Path) 
     # the working tree, on the same links, says the same; the plan never shows the secret
     plan = repo.run("plan", "--base", "HEAD~1", "--format", "json")
     assert plan.returncode == 1 and "hunter2" not in plan.stdout + plan.stderr
+
+
+def test_affected_stacks_escapes_a_stack_name_made_of_a_hostile_file_name(tmp_path: Path) -> None:
+    repo = PlanRepo(tmp_path / "repo")
+    repo.write("stacks/Pulumi.x\x1b[2Jy.yaml", repo.read("stacks/Pulumi.local.yaml"))
+    proc = repo.run("affected-stacks", "--base", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert "x\\x1b[2Jy" in proc.stdout.splitlines() and "\x1b" not in proc.stdout
+    github = repo.run("affected-stacks", "--base", "main", "--format", "github")
+    assert json.loads(github.stdout.splitlines()[0].split("=", 1)[1]) == ["x\x1b[2Jy"]  # JSON escapes it itself
