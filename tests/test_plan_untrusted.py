@@ -203,3 +203,29 @@ def test_affected_stacks_escapes_a_stack_name_made_of_a_hostile_file_name(tmp_pa
     assert "x\\x1b[2Jy" in proc.stdout.splitlines() and "\x1b" not in proc.stdout
     github = repo.run("affected-stacks", "--base", "main", "--format", "github")
     assert json.loads(github.stdout.splitlines()[0].split("=", 1)[1]) == ["x\x1b[2Jy"]  # JSON escapes it itself
+
+
+def test_a_build_context_with_a_fifo_and_a_link_out_is_digested_without_reading_them(tmp_path: Path) -> None:
+    """The digest of a build context reads regular files only: a FIFO would block the plan, and a
+    link out of the repository counts by the path it holds (on both sides), not by what is behind it."""
+    repo = PlanRepo(tmp_path / "repo")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("one")
+    context = repo.root / "containers" / "tuner"
+    (context / "leak").symlink_to(secret)
+    repo.commit("a link in the build context")
+
+    def tuner() -> str:
+        plan = repo.plan()
+        return next((j["action"] for s in plan["stacks"] for j in s["jobs"] if j["name"] == "vision_tuner"),
+                    "unaffected")
+
+    assert tuner() == "unaffected"  # the base commit's link and the working tree's are the same
+    secret.write_text("two")  # what is behind the link changes: the plan neither reads nor sees it
+    assert tuner() == "unaffected"
+    os.mkfifo(context / "pipe")  # never opened: the plan ends, and a new entry replaces the job
+    assert tuner() == "replace"
+    (context / "pipe").unlink()
+    (context / "leak").unlink()
+    (context / "leak").symlink_to(tmp_path / "other.txt")  # the link itself changes: replaced
+    assert tuner() == "replace"

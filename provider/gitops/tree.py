@@ -179,11 +179,15 @@ class CommitTree:
             parent = posixpath.dirname(rel)
             inside = [p for p in self.entries if p.startswith(rel + "/")]
             beside = [p for p in self.entries if posixpath.dirname(p) == parent and p != rel]
-            files = self.read(inside + beside)
+            links = [p for p in inside + beside if self.entries[p].link]
+            files = self.read(p for p in inside + beside if not self.entries[p].link)
             for p, data in files.items():
                 target = self.root / p
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
                 if self.entries[p].executable:
                     os.chmod(target, 0o755)
+            for p in links:  # a link stays a link, as the working tree has it (never followed there)
+                (self.root / p).parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(self._blob(self.entries[p].sha).decode("utf-8", "surrogateescape"), self.root / p)
         return self.root / rel
