@@ -101,6 +101,9 @@ def test_the_text_plan_and_validate_escape_control_characters(repo: PlanRepo) ->
     # validate's colours are its own: every ESC in its output starts one of its SGR codes
     assert all(re.match(r"\x1b\[[0-9;]*m", validate.stdout[m.start():]) for m in re.finditer("\x1b", validate.stdout))
     assert "specs/vision/bad `x` @acme.yaml" in validate.stdout
+    github = repo.run("validate", "--format", "github").stdout  # workflow commands: one a line
+    assert not CONTROL.search(github)
+    assert all(line.startswith("::") or re.match(r"\d+ specs checked", line) for line in github.splitlines())
 
 
 def test_a_usage_error_that_quotes_a_path_is_escaped(tmp_path: Path) -> None:
