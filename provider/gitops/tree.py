@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from provider.core.problem import Problem
-from provider.document.boundary import inside, resolve
+from provider.document import boundary
 from provider.document.files import read_file
 from provider.gitops.git import Entry, Git, blob_id
 
@@ -96,10 +96,10 @@ class WorkTree:
             full = self.root / p
             if not _under(p, folders) or not os.path.islink(full):
                 continue
-            target = resolve(full)
+            target = boundary.resolve(full)
             if target.path is None:
                 out[p] = _link_problem(p, f"the path {target.problem}")
-            elif not inside(target.path, top):
+            elif not boundary.inside(target.path, top):
                 out[p] = _link_problem(p, "a symlink to a target outside the repository")
             elif target.path.is_dir():
                 out[p] = _link_problem(p, "a symlink to a folder (git keeps the link, not the files behind it)")
