@@ -94,3 +94,19 @@ def test_the_rules_are_kept_minimal_for_ordinary_text() -> None:
     assert md.text("specs/vision/resnet.yaml: 3 x NVIDIA_L4 (allowed: 1)") == \
         "specs/vision/resnet.yaml: 3 x NVIDIA\\_L4 (allowed: 1)"
     assert md.code("vision-dev") == "`vision-dev`" and md.code("a`b") == "``a`b``" and md.code("`a") == "`` `a ``"
+
+
+def test_validate_markdown_fences_its_report_and_cuts_a_long_one_saying_so() -> None:
+    from io import StringIO
+
+    from provider.core.problem import Problem
+    from provider.validation.report import MarkdownReporter
+
+    problems = [Problem(file=f"specs/x{i}.yaml", line=1, message="````` " + "v" * 200) for i in range(400)]
+    out = StringIO()
+    MarkdownReporter().report(problems, 400, 400, out)
+    html = _render(out.getvalue() + "\n# after\n")
+    blocks = re.findall(r"<pre><code>(.*?)</code></pre>", html, re.S)
+    assert len(blocks) == 1 and html.rstrip().endswith("<h1>after</h1>")
+    assert unescape(blocks[0]).rstrip().endswith("more characters: run trainjobs validate)")
+    assert MarkdownReporter.LIMIT < len(out.getvalue()) < MarkdownReporter.LIMIT + 200
