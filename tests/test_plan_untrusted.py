@@ -232,3 +232,50 @@ def test_a_build_context_with_a_fifo_and_a_link_out_is_digested_without_reading_
     (context / "leak").unlink()
     (context / "leak").symlink_to(tmp_path / "other.txt")  # the link itself changes: replaced
     assert tuner() == "replace"
+
+
+HARNESS = """
+const fs = require("fs");
+const script = fs.readFileSync(process.argv[2], "utf8");
+const calls = [];
+const comments = JSON.parse(process.argv[3]);
+const github = {
+  paginate: async (fn, args) => comments,
+  rest: {issues: {listComments: () => null,
+                  updateComment: async (a) => calls.push(["update", a.comment_id]),
+                  createComment: async (a) => calls.push(["create", a.issue_number])}},
+};
+const context = {repo: {owner: "acme", repo: "jobs"}, issue: {number: 7}};
+const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+new AsyncFunction("require", "github", "context", script)(require, github, context)
+  .then(() => console.log(JSON.stringify(calls)));
+"""
+
+
+def test_the_workflow_updates_only_its_own_comment(tmp_path: Path) -> None:
+    """Anyone may post a comment that starts with the marker: the plan must not go into it (its
+    author could edit the plan afterwards). The workflow's own script runs in node, with GitHub's
+    API answered by a stand-in that records what the script asks."""
+    import shutil
+
+    import yaml
+
+    node = shutil.which("node")
+    assert node is not None, "node is installed by scripts/setup.sh dev (tests/js)"
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "trainjobs.yml").read_text())
+    post = next(s for s in workflow["jobs"]["plan"]["steps"] if s.get("uses", "").startswith("actions/github-script"))
+    (tmp_path / "script.js").write_text(post["with"]["script"])
+    (tmp_path / "harness.js").write_text(HARNESS)
+    (tmp_path / "comment.md").write_text("<!-- trainjobs-plan -->\nthe plan")
+    marker = "<!-- trainjobs-plan -->\n"
+    forged = {"id": 1, "body": marker + "the plan passes", "user": {"login": "mallory", "type": "User"}}
+    ours = {"id": 2, "body": marker + "old plan", "user": {"login": "github-actions[bot]", "type": "Bot"}}
+
+    def calls(comments: list[dict[str, object]]) -> list[list[object]]:
+        proc = subprocess.run([node, "harness.js", "script.js", json.dumps(comments)], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120, check=True)
+        result: list[list[object]] = json.loads(proc.stdout)
+        return result
+
+    assert calls([forged, ours]) == [["update", 2]]
+    assert calls([forged]) == [["create", 7]]  # never into the forged one
