@@ -279,3 +279,14 @@ def test_the_workflow_updates_only_its_own_comment(tmp_path: Path) -> None:
 
     assert calls([forged, ours]) == [["update", 2]]
     assert calls([forged]) == [["create", 7]]  # never into the forged one
+
+
+def test_a_spec_file_replaced_by_a_symlink_out_fails_the_plan_and_quotes_nothing(tmp_path: Path) -> None:
+    repo = PlanRepo(tmp_path / "repo")
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(repo.read(RESNET).replace("vision_resnet", "vision_hunter2"))
+    _link(repo, RESNET, outside)
+    plan = repo.plan()
+    assert plan["_rc"] == 1 and not plan["ok"]
+    assert any(p["file"] == RESNET and p["rule"] == "file.symlink" for p in plan["problems"])
+    assert "hunter2" not in json.dumps(plan)
