@@ -152,11 +152,12 @@ def test_a_stack_file_replaced_by_a_symlink_fails_the_plan_and_deletes_nothing(t
     plan = repo.plan()
     assert plan["_rc"] == 1 and not plan["ok"]
     vision = next(s for s in plan["stacks"] if s["name"] == "vision-dev")
-    assert vision["status"] != "removed" and vision["counts"]["delete"] == 0
+    assert vision["status"] == "unreadable" and vision["counts"]["delete"] == 0
     [problem] = [p for p in plan["problems"] if p["file"] == STACK]
     assert problem["rule"] == "file.symlink" and "symlink" in problem["message"]
     text = repo.run("plan", "--base", "main").stdout
     assert "stack file removed" not in text and "result: FAILS" in text and "800" not in text
+    assert "[stack file unreadable: nothing planned until it is fixed]" in text
 
 
 def test_a_symlinked_stacks_or_specs_folder_fails_the_plan(tmp_path: Path) -> None:

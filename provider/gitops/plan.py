@@ -94,7 +94,7 @@ class StackPlan(Record):
 
     name: str
     file: str
-    status: str  # "added", "removed", "changed"
+    status: str  # "added", "removed", "changed", "unreadable" (the head's file: nothing is planned)
     backend: str | None
     settings_changes: tuple[FieldChange, ...]  # the stack file's config: what changed
     jobs: tuple[JobPlan, ...]  # every job of the stack, on either side
@@ -173,6 +173,8 @@ def _unchanged(name: str, base: Side, head: Side, jobs: list[JobPlan]) -> bool:
 
 
 def _status(old_side: StackSide | None, new_side: StackSide | None) -> str:
+    if new_side is not None and not new_side.readable:
+        return "unreadable"
     if old_side is None:
         return "added"
     return "removed" if new_side is None else "changed"

@@ -87,7 +87,8 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
 
 
 def _stack(s: StackPlan, show_requests: bool) -> list[str]:
-    status = {"added": " (new stack)", "removed": " (stack file removed)"}.get(s.status, "")
+    status = {"added": " (new stack)", "removed": " (stack file removed)",
+              "unreadable": " (stack file unreadable: nothing planned)"}.get(s.status, "")
     lines = [f"### {md.code(s.name)}{status}", "",
              f"Stack file {md.code(s.file)}, backend {md.text(s.backend or 'unknown')}.", ""]
     if s.settings_changes:

@@ -40,7 +40,8 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
 
 def _stack(s: StackPlan, show_requests: bool) -> list[str]:
     counts = ", ".join(f"{s.count(a)} to {words.VERBS[a]}" for a in words.ORDER[:-1])
-    status = {"added": " [new stack]", "removed": " [stack file removed]"}.get(s.status, "")
+    status = {"added": " [new stack]", "removed": " [stack file removed]",
+              "unreadable": " [stack file unreadable: nothing planned until it is fixed]"}.get(s.status, "")
     lines = [f"stack {s.name} ({s.file}){status}: {counts}, {s.count(Action.UNCHANGED)} unchanged"]
     if s.settings_changes:
         lines.append("  stack settings:")

@@ -49,6 +49,7 @@ class StackSide(Record):
     problems: tuple[Problem, ...]
     settings: dict[str, Any]  # the file's config: mapping, for a field-level diff
     specs: tuple[str, ...]  # the spec files its trainjobs:specs globs match
+    readable: bool = True  # False: a symlink out of the repository, not a regular file... (problems say)
 
 
 class SideJob(Record):
@@ -89,7 +90,8 @@ class Side:
             raw = raw_stacks.get(path)
             if raw is None:  # a link out of the repository, not a file...: invalid, never "removed"
                 problem = tree.unreadable.get(path)
-                self.stacks[name] = StackSide(name, path, b"", None, (problem,) if problem else (), {}, ())
+                self.stacks[name] = StackSide(name, path, b"", None, (problem,) if problem else (), {}, (),
+                                              readable=False)
                 continue
             loaded = parse_stack(raw, name, path)
             specs = matching(loaded.config.specs, paths) if loaded.config else []
