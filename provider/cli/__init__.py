@@ -27,7 +27,8 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 def _validate(sub: Subparsers) -> None:
     p = sub.add_parser("validate", help="check specs against the schema, the catalog and the rules")
     p.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories (default: specs/)")
-    p.add_argument("--format", choices=["text", "json", "github"], default="text", help="output format")
+    p.add_argument("--format", choices=["text", "json", "github", "markdown"], default="text",
+                   help="output format (markdown: the text report fenced, for a pull-request comment)")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     p.add_argument("--target", choices=["vertex", "local", "any"],
                    help="judge every spec for this backend (default: the backend of the stack that holds it)")
@@ -183,8 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = getattr(importlib.import_module(module_name), func)
         return int(handler(args) or 0)
-    except UserError as exc:
-        print(f"trainjobs: {exc.message}", file=sys.stderr)
+    except UserError as exc:  # a message may quote a path or value: escaped for the terminal
+        from provider.document.excerpt import printable
+
+        print(f"trainjobs: {printable(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("trainjobs: interrupted", file=sys.stderr)
@@ -194,8 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("TRAINJOBS_DEBUG"):
             raise
+        from provider.document.excerpt import printable
+
         print(
-            f"trainjobs: internal error: {type(exc).__name__}: {exc}\n"
+            f"trainjobs: internal error: {type(exc).__name__}: {printable(str(exc))}\n"
             "This is a bug in trainjobs. Run again with TRAINJOBS_DEBUG=1 to see the traceback.",
             file=sys.stderr,
         )
