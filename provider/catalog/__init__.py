@@ -9,6 +9,7 @@ Platform's legacy machine types and scale tiers) and ``pricing.py`` (list prices
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from functools import cache
 from pathlib import Path
@@ -57,6 +58,15 @@ class AcceleratorType(Record):
     # Why a TPU AcceleratorType has no machine type to train on (tools/catalog/curated/tpu_training.json).
     no_training_machine: str | None = None
 
+    def retired(self, today: dt.date) -> bool:
+        """Vertex AI no longer offers it for training (K80), or its end of support has passed (P100).
+
+        The one test of "retired": messages never offer a retired accelerator as allowed, and
+        ``trainjobs gpus`` marks it.
+        """
+        return not self.vertex_training or (
+            self.end_of_support is not None and dt.date.fromisoformat(self.end_of_support) <= today)
+
 
 class Region(Record):
     """A Google Cloud region: which training services and accelerators it offers."""
@@ -99,6 +109,15 @@ class Catalog:
         """Valid accelerator counts for a machine type: ``table`` is "vertex" or "ai_platform"."""
         data: dict[str, dict[str, list[int]]] = load("accelerator_counts")[table]
         return data.get(machine, {})
+
+    def counts_table(self, table: str) -> dict[str, dict[str, list[int]]]:
+        """The whole table of valid accelerator counts: machine type -> accelerator -> counts."""
+        data: dict[str, dict[str, list[int]]] = load("accelerator_counts")[table]
+        return data
+
+    def all_tpu_topologies(self) -> dict[str, list[str]]:
+        """TPU machine types (ct5lp-, ct6e-, tpu7x-) and the slice topologies each offers."""
+        return {m: list(t) for fam in load("accelerator_counts")["tpu_topologies"].values() for m, t in fam.items()}
 
     def seed_counts(self, machine: str) -> dict[str, list[int]]:
         """Counts valid under either table: what the seeds or the current Vertex offering allow."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem, format_path
+from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate, raw_text
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
@@ -159,19 +160,7 @@ def _options(options: list[Any]) -> str:
 
 
 def suggest(value: Any, options: list[Any]) -> str | None:
-    if not isinstance(value, str):
-        return None
-    words = [o for o in options if isinstance(o, str)]
-    import difflib  # only a wrong value needs it: not imported on every start
-
-    close = difflib.get_close_matches(value, words, n=3, cutoff=0.6)
-    if not close:
-        lowered = {w.lower(): w for w in words}
-        if value.lower() in lowered:
-            close = [lowered[value.lower()]]
-    if not close:
-        return None
-    return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return did_you_mean(value, options)  # provider.core.suggest: one home for close matches
 
 
 def _noun(path: tuple[Any, ...]) -> str:
