@@ -69,6 +69,11 @@ def _key(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+def natural(text: str) -> tuple[object, ...]:
+    """Sort key that puts g2-standard-4 before g2-standard-12 and 2x2 before 16x16."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
 def _names(acc: AcceleratorType) -> set[str]:
     """What a person may type for an accelerator: its enum, its display name, the enum's last words."""
     short = re.sub(r"^NVIDIA_(TESLA_)?", "", acc.name)
@@ -149,7 +154,7 @@ def offers(query: OfferQuery = OfferQuery(), today: dt.date | None = None, catal
             machine_type=machine, vcpus=shape.vcpus if shape else None, memory_gb=shape.memory_gb if shape else None,
             regions=prices, end_of_support=acc.end_of_support, retired=retired, instead=acc.instead,
         ))
-    out.sort(key=lambda o: (o.display, o.count or 0, o.topology or "", o.machine_type))
+    out.sort(key=lambda o: (o.display, o.count or 0, natural(o.topology or ""), natural(o.machine_type)))
     return out
 
 

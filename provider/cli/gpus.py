@@ -88,13 +88,18 @@ def _support(offer: Offer) -> str:
 
 
 def _summary_rows(found: list[Offer]) -> list[list[str]]:
+    from provider.catalog.offers import natural
+
     rows = [["ACCELERATOR", "API NAME", "COUNTS", "MACHINE TYPES", "REGIONS", "FROM $/H", "END OF SUPPORT"]]
     by_acc: dict[str, list[Offer]] = {}
     for offer in found:
         by_acc.setdefault(offer.accelerator, []).append(offer)
     for name, group in by_acc.items():
         counts = sorted({o.count for o in group if o.count is not None})
-        shown = ", ".join(map(str, counts)) or ", ".join(sorted({o.topology or "" for o in group}))
+        topologies = sorted({o.topology or "" for o in group}, key=natural)
+        shown = ", ".join(map(str, counts)) or (
+            f"{topologies[0]} to {topologies[-1]} ({len(topologies)} topologies)" if len(topologies) > 2
+            else ", ".join(topologies))
         cheapest = [o.cheapest for o in group if o.cheapest and o.cheapest.usd_per_hour is not None]
         low = min(cheapest, key=lambda r: r.usd_per_hour or 0.0) if cheapest else None
         regions = {r.region for o in group for r in o.regions}
