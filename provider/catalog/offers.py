@@ -18,7 +18,7 @@ from provider.catalog import CATALOG, AcceleratorType, Catalog
 from provider.catalog.pricing import Pricing, accelerator_price, machine_price
 from provider.core.errors import UserError
 from provider.core.record import Record
-from provider.core.suggest import did_you_mean
+from provider.core.suggest import close_matches, did_you_mean
 
 
 class RegionPrice(Record):
@@ -80,17 +80,20 @@ def _names(acc: AcceleratorType) -> set[str]:
     return {_key(acc.name), _key(acc.display), _key(short)}
 
 
-def resolve_accelerator(text: str, catalog: Catalog = CATALOG) -> str:
+def resolve_accelerator(text: str, catalog: Catalog = CATALOG, today: dt.date | None = None) -> str:
     """The AcceleratorType a user means by ``text`` (``a100``, ``A100 40GB``, ``NVIDIA_TESLA_A100``),
     case and punctuation ignored; a name the catalog does not know is a UserError with a suggestion."""
     key = _key(text)
+    spoken: dict[str, str] = {}  # every name's key -> the display name to suggest
     for acc in catalog.accelerators.values():
         if key in _names(acc):
             return acc.name
-    spoken = sorted({acc.display for acc in catalog.accelerators.values()} | set(catalog.accelerators))
-    hint = did_you_mean(text, spoken) or did_you_mean(text.upper(), list(catalog.accelerators))
-    raise UserError(f"unknown accelerator {text!r}" + (f": {hint}" if hint else "")
-                    + "; known: " + ", ".join(sorted(a.display for a in catalog.accelerators.values())), exit_code=2)
+        spoken.update({k: acc.display for k in _names(acc)})
+    close = dict.fromkeys(spoken[k] for k in close_matches(key, list(spoken)))
+    hint = "did you mean " + " or ".join(repr(c) for c in close) + "? " if close else ""
+    today = today or dt.date.today()
+    current = sorted(a.display for a in catalog.accelerators.values() if not a.retired(today))
+    raise UserError(f"unknown accelerator {text!r}: {hint}offered: " + ", ".join(current), exit_code=2)
 
 
 def check_name(kind: str, value: str, known: list[str]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from provider.core.problem import Severity
 from provider.spec.formats.base import CountTable
@@ -127,6 +127,26 @@ def _counts(ctx: Context, job: TrainingJob, machine: str) -> dict[str, list[int]
     return ctx.catalog.seed_counts(machine)
 
 
+def _current(ctx: Context, accelerators: Iterable[str]) -> list[str]:
+    """The accelerators a message may offer: never a retired one (K80, P100 past its end of support)."""
+    out = []
+    for name in sorted(accelerators):
+        info = ctx.catalog.accelerator(name)
+        if info is None or not info.retired(ctx.today):
+            out.append(name)
+    return out
+
+
+def _takes(acc: str, count: int, machine: str) -> str:
+    """``; a2-highgpu-2g takes 2``: the machine types of Vertex AI's table that take ``count`` x ``acc``."""
+    from provider.catalog.offers import machines_for
+
+    others = [m for m in machines_for(acc, count) if m != machine]
+    if not others:
+        return ""
+    return f"; {join(others[:4])} take{'s' if len(others) == 1 else ''} {count} x {acc}"
+
+
 def _caps_reason(ctx: Context, machine_name: str, acc: str, count: int, allowed: list[int]) -> str:
     """Why a GPU count does not fit: the vCPU and memory each GPU can serve (seed 001)."""
     machine = ctx.catalog.machine(machine_name)
@@ -157,7 +177,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
         if topologies is not None:
             if acc is not None:
                 yield Finding(
-                    f"{pool.machine_type} is a TPU machine type: its chips come with it",
+                    f"{_label(pool)} is a TPU machine type: its chips come with it",
                     path_of(acc) or path_of(pool, "accelerator"),
                     "tpu.topology",
                     MACHINE_SPEC,
@@ -173,11 +193,11 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
         if acc is None:
             if machine.requires_accelerator:
                 yield Finding(
-                    f"{pool.machine_type} comes with accelerators, but none is set",
+                    f"{_label(pool)} comes with accelerators, but none is set",
                     path_of(pool),
                     "gpu.required",
                     MACHINE_SPEC,
-                    allowed=join(f"{c[0]} x {a}" for a, c in sorted(counts.items())),
+                    allowed=join(f"{counts[a][0]} x {a}" for a in _current(ctx, counts)),
                 )
             continue
         if not counts:
@@ -195,7 +215,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 path_of(acc, "type"),
                 "gpu.type",
                 SEED_001 + " (valid numbers of GPUs for each machine type)",
-                allowed=f"on {pool.machine_type}: " + join(sorted(counts)),
+                allowed=f"on {pool.machine_type}: " + (join(_current(ctx, counts)) or "no accelerator still offered"),
             )
             continue
         allowed = counts[acc.type]
@@ -206,7 +226,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 path_of(acc, "count"),
                 "gpu.count",
                 SEED_001 + " (valid numbers of GPUs; vCPU and memory per GPU)",
-                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}",
+                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}" + _takes(acc.type, acc.count, pool.machine_type),
             )
 
 
@@ -299,7 +319,7 @@ def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                 "gpu.region",
                 SEED_001 + "; " + REGIONS,
                 allowed="regions that offer it: " + (join(offering) if offering else "none")
-                + f"; accelerators in {job.region}: " + (join(sorted(region.vertex_accelerators)) or "none"),
+                + f"; accelerators in {job.region}: " + (join(_current(ctx, region.vertex_accelerators)) or "none"),
             )
 
 

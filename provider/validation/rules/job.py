@@ -6,6 +6,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import Any
 
 from provider.core.problem import Severity
 from provider.spec.model import Container, PythonPackage, TrainingJob, path_of
@@ -100,6 +101,22 @@ def _version_key(v: object) -> tuple[int, ...]:
         return (0,)
 
 
+def _without_python(runtime: str, app: PythonPackage, runtimes: dict[str, Any]) -> Finding:
+    """No pythonVersion: before 2020-01-13 AI Platform read that as Python 2.7, which a 1.x runtime
+    offered and no Vertex AI container runs; name the runtime and the Python it implies."""
+    source = JOB_RULES + " (aip.runtime_python_required_2020: both are required since 2020-01-13; before, " \
+        "pythonVersion defaulted to 2.7)"
+    ceiling = runtimes["python_versions"].get("2.7", {}).get("max_runtime")
+    if ceiling and _version_key(runtime) <= _version_key(ceiling):
+        return Finding(
+            f"runtimeVersion {runtime!r} without pythonVersion means Python 2.7 (AI Platform's default for runtimes "
+            f"up to {ceiling}), and no Vertex AI prebuilt container runs Python 2.7",
+            path_of(app, "runtime_version"), "runtime.python", source,
+            allowed="pythonVersion '3.7' with runtimeVersion '1.15' (or an executorImage of your choice)")
+    return Finding(f"runtimeVersion {runtime!r} is set without pythonVersion", path_of(app, "runtime_version"),
+                   "runtime.python", source, allowed="pythonVersion '3.7' (the only Python of runtimes after 1.15)")
+
+
 @rule
 def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """runtimeVersion and pythonVersion are compatible (seed 003), and map to a prebuilt container."""
@@ -123,9 +140,7 @@ def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                       allowed=join(sorted(known, key=_version_key)))
         return
     if app.python_version is None:
-        yield Finding("runtimeVersion is set without pythonVersion", path_of(app, "runtime_version"), "runtime.python",
-                      JOB_RULES + " (aip.runtime_python_required_2020: both are required since 2020-01-13)",
-                      allowed="pythonVersion, such as '3.7' for runtime 1.15 and later")
+        yield _without_python(runtime, app, runtimes)
     else:
         rules = runtimes["python_versions"].get(app.python_version)
         if rules is None:
