@@ -112,9 +112,9 @@ def _machines(catalog: Catalog) -> list[tuple[str, str, int | None, str | None]]
         for acc, counts in sorted(accs.items()):
             out += [(machine, acc, c, None) for c in counts]
     for machine, topologies in sorted(catalog.all_tpu_topologies().items()):
-        acc = catalog.implied_accelerator(machine)
-        if acc is not None:
-            out += [(machine, acc, None, t) for t in topologies]
+        implied = catalog.implied_accelerator(machine)
+        if implied is not None:
+            out += [(machine, implied, None, t) for t in topologies]
     return out
 
 
@@ -128,15 +128,16 @@ def _price(pricing: Pricing, region: str, machine: str, acc: str, count: int | N
     return RegionPrice(region, sum(p.usd or 0.0 for p in parts), any(p.unverified for p in parts))
 
 
-def offers(query: OfferQuery = OfferQuery(), today: dt.date | None = None, catalog: Catalog = CATALOG) -> list[Offer]:
-    """Every offer that matches ``query``, by accelerator, then count, then machine type."""
+def offers(query: OfferQuery | None = None, today: dt.date | None = None, catalog: Catalog = CATALOG) -> list[Offer]:
+    """Every offer that matches ``query`` (None: all current ones), by accelerator, then count, then machine type."""
+    query = query or OfferQuery()
     today = today or dt.date.today()
     pricing = catalog.pricing()
     regions_of: dict[str, list[str]] = {}
     for region in sorted(catalog.regions.values(), key=lambda r: r.name):
         if region.vertex_training:
-            for acc in region.vertex_accelerators:
-                regions_of.setdefault(acc, []).append(region.name)
+            for name in region.vertex_accelerators:
+                regions_of.setdefault(name, []).append(region.name)
     out = []
     for machine, acc_name, count, topology in _machines(catalog):
         acc = catalog.accelerator(acc_name)

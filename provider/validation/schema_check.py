@@ -199,7 +199,9 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
         hint = issue.hint
         if doc is not None and hint is None:
             raw = raw_text(doc, issue.path)
-            if raw is not None and "string" in (issue.allowed or "") + issue.message:
+            if raw is not None and "google.protobuf.Duration" in (issue.allowed or "") and _is_number(raw):
+                hint = f"write {raw}s: a duration is its seconds with an 's' suffix ('{raw}' quoted is still no duration)"
+            elif raw is not None and "string" in (issue.allowed or "") + issue.message:
                 hint = f"quote it: '{raw}' (written without quotes, YAML reads {raw} as a number or boolean)"
         out.append(Problem(
             file=filename,
@@ -213,6 +215,13 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
             source=f"schemas/{'trainingjob' if kind == 'spec' else 'stack'}.schema.json",
         ))
     return out
+
+
+def _is_number(raw: str) -> bool:
+    try:
+        return float(raw) >= 0
+    except ValueError:
+        return False
 
 
 def check(data: Any, kind: str = "spec", generate: Generator | None = None) -> Iterator[SchemaIssue]:
