@@ -187,6 +187,12 @@ class Catalog:
         data: dict[str, Any] = load("runtimes")
         return data
 
+    def default_container_served(self, today: dt.date) -> bool:
+        """Whether Vertex AI still serves the containers a package without runtime or image runs on
+        (through their end of availability, the last day the containers page gives)."""
+        end = load("runtimes")["default_without_runtime"].get("end_of_availability")
+        return end is None or dt.date.fromisoformat(end) >= today
+
     def limits(self) -> dict[str, Any]:
         data: dict[str, Any] = load("limits")
         return data

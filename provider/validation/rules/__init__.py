@@ -2,6 +2,7 @@
 
 from provider.validation.rules import (  # noqa: F401  (registers the rules)
     accelerators,
+    containers,
     hardware,
     inputs,
     job,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator
 
+from provider.catalog import Region
 from provider.core.problem import Severity
 from provider.core.suggest import did_you_mean
 from provider.spec.model import DocPath, TrainingJob, WorkerPool, path_of
@@ -103,38 +104,30 @@ def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     if region is None:
         return
     for acc, pool in _accelerators(ctx, job):
-        if acc in region.vertex_accelerators or ctx.catalog.accelerator(acc) is None:
-            continue  # every pool is reported, each at its own accelerator; an unknown one once, above
-        where = path_of(pool.accelerator, "type") if pool.accelerator else path_of(pool, "machine_type")
-        offering = sorted(r.name for r in ctx.catalog.regions.values() if acc in r.vertex_accelerators)
-        legacy = acc in region.ai_platform_gpus or acc in region.ai_platform_tpus
         info = ctx.catalog.accelerator(acc)
-        if info is not None and not info.vertex_training:
-            continue  # accelerator_offered already said Vertex AI does not offer it anywhere
-        if info is not None and info.retired(ctx.today):
-            here = current(ctx, region.vertex_accelerators)
-            yield Finding(f"{written(pool, acc)} is past its end of support and not offered for training in {job.region}",
-                          where, "gpu.region", REGIONS, allowed=(f"use {join(current(ctx, info.instead))} instead; "
-                          if info.instead else "") + f"accelerators in {job.region}: " + (join(here) or "none"))
-        elif legacy:
-            yield Finding(
-                f"{written(pool, acc)} was offered for AI Platform training in {job.region}, but Vertex AI does not "
-                f"offer it for training there",
-                where,
-                "gpu.region",
-                REGIONS,
-                allowed="regions that offer it: " + (join(offering) if offering else "none"),
-                severity=ctx.offering_severity,
-            )
-        else:
-            yield Finding(
-                f"{written(pool, acc)} is not offered for training in {job.region}",
-                where,
-                "gpu.region",
-                SEED_001 + "; " + REGIONS,
-                allowed="regions that offer it: " + (join(offering) if offering else "none")
-                + f"; accelerators in {job.region}: " + (join(current(ctx, region.vertex_accelerators)) or "none"),
-            )
+        # Every pool is reported, each at its own accelerator; an unknown one was reported once
+        # (hardware.py), and one Vertex AI offers nowhere by accelerator_offered.
+        if acc not in region.vertex_accelerators and info is not None and info.vertex_training:
+            yield _not_in_region(ctx, job, pool, acc, region)
+
+
+def _not_in_region(ctx: Context, job: TrainingJob, pool: WorkerPool, acc: str, region: Region) -> Finding:
+    where = path_of(pool.accelerator, "type") if pool.accelerator else path_of(pool, "machine_type")
+    offering = join(sorted(r.name for r in ctx.catalog.regions.values() if acc in r.vertex_accelerators)) or "none"
+    here = f"accelerators in {job.region}: " + (join(current(ctx, region.vertex_accelerators)) or "none")
+    info = ctx.catalog.accelerator(acc)
+    if info is not None and info.retired(ctx.today):
+        instead = f"use {join(current(ctx, info.instead))} instead; " if info.instead else ""
+        return Finding(f"{written(pool, acc)} is past its end of support and not offered for training in {job.region}",
+                       where, "gpu.region", REGIONS, allowed=instead + here)
+    if acc in region.ai_platform_gpus or acc in region.ai_platform_tpus:
+        return Finding(
+            f"{written(pool, acc)} was offered for AI Platform training in {job.region}, but Vertex AI does not "
+            "offer it for training there",
+            where, "gpu.region", REGIONS, allowed="regions that offer it: " + offering,
+            severity=ctx.offering_severity)
+    return Finding(f"{written(pool, acc)} is not offered for training in {job.region}", where, "gpu.region",
+                   SEED_001 + "; " + REGIONS, allowed="regions that offer it: " + offering + "; " + here)
 
 
 @rule

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 from provider.core.problem import Severity
-from provider.spec.model import Container, PythonPackage, TrainingJob, path_of
+from provider.spec.model import PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import (
     JOB_RULES,
     SEED_000,
@@ -20,6 +19,7 @@ from provider.validation.rules.base import (
     join,
     rule,
 )
+from provider.validation.rules.containers import named_images
 
 _SPACE = re.compile(r"\s")  # what str.isspace() counts as whitespace
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_-]+\}|<[A-Za-z_-]+>|\$\{?[A-Z_]+\}?")
@@ -79,7 +79,7 @@ def _default_image(job: TrainingJob, app: PythonPackage, ctx: Context) -> Iterat
     if not builds:
         return
     end = default.get("end_of_availability")
-    served = end is None or dt.date.fromisoformat(end) >= ctx.today
+    served = ctx.catalog.default_container_served(ctx.today)
     message = "no runtimeVersion or executorImage: the package runs on the prebuilt container " + join(builds, "and")
     if not served:
         message += f", which Vertex AI stopped serving on {end}"
@@ -202,15 +202,8 @@ def _placeholder(image: str) -> str | None:
 @rule
 def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """An image URI with braces or spaces is a template left unfilled (seed 004's gcr.io/{YOUR-PROJECT-ID})."""
-    app = job.application
-    images = [(app.image_uri, path_of(app, "image_uri"))] if isinstance(app, Container) and app.image_uri else []
-    if isinstance(app, PythonPackage) and app.executor_image_uri:
-        images.append((app.executor_image_uri, path_of(app, "executor_image_uri")))
-    images += [(p.override.image_uri, path_of(p, "image") if "image" in p.at else path_of(p))
-               for p in job.pools if p.override and p.override.image_uri]
     seen: set[str] = set()
-    for image, where in images:
-        assert image is not None
+    for image, where in named_images(job):
         found = _placeholder(image)
         if found is None or image in seen:
             continue
