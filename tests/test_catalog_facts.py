@@ -86,7 +86,7 @@ def test_past_end_of_availability_without_a_served_successor_stays_a_warning_tha
     assert found.severity is Severity.WARNING and "lists none still served" in (found.allowed or "")
 
 
-def test_a_pool_image_and_the_legacy_gcr_host_are_checked_too() -> None:
+def test_the_legacy_gcr_host_is_checked_too() -> None:
     text = SPEC.format(image="gcr.io/cloud-aiplatform/training/tf-cpu.2-8:latest", machine="n1-standard-4",
                        accelerator="", env="", output="")
     problems = validate_bytes(text.encode(), "facts.yaml", Context(today=dt.date(2025, 1, 1))).problems

@@ -126,14 +126,16 @@ def _counts(ctx: Context, job: TrainingJob, machine: str) -> dict[str, list[int]
     return ctx.catalog.seed_counts(machine)
 
 
-def _takes(acc: str, count: int, machine: str) -> str:
-    """``; a2-highgpu-2g takes 2``: the machine types of Vertex AI's table that take ``count`` x ``acc``."""
+def _takes(ctx: Context, acc: str, count: int, machine: str) -> str:
+    """``; a2-highgpu-2g takes 2 x NVIDIA_TESLA_A100``: the machine types of Vertex AI's table that take
+    ``count``, or, when none does, the counts any machine type takes."""
     from provider.catalog.offers import machines_for
 
-    others = [m for m in machines_for(acc, count) if m != machine]
-    if not others:
-        return ""
-    return f"; {join(others[:4])} take{'s' if len(others) == 1 else ''} {count} x {acc}"
+    others = [m for m in machines_for(acc, count, ctx.catalog) if m != machine]
+    if others:
+        return f"; {join(others[:4])} take{'s' if len(others) == 1 else ''} {count} x {acc}"
+    counts = sorted({c for accs in ctx.catalog.counts_table("vertex").values() for c in accs.get(acc, [])})
+    return f"; no machine type takes {count}: {acc} comes {join(counts)} to a machine (trainjobs gpus)" if counts else ""
 
 
 def _caps_reason(ctx: Context, machine_name: str, acc: str, count: int, allowed: list[int]) -> str:
@@ -218,7 +220,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 path_of(acc, "count"),
                 "gpu.count",
                 SEED_001 + " (valid numbers of GPUs; vCPU and memory per GPU)",
-                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}" + _takes(acc.type, acc.count, pool.machine_type),
+                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}" + _takes(ctx, acc.type, acc.count, pool.machine_type),
             )
 
 
