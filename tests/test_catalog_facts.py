@@ -140,3 +140,21 @@ def test_aip_output_directories_in_env_are_a_warning_naming_which_value_wins() -
         assert len(both) == 1 and "may see either" in both[0].message
     other = check(env="  env: {AIP_TRAINING_DATA_URI: gs://b/d}\n", target=Target.VERTEX)
     assert [p.severity for p in by_rule(other, "env.reserved")] == [Severity.ERROR]
+
+
+# -- durations --------------------------------------------------------------------------------------
+
+
+def test_a_bare_number_of_seconds_is_told_to_add_the_suffix_and_nothing_else(tmp_path: Path) -> None:
+    """maxRunningTime: 600 in a stack with a maxRunningTime quota: one message, naming 600s."""
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "specs" / "local").mkdir(parents=True)
+    (tmp_path / "stacks" / "Pulumi.local.yaml").write_text(
+        "config:\n  trainjobs:backend: local\n  gcp:region: us-central1\n  trainjobs:specs:\n    - specs/local/*.yaml\n"
+        "  trainjobs:quotas:\n    maxRunningTime: 3600s\n", encoding="utf-8")
+    spec = SPEC.format(image=IMAGE.format(name="tf-cpu.2-17.py310"), machine="n1-standard-4", accelerator="",
+                       env="  scheduling: {maxRunningTime: 600}\n", output="")
+    (tmp_path / "specs" / "local" / "job.yaml").write_text(spec, encoding="utf-8")
+    proc = run_cli("validate", "specs", cwd=tmp_path)
+    assert proc.returncode == 1 and "write 600s" in proc.stdout, proc.stdout + proc.stderr
+    assert "quote it" not in proc.stdout and "sets no maxRunningTime" not in proc.stdout
