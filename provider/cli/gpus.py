@@ -157,11 +157,11 @@ def _nothing(query: OfferQuery) -> str:
 
 def _json(found: list[Offer], query: OfferQuery) -> dict[str, object]:
     from provider.catalog import CATALOG
-    from provider.core.record import asdict
 
     pricing = CATALOG.pricing()
     return {
-        "query": asdict(query),
+        "query": {"accelerator": query.accelerator, "machineType": query.machine_type, "region": query.region,
+                  "count": query.count, "includeRetired": query.include_retired},
         "currency": pricing.currency,
         "prices_as_of": pricing.as_of,
         "catalog_as_of": CATALOG.as_of(),
