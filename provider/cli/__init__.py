@@ -155,7 +155,7 @@ def _extensions() -> list[Callable[[Subparsers], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
     for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",
-                 "provider.cli.completion", "provider.cli.outputs", "provider.cli.console"):
+                 "provider.cli.completion", "provider.cli.outputs", "provider.cli.console", "provider.cli.gpus"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
