@@ -84,12 +84,12 @@ def _columns() -> int:
 
 
 def _close(word: str, candidates: Sequence[str]) -> str:
-    """``; did you mean 'X'?`` for the candidate closest to a mistyped word, or nothing. difflib
-    is imported here, on the error path alone: a command that parses never loads it."""
-    import difflib
+    """``; did you mean 'X'?`` for the candidates close to a mistyped word, or nothing (on the
+    error path alone: a command that parses never loads difflib)."""
+    from provider.core.suggest import did_you_mean
 
-    match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return f"; did you mean {match[0]!r}?" if match else ""
+    hint = did_you_mean(word, candidates)
+    return f"; {hint}" if hint else ""
 
 
 class _Parser(argparse.ArgumentParser):
