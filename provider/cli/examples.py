@@ -85,6 +85,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "trainjobs artifacts local_simple --download ./outputs",
     ),
     "tensorboard": ("trainjobs tensorboard local_simple --port 6006  # TensorBoard on the job's logs",),
+    "gpus": (
+        "trainjobs gpus                                  # every accelerator, its counts, regions and lowest price",
+        "trainjobs gpus A100                             # each way to get A100s: count, machine type, price",
+        "trainjobs gpus l4 --region europe-west4         # L4 offers in one region, with that region's prices",
+        "trainjobs gpus --machine-type a2-highgpu-2g     # what one machine type takes",
+        "trainjobs gpus V100 --count 2 --format json     # machine types that take 2 x V100, as JSON",
+        "trainjobs gpus --all                            # also the retired accelerators (K80, P100 ...)",
+    ),
     "console": (
         "trainjobs console                               # this machine's jobs, at the address it prints",
         "trainjobs console --stack local --stack vision-dev --port 8080",
@@ -104,9 +112,10 @@ def commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, arg
 
 
 def attach(parser: argparse.ArgumentParser) -> None:
-    """Put each command's examples at the end of its ``--help``, lines kept as written."""
+    """Put each command's examples at the end of its ``--help`` (before notes it has), lines kept as written."""
     for path, sub in commands(parser).items():
         lines = EXAMPLES.get(path)
         if lines:
-            sub.epilog = "examples:\n" + "\n".join(f"  {line}" for line in lines)
+            examples = "examples:\n" + "\n".join(f"  {line}" for line in lines)
+            sub.epilog = f"{examples}\n\n{sub.epilog}" if sub.epilog else examples
             sub.formatter_class = argparse.RawDescriptionHelpFormatter

@@ -13,15 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from provider.catalog.offers import Offer, OfferQuery, RegionPrice
 
-EXAMPLES = """examples:
-  trainjobs gpus                              every accelerator, its counts, regions and lowest price
-  trainjobs gpus A100                         each way to get A100s: count, machine type, price
-  trainjobs gpus l4 --region europe-west4     L4 offers in one region, with that region's prices
-  trainjobs gpus --machine-type a2-highgpu-2g what one machine type takes
-  trainjobs gpus V100 --count 2 --format json machine types that take 2 x V100, as JSON
-  trainjobs gpus --all                        also the retired accelerators (K80, P100 ...)
-
-Prices are Vertex AI custom training list prices per hour (USD, on demand, machine plus its
+NOTES = """Prices are Vertex AI custom training list prices per hour (USD, on demand, machine plus its
 accelerators), from the catalog (provider/catalog/data/pricing.json); '*' marks a price not read
 from Vertex AI's own page for that region (derived: the README's catalog section says how);
 '-' means the catalog has no price. Retired accelerators are never suggested by the validator.
@@ -33,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "gpus", help="what Vertex AI offers for training: accelerators, counts, machine types, regions, prices",
         description="List the accelerators (GPUs and TPUs) Vertex AI offers for custom training, from trainjobs' "
         "catalog: the counts each machine type takes, the regions that offer them, list prices and end-of-support "
-        "dates.", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "dates.", epilog=NOTES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("accelerator", nargs="?", metavar="ACCELERATOR",
                    help="an accelerator, any case: A100, a100-80gb, L4, NVIDIA_TESLA_T4, 'TPU v5e'")
     p.add_argument("--machine-type", metavar="TYPE", help="only this machine type (a2-highgpu-1g, n1-standard-8 ...)")
