@@ -12,12 +12,14 @@ from __future__ import annotations
 from provider.catalog import CATALOG
 from provider.spec.formats.schema_accelerators import flat_rules, machine_type_schema
 from provider.spec.formats.schema_kit import (
+    GPU_PARTITION,
     JOB_FIELD_SCHEMAS,
     Schema,
     count_needs_type,
     int64,
     job_fields,
     limits,
+    mounts,
     obj,
     reservation_affinity,
     string,
@@ -53,6 +55,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("acceleratorCount"): {"type": "integer", "minimum": 0},
             k("tpuTopology"): string("TPU slice topology"),
             k("reservationAffinity"): reservation_affinity(k),
+            k("gpuPartitionSize"): GPU_PARTITION,
         },
         required=(k("machineType"),),
         description="machineType, acceleratorType, acceleratorCount",
@@ -79,6 +82,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("diskSpec"): obj({k("bootDiskType"): {"$ref": "#/$defs/diskType"}, k("bootDiskSizeGb"): {"$ref": "#/$defs/diskSizeGb"}}),
             k("containerSpec"): container,
             k("pythonPackageSpec"): package,
+            **mounts(k),
         },
         description="a WorkerPoolSpec: machineSpec, replicaCount, diskSpec and containerSpec or pythonPackageSpec; "
         "{} skips a pool",
@@ -120,8 +124,6 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
         k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
-        k("enableDashboardAccess"): {"type": "boolean", "description": "gcloud --enable-dashboard-access"},
-        k("kmsKey"): string("gcloud --kms-key (the full key name)"),
     }
     if snake_case:
         props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}
