@@ -273,6 +273,9 @@ class VertexOptions(Record):
             "experimentRun": self.experiment_run,
             "enableDashboardAccess": self.enable_dashboard_access,
             "kmsKey": self.kms_key_name,
+            "protectedArtifactLocationId": self.protected_artifact_location_id,
+            "models": self.models,
+            "pscInterfaceConfig": self.psc_interface,
         }
         return [name for name, value in values.items() if value]
 

@@ -46,6 +46,8 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
             out["command"] = list(ov.command)
         if ov.args is not None:
             out["args"] = list(ov.args)
+        if ov.container:
+            out["container"] = True
     if pool.reservation is not None:
         out["reservationAffinity"] = reservation_json(pool.reservation)
     if pool.gpu_partition_size:

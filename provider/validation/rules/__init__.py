@@ -4,6 +4,7 @@ from provider.validation.rules import (  # noqa: F401  (registers the rules)
     hardware,
     inputs,
     job,
+    local_gaps,
     package_extras,
     paths,
     storage,

@@ -69,6 +69,9 @@ def _native_pool() -> Schema:
             "image": string("a container image for this pool instead of the job's (e.g. Reduction Server)"),
             "command": strings("the container command for this pool"),
             "args": strings("the container or module args for this pool"),
+            "container": {"type": "boolean",
+                          "description": "true: this pool runs image as a container (its own command and args) while "
+                          "the job runs a Python package, as a Reduction Server pool does"},
         },
         required=("machineType",),
         description="a worker pool: machineType, replicas, accelerator, disk",
