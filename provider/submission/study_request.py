@@ -59,7 +59,7 @@ def parameter(p: HyperParam) -> Json:
     out[key] = spec
     if p.scale and p.scale != "NONE":
         out["scaleType"] = p.scale
-    if p.conditions:
+    if p.conditions and p.type in _PARENT_CONDITION:  # a DOUBLE parent has none (an error says so)
         out["conditionalParameterSpecs"] = [
             {_PARENT_CONDITION[p.type]: {"values": [_typed(p, v) for v in c.parent_values]},
              "parameterSpec": parameter(c.param)}

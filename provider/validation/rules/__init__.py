@@ -8,6 +8,7 @@ from provider.validation.rules import (  # noqa: F401  (registers the rules)
     package_extras,
     paths,
     storage,
+    study,
     tuning,
     vertex_fields,
 )

@@ -48,6 +48,8 @@ def convert(doc: Node) -> TrainingJob:
         raise ConversionError("trialJobSpec is missing")
     job = custom_job(meta, trial)
     region, region_at = _region(spec)
+    notes = _output_only(spec)
+    hp = hyperparameters(spec, notes)
     encryption = spec.child("encryptionSpec")
     kms = encryption.text("kmsKeyName") if encryption is not None else None
     return replace(
@@ -55,11 +57,11 @@ def convert(doc: Node) -> TrainingJob:
         region=region,
         display_name=spec.text("displayName") or meta.display_name,
         labels=merge_labels(meta.labels, spec.str_map("labels")),
-        hyperparameters=hyperparameters(spec),
+        hyperparameters=hp,
         vertex=replace(job.vertex, kms_key_name=kms or job.vertex.kms_key_name,
                        at={**job.vertex.at, "kmsKey": spec.at("encryptionSpec")}),
         source_format=SourceFormat.VERTEX_TUNING,
         desired_state=spec.text("desiredState") or "COMPLETED",
-        notes=tuple(_output_only(spec)) + job.notes,
+        notes=tuple(notes) + job.notes,
         at={**job.at, "region": region_at},
     )

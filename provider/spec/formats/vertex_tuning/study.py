@@ -11,9 +11,11 @@ strings (the REST API's JSON writes them as strings).
 from __future__ import annotations
 
 from provider.spec.model import (
+    DocPath,
     HyperParam,
     Hyperparameters,
     Metric,
+    Note,
     ParamCondition,
     ParamType,
     Safety,
@@ -27,6 +29,9 @@ from provider.spec.reader import ConversionError, Node
 VALUE_SPECS = {"doubleValueSpec": ParamType.DOUBLE, "integerValueSpec": ParamType.INTEGER,
                "categoricalValueSpec": ParamType.CATEGORICAL, "discreteValueSpec": ParamType.DISCRETE}
 PARENT_CONDITIONS = ("parentIntValues", "parentDiscreteValues", "parentCategoricalValues")
+CONDITION_OF = {ParamType.INTEGER: "parentIntValues", ParamType.DISCRETE: "parentDiscreteValues",
+                ParamType.CATEGORICAL: "parentCategoricalValues"}
+SOURCE = "google/cloud/aiplatform_v1/types/study.py StudySpec.ParameterSpec.ConditionalParameterSpec"
 
 
 def _unspecified(value: str | None) -> str | None:
@@ -57,7 +62,18 @@ def _values(node: Node, ptype: ParamType) -> tuple[str | float, ...]:
     return tuple(_number(v, "a value") for v in raw)
 
 
-def parameter(p: Node) -> HyperParam:
+def _condition_kind(parent: ParamType, key: str, at: DocPath, notes: list[Note]) -> None:
+    """The condition must be the one of the parent's type (the request writes the one of the parent's type)."""
+    expected = CONDITION_OF.get(parent)
+    if key != expected:
+        notes.append(Note(
+            f"{key} conditions a {parent.value} parent", at, "vx.hpt.condition", SOURCE,
+            allowed=f"{expected} for a {parent.value} parent" if expected else
+            "conditional parameters under INTEGER (parentIntValues), DISCRETE (parentDiscreteValues) or "
+            "CATEGORICAL (parentCategoricalValues) parents only", error=True))
+
+
+def parameter(p: Node, notes: list[Note]) -> HyperParam:
     """One ParameterSpec and its conditional children."""
     kinds = [key for key in VALUE_SPECS if key in p]
     if len(kinds) != 1:
@@ -73,10 +89,11 @@ def parameter(p: Node) -> HyperParam:
         if child is None:
             raise ConversionError("parameterSpec is missing")
         values = (c.child(parents[0]) or Node({}, c.at(parents[0])))
+        _condition_kind(ptype, parents[0], c.at(parents[0]), notes)
         conditions.append(ParamCondition(
             parent_values=_values(values, ParamType.CATEGORICAL if parents[0] == "parentCategoricalValues"
                                   else ParamType.DISCRETE),
-            param=parameter(child), at={"": c.path, "parent_values": c.at(parents[0]), "parent": c.at(parents[0])}))
+            param=parameter(child, notes), at={"": c.path, "parent_values": c.at(parents[0]), "parent": c.at(parents[0])}))
     return HyperParam(
         name=p.req_str("parameterId"),
         type=ptype,
@@ -138,8 +155,8 @@ def _study_stopping(node: Node | None) -> StudyStopping | None:
         max_duration_no_progress_seconds=node.duration("maxDurationNoProgress"), at={"": node.path})
 
 
-def hyperparameters(job: Node) -> Hyperparameters:
-    """A HyperparameterTuningJob's studySpec and trial counts."""
+def hyperparameters(job: Node, notes: list[Note]) -> Hyperparameters:
+    """A HyperparameterTuningJob's studySpec and trial counts (format rules broken go to ``notes``)."""
     study = job.child("studySpec")
     if study is None:
         raise ConversionError("studySpec is missing")
@@ -150,7 +167,7 @@ def hyperparameters(job: Node) -> Hyperparameters:
     return Hyperparameters(
         goal=first.goal,
         metric=first.id,
-        params=tuple(parameter(p) for p in study.items("parameters")),
+        params=tuple(parameter(p, notes) for p in study.items("parameters")),
         max_trials=job.integer("maxTrialCount", 1) or 0,
         max_parallel_trials=job.integer("parallelTrialCount", 1) or 0,
         max_failed_trials=job.integer("maxFailedTrialCount", 0) or 0,
