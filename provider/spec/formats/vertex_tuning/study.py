@@ -121,12 +121,16 @@ def _metric(m: Node) -> Metric:
                   at={"": m.path, "id": m.at("metricId")})
 
 
-def _trial_stopping(study: Node) -> TrialStopping | None:
+def _trial_stopping(study: Node, notes: list[Note]) -> TrialStopping | None:
     kinds = [kind for kind in StoppingKind if kind.value in study]
     if not kinds:
         return None
     if len(kinds) > 1:
-        raise ConversionError("more than one automated stopping spec")
+        names = " and ".join(k.value for k in kinds)
+        notes.append(Note(f"{names} are alternatives (StudySpec's automatedStoppingSpec is one of them)", study.path,
+                          "vx.hpt.stopping", "google/cloud/aiplatform_v1/types/study.py StudySpec (oneof "
+                          "automated_stopping_spec)", allowed="one of decayCurveStoppingSpec, "
+                          "medianAutomatedStoppingSpec or convexAutomatedStoppingSpec", error=True))
     node = study.child(kinds[0].value) or Node({}, study.at(kinds[0].value))
     return TrialStopping(
         kind=kinds[0], use_elapsed_duration=node.flag("useElapsedDuration"),
@@ -176,7 +180,7 @@ def hyperparameters(job: Node, notes: list[Note]) -> Hyperparameters:
         other_metrics=tuple(metrics[1:]),
         measurement_selection=_unspecified(study.text("measurementSelectionType")),
         observation_noise=_unspecified(study.text("observationNoise")),
-        trial_stopping=_trial_stopping(study),
+        trial_stopping=_trial_stopping(study, notes),
         study_stopping=_study_stopping(study.child("studyStoppingConfig")),
         at={
             "": study.path,
