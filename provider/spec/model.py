@@ -28,6 +28,7 @@ from provider.spec.where import DocPath as DocPath
 from provider.spec.where import Where as Where
 from provider.spec.where import path_of as path_of
 
+
 class Role(enum.Enum):
     """The four worker pools of a Vertex AI job, in their fixed positions."""
 

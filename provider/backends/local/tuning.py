@@ -17,7 +17,6 @@ is the last value its chief reported for the study's metric.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random

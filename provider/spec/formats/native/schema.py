@@ -8,6 +8,7 @@ and limits from the catalog. ``provider/spec/schema.py`` puts these into the doc
 from __future__ import annotations
 
 from provider.catalog import CATALOG
+from provider.spec.formats.native.tuning import STOPPING_TYPES
 from provider.spec.formats.schema_accelerators import machine_type_schema, nested_rules
 from provider.spec.formats.schema_kit import (
     GPU_PARTITION,
@@ -22,7 +23,6 @@ from provider.spec.formats.schema_kit import (
     string,
     strings,
 )
-from provider.spec.formats.native.tuning import STOPPING_TYPES
 from provider.spec.model import Role
 
 ROLES = tuple(role.value for role in Role)  # chief, workers, parameterServers, evaluators
