@@ -125,7 +125,8 @@ class Hyperparameters(Record):
     @property
     def metrics(self) -> tuple[Metric, ...]:
         """Every metric of the study, the primary first."""
-        first = Metric(self.metric, self.goal, self.safety, at={"": path_of(self, "metric")})
+        first = Metric(self.metric, self.goal, self.safety,
+                       at={"": path_of(self, "metric"), "id": path_of(self, "metric"), "safety": path_of(self, "safety")})
         return (first, *self.other_metrics)
 
     def all_params(self) -> tuple[HyperParam, ...]:

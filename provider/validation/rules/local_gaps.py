@@ -50,8 +50,9 @@ def _study_gaps(job: TrainingJob) -> Iterator[tuple[str, str, DocPath]]:
                                ("studyStoppingConfig", hp.study_stopping, "study_stopping")):
         if value:
             yield "StudySpec", field, path_of(hp, part)
-    if any(m.safety is not None for m in hp.metrics):
-        yield "StudySpec.MetricSpec", "safetyConfig", path_of(hp, "metric")
+    for m in hp.metrics:
+        if m.safety is not None:
+            yield "StudySpec.MetricSpec", "safetyConfig", path_of(m, "safety")
 
 
 @rule
@@ -61,8 +62,10 @@ def not_emulated_locally(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     for message, field, where in _gaps(job):
         instead = NOT_EMULATED_LOCALLY[message][field]
+        written = where[-1] if where and isinstance(where[-1], str) else field
+        name = written if written == field else f"{written} ({message}.{field})"  # what the user wrote
         yield Finding(
-            f"{field} is not emulated locally: the local backend runs the job without it ({instead})",
+            f"{name} is not emulated locally: the local backend runs the job without it ({instead})",
             where,
             "local.not_emulated",
             f"{TABLE}: {message}.{field}",
@@ -71,6 +74,6 @@ def not_emulated_locally(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         )
     hp = job.hyperparameters
     if hp is not None and hp.other_metrics:
-        yield Finding(f"studySpec has {len(hp.metrics)} metrics: {OTHER_METRICS_LOCALLY}",
+        yield Finding(f"the study has {len(hp.metrics)} metrics: {OTHER_METRICS_LOCALLY}",
                       path_of(hp, "other_metrics"), "local.not_emulated", f"{TABLE}: StudySpec.metrics",
                       allowed="one metric for local runs, or run in a vertex stack", severity=Severity.WARNING)

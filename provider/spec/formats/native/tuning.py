@@ -113,7 +113,7 @@ def hyperparameters(node: Node | None) -> Hyperparameters | None:
     if node is None:
         return None
     others = tuple(Metric(id=m.req_str("metric"), goal=m.text("goal") or "MAXIMIZE", safety=safety(m.child("safety")),
-                          at={"": m.path, "id": m.at("metric")})
+                          at={"": m.path, "id": m.at("metric"), "safety": m.at("safety")})
                    for m in node.items("otherMetrics"))
     return Hyperparameters(
         goal=node.text("goal") or "MAXIMIZE",
@@ -143,5 +143,6 @@ def hyperparameters(node: Node | None) -> Hyperparameters | None:
             "observation_noise": node.at("observationNoise"),
             "trial_stopping": node.at("stopping"),
             "study_stopping": node.at("studyStopping"),
+            "safety": node.at("safety"),
         },
     )

@@ -118,7 +118,7 @@ def _safety(node: Node | None) -> Safety | None:
 
 def _metric(m: Node) -> Metric:
     return Metric(id=m.req_str("metricId"), goal=m.req_str("goal"), safety=_safety(m.child("safetyConfig")),
-                  at={"": m.path, "id": m.at("metricId")})
+                  at={"": m.path, "id": m.at("metricId"), "safety": m.at("safetyConfig")})
 
 
 def _trial_stopping(study: Node, notes: list[Note]) -> TrialStopping | None:
@@ -194,7 +194,8 @@ def hyperparameters(job: Node, notes: list[Note]) -> Hyperparameters:
             "other_metrics": study.at("metrics"),
             "measurement_selection": study.at("measurementSelectionType"),
             "observation_noise": study.at("observationNoise"),
-            "trial_stopping": study.path,
+            "trial_stopping": next((study.at(k.value) for k in StoppingKind if k.value in study), study.path),
+            "safety": first.at.get("safety", study.at("metrics")),
             "study_stopping": study.at("studyStoppingConfig"),
         },
     )
