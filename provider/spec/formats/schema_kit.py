@@ -123,6 +123,13 @@ def mounts(k: KeyName) -> dict[str, Schema]:
                                 "description": "Managed Lustre file systems mounted in every replica of the pool"}}
 
 
+def partition_needs_one_gpu(partition_key: str, type_key: str, count_key: str) -> Schema:
+    """MachineSpec.gpu_partition_size: "If set, the accelerator_count should be set to 1" (aiplatform_v1 types)."""
+    return {"if": {"required": [partition_key]},
+            "then": {"required": [type_key, count_key], "properties": {count_key: {"const": 1}},
+                     "description": f"{partition_key} partitions one GPU: {type_key} with {count_key} 1"}}
+
+
 GPU_PARTITION: Schema = string("split each GPU into MIG partitions of this size, such as 1g.10gb",
                                pattern="^[0-9]+g\\.[0-9]+gb$")
 

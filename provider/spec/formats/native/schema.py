@@ -75,7 +75,10 @@ def _native_pool() -> Schema:
         },
         required=("machineType",),
         description="a worker pool: machineType, replicas, accelerator, disk",
-        allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count"),
+        allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count") + [{
+            "if": {"required": ["gpuPartitionSize"]},
+            "then": {"required": ["accelerator"], "properties": {"accelerator": {"properties": {"count": {"const": 1}}}},
+                     "description": "gpuPartitionSize partitions one GPU: an accelerator with count 1"}}],
     )
 
 

@@ -21,6 +21,7 @@ from provider.spec.formats.schema_kit import (
     limits,
     mounts,
     obj,
+    partition_needs_one_gpu,
     reservation_affinity,
     string,
     strings,
@@ -60,7 +61,8 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         required=(k("machineType"),),
         description="machineType, acceleratorType, acceleratorCount",
         allOf=flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
-        + [count_needs_type(k("acceleratorType"), k("acceleratorCount"))],
+        + [count_needs_type(k("acceleratorType"), k("acceleratorCount")),
+           partition_needs_one_gpu(k("gpuPartitionSize"), k("acceleratorType"), k("acceleratorCount"))],
     )
     container = obj(
         {k("imageUri"): string("the container image URI"), "command": strings("overrides ENTRYPOINT"),
