@@ -53,6 +53,36 @@ def _domain(p: HyperParam) -> str:
     return ", ".join(repr(v) for v in p.values)
 
 
+def _default(p: HyperParam) -> Iterator[Finding]:
+    """A default value is one the parameter can take (Vertex AI tries it as a starting point)."""
+    if p.default is None:
+        return
+    if p.type is ParamType.DOUBLE:
+        inside = p.min is not None and p.max is not None and p.min <= float(p.default) <= p.max
+    else:
+        inside = _feasible(p, p.default)
+    if not inside:
+        domain = f"from {p.min:g} to {p.max:g}" if p.type is ParamType.DOUBLE and p.min is not None \
+            and p.max is not None else _domain(p)
+        yield Finding(f"parameter {p.name!r} has the default value {p.default!r}, which it cannot take",
+                      path_of(p, "default"), "hpt.default", SOURCE, allowed=f"a value of {p.name!r}: {domain}")
+
+
+def _stopping(job: TrainingJob) -> Iterator[Finding]:
+    hp = job.hyperparameters
+    s = hp.trial_stopping if hp is not None else None
+    if hp is None or s is None:
+        return
+    if s.min_step_count is not None and s.max_step_count is not None and s.min_step_count > s.max_step_count:
+        yield Finding(f"minStepCount {s.min_step_count} is above maxStepCount {s.max_step_count}", path_of(s),
+                      "hpt.stopping", SOURCE + " (ConvexAutomatedStoppingSpec)", allowed="minStepCount <= maxStepCount")
+    names = {p.name for p in hp.all_params()}
+    if s.learning_rate_parameter_name and s.learning_rate_parameter_name not in names:
+        yield Finding(f"learningRateParameterName {s.learning_rate_parameter_name!r} is not a parameter of the study",
+                      path_of(s), "hpt.stopping", SOURCE + " (ConvexAutomatedStoppingSpec)",
+                      allowed="one of " + ", ".join(repr(n) for n in sorted(names)) + ", or leave it unset")
+
+
 @rule
 def study_spec(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     hp = job.hyperparameters
@@ -60,6 +90,8 @@ def study_spec(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     for p in hp.all_params():
         yield from _conditions(p)
+        yield from _default(p)
+    yield from _stopping(job)
     ids: set[str] = set()
     for m in hp.metrics:
         if m.id in ids:
