@@ -309,5 +309,7 @@ def test_vertex_rules() -> None:
                                                                     "parameters"][0]}]}])
     assert "cannot take" in _rules(outside)["hpt.conditional"]
     two_stoppings = study(medianAutomatedStoppingSpec={}, decayCurveStoppingSpec={})
-    assert "schema" in _rules(two_stoppings)
+    assert "are alternatives" in _rules(two_stoppings)["vx.hpt.stopping"]
+    default_outside = study(parameters=[{"parameterId": "n", "discreteValueSpec": {"values": [1, 2], "defaultValue": 3}}])
+    assert "cannot take" in _rules(default_outside)["hpt.default"]
     assert "schema" in _rules(study(metrics=[{"metricId": "a", "goal": "BIGGER"}]))
