@@ -133,8 +133,7 @@ def _job() -> Schema:
          **output_only},
         required=("studySpec", "trialJobSpec"),
         description="a Vertex AI HyperparameterTuningJob (REST camelCase; gcloud ai hp-tuning-jobs create --config; "
-        "a describe output) with region beside it",
-        anyOf=[{"required": ["region"]}, {"required": ["name"]}],
+        "a describe output) with region beside it (a describe output's name gives it)",
     )
 
 
