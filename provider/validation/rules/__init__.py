@@ -6,9 +6,11 @@ from provider.validation.rules import (  # noqa: F401  (registers the rules)
     hardware,
     inputs,
     job,
+    local_gaps,
     package_extras,
     paths,
     storage,
+    study,
     tuning,
     vertex_fields,
 )

@@ -80,6 +80,7 @@ def _params(hp: Hyperparameters) -> Iterator[Finding]:
             yield Finding(f"parameter {p.name!r} is defined twice", path_of(p, "name"), "hpt.param_unique", SOURCE,
                           allowed="unique parameter names")
         names.add(p.name)
+    for p in hp.all_params():  # conditional parameters are held to the same rules (conditions: study.py)
         for check in _PARAM_CHECKS:
             yield from check(p)
 
@@ -87,7 +88,7 @@ def _params(hp: Hyperparameters) -> Iterator[Finding]:
 def _grid(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
     if hp.algorithm != "GRID_SEARCH":
         return
-    bad = [p.name for p in hp.params if p.type is ParamType.DOUBLE]
+    bad = [p.name for p in hp.all_params() if p.type is ParamType.DOUBLE]
     if bad:
         yield Finding(f"GRID_SEARCH cannot search the DOUBLE parameter(s) {join(bad, 'and')}",
                       path_of(hp, "algorithm"), "hpt.grid", SOURCE,
