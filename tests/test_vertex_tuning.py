@@ -287,7 +287,7 @@ def test_vertex_rules() -> None:
         return {**base, "studySpec": {**REST_BODY["studySpec"], **changes}}
 
     spaced = study(metrics=[{"metricId": "val accuracy", "goal": "MAXIMIZE"}])
-    assert "schema" in _rules(spaced)
+    assert "hpt.id_whitespace" in _rules(spaced)  # the rule (with its source) speaks where the schema pattern would
     log = study(parameters=[{"parameterId": "lr", "doubleValueSpec": {"minValue": 0, "maxValue": 1},
                              "scaleType": "UNIT_LOG_SCALE"}])
     assert "hpt.log_scale" in _rules(log)
