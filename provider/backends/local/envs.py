@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 from provider.backends.local import store
 from provider.core.record import Record
@@ -29,6 +33,13 @@ from provider.core.record import Record
 
 class EnvError(Exception):
     pass
+
+
+class EnvCancelled(Exception):
+    """The job was cancelled while its environment was built: pip was killed, the half-built layer removed."""
+
+
+Cancelled = Callable[[], bool]
 
 
 class PythonEnv(Record):
@@ -122,28 +133,46 @@ Progress = Callable[[str], None]
 _PROGRESS = ("Collecting ", "Downloading ", "Processing ", "Installing collected packages", "Building wheel")
 
 
-def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None) -> None:
+def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None,
+         cancelled: Cancelled | None = None) -> None:
+    """Run pip install, its output copied to ``log``; killed (with what it started) when ``cancelled`` says so."""
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
            "--no-input", "install", "--progress-bar", "off", *args]
     with store.open_private(log, "a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                text=True, errors="replace")
+                                text=True, errors="replace", start_new_session=True)
         assert proc.stdout is not None
-        with proc.stdout:
-            for line in proc.stdout:
-                out.write(line)
-                out.flush()
-                if progress is not None and line.lstrip().startswith(_PROGRESS):
-                    progress(line.strip())
+        # pip may be silent for minutes (a large download): its output is copied by a thread, so that
+        # this one can look for a cancel every tenth of a second.
+        copier = threading.Thread(target=_copy, args=(proc.stdout, out, progress), daemon=True)
+        copier.start()
+        while copier.is_alive():
+            if cancelled is not None and cancelled():
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                copier.join(timeout=5)
+                raise EnvCancelled("cancelled while pip was installing")
+            copier.join(timeout=0.1)
         returncode = proc.wait()
     if returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
         raise EnvError(f"pip install failed (exit {returncode}):\n{tail}")
 
 
-def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None) -> None:
+def _copy(lines: Iterator[str], out: IO[str], progress: Progress | None) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        for line in lines:
+            out.write(line)
+            out.flush()
+            if progress is not None and line.lstrip().startswith(_PROGRESS):
+                progress(line.strip())
+
+
+def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None,
+           cancelled: Cancelled | None = None) -> None:
     """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
     ready = target / ".ready"
     if ready.exists():
@@ -158,7 +187,7 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
                     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 elif kind == "pip":
-                    _pip(Path(args[0]), args[1:], log, progress)
+                    _pip(Path(args[0]), args[1:], log, progress, cancelled)
             target.mkdir(parents=True, exist_ok=True)
             ready.write_text("ok\n")
         except BaseException:
@@ -166,10 +195,12 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
             raise
 
 
-def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None) -> PythonEnv:
+def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None,
+           cancelled: Cancelled | None = None) -> PythonEnv:
     """The environment for ``packages`` (local files), built if it is not cached yet.
 
-    ``progress`` hears what is being installed: the requirements first, then pip's own lines."""
+    ``progress`` hears what is being installed: the requirements first, then pip's own lines; when
+    ``cancelled`` says so, pip is killed and EnvCancelled raised (the layer being built is removed)."""
     reqs = sorted({r for p in packages for r in requirements(p)})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
@@ -182,10 +213,11 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
         steps.append(("pip", [str(python), *reqs]))
     if progress is not None and not (deps / ".ready").exists() and reqs:
         progress(f"installing {len(reqs)} requirement(s): {', '.join(reqs)}")
-    _build(deps, steps, log, progress)
+    _build(deps, steps, log, progress, cancelled)
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
-    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress)
+    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress,
+           cancelled)
     for layer in (deps, pkg):
         mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)

@@ -6,13 +6,16 @@ GPUs, within the max wait) through PENDING (installing the trainer) to RUNNING (
 replica of every pool, each with the environment Vertex AI gives it), watches the replicas,
 and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
 
-* the chief's exit decides success; the other replicas are then stopped;
-* a replica that exits with an error fails the job, naming its role, index and exit code, with
-  its last log lines, and the other replicas are stopped;
-* a replica killed from outside (a "VM restart") is restarted, or the whole job is restarted
-  when restartJobOnWorkerRestart is set; a trainer that checkpoints resumes;
-* max running time and max wait are enforced; cancel stops every replica (SIGTERM, then SIGKILL
-  after 5 s);
+* the replicas' exits mean what replicas.py says: the chief's success ends the job SUCCEEDED; a
+  replica's error or its own signal (SIGABRT, SIGSEGV, ...) fails it; a replica killed from
+  outside (SIGKILL or SIGTERM that trainjobs did not send) is restarted with backoff, its leftover
+  processes killed first; a trainer that checkpoints resumes;
+* max running time and max wait are enforced; cancel (``trainjobs cancel``: the cancel file and
+  SIGUSR1) stops every replica (SIGTERM, then SIGKILL after 5 s), during the environment build
+  too; SIGTERM, SIGINT or SIGHUP to the supervisor or its reaper stop the job the same way and say
+  so; the death of the reaper alone is logged and the job goes on;
+* a job.json or state.json broken while the job runs is rewritten from the supervisor's copy, so
+  the job's outcome is kept;
 * tuning jobs run their trials, at most maxParallelTrials at a time;
 * every process of the job dies with it, even if the supervisor is killed (see reaper.py);
 * a full disk never kills it: a state it cannot save is kept and saved later, the final state
@@ -80,6 +83,9 @@ class Supervisor:
         self.gpus = gpus.GpuLocks(self.home)
         self.env: envs.PythonEnv | None = None
         self.cancel_flag = False
+        self.reaper_gone: bool | None = False
+        self.stop_signal: int | None = None  # SIGTERM, SIGINT or SIGHUP: a stop that was no cancel request
+        self.saved: Json = {}  # the state as last written: rewrites a state.json broken by someone else
         self.clusters: list[Cluster] = []
         self.trials: list[Json] = []
         self.restarts = 0
@@ -95,7 +101,7 @@ class Supervisor:
         replicas = [p.status() for c in self.clusters for p in c.procs]
         try:
             with store.locked(self.job_dir):
-                state = store.read_json(self.job_dir / "state.json") or {}
+                state = self.current_state()
                 state.update(self.unsaved)
                 state["replicas"] = replicas
                 if self.trials:
@@ -109,7 +115,27 @@ class Supervisor:
             self.event(f"could not save the job's state (disk full: {exc.strerror}); will retry")
             return False
         self.unsaved = {}
+        self.saved = state
         return True
+
+    def current_state(self) -> Json:
+        """state.json as it is, or this supervisor's last copy when someone broke it."""
+        try:
+            return store.read_json(self.job_dir / "state.json") or dict(self.saved)
+        except store.Unreadable as exc:
+            self.event(f"state.json was broken while the job ran ({exc.reason}); rewriting it from the supervisor's copy")
+            return dict(self.saved)
+
+    def keep_record(self) -> None:
+        """Restore job.json from this supervisor's copy if it was broken, changed or removed while the job ran."""
+        try:
+            intact = store.read_json(self.job_dir / "job.json") == self.record
+        except store.Unreadable:
+            intact = False
+        if not intact:
+            with contextlib.suppress(OSError):
+                store.write_json(self.job_dir / "job.json", self.record)
+                self.event("job.json was broken, changed or removed while the job ran; restored it")
 
     def write_final(self, **changes: Any) -> None:
         """The last write: retried, using the reserve's space when the disk is full."""
@@ -136,9 +162,20 @@ class Supervisor:
             print(f"{store.now()} {message}", flush=True)
 
     def cancel_requested(self) -> bool:
-        return self.cancel_flag or (self.job_dir / "cancel").exists()
+        return self.cancel_flag or self.stop_signal is not None or (self.job_dir / "cancel").exists()
+
+    def cancelled(self, when: str = "") -> Finished:
+        """The end of a cancelled job: by request (the cancel file, SIGUSR1), or by a stop signal, said as such."""
+        if self.stop_signal is not None and not self.cancel_flag and not (self.job_dir / "cancel").exists():
+            return Finished(JobState.CANCELLED, f"stopped{when}: its supervisor (pid {self.pid}) or reaper received "
+                            f"{signal.Signals(self.stop_signal).name}, not a cancel request", code=1)
+        return Finished(JobState.CANCELLED, f"cancelled by request{when}", code=1)
 
     def sleep(self) -> None:
+        if self.reaper_gone is True:
+            self.reaper_gone = None  # said once
+            self.event("the job's reaper died; the job goes on (if this supervisor dies too, the next status read "
+                       "ends the job and kills what it left)")
         reaper.reap_strays(self.known_pids())
         time.sleep(self.poll)
         self.poll = min(POLL_MAX, self.poll * 1.3)
@@ -171,8 +208,8 @@ class Supervisor:
 
     # -- the phases ----------------------------------------------------------------------------
     def run(self) -> None:
-        signal.signal(signal.SIGUSR1, self._on_cancel)
-        signal.signal(signal.SIGTERM, self._on_cancel)
+        for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, reaper.REAPER_GONE):
+            signal.signal(sig, self._on_signal)
         reaper.become_subreaper()
         self.make_reserve()
         self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
@@ -182,13 +219,15 @@ class Supervisor:
             self.write(state=JobState.PENDING.value)
             self.prepare()
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled before it started", code=1)
+                raise self.cancelled(" before it started")
             if self.study:
                 self.tune(devices)
             else:
                 self.single(devices)
         except Finished as done:
             self.finish(done)
+        except envs.EnvCancelled:
+            self.finish(self.cancelled(" while its environment was being built"))
         except envs.EnvError as exc:
             full = "No space left on device" in str(exc)
             self.finish(Finished(JobState.FAILED, f"{'disk full: ' if full else ''}preparing the training package "
@@ -206,8 +245,13 @@ class Supervisor:
             traceback.print_exc()
         self.finish(Finished(JobState.FAILED, f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
 
-    def _on_cancel(self, signum: int, frame: Any) -> None:
-        self.cancel_flag = True
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGUSR1:
+            self.cancel_flag = True
+        elif signum == reaper.REAPER_GONE:
+            self.reaper_gone = True  # logged by sleep(): printing inside a signal handler may re-enter print
+        else:
+            self.stop_signal = signum
 
     def queue(self) -> list[int] | None:
         """QUEUED: reserve the GPUs this job needs, waiting up to the max wait."""
@@ -228,7 +272,7 @@ class Supervisor:
                 self.write(message=f"waiting for {need} GPU(s); busy: {busy or 'none'}")
                 noted = True
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled while waiting for GPUs", code=1)
+                raise self.cancelled(" while waiting for GPUs")
             if self.max_wait is not None and time.time() - created > self.max_wait:
                 raise Finished(JobState.CANCELLED, f"the job waited longer than its max wait ({self.max_wait:g}s) for "
                                f"{need} GPU(s)", code=1)
@@ -260,7 +304,8 @@ class Supervisor:
         self.event(f"preparing the environment for {', '.join(uris)}")
         started = time.time()
         cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or self.home / "envs")
-        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log", self._installing)
+        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log", self._installing,
+                               cancelled=self.cancel_requested)
         self.event(f"environment ready in {time.time() - started:.1f}s: {self.env.python}")
         if self._install_shown:
             self.write(message=None)
@@ -286,7 +331,7 @@ class Supervisor:
             if outcome is not None:
                 raise outcome
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled by request", code=1)
+                raise self.cancelled()
             if self.timeout is not None and time.time() - self.started_at > self.timeout:
                 raise Finished(JobState.CANCELLED, f"the job ran longer than its max running time ({self.timeout:g}s)", code=4)
             self.write_if_changed()
@@ -312,6 +357,7 @@ class Supervisor:
             run.stop(graceful=True)
         self.gpus.release()
         reaper.sweep()  # whatever the replicas left behind (re-parented here) dies with the job
+        self.keep_record()
         error = None if done.state is JobState.SUCCEEDED else {"code": done.code, "message": done.message or done.state.value}
         self.write_final(state=done.state.value, end_time=store.now(), error=error, gpus=[], message=None)
         self.event(f"job {done.state.value}" + (f": {done.message}" if done.message else ""))
