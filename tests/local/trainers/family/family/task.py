@@ -103,7 +103,11 @@ def main():
         time.sleep(args.step_seconds)
         print(f"{me}: step {step}", flush=True)
     if args.kill_at_end and task["type"] == "workerpool0":
-        with open(os.path.join(args.dump, args.kill_at_end + ".starts")) as f:
+        victims = os.path.join(args.dump, args.kill_at_end + ".starts")
+        deadline = time.time() + 120
+        while not os.path.exists(victims) and time.time() < deadline:
+            time.sleep(0.05)
+        with open(victims) as f:
             victim = int(f.read().split()[-2])
         os.kill(victim, signal.SIGKILL)
         os._exit(0)
