@@ -147,15 +147,16 @@ def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = N
         # pip may be silent for minutes (a large download): its output is copied by a thread, so that
         # this one can look for a cancel every tenth of a second.
         copier = threading.Thread(target=_copy, args=(proc.stdout, out, progress), daemon=True)
-        copier.start()
-        while copier.is_alive():
-            if cancelled is not None and cancelled():
-                with contextlib.suppress(OSError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                copier.join(timeout=5)
-                raise EnvCancelled("cancelled while pip was installing")
-            copier.join(timeout=0.1)
+        with proc.stdout:
+            copier.start()
+            while copier.is_alive():
+                if cancelled is not None and cancelled():
+                    with contextlib.suppress(OSError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    copier.join(timeout=5)
+                    raise EnvCancelled("cancelled while pip was installing")
+                copier.join(timeout=0.1)
         returncode = proc.wait()
     if returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
