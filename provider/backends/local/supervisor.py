@@ -14,17 +14,14 @@ and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
   SIGUSR1) stops every replica (SIGTERM, then SIGKILL after 5 s), during the environment build
   too; SIGTERM, SIGINT or SIGHUP to the supervisor or its reaper stop the job the same way and say
   so; the death of the reaper alone is logged and the job goes on;
-* a job.json or state.json broken while the job runs is rewritten from the supervisor's copy, so
-  the job's outcome is kept;
 * tuning jobs run their trials, at most maxParallelTrials at a time;
 * every process of the job dies with it, even if the supervisor is killed (see reaper.py);
-* a full disk never kills it: a state it cannot save is kept and saved later, the final state
-  is retried (using the space of a small reserve file made at start), a job that cannot go on
-  ends FAILED with "disk full", and no temporary file is left behind.
+* a full disk never kills it (a job that cannot go on ends FAILED with "disk full"), and a
+  job.json or state.json broken while the job runs does not lose its outcome (journal.py).
 
-The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner); this
-module holds the phases (queue, prepare, run, finish) and the job's state file. It imports nothing
-heavy (Optuna only for Bayesian tuning), to stay small in memory.
+The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner), the job's
+files journal.py (Journal); this module holds the phases (queue, prepare, run, finish). It imports
+nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
 """
 
 from __future__ import annotations
@@ -42,6 +39,7 @@ from typing import Any
 from provider.backends.base import JobState
 from provider.backends.local import cluster as cl
 from provider.backends.local import envs, gpus, reaper, store, tuning
+from provider.backends.local.journal import Journal
 from provider.backends.local.paths import Storage
 from provider.backends.local.replicas import Cluster, Finished
 from provider.backends.local.trials import Tuner
@@ -49,8 +47,6 @@ from provider.backends.local.trials import Tuner
 Json = dict[str, Any]
 
 POLL_MIN, POLL_MAX = 0.02, 0.25
-RESERVE_BYTES = 128 * 1024
-FINAL_WRITE_TRIES = 40
 BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
 
@@ -85,77 +81,26 @@ class Supervisor:
         self.cancel_flag = False
         self.reaper_gone: bool | None = False
         self.stop_signal: int | None = None  # SIGTERM, SIGINT or SIGHUP: a stop that was no cancel request
-        self.saved: Json = {}  # the state as last written: rewrites a state.json broken by someone else
         self.clusters: list[Cluster] = []
         self.trials: list[Json] = []
         self.restarts = 0
         self.started_at: float | None = None
         self.poll = POLL_MIN
-        self.unsaved: Json = {}  # changes a full disk kept from state.json: saved with the next write
-        self.reserve = job_dir / ".reserve"
+        self.journal = Journal(job_dir, record, self.event)
 
     # -- state -------------------------------------------------------------------------------
     def write(self, **changes: Any) -> bool:
-        """Save ``changes`` to state.json; on a full disk keep them for the next write and return False."""
-        self.unsaved.update(changes)
-        replicas = [p.status() for c in self.clusters for p in c.procs]
-        try:
-            with store.locked(self.job_dir):
-                state = self.current_state()
-                state.update(self.unsaved)
-                state["replicas"] = replicas
-                if self.trials:
-                    state["trials"] = self.trials
-                state["restarts"] = self.restarts
-                state["update_time"] = store.now()
-                store.write_json(self.job_dir / "state.json", state)
-        except OSError as exc:
-            if not store.disk_full(exc):
-                raise
-            self.event(f"could not save the job's state (disk full: {exc.strerror}); will retry")
-            return False
-        self.unsaved = {}
-        self.saved = state
-        return True
-
-    def current_state(self) -> Json:
-        """state.json as it is, or this supervisor's last copy when someone broke it."""
-        try:
-            return store.read_json(self.job_dir / "state.json") or dict(self.saved)
-        except store.Unreadable as exc:
-            self.event(f"state.json was broken while the job ran ({exc.reason}); rewriting it from the supervisor's copy")
-            return dict(self.saved)
-
-    def keep_record(self) -> None:
-        """Restore job.json from this supervisor's copy if it was broken, changed or removed while the job ran."""
-        try:
-            intact = store.read_json(self.job_dir / "job.json") == self.record
-        except store.Unreadable:
-            intact = False
-        if not intact:
-            with contextlib.suppress(OSError):
-                store.write_json(self.job_dir / "job.json", self.record)
-                self.event("job.json was broken, changed or removed while the job ran; restored it")
+        """Save ``changes`` with the replicas' and trials' state; False when a full disk kept them for later."""
+        return self.journal.save({**changes, **self.progress()})
 
     def write_final(self, **changes: Any) -> None:
-        """The last write: retried, using the reserve's space when the disk is full."""
-        delay = 0.1
-        for _ in range(FINAL_WRITE_TRIES):
-            if self.write(**changes):
-                break
-            with contextlib.suppress(OSError):
-                self.reserve.unlink()
-            time.sleep(delay)
-            delay = min(2.0, delay * 1.5)
-        with contextlib.suppress(OSError):
-            self.reserve.unlink()
+        self.journal.save_final({**changes, **self.progress()})
 
-    def make_reserve(self) -> None:
-        """A little space set aside at start, given back when the final state cannot be saved."""
-        with contextlib.suppress(OSError), store.open_private(self.reserve, "wb") as f:
-            f.write(b"\0" * RESERVE_BYTES)
-            f.flush()
-            os.fsync(f.fileno())
+    def progress(self) -> Json:
+        done: Json = {"replicas": [p.status() for c in self.clusters for p in c.procs], "restarts": self.restarts}
+        if self.trials:
+            done["trials"] = self.trials
+        return done
 
     def event(self, message: str) -> None:
         with contextlib.suppress(OSError, ValueError):  # the log is on the job's disk, which may be full
@@ -211,7 +156,7 @@ class Supervisor:
         for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, reaper.REAPER_GONE):
             signal.signal(sig, self._on_signal)
         reaper.become_subreaper()
-        self.make_reserve()
+        self.journal.make_reserve()
         self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
         self.event(f"supervisor {self.pid} for job {self.job_id}")
         try:
@@ -342,7 +287,7 @@ class Supervisor:
 
     def write_if_changed(self) -> None:
         snapshot = json.dumps([p.status() for c in self.clusters for p in c.procs], sort_keys=True)
-        if snapshot != getattr(self, "_last", None) or self.unsaved:
+        if snapshot != getattr(self, "_last", None) or self.journal.unsaved:
             self._last = snapshot
             self.write()
 
@@ -357,7 +302,6 @@ class Supervisor:
             run.stop(graceful=True)
         self.gpus.release()
         reaper.sweep()  # whatever the replicas left behind (re-parented here) dies with the job
-        self.keep_record()
         error = None if done.state is JobState.SUCCEEDED else {"code": done.code, "message": done.message or done.state.value}
         self.write_final(state=done.state.value, end_time=store.now(), error=error, gpus=[], message=None)
         self.event(f"job {done.state.value}" + (f": {done.message}" if done.message else ""))
