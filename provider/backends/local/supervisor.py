@@ -79,7 +79,7 @@ class Supervisor:
         self.gpus = gpus.GpuLocks(self.home)
         self.env: envs.PythonEnv | None = None
         self.cancel_flag = False
-        self.reaper_gone: bool | None = False
+        self.reaper_gone = self.reaper_noted = False
         self.stop_signal: int | None = None  # SIGTERM, SIGINT or SIGHUP: a stop that was no cancel request
         self.clusters: list[Cluster] = []
         self.trials: list[Json] = []
@@ -117,8 +117,8 @@ class Supervisor:
         return Finished(JobState.CANCELLED, f"cancelled by request{when}", code=1)
 
     def sleep(self) -> None:
-        if self.reaper_gone is True:
-            self.reaper_gone = None  # said once
+        if self.reaper_gone and not self.reaper_noted:
+            self.reaper_noted = True
             self.event("the job's reaper died; the job goes on (if this supervisor dies too, the next status read "
                        "ends the job and kills what it left)")
         reaper.reap_strays(self.known_pids())
