@@ -186,12 +186,17 @@ def test_a_cancel_during_the_environment_build_ends_the_job_promptly(
     job = submit(backend, family_spec(tmp_path / "dump", package=SLOWBUILD))
     poll(pidfile.exists, "pip to build the package (it then sleeps for an hour)")
     builders = [int(p) for p in pidfile.read_text().split()]
-    assert backend.get(job.id).state is JobState.PENDING
-    backend.request_cancel(backend.get(job.id))
-    done = poll(lambda: (j := backend.get(job.id)).state.terminal and j, "the cancel", timeout=120)
-    assert done.state is JobState.CANCELLED, done
-    assert "cancelled by request while its environment was being built" in (done.error or ""), done.error
+    # A second job of the same package waits for the first one's build (the layer's lock).
+    second = submit(backend, family_spec(tmp_path / "dump2", package=SLOWBUILD))
+    poll(lambda: backend.get(second.id).state is JobState.PENDING, "the second job to wait for the build")
+    for waiting in (second, job):
+        assert backend.get(waiting.id).state is JobState.PENDING
+        backend.request_cancel(backend.get(waiting.id))
+        done = poll(lambda w=waiting: (j := backend.get(w.id)).state.terminal and j, "the cancel", timeout=120)
+        assert done.state is JobState.CANCELLED, done
+        assert "cancelled by request while its environment was being built" in (done.error or ""), done.error
     poll(lambda: not any(pid_alive(p) for p in builders), "pip's build to be killed")
+    assert [int(p) for p in pidfile.read_text().split()] == builders  # the second job never built it
 
 
 def test_a_record_broken_while_the_job_runs_keeps_its_outcome(backend: LocalBackend, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -172,13 +174,32 @@ def _copy(lines: Iterator[str], out: IO[str], progress: Progress | None) -> None
                 progress(line.strip())
 
 
+@contextlib.contextmanager
+def _build_lock(path: Path, cancelled: Cancelled | None) -> Iterator[None]:
+    """The layer's lock; while another job builds the same layer, a cancel still ends the wait."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if cancelled is not None and cancelled():
+                    raise EnvCancelled("cancelled while another job built the same environment") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None,
            cancelled: Cancelled | None = None) -> None:
     """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
     ready = target / ".ready"
     if ready.exists():
         return
-    with store.file_lock(target.with_name(target.name + ".lock")):
+    with _build_lock(target.with_name(target.name + ".lock"), cancelled):
         if ready.exists():
             return
         shutil.rmtree(target, ignore_errors=True)
