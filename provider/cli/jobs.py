@@ -133,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         request = launch.prepare(job, path.parent, project=stack.project_id if stack else "local",
                                  stager=None if args.dry_run else stager,
-                                 default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels)
+                                 default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels,
+                                 check=None if args.dry_run else
+                                 lambda r: backend.check(launch.submission(job, r, cpu_only=args.cpu)))
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if args.dry_run:
