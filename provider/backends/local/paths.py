@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from provider.backends.local import objects
 from provider.core.record import Record
 
 _BUCKET = re.compile(r"^[a-z0-9][-_.a-z0-9]{1,220}[a-z0-9]$")
@@ -47,6 +48,9 @@ class Storage(Record):
         bucket, _, obj = rest.partition("/")
         if not _BUCKET.match(bucket):
             raise StorageError(f"{uri!r}: {bucket!r} is not a valid bucket name")
+        aside = objects.set_aside(self.root, bucket, obj) if obj and not obj.endswith("/") else None
+        if aside is not None:  # an object no path can hold in place (objects.py)
+            return aside
         parts = [p for p in obj.split("/") if p]
         if any(p in (".", "..") for p in parts):
             raise StorageError(f"{uri!r}: '.' and '..' are not allowed in object names")
