@@ -16,6 +16,7 @@ in blocks of ``BLOCK`` bytes: a 500 MiB upload costs a block of memory, not 3 x 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import tempfile
@@ -151,7 +152,7 @@ class _Sink:
                 self.path.unlink()
 
 
-def _copy(rfile: BinaryIO, sink: _Sink, length: int, what: str) -> None:
+def _copy(rfile: io.BufferedIOBase, sink: _Sink, length: int, what: str) -> None:
     left = length
     while left:
         block = rfile.read(min(BLOCK, left))
@@ -162,7 +163,7 @@ def _copy(rfile: BinaryIO, sink: _Sink, length: int, what: str) -> None:
         left -= len(block)
 
 
-def _line(rfile: BinaryIO, what: str) -> bytes:
+def _line(rfile: io.BufferedIOBase, what: str) -> bytes:
     line = rfile.readline(_MAX_LINE + 1)
     if not line.endswith(b"\n"):
         if len(line) > _MAX_LINE:
@@ -172,7 +173,7 @@ def _line(rfile: BinaryIO, what: str) -> bytes:
     return line.rstrip(b"\r\n")
 
 
-def _chunked(rfile: BinaryIO, sink: _Sink, rearm: Callable[[int], None]) -> None:
+def _chunked(rfile: io.BufferedIOBase, sink: _Sink, rearm: Callable[[int], None]) -> None:
     while True:
         head = _line(rfile, "chunk-size line")
         size_text = head.split(b";", 1)[0].strip()
@@ -195,7 +196,7 @@ def _chunked(rfile: BinaryIO, sink: _Sink, rearm: Callable[[int], None]) -> None
     raise FramingError(f"The chunked body has more than {_MAX_TRAILERS} trailer lines.")
 
 
-def read_body(headers: Message, rfile: BinaryIO, spool: Path, rearm: Callable[[int], None],
+def read_body(headers: Message, rfile: io.BufferedIOBase, spool: Path, rearm: Callable[[int], None],
               limit: int = MAX_BODY) -> Body:
     """Read one request's body off the wire; ``rearm(n)`` extends the read deadline for ``n`` bytes."""
     length = declared_length(headers)

@@ -49,12 +49,12 @@ class Digests(Record):
 def _digest_file(path: Path) -> Digests:
     import google_crc32c
 
-    md5, crc = hashlib.md5(), google_crc32c.Checksum()
+    md5, crc = hashlib.md5(), google_crc32c.Checksum()  # type: ignore[no-untyped-call]
     with open(path, "rb") as f:
         while block := f.read(BLOCK):
             md5.update(block)
-            crc.update(block)
-    return Digests(_b64(md5.digest()), _b64(crc.digest()))
+            crc.update(block)  # type: ignore[no-untyped-call]
+    return Digests(_b64(md5.digest()), _b64(crc.digest()))  # type: ignore[no-untyped-call]
 
 
 _cache: OrderedDict[tuple[int, int, int, int], Digests] = OrderedDict()

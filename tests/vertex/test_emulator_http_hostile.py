@@ -15,13 +15,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from provider.backends.local.paths import Storage
+from provider.backends.vertex import VertexBackend
 from provider.emulator import server as emulator_server
 from provider.emulator.framing import MAX_BODY
 from provider.emulator.server import Emulator
@@ -29,8 +30,8 @@ from provider.emulator.uploads import MAX_SESSIONS
 from provider.packaging.gcs import gcs_client
 from tests.conftest import stop_process
 from tests.local.conftest import ROOT
-from tests.vertex.conftest import BUCKET, PARENT, PROJECT
-from tests.vertex.test_emulator_api import http, refused_body
+from tests.vertex.conftest import BUCKET, PARENT, PROJECT, probe_spec, submit
+from tests.vertex.test_emulator_api import http
 
 MEDIA = f"/upload/storage/v1/b/{BUCKET}/o?uploadType=media&name="
 MiB = 1 << 20
@@ -49,12 +50,13 @@ def read_answer(conn: socket.socket) -> tuple[int, dict[str, str], bytes]:
     lines = head.decode("latin-1").split("\r\n")
     headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
     length = int(headers.get("content-length", "0"))
-    while len(body) < length:
-        chunk = conn.recv(65536)
+    whole = bytearray(body)
+    while len(whole) < length:
+        chunk = conn.recv(MiB)
         if not chunk:
             break
-        body += chunk
-    return int(lines[0].split(" ", 2)[1]), headers, body[:length]
+        whole += chunk
+    return int(lines[0].split(" ", 2)[1]), headers, bytes(whole[:length])
 
 
 def closed(conn: socket.socket, timeout: float = 60) -> bool:
@@ -286,7 +288,7 @@ def peak_rss(pid: int) -> int:
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
 
 
-def send(port: int, data: bytes, body: Iterator[bytes] = iter(())) -> tuple[int, dict[str, str], bytes]:
+def send(port: int, data: bytes, body: Iterable[bytes] = ()) -> tuple[int, dict[str, str], bytes]:
     with socket.create_connection(("127.0.0.1", port), timeout=300) as conn:
         conn.sendall(data)
         for block in body:
@@ -363,7 +365,7 @@ JOBS = f"/v1/{PARENT}/customJobs"
 HPT = f"/v1/{PARENT}/hyperparameterTuningJobs"
 PRS = f"/v1/{PARENT}/persistentResources"
 LOGS = "/v2/entries:list"
-O = f"/storage/v1/b/{BUCKET}/o"
+OBJECTS = f"/storage/v1/b/{BUCKET}/o"
 UP = f"/upload/storage/v1/b/{BUCKET}/o"
 MULTI = {"Content-Type": "multipart/related; boundary=b0"}
 
@@ -396,15 +398,15 @@ MALFORMED: list[tuple[str, str, Any, dict[str, str], int]] = [
     ("POST", LOGS, {"orderBy": "name"}, {}, 400), ("POST", LOGS, {"orderBy": 7}, {}, 400),
     ("POST", LOGS, {"bogus": 1}, {}, 400), ("POST", LOGS, [], {}, 400), ("POST", LOGS, b"{", {}, 400),
     ("POST", LOGS, b"[" * 200 + b"]" * 200, {}, 400),
-    ("GET", f"/storage/v1/b/UPPER", None, {}, 400), ("GET", "/storage/v1/b/%FF%FE", None, {}, 400),
+    ("GET", "/storage/v1/b/UPPER", None, {}, 400), ("GET", "/storage/v1/b/%FF%FE", None, {}, 400),
     ("POST", "/storage/v1/b", [], {}, 400), ("POST", "/storage/v1/b", {"name": 5}, {}, 400),
     ("POST", "/storage/v1/b", {"name": "Bad Name"}, {}, 400), ("POST", "/storage/v1/b", b"{", {}, 400),
-    ("GET", O + "?maxResults=abc", None, {}, 400), ("GET", O + "?maxResults=-1", None, {}, 400),
-    ("GET", O + "?pageToken=%25%25", None, {}, 400), ("GET", O + "?pageToken=_w", None, {}, 400),
-    ("GET", O + "/obj?ifGenerationMatch=abc", None, {}, 400), ("GET", O + "/obj?alt=xml", None, {}, 400),
-    ("GET", O + "/obj?ifMetagenerationMatch=1.5", None, {}, 400), ("GET", O + "/%FF", None, {}, 400),
-    ("GET", O + "/obj?alt=media", None, {"Range": "bytes=99-"}, 416),
-    ("DELETE", O + "/obj?ifGenerationNotMatch=x", None, {}, 400),
+    ("GET", OBJECTS + "?maxResults=abc", None, {}, 400), ("GET", OBJECTS + "?maxResults=-1", None, {}, 400),
+    ("GET", OBJECTS + "?pageToken=%25%25", None, {}, 400), ("GET", OBJECTS + "?pageToken=_w", None, {}, 400),
+    ("GET", OBJECTS + "/obj?ifGenerationMatch=abc", None, {}, 400), ("GET", OBJECTS + "/obj?alt=xml", None, {}, 400),
+    ("GET", OBJECTS + "/obj?ifMetagenerationMatch=1.5", None, {}, 400), ("GET", OBJECTS + "/%FF", None, {}, 400),
+    ("GET", OBJECTS + "/obj?alt=media", None, {"Range": "bytes=99-"}, 416),
+    ("DELETE", OBJECTS + "/obj?ifGenerationNotMatch=x", None, {}, 400),
     ("POST", UP + "?uploadType=bogus&name=a", b"x", {}, 400), ("POST", UP + "?uploadType=media", b"x", {}, 400),
     ("POST", UP + "?uploadType=media&name=a&ifGenerationMatch=x", b"x", {}, 400),
     ("POST", UP + "?uploadType=multipart", b"x", {}, 400),
@@ -440,10 +442,28 @@ def test_a_malformed_content_range_is_a_400(emulator: Emulator, content_range: s
     assert status == 400 and answer["error"]["status"] == "INVALID_ARGUMENT", answer
 
 
-def test_log_paging_tokens_walk_every_entry_once(emulator: Emulator) -> None:
-    # A well-formed request still pages: no job, no entries, no token; a naive timestamp reads as UTC.
-    status, _, answer = http(emulator, "POST", LOGS, {
-        "resourceNames": [f"projects/{PROJECT}"], "pageSize": "2", "orderBy": "timestamp desc",
-        "filter": 'resource.type="ml_job" AND resource.labels.job_id="1" AND timestamp>="2024-01-01T00:00:00"'})
-    assert status == 200 and answer == {}, answer
-    assert http(emulator, "POST", JOBS, refused_body("paging"))[0] == 200
+def test_log_paging_tokens_walk_every_entry_once(emulator: Emulator, backend: VertexBackend) -> None:
+    status = submit(backend, emulator, probe_spec("paged_logs", args=["--steps", "4"]))
+    assert backend.wait(status.id, timeout=180).state.name == "SUCCEEDED"
+    query = {"resourceNames": [f"projects/{PROJECT}"], "orderBy": "timestamp desc",
+             "filter": f'resource.type="ml_job" AND resource.labels.job_id="{status.id}" '
+                       'AND timestamp>="2000-01-01T00:00:00"'}  # a naive time reads as UTC
+    _, _, whole = http(emulator, "POST", LOGS, {**query, "pageSize": 1000})
+    everything = [e["insertId"] for e in whole["entries"]]
+    assert len(everything) >= 5 and "nextPageToken" not in whole, whole
+    seen: list[str] = []
+    token = None
+    while True:
+        code, _, page = http(emulator, "POST", LOGS, {**query, "pageSize": "2", **({"pageToken": token} if token
+                                                                                   else {})})
+        assert code == 200 and len(page["entries"]) <= 2, page
+        seen += [e["insertId"] for e in page["entries"]]
+        token = page.get("nextPageToken")
+        if token is None:
+            break
+    assert seen == everything
+    # A token is only good for the query that made it.
+    code, _, answer = http(emulator, "POST", LOGS, {**query, "orderBy": "timestamp asc", "pageSize": 2,
+                                                    "pageToken": http(emulator, "POST", LOGS, {**query, "pageSize": 2})[2]
+                                                    ["nextPageToken"]})
+    assert code == 400 and "page token" in answer["error"]["message"], answer
