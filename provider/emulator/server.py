@@ -43,7 +43,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.emulator.errors import ApiError
-from provider.emulator.framing import BLOCK, Body, is_large, read_body
+from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.routes import Request, route
 from provider.emulator.service import JobService
@@ -185,8 +185,10 @@ class _Handler(BaseHTTPRequestHandler):
         """The request's body (framing.py); a framing error closes the connection, as RFC 9112 asks."""
         def rearm(size: int) -> None:
             self.server.arm(self.connection, self.server.read_timeout + _PER_MIB * size / (1 << 20))
+        # Only uploads carry objects; a JSON request over MAX_JSON is refused before it is read.
+        limit = MAX_BODY if urlsplit(self.path).path.startswith("/upload/") else MAX_JSON
         try:
-            return read_body(self.headers, self.rfile, self.server.app.storage.spool, rearm)
+            return read_body(self.headers, self.rfile, self.server.app.storage.spool, rearm, limit)
         except (ApiError, OSError, ValueError) as exc:
             self.close_connection = True  # the rest of the body is still on the wire: start afresh
             if isinstance(exc, ApiError):
@@ -306,6 +308,7 @@ class Emulator:
         self.store.open()
         try:
             self.storage_root.mkdir(parents=True, exist_ok=True)
+            self.storage.sweep()
             self.persistent.open()
             self.jobs.reconcile()
             self._server = _Server((self.host, self.port), self)

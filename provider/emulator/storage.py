@@ -21,10 +21,12 @@ place, and downloads are sent from the file, so no object is ever held in memory
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import mimetypes
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -113,6 +115,15 @@ class StorageService:
         self.base_url = base_url  # http://127.0.0.1:PORT, for selfLink and resumable session URLs
         self.sessions = Sessions()
         self.spool = root / ".uploads"  # request bodies on their way to disk, and resumable uploads
+
+    def sweep(self, older_than: float = 86400.0) -> None:
+        """Remove the spool files of uploads an earlier emulator never finished (sessions do not outlive it)."""
+        if self.spool.is_dir():
+            cutoff = time.time() - older_than
+            for path in self.spool.glob("upload-*"):
+                with contextlib.suppress(OSError):
+                    if path.stat().st_mtime < cutoff:
+                        path.unlink()
 
     # -- paths ----------------------------------------------------------------------------------
     def bucket_dir(self, bucket: str) -> Path:

@@ -24,7 +24,7 @@ import pytest
 from provider.backends.local.paths import Storage
 from provider.backends.vertex import VertexBackend
 from provider.emulator import server as emulator_server
-from provider.emulator.framing import MAX_BODY
+from provider.emulator.framing import MAX_BODY, MAX_JSON
 from provider.emulator.server import Emulator
 from provider.emulator.uploads import MAX_SESSIONS
 from provider.packaging.gcs import gcs_client
@@ -104,6 +104,17 @@ def test_a_chunked_body_over_the_cap_is_refused_like_a_content_length_one(emulat
         assert status == 413 and google_error(status, body)["status"] == "INVALID_ARGUMENT", body
         assert headers.get("connection") == "close" and closed(conn)
     assert not stored(emulator, "huge.bin") and spool_is_empty(emulator)
+
+
+def test_a_json_request_over_its_cap_is_refused_before_it_is_read(emulator: Emulator) -> None:
+    for framing, more in ((f"Content-Length: {MAX_JSON + 1}", b""), ("Transfer-Encoding: chunked",
+                                                                     b"%x\r\n" % (MAX_JSON + 1))):
+        with socket.create_connection(("127.0.0.1", emulator.port), timeout=60) as conn:
+            conn.sendall(f"POST /v1/{PARENT}/customJobs HTTP/1.1\r\nHost: 127.0.0.1\r\n{framing}\r\n\r\n".encode()
+                         + more)
+            status, headers, body = read_answer(conn)  # no byte of the body was sent
+            assert status == 413 and headers.get("connection") == "close", body
+            google_error(status, body)
 
 
 def test_a_cut_short_chunked_upload_stores_nothing(emulator: Emulator) -> None:
