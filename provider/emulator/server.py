@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import socket
 import sys
@@ -263,8 +264,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_file(self, answer: Answer) -> None:
         """An object's bytes (or a range of them), a block at a time: a download never sits in memory."""
         assert answer.file is not None
-        start, length = answer.span or (0, answer.file.stat().st_size)
-        with open(answer.file, "rb") as f:
+        try:
+            f = open(answer.file, "rb")  # noqa: SIM115  (closed below)
+        except FileNotFoundError:  # deleted since it was found
+            self._send(Answer(status=404, data=json.dumps(ApiError("NOT_FOUND", "No such object.").body()).encode()))
+            return
+        with f:
+            start, length = answer.span or (0, os.fstat(f.fileno()).st_size)
             self._head(answer, length)
             if getattr(self, "command", None) == "HEAD":
                 return

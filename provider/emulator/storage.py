@@ -34,9 +34,9 @@ from urllib.parse import quote
 
 from provider.backends.local import objects
 from provider.core.record import Record
-from provider.emulator import paging
+from provider.emulator import paging, uploads
 from provider.emulator.framing import Body, new_spool_file
-from provider.emulator.uploads import Session, Sessions, append, check_digests, digests, discard, split_multipart
+from provider.emulator.uploads import Session, append, check_digests, digests, discard, split_multipart
 from provider.emulator.uploads import storage_error as _error
 
 Json = dict[str, Any]
@@ -113,7 +113,7 @@ class StorageService:
     def __init__(self, root: Path, base_url: str = "") -> None:
         self.root = root
         self.base_url = base_url  # http://127.0.0.1:PORT, for selfLink and resumable session URLs
-        self.sessions = Sessions()
+        self.sessions = uploads.Sessions()
         self.spool = root / ".uploads"  # request bodies on their way to disk, and resumable uploads
 
     def sweep(self, older_than: float = 86400.0) -> None:
@@ -342,14 +342,14 @@ class StorageService:
 
 
 def multipart_parts(content_type: str, body: bytes) -> list[bytes] | None:
-    """The parts' contents of a multipart body, bytes kept exactly; None without a boundary."""
-    # gcloud writes the boundary in single quotes (boundary='===...=='); others in double quotes or bare.
-    m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
-    boundary = next((g for g in m.groups() if g), "") if m else ""
-    if not content_type.startswith("multipart/") or not boundary:
+    """The parts' contents of a multipart body in memory, bytes kept exactly; None without a boundary.
+
+    Uploads are split on disk (uploads.split_multipart); this is for small bodies (the tests' stand-ins)."""
+    delimiter = uploads.delimiter_of(content_type)
+    if delimiter is None:
         return None
     parts = []
-    for section in body.split(b"--" + boundary.encode())[1:]:
+    for section in body.split(delimiter)[1:]:
         if section.startswith(b"--"):
             break
         # Headers end at the first blank line; gcloud writes bare \n line ends, most clients \r\n.

@@ -90,13 +90,21 @@ def check_digests(path: Path, metadata: Json) -> None:
                                             f"\"{have.md5}\".")
 
 
-def _boundary(content_type: str) -> bytes:
+def delimiter_of(content_type: str) -> bytes | None:
+    """``--BOUNDARY`` of a multipart Content-Type; None when it is not multipart or has no boundary."""
     # gcloud writes the boundary in single quotes (boundary='===...=='); others in double quotes or bare.
     m = re.search(r"""boundary=(?:'([^']+)'|"([^"]+)"|([^;\s]+))""", content_type)
     boundary = next((g for g in m.groups() if g), "") if m else ""
     if not content_type.startswith("multipart/") or not boundary:
-        raise storage_error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
+        return None
     return b"--" + boundary.encode("utf-8", "replace")
+
+
+def _boundary(content_type: str) -> bytes:
+    delimiter = delimiter_of(content_type)
+    if delimiter is None:
+        raise storage_error(400, "invalid", "A multipart upload needs a multipart/related body with a boundary.")
+    return delimiter
 
 
 def _part(head: bytes, start: int) -> tuple[int, bytes]:

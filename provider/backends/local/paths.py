@@ -4,7 +4,9 @@
   ``jobs/<id>/`` (record, state, logs), ``envs/`` (installed trainers), ``gpus/`` (device locks).
 * Storage (``$TRAINJOBS_STORAGE``, default ``<home>/storage``): ``gs://BUCKET/PATH`` is the
   file ``<storage>/BUCKET/PATH``, so the job dirs, checkpoints and outputs a spec names land in
-  the same place every run, and the same spec works here and on Vertex AI.
+  the same place every run, and the same spec works here and on Vertex AI. An object no path can
+  hold there (a segment over 255 bytes, ``d`` beside ``d/e``) is set aside (objects.py); ``path``
+  finds it there.
 """
 
 from __future__ import annotations
