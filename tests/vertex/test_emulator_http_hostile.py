@@ -30,7 +30,7 @@ from provider.emulator.uploads import MAX_SESSIONS
 from provider.packaging.gcs import gcs_client
 from tests.conftest import stop_process
 from tests.local.conftest import ROOT
-from tests.vertex.conftest import BUCKET, PARENT, PROJECT, probe_spec, submit
+from tests.vertex.conftest import BUCKET, PARENT, PROJECT, probe_spec, request_for, submit
 from tests.vertex.test_emulator_api import http
 
 MEDIA = f"/upload/storage/v1/b/{BUCKET}/o?uploadType=media&name="
@@ -264,6 +264,28 @@ def test_a_resumable_upload_in_chunks_keeps_every_byte(bucket: Any) -> None:
     blob = bucket.blob("r/" + "long" * 80, chunk_size=256 * 1024)  # a 320-byte segment, set aside
     blob.upload_from_string(data)
     assert bucket.blob("r/" + "long" * 80).download_as_bytes() == data
+
+
+@pytest.mark.slow
+def test_a_package_under_a_name_no_path_can_hold_is_installed_and_run(emulator: Emulator, bucket: Any,
+                                                                     backend: VertexBackend) -> None:
+    import copy
+
+    from provider.core.vertex_request import VertexRequest
+    from provider.submission.launch import submission
+
+    job, request = request_for(emulator, probe_spec("aside_package", args=["--steps", "1"]))
+    spec = request.body["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]
+    staged = spec["packageUris"][0].removeprefix(f"gs://{BUCKET}/")
+    # A 300-byte folder, below an object named like the folder: set aside twice over.
+    aside = "pkgs/" + "p" * 300 + "/" + staged.rsplit("/", 1)[1]
+    round_trip(bucket, "pkgs/" + "p" * 300, b"a file where the folder is")
+    round_trip(bucket, aside, bucket.blob(staged).download_as_bytes())
+    body = copy.deepcopy(request.body)
+    body["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"] = [f"gs://{BUCKET}/{aside}"]
+    status = backend.submit(submission(job, VertexRequest(request.kind, request.parent, body)))
+    done = backend.wait(status.id, timeout=180)
+    assert done.state.name == "SUCCEEDED", done.error
 
 
 def test_an_existing_storage_dir_reads_as_before(emulator: Emulator, bucket: Any) -> None:

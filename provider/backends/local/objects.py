@@ -6,8 +6,9 @@ some of them as paths. So an object lives
 
 * **in place**, as the file ``<root>/BUCKET/NAME``, wherever that path can hold it: what the
   trainers write through their job dirs and what the local backend reads (packages, outputs);
-* **set aside**, as ``<root>/.objects/BUCKET/<sha256 of the name>`` with the name in a
-  ``.name`` file beside it, when it cannot: a segment longer than ``NAME_MAX`` bytes, an empty,
+* **set aside**, as ``<root>/.objects/BUCKET/<sha256 of the name>/<its last segment>`` (or
+  ``object`` when that segment cannot be a file name) with the name in ``<sha256>.name`` beside
+  the folder, when it cannot: a segment longer than ``NAME_MAX`` bytes, an empty,
   ``.`` or ``..`` segment, a name ending in ``/``, or a path that is taken the other way (``d``
   is a file and ``d/e`` arrives, ``f/g`` exists and ``f`` arrives).
 
@@ -45,9 +46,18 @@ def in_place(root: Path, bucket: str, name: str) -> Path | None:
     return root.joinpath(bucket, *parts)
 
 
-def aside(root: Path, bucket: str, name: str) -> Path:
-    """The file that holds ``name`` when it is set aside."""
+def _folder(root: Path, bucket: str, name: str) -> Path:
     return root / ASIDE / bucket / hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def aside(root: Path, bucket: str, name: str) -> Path:
+    """The file that holds ``name`` when it is set aside: its last segment, in a folder named by the name's hash.
+
+    The last segment is kept because readers go by it (``trainer-0.1.tar.gz``, a wheel's name)."""
+    base = name.rsplit("/", 1)[-1]
+    if base in ("", ".", "..") or len(base.encode("utf-8", "surrogateescape")) > NAME_MAX:
+        base = "object"
+    return _folder(root, bucket, name) / base
 
 
 def set_aside(root: Path, bucket: str, name: str) -> Path | None:
@@ -90,7 +100,7 @@ def place(root: Path, bucket: str, name: str, source: Path) -> Path:
             return path
     target = aside(root, bucket, name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    label = target.with_suffix(".name")
+    label = _folder(root, bucket, name).with_suffix(".name")
     tmp = Path(f"{label}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_bytes(name.encode("utf-8", "surrogateescape"))
     os.replace(tmp, label)
@@ -99,10 +109,13 @@ def place(root: Path, bucket: str, name: str, source: Path) -> Path:
 
 
 def remove_aside(root: Path, bucket: str, name: str) -> None:
-    target = aside(root, bucket, name)
-    for path in (target, target.with_suffix(".name")):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+    folder = _folder(root, bucket, name)
+    with contextlib.suppress(FileNotFoundError):
+        aside(root, bucket, name).unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+    with contextlib.suppress(FileNotFoundError):
+        folder.with_suffix(".name").unlink()
 
 
 def remove(root: Path, bucket: str, name: str) -> bool:
@@ -128,7 +141,8 @@ def walk(root: Path, bucket: str) -> Iterator[tuple[str, Path]]:
     folder = root / ASIDE / bucket
     if folder.is_dir():
         for label in folder.glob("*.name"):
-            path = label.with_suffix("")
-            if _is_file(path):
-                with contextlib.suppress(OSError):
-                    yield label.read_bytes().decode("utf-8", "surrogateescape"), path
+            with contextlib.suppress(OSError):
+                name = label.read_bytes().decode("utf-8", "surrogateescape")
+                path = aside(root, bucket, name)
+                if _is_file(path):
+                    yield name, path
