@@ -188,7 +188,7 @@ class StorageService:
         """Objects and prefixes in name order, ``maxResults`` (at most 1000) a page."""
         self._need_bucket(bucket)
         prefix, delimiter = params.get("prefix", ""), params.get("delimiter", "")
-        size = min(int_param(params, "maxResults", 1) or _MAX_RESULTS, _MAX_RESULTS)
+        size = min(int_param(params, "maxResults") or _MAX_RESULTS, _MAX_RESULTS)  # 0: the default
         request = (bucket, prefix, delimiter)
         after = (paging.decode(params.get("pageToken"), *request) or ("", ""))[0]
         entries: dict[str, Path | None] = {}  # name -> file, or None for a prefix

@@ -288,6 +288,16 @@ def test_a_package_under_a_name_no_path_can_hold_is_installed_and_run(emulator: 
     assert done.state.name == "SUCCEEDED", done.error
 
 
+def test_objects_are_listed_in_pages_with_stable_tokens(bucket: Any) -> None:
+    names = ["a", "a/b", "b" * 300, "c/", "c/d", "e"]
+    for name in names:
+        bucket.blob(name).upload_from_string(b"x")
+    pages = bucket.client.list_blobs(bucket, page_size=2).pages
+    seen = [[b.name for b in page] for page in pages]
+    assert [n for page in seen for n in page] == sorted(names) and all(len(p) <= 2 for p in seen), seen
+    assert len(seen) == 3
+
+
 def test_an_existing_storage_dir_reads_as_before(emulator: Emulator, bucket: Any) -> None:
     # What trainers write, and what older emulators stored: plain files under <root>/BUCKET.
     place = emulator.storage_root / BUCKET / "jobs" / "j1"
@@ -360,29 +370,32 @@ def test_memory_per_upload_is_bounded_not_proportional_to_the_body(
 
 def test_concurrent_uploads_are_capped_with_resource_exhausted(emulator: Emulator) -> None:
     cap = emulator_server.MAX_UPLOADS
-    holders = [socket.create_connection(("127.0.0.1", emulator.port), timeout=60) for _ in range(cap)]
+    spool = emulator.storage_root / ".uploads"
+    holders: list[socket.socket] = []
     try:
-        for i, conn in enumerate(holders):  # each begins a 10 MiB upload and stalls after 100 KiB
-            conn.sendall(upload_head(f"held{i}.bin", f"Content-Length: {10 * MiB}") + b"x" * 100_000)
-        deadline = time.monotonic() + 90
-        while True:  # the slots are taken as the server reads the holders' headers
-            status, headers, body = send(emulator.port, upload_head("one-more.bin", f"Content-Length: {MiB}"),
-                                         iter([b"y" * MiB]))
-            if status == 429 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+        for i in range(cap):  # each begins a 10 MiB upload and stalls after 2 MiB (a block is spooled to disk)
+            conn = socket.create_connection(("127.0.0.1", emulator.port), timeout=60)
+            holders.append(conn)
+            conn.sendall(upload_head(f"held{i}.bin", f"Content-Length: {10 * MiB}") + b"x" * (2 * MiB))
+            deadline = time.monotonic() + 90
+            while len(list(spool.glob("upload-*"))) < i + 1:  # its body is being received: it holds a slot
+                assert time.monotonic() < deadline, f"upload {i} never started"
+                time.sleep(0.05)
+        status, headers, body = send(emulator.port, upload_head("one-more.bin", f"Content-Length: {MiB}"),
+                                     [b"y" * MiB])
         assert status == 429 and google_error(status, body)["status"] == "RESOURCE_EXHAUSTED", body
-        assert headers.get("retry-after") == "1"
+        assert headers.get("retry-after") == "1" and headers.get("connection") == "close"
         # Small JSON requests are not uploads: they are still served.
         assert http(emulator, "GET", f"/v1/{PARENT}/customJobs")[0] == 200
     finally:
         for conn in holders:
             conn.close()
     deadline = time.monotonic() + 90
-    while send(emulator.port, upload_head("after.bin", f"Content-Length: {MiB}"), iter([b"z" * MiB]))[0] != 200:
+    while send(emulator.port, upload_head("after.bin", f"Content-Length: {MiB}"), [b"z" * MiB])[0] != 200:
         assert time.monotonic() < deadline, "the upload slots were never given back"
         time.sleep(0.2)
-    assert not any(stored(emulator, f"held{i}.bin") for i in range(cap))
+    assert not any(stored(emulator, f"held{i}.bin") for i in range(cap)) and not stored(emulator, "one-more.bin")
+    assert not list(spool.glob("upload-*"))  # the cut-short bodies left nothing behind
 
 
 def test_open_resumable_uploads_are_capped(emulator: Emulator) -> None:
