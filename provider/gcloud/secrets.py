@@ -21,11 +21,19 @@ unseen. The rule (README, "Security"; docs/migration.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from provider.gcloud.command import GcloudError
+
+if TYPE_CHECKING:
+    from provider.gcloud.command import GcloudCommand
 
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "CREDENTIAL",
                 "CREDENTIALS", "CREDS", "PRIVATE", "AUTH", "COOKIE", "SIGNATURE", "SALT", "DSN")
 _NOT_SECRET = ("PWD", "OLDPWD")  # bash's current and previous folders
-_MARKER = re.compile(r"\x00([A-Za-z_][A-Za-z0-9_]*)\x00")
+# A marker as the command's reading may have changed it (--scale-tier lowers it and turns _ into -).
+_MARKER = re.compile(r"\x00([A-Za-z0-9_-]+)\x00")
 MARK = "\x00"
 
 
@@ -45,12 +53,18 @@ def marker(name: str) -> str:
 
 def names_in(text: str) -> list[str]:
     """The secret variables whose markers ``text`` holds."""
-    return _MARKER.findall(text)
+    return [m.replace("-", "_") for m in _MARKER.findall(text)]
 
 
-def shown(text: str) -> str:
-    """``text`` as it may be printed: each marker shown as ``$NAME``, never a value."""
-    return _MARKER.sub(r"$\1", text)
+def shown(text: str, names: tuple[str, ...] | list[str] = ()) -> str:
+    """``text`` as it may be printed: each marker shown as ``$NAME`` (as ``names`` spell it), never a value."""
+    spelled = {n.upper(): n for n in names}
+
+    def name(m: re.Match[str]) -> str:
+        found = m.group(1).replace("-", "_")
+        return "$" + spelled.get(found.upper(), found)
+
+    return _MARKER.sub(name, text)
 
 
 def stack_setting(name: str) -> str:
@@ -86,3 +100,50 @@ def note(names: list[str], left_out: list[str]) -> str:
             f"and a secret is never written into a spec. Give it to the job from the stack instead ({settings}): "
             "every job of the stack gets it in its environment, where the trainer reads it "
             f"(os.environ[{names[0]!r}])")
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a flag's value (a text, a list, a mapping's keys and values)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _names(value: object) -> list[str]:
+    return sorted({n for text in _strings(value) for n in names_in(text)})
+
+
+def take_out(cmd: GcloudCommand) -> list[str]:
+    """The trainer's args of ``cmd`` without secrets (notes saying what was left out and what to do
+    instead); GcloudError when a secret stands anywhere else, which would be written into the spec."""
+    from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS
+
+    notes: list[str] = []
+    lists = [("user_args", cmd.user_args)] + [(key, cmd.values.get(key)) for key in ("args", "command")]
+    for key, words in lists:
+        if not isinstance(words, list) or not _names(words):
+            continue
+        kept, left_out = without_secrets([str(w) for w in words])
+        if key == "user_args":
+            cmd.user_args = kept
+        else:
+            cmd.values[key] = kept
+        notes.append(note(_names(words), left_out))
+    flag_of = {f.key: f.name for f in (*AI_PLATFORM, *CUSTOM_JOBS) if f.key}
+    for key, value in cmd.values.items():
+        names = _names(value)
+        if names:
+            raise GcloudError(f"{flag_of.get(key, key)} takes its value from {', '.join('$' + n for n in names)}, "
+                              "whose name looks secret: a secret is never written into a spec; allowed: the value "
+                              "written out if it is not a secret, or a secret given to the job in its environment: "
+                              f"{stack_setting(names[0])}")
+    if cmd.job_id is not None and MARK in cmd.job_id:
+        raise GcloudError(f"the job id {shown(cmd.job_id)} comes from a variable whose name looks secret; "
+                          "allowed: the job id written out")
+    return notes
