@@ -57,7 +57,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
 
     line = None
     try:
-        line = read_line(args.gcloud, os.environ)
+        line = read_line(args.gcloud, os.environ, cwd)
         cmd = parse(line.words)
         notes = secrets.take_out(cmd)
         built = build(cmd, cwd)

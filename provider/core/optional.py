@@ -51,19 +51,18 @@ def missing(part: Part) -> list[str]:
     return [m for m in part.value.modules if not _found(m)]
 
 
-def install_command(part: Part, checkout: Path | None = None, prefix: Path | None = None,
-                    cwd: Path | None = None) -> str:
-    """The command that installs ``part`` into the environment running trainjobs (see the module docstring).
-
-    ``checkout``, ``prefix`` and ``cwd`` default to this source tree (when it is one), sys.prefix
-    and the current directory.
-    """
+def this_checkout() -> Path | None:
+    """The source tree this trainjobs runs from, when it is a checkout (it has pyproject.toml)."""
     here = Path(__file__).resolve().parents[2]
-    checkout = checkout if checkout is not None else (here if (here / "pyproject.toml").is_file() else None)
-    prefix = (prefix or Path(sys.prefix)).resolve()
+    return here if (here / "pyproject.toml").is_file() else None
+
+
+def install_command(part: Part, checkout: Path | None, prefix: Path, cwd: Path) -> str:
+    """The command that installs ``part`` into the environment at ``prefix`` (see the module docstring)."""
     extra = part.value.name
+    prefix = prefix.resolve()
     if checkout is not None and (checkout / "scripts" / "setup.sh").is_file() and prefix == (checkout / ".venv").resolve():
-        script = "scripts/setup.sh" if (cwd or Path.cwd()).resolve() == checkout else str(checkout / "scripts" / "setup.sh")
+        script = "scripts/setup.sh" if cwd.resolve() == checkout.resolve() else str(checkout / "scripts" / "setup.sh")
         return f"bash {shlex.quote(script)} {extra}"
     python = shlex.quote(str(prefix / "bin" / "python") if (prefix / "bin" / "python").exists() else sys.executable)
     if checkout is not None:
@@ -76,4 +75,5 @@ def require(part: Part, needed_by: str) -> None:
     absent = missing(part)
     if absent:
         raise UserError(f"{needed_by} needs {part.value.what}, the '{part.value.name}' extra, and it is not installed "
-                        f"({', '.join(absent)} not found); install it with: {install_command(part)}", exit_code=2)
+                        f"({', '.join(absent)} not found); install it with: "
+                        f"{install_command(part, this_checkout(), Path(sys.prefix), Path.cwd())}", exit_code=2)

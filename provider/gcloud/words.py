@@ -16,8 +16,10 @@ What is refused with a message naming the column, and what to write instead:
   backticks, pipes, redirections, ``;``, ``&&``, ``( ... )``, and a newline without a backslash;
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~``
   that bash turns into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a
-  ``NAME=...`` word), an unquoted glob (``*``, ``?``, ``[...]``: bash puts the matching file names
-  in its place), an unquoted brace expansion (``{a,b}``, ``{1..3}``: several words);
+  ``NAME=...`` word), an unquoted glob (``*``, ``?``, ``[...]``) that matches files in the folder
+  the command runs in (bash puts their names in its place; one that matches nothing stays as
+  written, as bash keeps it: provider.gcloud.pathname), an unquoted brace expansion (``{a,b}``,
+  ``{1..3}``: several words);
 * what bash would read in a way that cannot be known here: an undefined variable (bash silently
   drops it), ``${VAR:-default}`` and other expansions, special parameters (``$1``, ``$@``...);
 * what is not text: an unclosed quote, a NUL, and invalid UTF-8 anywhere in the line or in a word
@@ -28,9 +30,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, secrets
+from provider.gcloud import ansi_c, pathname, secrets
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
@@ -40,7 +43,6 @@ _OPERATORS = {"|": "a pipe", ";": "a second command (;)", "&": "a second command
 _IFS = re.compile(r"[ \t\n]+")  # bash's default IFS (bash never takes IFS from the environment)
 # The shape of a word (see _Word): what bash would still expand in it once quotes are gone.
 _QUOTED = "\x01"
-_GLOB = re.compile(r"[*?]|\[.*\]")
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -80,7 +82,7 @@ def _shown(text: str) -> str:
     return repr(raw)
 
 
-def _expansion(word: _Word) -> str | None:
+def _expansion(word: _Word, cwd: Path) -> str | None:
     """What bash would still expand in a finished word, said by name, or None."""
     shape, shown = word.shape, _shown(word.text)
     assignment = _ASSIGNMENT.match(shape)
@@ -88,9 +90,16 @@ def _expansion(word: _Word) -> str | None:
     if tilde:
         return (f"the word {shown} would be expanded by bash: ~ becomes a home folder of this machine; "
                 "write the path out (relative to the repository), or quote the ~ if it is meant literally")
-    if _GLOB.search(shape):
-        return (f"the word {shown} holds an unquoted glob (*, ? or [...]): bash would replace it with the names "
-                "of matching files here; write the names out, or quote the word if it is meant literally")
+    if pathname.has_glob(shape) and secrets.MARK not in word.text:  # a secret's word is left out or refused
+        try:
+            found = pathname.matches(word.text, shape, cwd)
+        except pathname.PatternError as exc:
+            return f"the word {shown} holds {exc}; quote the word, or write the names it stands for out"
+        if found:
+            some = ", ".join(repr(f) for f in found[:3]) + (", ..." if len(found) > 3 else "")
+            return (f"the word {shown} holds an unquoted glob (*, ? or [...]) that matches files here ({some}): bash "
+                    "would put their names in its place; write the names out, or quote the word if it is meant "
+                    "literally")
     if _BRACE.search(shape):
         return (f"the word {shown} holds an unquoted brace expansion ({{a,b}} or {{1..3}}): bash would make "
                 "several words of it; write them out, or quote the word if it is meant literally")
@@ -98,9 +107,10 @@ def _expansion(word: _Word) -> str | None:
 
 
 class _Reader:
-    def __init__(self, line: str, env: Mapping[str, str]) -> None:
+    def __init__(self, line: str, env: Mapping[str, str], cwd: Path) -> None:
         self.line = line
         self.env = env
+        self.cwd = cwd
         self.i = 0
         self.words: list[str] = []
         self.word = _Word()
@@ -109,7 +119,7 @@ class _Reader:
 
     def end_word(self) -> None:
         if self.word.start >= 0:
-            problem = _expansion(self.word)
+            problem = _expansion(self.word, self.cwd)
             if problem is not None:
                 raise self.fail(problem, self.word.start)
             self.words.append(self.word.text)
@@ -288,10 +298,11 @@ def _check_text(line: str) -> None:
                          "write the value out as text", at + 1)
 
 
-def read_line(line: str, env: Mapping[str, str]) -> Line:
-    """The words bash would pass to the command and the variables they took, or ShellError saying why not."""
+def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Line:
+    """The words bash would pass to the command run in ``cwd`` (default: the current directory) and
+    the variables they took, or ShellError saying why not."""
     _check_text(line)
-    reader = _Reader(line.replace("\r\n", "\n"), env)
+    reader = _Reader(line.replace("\r\n", "\n"), env, cwd or Path.cwd())
     while reader.i < len(reader.line):
         reader.step()
     reader.end_word()
@@ -304,6 +315,6 @@ def read_line(line: str, env: Mapping[str, str]) -> Line:
     return Line(words, dict(reader.plain), list(reader.secret))
 
 
-def split_words(line: str, env: Mapping[str, str]) -> list[str]:
+def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:
     """The words bash would pass to the command (secret variables as markers), or ShellError saying why not."""
-    return read_line(line, env).words
+    return read_line(line, env, cwd).words

@@ -2,8 +2,9 @@
 
 Each line is given to ``bash -c 'printf "%s\\0" WORDS'`` (a UTF-8 locale, a scratch folder as the
 current directory, the same environment), and its words must be exactly those split_words reads.
-What bash would expand from the machine (``~``, globs, braces) is refused by name; bash is asked
-too, to show that it would indeed have changed the word.
+What bash would expand from the machine (``~``, globs that match files, braces) is refused by
+name; bash is asked too, to show that it would indeed have changed the word. A glob that matches
+nothing is kept as written, as bash keeps it.
 """
 
 from __future__ import annotations
@@ -39,13 +40,14 @@ READ_AS_BASH = [
     r"a[b '*' \* \? '[ab]' a\[b] $'*'",
     r"'a b' \"c \\\" d\" e\ f g\\h '$V' \$V ${V}y \$",
     r"--region=us-central1 --labels=a=b,c=d -- --lr=0.1 x#y",
+    r"--train-files=gs://b/data/train-*.csv nothing?.py [xyz]rainer.py *.none $STAR.none",  # no match: kept
 ]
 
 
 @pytest.mark.parametrize("words", READ_AS_BASH)
 def test_words_are_read_as_bash_reads_them(words: str, tmp_path: Path) -> None:
     (tmp_path / "trainer.py").write_text("")  # a file a glob could match: none is left unquoted here
-    assert split_words("gcloud " + words, ENV)[1:] == bash_words(words, tmp_path)
+    assert split_words("gcloud " + words, ENV, tmp_path)[1:] == bash_words(words, tmp_path)
 
 
 EXPANDED_BY_BASH = [
@@ -58,6 +60,7 @@ EXPANDED_BY_BASH = [
     ("trainer.p?", "unquoted glob"),
     ("[t]rainer.py", "unquoted glob"),
     ("$STAR", "unquoted glob"),
+    ("'tr'ainer.*", "matches files here ('trainer.py')"),
     ("{a,b}", "brace expansion"),
     ("x{,y}", "brace expansion"),
     ("{1..3}", "brace expansion"),
@@ -67,10 +70,10 @@ EXPANDED_BY_BASH = [
 @pytest.mark.parametrize(("word", "says"), EXPANDED_BY_BASH)
 def test_what_bash_would_expand_is_refused_by_name(word: str, says: str, tmp_path: Path) -> None:
     (tmp_path / "trainer.py").write_text("")
-    literal = word.replace("$STAR", ENV["STAR"])
+    literal = word.replace("$STAR", ENV["STAR"]).replace("'", "")
     assert bash_words(word, tmp_path) != [literal]  # bash would indeed change it
     with pytest.raises(ShellError) as exc:
-        split_words(f"gcloud x {word}", ENV)
+        split_words(f"gcloud x {word}", ENV, tmp_path)
     message = str(exc.value)
     assert says in message and "column 10:" in message
     assert repr(literal) in message  # the word, named
@@ -80,7 +83,7 @@ def test_what_bash_would_expand_is_refused_by_name(word: str, says: str, tmp_pat
 def test_a_variable_or_quoted_text_is_not_expanded_again(word: str, tmp_path: Path) -> None:
     """Tilde and braces are not expanded in a variable's value (bash expands them before variables)."""
     (tmp_path / "x.py").write_text("")
-    assert split_words("gcloud " + word, ENV)[1:] == bash_words(word, tmp_path)
+    assert split_words("gcloud " + word, ENV, tmp_path)[1:] == bash_words(word, tmp_path)
 
 
 @pytest.mark.parametrize(("line", "says"), [
@@ -91,6 +94,8 @@ def test_a_variable_or_quoted_text_is_not_expanded_again(word: str, tmp_path: Pa
     ("gcloud x $'open", "never closed"),
     ("gcloud x $'\\ud800'", "not a character"),
     ("gcloud x || y", "a pipe"),
+    ("gcloud x [^a]b", "a bracket expression with ^"),
+    ("gcloud x [[:alpha:]]", "a bracket expression with ^ or a [:class:]"),
 ])
 def test_what_bash_would_refuse_or_run_is_refused(line: str, says: str) -> None:
     with pytest.raises(ShellError) as exc:
