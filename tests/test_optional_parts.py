@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.core.optional import Part, install_command, missing
+from provider.core.optional import Part, install_command, missing, part_of
 
 from .conftest import ROOT
 
@@ -112,3 +112,26 @@ def test_the_install_command_fits_the_install(tmp_path: Path) -> None:
 
 def test_the_dev_install_has_the_vertex_extra() -> None:
     assert missing(Part.VERTEX) == []
+
+
+def test_the_guard_turns_a_missing_optional_module_into_the_install_line(base_venv: Path, tmp_path: Path) -> None:
+    """Should a command reach a module of a missing part before its own check, it still ends in one line."""
+    code = ("import argparse\n"
+            "from provider.cli.guard import guard\n"
+            "@guard\n"
+            "def status(args):\n"
+            "    from google.cloud import aiplatform_v1\n"
+            "try:\n"
+            "    status(argparse.Namespace(command='status'))\n"
+            "except Exception as exc:\n"
+            "    print(type(exc).__name__, exc.exit_code, exc)\n")
+    proc = subprocess.run([str(base_venv / "bin" / "python"), "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONNOUSERSITE": "1"})
+    assert proc.stdout.startswith("UserError 2 trainjobs status needs the Google Cloud SDK"), proc.stdout + proc.stderr
+    assert expected_line(base_venv) in proc.stdout
+
+
+@pytest.mark.parametrize(("module", "part"), [("google", Part.VERTEX), ("google.cloud.storage", Part.VERTEX),
+                                              ("google_crc32c", Part.VERTEX), ("yaml", None), (None, None)])
+def test_which_part_a_module_belongs_to(module: str | None, part: Part | None) -> None:
+    assert part_of(module) is part

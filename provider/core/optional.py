@@ -46,6 +46,12 @@ def _found(module: str) -> bool:
         return False
 
 
+def part_of(module: str | None) -> Part | None:
+    """The optional part a module belongs to (``google.cloud.storage`` -> VERTEX), or None."""
+    top = (module or "").split(".")[0]
+    return next((p for p in Part if any(m.split(".")[0] == top for m in p.value.modules)), None) if top else None
+
+
 def missing(part: Part) -> list[str]:
     """The modules of ``part`` that cannot be found (empty when it is installed)."""
     return [m for m in part.value.modules if not _found(m)]
