@@ -194,3 +194,12 @@ def test_invalid_utf8_in_the_line_itself(repo: Path) -> None:
     assert proc.returncode == 1 and "the command line is not valid UTF-8 (byte 0xfe is not UTF-8)" in err, err
     assert "Traceback" not in err
 
+
+
+@pytest.mark.parametrize("output", ["json", "request"])
+def test_json_outputs_say_the_same_notes_on_stderr(output: str, repo: Path) -> None:
+    proc = convert(AI.replace("us-central1", "$REGION") + "-- --key=$API_KEY", repo, "--output", output,
+                   env={"REGION": "europe-west4", "API_KEY": SECRET})
+    assert proc.returncode == 0, proc.stderr
+    never_seen(proc)
+    assert "$REGION='europe-west4'" in proc.stderr and "trainjobs:secretEnv.API_KEY" in proc.stderr
