@@ -4,7 +4,11 @@ The line is read as bash reads it (provider/gcloud/words.py, variables from this
 environment), then as gcloud reads it (provider/gcloud/command.py), then becomes a
 TrainingJob with the flags beside the config (provider/gcloud/build.py), which is validated
 and printed like any other conversion. Paths are made relative to where the spec goes
-(the --write FILE's folder, or the current directory).
+(the --write FILE's folder, or the current directory). What the spec must not hold is kept out
+before anything is written: a secret-looking variable's value (provider/gcloud/secrets.py: the
+trainer's args that held one are left out with a note, elsewhere the command is refused), and
+files or folders outside the repository (provider/gcloud/paths.py); every other variable read
+is listed in a note.
 """
 
 from __future__ import annotations
