@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from provider.gcloud.command import GcloudCommand
 
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "CREDENTIAL",
-                "CREDENTIALS", "CREDS", "PRIVATE", "AUTH", "COOKIE", "SIGNATURE", "SALT", "DSN")
+                "CREDENTIALS", "CREDS", "PRIVATE", "AUTH", "COOKIE", "SIGNATURE", "SALT", "DSN", "PAT", "BEARER",
+                "JWT", "WEBHOOK")
 _NOT_SECRET = ("PWD", "OLDPWD")  # bash's current and previous folders
 # A marker as the command's reading may have changed it (--scale-tier lowers it and turns _ into -).
 _MARKER = re.compile(r"\x00([A-Za-z0-9_-]+)\x00")

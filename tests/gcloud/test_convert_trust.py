@@ -59,6 +59,8 @@ def never_seen(proc: subprocess.CompletedProcess[str], *files: Path) -> None:
     ("API_KEY", True), ("APIKEY", True), ("GITHUB_TOKEN", True), ("db_password", True), ("DB_PASSWD", True),
     ("CLIENT_SECRET", True), ("GOOGLE_APPLICATION_CREDENTIALS", True), ("PRIVATE_KEY", True),
     ("OAUTH_CLIENT", True), ("DB_PWD", True), ("WANDB_API_KEYS", True), ("SENTRY_DSN", True),
+    ("GITHUB_PAT", True), ("SLACK_WEBHOOK_URL", True), ("AWS_SECRET_ACCESS_KEY", True), ("HF_TOKEN", True),
+    ("PATH", False), ("MODEL_DIR", False),
     ("PWD", False), ("OLDPWD", False), ("REGION", False), ("JOB_DIR", False), ("AUTHOR", False),
     ("KEYRING_NAME", False), ("MONKEY_COUNT", True),  # ends with KEY: the heuristic errs on the safe side
 ])
