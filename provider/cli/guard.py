@@ -2,8 +2,9 @@
 
 A backend's error (``provider.backends.base.BackendError``) is a user error: one line, no
 traceback. So is a module of an optional part that is not installed, should a command reach one
-before its own check (provider.core.optional): the message names the install command. The backend seam is imported only when such an error is raised, so registering
-commands (``trainjobs --help``, ``trainjobs validate``) never loads it.
+before its own check (provider.core.optional): the message names the install command. The
+backend seam is imported only when such an error is raised, so registering commands
+(``trainjobs --help``, ``trainjobs validate``) never loads it.
 """
 
 from __future__ import annotations
