@@ -51,6 +51,7 @@ def expected_line(venv: Path) -> str:
     return f"install it with: {venv / 'bin' / 'python'} -m pip install -e '{ROOT}[vertex]'"
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_base_venv_has_no_google_sdk(base_venv: Path, tmp_path: Path) -> None:
     proc = trainjobs(base_venv, "validate", str(ROOT / "specs"), "--stacks", "none", cwd=tmp_path)
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
@@ -59,6 +60,7 @@ def test_the_base_venv_has_no_google_sdk(base_venv: Path, tmp_path: Path) -> Non
     assert probe.returncode == 1 and "ModuleNotFoundError" in probe.stderr
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_emulator_says_it_needs_the_vertex_extra(base_venv: Path, tmp_path: Path) -> None:
     proc = trainjobs(base_venv, "emulator", "--port", "0", "--state-dir", str(tmp_path / "state"), cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -69,6 +71,7 @@ def test_the_emulator_says_it_needs_the_vertex_extra(base_venv: Path, tmp_path: 
     assert not (tmp_path / "state").exists()
 
 
+@pytest.mark.slow  # builds a venv
 @pytest.mark.parametrize("command", [
     ("jobs", "list", "--stack", "vision-dev"),
     ("status", "abc123", "--stack", "vision-dev"),
@@ -87,6 +90,7 @@ def test_a_vertex_stack_command_says_it_needs_the_vertex_extra(command: tuple[st
     assert expected_line(base_venv) in proc.stderr
 
 
+@pytest.mark.slow  # builds a venv
 def test_a_local_stack_needs_no_extra(base_venv: Path, tmp_path: Path) -> None:
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "Pulumi.local.yaml", tmp_path / "stacks")
@@ -114,6 +118,7 @@ def test_the_dev_install_has_the_vertex_extra() -> None:
     assert missing(Part.VERTEX) == []
 
 
+@pytest.mark.slow  # builds a venv
 def test_the_guard_turns_a_missing_optional_module_into_the_install_line(base_venv: Path, tmp_path: Path) -> None:
     """Should a command reach a module of a missing part before its own check, it still ends in one line."""
     code = ("import argparse\n"
