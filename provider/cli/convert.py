@@ -126,6 +126,9 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     job = result.job
     out = _Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
+    if args.output in ("request", "json"):  # JSON holds no comments: the notes go to stderr
+        for note in notes:
+            print(f"{shown}: note: {note}", file=sys.stderr)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request

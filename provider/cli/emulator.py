@@ -63,6 +63,9 @@ Ctrl-C stops it. Running jobs keep running; the next emulator on this state dir 
 
 
 def run(args: argparse.Namespace) -> int:
+    from provider.core.optional import Part, require
+
+    require(Part.VERTEX, "trainjobs emulator")  # it reads and writes the Vertex AI API's own messages
     from provider.backends.local.paths import default_home
     from provider.emulator.server import Emulator
     from provider.emulator.store import StateDirBusy

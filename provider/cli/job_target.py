@@ -50,6 +50,10 @@ def target(args: argparse.Namespace) -> Target:
         known = ", ".join(sorted(s.name for s in index.stacks)) or "none"
         raise UserError(f"--stack {name!r}: no stacks/Pulumi.{name}.yaml here (or it is invalid: run trainjobs "
                         f"validate stacks/); stacks: {known}", exit_code=2)
+    if stack.backend == "vertex":
+        from provider.core.optional import Part, require
+
+        require(Part.VERTEX, f"--stack {name} (a Vertex AI stack)")
     where = f"stack {stack.name} ({stack.backend}" + (
         f": {stack.project_id}/{stack.region}" + (f" at {stack.api_endpoint}" if stack.api_endpoint else "")
         if stack.backend == "vertex" else "") + ")"
