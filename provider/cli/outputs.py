@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from provider.backends.base import JobStatus
 
 DOWNLOADED = "trainjobs-tensorboard-"  # the prefix of a temporary copy of a job's logs
-TENSORBOARD_HINT = "pip install 'trainjobs[tensorboard]' (or pip install tensorboard)"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,10 +100,13 @@ def _log_dir(t: Target, job: JobStatus) -> Path:
 
 def tensorboard(args: argparse.Namespace) -> int:
     from provider.backends.base import BackendError
+    from provider.core.optional import Part, require
 
-    exe = shutil.which("tensorboard") or shutil.which("tensorboard", path=str(Path(sys.executable).parent))
+    require(Part.TENSORBOARD, "trainjobs tensorboard")
+    exe = shutil.which("tensorboard", path=str(Path(sys.executable).parent)) or shutil.which("tensorboard")
     if exe is None:
-        raise UserError(f"TensorBoard is not installed: {TENSORBOARD_HINT}", exit_code=2)
+        raise UserError("TensorBoard is installed, but its tensorboard program is not on PATH nor beside "
+                        f"{sys.executable}", exit_code=2)
     t, job = _job(args)
     try:
         logdir = _log_dir(t, job)

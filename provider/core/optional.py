@@ -37,6 +37,9 @@ class Part(enum.Enum):
 
     VERTEX = Extra("vertex", "the Google Cloud SDK (Vertex AI, Cloud Storage, Cloud Logging)",
                    ("google.cloud.aiplatform_v1", "google.cloud.logging", "google.protobuf", "google_crc32c"))
+    CONSOLE = Extra("console", "the web console's framework and server (Starlette, uvicorn, Jinja2)",
+                    ("starlette", "uvicorn", "jinja2", "multipart"))
+    TENSORBOARD = Extra("tensorboard", "TensorBoard", ("tensorboard",))
 
 
 def _found(module: str) -> bool:
