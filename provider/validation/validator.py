@@ -304,10 +304,8 @@ ContextFor = Callable[[Path], Context]
 
 
 class _Contexts:
-    """Each file's Context: its stack's (``context_for``) with the file's directory as ``spec_dir``.
-
-    Made once per stack context and directory in a run, not once per file.
-    """
+    """Each file's Context: its stack's (``context_for``) with the file's directory as ``spec_dir``;
+    made once per stack context and directory in a run, not once per file."""
 
     def __init__(self, context_for: ContextFor | None) -> None:
         self.context_for = context_for
@@ -348,6 +346,7 @@ def validate_paths(
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
     lean: bool = False,
+    shown_for: Callable[[SpecFile], str] | None = None,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
@@ -360,7 +359,7 @@ def validate_paths(
     The names of specs in no stack are checked as each file is read. With ``lean``, the result
     of a spec in no stack whose job is not kept is not kept either: its problems go to
     ``Report.problems`` and ``Report.checked`` counts it, so a run holds per spec in no stack
-    only the name it must compare (``trainjobs validate``).
+    only the name it must compare (``trainjobs validate``). ``shown_for``: each file's name in messages.
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
@@ -383,6 +382,8 @@ def validate_paths(
         found.reverse()
         while found:  # each path is held only until its file is checked
             spec = SpecFile.of(found.pop(), cwd, real_dirs)
+            if shown_for is not None:
+                spec = SpecFile(spec.given, spec.real, shown_for(spec))
             alone = not groups_for or groups_for(spec.real) == [NO_STACK]
             result = _check_file(spec, contexts, keep_job, unstacked_name if alone else None)
             report.checked += 1
