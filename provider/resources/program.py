@@ -81,6 +81,7 @@ def load_specs(stack: StackConfig) -> list[LoadedSpec]:
     from provider.stack.check import check_in_stack, stack_quota_problems
     from provider.stack.membership import spec_files
     from provider.validation.names import duplicate_names
+    from provider.validation.validator import in_order
 
     files = spec_files(stack, ROOT)
     if not files:
@@ -90,7 +91,7 @@ def load_specs(stack: StackConfig) -> list[LoadedSpec]:
     problems.extend(duplicate_names(results, files, lambda _p: [stack.name]))
     problems.extend(stack_quota_problems(stack, results))
     if problems:
-        _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", problems)
+        _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", in_order(problems))
     return [LoadedSpec(path=path.relative_to(ROOT), data=r.data, job=r.job)
             for path, r in zip(files, results) if r.job is not None]
 

@@ -10,8 +10,7 @@ rules. Every layer collects problems instead of stopping at the first:
 4. the model-level rules, each citing its source;
 5. across files: unique job names within a stack.
 
-Where a later layer explains the same spot better than the schema did, only the better
-message is kept.
+Where a later layer explains the same spot better than the schema did, only the better one is kept.
 """
 
 from __future__ import annotations
@@ -41,12 +40,10 @@ from provider.validation.rules import Context, run_rules
 class SpecResult(Record, frozen=False):
     """The outcome for one spec file (or document).
 
-    ``document`` (the loaded YAML with its positions) is what a later message needs to give a
-    line number. ``validate_paths`` drops it once the file is checked (``release``), so memory
-    stays flat however many specs one run checks; asked for again, it is read anew from ``path``
-    (rare: only a cross-file problem, such as a stack's quota, needs a position afterwards).
-    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job.
-    """
+    ``document`` (the loaded YAML with its positions) gives later messages their line numbers.
+    ``validate_paths`` drops it once the file is checked (``release``: memory stays flat); asked for
+    again (a cross-file problem, such as a stack's quota), it is read anew from ``path``.
+    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job."""
 
     file: str
     problems: list[Problem] = field(default_factory=list)
@@ -93,8 +90,12 @@ class Report(Record, frozen=False):
 
     @property
     def all_problems(self) -> list[Problem]:
-        out = [p for r in self.results for p in r.problems] + self.problems
-        return sorted(out, key=lambda p: (p.file, p.line or 0, p.column or 0))
+        return in_order([p for r in self.results for p in r.problems] + self.problems)
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """The one order every entry point reports problems in: by file, line and column (stable)."""
+    return sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
 
     @property
     def ok(self) -> bool:
