@@ -92,11 +92,6 @@ class Report(Record, frozen=False):
     def all_problems(self) -> list[Problem]:
         return in_order([p for r in self.results for p in r.problems] + self.problems)
 
-
-def in_order(problems: Iterable[Problem]) -> list[Problem]:
-    """The one order every entry point reports problems in: by file, line and column (stable)."""
-    return sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
-
     @property
     def ok(self) -> bool:
         return not any(p.is_error for p in self.all_problems)
@@ -104,6 +99,11 @@ def in_order(problems: Iterable[Problem]) -> list[Problem]:
     @property
     def jobs(self) -> list[TrainingJob]:
         return [r.job for r in self.results if r.job is not None]
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """The one order every entry point reports problems in: by file, line and column (stable)."""
+    return sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
 
 
 def _under(path: str, prefix: str) -> bool:
