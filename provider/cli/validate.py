@@ -72,12 +72,12 @@ def _stack_files(spaces: Workspaces, paths: list[Path]
                  ) -> tuple[list[Problem], list[tuple[StackConfig, Workspace]], int]:
     """Stack files named on the command line: those in their workspace's stacks/ are checked with it;
     another is read on its own. Returns (its problems, (stack, workspace) of each, how many were read apart)."""
-    from provider.stack.config import load_stack, stack_name
-
     problems: list[Problem] = []
     stacks: list[tuple[StackConfig, Workspace]] = []
     apart = 0
     for path in paths:
+        from provider.stack.config import load_stack, stack_name  # only where stack files are named
+
         if not path.is_file():
             raise UserError(f"{path}: no such file", exit_code=2)
         ws = spaces.of(path)
