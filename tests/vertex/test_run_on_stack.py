@@ -165,3 +165,29 @@ def test_cpu_is_refused_on_a_vertex_stack(project: Path, emulator: Emulator) -> 
     proc = cli(project, "run", "specs/quick.yaml", "--stack", STACK, "--cpu")
     assert proc.returncode == 2 and "--cpu runs a GPU spec on this machine's CPU" in proc.stderr
     assert emulator_jobs(emulator) == []
+
+
+def test_the_emulator_given_the_workspace_refuses_what_the_stack_refuses(project: Path, emulator: Emulator) -> None:
+    from provider.backends.base import InvalidArgument
+    from provider.submission.launch import submission
+
+    stack_file = project / "stacks" / f"Pulumi.{STACK}.yaml"
+    stack_file.write_text(stack_file.read_text() + "  trainjobs:policy: {requiredLabels: [owner]}\n")
+    ws = Workspace.of(project / "specs" / "quick.yaml")
+    (stack,) = ws.stacks
+    job = validate_in(project / "specs" / "quick.yaml", stack).job
+    assert job is not None
+    request = stack_request(job, project / "specs", stack, account=team_account(stack))
+    backend = VertexBackend(PROJECT, LOCATION, api_endpoint=emulator.endpoint)
+    emulator.jobs.workspace = ws
+    with pytest.raises(InvalidArgument) as refused:
+        backend.submit(submission(job, request))
+    assert f"emu_quick lacks the label(s) owner that stack {STACK} requires" in refused.value.message
+    assert emulator_jobs(emulator) == []
+    validate = cli(project, "validate", "specs/quick.yaml")
+    assert validate.returncode == 1 and f"lacks the label(s) owner that stack {STACK} requires" in validate.stdout
+
+
+def test_the_emulator_workspace_must_be_a_repository(tmp_path: Path) -> None:
+    proc = cli(tmp_path, "emulator", "--workspace", str(tmp_path), "--state-dir", str(tmp_path / "state"))
+    assert proc.returncode == 2 and "no repository there" in proc.stderr
