@@ -162,7 +162,7 @@ class Workspaces:
     def __init__(self, stacks_dir: Path | None = None) -> None:
         self.fixed = Workspace.load(None, stacks_dir) if stacks_dir is not None else None
         self.by_root: dict[Path | None, Workspace] = {}
-        self.dir_root: dict[str, Path | None] = {}
+        self.by_dir: dict[str, Workspace] = {}  # each directory's, looked up once
 
     def of(self, path: str | Path, real: bool = False) -> Workspace:
         """The workspace of the file or folder at ``path``; ``real``: a file's real path (no lookup)."""
@@ -173,12 +173,13 @@ class Workspaces:
         else:
             text = os.path.realpath(path)
             directory = text if os.path.isdir(text) else os.path.dirname(text)
-        if directory not in self.dir_root:
-            self.dir_root[directory] = find_root(directory)
-        root = self.dir_root[directory]
-        found = self.by_root.get(root)
+        found = self.by_dir.get(directory)
         if found is None:
-            found = self.by_root[root] = Workspace.load(root)
+            root = find_root(directory)
+            found = self.by_root.get(root)
+            if found is None:
+                found = self.by_root[root] = Workspace.load(root)
+            self.by_dir[directory] = found
         return found
 
     def all(self) -> list[Workspace]:

@@ -383,8 +383,8 @@ def validate_paths(
         found.reverse()
         while found:  # each path is held only until its file is checked
             spec = SpecFile.of(found.pop(), cwd, real_dirs)
-            if shown_for is not None:
-                spec = SpecFile(spec.given, spec.real, shown_for(spec))
+            if shown_for is not None and (shown := shown_for(spec)) != spec.shown:
+                spec = SpecFile(spec.given, spec.real, shown)
             alone = not groups_for or groups_for(spec.real) == [NO_STACK]
             result = _check_file(spec, contexts, keep_job, unstacked_name if alone else None)
             report.checked += 1
