@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from provider.core.problem import Problem, Severity
 from provider.core.record import Record, field
 from provider.stack.membership import StackIndex, policy_problems
-from provider.validation.names import NO_STACK
 from provider.validation.rules import Context, Target
 
 if TYPE_CHECKING:
@@ -146,10 +145,6 @@ class Verdict(Record, frozen=False):
     def exit_code(self) -> int:
         return 0 if self.ok else 1
 
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.is_error]
-
 
 def is_stack_file(name: str) -> bool:
     base = os.path.basename(name)
@@ -246,11 +241,3 @@ def members(stacks: Iterable[StackConfig], ws: Workspace) -> list[str]:
     from provider.stack.membership import spec_files
 
     return sorted({str(f) for s in stacks for f in spec_files(s, ws.index.root)})
-
-
-def without_stack(problems: Iterable[Problem]) -> list[Problem]:
-    """``problems`` less the notes of membership (a caller that checks in a stack it names)."""
-    return [p for p in problems if p.rule != MEMBERSHIP_RULE]
-
-
-__all__ = ["NO_STACK", "Verdict", "Workspace", "Workspaces", "check", "check_one", "find_root", "members"]
