@@ -195,6 +195,7 @@ def check(paths: Sequence[str], stacks_dir: Path | None = None, target: Target |
     spaces = found or Workspaces(stacks_dir)
     for given in paths:  # a folder with no spec in it still has its stack files checked
         spaces.of(given)
+    paths = _once(paths)
 
     def context(real: Path) -> Context:
         return context_for(spaces.of(real, True).index.stacks_of(real, resolved=True), target=target)
@@ -229,6 +230,23 @@ def check(paths: Sequence[str], stacks_dir: Path | None = None, target: Target |
     report.problems.extend(extra)
     verdict.problems = report.all_problems
     return verdict
+
+
+def _once(paths: Sequence[str]) -> list[str]:
+    """Each spec file once, however many of ``paths`` name it (a file and its folder, a link and its target)."""
+    if len(paths) < 2:
+        return list(paths)
+    from provider.document.files import expand
+
+    files, missing = expand(paths)
+    seen: set[str] = set()
+    out = []
+    for name in files:
+        real = os.path.realpath(name)
+        if real not in seen:
+            seen.add(real)
+            out.append(name)
+    return out + [p.file for p in missing]
 
 
 def check_one(spec: str | Path, stacks_dir: Path | None = None) -> Verdict:
