@@ -298,3 +298,19 @@ def test_the_emulator_refuses_a_submitted_job_as_validate_does(repo: Path, rel: 
         request = stack_request(job, (repo / rel).parent, stack, account=team_account(stack))
         found = [p.message for p in problems(request.kind, job.region, request.body, ws)]
         assert found == [s[3] for s in errors(expected, stack.name)], (stack.name, found)
+
+
+def test_a_run_in_a_stack_that_does_not_hold_the_spec_is_checked_there_too_and_says_so(repo: Path) -> None:
+    _, expected = reference(repo, "specs/alone/free.yaml")
+    proc = cli(repo, "run", "--dry-run", "specs/alone/free.yaml", "--stack", "vision-dev", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    shown = seen(proc.stderr)
+    extra = [s for s in shown if s not in expected]
+    assert [s for s in shown if s in expected] == expected  # validate's answer, and one word more
+    assert extra == [("specs/alone/free.yaml", None, "warning", extra[0][3])]
+    assert "stack vision-dev does not hold this spec" in extra[0][3]
+    assert json.loads(proc.stdout)["where"]["backend"] == "vertex"
+    over = cli(repo, "run", "--dry-run", "specs/vision/ok.yaml", "--stack", "lab")  # 1 GPU: lab allows 1
+    assert over.returncode == 0, over.stderr
+    refused = cli(repo, "run", "--dry-run", "specs/shared/both.yaml", "--stack", "lab")
+    assert refused.returncode == 1 and "more than stack lab allows per job" in refused.stderr

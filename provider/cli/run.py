@@ -98,9 +98,11 @@ def _verdict(args: argparse.Namespace) -> tuple[Verdict, Workspace, StackConfig 
     shown = ws.shown(path.resolve()) or args.spec
     problems = list(verdict.problems)
     if stack is not None:
+        from provider.validation.validator import in_order
+
         seen = {(p.file, p.line, p.column, p.message) for p in problems}
-        problems += [p for p in _in_named_stack(path, shown, ws, stack) if (p.file, p.line, p.column, p.message)
-                     not in seen]
+        problems = in_order(problems + [p for p in _in_named_stack(path, shown, ws, stack)
+                                        if (p.file, p.line, p.column, p.message) not in seen])
     return verdict, ws, stack, problems
 
 
