@@ -265,6 +265,8 @@ def test_the_policy_pack_reports_the_stacks_quota_and_policy(repo: Path, rel: st
 def test_plan_refuses_what_validate_refuses(repo: Path) -> None:
     proc = cli(repo, "plan", "--base", "main", "--format", "json")
     plan = json.loads(proc.stdout)
+    from_folder = cli(repo / "specs" / "vision", "plan", "--base", "main", "--format", "json")
+    assert (from_folder.returncode, json.loads(from_folder.stdout)) == (proc.returncode, plan)  # the project's plan
     assert proc.returncode == 1 and plan["ok"] is False
     said = {(p["file"], p["line"], p["message"]) for p in plan["problems"]}
     said |= {v["message"] for s in plan["stacks"] for v in s["violations"]}  # type: ignore[arg-type]
