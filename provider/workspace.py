@@ -77,6 +77,12 @@ class Workspace(Record, frozen=False):
         """The workspace of the spec (or folder) at ``path``, found from where it really is."""
         return cls.load(find_root(path))
 
+    @classmethod
+    def here(cls, stacks_dir: Path = Path(STACK_FOLDER)) -> Workspace:
+        """For a command about stacks, not a spec (``jobs --stack``, the console): the stacks of
+        ``stacks_dir`` when it is a folder here, else those of the workspace holding the current directory."""
+        return cls.load(None, stacks_dir) if stacks_dir.is_dir() else cls.of(Path.cwd())
+
     @property
     def stacks(self) -> list[StackConfig]:
         return self.index.stacks

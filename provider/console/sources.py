@@ -162,7 +162,7 @@ def load(stack_names: list[str], stacks_dir: Path = Path("stacks")) -> Sources:
     (provider.workspace: the console started in a subfolder of the project reads the same stacks)."""
     from provider.workspace import Workspace
 
-    index = (Workspace.load(None, stacks_dir) if stacks_dir.is_dir() else Workspace.of(Path.cwd())).index
+    index = Workspace.here(stacks_dir).index
     out = Sources([Source(LOCAL, open_local().backend)], index)
     for name in dict.fromkeys(stack_names):
         out.sources.append(source_for(out.stack(name)))

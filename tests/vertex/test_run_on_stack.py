@@ -132,7 +132,7 @@ def test_run_on_a_vertex_stack_submits_to_its_endpoint_with_the_identity_label(p
     assert f"adopted stack {STACK}'s Vertex AI job {started['id']}" in again.stderr
     assert [j["id"] for j in emulator_jobs(emulator)] == [started["id"]]  # no second job
 
-    cancelled = cli(project, "cancel", started["id"], "--stack", STACK, "--format", "json")
+    cancelled = cli(project / "specs", "cancel", started["id"], "--stack", STACK, "--format", "json")  # a subfolder
     assert cancelled.returncode == 0, cancelled.stderr
     # a cancelled job is not adopted (the provider's rule): the next run starts a new one
     third = cli(project, "run", "specs/long.yaml", "--stack", STACK, "--detach", "--format", "json")
