@@ -62,6 +62,7 @@ def plan(args: argparse.Namespace) -> int:
 
 
 def affected_stacks(args: argparse.Namespace) -> int:
+    from provider.document.excerpt import printable  # stack names are file names: escaped for a terminal
     from provider.gitops.load import sides
     from provider.gitops.plan import make_plan
 
@@ -71,15 +72,15 @@ def affected_stacks(args: argparse.Namespace) -> int:
     names = [s.name for s in stacks if s.status != "removed"]
     removed = [s.name for s in stacks if s.status == "removed"]
     if removed:
-        print(f"trainjobs: stack file removed, not listed (run trainjobs destroy --stack S first): "
-              f"{', '.join(removed)}", file=sys.stderr)
+        print(printable(f"trainjobs: stack file removed, not listed (run trainjobs destroy --stack S first): "
+                        f"{', '.join(removed)}"), file=sys.stderr)
     if args.format == "json":
         print(json.dumps(names))
     elif args.format == "github":
         print(f"stacks={json.dumps(names)}")
         print(f"timeouts={json.dumps(deploy_timeouts(names))}")
     elif names:
-        print("\n".join(names))
+        print("\n".join(printable(n) for n in names))
     return 0
 
 

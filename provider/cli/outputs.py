@@ -26,14 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser("artifacts", help="what a job wrote under its output directory (model, checkpoints, logs)")
     a.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name")
     a.add_argument("--download", metavar="DIR", help="copy them into DIR, keeping their paths")
-    a.add_argument("--format", choices=["text", "json"], default="text")
+    a.add_argument("--format", choices=["text", "json"], default="text", help="text (a table) or json (one object)")
     add_stack_option(a)
     a.set_defaults(_target="provider.cli.outputs:artifacts")
 
     t = sub.add_parser("tensorboard", help="start TensorBoard on a job's TensorBoard logs (AIP_TENSORBOARD_LOG_DIR)")
-    t.add_argument("job", metavar="JOB")
+    t.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name")
     t.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
-    t.add_argument("--host", default="127.0.0.1")
+    t.add_argument("--host", default="127.0.0.1", help="the address TensorBoard listens on (default: this machine only)")
     add_stack_option(t)
     t.set_defaults(_target="provider.cli.outputs:tensorboard")
 

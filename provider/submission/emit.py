@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+from provider.catalog import CATALOG
 from provider.spec.envelope import API_VERSION
 from provider.spec.model import Container, HyperParam, Hyperparameters, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
@@ -19,6 +21,8 @@ def _default_image(job: TrainingJob, pool: WorkerPool) -> str | None:
         return None
     if pool.override is not None and pool.override.image_uri:
         return None
+    if not CATALOG.default_container_served(dt.date.today()):
+        return None  # never write a retired default: validation says what to choose instead
     return default_executor_image(job.region, pool.gpus > 0)
 
 
@@ -66,7 +70,7 @@ def _application(job: TrainingJob) -> Json:
             pkg["args"] = list(app.args)
         if app.executor_image_uri:
             pkg["executorImage"] = app.executor_image_uri
-        elif not app.runtime_version:
+        elif not app.runtime_version and CATALOG.default_container_served(dt.date.today()):
             pkg["executorImage"] = default_executor_image(job.region, job.chief.gpus > 0)
         if app.runtime_version:
             pkg["runtimeVersion"] = app.runtime_version

@@ -1,4 +1,11 @@
-"""Print problems as text (with colour unless NO_COLOR), JSON, or GitHub workflow annotations."""
+"""Print problems as text (with colour unless NO_COLOR), JSON, GitHub workflow annotations, or Markdown.
+
+A problem's file name and message may carry what a pull request wrote: the text and Markdown
+reporters show each field through provider.document.excerpt.printable (control characters, ANSI
+escapes and bidi overrides as escapes) before adding colour of their own; the Markdown reporter
+fences the text report (provider.document.markdown.fence). JSON escapes by itself, and the
+GitHub reporter escapes what a workflow command would read as a line break.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import os
 from typing import IO, Protocol
 
 from provider.core.problem import Problem, Severity
+from provider.document.excerpt import printable
 
 
 class Reporter(Protocol):
@@ -48,15 +56,15 @@ class TextReporter:
 
     def format(self, p: Problem) -> str:
         sev = self._c(_COLOURS[p.severity], p.severity.value)
-        lines = [f"{self._c('1', p.where)}: {sev}: {p.message}"]
+        lines = [f"{self._c('1', printable(p.where))}: {sev}: {printable(p.message)}"]
         if p.path:
-            lines.append(f"    at {self._c('36', p.path)}")
+            lines.append(f"    at {self._c('36', printable(p.path))}")
         if p.allowed:
-            lines.append(f"    allowed: {p.allowed}")
+            lines.append(f"    allowed: {printable(p.allowed)}")
         if p.hint:
-            lines.append(f"    {self._c('32', p.hint)}")
+            lines.append(f"    {self._c('32', printable(p.hint))}")
         if p.source:
-            lines.append(self._c("2", f"    [{p.rule}] {p.source}"))
+            lines.append(self._c("2", printable(f"    [{p.rule}] {p.source}")))
         return "\n".join(lines)
 
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
@@ -111,23 +119,46 @@ class GithubReporter:
                stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
             level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(p.severity, "notice")
-            props = [f"file={_escape(p.file, True)}"]
+            props = [f"file={_escape(printable(p.file), True)}"]
             if p.line is not None:
                 props.append(f"line={p.line}")
                 props.append(f"col={p.column or 1}")
             props.append(f"title={_escape(p.rule, True)}")
-            body = p.message
+            body = printable(p.message)
             if p.path:
-                body += f" (at {p.path})"
+                body += f" (at {printable(p.path)})"
             if p.allowed:
-                body += f"\nallowed: {p.allowed}"
+                body += f"\nallowed: {printable(p.allowed)}"
             if p.hint:
-                body += f"\n{p.hint}"
+                body += f"\n{printable(p.hint)}"
             print(f"::{level} {','.join(props)}::{_escape(body)}", file=out)
         print(summary(checked, invalid, stacks), file=out)
 
 
+class MarkdownReporter:
+    """The text report (no colour) in a fenced code block, for a pull-request comment: nothing in it
+    renders, and the fence is longer than any run of backticks inside. At most ``LIMIT`` characters
+    (a comment holds 65,536, and the plan follows): the rest is cut, and the cut says so."""
+
+    LIMIT = 50_000
+
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None:
+        from io import StringIO
+
+        from provider.document.markdown import fence
+
+        text = StringIO()
+        TextReporter(colour=False).report(problems, checked, invalid, text, stacks)
+        body = text.getvalue()
+        if len(body) > self.LIMIT:
+            body = body[:self.LIMIT] + f"\n... ({len(body) - self.LIMIT:,} more characters: run trainjobs validate)"
+        print(fence(body), file=out)
+
+
 def reporter(fmt: str, out: IO[str], colour: str = "auto") -> Reporter:
+    if fmt == "markdown":
+        return MarkdownReporter()
     if fmt == "json":
         return JsonReporter()
     if fmt == "github":
