@@ -109,3 +109,16 @@ def test_resolving_a_workspace_imports_nothing_heavy(project: Path) -> None:
     assert not {m for m in modules if m.startswith(("provider.backends", "provider.resources", "provider.emulator",
                                                      "provider.submission"))}
     assert ROOT.is_dir()
+
+
+def test_run_in_a_stack_with_secret_env_says_it_is_not_passed(project: Path) -> None:
+    from .conftest import run_cli
+
+    stack = project / "stacks" / "Pulumi.t-dev.yaml"
+    stack.write_text(STACK.replace("maxGpusPerJob: 0", "maxGpusPerJob: 1")
+                     + "  trainjobs:secretEnv: {API_TOKEN: {secure: v1:AAAA}}\n")
+    proc = run_cli("run", "--dry-run", "specs/held/a.yaml", "--stack", "t-dev", cwd=project,
+                   env={"TRAINJOBS_HOME": str(project / ".home")})
+    assert proc.returncode == 0, proc.stderr
+    assert "trainjobs:secretEnv is not passed to this run" in proc.stderr
+    assert "API_TOKEN" not in proc.stdout  # nothing of it reaches the request

@@ -164,6 +164,7 @@ def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Pl
     from provider.submission import launch
 
     if place.stack is not None:
+        _secret_env_warning(place.stack)
         backend, stager = open_backend(BackendSettings.of_stack(place.stack))
     else:
         backend, stager = open_local()
@@ -183,6 +184,14 @@ def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Pl
         return 0
     final = _follow(backend, status.id, args.format == "json", place)
     return 0 if final.state is JobState.SUCCEEDED else 1
+
+
+def _secret_env_warning(stack: StackConfig) -> None:
+    """A stack's secretEnv holds Pulumi secrets, which only ``pulumi up`` can read: say they are not passed."""
+    if "trainjobs:secretEnv" in stack.at:
+        print(f"warning: stack {stack.name}'s trainjobs:secretEnv is not passed to this run: its values are Pulumi "
+              "secrets, which only `pulumi up` decrypts; the job runs without them, and `pulumi up` starts its own "
+              "job with them (a different request)", file=sys.stderr)
 
 
 def _said(verb: str, name: str, status: JobStatus, place: Place) -> str:
