@@ -201,7 +201,9 @@ def _said(verb: str, name: str, status: JobStatus, place: Place) -> str:
         return (f"adopted {where} {kind} job {status.id} ({status.state.value}): it carries the identity label of this "
                 f"spec as the stack runs it, so nothing new was started (as `pulumi up` adopts it). --fresh starts a "
                 "new run")
-    return f"submitted {name} as {where} {kind} job {status.id}" + (f" on {place.where}" if place.stack else "")
+    if place.stack is None:
+        return f"submitted {name} as local job {status.id}"
+    return f"submitted {name} as {where} {kind} job {status.id} on {place.where}"
 
 
 def _request(job: TrainingJob, spec_dir: Path, ws: Workspace, place: Place, stager: Stager | None,
