@@ -2,7 +2,8 @@
 
 * **The verdict.** The spec is checked in its workspace (provider.workspace.check_one): the same
   problems, in the same order, with the same exit code as ``trainjobs validate SPEC`` gives from
-  any folder. With an error nothing is staged or started.
+  any folder. With an error nothing is staged or started, and every problem is shown; a dry run
+  shows the whole verdict, warnings and notes too.
 * **Where it runs.** ``--stack S`` runs it where S runs: the local backend for a local stack; Vertex
   AI in S's project and region for a vertex stack, through S's ``trainjobs:apiEndpoint`` when it
   has one (the emulator). The backend is built by provider.backends.settings.open_backend, as for
@@ -142,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     spec = Path(args.spec)
     if args.dry_run and failed:
         print(f"refused; it would run on {place.where}" + (f" (stack {stack.name})" if stack else ""), file=sys.stderr)
-    _show(problems, verdict.specs, failed, (verdict.stack_files, len(verdict.failed_stack_files)))
+    if failed or args.dry_run:  # a run that goes ahead says only what it does (the dry run shows the whole verdict)
+        _show(problems, verdict.specs, failed, (verdict.stack_files, len(verdict.failed_stack_files)))
     if failed or job is None:
         return 1
     note = _elsewhere(ws, spec, place)
