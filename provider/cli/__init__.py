@@ -32,7 +32,8 @@ def _validate(sub: Subparsers) -> None:
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     p.add_argument("--target", choices=["vertex", "local", "any"],
                    help="judge every spec for this backend (default: the backend of the stack that holds it)")
-    p.add_argument("--stacks", default="stacks", metavar="DIR", help="stack files that say which specs they hold")
+    p.add_argument("--stacks", metavar="DIR", help="the stack files that say which specs they hold (default: the "
+                   "stacks/ of the repository that holds each spec, wherever it is checked from)")
     p.add_argument("--summary", action="store_true", help="also print a table of the valid jobs")
     _command(p, "provider.cli.validate:run")
 

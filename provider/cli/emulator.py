@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--storage", metavar="DIR", help="the gs:// storage root (default <state-dir>/storage)")
     e.add_argument("--cpu", action="store_true", help="run jobs that ask for GPUs on the CPU (smoke tests)")
     e.add_argument("--verbose", "-v", action="store_true", help="log every request")
+    e.add_argument("--workspace", metavar="DIR", help="a repository whose stacks' quotas and policy apply to jobs "
+                   "labelled with one of its stacks (trainjobs-stack), as trainjobs validate and run apply them")
     e.set_defaults(_target="provider.cli.emulator:run")
 
 
@@ -75,6 +77,14 @@ def run(args: argparse.Namespace) -> int:
     state_dir = Path(args.state_dir).expanduser() if args.state_dir else default_home() / "emulator"
     emulator = Emulator(state_dir, host=args.host, port=args.port, storage_root=args.storage, cpu_only=args.cpu,
                         verbose=args.verbose)
+    if args.workspace:
+        from provider.workspace import Workspace, find_root
+
+        root = find_root(args.workspace)
+        if root is None:
+            raise UserError(f"--workspace {args.workspace}: no repository there (no Pulumi.yaml, stacks/ or .git)",
+                            exit_code=2)
+        emulator.jobs.workspace = Workspace.load(root)
     try:
         emulator.start()
     except StateDirBusy as exc:

@@ -42,9 +42,9 @@ def target(args: argparse.Namespace) -> Target:
         return Target(open_local().backend, None, "the local backend")
     from provider.backends.for_stack import stack_labels
     from provider.backends.settings import BackendSettings, open_backend
-    from provider.stack.membership import StackIndex
+    from provider.workspace import Workspace
 
-    index = StackIndex.load(Path(getattr(args, "stacks_dir", "stacks")))
+    index = Workspace.here(Path(getattr(args, "stacks_dir", "stacks"))).index  # also from a subfolder
     stack = index.stack(name)
     if stack is None:
         known = ", ".join(sorted(s.name for s in index.stacks)) or "none"

@@ -44,6 +44,9 @@ def use_colour(stream: IO[str], choice: str = "auto") -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+_COLOURS = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.NOTE: "1;36"}
+
+
 class TextReporter:
     def __init__(self, colour: bool) -> None:
         self.colour = colour
@@ -52,7 +55,7 @@ class TextReporter:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
 
     def format(self, p: Problem) -> str:
-        sev = self._c("1;31", "error") if p.is_error else self._c("1;33", "warning")
+        sev = self._c(_COLOURS[p.severity], p.severity.value)
         lines = [f"{self._c('1', printable(p.where))}: {sev}: {printable(p.message)}"]
         if p.path:
             lines.append(f"    at {self._c('36', printable(p.path))}")
@@ -68,19 +71,22 @@ class TextReporter:
                stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
             print(self.format(p), file=out)
-        errors = sum(1 for p in problems if p.is_error)
-        warnings = len(problems) - errors
+        errors, warnings, notes = (sum(1 for p in problems if p.severity is s) for s in Severity)
         text = summary(checked, invalid, stacks)
         if problems:
-            text += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})"
+            text += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+            text += f", {notes} note{'s' if notes != 1 else ''})" if notes else ")"
         colour = "1;32" if not invalid and not (stacks and stacks[1]) else "1;31"
         print(("\n" if problems else "") + self._c(colour, text), file=out)
 
 
 class JsonReporter:
+    """``problems`` holds the errors and warnings; ``notes`` what is said for information (a spec in no stack)."""
+
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
                stacks: tuple[int, int] | None = None) -> None:
         files, bad = stacks or (0, 0)
+        notes = [p for p in problems if p.severity is Severity.NOTE]
         json.dump(
             {
                 "ok": invalid == 0 and bad == 0,
@@ -89,8 +95,9 @@ class JsonReporter:
                 "specs_checked": checked,
                 "stack_files_checked": files,
                 "errors": sum(1 for p in problems if p.is_error),
-                "warnings": sum(1 for p in problems if not p.is_error),
-                "problems": [p.as_dict() for p in problems],
+                "warnings": sum(1 for p in problems if p.severity is Severity.WARNING),
+                "problems": [p.as_dict() for p in problems if p.severity is not Severity.NOTE],
+                "notes": [p.as_dict() for p in notes],
             },
             out,
             indent=2,
@@ -111,7 +118,7 @@ class GithubReporter:
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
                stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
-            level = "error" if p.severity is Severity.ERROR else "warning"
+            level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(p.severity, "notice")
             props = [f"file={_escape(printable(p.file), True)}"]
             if p.line is not None:
                 props.append(f"line={p.line}")
