@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     j = sub.add_parser("jobs", help="list jobs: local ones, or a stack's (--stack) on its backend")
     jsub = j.add_subparsers(dest="jobs_command", metavar="COMMAND")
     ls = jsub.add_parser("list", help="list jobs, newest first: state, hardware, start and duration")
-    ls.add_argument("--limit", type=int, default=50)
-    ls.add_argument("--format", choices=["text", "json"], default="text")
+    ls.add_argument("--limit", type=int, default=50, metavar="N", help="at most N jobs, newest first (default: 50)")
+    ls.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")
     add_stack_option(ls)
     ls.set_defaults(_target="provider.cli.jobs:list_jobs")
     pr = jsub.add_parser("prune", help="remove finished local jobs' records and logs, and environments no job used "
@@ -54,12 +54,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("status", help="the state, replicas and trials of a job")
     s.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name for "
                    "its newest run")
-    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or one JSON object")
     add_stack_option(s)
     s.set_defaults(_target="provider.cli.jobs:status")
 
     lg = sub.add_parser("logs", help="the logs of a job, prefixed by replica (Cloud Logging for Vertex AI jobs)")
-    lg.add_argument("job", metavar="JOB")
+    lg.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
     lg.add_argument("--replica", metavar="R", help="only this replica (workerpool1-0, or trial-2/workerpool0-0)")
     lg.add_argument("--format", choices=["text", "json"], default="text", help="json: one JSON object per line")
@@ -67,8 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lg.set_defaults(_target="provider.cli.jobs:logs")
 
     c = sub.add_parser("cancel", help="cancel a job (a local job's replicas stop within 10 s)")
-    c.add_argument("job", metavar="JOB")
-    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
+    c.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or one JSON object")
     add_stack_option(c)
     c.set_defaults(_target="provider.cli.jobs:cancel")
 
