@@ -8,6 +8,7 @@ and ``conditionalParams``), ``algorithm``, ``measurementSelection``, ``observati
 
 from __future__ import annotations
 
+from provider.spec.formats.study_fields import study_stopping, trial_stopping
 from provider.spec.model import (
     HyperParam,
     Hyperparameters,
@@ -16,8 +17,6 @@ from provider.spec.model import (
     ParamType,
     Safety,
     StoppingKind,
-    StudyStopping,
-    TimeConstraint,
     TrialStopping,
 )
 from provider.spec.reader import ConversionError, Node
@@ -84,29 +83,7 @@ def _stopping(node: Node | None) -> TrialStopping | None:
     kind = STOPPING_TYPES.get(node.req_str("type"))
     if kind is None:
         raise ConversionError("unknown stopping type")
-    return TrialStopping(
-        kind=kind, use_elapsed_duration=node.flag("useElapsedDuration"), max_step_count=node.integer("maxStepCount"),
-        min_step_count=node.integer("minStepCount"), min_measurement_count=node.integer("minMeasurementCount"),
-        learning_rate_parameter_name=node.text("learningRateParameterName"),
-        update_all_stopped_trials=node.flag("updateAllStoppedTrials"), at={"": node.path})
-
-
-def _time(node: Node | None) -> TimeConstraint | None:
-    if node is None:
-        return None
-    return TimeConstraint(max_duration_seconds=node.duration("maxDuration"), end_time=node.text("endTime"))
-
-
-def _study_stopping(node: Node | None) -> StudyStopping | None:
-    if node is None:
-        return None
-    asap = node.raw("shouldStopAsap")
-    return StudyStopping(
-        should_stop_asap=None if asap is None else node.flag("shouldStopAsap"),
-        minimum_runtime=_time(node.child("minimumRuntime")), maximum_runtime=_time(node.child("maximumRuntime")),
-        min_num_trials=node.integer("minNumTrials"), max_num_trials=node.integer("maxNumTrials"),
-        max_num_trials_no_progress=node.integer("maxNumTrialsNoProgress"),
-        max_duration_no_progress_seconds=node.duration("maxDurationNoProgress"), at={"": node.path})
+    return trial_stopping(node, kind)
 
 
 def hyperparameters(node: Node | None) -> Hyperparameters | None:
@@ -128,7 +105,7 @@ def hyperparameters(node: Node | None) -> Hyperparameters | None:
         measurement_selection=node.text("measurementSelection"),
         observation_noise=node.text("observationNoise"),
         trial_stopping=_stopping(node.child("stopping")),
-        study_stopping=_study_stopping(node.child("studyStopping")),
+        study_stopping=study_stopping(node.child("studyStopping"), "minimumRuntime", "maximumRuntime"),
         at={
             "": node.path,
             "params": node.at("params"),

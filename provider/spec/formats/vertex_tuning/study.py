@@ -10,6 +10,7 @@ strings (the REST API's JSON writes them as strings).
 
 from __future__ import annotations
 
+from provider.spec.formats.study_fields import study_stopping, trial_stopping
 from provider.spec.model import (
     DocPath,
     HyperParam,
@@ -20,8 +21,6 @@ from provider.spec.model import (
     ParamType,
     Safety,
     StoppingKind,
-    StudyStopping,
-    TimeConstraint,
     TrialStopping,
 )
 from provider.spec.reader import ConversionError, Node
@@ -132,31 +131,7 @@ def _trial_stopping(study: Node, notes: list[Note]) -> TrialStopping | None:
                           "automated_stopping_spec)", allowed="one of decayCurveStoppingSpec, "
                           "medianAutomatedStoppingSpec or convexAutomatedStoppingSpec", error=True))
     node = study.child(kinds[0].value) or Node({}, study.at(kinds[0].value))
-    return TrialStopping(
-        kind=kinds[0], use_elapsed_duration=node.flag("useElapsedDuration"),
-        max_step_count=node.integer("maxStepCount"), min_step_count=node.integer("minStepCount"),
-        min_measurement_count=node.integer("minMeasurementCount"),
-        learning_rate_parameter_name=node.text("learningRateParameterName"),
-        update_all_stopped_trials=node.flag("updateAllStoppedTrials"), at={"": node.path})
-
-
-def _time(node: Node | None) -> TimeConstraint | None:
-    if node is None:
-        return None
-    return TimeConstraint(max_duration_seconds=node.duration("maxDuration"), end_time=node.text("endTime"))
-
-
-def _study_stopping(node: Node | None) -> StudyStopping | None:
-    if node is None:
-        return None
-    asap = node.raw("shouldStopAsap")
-    return StudyStopping(
-        should_stop_asap=None if asap is None else node.flag("shouldStopAsap"),
-        minimum_runtime=_time(node.child("minimumRuntimeConstraint")),
-        maximum_runtime=_time(node.child("maximumRuntimeConstraint")),
-        min_num_trials=node.integer("minNumTrials"), max_num_trials=node.integer("maxNumTrials"),
-        max_num_trials_no_progress=node.integer("maxNumTrialsNoProgress"),
-        max_duration_no_progress_seconds=node.duration("maxDurationNoProgress"), at={"": node.path})
+    return trial_stopping(node, kinds[0])
 
 
 def hyperparameters(job: Node, notes: list[Note]) -> Hyperparameters:
@@ -181,7 +156,8 @@ def hyperparameters(job: Node, notes: list[Note]) -> Hyperparameters:
         measurement_selection=_unspecified(study.text("measurementSelectionType")),
         observation_noise=_unspecified(study.text("observationNoise")),
         trial_stopping=_trial_stopping(study, notes),
-        study_stopping=_study_stopping(study.child("studyStoppingConfig")),
+        study_stopping=study_stopping(study.child("studyStoppingConfig"), "minimumRuntimeConstraint",
+                                      "maximumRuntimeConstraint"),
         at={
             "": study.path,
             "params": study.at("parameters"),
