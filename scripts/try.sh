@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/trainjobs validate specs
-exec .venv/bin/trainjobs run "${1:-specs/local/simple.yaml}"
+# --fresh: each run trains from scratch in its own output directory (JOBDIR/runs/TIME), rather
+# than resuming the checkpoints an earlier run left in the spec's jobDir.
+exec .venv/bin/trainjobs run --fresh "${1:-specs/local/simple.yaml}"

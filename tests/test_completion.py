@@ -115,3 +115,10 @@ def test_the_script_is_printed_for_each_shell_and_an_unknown_shell_is_a_usage_er
     proc = subprocess.run([sys.executable, "-m", "provider", "completion", "tcsh"], capture_output=True, text=True,
                           timeout=60, check=False)
     assert proc.returncode == 2 and "invalid choice: 'tcsh'" in proc.stderr
+
+
+def test_bash_completes_gpus_accelerators_machine_types_and_regions(project: Path, env: dict[str, str]) -> None:
+    assert bash("trainjobs gpus A10", project, env) == ["A100-40GB", "A100-80GB"]
+    assert bash("trainjobs gpus --machine-type a2-highgpu-", project, env) == [
+        "a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g"]
+    assert "us-central1" in bash("trainjobs gpus --region us-c", project, env)

@@ -36,7 +36,7 @@ def _schema_choice(spec: dict[str, Any]) -> str:
 
 def test_one_fallback_and_distinct_markers() -> None:
     assert [f.source for f in FORMATS if f.is_fallback] == [SourceFormat.NATIVE]
-    assert len(MARKERS) == len(set(MARKERS)) == 3
+    assert len(MARKERS) == len(set(MARKERS)) == 4
     assert {f.source for f in FORMATS} == set(SourceFormat)
     assert all(format_of(f.source) is f for f in FORMATS)
 
@@ -44,7 +44,7 @@ def test_one_fallback_and_distinct_markers() -> None:
 def test_ai_platform_jobs_are_held_to_the_ai_platform_counts() -> None:
     tables = {f.source: f.count_table for f in FORMATS}
     assert tables == {SourceFormat.NATIVE: CountTable.SEED, SourceFormat.AI_PLATFORM: CountTable.AI_PLATFORM,
-                      SourceFormat.VERTEX: CountTable.SEED}
+                      SourceFormat.VERTEX: CountTable.SEED, SourceFormat.VERTEX_TUNING: CountTable.SEED}
 
 
 @pytest.mark.parametrize("keys", [c for n in range(len(MARKERS) + 1) for c in itertools.combinations(MARKERS, n)])
@@ -61,6 +61,7 @@ def test_detection_and_the_schema_choose_the_same_body(keys: tuple[str, ...]) ->
     ({"worker_pool_specs": []}, SourceFormat.VERTEX),
     ({"trainingInput": {}, "workerPoolSpecs": []}, SourceFormat.AI_PLATFORM),
     ({"workerPools": {}}, SourceFormat.NATIVE),
+    ({"studySpec": {}, "trialJobSpec": {}}, SourceFormat.VERTEX_TUNING),
     ("not a mapping", SourceFormat.NATIVE),
 ])
 def test_detection(spec: object, expected: SourceFormat) -> None:

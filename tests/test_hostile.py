@@ -210,7 +210,8 @@ def test_gcs_paths_cloud_storage_refuses(uri: str, expected: str) -> None:
 
 def test_gcs_bucket_names_cloud_storage_would_not_create_are_warnings() -> None:
     result = validate_bytes(VALID + b"  jobDir: gs://goog-bucket/x\n", "f.yaml")
-    assert result.ok and [p.rule for p in result.problems] == ["gcs.bucket"]
+    # (VALID's image is past its end of availability: rules/containers.py's warning is not this test's concern)
+    assert result.ok and [p.rule for p in result.problems if p.rule != "container.end_of_availability"] == ["gcs.bucket"]
 
 
 @pytest.mark.parametrize("module", ["trainer.task", "pkg_2.sub.main", "tâche.principal"])

@@ -162,7 +162,11 @@ def test_the_provider_create_refuses_a_package_outside_its_project_root(tmp_path
     props = {"jobName": "pack_test", "backend": "local", "localHome": str(tmp_path / "home"),
              "localStorage": str(tmp_path / "storage"), "projectRoot": str(repo),
              "package": {"source": "../../../../../../../../etc", "uri": "gs://bucket/p/etc.tar.gz"},
-             "request": {}, "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
+             "request": {"displayName": "pack_test", "jobSpec": {"workerPoolSpecs": [{
+                 "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1,
+                 "pythonPackageSpec": {"executorImageUri": EXECUTOR, "packageUris": ["gs://bucket/p/etc.tar.gz"],
+                                       "pythonModule": "trainer.task"}}]}},
+             "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
     with pytest.raises(TrainingJobError, match=r"was not started: .*outside the repository"):
         TrainingJobProvider().create(props)
 
@@ -219,3 +223,31 @@ def test_the_repository_itself_is_not_a_package_path(tmp_path: Path) -> None:
     assert result.job is not None
     with pytest.raises(PackageError, match="is the repository"):
         launch.prepare(result.job, repo, "p")
+
+
+def test_the_provider_create_stages_nothing_for_a_job_this_machine_refuses(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local job that asks for GPUs this machine lacks is refused before its package is staged."""
+    from provider.resources.training_job import TrainingJobError, TrainingJobProvider
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU here, whatever the machine has
+    monkeypatch.delenv("TRAINJOBS_CPU", raising=False)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "trainer").mkdir()
+    (repo / "trainer" / "__init__.py").write_text("")
+    (repo / "trainer" / "task.py").write_text("print('hi')\n")
+    pool = {"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                            "acceleratorCount": 2},
+            "replicaCount": 1,
+            "pythonPackageSpec": {"executorImageUri": EXECUTOR, "packageUris": ["gs://bucket/p/trainer.tar.gz"],
+                                  "pythonModule": "trainer.task"}}
+    props = {"jobName": "gpu_test", "backend": "local", "localHome": str(tmp_path / "home"),
+             "localStorage": str(tmp_path / "storage"), "projectRoot": str(repo),
+             "package": {"source": "trainer", "uri": "gs://bucket/p/trainer.tar.gz"},
+             "request": {"displayName": "gpu_test", "jobSpec": {"workerPoolSpecs": [pool]}},
+             "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
+    with pytest.raises(TrainingJobError, match=r"gpu_test was not started: .*GPU"):
+        TrainingJobProvider().create(props)
+    staged = [p for p in (tmp_path / "storage").rglob("*") if p.is_file()] if (tmp_path / "storage").exists() else []
+    assert staged == []

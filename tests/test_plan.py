@@ -83,8 +83,9 @@ def test_args_and_image_changes_are_shown(repo: PlanRepo) -> None:
     assert bert["action"] == "replace"
     assert [(c["label"], c["old"], c["new"]) for c in bert["changes"]] == [
         ("chief: image", "us-docker.pkg.dev/acme/nlp/bert:1.0", "us-docker.pkg.dev/acme/nlp/bert:1.1")]
-    assert bert["cost"]["estimated_max_usd"] is None
-    assert bert["cost"]["missing_prices"] == ["machine type g2-standard-8 in us-central1", "NVIDIA_L4 in us-central1"]
+    # g2-standard-8 and one L4 in us-central1 for maxRunningTime 7200s, at the catalog's derived (unverified) prices
+    assert bert["cost"]["estimated_max_usd"] == pytest.approx(2 * (0.29358417 * 1.15 + 0.56004 * 1.15), abs=0.01)
+    assert bert["cost"]["missing_prices"] == [] and bert["cost"]["unverified_prices"] == ["g2-standard-8", "NVIDIA_L4"]
 
 
 def test_label_change_is_a_no_op(repo: PlanRepo) -> None:

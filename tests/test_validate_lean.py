@@ -264,6 +264,8 @@ def test_names_in_no_stack_and_in_a_stack_are_compared_within_their_group_only(t
 
     for lean in (False, True):
         report = validate_paths([str(tmp_path)], groups_for=groups, keep_job=lambda path: path in stacked, lean=lean)
-        found = sorted((Path(p.file).name, p.message, p.allowed) for p in report.problems)
+        # (SPEC's image is past its end of availability: that warning is not what this test is about)
+        found = sorted((Path(p.file).name, p.message, p.allowed) for p in report.problems
+                       if p.rule != "container.end_of_availability")
         assert [(f, m.rsplit("/", 1)[-1]) for f, m, _ in found] == [("b.yaml", "a.yaml"), ("d.yaml", "c.yaml")]
         assert "of stack team-dev" in found[1][2] and "of stack" not in found[0][2]

@@ -186,6 +186,12 @@ class Backend(Protocol):
 
     name: str  # local | vertex
 
+    def check(self, submission: Submission) -> None:
+        """Refuse, before anything is staged or written, what this backend can never run (the local
+        backend: too few GPUs, a container engine missing); BackendError says why. ``submit``
+        checks again."""
+        ...
+
     def submit(self, submission: Submission) -> JobStatus:
         """Start the job, or adopt the newest job that already carries the same identity label.
 

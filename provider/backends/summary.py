@@ -89,3 +89,10 @@ def metric_and_goal(status: JobStatus) -> tuple[str, str] | None:
     if status.kind != "HyperparameterTuningJob" or not metrics:
         return None
     return str(metrics[0].get("metricId", "")), str(metrics[0].get("goal", "MAXIMIZE"))
+
+
+def log_scaled(status: JobStatus) -> frozenset[str]:
+    """The parameters a tuning job searches on a log scale (UNIT_LOG_SCALE in its studySpec)."""
+    params = (_body(status).get("studySpec") or {}).get("parameters") or []
+    return frozenset(str(p.get("parameterId", "")) for p in params
+                     if isinstance(p, dict) and p.get("scaleType") == "UNIT_LOG_SCALE")

@@ -1,7 +1,8 @@
 """The prices in the catalog: Vertex AI custom training list prices, for cost estimates.
 
 Read from ``provider/catalog/data/pricing.json`` (``tools/catalog/curated/pricing.json``) on
-first use, once per process; only the cost estimates of ``trainjobs plan`` ask for it.
+first use, once per process; only the cost estimates of ``trainjobs plan`` (provider.gitops.cost) and
+``trainjobs gpus`` (provider.catalog.offers) ask for it, both through the lookups at the end.
 """
 
 from __future__ import annotations
@@ -67,3 +68,39 @@ def pricing() -> Pricing:
         for name, rec in data["regions"].items()
     }
     return Pricing(data["as_of"], data["currency"], data["description"], regions, tuple(data["sources"]))
+
+
+class Priced(Record):
+    """A machine type's or accelerator's price per hour in a region, or which price is missing."""
+
+    usd: float | None
+    unverified: bool
+    missing: str | None
+
+
+def machine_price(pricing: Pricing, region: str, machine_type: str) -> Priced:
+    """The machine's own price in ``region``, else its family's vCPU and GB rates times its shape."""
+    from provider.catalog import CATALOG
+
+    prices = pricing.regions.get(region)
+    missing = Priced(None, False, f"machine type {machine_type} in {region}")
+    if prices is None:
+        return missing
+    explicit = prices.machine_types.get(machine_type)
+    if explicit is not None:
+        return Priced(explicit.usd_per_hour, not explicit.verified, None)
+    machine = CATALOG.machine(machine_type)
+    rate = prices.machine_families.get(machine.family) if machine else None
+    if machine is None or rate is None or machine.vcpus is None or machine.memory_gb is None:
+        return missing
+    usd = machine.vcpus * rate.usd_per_vcpu_hour + machine.memory_gb * rate.usd_per_gb_hour
+    return Priced(usd, not rate.verified or "memory_gb" in machine.unverified, None)
+
+
+def accelerator_price(pricing: Pricing, region: str, accelerator: str) -> Priced:
+    """One accelerator's price per hour in ``region``."""
+    prices = pricing.regions.get(region)
+    price = prices.accelerators.get(accelerator) if prices else None
+    if price is None:
+        return Priced(None, False, f"{accelerator} in {region}")
+    return Priced(price.usd_per_hour, not price.verified, None)

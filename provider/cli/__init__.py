@@ -27,11 +27,13 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 def _validate(sub: Subparsers) -> None:
     p = sub.add_parser("validate", help="check specs against the schema, the catalog and the rules")
     p.add_argument("paths", nargs="*", metavar="PATH", help="spec files or directories (default: specs/)")
-    p.add_argument("--format", choices=["text", "json", "github"], default="text", help="output format")
+    p.add_argument("--format", choices=["text", "json", "github", "markdown"], default="text",
+                   help="output format (markdown: the text report fenced, for a pull-request comment)")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto", help="colour in text output")
     p.add_argument("--target", choices=["vertex", "local", "any"],
                    help="judge every spec for this backend (default: the backend of the stack that holds it)")
-    p.add_argument("--stacks", default="stacks", metavar="DIR", help="stack files that say which specs they hold")
+    p.add_argument("--stacks", metavar="DIR", help="the stack files that say which specs they hold (default: the "
+                   "stacks/ of the repository that holds each spec, wherever it is checked from)")
     p.add_argument("--summary", action="store_true", help="also print a table of the valid jobs")
     _command(p, "provider.cli.validate:run")
 
@@ -55,8 +57,8 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
     p.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")
     p.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
-    p.add_argument("--output", choices=["yaml", "json", "request"], default="yaml",
-                   help="yaml (native spec), json, or the Vertex AI request it makes")
+    p.add_argument("--format", "--output", dest="output", choices=["yaml", "json", "request"], default="yaml",
+                   help="yaml (native spec), json, or the Vertex AI request it makes (--output: the older spelling)")
     _command(p, "provider.cli.convert:run")
 
 
@@ -82,15 +84,55 @@ def _columns() -> int:
     return columns or 80
 
 
+def _close(word: str, candidates: Sequence[str]) -> str:
+    """``; did you mean 'X'?`` for the candidates close to a mistyped word, or nothing (on the
+    error path alone: a command that parses never loads difflib)."""
+    from provider.core.suggest import did_you_mean
+
+    hint = did_you_mean(word, candidates)
+    return f"; {hint}" if hint else ""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, its help as wide as the terminal (``_columns``); commands' parsers too."""
+    """argparse's parser, its help as wide as the terminal (``_columns``); commands' parsers too.
+
+    A mistyped command, choice or option gets a "did you mean" (Python 3.11's argparse has none):
+    ``trainjobs vaildate`` -> ``invalid choice: 'vaildate' (choose from ...); did you mean 'validate'?``
+    """
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         return self.formatter_class(prog=self.prog, width=_columns() - 2)  # type: ignore[call-arg]
 
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices:
+            names = [str(c) for c in choices]
+            listed = ", ".join(map(repr, names))
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r} (choose from {listed}){_close(str(value), names)}")
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; given a core ``command``, the parser with that command only."""
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:  # the innermost parser that had words left over is the one to suggest from
+            parsed.__dict__.setdefault("_unknown_parser", self)
+        return parsed, extras
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            owner = parsed.__dict__.pop("_unknown_parser", self)
+            options = [o for a in owner._actions for o in a.option_strings]
+            hint = _close(extras[0].split("=", 1)[0], options) if extras[0].startswith("-") else ""
+            owner.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        parsed.__dict__.pop("_unknown_parser", None)
+        return parsed
+
+
+def build_parser(command: str | None = None, examples: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; given a core ``command``, the parser with that command only. With
+    ``examples``, each command's help ends with its examples (provider.cli.examples)."""
     p = _Parser(
         prog="trainjobs",
         description="ML training jobs as code: validate specs, run them locally or on Vertex AI, plan and deploy "
@@ -103,6 +145,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             declare(sub)
     for register in _extensions() if command is None else []:
         register(sub)
+    if examples:
+        from provider.cli.examples import attach
+
+        attach(p)
     return p
 
 
@@ -110,7 +156,7 @@ def _extensions() -> list[Callable[[Subparsers], None]]:
     """Commands from later layers (local backend, emulator, Pulumi, GitOps) register themselves."""
     out = []
     for name in ("provider.cli.jobs", "provider.cli.emulator", "provider.cli.stacks", "provider.cli.gitops",
-                 "provider.cli.completion", "provider.cli.outputs", "provider.cli.console"):
+                 "provider.cli.completion", "provider.cli.outputs", "provider.cli.console", "provider.cli.gpus"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -124,7 +170,9 @@ def _extensions() -> list[Callable[[Subparsers], None]]:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     completing = "_ARGCOMPLETE" in os.environ
-    parser = build_parser(words[0] if words and words[0] in CORE_COMMANDS and not completing else None)
+    helping = "-h" in words or "--help" in words  # examples are read only where help is printed
+    parser = build_parser(words[0] if words and words[0] in CORE_COMMANDS and not completing else None,
+                          examples=helping)
     if completing:  # a shell asks for completions: answer and exit
         from provider.cli.completion import complete
 
@@ -137,8 +185,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = getattr(importlib.import_module(module_name), func)
         return int(handler(args) or 0)
-    except UserError as exc:
-        print(f"trainjobs: {exc.message}", file=sys.stderr)
+    except UserError as exc:  # a message may quote a path or value: escaped for the terminal
+        from provider.document.excerpt import printable
+
+        print(f"trainjobs: {printable(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("trainjobs: interrupted", file=sys.stderr)
@@ -148,8 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("TRAINJOBS_DEBUG"):
             raise
+        from provider.document.excerpt import printable
+
         print(
-            f"trainjobs: internal error: {type(exc).__name__}: {exc}\n"
+            f"trainjobs: internal error: {type(exc).__name__}: {printable(str(exc))}\n"
             "This is a bug in trainjobs. Run again with TRAINJOBS_DEBUG=1 to see the traceback.",
             file=sys.stderr,
         )

@@ -8,7 +8,8 @@ real parser, and the values that depend on where you are come from here:
 * spec files (``validate``, ``convert``, ``run``): ``*.yaml``/``*.yml`` files and directories;
 * ``--stack``: the stacks of ``stacks/Pulumi.<stack>.yaml`` in the current directory;
 * a job (``status``, ``logs``, ``cancel``): the local jobs' ids, newest first, and their names;
-* ``--base``: git branches and tags; directories for ``--cwd``, ``--state-dir`` and the like.
+* ``--base``: git branches and tags; directories for ``--cwd``, ``--state-dir`` and the like;
+* ``gpus``: the accelerators, machine types (``--machine-type``) and regions (``--region``) of the catalog.
 
 Nothing here reaches the network or imports a cloud SDK: a tab press must be instant.
 """
@@ -76,6 +77,32 @@ def git_refs(prefix: str, **_: object) -> list[str]:
     return [ref for ref in out.split() if ref.startswith(prefix)]
 
 
+def accelerators(prefix: str, **_: object) -> list[str]:
+    """What ``trainjobs gpus`` takes: the short names of the accelerators Vertex AI offers (A100, L4 ...)."""
+    import datetime as dt
+
+    from provider.catalog import CATALOG
+
+    today = dt.date.today()
+    names = sorted({a.display.replace(" ", "-") for a in CATALOG.accelerators.values() if not a.retired(today)})
+    return [n for n in names if n.lower().startswith(prefix.lower())]
+
+
+def machine_types(prefix: str, **_: object) -> list[str]:
+    """Machine types Vertex AI trains on (the catalog's)."""
+    from provider.catalog import CATALOG
+
+    return [m for m in sorted(CATALOG.vertex_machine_names()) if m.startswith(prefix)]
+
+
+def regions(prefix: str, **_: object) -> list[str]:
+    """Regions where Vertex AI offers custom training (the catalog's)."""
+    from provider.catalog import CATALOG
+
+    return [r.name for r in sorted(CATALOG.regions.values(), key=lambda r: r.name)
+            if r.vertex_training and r.name.startswith(prefix)]
+
+
 def directories(prefix: str, **_: object) -> Iterable[str]:
     from argcomplete.completers import DirectoriesCompleter
 
@@ -87,6 +114,7 @@ BY_DEST: dict[str, Completer] = {
     "paths": spec_files, "file": spec_files, "spec": spec_files,
     "stack": stacks, "job": jobs, "base": git_refs,
     "cwd": directories, "state_dir": directories, "storage": directories, "stacks": directories,
+    "accelerator": accelerators, "machine_type": machine_types, "region": regions,
 }
 
 

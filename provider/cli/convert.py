@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from provider.validation.rules import Context
     from provider.validation.validator import SpecResult
 
-_BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs")
+_BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs", "studySpec")  # studySpec: a tuning job
 
 
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note.
@@ -50,7 +50,7 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     if not any(k in data for k in _BODY_KEYS) and "jobSpec" not in data:
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
-            "or a Vertex AI CustomJobSpec with workerPoolSpecs"
+            "a Vertex AI CustomJobSpec with workerPoolSpecs, or a HyperparameterTuningJob with studySpec"
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data["jobSpec"] if "jobSpec" in data else data
@@ -64,7 +64,7 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
 
 def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> str:
     """--name, else the job id (AI Platform) or the display name (Vertex AI), else the file's name."""
-    display = data.get("displayName") if "jobSpec" in data else None
+    display = data.get("displayName") if "jobSpec" in data or "studySpec" in data else None
     if not args.name and not data.get("jobId") and isinstance(display, str) and display:
         from provider.gcloud.build import job_name as valid_name
 
@@ -126,6 +126,9 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     job = result.job
     out = _Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
+    if args.output in ("request", "json"):  # JSON holds no comments: the notes go to stderr
+        for note in notes:
+            print(f"{shown}: note: {note}", file=sys.stderr)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request

@@ -4,7 +4,11 @@ The line is read as bash reads it (provider/gcloud/words.py, variables from this
 environment), then as gcloud reads it (provider/gcloud/command.py), then becomes a
 TrainingJob with the flags beside the config (provider/gcloud/build.py), which is validated
 and printed like any other conversion. Paths are made relative to where the spec goes
-(the --write FILE's folder, or the current directory).
+(the --write FILE's folder, or the current directory). What the spec must not hold is kept out
+before anything is written: a secret-looking variable's value (provider/gcloud/secrets.py: the
+trainer's args that held one are left out with a note, elsewhere the command is refused), and
+files or folders outside the repository (provider/gcloud/paths.py); every other variable read
+is listed in a note.
 """
 
 from __future__ import annotations
@@ -36,22 +40,42 @@ def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
         package["extraPackages"] = [os.path.relpath(cwd / p, base) for p in package["extraPackages"]]
 
 
+def _environment_note(plain: dict[str, str]) -> str:
+    shown = ", ".join(f"${name}={value!r}" for name, value in sorted(plain.items()))
+    return (f"read from the environment and written into the spec where the command uses them: {shown}; a spec is "
+            "committed, so check that none is a secret (a variable named like one, with KEY, TOKEN, SECRET, "
+            "PASSWORD... in its name, is never written)")
+
+
 def _built(args: argparse.Namespace, cwd: Path) -> Built:
-    """The command read as bash and gcloud read it; UserError for what either refuses."""
+    """The command read as bash and gcloud read it; UserError for what either refuses.
+
+    A secret-looking variable's value never enters (provider.gcloud.secrets): every message and
+    note is shown through ``secrets.shown``, which names such a variable and never holds its value.
+    """
+    from provider.gcloud import secrets
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
     from provider.gcloud.config_doc import ConfigProblems
-    from provider.gcloud.words import ShellError, split_words
+    from provider.gcloud.words import ShellError, read_line
 
+    line = None
     try:
-        return build(parse(split_words(args.gcloud, os.environ)), cwd)
+        line = read_line(args.gcloud, os.environ, cwd)
+        cmd = parse(line.words)
+        notes = secrets.take_out(cmd)
+        built = build(cmd, cwd)
     except ConfigProblems:
         raise  # reported as a spec's problems are, by the caller
     except ShellError as exc:
-        raise UserError(f"{SHOWN}: {exc}; allowed: quotes, \\-newline, $VAR and ${{VAR}} "
-                        "from the environment", exit_code=1) from exc
+        raise UserError(f"{SHOWN}: {secrets.shown(str(exc))}; allowed: quotes, \\-newline, $'...', $VAR and "
+                        "${VAR} from the environment", exit_code=1) from None
     except GcloudError as exc:
-        raise UserError(f"{SHOWN}: {exc}", exit_code=1) from exc
+        raise UserError(f"{SHOWN}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
+    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes] + notes
+    if line.plain:
+        built.notes.append(_environment_note(line.plain))
+    return built
 
 
 def run_gcloud(args: argparse.Namespace) -> int:

@@ -1,4 +1,9 @@
-"""``trainjobs run --dry-run``: the request and the local plan, with nothing started or staged.
+"""``trainjobs run --dry-run``: where the spec would run, its verdict, the request, and the local plan,
+with nothing started or staged.
+
+Where it would run is the backend of the stack (``--stack``; this machine without one), and the
+verdict is ``trainjobs validate``'s on the spec (provider.workspace), so a dry run never says less
+than a real run refuses.
 
 The plan is what the local backend would give each replica: its name and task, an address (the
 ports are examples: a run takes free ones when it starts), the GPUs it would hold, and the
@@ -9,9 +14,12 @@ spec's own ``env``; secret values (``trainjobs:secretEnv``) are shown as ``***``
 from __future__ import annotations
 
 import json
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from provider.core.record import Record
+
+if TYPE_CHECKING:
+    from provider.core.problem import Problem
 
 SECRET = "***"
 TEXT_VALUE_MAX = 160  # longer values (CLUSTER_SPEC, TF_CONFIG) are cut in the text output
@@ -49,13 +57,35 @@ def plan(request: Any, cpu_only: bool, secret_names: frozenset[str] = frozenset(
     return out
 
 
-def render(request: Any, replicas: list[ReplicaPlan], out: IO[str], as_json: bool) -> None:
+class Where(Record):
+    """Where a run would go: the backend, in words, and the stack (None: this machine, in no stack)."""
+
+    backend: str
+    description: str
+    stack: str | None = None
+
+
+def render(request: Any, replicas: list[ReplicaPlan] | None, out: IO[str], as_json: bool,
+           where: Where | None = None, problems: list[Problem] | None = None) -> None:
+    """The dry run's report; ``replicas`` is the local plan (None where the job would not run here)."""
+    found = problems or []
     if as_json:
-        out.write(json.dumps({"request": {"kind": request.kind, "parent": request.parent, "body": request.body},
-                              "replicas": [r.__dict__ | {"gpus": list(r.gpus)} for r in replicas]}, indent=2) + "\n")
+        out.write(json.dumps({
+            **({"where": {"backend": where.backend, "description": where.description, "stack": where.stack}}
+               if where else {}),
+            "verdict": {"ok": not any(p.is_error for p in found), "problems": [p.as_dict() for p in found]},
+            "request": {"kind": request.kind, "parent": request.parent, "body": request.body},
+            "replicas": [r.__dict__ | {"gpus": list(r.gpus)} for r in replicas or []]}, indent=2) + "\n")
         return
+    if where is not None:
+        out.write(f"would run on: {where.description}" + (f" (stack {where.stack})" if where.stack else "") + "\n")
+    warned = sum(1 for p in found if not p.is_error)
+    out.write(f"verdict: valid{f' ({warned} warning(s) or note(s), above)' if warned else ''}\n")
     out.write(f"request: POST {request.parent}/{request.collection}\n")
     out.write(json.dumps(request.body, indent=2) + "\n\n")
+    if replicas is None:
+        out.write("nothing was started or staged\n")
+        return
     out.write(f"local plan: {len(replicas)} replica(s); ports are examples (a run takes free ones); nothing was "
               "started or staged\n")
     for r in replicas:

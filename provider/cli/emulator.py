@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     e.add_argument("--storage", metavar="DIR", help="the gs:// storage root (default <state-dir>/storage)")
     e.add_argument("--cpu", action="store_true", help="run jobs that ask for GPUs on the CPU (smoke tests)")
     e.add_argument("--verbose", "-v", action="store_true", help="log every request")
+    e.add_argument("--workspace", metavar="DIR", help="a repository whose stacks' quotas and policy apply to jobs "
+                   "labelled with one of its stacks (trainjobs-stack), as trainjobs validate and run apply them")
     e.set_defaults(_target="provider.cli.emulator:run")
 
 
@@ -66,6 +68,9 @@ Ctrl-C stops it. Running jobs keep running; the next emulator on this state dir 
 
 
 def run(args: argparse.Namespace) -> int:
+    from provider.core.optional import Part, require
+
+    require(Part.VERTEX, "trainjobs emulator")  # it reads and writes the Vertex AI API's own messages
     from provider.backends.local.paths import default_home
     from provider.emulator.server import Emulator
     from provider.emulator.store import StateDirBusy
@@ -78,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
                             verbose=args.verbose, allow_hosts=tuple(args.allow_host))
     except ValueError as exc:  # a --host or --allow-host that is no host name or address
         raise UserError(f"{exc}: check --host and --allow-host", exit_code=2) from None
+    if args.workspace:
+        from provider.workspace import Workspace, find_root
+
+        root = find_root(args.workspace)
+        if root is None:
+            raise UserError(f"--workspace {args.workspace}: no repository there (no Pulumi.yaml, stacks/ or .git)",
+                            exit_code=2)
+        emulator.jobs.workspace = Workspace.load(root)
     try:
         emulator.start()
     except StateDirBusy as exc:

@@ -37,12 +37,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.set_defaults(_target="provider.cli.gitops:codeowners")
 
 
+def _project() -> Path:
+    """The project a plan is of: the workspace holding the current directory (provider.workspace), so
+    ``plan`` run in a subfolder plans the whole project, as from its root."""
+    from provider.workspace import find_root
+
+    return find_root(Path.cwd()) or Path.cwd()
+
+
 def plan(args: argparse.Namespace) -> int:
     from provider.gitops import report_json, report_markdown, report_text
     from provider.gitops.load import sides
     from provider.gitops.plan import make_plan
 
-    with sides(Path.cwd(), args.base) as (base, head):
+    with sides(_project(), args.base) as (base, head):
         known = sorted(set(base.stacks) | set(head.stacks))
         if args.stack is not None and args.stack not in known:
             raise UserError(f"--stack {args.stack!r}: no such stack in {base.tree.label} or the working tree; "
@@ -54,24 +62,25 @@ def plan(args: argparse.Namespace) -> int:
 
 
 def affected_stacks(args: argparse.Namespace) -> int:
+    from provider.document.excerpt import printable  # stack names are file names: escaped for a terminal
     from provider.gitops.load import sides
     from provider.gitops.plan import make_plan
 
-    with sides(Path.cwd(), args.base) as (base, head):
+    with sides(_project(), args.base) as (base, head):
         result = make_plan(base, head)
     stacks = [s for s in result.stacks if args.backend is None or s.backend == args.backend]
     names = [s.name for s in stacks if s.status != "removed"]
     removed = [s.name for s in stacks if s.status == "removed"]
     if removed:
-        print(f"trainjobs: stack file removed, not listed (run trainjobs destroy --stack S first): "
-              f"{', '.join(removed)}", file=sys.stderr)
+        print(printable(f"trainjobs: stack file removed, not listed (run trainjobs destroy --stack S first): "
+                        f"{', '.join(removed)}"), file=sys.stderr)
     if args.format == "json":
         print(json.dumps(names))
     elif args.format == "github":
         print(f"stacks={json.dumps(names)}")
         print(f"timeouts={json.dumps(deploy_timeouts(names))}")
     elif names:
-        print("\n".join(names))
+        print("\n".join(printable(n) for n in names))
     return 0
 
 

@@ -1,8 +1,10 @@
 """The CLI's error guard for commands that talk to a backend.
 
 A backend's error (``provider.backends.base.BackendError``) is a user error: one line, no
-traceback. The backend seam is imported only when such an error is raised, so registering
-commands (``trainjobs --help``, ``trainjobs validate``) never loads it.
+traceback. So is a module of an optional part that is not installed, should a command reach one
+before its own check (provider.core.optional): the message names the install command. The
+backend seam is imported only when such an error is raised, so registering commands
+(``trainjobs --help``, ``trainjobs validate``) never loads it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ def guard(fn: Command) -> Command:
 
             if isinstance(exc, BackendError):
                 raise UserError(exc.message) from exc
+            if isinstance(exc, ModuleNotFoundError):
+                from provider.core.optional import part_of, require
+
+                part = part_of(exc.name)
+                if part is not None:
+                    require(part, f"trainjobs {getattr(args, 'command', None) or 'this command'}")
             raise
 
     return wrapped

@@ -42,14 +42,18 @@ def target(args: argparse.Namespace) -> Target:
         return Target(open_local().backend, None, "the local backend")
     from provider.backends.for_stack import stack_labels
     from provider.backends.settings import BackendSettings, open_backend
-    from provider.stack.membership import StackIndex
+    from provider.workspace import Workspace
 
-    index = StackIndex.load(Path(getattr(args, "stacks_dir", "stacks")))
+    index = Workspace.here(Path(getattr(args, "stacks_dir", "stacks"))).index  # also from a subfolder
     stack = index.stack(name)
     if stack is None:
         known = ", ".join(sorted(s.name for s in index.stacks)) or "none"
         raise UserError(f"--stack {name!r}: no stacks/Pulumi.{name}.yaml here (or it is invalid: run trainjobs "
                         f"validate stacks/); stacks: {known}", exit_code=2)
+    if stack.backend == "vertex":
+        from provider.core.optional import Part, require
+
+        require(Part.VERTEX, f"--stack {name} (a Vertex AI stack)")
     where = f"stack {stack.name} ({stack.backend}" + (
         f": {stack.project_id}/{stack.region}" + (f" at {stack.api_endpoint}" if stack.api_endpoint else "")
         if stack.backend == "vertex" else "") + ")"

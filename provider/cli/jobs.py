@@ -1,10 +1,9 @@
-"""``trainjobs run``, ``jobs list``, ``status``, ``logs`` and ``cancel``: jobs on the local backend."""
+"""``jobs list``, ``status``, ``logs`` and ``cancel`` (and the parser of ``run``, in provider.cli.run)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,26 +13,24 @@ from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.backends.base import JobStatus
-    from provider.backends.local.backend import LocalBackend
     from provider.backends.settings import LocalOpened
-    from provider.spec.model import TrainingJob
-    from provider.stack.config import StackConfig
-    from provider.validation.validator import SpecResult
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    r = sub.add_parser("run", help="run a spec on this machine (the local backend) and follow it")
+    r = sub.add_parser("run", help="run a spec where its stack runs (--stack; this machine without one) and follow it")
     r.add_argument("spec", metavar="SPEC", help="a spec file")
     r.add_argument("--detach", action="store_true", help="submit and return at once")
     r.add_argument("--cpu", action="store_true",
                    help="run a GPU spec on the CPU (smoke test): no GPU is reserved and replicas see none")
-    r.add_argument("--stack", help="label and check the job as part of this stack (its labels and quotas)")
+    r.add_argument("--stack", help="run it where this stack runs (its backend: this machine, Vertex AI or the emulator), "
+                   "as the stack's job: its labels, quotas, policy and the identity `pulumi up` adopts")
     r.add_argument("--fresh", action="store_true",
                    help="give this run an output directory of its own (OUTPUT/runs/TIMESTAMP/) instead of the spec's, "
                    "so it does not resume the previous run's checkpoints")
     r.add_argument("--dry-run", action="store_true",
-                   help="print the request and the local plan (replicas, ports, GPUs, env); start nothing")
-    r.set_defaults(_target="provider.cli.jobs:run")
+                   help="say where it would run and the verdict, print the request and (on this machine) the local "
+                   "plan (replicas, ports, GPUs, env); start nothing")
+    r.set_defaults(_target="provider.cli.run:run")
 
     r.add_argument("--format", choices=["text", "json"], default="text",
                    help="json: one JSON line per state change and log line, then the final status")
@@ -41,8 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     j = sub.add_parser("jobs", help="list jobs: local ones, or a stack's (--stack) on its backend")
     jsub = j.add_subparsers(dest="jobs_command", metavar="COMMAND")
     ls = jsub.add_parser("list", help="list jobs, newest first: state, hardware, start and duration")
-    ls.add_argument("--limit", type=int, default=50)
-    ls.add_argument("--format", choices=["text", "json"], default="text")
+    ls.add_argument("--limit", type=int, default=50, metavar="N", help="at most N jobs, newest first (default: 50)")
+    ls.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")
     add_stack_option(ls)
     ls.set_defaults(_target="provider.cli.jobs:list_jobs")
     pr = jsub.add_parser("prune", help="remove finished local jobs' records and logs, and environments no job used "
@@ -57,12 +54,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("status", help="the state, replicas and trials of a job")
     s.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name for "
                    "its newest run")
-    s.add_argument("--format", choices=["text", "json"], default="text")
+    s.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or one JSON object")
     add_stack_option(s)
     s.set_defaults(_target="provider.cli.jobs:status")
 
     lg = sub.add_parser("logs", help="the logs of a job, prefixed by replica (Cloud Logging for Vertex AI jobs)")
-    lg.add_argument("job", metavar="JOB")
+    lg.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
     lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
     lg.add_argument("--replica", metavar="R", help="only this replica (workerpool1-0, or trial-2/workerpool0-0)")
     lg.add_argument("--format", choices=["text", "json"], default="text", help="json: one JSON object per line")
@@ -70,8 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lg.set_defaults(_target="provider.cli.jobs:logs")
 
     c = sub.add_parser("cancel", help="cancel a job (a local job's replicas stop within 10 s)")
-    c.add_argument("job", metavar="JOB")
-    c.add_argument("--format", choices=["text", "json"], default="text")
+    c.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
+    c.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or one JSON object")
     add_stack_option(c)
     c.set_defaults(_target="provider.cli.jobs:cancel")
 
@@ -80,101 +77,6 @@ def _backend() -> LocalOpened:
     from provider.backends.settings import open_local
 
     return open_local()
-
-
-def _stack(name: str | None) -> StackConfig | None:
-    """The stack named by --stack (None without it); a name stacks/ does not hold is a usage error."""
-    if not name:
-        return None
-    from provider.stack.membership import StackIndex
-
-    stack = StackIndex.load(Path("stacks")).stack(name)
-    if stack is None:
-        raise UserError(f"no stack {name!r} in stacks/", exit_code=2)
-    return stack
-
-
-def _checked(args: argparse.Namespace) -> tuple[SpecResult | None, StackConfig | None]:
-    """The spec checked in its --stack (it runs here: the local target whatever the stack's backend)
-    and the stack; a None result after its problems are reported."""
-    from provider.document.files import read_file
-    from provider.stack.check import SpecBytes, check_in_stack
-    from provider.validation.report import reporter
-    from provider.validation.rules import Target
-
-    path = Path(args.spec)
-    raw, problem = read_file(path, args.spec)
-    if problem is not None:
-        raise UserError(f"{problem.where}: {problem.message}")
-    assert raw is not None
-    stack = _stack(args.stack)
-    result = check_in_stack(SpecBytes(raw, args.spec, path.parent), stack, target=Target.LOCAL)
-    if any(p.is_error for p in result.problems) or result.job is None:
-        reporter("text", sys.stderr).report(result.problems, 1, 1, sys.stderr)
-        print("nothing was started", file=sys.stderr)
-        return None, stack
-    return result, stack
-
-
-@_guard
-def run(args: argparse.Namespace) -> int:
-    from provider.backends.base import JobState
-    from provider.cli.live import follow
-    from provider.submission import launch
-
-    path = Path(args.spec)
-    result, stack = _checked(args)
-    if result is None or result.job is None:  # _checked has said why
-        return 1
-    backend, stager = _backend()
-    job = _fresh_or_warn(result.job, backend, args.fresh)
-    labels = launch.labels_for(job, stack=stack.name if stack else None,
-                               extra={**(stack.labels_dict if stack else {})})
-    try:
-        request = launch.prepare(job, path.parent, project=stack.project_id if stack else "local",
-                                 stager=None if args.dry_run else stager,
-                                 default_bucket=f"gs://{stack.bucket}" if stack else None, labels=labels)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
-    if args.dry_run:
-        from provider.cli import dry_run
-
-        dry_run.render(request, dry_run.plan(request, args.cpu), sys.stdout, as_json=args.format == "json")
-        return 0
-    status = backend.submit(launch.submission(job, request, cpu_only=args.cpu))
-    print(f"submitted {job.name} as local job {status.id}", file=sys.stderr)
-    if args.detach:
-        print(json.dumps({"id": status.id, "name": job.name}) if args.format == "json" else status.id)
-        return 0
-    final = follow(backend, status.id, sys.stdout, as_json=args.format == "json")
-    return 0 if final.state is JobState.SUCCEEDED else 1
-
-
-def _fresh_or_warn(job: TrainingJob, backend: LocalBackend, fresh: bool) -> TrainingJob:
-    """With --fresh, a new output directory under the spec's; otherwise a warning when the spec's
-    already holds files of an earlier local run (the trainer would resume its checkpoints)."""
-    import datetime as dt
-
-    from provider.core.record import replace
-
-    if job.output is None:
-        return job
-    if fresh:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-%f")
-        uri = f"{job.output.uri.rstrip('/')}/runs/{stamp}"
-        print(f"--fresh: this run writes to {uri}", file=sys.stderr)
-        return replace(job, output=replace(job.output, uri=uri))
-    try:
-        local = backend.storage.path(job.output.uri)
-    except ValueError:
-        return job
-    if local.is_dir() and any(p.is_file() for p in local.rglob("*")):
-        earlier = next((j for j in backend.list() if (j.output_dir or "").rstrip("/") == job.output.uri.rstrip("/")),
-                       None)
-        who = f"local job {earlier.id} ({earlier.display_name}, {earlier.state.value})" if earlier else "an earlier run"
-        print(f"warning: {job.output.uri} already holds the files of {who}; the trainer may resume its checkpoints "
-              "instead of training. Run with --fresh to give this run its own directory.", file=sys.stderr)
-    return job
 
 
 @_guard

@@ -19,21 +19,20 @@ if TYPE_CHECKING:
     from provider.backends.base import JobStatus
 
 DOWNLOADED = "trainjobs-tensorboard-"  # the prefix of a temporary copy of a job's logs
-TENSORBOARD_HINT = "pip install 'trainjobs[tensorboard]' (or pip install tensorboard)"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = sub.add_parser("artifacts", help="what a job wrote under its output directory (model, checkpoints, logs)")
     a.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name")
     a.add_argument("--download", metavar="DIR", help="copy them into DIR, keeping their paths")
-    a.add_argument("--format", choices=["text", "json"], default="text")
+    a.add_argument("--format", choices=["text", "json"], default="text", help="text (a table) or json (one object)")
     add_stack_option(a)
     a.set_defaults(_target="provider.cli.outputs:artifacts")
 
     t = sub.add_parser("tensorboard", help="start TensorBoard on a job's TensorBoard logs (AIP_TENSORBOARD_LOG_DIR)")
-    t.add_argument("job", metavar="JOB")
+    t.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name")
     t.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
-    t.add_argument("--host", default="127.0.0.1")
+    t.add_argument("--host", default="127.0.0.1", help="the address TensorBoard listens on (default: this machine only)")
     add_stack_option(t)
     t.set_defaults(_target="provider.cli.outputs:tensorboard")
 
@@ -101,10 +100,13 @@ def _log_dir(t: Target, job: JobStatus) -> Path:
 
 def tensorboard(args: argparse.Namespace) -> int:
     from provider.backends.base import BackendError
+    from provider.core.optional import Part, require
 
-    exe = shutil.which("tensorboard") or shutil.which("tensorboard", path=str(Path(sys.executable).parent))
+    require(Part.TENSORBOARD, "trainjobs tensorboard")
+    exe = shutil.which("tensorboard", path=str(Path(sys.executable).parent)) or shutil.which("tensorboard")
     if exe is None:
-        raise UserError(f"TensorBoard is not installed: {TENSORBOARD_HINT}", exit_code=2)
+        raise UserError("TensorBoard is installed, but its tensorboard program is not on PATH nor beside "
+                        f"{sys.executable}", exit_code=2)
     t, job = _job(args)
     try:
         logdir = _log_dir(t, job)

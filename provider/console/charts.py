@@ -41,6 +41,33 @@ class Scale(Record):
         return cls(lo - pad, hi + pad, start, end)
 
 
+class LogScale(Record):
+    """A logarithmic map of positive values (``lo`` to ``hi``) to pixels, for a parameter searched
+    on UNIT_LOG_SCALE: equal ratios are equal distances, as the tuning service samples them."""
+
+    lo: float
+    hi: float
+    start: float
+    end: float
+
+    def __call__(self, value: float) -> float:
+        return Scale(math.log10(self.lo), math.log10(self.hi), self.start, self.end)(math.log10(value))
+
+    @classmethod
+    def of(cls, values: Sequence[float], start: float, end: float) -> LogScale:
+        lo, hi = math.log10(min(values)), math.log10(max(values))
+        pad = (hi - lo) * 0.08 or 0.5
+        return cls(10 ** (lo - pad), 10 ** (hi + pad), start, end)
+
+
+def _log_ticks(scale: LogScale) -> list[float]:
+    """Powers of ten inside the scale; 1, 2 and 5 times them where it spans less than three decades."""
+    low, high = math.floor(math.log10(scale.lo)), math.ceil(math.log10(scale.hi))
+    steps = (1, 2, 5) if high - low < 3 else (1,)
+    ticks = [m * 10.0 ** e for e in range(low, high + 1) for m in steps]
+    return [t for t in ticks if scale.lo <= t <= scale.hi]
+
+
 def fmt(value: float) -> str:
     return f"{value + 0.0:.4g}"  # + 0.0: never "-0"
 
@@ -136,16 +163,24 @@ def numeric_parameter(trials: Sequence[TrialStatus]) -> str | None:
     return name if values and ok else None
 
 
-def scatter(trials: Sequence[TrialStatus], parameter: str, metric: str, best: str | None) -> str:
+def scatter(trials: Sequence[TrialStatus], parameter: str, metric: str, best: str | None, log: bool = False) -> str:
+    """``log``: the parameter was searched on a log scale (UNIT_LOG_SCALE), and its axis is one
+    (where every value is positive; a linear axis otherwise)."""
     scored = [t for t in _scored(trials) if parameter in dict(t.parameters)]
     if not scored:
         return ""
     xs_values = [float(dict(t.parameters)[parameter]) for t in scored]
     values = [t.metric for t in scored if t.metric is not None]
     ys = Scale.of(values, HEIGHT - BOTTOM, TOP)
-    xs = Scale.of(xs_values, LEFT + 10, WIDTH - RIGHT - 10)
-    out = _frame(f"{metric} against {parameter}", parameter, metric, ys, f"{parameter} against {metric}")
-    for tick in _ticks(xs):
+    xs: Scale | LogScale
+    if log and min(xs_values) > 0:
+        xs = LogScale.of(xs_values, LEFT + 10, WIDTH - RIGHT - 10)
+        x_ticks, x_label = _log_ticks(xs), f"{parameter} (log scale)"
+    else:
+        xs = Scale.of(xs_values, LEFT + 10, WIDTH - RIGHT - 10)
+        x_ticks, x_label = _ticks(xs), parameter
+    out = _frame(f"{metric} against {parameter}", x_label, metric, ys, f"{parameter} against {metric}")
+    for tick in x_ticks:
         out.append(f'<text class="tick" x="{xs(tick):.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{fmt(tick)}</text>')
     for trial, x_value in zip(scored, xs_values):
         assert trial.metric is not None

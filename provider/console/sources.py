@@ -162,8 +162,12 @@ def source_for(stack: StackConfig) -> Source:
 
 
 def load(stack_names: list[str], stacks_dir: Path = Path("stacks")) -> Sources:
-    """``local`` and each named stack; an unknown or invalid stack is a SourceError."""
-    index = StackIndex.load(stacks_dir)
+    """``local`` and each named stack; an unknown or invalid stack is a SourceError. The stacks are
+    those of ``stacks_dir`` when it exists, else of the workspace holding the current directory
+    (provider.workspace: the console started in a subfolder of the project reads the same stacks)."""
+    from provider.workspace import Workspace
+
+    index = Workspace.here(stacks_dir).index
     out = Sources([Source(LOCAL, open_local().backend)], index)
     for name in dict.fromkeys(stack_names):
         out.sources.append(source_for(out.stack(name)))

@@ -12,14 +12,13 @@ from pathlib import Path
 
 from provider.backends.base import JobStatus
 from provider.core.labels import label_value
-from provider.core.record import Record, replace
-from provider.document.files import display_name, read_file
+from provider.core.record import Record
+from provider.document.files import read_file
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.cost import Estimate, estimate
 from provider.spec.model import TrainingJob
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex, spec_files
-from provider.validation.validator import validate_bytes
 
 
 class StackSpec(Record):
@@ -31,13 +30,16 @@ class StackSpec(Record):
 
 
 def stack_models(index: StackIndex, stack: StackConfig) -> dict[str, StackSpec]:
-    """The stack's valid jobs, keyed by the label value of their name (the ``trainjobs-job`` label)."""
+    """The stack's valid jobs, keyed by the label value of their name (the ``trainjobs-job`` label), each
+    read in the stacks of its workspace as every entry point reads it (provider.stack.check.validate_in)."""
+    from provider.stack.check import SpecBytes, validate_in
+
     out: dict[str, StackSpec] = {}
     for path in spec_files(stack, index.root):
-        raw, _ = read_file(path, display_name(path))
+        raw, _ = read_file(path, index.shown(path))
         if raw is None:
             continue
-        result = validate_bytes(raw, display_name(path), replace(index.context_for(path), spec_dir=path.parent))
+        result = validate_in(SpecBytes(raw, index.shown(path), path.parent), index.stacks_of(path))
         if result.job is not None:
             out[label_value(result.job.name)] = StackSpec(result.job, path, raw.decode("utf-8", errors="replace"))
     return out

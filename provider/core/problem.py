@@ -11,6 +11,7 @@ from provider.core.record import Record, replace
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # information, not a problem of the file (a spec in no stack)
 
 
 class Problem(Record):

@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from provider.core.record import Record
-from provider.emulator.errors import invalid
+from provider.emulator import paging
+from provider.emulator.errors import FieldViolation, invalid
 from provider.emulator.storage import Answer
+from provider.emulator.wire import loads
 
 if TYPE_CHECKING:
     from provider.emulator.routes import Request
@@ -71,18 +73,26 @@ def _value(entry: Entry, field: str) -> str | None:
 
 
 def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """An RFC 3339 time (a naive one read as UTC); INVALID_ARGUMENT when it is not one."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise invalid(f"Unparseable filter: {text[:60]!r} is not a timestamp (RFC 3339, e.g. "
+                      "\"2024-05-01T12:00:00Z\").") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _compare(c: _Cmp) -> Test:
+    moment = _time(c.value) if c.field == "timestamp" else None
+
     def test(entry: Entry) -> bool:
         have = _value(entry, c.field)
         if have is None:
             return False
         left: Any = have
         right: Any = c.value
-        if c.field == "timestamp":
-            left, right = _time(have), _time(c.value)
+        if moment is not None:
+            left, right = _time(have), moment
         if c.op in ("=", ":"):
             return bool(left == right)
         return bool({">": left > right, ">=": left >= right, "<": left < right, "<=": left <= right}[c.op])
@@ -169,25 +179,81 @@ def _entries(app: Emulator, project: str, job_id: str) -> list[Entry]:
     return out
 
 
+_FIELDS = ("resourceNames", "filter", "orderBy", "pageSize", "pageToken", "projectIds")
+_RESOURCE = re.compile(r"(projects|organizations|folders|billingAccounts)/[^/]+(/locations/[^/]+/buckets/[^/]+"
+                       r"(/views/[^/]+)?)?")
+_ORDER = {"": False, "timestamp": False, "timestamp asc": False, "timestamp desc": True}
+
+
+class _Query(Record):
+    """A ``ListLogEntriesRequest``, each field checked as Cloud Logging checks it."""
+
+    resource_names: tuple[str, ...]
+    filter: str
+    descending: bool
+    page_size: int
+    page_token: str
+
+
+def _strings(value: object, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise invalid(f"Invalid value at '{field}': expected a list of strings, got {json.dumps(value)[:80]}.",
+                      (FieldViolation(field, "a list of strings"),))
+    return tuple(value)
+
+
+def _text(body: Json, field: str) -> str:
+    value = body.get(field, "")
+    if not isinstance(value, str):
+        raise invalid(f"Invalid value at '{field}': expected a string, got {json.dumps(value)[:80]}.",
+                      (FieldViolation(field, "a string"),))
+    return value
+
+
+def _query(raw: bytes) -> _Query:
+    body = loads(raw, "list_log_entries_request")
+    if not isinstance(body, dict):
+        raise invalid("Invalid JSON payload received. Expected an object for list_log_entries_request.")
+    for key in body:
+        if key not in _FIELDS:
+            raise invalid(f'Invalid JSON payload received. Unknown name "{key}": Cannot find field.',
+                          (FieldViolation(key, f"unknown field; ListLogEntriesRequest has {', '.join(_FIELDS)}"),))
+    names = _strings(body.get("resourceNames", []), "resource_names")
+    names += tuple(f"projects/{p}" for p in _strings(body.get("projectIds", []), "project_ids"))
+    bad = next((n for n in names if not _RESOURCE.fullmatch(n)), None)
+    if bad is not None:
+        raise invalid(f"Invalid resource name {bad[:80]!r}: expected projects/PROJECT (or organizations/, folders/, "
+                      "billingAccounts/).", (FieldViolation("resource_names", "projects/PROJECT"),))
+    order = _text(body, "orderBy").strip().lower()
+    if order not in _ORDER:
+        raise invalid(f"Invalid orderBy {order[:80]!r}: Cloud Logging orders by \"timestamp asc\" or "
+                      "\"timestamp desc\".", (FieldViolation("order_by", "timestamp asc or timestamp desc"),))
+    size = body.get("pageSize", 0)
+    if isinstance(size, str) and re.fullmatch(r"-?[0-9]{1,10}", size):
+        size = int(size)  # proto3 JSON writes int32 as a number, and reads a numeric string too
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= 2**31 - 1:
+        raise invalid(f"Invalid value at 'page_size' (TYPE_INT32): {json.dumps(size)[:80]} is not a non-negative "
+                      "integer.", (FieldViolation("page_size", "a non-negative integer"),))
+    return _Query(names, _text(body, "filter"), _ORDER[order], min(size or _MAX_PAGE, _MAX_PAGE),
+                  _text(body, "pageToken"))
+
+
 def list_entries(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     """``POST /v2/entries:list``: the entries of the jobs the filter names, filtered, sorted, paged."""
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise invalid("Invalid JSON payload received.") from None
-    if not isinstance(body, dict):
-        raise invalid("Invalid JSON payload received: expected an object.")
-    names = body.get("resourceNames") or []
-    project = str(names[0]).split("/")[1] if names and str(names[0]).startswith("projects/") else "-"
-    text = str(body.get("filter") or "")
-    test = parse_filter(text)
-    entries = [e for job_id in _job_ids(text) if job_id in app.local.store.ids()
+    query = _query(request.body)
+    names = query.resource_names
+    project = names[0].split("/")[1] if names and names[0].startswith("projects/") else "-"
+    test = parse_filter(query.filter)
+    digest = ("\0".join(names), query.filter, str(query.descending))
+    after = paging.decode(query.page_token, *digest)
+    entries = [e for job_id in _job_ids(query.filter) if job_id in app.local.store.ids()
                for e in _entries(app, project, job_id) if test(e)]
-    entries.sort(key=lambda e: (e["timestamp"], e["insertId"]),
-                 reverse=str(body.get("orderBy") or "").lower().endswith("desc"))
-    start = int(body.get("pageToken") or 0)
-    size = max(1, min(int(body.get("pageSize") or _MAX_PAGE), _MAX_PAGE))
-    page: Json = {"entries": entries[start:start + size]}
-    if start + size < len(entries):
-        page["nextPageToken"] = str(start + size)
+    entries.sort(key=lambda e: (e["timestamp"], e["insertId"]), reverse=query.descending)
+    if after is not None:
+        entries = [e for e in entries if ((e["timestamp"], e["insertId"]) < after) == query.descending
+                   and (e["timestamp"], e["insertId"]) != after]
+    page: Json = {"entries": entries[:query.page_size]}
+    if len(entries) > query.page_size:
+        last = entries[query.page_size - 1]
+        page["nextPageToken"] = paging.encode((last["timestamp"], last["insertId"]), *digest)
     return Answer(json=page)

@@ -15,6 +15,7 @@ from urllib.parse import unquote
 from provider.core.record import Record
 from provider.emulator import persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
+from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
 
 if TYPE_CHECKING:
@@ -30,7 +31,12 @@ class Request(Record):
     path: str  # still percent-encoded
     params: dict[str, str]
     headers: dict[str, str]  # lower-case names
-    body: bytes
+    payload: Body  # in memory when small, else a spool file (framing.py)
+
+    @property
+    def body(self) -> bytes:
+        """The whole body, for JSON routes (413 beyond framing.MAX_JSON); uploads read ``payload``."""
+        return self.payload.bytes()
 
     @property
     def enums_as_ints(self) -> bool:
@@ -94,45 +100,50 @@ def get_operation(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     return Answer(data=wire.encode_any(app.jobs.get_operation(_parent(m), m["id"])))
 
 
+def _decoded(m: dict[str, str], key: str) -> str:
+    """A percent-encoded bucket or object name; 400 when its bytes are not UTF-8 (Cloud Storage's names are)."""
+    try:
+        return unquote(m[key], errors="strict")
+    except UnicodeDecodeError:
+        raise invalid(f"Invalid {key} name {m[key][:80]!r}: its percent-encoded bytes are not UTF-8.") from None
+
+
 def get_bucket(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.get_bucket(unquote(m["bucket"]))
+    return app.storage.get_bucket(_decoded(m, "bucket"))
 
 
 def create_bucket(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    import json
-
-    try:
-        body = json.loads(request.body or b"{}")
-    except ValueError:
-        raise invalid("Invalid JSON payload received.") from None
-    return app.storage.create_bucket(body if isinstance(body, dict) else {})
+    body = wire.loads(request.body, "bucket")
+    if not isinstance(body, dict):
+        raise invalid("Invalid JSON payload received. Expected an object for bucket.")
+    return app.storage.create_bucket(body)
 
 
 def list_objects(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.list_objects(unquote(m["bucket"]), request.params)
+    return app.storage.list_objects(_decoded(m, "bucket"), request.params)
 
 
 def get_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.get_object(unquote(m["bucket"]), unquote(m["object"]), request.params,
+    return app.storage.get_object(_decoded(m, "bucket"), _decoded(m, "object"), request.params,
                                   request.headers.get("range"))
 
 
 def download_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.get_object(unquote(m["bucket"]), unquote(m["object"]), {**request.params, "alt": "media"},
+    return app.storage.get_object(_decoded(m, "bucket"), _decoded(m, "object"), {**request.params, "alt": "media"},
                                   request.headers.get("range"))
 
 
 def delete_object(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.delete_object(unquote(m["bucket"]), unquote(m["object"]), request.params)
+    return app.storage.delete_object(_decoded(m, "bucket"), _decoded(m, "object"), request.params)
 
 
 def upload(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.upload(unquote(m["bucket"]), request.params, request.headers.get("content-type", ""),
-                              request.body)
+    return app.storage.upload(_decoded(m, "bucket"), request.params, request.headers.get("content-type", ""),
+                              request.payload)
 
 
 def upload_chunk(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    return app.storage.upload_chunk(request.params, request.headers.get("content-range"), request.body)
+    return app.storage.upload_chunk(request.params, request.headers.get("content-range"), request.payload)
 
 
 def list_log_entries(app: Emulator, request: Request, m: dict[str, str]) -> Answer:

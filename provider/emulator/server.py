@@ -15,7 +15,11 @@ Limits, so that no client can hold it or crash it:
   ``READ_TIMEOUT`` seconds to send a request's line and headers (a slow drip), is closed; a body
   gets ``READ_TIMEOUT`` plus one second per MiB;
 * every error, down to a garbage request line or an unknown method, is a Google-style JSON
-  error with a 4xx code (5xx only for a bug); JSON nested beyond 100 levels is refused.
+  error with a 4xx code (5xx only for a bug); JSON nested beyond 100 levels is refused;
+* a body is framed as RFC 9112 says, or refused and the connection closed (framing.py): chunked
+  bodies are capped like Content-Length ones, at framing.MAX_BODY (JSON requests at MAX_JSON);
+  a body over 64 KiB goes to a spool file, never whole into memory, and at most ``MAX_UPLOADS``
+  such bodies are received at once (beyond: 429 RESOURCE_EXHAUSTED, ``Retry-After: 1``).
 
 It binds 127.0.0.1 by default and has no authentication; it answers only requests whose Host
 names it, and takes no state change from a browser page (gate.py, provider/core/trust.py).
@@ -26,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import socket
 import sys
@@ -42,17 +47,18 @@ from provider.backends.local.backend import LocalBackend
 from provider.core.trust import Binding
 from provider.emulator import gate
 from provider.emulator.errors import ApiError
+from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.routes import Request, route
 from provider.emulator.service import JobService
 from provider.emulator.storage import Answer, StorageService
 from provider.emulator.store import EmulatorStore
 
-_MAX_BODY = 512 * 1024 * 1024
 BACKLOG = 1024
 IDLE_TIMEOUT = 60.0
 READ_TIMEOUT = 30.0
 _PER_MIB = 1.0
+MAX_UPLOADS = 16  # bodies large enough to be spooled to disk, received at once
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _TOKEN = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")  # what an HTTP method may be made of
 # What the stdlib's own errors (bad request lines, unknown methods...) become.
@@ -61,6 +67,15 @@ _STDLIB_ERRORS = {
     413: (413, "INVALID_ARGUMENT"), 414: (414, "INVALID_ARGUMENT"), 431: (431, "INVALID_ARGUMENT"),
     501: (405, "UNIMPLEMENTED"), 505: (400, "INVALID_ARGUMENT"),
 }
+
+
+def _query(query: str) -> dict[str, str]:
+    """The URL's query parameters (the last of a repeated one); 400 when they are not UTF-8."""
+    try:
+        return dict(parse_qsl(query, keep_blank_values=True, errors="strict"))
+    except UnicodeDecodeError:
+        raise ApiError("INVALID_ARGUMENT", "The request URL's query parameters are not UTF-8 once percent-decoded: "
+                                           "encode every parameter as UTF-8.") from None
 
 
 class _Server(ThreadingHTTPServer):
@@ -75,6 +90,7 @@ class _Server(ThreadingHTTPServer):
         self.deadlines: dict[socket.socket, float] = {}  # connections being read: when they must be done
         self.idle_timeout = IDLE_TIMEOUT
         self.read_timeout = READ_TIMEOUT
+        self.uploads = threading.BoundedSemaphore(MAX_UPLOADS)
         self._watching = threading.Event()
         super().__init__(address, _Handler)
         self._watchdog = threading.Thread(target=self._watch, name="emulator-timeouts", daemon=True)
@@ -169,50 +185,49 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.app.verbose:
             sys.stderr.write(f"emulator: {self.address_string()} {format % args}\n")
 
-    def _body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            chunks: list[bytes] = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    self.rfile.readline()
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > _MAX_BODY:
-            raise ApiError("INVALID_ARGUMENT", f"The request body is larger than {_MAX_BODY} bytes.", http=413)
-        if length < 0:
-            raise ValueError(f"Content-Length {length} is negative")
-        self.server.arm(self.connection, self.server.read_timeout + _PER_MIB * length / (1 << 20))
-        data = self.rfile.read(length) if length else b""
-        if len(data) < length:
-            raise ValueError(f"the connection ended (or was too slow) after {len(data)} of {length} bytes")
-        return data
-
-    def _read_body(self) -> bytes:
+    def _read_body(self) -> Body:
+        """The request's body (framing.py); a framing error closes the connection, as RFC 9112 asks."""
+        def rearm(size: int) -> None:
+            self.server.arm(self.connection, self.server.read_timeout + _PER_MIB * size / (1 << 20))
+        # Only uploads carry objects; a JSON request over MAX_JSON is refused before it is read.
+        limit = MAX_BODY if urlsplit(self.path).path.startswith("/upload/") else MAX_JSON
         try:
-            return self._body()
-        except (ApiError, ValueError) as exc:
+            return read_body(self.headers, self.rfile, self.server.app.storage.spool, rearm, limit)
+        except (ApiError, OSError, ValueError) as exc:
             self.close_connection = True  # the rest of the body is still on the wire: start afresh
             if isinstance(exc, ApiError):
                 raise
             raise ApiError("INVALID_ARGUMENT", f"The request body cannot be read: {exc}") from None
 
+    def _upload_slot(self) -> bool:
+        """Take one of the ``MAX_UPLOADS`` slots for a body that may go to disk; 429 when none is free."""
+        if not is_large(self.headers):
+            return False
+        if self.server.uploads.acquire(blocking=False):
+            return True
+        self.close_connection = True  # its body is not read
+        raise ApiError("RESOURCE_EXHAUSTED", f"The trainjobs emulator is already receiving {MAX_UPLOADS} large "
+                                             "request bodies (uploads); retry when one has finished.", http=429,
+                       headers=(("Retry-After", "1"),))
+
     def _dispatch(self) -> None:
+        body: Body | None = None
+        slot = False
         try:
             refused = gate.refusal(self.server.app.binding, self.command, self.path, self.headers.items())
             if refused is not None:
                 self.close_connection = True  # its body, if any, is left unread
                 raise refused
+            slot = self._upload_slot()
             body = self._read_body()
             self.server.disarm(self.connection)
             url = urlsplit(self.path)
-            if "\0" in unquote(self.path) or any("\0" in k + v for k, v in parse_qsl(url.query)):
+            params = _query(url.query)
+            if "\0" in unquote(self.path) or any("\0" in k + v for k, v in params.items()):
                 raise ApiError("INVALID_ARGUMENT", "The request URL contains a NUL character, which no name may "
                                                    "hold.")
-            request = Request(method=self.command, path=url.path, params=dict(parse_qsl(url.query, keep_blank_values=True)),
-                              headers={k.lower(): v for k, v in self.headers.items()}, body=body)
+            request = Request(method=self.command, path=url.path, params=params,
+                              headers={k.lower(): v for k, v in self.headers.items()}, payload=body)
             handler, match = route(self.command, url.path)
             answer = handler(self.server.app, request, match)
         except ApiError as exc:
@@ -224,20 +239,55 @@ class _Handler(BaseHTTPRequestHandler):
             traceback.print_exc(file=sys.stderr)
             error = ApiError("INTERNAL", f"Internal error in the trainjobs emulator: {type(exc).__name__}: {exc}")
             answer = Answer(status=500, data=json.dumps(error.body()).encode())
+        finally:
+            if body is not None:
+                body.discard()
+            if slot:
+                self.server.uploads.release()
+        if self.close_connection:
+            answer = Answer(status=answer.status, data=answer.data, json=answer.json, file=answer.file,
+                            span=answer.span, headers=(*answer.headers, ("Connection", "close")))
         self._send(answer)
 
     def _send(self, answer: Answer) -> None:
+        if answer.file is not None:
+            self._send_file(answer)
+            return
         data = answer.data if answer.data is not None else json.dumps(answer.json or {}).encode()
+        self._head(answer, len(data) if answer.status != 204 else 0)
+        if answer.status != 204 and getattr(self, "command", None) != "HEAD":
+            self.wfile.write(data)
+
+    def _head(self, answer: Answer, length: int) -> None:
         self.send_response(answer.status)
         names = {k.lower() for k, _ in answer.headers}
         if "content-type" not in names and answer.status not in (204, 308):
             self.send_header("Content-Type", "application/json; charset=UTF-8")
         for key, value in (*answer.headers, *gate.RESPONSE_HEADERS):
             self.send_header(key, value)
-        self.send_header("Content-Length", str(len(data) if answer.status != 204 else 0))
+        self.send_header("Content-Length", str(length))
         self.end_headers()
-        if answer.status != 204 and getattr(self, "command", None) != "HEAD":
-            self.wfile.write(data)
+
+    def _send_file(self, answer: Answer) -> None:
+        """An object's bytes (or a range of them), a block at a time: a download never sits in memory."""
+        assert answer.file is not None
+        try:
+            f = open(answer.file, "rb")  # noqa: SIM115  (closed below)
+        except FileNotFoundError:  # deleted since it was found
+            self._send(Answer(status=404, data=json.dumps(ApiError("NOT_FOUND", "No such object.").body()).encode()))
+            return
+        with f:
+            start, length = answer.span or (0, os.fstat(f.fileno()).st_size)
+            self._head(answer, length)
+            if getattr(self, "command", None) == "HEAD":
+                return
+            f.seek(start)
+            while length > 0:
+                block = f.read(min(BLOCK, length))
+                if not block:
+                    raise OSError(f"{answer.file} shrank while it was sent")  # the connection then ends short
+                self.wfile.write(block)
+                length -= len(block)
 
     do_GET = do_POST = do_DELETE = do_PUT = do_PATCH = do_HEAD = _dispatch
 
@@ -274,6 +324,7 @@ class Emulator:
         self.store.open()
         try:
             self.storage_root.mkdir(parents=True, exist_ok=True)
+            self.storage.sweep()
             self.persistent.open()
             self.jobs.reconcile()
             self._server = _Server((self.host, self.port), self)

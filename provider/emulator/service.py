@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialState, TrialStatus
 from provider.backends.local import store as local_store
@@ -27,6 +27,9 @@ from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
+
+if TYPE_CHECKING:
+    from provider.workspace import Workspace
 
 Json = dict[str, Any]
 
@@ -47,6 +50,7 @@ class JobService:
         self.cpu_only = cpu_only
         self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
         self._create_lock = threading.Lock()
+        self.workspace: Workspace | None = None  # whose stacks' quotas and policy apply (emulator --workspace)
 
     # -- start-up -------------------------------------------------------------------------------
     def reconcile(self) -> None:
@@ -129,7 +133,7 @@ class JobService:
         kind = KINDS[collection]
         body = wire.parse(kind, raw)
         location = parent.split("/")[3]
-        validate.check(kind, location, body)
+        validate.check(kind, location, body, self.workspace)
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
         with self._create_lock:

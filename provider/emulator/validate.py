@@ -22,20 +22,31 @@ AI text is known, the message is Google's:
 Otherwise the validator's own message (and what is allowed) is the description. One violation
 with a known plain text is the whole message (as observed); anything else is listed the way
 Vertex AI lists field errors: ``List of found errors:\\t1.Field: F; Message: M\\t``.
+
+Given a workspace (``trainjobs emulator --workspace DIR``; provider.workspace), a job labelled
+with one of its stacks (``trainjobs-stack``, as every job a stack starts is) is checked as that
+stack checks its specs (provider.stack.check: its context, its per-job quotas and policy), so the
+emulator refuses what ``trainjobs validate`` and ``run`` refuse. Vertex AI itself knows no stack:
+without a workspace (the default) only the spec's own rules apply.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provider.catalog import CATALOG
+from provider.core.labels import STACK_LABEL, label_value
 from provider.core.problem import Problem
 from provider.emulator.errors import ApiError, FieldViolation, invalid
 from provider.spec.formats.vertex.keys import snake
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
+
+if TYPE_CHECKING:
+    from provider.stack.config import StackConfig
+    from provider.workspace import Workspace
 
 Json = dict[str, Any]
 
@@ -192,17 +203,36 @@ def message(found: list[tuple[FieldViolation, bool]]) -> str:
                                                for i, (v, _) in enumerate(found, 1))
 
 
-def check(kind: str, location: str, body: Json) -> None:
-    """Raise a Google-style INVALID_ARGUMENT when the validator finds errors in the request."""
+def stack_of(body: Json, workspace: Workspace | None) -> StackConfig | None:
+    """The stack of ``workspace`` whose label the job carries (None without a workspace or a label)."""
+    value = (body.get("labels") or {}).get(STACK_LABEL) if workspace is not None else None
+    if not value or workspace is None:
+        return None
+    return next((s for s in workspace.stacks if label_value(s.name) == value), None)
+
+
+def problems(kind: str, location: str, body: Json, workspace: Workspace | None = None) -> list[Problem]:
+    """The errors of the request's job, in its stack when ``workspace`` knows the stack it is labelled with."""
+    from provider.stack.check import context_for, job_policy_problems
+
+    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
+    stack = stack_of(body, workspace)
+    ctx = context_for(stack, target=Target.VERTEX) if stack is not None else Context(target=Target.VERTEX)
+    result = validate_data(spec_document(kind, location, body), f"{collection}/{body.get('displayName')}", ctx)
+    if stack is not None:
+        result.problems.extend(job_policy_problems(result, stack))
+    return [p for p in result.problems if p.is_error]
+
+
+def check(kind: str, location: str, body: Json, workspace: Workspace | None = None) -> None:
+    """Raise a Google-style INVALID_ARGUMENT when the validator finds errors in the request (in its stack,
+    given the ``workspace``: see the module docstring)."""
     if not body.get("displayName"):
         v = FieldViolation("display_name", "Required field is not set.")
         raise invalid(message([(v, False)]), (v,))
     if kind == "HyperparameterTuningJob":
         _check_study(body)
-    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
-    result = validate_data(spec_document(kind, location, body), f"{collection}/{body['displayName']}",
-                           Context(target=Target.VERTEX))
-    errors = [p for p in result.problems if p.is_error]
+    errors = problems(kind, location, body, workspace)
     if not errors:
         return
     found = violations(kind, body, errors)

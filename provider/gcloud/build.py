@@ -12,7 +12,7 @@ problems in them the config file's lines.
 
 The job name is the job id (AI Platform) or the display name (Vertex AI); when it is not a
 valid name it is made one, with a note. Relative paths (``--config``, ``--package-path``) are
-read from ``cwd``, as gcloud reads them.
+read from ``cwd``, as gcloud reads them, and must lead inside the repository (provider.gcloud.paths).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.record import Record, field
-from provider.gcloud import config_doc, gcs, local_package
+from provider.gcloud import config_doc, gcs, local_package, paths
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
 from provider.gcloud.config_doc import Config
 
@@ -75,6 +75,8 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
     spec: dict[str, Any] = {"trainingInput": ti if isinstance(ti, dict) else {}}
     if config and "labels" in config and "labels" not in values:
         spec["labels"] = config["labels"]
+    if isinstance(values.get("packagePath"), str):  # refused here, not written for validate to refuse
+        paths.in_repository(str(values["packagePath"]), built.cwd, "--package-path", "a package folder")
     if isinstance(values.get("jobDir"), str):
         values["jobDir"] = gcs.job_dir(str(values["jobDir"]))
     if isinstance(values.get("stagingBucket"), str):
@@ -150,7 +152,8 @@ def build(cmd: GcloudCommand, cwd: Path) -> Built:
     config_value = cmd.values.get("config")
     config: dict[str, Any] | None = None
     if isinstance(config_value, str):
-        built.config = config_doc.read(cwd / config_value)  # ConfigProblems when it cannot be read
+        where = paths.in_repository(config_value, cwd, "--config", "a file")
+        built.config = config_doc.read(where)  # ConfigProblems when it cannot be read
         config = built.config.data
     make = _ai_platform if cmd.generation is Generation.AI_PLATFORM else _vertex
     made = make(cmd, config, built)

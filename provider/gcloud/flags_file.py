@@ -4,8 +4,10 @@ As ``gcloud topic flags-file`` documents: the file is a mapping of flag names to
 of such mappings, for flags given more than once); a null value is a flag that takes none; a list
 is a list flag's items; a mapping is a dict flag's ``KEY=VALUE`` pairs; ``--flags-file`` inside
 the file reads more files. Each ``--flags-file`` is replaced by its contents, where it stands, so
-the usual precedence applies. Files are read relative to the current directory, regular files of
-at most MAX_BYTES, nested at most MAX_DEPTH deep.
+the usual precedence applies. Files are read relative to the current directory and, as
+``--config`` is, only inside the repository: regular files of at most 1 MiB, no symlink out, no
+FIFO or device (provider.gcloud.paths), read by the strict YAML reader; nested at most MAX_DEPTH
+deep. An error names the file, the line and what is wrong, never what the file holds.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-MAX_BYTES = 1 << 20
 MAX_DEPTH = 8
 FLAG = "--flags-file"
 
@@ -29,8 +30,6 @@ def _scalar(value: Any) -> str:
 
 
 def _words(name: str, value: Any) -> list[str]:
-    if not isinstance(name, str) or not name.startswith("--"):
-        raise FlagsFileError(f"{name!r} is not a flag: the keys of a flags file are flag names such as --region")
     if value is None or value is True:
         return [name]
     if value is False:
@@ -42,28 +41,44 @@ def _words(name: str, value: Any) -> list[str]:
     return [f"{name}={_scalar(value)}"]
 
 
+def _load(path_text: str) -> tuple[Any, str]:
+    """The flags file's data and its name as shown: inside the repository, read safely, its YAML
+    read by the strict reader (bounded, no alias bombs). A problem is said by line, column and
+    kind, never by quoting the file: it may not be a flags file at all."""
+    from provider.document import load_text
+    from provider.document.text import decode
+    from provider.gcloud import paths
+    from provider.gcloud.command import GcloudError
+
+    try:
+        raw, shown = paths.read(path_text, Path.cwd(), FLAG)
+    except GcloudError as exc:
+        raise FlagsFileError(str(exc)) from None
+    text, problems = decode(raw, shown)
+    doc = load_text(text, shown) if text is not None else None
+    problems = problems if doc is None else doc.problems
+    if problems or doc is None:
+        first = problems[0] if problems else None
+        where = f"{shown}:{first.line}:{first.column}" if first is not None and first.line else shown
+        kind = (first.rule or "yaml") if first is not None else "yaml"
+        raise FlagsFileError(f"{FLAG}={path_text}: {where}: not a flags file ({kind}; the file's text is not shown); "
+                             "allowed: YAML flag names to values, as gcloud topic flags-file documents")
+    return doc.data, shown
+
+
 def _read(path_text: str, depth: int) -> list[str]:
     if depth >= MAX_DEPTH:
         raise FlagsFileError(f"{FLAG}={path_text}: flags files nested more than {MAX_DEPTH} deep")
-    import yaml
-
-    path = Path(path_text)
-    try:
-        if not path.is_file():
-            raise FlagsFileError(f"{FLAG}={path_text}: no such file (it is read relative to the current directory)")
-        if path.stat().st_size > MAX_BYTES:
-            raise FlagsFileError(f"{FLAG}={path_text}: larger than {MAX_BYTES // 1024} KiB")
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FlagsFileError(f"{FLAG}={path_text}: cannot be read ({exc})") from None
-    except yaml.YAMLError as exc:
-        raise FlagsFileError(f"{FLAG}={path_text}: not YAML ({type(exc).__name__})") from None
+    data, shown = _load(path_text)
     groups = data if isinstance(data, list) else [data]
     out: list[str] = []
-    for group in groups:
+    for k, group in enumerate(groups):
         if not isinstance(group, dict):
             raise FlagsFileError(f"{FLAG}={path_text}: a mapping of flags to values (or a list of such mappings)")
-        for name, value in group.items():
+        for n, (name, value) in enumerate(group.items()):
+            if not isinstance(name, str) or not name.startswith("--"):
+                raise FlagsFileError(f"{FLAG}={path_text}: key {n + 1} of mapping {k + 1} in {shown} is not a flag "
+                                     "(its text is not shown); allowed: flag names such as --region")
             if name == FLAG:
                 for nested in value if isinstance(value, list) else [value]:
                     out += _read(_scalar(nested), depth + 1)

@@ -13,7 +13,7 @@ nothing on Vertex AI.
 from __future__ import annotations
 
 from provider.catalog import CATALOG
-from provider.catalog.pricing import Pricing
+from provider.catalog.pricing import Priced, Pricing, accelerator_price, machine_price
 from provider.core.record import Record
 from provider.gitops.capacity import Capacity
 from provider.spec.model import TrainingJob, WorkerPool
@@ -29,39 +29,7 @@ class Estimate(Record):
     billed: bool = True  # False for a local stack
 
 
-class _Priced(Record):
-    """A machine type's or accelerator's price per hour in a region, or which price is missing."""
-
-    usd: float | None
-    unverified: bool
-    missing: str | None
-
-
-def machine_price(pricing: Pricing, region: str, machine_type: str) -> _Priced:
-    prices = pricing.regions.get(region)
-    missing = _Priced(None, False, f"machine type {machine_type} in {region}")
-    if prices is None:
-        return missing
-    explicit = prices.machine_types.get(machine_type)
-    if explicit is not None:
-        return _Priced(explicit.usd_per_hour, not explicit.verified, None)
-    machine = CATALOG.machine(machine_type)
-    rate = prices.machine_families.get(machine.family) if machine else None
-    if machine is None or rate is None or machine.vcpus is None or machine.memory_gb is None:
-        return missing
-    usd = machine.vcpus * rate.usd_per_vcpu_hour + machine.memory_gb * rate.usd_per_gb_hour
-    return _Priced(usd, not rate.verified or "memory_gb" in machine.unverified, None)
-
-
-def accelerator_price(pricing: Pricing, region: str, accelerator: str) -> _Priced:
-    prices = pricing.regions.get(region)
-    price = prices.accelerators.get(accelerator) if prices else None
-    if price is None:
-        return _Priced(None, False, f"{accelerator} in {region}")
-    return _Priced(price.usd_per_hour, not price.verified, None)
-
-
-def _pool_prices(pricing: Pricing, region: str, pool: WorkerPool) -> list[tuple[str, _Priced, int]]:
+def _pool_prices(pricing: Pricing, region: str, pool: WorkerPool) -> list[tuple[str, Priced, int]]:
     out = [(pool.machine_type, machine_price(pricing, region, pool.machine_type), 1)]
     if pool.accelerator is not None and not CATALOG.implied_accelerator(pool.machine_type):
         acc = pool.accelerator

@@ -30,6 +30,11 @@ class Entry(Record):
     def executable(self) -> bool:
         return self.mode == "100755"
 
+    @property
+    def link(self) -> bool:
+        """A symlink: the blob holds the path it points to."""
+        return self.mode == "120000"
+
 
 def blob_id(data: bytes, length: int = 40) -> str:
     """The id git gives a blob with this content (SHA-1, or SHA-256 in a sha256 repository)."""
@@ -122,7 +127,11 @@ class Git:
         return out
 
     def worktree_files(self) -> list[str]:
-        """The files of the working tree: tracked and untracked, not ignored, that exist on disk."""
+        """The files of the working tree: tracked and untracked, not ignored, that exist on disk.
+
+        A symlink is one of them whatever it points to (a folder, nothing, out of the repository):
+        git keeps the link, and the plan reports a link it must not follow instead of losing it.
+        """
         raw = self._run("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         names = {p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p}
-        return sorted(n for n in names if (self.cwd / n).is_file())
+        return sorted(n for n in names if os.path.islink(self.cwd / n) or os.path.isfile(self.cwd / n))

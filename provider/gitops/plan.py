@@ -94,7 +94,7 @@ class StackPlan(Record):
 
     name: str
     file: str
-    status: str  # "added", "removed", "changed"
+    status: str  # "added", "removed", "changed", "unreadable" (the head's file: nothing is planned)
     backend: str | None
     settings_changes: tuple[FieldChange, ...]  # the stack file's config: what changed
     jobs: tuple[JobPlan, ...]  # every job of the stack, on either side
@@ -173,6 +173,8 @@ def _unchanged(name: str, base: Side, head: Side, jobs: list[JobPlan]) -> bool:
 
 
 def _status(old_side: StackSide | None, new_side: StackSide | None) -> str:
+    if new_side is not None and not new_side.readable:
+        return "unreadable"
     if old_side is None:
         return "added"
     return "removed" if new_side is None else "changed"
@@ -236,7 +238,8 @@ def _touched_paths(head: Side, base: Side, stacks: list[StackPlan]) -> list[str]
 
 def _head_problems(head: Side, base: Side, stacks: list[StackPlan]) -> list[Problem]:
     """Errors in the stack files and specs the change touches, as ``trainjobs validate`` reports them."""
-    out = [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
+    out = list(head.link_problems)
+    out += [p for s in stacks if s.name in head.stacks for p in head.stacks[s.name].problems if p.is_error]
     affected = {s.name for s in stacks}
     results = [(p, r) for p in _touched_paths(head, base, stacks) if (r := head.result(p)) is not None]
     out += [problem for _, r in results for problem in r.problems if problem.is_error]

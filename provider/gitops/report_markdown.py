@@ -1,12 +1,19 @@
 """The plan as Markdown, for a pull-request comment: a summary table per stack, then each
 touched job in a ``<details>`` block, the policy violations, who must review, and what the
-cost estimates rest on."""
+cost estimates rest on.
+
+Everything that comes from the repository (names, paths, values, messages, owners) is written
+through provider.document.markdown, so it renders as the text it is (docs/gitops.md, "What a
+pull request cannot make the comment do"). Owners are shown as code: the comment names them
+without notifying them (CODEOWNERS asks them for a review).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import IO
 
+from provider.document import markdown as md
 from provider.gitops import words
 from provider.gitops.plan import JobPlan, Plan, StackPlan
 from provider.submission.diffing import Action, FieldChange
@@ -14,19 +21,20 @@ from provider.submission.diffing import Action, FieldChange
 MARKER = "<!-- trainjobs-plan -->"  # lets the workflow find and update its own comment
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _value(v: object) -> str:
+    return md.code(words.value(v), cell=True)
 
 
-def _code(text: str) -> str:
-    return f"`{text}`" if "`" not in text else text
+def _row(c: FieldChange, note: str = "") -> str:
+    return f"| {md.text(c.label)}{note} | {_value(c.old)} | {_value(c.new)} |"
 
 
-def _changes(changes: tuple[FieldChange, ...], note: str = "") -> list[str]:
-    rows = ["| Field | Before | After |", "|---|---|---|"]
-    rows += [f"| {_cell(c.label)}{note} | {_cell(_code(words.value(c.old)))} | {_cell(_code(words.value(c.new)))} |"
-             for c in changes]
-    return rows
+def _changes(changes: tuple[FieldChange, ...]) -> list[str]:
+    return ["| Field | Before | After |", "|---|---|---|"] + [_row(c) for c in changes]
+
+
+def _owners(owners: tuple[str, ...]) -> str:
+    return " ".join(md.code(o) for o in owners)
 
 
 def _summary_row(s: StackPlan) -> str:
@@ -44,13 +52,15 @@ def _summary_row(s: StackPlan) -> str:
     new = sum(f.new for f in s.findings)
     policy = "ok" if not s.findings else f"**{len(s.findings)} violation{'s' if len(s.findings) != 1 else ''}** ({new} new)"
     counts = " | ".join(str(s.count(a)) for a in words.ORDER)
-    return (f"| `{s.name}` | {counts} | {started.gpus_at_once} | {words.number(started.max_gpu_hours)} | {cost} "
+    return (f"| {md.code(s.name, cell=True)} | {counts} | {started.gpus_at_once} | {words.number(started.max_gpu_hours)} | {cost} "
             f"| {policy} |")
 
 
 def _job(j: JobPlan, show_requests: bool) -> list[str]:
-    where = f"`{j.file}`" + (f", moved from `{j.moved_from}`" if j.moved_from else "")
-    lines = [f"<details><summary><b>{words.VERBS[j.action]}</b> <code>{j.name}</code> ({where})</summary>", ""]
+    where = f"<code>{md.html(j.file)}</code>" + (f", moved from <code>{md.html(j.moved_from)}</code>"
+                                                 if j.moved_from else "")
+    lines = [f"<details><summary><b>{words.VERBS[j.action]}</b> <code>{md.html(j.name)}</code> ({where})</summary>",
+             ""]
     if j.action is Action.DELETE:
         lines += ["Its spec left the stack: the job is deleted (cancelled first if it is running).", ""]
     if j.action is Action.CANCEL:
@@ -58,28 +68,29 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
     if j.replace_order:
         lines += [f"Order: {words.replace_order(j.replace_order)}.", ""]
     if j.action is not Action.DELETE:
-        lines += [f"- Hardware: {words.job_hardware(j)}", f"- Capacity: {words.resources(j)}"]
+        lines += [f"- Hardware: {md.text(words.job_hardware(j))}", f"- Capacity: {md.text(words.resources(j))}"]
         if j.starts:
-            lines.append(f"- Cost: {words.cost(j.cost)}")
+            lines.append(f"- Cost: {md.text(words.cost(j.cost))}")
         if j.owners:
-            lines.append(f"- Owners: {' '.join(j.owners)}")
+            lines.append(f"- Owners: {_owners(j.owners)}")
         lines.append("")
     if j.action is not Action.CREATE and (j.changes or j.no_op_changes):
         lines += _changes(j.changes)
         if j.no_op_changes:
-            lines += [f"| {_cell(c.label)} (no-op) | {_cell(_code(words.value(c.old)))} | "
-                      f"{_cell(_code(words.value(c.new)))} |" for c in j.no_op_changes]
+            lines += [_row(c, " (no-op)") for c in j.no_op_changes]
         lines.append("")
     if show_requests and j.starts:
         request = {"kind": j.live.request.kind, "parent": j.live.request.parent, "body": j.live.request.body}
-        lines += ["Vertex AI request:", "", "```json", json.dumps(request, indent=2), "```", ""]
+        lines += ["Vertex AI request:", "", md.fence(json.dumps(request, indent=2), "json"), ""]
     lines += ["</details>", ""]
     return lines
 
 
 def _stack(s: StackPlan, show_requests: bool) -> list[str]:
-    status = {"added": " (new stack)", "removed": " (stack file removed)"}.get(s.status, "")
-    lines = [f"### `{s.name}`{status}", "", f"Stack file `{s.file}`, backend {s.backend or 'unknown'}.", ""]
+    status = {"added": " (new stack)", "removed": " (stack file removed)",
+              "unreadable": " (stack file unreadable: nothing planned)"}.get(s.status, "")
+    lines = [f"### {md.code(s.name)}{status}", "",
+             f"Stack file {md.code(s.file)}, backend {md.text(s.backend or 'unknown')}.", ""]
     if s.settings_changes:
         lines += ["Stack settings changed:", ""] + _changes(s.settings_changes) + [""]
     touched = [j for a in words.ORDER for j in s.jobs if j.action is a and j.touched]
@@ -89,11 +100,11 @@ def _stack(s: StackPlan, show_requests: bool) -> list[str]:
     if quiet:
         lines += [f"{quiet} other job{'s' if quiet != 1 else ''} unchanged.", ""]
     quota = f" (quota: {s.gpu_quota})" if s.gpu_quota is not None else ""
-    lines += [f"Starts {words.totals(s.started)}. After the change the stack's jobs hold "
+    lines += [f"Starts {md.text(words.totals(s.started))}. After the change the stack's jobs hold "
               f"{s.gpus_held} GPUs at once{quota}.", ""]
     if s.findings:
         lines += ["**Policy violations:**", ""]
-        lines += [f"- {'**new**' if f.new else 'already at base'}: {_cell(f.violation.text())}" for f in s.findings]
+        lines += [f"- {'**new**' if f.new else 'already at base'}: {md.text(f.violation.text())}" for f in s.findings]
         lines.append("")
     return lines
 
@@ -101,7 +112,7 @@ def _stack(s: StackPlan, show_requests: bool) -> list[str]:
 def render(plan: Plan, out: IO[str], show_requests: bool = False) -> None:
     verdict = "passes" if plan.ok else "**fails**"
     lines = [MARKER, "## trainjobs plan", "",
-             f"`{plan.base}` -> {plan.head}: the plan {verdict}.", ""]
+             f"{md.code(plan.base)} -> {md.text(plan.head)}: the plan {verdict}.", ""]
     if plan.stacks:
         header = " | ".join(words.VERBS[a].capitalize() for a in words.ORDER)
         lines += [f"| Stack | {header} | GPUs started | Max GPU-hours | Est. max cost | Policy |",
@@ -111,16 +122,16 @@ def render(plan: Plan, out: IO[str], show_requests: bool = False) -> None:
     else:
         lines += ["No stack changes.", ""]
     if plan.unaffected:
-        lines += ["Unchanged stacks: " + ", ".join(f"`{n}`" for n in plan.unaffected) + ".", ""]
-    lines += [f"**This change starts** {words.totals(plan.started)}.", ""]
+        lines += ["Unchanged stacks: " + ", ".join(md.code(n) for n in plan.unaffected) + ".", ""]
+    lines += [f"**This change starts** {md.text(words.totals(plan.started))}.", ""]
     if plan.owners:
-        lines += ["**Reviews needed from:** " + " ".join(plan.owners), ""]
+        lines += ["**Reviews needed from:** " + _owners(plan.owners), ""]
     if plan.problems:
         lines += ["**Invalid specs and stack files** (`trainjobs validate` shows them all):", ""]
-        lines += [f"- `{p.where}`: {_cell(p.message)}" + (f" (allowed: {_cell(p.allowed)})" if p.allowed else "")
+        lines += [f"- {md.code(p.where)}: {md.text(p.message)}" + (f" (allowed: {md.text(p.allowed)})" if p.allowed else "")
                   for p in plan.problems]
         lines.append("")
     for s in plan.stacks:
         lines += _stack(s, show_requests)
-    lines += [f"<sub>{words.disclaimer()}</sub>", ""]
+    lines += [f"<sub>{words.disclaimer()}</sub>", ""]  # the catalog's words, not the repository's
     out.write("\n".join(lines))

@@ -1,10 +1,16 @@
-"""The plan as text, for a terminal."""
+"""The plan as text, for a terminal.
+
+Names, paths, values and messages come from the repository: every line is written through
+provider.document.excerpt.printable, so a control character, an ANSI escape or a bidi override
+in them is shown as an escape (``\\x1b``), never sent to the terminal.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import IO
 
+from provider.document.excerpt import printable
 from provider.gitops import words
 from provider.gitops.plan import JobPlan, Plan, StackPlan
 from provider.submission.diffing import Action
@@ -34,7 +40,8 @@ def _job(j: JobPlan, show_requests: bool) -> list[str]:
 
 def _stack(s: StackPlan, show_requests: bool) -> list[str]:
     counts = ", ".join(f"{s.count(a)} to {words.VERBS[a]}" for a in words.ORDER[:-1])
-    status = {"added": " [new stack]", "removed": " [stack file removed]"}.get(s.status, "")
+    status = {"added": " [new stack]", "removed": " [stack file removed]",
+              "unreadable": " [stack file unreadable: nothing planned until it is fixed]"}.get(s.status, "")
     lines = [f"stack {s.name} ({s.file}){status}: {counts}, {s.count(Action.UNCHANGED)} unchanged"]
     if s.settings_changes:
         lines.append("  stack settings:")
@@ -76,4 +83,4 @@ def render(plan: Plan, out: IO[str], show_requests: bool = False) -> None:
     violations = len(plan.violations)
     verdict = "OK" if plan.ok else f"FAILS: {violations} policy violation(s), {len(plan.problems)} invalid spec problem(s)"
     lines.append(f"result: {verdict}")
-    out.write("\n".join(lines) + "\n")
+    out.write("\n".join(printable(line) for line in lines) + "\n")

@@ -49,6 +49,7 @@ class StackSide(Record):
     problems: tuple[Problem, ...]
     settings: dict[str, Any]  # the file's config: mapping, for a field-level diff
     specs: tuple[str, ...]  # the spec files its trainjobs:specs globs match
+    readable: bool = True  # False: a symlink out of the repository, not a regular file... (problems say)
 
 
 class SideJob(Record):
@@ -81,14 +82,25 @@ class Side:
         self._resolved: dict[str, Path] = {}
         self._reuse = reuse
         paths = tree.paths()
-        raw_stacks = tree.read(p for p in paths if is_stack_file(p))
+        stack_paths = [p for p in paths if is_stack_file(p)]
+        raw_stacks = tree.read(stack_paths)
         self.stacks: dict[str, StackSide] = {}
-        for path, raw in sorted(raw_stacks.items()):
+        for path in stack_paths:
             name = stack_name(Path(path))
+            raw = raw_stacks.get(path)
+            if raw is None:  # a link out of the repository, not a file...: invalid, never "removed"
+                problem = tree.unreadable.get(path)
+                self.stacks[name] = StackSide(name, path, b"", None, (problem,) if problem else (), {}, (),
+                                              readable=False)
+                continue
             loaded = parse_stack(raw, name, path)
             specs = matching(loaded.config.specs, paths) if loaded.config else []
             self.stacks[name] = StackSide(name, path, raw, loaded.config, tuple(loaded.problems),
                                           _settings(loaded.document), tuple(specs))
+        # Links in stacks/ and specs/ that lead to a folder, nowhere or out of the repository (a
+        # stack or spec file that is such a link is reported where it is read).
+        self.link_problems = tuple(p for path, p in sorted(tree.link_problems((STACKS_DIR, SPECS_DIR)).items())
+                                   if not is_stack_file(path) and not is_spec_file(path))
         members = {p for s in self.stacks.values() for p in s.specs}
         self.spec_paths = sorted(members | {p for p in paths if is_spec_file(p)})
         self.index = StackIndex(root=tree.root)
@@ -116,7 +128,7 @@ class Side:
             return self._results[path]
         data = self.files.get(path)
         if data is None:
-            problem = getattr(self.tree, "unreadable", {}).get(path)
+            problem = self.tree.unreadable.get(path)
             if problem is None:
                 return None
             self._results[path] = SpecResult(file=path, problems=[problem])  # listed as invalid, nothing quoted

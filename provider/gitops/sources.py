@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import stat
 from pathlib import Path
 
 from provider.gitops.tree import Tree
@@ -26,7 +27,12 @@ def _relative(spec_file: str, path: str) -> str:
 
 
 def directory_digest(directory: Path) -> str:
-    """SHA-256 over the names, modes and contents of the files under ``directory`` (caches skipped)."""
+    """SHA-256 over the names, modes and contents of the files under ``directory`` (caches skipped).
+
+    A symlink counts by the path it holds, never by what it points to (a build copies the link,
+    and the plan reads nothing out of the repository); a FIFO, socket or device by its kind (it is
+    never opened: a FIFO would block the plan).
+    """
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(directory):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
@@ -34,9 +40,14 @@ def directory_digest(directory: Path) -> str:
             if name.endswith((".pyc", ".pyo")):
                 continue
             path = Path(dirpath) / name
-            data = path.read_bytes()
             rel = path.relative_to(directory).as_posix()
-            h.update(f"{rel}\0{int(os.access(path, os.X_OK))}\0{len(data)}\0".encode())
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISREG(mode):
+                what = os.readlink(path) if stat.S_ISLNK(mode) else stat.S_IFMT(mode)
+                h.update(f"{rel}\0special\0{what}\0".encode("utf-8", "surrogateescape"))
+                continue
+            data = path.read_bytes()
+            h.update(f"{rel}\0{int(os.access(path, os.X_OK))}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
             h.update(data)
     return h.hexdigest()
 

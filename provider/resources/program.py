@@ -17,16 +17,18 @@ import pulumi
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
-from provider.core.vertex_request import VertexRequest
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
-from provider.spec.model import Container, EnvVar
+from provider.spec.model import Container
 from provider.spec.model import TrainingJob as JobModel
 from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
-from provider.submission import launch
-from provider.submission.diffing import fingerprint
+from provider.submission.stack_request import identity as identity  # its home; tests import it from here
+from provider.submission.stack_request import stack_request
+from provider.workspace import find_root
 
-ROOT = Path.cwd()
+# The workspace of the program: the engine runs it in the project directory (Pulumi.yaml), whose stacks/
+# and specs/ every entry point checks the same way (provider.workspace).
+ROOT = find_root(Path.cwd()) or Path.cwd()
 
 
 class LoadedSpec(Record):
@@ -74,10 +76,12 @@ def stack_config() -> StackConfig:
 
 def load_specs(stack: StackConfig) -> list[LoadedSpec]:
     """The stack's specs, each checked in its stack (provider.stack.check: the validator, the
-    quotas and the policy), and the stack-wide quota over them all."""
+    quotas and the policy), and the stack-wide quota over them all: what ``trainjobs validate``
+    reports for them, named the same way (relative to the workspace's root)."""
     from provider.stack.check import check_in_stack, stack_quota_problems
     from provider.stack.membership import spec_files
     from provider.validation.names import duplicate_names
+    from provider.validation.validator import in_order
 
     files = spec_files(stack, ROOT)
     if not files:
@@ -87,7 +91,7 @@ def load_specs(stack: StackConfig) -> list[LoadedSpec]:
     problems.extend(duplicate_names(results, files, lambda _p: [stack.name]))
     problems.extend(stack_quota_problems(stack, results))
     if problems:
-        _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", problems)
+        _fail(f"stack {stack.name}: the specs are invalid (trainjobs validate shows the same)", in_order(problems))
     return [LoadedSpec(path=path.relative_to(ROOT), data=r.data, job=r.job)
             for path, r in zip(files, results) if r.job is not None]
 
@@ -106,28 +110,14 @@ def _secret_env_names() -> list[str]:
     return sorted(value) if isinstance(value, dict) else []
 
 
-def identity(stack: StackConfig, name: str, body: Mapping[str, Any]) -> str:
-    """The job's identity label: which stack and spec it is, and what it runs."""
-    text = f"{stack.project_id}/{stack.name}/{name}/{fingerprint(dict(body))}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
 def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: str | None,
              secret_env: Mapping[str, str] | None) -> dict[str, Any]:
-    job = spec.job
-    if job.service_account is None and account and stack.backend == "vertex":
-        job = replace(job, service_account=account)
-    if secret_env:
-        env = [e for e in job.env if e.name not in secret_env]
-        job = replace(job, env=tuple(env) + tuple(EnvVar(k, str(v)) for k, v in secret_env.items()))
-    spec_dir = ROOT / spec.path.parent
-    labels = launch.labels_for(job, stack=stack.name, extra=stack.labels_dict)
-    request: VertexRequest = launch.prepare(job, spec_dir, stack.project_id, stager=None,
-                                            default_bucket=f"gs://{stack.bucket}", labels=labels, image_uri=image)
-    body = dict(request.body)
-    body["labels"] = {**body.get("labels", {}), IDENTITY_LABEL: identity(stack, job.name, body)}
-    return {"request": body, "requestKind": request.kind, "parent": request.parent,
-            "identity": body["labels"][IDENTITY_LABEL]}
+    """The job's request as the stack submits it (provider.submission.stack_request: ``trainjobs run
+    --stack`` builds the same, so both give the job the same identity label)."""
+    request = stack_request(spec.job, ROOT / spec.path.parent, stack, image=image, account=account,
+                            secret_env=secret_env)
+    return {"request": request.body, "requestKind": request.kind, "parent": request.parent,
+            "identity": request.body["labels"][IDENTITY_LABEL]}
 
 
 def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:

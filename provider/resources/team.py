@@ -28,6 +28,7 @@ import pulumi
 
 from provider.core.labels import team_labels
 from provider.stack.config import StackConfig
+from provider.submission.stack_request import account_id as account_id  # its home: run --stack names it too
 
 STAGING_PREFIX = "trainjobs/"
 STAGING_DAYS = 30
@@ -40,12 +41,6 @@ ACT_AS_ROLE = "roles/iam.serviceAccountUser"
 APIS = ("aiplatform.googleapis.com", "artifactregistry.googleapis.com", "storage.googleapis.com",
         "iam.googleapis.com", "iamcredentials.googleapis.com", "cloudresourcemanager.googleapis.com")
 VERTEX_AGENT_SERVICE = "aiplatform.googleapis.com"
-
-
-def account_id(stack: StackConfig) -> str:
-    """6-30 characters: lowercase letters, digits and hyphens."""
-    base = f"{stack.team}-{stack.environment}-trainjobs"
-    return base[:30].rstrip("-")
 
 
 def repository_id(stack: StackConfig) -> str:

@@ -160,9 +160,11 @@ class TrainingJobProvider(ResourceProvider):
     def _submit(self, backend: Backend, stager: Stager, p: Mapping[str, Any]) -> JobStatus:
         from provider.backends.base import Submission
 
+        submission = Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
+                                secret_env=frozenset(p.get("secretEnvNames") or ()))
+        backend.check(submission)  # a refused job stages nothing
         self._stage(stager, p)
-        return backend.submit(Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
-                                         secret_env=frozenset(p.get("secretEnvNames") or ())))
+        return backend.submit(submission)
 
     def _adopt(self, backend: Backend, p: Mapping[str, Any]) -> JobStatus:
         """An existing job (``trainjobs:adopt``) recorded under this spec: nothing is started."""

@@ -14,17 +14,19 @@ from __future__ import annotations
 import enum
 
 from provider.core.record import Record, field
-
-DocPath = tuple[str | int, ...]
-Where = dict[str, DocPath]
-
-
-def path_of(value: object, part: str = "") -> DocPath:
-    """The document path of ``value``'s ``part`` (or of the value itself)."""
-    at: Where = getattr(value, "at", {})
-    if part and part in at:
-        return at[part]
-    return at.get("", ())
+from provider.spec.study import HyperParam as HyperParam
+from provider.spec.study import Hyperparameters as Hyperparameters
+from provider.spec.study import Metric as Metric
+from provider.spec.study import ParamCondition as ParamCondition
+from provider.spec.study import ParamType as ParamType
+from provider.spec.study import Safety as Safety
+from provider.spec.study import StoppingKind as StoppingKind
+from provider.spec.study import StudyStopping as StudyStopping
+from provider.spec.study import TimeConstraint as TimeConstraint
+from provider.spec.study import TrialStopping as TrialStopping
+from provider.spec.where import DocPath as DocPath
+from provider.spec.where import Where as Where
+from provider.spec.where import path_of as path_of
 
 
 class Role(enum.Enum):
@@ -74,6 +76,7 @@ class SourceFormat(enum.Enum):
     NATIVE = "native"
     AI_PLATFORM = "ai-platform"  # trainingInput
     VERTEX = "vertex"  # CustomJobSpec
+    VERTEX_TUNING = "vertex-tuning"  # HyperparameterTuningJob (studySpec, trialJobSpec)
 
 
 class Accelerator(Record):
@@ -111,6 +114,25 @@ class Reservation(Record):
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
+class NfsMount(Record):
+    """WorkerPoolSpec.nfsMounts[]: an NFS share mounted at /mnt/nfs/MOUNT_POINT in every replica."""
+
+    server: str
+    path: str
+    mount_point: str
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
+class LustreMount(Record):
+    """WorkerPoolSpec.lustreMounts[]: a Managed Lustre file system mounted at /mnt/lustre/MOUNT_POINT."""
+
+    instance_ip: str
+    volume_handle: str
+    filesystem: str
+    mount_point: str
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
 class WorkerPool(Record):
     """One of the four worker pools: its machines, how many replicas, and what it runs differently."""
 
@@ -126,6 +148,9 @@ class WorkerPool(Record):
     # The AI Platform scale tier this pool was converted from, if any (BASIC, STANDARD_1 ...).
     scale_tier: str | None = None
     reservation: Reservation | None = None
+    gpu_partition_size: str | None = None  # machineSpec.gpuPartitionSize (e.g. "1g.10gb": MIG partitions)
+    nfs_mounts: tuple[NfsMount, ...] = ()
+    lustre_mounts: tuple[LustreMount, ...] = ()
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -201,6 +226,22 @@ class Scheduling(Record):
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
+class DnsPeering(Record):
+    """PscInterfaceConfig.dnsPeeringConfigs[]: a DNS domain resolved in another project's network."""
+
+    domain: str
+    target_project: str
+    target_network: str
+
+
+class PscInterface(Record):
+    """CustomJobSpec.pscInterfaceConfig: a Private Service Connect interface for the job."""
+
+    network_attachment: str | None = None
+    dns_peering: tuple[DnsPeering, ...] = ()
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
 class VertexOptions(Record):
     """The CustomJobSpec fields of today's Vertex AI that the seeds do not know (issue 11).
 
@@ -216,6 +257,9 @@ class VertexOptions(Record):
     experiment_run: str | None = None
     enable_dashboard_access: bool = False
     kms_key_name: str | None = None  # the job's CustomJob.encryptionSpec.kmsKeyName (gcloud --kms-key)
+    protected_artifact_location_id: str | None = None
+    models: tuple[str, ...] = ()  # Model Registry models (and versions) the job may use
+    psc_interface: PscInterface | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
     def set_fields(self) -> list[str]:
@@ -230,40 +274,11 @@ class VertexOptions(Record):
             "experimentRun": self.experiment_run,
             "enableDashboardAccess": self.enable_dashboard_access,
             "kmsKey": self.kms_key_name,
+            "protectedArtifactLocationId": self.protected_artifact_location_id,
+            "models": self.models,
+            "pscInterfaceConfig": self.psc_interface,
         }
         return [name for name, value in values.items() if value]
-
-
-class ParamType(enum.Enum):
-    DOUBLE = "DOUBLE"
-    INTEGER = "INTEGER"
-    CATEGORICAL = "CATEGORICAL"
-    DISCRETE = "DISCRETE"
-
-
-class HyperParam(Record):
-    """One hyperparameter a tuning job searches: its type and range or values."""
-
-    name: str
-    type: ParamType
-    min: float | None = None
-    max: float | None = None
-    values: tuple[str | float, ...] = ()
-    scale: str | None = None
-    at: Where = field(default_factory=dict, compare=False, repr=False)
-
-
-class Hyperparameters(Record):
-    """A hyperparameter tuning job: the metric and its goal, the parameters, and how many trials."""
-
-    goal: str  # MAXIMIZE | MINIMIZE
-    metric: str
-    params: tuple[HyperParam, ...]
-    max_trials: int = 1
-    max_parallel_trials: int = 1
-    max_failed_trials: int = 0
-    algorithm: str = "ALGORITHM_UNSPECIFIED"
-    at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
 class Note(Record):

@@ -3,7 +3,8 @@
 ``persistentResourceId``, ``enableWebAccess``, ``network``, ``reservedIpRanges``,
 ``tensorboard``, ``experiment``, ``experimentRun`` and ``enableDashboardAccess`` sit in the spec body
 (CustomJobSpec); ``kmsKey`` (gcloud --kms-key) becomes the CustomJob's ``encryptionSpec``;
-``reservationAffinity`` in a pool's machine spec. ``key`` turns a REST camelCase name into the
+``reservationAffinity`` in a pool's machine spec; ``protectedArtifactLocationId``, ``models`` and
+``pscInterfaceConfig`` in the body; ``nfsMounts`` and ``lustreMounts`` in a pool. ``key`` turns a REST camelCase name into the
 name the document uses (itself, or snake_case for the Python SDK's form). Facts and sources:
 tools/catalog/curated/vertex_job_fields.json.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from provider.spec.model import Reservation, VertexOptions
+from provider.spec.model import DnsPeering, LustreMount, NfsMount, PscInterface, Reservation, VertexOptions
 from provider.spec.reader import Node
 
 KeyName = Callable[[str], str]
@@ -35,10 +36,35 @@ def reservation(node: Node | None, key: KeyName = _same) -> Reservation | None:
     )
 
 
+def nfs_mounts(pool: Node, key: KeyName = _same) -> tuple[NfsMount, ...]:
+    """WorkerPoolSpec.nfsMounts (the native pool's ``nfsMounts`` too)."""
+    return tuple(NfsMount(server=m.req_str("server"), path=m.req_str("path"), mount_point=m.req_str(key("mountPoint")),
+                          at={"": m.path}) for m in pool.items(key("nfsMounts")))
+
+
+def lustre_mounts(pool: Node, key: KeyName = _same) -> tuple[LustreMount, ...]:
+    """WorkerPoolSpec.lustreMounts (the native pool's ``lustreMounts`` too)."""
+    return tuple(LustreMount(instance_ip=m.req_str(key("instanceIp")), volume_handle=m.req_str(key("volumeHandle")),
+                             filesystem=m.req_str("filesystem"), mount_point=m.req_str(key("mountPoint")),
+                             at={"": m.path}) for m in pool.items(key("lustreMounts")))
+
+
+def psc_interface(node: Node | None, key: KeyName = _same) -> PscInterface | None:
+    """CustomJobSpec.pscInterfaceConfig -> PscInterface (None when absent)."""
+    if node is None:
+        return None
+    peering = tuple(DnsPeering(domain=d.req_str("domain"), target_project=d.req_str(key("targetProject")),
+                               target_network=d.req_str(key("targetNetwork")))
+                    for d in node.items(key("dnsPeeringConfigs")))
+    return PscInterface(network_attachment=node.text(key("networkAttachment")), dns_peering=peering,
+                        at={"": node.path})
+
+
 def options(spec: Node, key: KeyName = _same) -> VertexOptions:
     """The CustomJobSpec fields beyond the seeds, read from the spec body."""
     names = ("persistentResourceId", "enableWebAccess", "network", "reservedIpRanges", "tensorboard",
-             "experiment", "experimentRun", "enableDashboardAccess", "kmsKey")
+             "experiment", "experimentRun", "enableDashboardAccess", "kmsKey", "protectedArtifactLocationId",
+             "models", "pscInterfaceConfig")
     encryption = spec.child(key("encryptionSpec"))
     return VertexOptions(
         persistent_resource_id=spec.text(key("persistentResourceId")),
@@ -50,5 +76,8 @@ def options(spec: Node, key: KeyName = _same) -> VertexOptions:
         experiment_run=spec.text(key("experimentRun")),
         enable_dashboard_access=spec.flag(key("enableDashboardAccess")),
         kms_key_name=spec.text(key("kmsKey")) or (encryption.text(key("kmsKeyName")) if encryption else None),
+        protected_artifact_location_id=spec.text(key("protectedArtifactLocationId")),
+        models=spec.strs("models") or (),
+        psc_interface=psc_interface(spec.child(key("pscInterfaceConfig")), key),
         at={name: spec.at(key(name)) for name in names} | {"": spec.path},
     )

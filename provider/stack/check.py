@@ -1,8 +1,9 @@
 """Check a spec inside its stack: the one way every entry point does it.
 
-``trainjobs validate``, ``run``, ``plan`` and the job commands, the Pulumi program, the
-provider's check() and the policy pack all call these functions, so a spec gets the same
-verdict and the same messages wherever it is checked:
+``trainjobs validate``, ``run`` and ``run --dry-run`` (through provider.workspace, which finds the
+stacks that hold a spec file from where it really is), ``plan``, the Pulumi program, the
+provider's check(), the policy pack and the emulator (given a workspace) all call these
+functions, so a spec gets the same verdict and the same messages wherever it is checked:
 
 * ``context_for(stacks, spec_dir)``: the validation Context a stack gives its specs: the
   target (vertex when a vertex stack holds the spec, local otherwise, any when no stack does),
@@ -78,8 +79,7 @@ def _persistent_resources(stacks: tuple[StackConfig, ...]) -> tuple[str, ...] | 
 def context_for(stacks: Stacks, spec_dir: Path | None = None, target: Target | None = None) -> Context:
     """The Context of a spec held by ``stacks`` (one stack, several, or none).
 
-    ``target`` overrides the stacks' (``trainjobs run`` runs locally whatever the stack;
-    ``validate --target``).
+    ``target`` overrides the stacks' (``validate --target``; the emulator judges for Vertex AI).
     """
     held = _as_tuple(stacks)
     if not held:

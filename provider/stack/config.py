@@ -14,6 +14,7 @@ from provider.document.files import read_file
 from provider.document.loaded import LoadedDocument
 from provider.spec.reader import parse_duration
 from provider.stack import persistent
+from provider.stack.owners import owners_problems
 from provider.stack.persistent import PersistentResource
 from provider.stack.settings import (
     DEFAULT_RETENTION,
@@ -196,6 +197,8 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
     if any(p.is_error for p in problems):
         return StackLoad(None, problems, doc)
     found = persistent.problems(data["config"].get(NS + "persistentResources"), filename, doc)
+    # The owners once more in Python (also where no schema ran: Pulumi config), with GitHub's length limits.
+    found += owners_problems((data["config"].get(NS + "policy") or {}).get("owners"), filename, doc)
     stack = from_mapping(name, data["config"], filename)
     if any(p.is_error for p in found):
         return StackLoad(None, problems + found, doc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,14 +57,21 @@ class StackIndex(Record, frozen=False):
     problems: list[Problem] = field(default_factory=list)
     files_checked: int = 0
     members: dict[Path, list[StackConfig]] = field(default_factory=dict)
+    # How messages name a file (the workspace's: relative to its root); None: relative to the current directory
+    namer: Callable[[Path], str | None] | None = field(default=None, compare=False, repr=False)
+
+    def shown(self, path: Path) -> str:
+        """How messages name the file at ``path`` (its real path)."""
+        return (self.namer(path) if self.namer else None) or display_name(path)
 
     @classmethod
-    def load(cls, stacks_dir: Path) -> StackIndex:
-        index = cls(root=stacks_dir.resolve().parent)
+    def load(cls, stacks_dir: Path, shown: Callable[[Path], str | None] | None = None) -> StackIndex:
+        """The stack files of ``stacks_dir`` (named by ``shown``, else relative to the current directory)."""
+        index = cls(root=stacks_dir.resolve().parent, namer=shown)
         for path in stack_files(stacks_dir):
             from provider.stack.config import load_stack  # only where there are stack files
 
-            loaded = load_stack(path, display_name(path))
+            loaded = load_stack(path, index.shown(path.resolve()))
             index.files_checked += 1
             index.problems.extend(loaded.problems)
             if loaded.config is not None:
@@ -98,7 +106,7 @@ class StackIndex(Record, frozen=False):
                 continue
             name = spec_name(path)
             if name:
-                out.extend((s.name, name, display_name(path)) for s in stacks)
+                out.extend((s.name, name, self.shown(path)) for s in stacks)
         return out
 
     def stack(self, name: str) -> StackConfig | None:
@@ -112,7 +120,7 @@ def _members(index: StackIndex, stack: StackConfig, by_path: dict[Path, SpecResu
     for path in spec_files(stack, index.root):
         result = by_path.get(path)
         if result is None:
-            result = by_path[path] = validate_in(path, index.stacks_of(path), display_name(path))
+            result = by_path[path] = validate_in(path, index.stacks_of(path), index.shown(path))
         if result.job is not None:
             members.append(result)
     return members

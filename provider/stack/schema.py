@@ -15,6 +15,7 @@ from provider.spec.formats.schema_kit import DRAFT, Schema
 from provider.spec.formats.schema_kit import obj as _obj
 from provider.spec.formats.schema_kit import string as _str
 from provider.spec.schema import common_defs
+from provider.stack.owners import ALLOWED_FOLDER, ALLOWED_OWNER, FOLDER_PATTERN, OWNER_PATTERN
 from provider.stack.persistent import schema_fragment as persistent_resources_schema
 from provider.stack.settings import Retention, WaitUntil
 
@@ -61,8 +62,8 @@ def stack_schema() -> Schema:
                     "owners": {
                         "type": "object",
                         "description": "who owns which specs/ folder: folder -> owners (GitHub users or teams)",
-                        "propertyNames": {"pattern": "^specs/"},
-                        "additionalProperties": {"type": "array", "items": _str("@user or @org/team", pattern="^@")},
+                        "propertyNames": {"pattern": FOLDER_PATTERN, "description": ALLOWED_FOLDER},
+                        "additionalProperties": {"type": "array", "items": _str(ALLOWED_OWNER, pattern=OWNER_PATTERN)},
                     },
                 },
                 description="requiredLabels and owners",

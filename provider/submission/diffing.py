@@ -94,6 +94,10 @@ _FIELDS = [
     ("pythonPackageSpec.pythonModule", "module"),
     ("pythonPackageSpec.args", "args"),
     ("pythonPackageSpec.env", "env"),
+    ("machineSpec.gpuPartitionSize", "GPU partition size"),
+    ("machineSpec.reservationAffinity", "reservation"),
+    ("nfsMounts", "NFS mounts"),
+    ("lustreMounts", "Lustre mounts"),
 ]
 _TOP = {
     "displayName": "display name",
@@ -108,6 +112,19 @@ _TOP = {
     "maxFailedTrialCount": "tuning: max failed trials",
     "studySpec.algorithm": "tuning: algorithm",
     "labels": "labels",
+    "scheduling.disableRetries": "disable retries",
+    "persistentResourceId": "persistent resource",
+    "network": "network",
+    "reservedIpRanges": "reserved IP ranges",
+    "pscInterfaceConfig": "Private Service Connect interface",
+    "protectedArtifactLocationId": "protected artifact location",
+    "tensorboard": "TensorBoard",
+    "experiment": "experiment",
+    "experimentRun": "experiment run",
+    "enableWebAccess": "web access",
+    "enableDashboardAccess": "dashboard access",
+    "models": "models",
+    "encryptionSpec.kmsKeyName": "encryption key",
 }
 _POOL_PATH = re.compile(r"^(?:jobSpec|trialJobSpec)\.workerPoolSpecs\[(\d)\](?:\.(.*))?$")
 
@@ -118,12 +135,15 @@ def label(path: str) -> str:
         pool = _POOLS.get(m.group(1), f"pool {m.group(1)}")
         rest = m.group(2) or ""
         for prefix, name in _FIELDS:
-            if rest == prefix or rest.startswith(prefix + "."):
+            if rest == prefix or rest.startswith((prefix + ".", prefix + "[")):
                 return f"{pool}: {name}"
         return f"{pool}: {rest}" if rest else pool
     short = re.sub(r"^(jobSpec|trialJobSpec)\.", "", path)
     if short in _TOP:
         return _TOP[short]
+    top = short.split(".", 1)[0]
+    if top in _TOP and top != "labels":
+        return f"{_TOP[top]}: {short[len(top) + 1:]}"
     if short.startswith("studySpec."):
         return "tuning: " + short[len("studySpec."):]
     if short.startswith("labels."):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+from provider.catalog import CATALOG
 from provider.spec.envelope import API_VERSION
-from provider.spec.model import Container, HyperParam, Hyperparameters, PythonPackage, TrainingJob, WorkerPool
+from provider.spec.model import Container, PythonPackage, TrainingJob, WorkerPool
 from provider.spec.reader import format_duration
-from provider.submission.request import default_executor_image, reservation_json, vertex_options
+from provider.submission.emit_tuning import tuning
+from provider.submission.request import default_executor_image, mounts_json, reservation_json, vertex_options
 
 Json = dict[str, Any]
 
@@ -19,6 +22,8 @@ def _default_image(job: TrainingJob, pool: WorkerPool) -> str | None:
         return None
     if pool.override is not None and pool.override.image_uri:
         return None
+    if not CATALOG.default_container_served(dt.date.today()):
+        return None  # never write a retired default: validation says what to choose instead
     return default_executor_image(job.region, pool.gpus > 0)
 
 
@@ -45,8 +50,13 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
             out["command"] = list(ov.command)
         if ov.args is not None:
             out["args"] = list(ov.args)
+        if ov.container:
+            out["container"] = True
     if pool.reservation is not None:
         out["reservationAffinity"] = reservation_json(pool.reservation)
+    if pool.gpu_partition_size:
+        out["gpuPartitionSize"] = pool.gpu_partition_size
+    out.update(mounts_json(pool))
     image = _default_image(job, pool)
     if image is not None and image != _default_image(job, job.chief):
         out["image"] = image  # the GPU build where the chief runs the CPU one, or the reverse
@@ -66,7 +76,7 @@ def _application(job: TrainingJob) -> Json:
             pkg["args"] = list(app.args)
         if app.executor_image_uri:
             pkg["executorImage"] = app.executor_image_uri
-        elif not app.runtime_version:
+        elif not app.runtime_version and CATALOG.default_container_served(dt.date.today()):
             pkg["executorImage"] = default_executor_image(job.region, job.chief.gpus > 0)
         if app.runtime_version:
             pkg["runtimeVersion"] = app.runtime_version
@@ -120,29 +130,6 @@ def _scheduling(job: TrainingJob) -> Json:
     return sched
 
 
-def _param(p: HyperParam) -> Json:
-    param: Json = {"name": p.name, "type": p.type.value}
-    if p.min is not None:
-        param["min"] = int(p.min) if p.type.value == "INTEGER" else p.min
-    if p.max is not None:
-        param["max"] = int(p.max) if p.type.value == "INTEGER" else p.max
-    if p.values:
-        param["values"] = list(p.values)
-    if p.scale and p.scale != "NONE":
-        param["scale"] = p.scale
-    return param
-
-
-def _tuning(hp: Hyperparameters) -> Json:
-    tuning: Json = {"goal": hp.goal, "metric": hp.metric, "params": [_param(p) for p in hp.params],
-                    "maxTrials": hp.max_trials, "maxParallelTrials": hp.max_parallel_trials}
-    if hp.max_failed_trials:
-        tuning["maxFailedTrials"] = hp.max_failed_trials
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
-        tuning["algorithm"] = hp.algorithm
-    return tuning
-
-
 def to_native(job: TrainingJob) -> Json:
     spec: Json = {"region": job.region}
     names = {0: "chief", 1: "workers", 2: "parameterServers", 3: "evaluators"}
@@ -162,8 +149,10 @@ def to_native(job: TrainingJob) -> Json:
     if job.service_account:
         spec["serviceAccount"] = job.service_account
     spec.update(vertex_options(job))
+    if job.vertex.kms_key_name:
+        spec["kmsKey"] = job.vertex.kms_key_name
     if job.desired_state != "COMPLETED":
         spec["desiredState"] = job.desired_state
     if job.hyperparameters is not None:
-        spec["hyperparameters"] = _tuning(job.hyperparameters)
+        spec["hyperparameters"] = tuning(job.hyperparameters)
     return {"apiVersion": API_VERSION, "kind": "TrainingJob", "metadata": _metadata(job), "spec": spec}

@@ -6,6 +6,7 @@ submitted the same way whichever path it takes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from provider.backends.base import Submission
@@ -31,9 +32,13 @@ def prepare(
     default_bucket: str | None = None,
     labels: dict[str, str] | None = None,
     image_uri: str | None = None,
+    check: Callable[[VertexRequest], None] | None = None,
 ) -> VertexRequest:
     """The request for ``job``; its local package, extra packages and requirements are staged
-    first when a stager is given (provider.packaging.uploads lists them)."""
+    when a stager is given (provider.packaging.uploads lists them).
+
+    Every refusal comes before anything is staged: this function's own, then ``check``'s (the
+    backend's, e.g. LocalBackend.check: too few GPUs), so a refused submit writes nothing."""
     source = checked_source(job, spec_dir)  # the repository boundary, again: PackageError (a BackendError)
     staged = uploads(job, spec_dir, default_bucket)
     uris = package_uris(job, spec_dir, default_bucket, staged=staged) or None
@@ -45,13 +50,16 @@ def prepare(
             job, default_bucket) is None:
         raise ValueError(f"{job.name}: requirements and extraPackages are staged as packages, which needs a job "
                          "dir or a staging bucket")
-    if stager is not None:
-        for upload in staged:
-            stage_upload(upload, stager)
     if isinstance(job.application, Container) and job.application.build is not None and image_uri is None:
         raise ValueError(f"{job.name}: the image is built from {job.application.build.context}; build and push it "
                          "first (pulumi up does), or name an image")
-    return build_request(job, project, labels=labels, package_uris=uris, image_uri=image_uri)
+    request = build_request(job, project, labels=labels, package_uris=uris, image_uri=image_uri)
+    if check is not None:
+        check(request)
+    if stager is not None:
+        for upload in staged:
+            stage_upload(upload, stager)
+    return request
 
 
 def submission(job: TrainingJob, request: VertexRequest, cpu_only: bool = False) -> Submission:

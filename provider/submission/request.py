@@ -13,14 +13,14 @@ from provider.catalog import CATALOG
 from provider.core.vertex_request import Json, VertexRequest
 from provider.spec.model import (
     Container,
-    HyperParam,
-    ParamType,
+    PscInterface,
     PythonPackage,
     Reservation,
     TrainingJob,
     WorkerPool,
 )
 from provider.spec.reader import format_duration
+from provider.submission.study_request import study_spec
 
 __all__ = ["build_request", "custom_job_spec", "default_executor_image", "executor_image",
            "image_host", "job_args", "reservation_json", "vertex_options"]
@@ -80,7 +80,20 @@ def _machine_spec(pool: WorkerPool) -> Json:
         spec["tpuTopology"] = pool.tpu_topology
     if pool.reservation is not None:
         spec["reservationAffinity"] = reservation_json(pool.reservation)
+    if pool.gpu_partition_size:
+        spec["gpuPartitionSize"] = pool.gpu_partition_size
     return spec
+
+
+def mounts_json(pool: WorkerPool) -> Json:
+    """nfsMounts and lustreMounts as the REST API writes them (only those the pool has)."""
+    out: Json = {}
+    if pool.nfs_mounts:
+        out["nfsMounts"] = [{"server": m.server, "path": m.path, "mountPoint": m.mount_point} for m in pool.nfs_mounts]
+    if pool.lustre_mounts:
+        out["lustreMounts"] = [{"instanceIp": m.instance_ip, "volumeHandle": m.volume_handle,
+                                "filesystem": m.filesystem, "mountPoint": m.mount_point} for m in pool.lustre_mounts]
+    return out
 
 
 def reservation_json(reservation: Reservation) -> Json:
@@ -159,6 +172,7 @@ def _pool_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str], imag
     disk = _disk_spec(pool)
     if disk is not None:
         out["diskSpec"] = disk
+    out.update(mounts_json(pool))
     if _runs_container(job, pool):
         out["containerSpec"] = _container_spec(job, pool, image_uri)
     else:
@@ -202,9 +216,22 @@ def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, ima
     return spec
 
 
+def _psc(psc: PscInterface | None) -> Json | None:
+    if psc is None:
+        return None
+    out: Json = {}
+    if psc.network_attachment:
+        out["networkAttachment"] = psc.network_attachment
+    if psc.dns_peering:
+        out["dnsPeeringConfigs"] = [{"domain": d.domain, "targetProject": d.target_project,
+                                     "targetNetwork": d.target_network} for d in psc.dns_peering]
+    return out
+
+
 def vertex_options(job: TrainingJob) -> Json:
     """persistentResourceId, enableWebAccess, network, reservedIpRanges, tensorboard, experiment(Run),
-    enableDashboardAccess."""
+    enableDashboardAccess, protectedArtifactLocationId, models, pscInterfaceConfig (the CustomJobSpec's
+    names, which the native spec shares)."""
     v = job.vertex
     values: Json = {
         "persistentResourceId": v.persistent_resource_id,
@@ -215,6 +242,9 @@ def vertex_options(job: TrainingJob) -> Json:
         "experiment": v.experiment,
         "experimentRun": v.experiment_run,
         "enableDashboardAccess": v.enable_dashboard_access,
+        "protectedArtifactLocationId": v.protected_artifact_location_id,
+        "models": list(v.models),
+        "pscInterfaceConfig": _psc(v.psc_interface),
     }
     return {name: value for name, value in values.items() if value}
 
@@ -224,25 +254,6 @@ def _encryption(job: TrainingJob, body: Json) -> Json:
     if job.vertex.kms_key_name:
         body["encryptionSpec"] = {"kmsKeyName": job.vertex.kms_key_name}
     return body
-
-
-def _int64(value: float | None) -> str:
-    return str(int(value or 0))
-
-
-def _parameter(p: HyperParam) -> Json:
-    out: Json = {"parameterId": p.name}
-    if p.type is ParamType.DOUBLE:
-        out["doubleValueSpec"] = {"minValue": p.min, "maxValue": p.max}
-    elif p.type is ParamType.INTEGER:
-        out["integerValueSpec"] = {"minValue": _int64(p.min), "maxValue": _int64(p.max)}
-    elif p.type is ParamType.CATEGORICAL:
-        out["categoricalValueSpec"] = {"values": [str(v) for v in p.values]}
-    else:
-        out["discreteValueSpec"] = {"values": [float(v) for v in p.values]}
-    if p.scale and p.scale != "NONE":
-        out["scaleType"] = p.scale
-    return out
 
 
 def build_request(
@@ -263,15 +274,9 @@ def build_request(
         if all_labels:
             body["labels"] = all_labels
         return VertexRequest("CustomJob", parent, _encryption(job, body))
-    study: Json = {
-        "metrics": [{"metricId": hp.metric, "goal": hp.goal}],
-        "parameters": [_parameter(p) for p in hp.params],
-    }
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
-        study["algorithm"] = hp.algorithm
     body = {
         "displayName": display,
-        "studySpec": study,
+        "studySpec": study_spec(hp),
         "maxTrialCount": hp.max_trials,
         "parallelTrialCount": hp.max_parallel_trials,
         "trialJobSpec": spec,

@@ -1,4 +1,11 @@
-"""Print problems as text (with colour unless NO_COLOR), JSON, or GitHub workflow annotations."""
+"""Print problems as text (with colour unless NO_COLOR), JSON, GitHub workflow annotations, or Markdown.
+
+A problem's file name and message may carry what a pull request wrote: the text and Markdown
+reporters show each field through provider.document.excerpt.printable (control characters, ANSI
+escapes and bidi overrides as escapes) before adding colour of their own; the Markdown reporter
+fences the text report (provider.document.markdown.fence). JSON escapes by itself, and the
+GitHub reporter escapes what a workflow command would read as a line break.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import os
 from typing import IO, Protocol
 
 from provider.core.problem import Problem, Severity
+from provider.document.excerpt import printable
 
 
 class Reporter(Protocol):
@@ -36,6 +44,9 @@ def use_colour(stream: IO[str], choice: str = "auto") -> bool:
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+_COLOURS = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.NOTE: "1;36"}
+
+
 class TextReporter:
     def __init__(self, colour: bool) -> None:
         self.colour = colour
@@ -44,35 +55,38 @@ class TextReporter:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
 
     def format(self, p: Problem) -> str:
-        sev = self._c("1;31", "error") if p.is_error else self._c("1;33", "warning")
-        lines = [f"{self._c('1', p.where)}: {sev}: {p.message}"]
+        sev = self._c(_COLOURS[p.severity], p.severity.value)
+        lines = [f"{self._c('1', printable(p.where))}: {sev}: {printable(p.message)}"]
         if p.path:
-            lines.append(f"    at {self._c('36', p.path)}")
+            lines.append(f"    at {self._c('36', printable(p.path))}")
         if p.allowed:
-            lines.append(f"    allowed: {p.allowed}")
+            lines.append(f"    allowed: {printable(p.allowed)}")
         if p.hint:
-            lines.append(f"    {self._c('32', p.hint)}")
+            lines.append(f"    {self._c('32', printable(p.hint))}")
         if p.source:
-            lines.append(self._c("2", f"    [{p.rule}] {p.source}"))
+            lines.append(self._c("2", printable(f"    [{p.rule}] {p.source}")))
         return "\n".join(lines)
 
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
                stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
             print(self.format(p), file=out)
-        errors = sum(1 for p in problems if p.is_error)
-        warnings = len(problems) - errors
+        errors, warnings, notes = (sum(1 for p in problems if p.severity is s) for s in Severity)
         text = summary(checked, invalid, stacks)
         if problems:
-            text += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})"
+            text += f" ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+            text += f", {notes} note{'s' if notes != 1 else ''})" if notes else ")"
         colour = "1;32" if not invalid and not (stacks and stacks[1]) else "1;31"
         print(("\n" if problems else "") + self._c(colour, text), file=out)
 
 
 class JsonReporter:
+    """``problems`` holds the errors and warnings; ``notes`` what is said for information (a spec in no stack)."""
+
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
                stacks: tuple[int, int] | None = None) -> None:
         files, bad = stacks or (0, 0)
+        notes = [p for p in problems if p.severity is Severity.NOTE]
         json.dump(
             {
                 "ok": invalid == 0 and bad == 0,
@@ -81,8 +95,9 @@ class JsonReporter:
                 "specs_checked": checked,
                 "stack_files_checked": files,
                 "errors": sum(1 for p in problems if p.is_error),
-                "warnings": sum(1 for p in problems if not p.is_error),
-                "problems": [p.as_dict() for p in problems],
+                "warnings": sum(1 for p in problems if p.severity is Severity.WARNING),
+                "problems": [p.as_dict() for p in problems if p.severity is not Severity.NOTE],
+                "notes": [p.as_dict() for p in notes],
             },
             out,
             indent=2,
@@ -103,24 +118,47 @@ class GithubReporter:
     def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
                stacks: tuple[int, int] | None = None) -> None:
         for p in problems:
-            level = "error" if p.severity is Severity.ERROR else "warning"
-            props = [f"file={_escape(p.file, True)}"]
+            level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(p.severity, "notice")
+            props = [f"file={_escape(printable(p.file), True)}"]
             if p.line is not None:
                 props.append(f"line={p.line}")
                 props.append(f"col={p.column or 1}")
             props.append(f"title={_escape(p.rule, True)}")
-            body = p.message
+            body = printable(p.message)
             if p.path:
-                body += f" (at {p.path})"
+                body += f" (at {printable(p.path)})"
             if p.allowed:
-                body += f"\nallowed: {p.allowed}"
+                body += f"\nallowed: {printable(p.allowed)}"
             if p.hint:
-                body += f"\n{p.hint}"
+                body += f"\n{printable(p.hint)}"
             print(f"::{level} {','.join(props)}::{_escape(body)}", file=out)
         print(summary(checked, invalid, stacks), file=out)
 
 
+class MarkdownReporter:
+    """The text report (no colour) in a fenced code block, for a pull-request comment: nothing in it
+    renders, and the fence is longer than any run of backticks inside. At most ``LIMIT`` characters
+    (a comment holds 65,536, and the plan follows): the rest is cut, and the cut says so."""
+
+    LIMIT = 50_000
+
+    def report(self, problems: list[Problem], checked: int, invalid: int, out: IO[str],
+               stacks: tuple[int, int] | None = None) -> None:
+        from io import StringIO
+
+        from provider.document.markdown import fence
+
+        text = StringIO()
+        TextReporter(colour=False).report(problems, checked, invalid, text, stacks)
+        body = text.getvalue()
+        if len(body) > self.LIMIT:
+            body = body[:self.LIMIT] + f"\n... ({len(body) - self.LIMIT:,} more characters: run trainjobs validate)"
+        print(fence(body), file=out)
+
+
 def reporter(fmt: str, out: IO[str], colour: str = "auto") -> Reporter:
+    if fmt == "markdown":
+        return MarkdownReporter()
     if fmt == "json":
         return JsonReporter()
     if fmt == "github":

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.problem import Problem, format_path
+from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate, raw_text
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
@@ -159,19 +160,7 @@ def _options(options: list[Any]) -> str:
 
 
 def suggest(value: Any, options: list[Any]) -> str | None:
-    if not isinstance(value, str):
-        return None
-    words = [o for o in options if isinstance(o, str)]
-    import difflib  # only a wrong value needs it: not imported on every start
-
-    close = difflib.get_close_matches(value, words, n=3, cutoff=0.6)
-    if not close:
-        lowered = {w.lower(): w for w in words}
-        if value.lower() in lowered:
-            close = [lowered[value.lower()]]
-    if not close:
-        return None
-    return "did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return did_you_mean(value, options)  # provider.core.suggest: one home for close matches
 
 
 def _noun(path: tuple[Any, ...]) -> str:
@@ -210,7 +199,9 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
         hint = issue.hint
         if doc is not None and hint is None:
             raw = raw_text(doc, issue.path)
-            if raw is not None and "string" in (issue.allowed or "") + issue.message:
+            if raw is not None and "google.protobuf.Duration" in (issue.allowed or "") and _is_number(raw):
+                hint = f"write {raw}s: a duration is its seconds with an 's' suffix ('{raw}' quoted is still no duration)"
+            elif raw is not None and "string" in (issue.allowed or "") + issue.message:
                 hint = f"quote it: '{raw}' (written without quotes, YAML reads {raw} as a number or boolean)"
         out.append(Problem(
             file=filename,
@@ -224,6 +215,13 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
             source=f"schemas/{'trainingjob' if kind == 'spec' else 'stack'}.schema.json",
         ))
     return out
+
+
+def _is_number(raw: str) -> bool:
+    try:
+        return float(raw) >= 0
+    except ValueError:
+        return False
 
 
 def check(data: Any, kind: str = "spec", generate: Generator | None = None) -> Iterator[SchemaIssue]:

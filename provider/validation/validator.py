@@ -10,8 +10,7 @@ rules. Every layer collects problems instead of stopping at the first:
 4. the model-level rules, each citing its source;
 5. across files: unique job names within a stack.
 
-Where a later layer explains the same spot better than the schema did, only the better
-message is kept.
+Where a later layer explains the same spot better than the schema did, only the better one is kept.
 """
 
 from __future__ import annotations
@@ -41,12 +40,10 @@ from provider.validation.rules import Context, run_rules
 class SpecResult(Record, frozen=False):
     """The outcome for one spec file (or document).
 
-    ``document`` (the loaded YAML with its positions) is what a later message needs to give a
-    line number. ``validate_paths`` drops it once the file is checked (``release``), so memory
-    stays flat however many specs one run checks; asked for again, it is read anew from ``path``
-    (rare: only a cross-file problem, such as a stack's quota, needs a position afterwards).
-    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job.
-    """
+    ``document`` (the loaded YAML with its positions) gives later messages their line numbers.
+    ``validate_paths`` drops it once the file is checked (``release``: memory stays flat); asked for
+    again (a cross-file problem, such as a stack's quota), it is read anew from ``path``.
+    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job."""
 
     file: str
     problems: list[Problem] = field(default_factory=list)
@@ -93,8 +90,7 @@ class Report(Record, frozen=False):
 
     @property
     def all_problems(self) -> list[Problem]:
-        out = [p for r in self.results for p in r.problems] + self.problems
-        return sorted(out, key=lambda p: (p.file, p.line or 0, p.column or 0))
+        return in_order([p for r in self.results for p in r.problems] + self.problems)
 
     @property
     def ok(self) -> bool:
@@ -103,6 +99,11 @@ class Report(Record, frozen=False):
     @property
     def jobs(self) -> list[TrainingJob]:
         return [r.job for r in self.results if r.job is not None]
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """The one order every entry point reports problems in: by file, line and column (stable)."""
+    return sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -304,10 +305,8 @@ ContextFor = Callable[[Path], Context]
 
 
 class _Contexts:
-    """Each file's Context: its stack's (``context_for``) with the file's directory as ``spec_dir``.
-
-    Made once per stack context and directory in a run, not once per file.
-    """
+    """Each file's Context: its stack's (``context_for``) with the file's directory as ``spec_dir``;
+    made once per stack context and directory in a run, not once per file."""
 
     def __init__(self, context_for: ContextFor | None) -> None:
         self.context_for = context_for
@@ -348,6 +347,7 @@ def validate_paths(
     names_elsewhere: Callable[[set[Path]], list[tuple[str, str, str]]] | None = None,
     keep_job: Callable[[Path], bool] | None = None,
     lean: bool = False,
+    shown_for: Callable[[SpecFile], str] | None = None,
 ) -> Report:
     """Check every spec under ``paths``; names must be unique within each group (a stack).
 
@@ -360,7 +360,7 @@ def validate_paths(
     The names of specs in no stack are checked as each file is read. With ``lean``, the result
     of a spec in no stack whose job is not kept is not kept either: its problems go to
     ``Report.problems`` and ``Report.checked`` counts it, so a run holds per spec in no stack
-    only the name it must compare (``trainjobs validate``).
+    only the name it must compare (``trainjobs validate``). ``shown_for``: each file's name in messages.
     """
     found, missing = expand(paths)
     cwd = real_path(Path.cwd())
@@ -383,6 +383,8 @@ def validate_paths(
         found.reverse()
         while found:  # each path is held only until its file is checked
             spec = SpecFile.of(found.pop(), cwd, real_dirs)
+            if shown_for is not None and (shown := shown_for(spec)) != spec.shown:
+                spec = SpecFile(spec.given, spec.real, shown)
             alone = not groups_for or groups_for(spec.real) == [NO_STACK]
             result = _check_file(spec, contexts, keep_job, unstacked_name if alone else None)
             report.checked += 1

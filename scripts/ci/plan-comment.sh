@@ -11,9 +11,15 @@ if [ "${VALIDATE:-success}" != "success" ]; then
   echo
   echo "Fix these problems; the plan below is computed from what could be read."
   echo
-  echo '```'
-  NO_COLOR=1 trainjobs validate --format text 2>&1 | head -c 50000
-  echo '```'
+  # The report fenced by trainjobs itself, with a fence longer than any run of backticks in it: a
+  # file name or value cannot close it (docs/gitops.md). What validate writes to stderr (a usage
+  # error) goes to the workflow's log, not into the comment.
+  report=$(NO_COLOR=1 trainjobs validate --format markdown)
+  if [ -n "$report" ]; then
+    printf '%s\n' "$report"
+  else
+    echo "trainjobs validate wrote no report: see the workflow's log."
+  fi
   echo
 fi
 if [ -s plan.md ]; then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 
 from provider.backends.base import TrialStatus
@@ -60,3 +61,26 @@ def test_a_scatter_only_for_one_numeric_parameter() -> None:
 def test_text_is_escaped() -> None:
     svg = trials_chart([trial(1, 1.0)], "MAXIMIZE", "<b>&", best="1")
     assert "<b>&" not in svg and ET.fromstring(svg) is not None
+
+
+def _dot_xs(svg: ET.Element) -> list[float]:
+    return [float(c.get("cx") or 0) for c in svg.iter(f"{NS}circle") if c.get("class", "").startswith("dot")]
+
+
+def test_a_log_scaled_parameter_gets_a_log_axis() -> None:
+    trials = [trial(1, 0.1, lr=0.0001), trial(2, 0.2, lr=0.001), trial(3, 0.3, lr=0.01), trial(4, 0.4, lr=0.1)]
+    svg = ET.fromstring(scatter(trials, "lr", "score", best="4", log=True))
+    xs = _dot_xs(svg)
+    gaps = [b - a for a, b in itertools.pairwise(xs)]
+    assert max(gaps) - min(gaps) < 0.5  # each tenfold step is the same distance
+    ticks = [t.text for t in svg.iter(f"{NS}text") if t.get("class") == "tick"]
+    assert {"0.0001", "0.001", "0.01", "0.1"} <= set(ticks)
+    assert any(t.text == "lr (log scale)" for t in svg.iter(f"{NS}text"))
+    linear = _dot_xs(ET.fromstring(scatter(trials, "lr", "score", best="4")))
+    assert linear[1] - linear[0] < (linear[3] - linear[2]) / 50  # on a linear axis the small values huddle
+
+
+def test_a_log_axis_needs_positive_values() -> None:
+    trials = [trial(1, 0.1, shift=-1.0), trial(2, 0.2, shift=2.0)]
+    svg = ET.fromstring(scatter(trials, "shift", "score", best="2", log=True))
+    assert not any(t.text == "shift (log scale)" for t in svg.iter(f"{NS}text"))

@@ -109,7 +109,8 @@ def submit(b: LocalBackend, doc: dict[str, Any], cpu_only: bool = False, max_wai
     result = validate_data(copy.deepcopy(doc), "spec", Context(target=Target.LOCAL))
     job = result.job
     assert job is not None, result.problems
-    request = prepare(job, ROOT, project="test", stager=LocalStager(b.storage), labels=labels)
+    request = prepare(job, ROOT, project="test", stager=LocalStager(b.storage), labels=labels,
+                      check=lambda r: b.check(submission(job, r, cpu_only=cpu_only)))
     sub = submission(job, request, cpu_only=cpu_only)
     if max_wait is not None:
         sub = Submission(request=sub.request, max_wait_seconds=max_wait, cpu_only=cpu_only)

@@ -134,3 +134,52 @@ def test_user_errors_are_one_clear_message(home: dict[str, str], tmp_path: Path)
     assert container.returncode == 1 and "no container engine is available here" in container.stderr
     assert "nothing was started" in container.stderr
     assert "no local jobs yet" in run_cli("jobs", "list", env=home).stdout
+
+
+GPU_SPEC = """\
+apiVersion: trainjobs/v1
+kind: TrainingJob
+metadata: {name: gpu_job, team: platform, labels: {cost-center: platform}}
+spec:
+  region: us-central1
+  workerPools:
+    chief: {machineType: n1-standard-4, accelerator: {type: NVIDIA_TESLA_T4, count: 1}}
+  application:
+    pythonPackage:
+      path: trainer
+      module: trainer.task
+      executorImage: us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest
+  jobDir: gs://local-bucket/jobs/gpu_job
+"""
+
+
+def test_a_submit_refused_for_want_of_gpus_stages_and_writes_nothing(home: dict[str, str], tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "trainer").mkdir(parents=True)
+    (project / ".git").mkdir()  # the repository boundary
+    (project / "trainer" / "__init__.py").write_text("")
+    (project / "trainer" / "task.py").write_text("print('trained')\n")
+    (project / "gpu.yaml").write_text(GPU_SPEC)
+    for _ in range(2):  # the second run says nothing of an earlier run's files: there are none
+        proc = run_cli("run", str(project / "gpu.yaml"), env=home, cwd=project, timeout=120)
+        no_traceback(proc)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "needs 1 GPU(s) at once and this machine has 0" in proc.stderr and "--cpu" in proc.stderr
+        assert "already holds" not in proc.stderr
+    home_dir = Path(home["TRAINJOBS_HOME"])
+    written = [p for p in home_dir.rglob("*") if p.is_file()] if home_dir.exists() else []
+    assert written == [], written  # nothing staged under storage/, no job record
+
+
+def test_the_main_job_run_again_trains_or_says_what_to_type(home: dict[str, str]) -> None:
+    first = run_cli("run", "specs/local/simple.yaml", env=home, timeout=180)
+    assert first.returncode == 0 and "[workerpool0-0] epoch 19" in first.stdout, first.stdout + first.stderr
+    again = run_cli("run", "specs/local/simple.yaml", env=home, timeout=180)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "already holds the files of local job" in again.stderr and "--fresh" in again.stderr
+    assert "nothing left to train" in again.stdout and "trainjobs run --fresh SPEC" in again.stdout
+    assert "[workerpool0-0] epoch " not in again.stdout
+    fresh = run_cli("run", "--fresh", "specs/local/simple.yaml", env=home, timeout=180)  # as scripts/try.sh runs it
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "[workerpool0-0] epoch 0: loss=" in fresh.stdout and "[workerpool0-0] epoch 19" in fresh.stdout
+    assert "resuming" not in fresh.stdout

@@ -29,6 +29,10 @@ def test_multiworker_ddp_trains_data_parallel_across_three_replicas(backend: Loc
     assert "[workerpool0-0] rank 0 of 3" in logs
     assert "[workerpool1-0] rank 1 of 3" in logs and "[workerpool1-1] rank 2 of 3" in logs
     assert "[workerpool0-0] parameters in sync across 3 replicas" in logs
+    # A clean shutdown: no replica aborted at exit, none failed or was restarted (the others end
+    # SUCCEEDED, or are stopped if the chief's exit is seen before theirs).
+    assert "terminate called" not in logs and job.restarts == 0
+    assert all(r.state in ("succeeded", "stopped") and r.restarts == 0 for r in job.replicas), job.replicas
     losses = [float(line.split("loss=")[1].split()[0]) for line in logs.splitlines() if "] epoch " in line]
     assert len(losses) == 3 and losses[-1] < losses[0]  # it learns
     model = Path(backend.storage.root) / "local-bucket" / "jobs" / "local_ddp_multiworker" / "model" / "model.pt"

@@ -242,8 +242,12 @@ def test_storage_uploads_downloads_and_checks(emulator: Emulator, tmp_path: Any,
                            b"--B\r\ncontent-type: text/plain\r\n\r\nabc\r\n--B--",
                            {"Content-Type": 'multipart/related; boundary="B"'})
     assert status == 400 and "doesn't match calculated CRC32C" in body["error"]["message"]
+    # "../escape" is a valid Cloud Storage name: kept as an object, never a path out of the bucket.
+    bucket.blob("../escape").upload_from_string(b"x")
+    assert bucket.blob("../escape").download_as_bytes() == b"x"
+    assert not (emulator.storage_root / "escape").exists() and not (emulator.storage_root.parent / "escape").exists()
     with pytest.raises(BadRequest, match="Invalid object name"):
-        bucket.blob("../escape").upload_from_string(b"x")
+        bucket.blob("..").upload_from_string(b"x")
     # STORAGE_EMULATOR_HOST works as well, as with other Cloud Storage emulators.
     monkeypatch.setenv("STORAGE_EMULATOR_HOST", emulator.endpoint)
     from google.cloud import storage

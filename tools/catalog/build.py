@@ -374,17 +374,19 @@ def _default_container(containers: Json, rule: Json) -> Json:
     """The prebuilt containers a Python package job without runtimeVersion or executor image runs.
 
     The newest TensorFlow CPU and GPU builds the containers page lists (the framework AI Platform's
-    runtime versions were named after); ``end_of_availability`` is the earlier of the two, so a
-    rule can tell whether Vertex AI still serves them on a given day.
+    runtime versions were named after), preferring builds still served on AS_OF, so ``convert``
+    never writes a retired default while a served one exists; ``end_of_availability`` is the earlier
+    of the two, so a rule can tell whether Vertex AI still serves them on a given day.
     """
-    chosen: dict[str, tuple[tuple[int, ...], str]] = {}
+    chosen: dict[str, tuple[bool, tuple[int, ...], str]] = {}
     for name, rec in containers.items():
         if rec["framework"] != "tensorflow" or rec["accelerator"] not in ("cpu", "gpu"):
             continue
-        key = (_version_tuple(rec["version"]), name)
+        served = (rec.get("end_of_availability") or "9999-12-31") >= AS_OF
+        key = (served, _version_tuple(rec["version"]), name)
         if rec["accelerator"] not in chosen or key > chosen[rec["accelerator"]]:
             chosen[rec["accelerator"]] = key
-    cpu, gpu = chosen["cpu"][1], chosen["gpu"][1]
+    cpu, gpu = chosen["cpu"][2], chosen["gpu"][2]
     ends = [containers[n].get("end_of_availability") for n in (cpu, gpu)]
     return {
         "cpu": cpu,

@@ -88,11 +88,8 @@ class LocalBackend(Polled):
             existing = self.find({IDENTITY_LABEL: labels[IDENTITY_LABEL]})
             if existing is not None and existing.state.adoptable:
                 return existing
-        job_spec = body.get("trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec")
-        if not isinstance(job_spec, dict) or not cl.pool_specs(job_spec) or not cl.pool_specs(job_spec)[0]:
-            raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
         cpu_only = submission.cpu_only or gpus.cpu_mode()
-        engine = preflight(job_spec, cpu_only, self.storage)
+        engine = preflight(_job_spec(submission), cpu_only, self.storage)
         spec_key = "trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec"
         body, secrets = _without_secrets(body, spec_key, submission.secret_env)
         record = {
@@ -116,6 +113,11 @@ class LocalBackend(Polled):
         job_id = job_dir.name
         self.spawn(job_dir, secrets)
         return self.get(job_id)
+
+    def check(self, submission: Submission) -> None:
+        """Refuse what this machine can never run (GPUs, replicas, TPUs, a container engine), before
+        anything is staged or written: launch.prepare calls it first. ``submit`` checks again."""
+        preflight(_job_spec(submission), submission.cpu_only or gpus.cpu_mode(), None)
 
     def spawn(self, job_dir: Path, secrets: dict[str, dict[str, str]] | None = None) -> None:
         """Start the job's supervisor; secret env values go to it through a pipe, never to a file."""
@@ -250,6 +252,15 @@ class LocalBackend(Polled):
                 return
             if (not new and self.get(job_id).state.terminal) or stop.wait(0.2):
                 return
+
+
+def _job_spec(submission: Submission) -> Json:
+    """The request's job spec (a tuning job's trial spec); InvalidArgument when it has no worker pools."""
+    request = submission.request
+    job_spec = request.body.get("trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec")
+    if not isinstance(job_spec, dict) or not cl.pool_specs(job_spec) or not cl.pool_specs(job_spec)[0]:
+        raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
+    return job_spec
 
 
 def _start_of(pid: int) -> int | None:

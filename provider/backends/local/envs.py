@@ -14,14 +14,20 @@ nothing. Installs use this trainjobs' pip (``pip --python``), so the venvs need 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import threading
+import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 from provider.backends.local import store
 from provider.core.record import Record
@@ -29,6 +35,13 @@ from provider.core.record import Record
 
 class EnvError(Exception):
     pass
+
+
+class EnvCancelled(Exception):
+    """The job was cancelled while its environment was built: pip was killed, the half-built layer removed."""
+
+
+Cancelled = Callable[[], bool]
 
 
 class PythonEnv(Record):
@@ -122,33 +135,71 @@ Progress = Callable[[str], None]
 _PROGRESS = ("Collecting ", "Downloading ", "Processing ", "Installing collected packages", "Building wheel")
 
 
-def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None) -> None:
+def _pip(python: Path, args: list[str], log: Path, progress: Progress | None = None,
+         cancelled: Cancelled | None = None) -> None:
+    """Run pip install, its output copied to ``log``; killed (with what it started) when ``cancelled`` says so."""
     cmd = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check",
            "--no-input", "install", "--progress-bar", "off", *args]
     with store.open_private(log, "a") as out:
         out.write("$ " + " ".join(cmd) + "\n")
         out.flush()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                text=True, errors="replace")
+                                text=True, errors="replace", start_new_session=True)
         assert proc.stdout is not None
+        # pip may be silent for minutes (a large download): its output is copied by a thread, so that
+        # this one can look for a cancel every tenth of a second.
+        copier = threading.Thread(target=_copy, args=(proc.stdout, out, progress), daemon=True)
         with proc.stdout:
-            for line in proc.stdout:
-                out.write(line)
-                out.flush()
-                if progress is not None and line.lstrip().startswith(_PROGRESS):
-                    progress(line.strip())
+            copier.start()
+            while copier.is_alive():
+                if cancelled is not None and cancelled():
+                    with contextlib.suppress(OSError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    copier.join(timeout=5)
+                    raise EnvCancelled("cancelled while pip was installing")
+                copier.join(timeout=0.1)
         returncode = proc.wait()
     if returncode != 0:
         tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)[-15:])
         raise EnvError(f"pip install failed (exit {returncode}):\n{tail}")
 
 
-def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None) -> None:
+def _copy(lines: Iterator[str], out: IO[str], progress: Progress | None) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        for line in lines:
+            out.write(line)
+            out.flush()
+            if progress is not None and line.lstrip().startswith(_PROGRESS):
+                progress(line.strip())
+
+
+@contextlib.contextmanager
+def _build_lock(path: Path, cancelled: Cancelled | None) -> Iterator[None]:
+    """The layer's lock; while another job builds the same layer, a cancel still ends the wait."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if cancelled is not None and cancelled():
+                    raise EnvCancelled("cancelled while another job built the same environment") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress: Progress | None = None,
+           cancelled: Cancelled | None = None) -> None:
     """Create ``target`` once: steps run under its lock, and a .ready marker says it is done."""
     ready = target / ".ready"
     if ready.exists():
         return
-    with store.file_lock(target.with_name(target.name + ".lock")):
+    with _build_lock(target.with_name(target.name + ".lock"), cancelled):
         if ready.exists():
             return
         shutil.rmtree(target, ignore_errors=True)
@@ -158,7 +209,7 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
                     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 elif kind == "pip":
-                    _pip(Path(args[0]), args[1:], log, progress)
+                    _pip(Path(args[0]), args[1:], log, progress, cancelled)
             target.mkdir(parents=True, exist_ok=True)
             ready.write_text("ok\n")
         except BaseException:
@@ -166,10 +217,12 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
             raise
 
 
-def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None) -> PythonEnv:
+def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None,
+           cancelled: Cancelled | None = None) -> PythonEnv:
     """The environment for ``packages`` (local files), built if it is not cached yet.
 
-    ``progress`` hears what is being installed: the requirements first, then pip's own lines."""
+    ``progress`` hears what is being installed: the requirements first, then pip's own lines; when
+    ``cancelled`` says so, pip is killed and EnvCancelled raised (the layer being built is removed)."""
     reqs = sorted({r for p in packages for r in requirements(p)})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
@@ -182,10 +235,11 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
         steps.append(("pip", [str(python), *reqs]))
     if progress is not None and not (deps / ".ready").exists() and reqs:
         progress(f"installing {len(reqs)} requirement(s): {', '.join(reqs)}")
-    _build(deps, steps, log, progress)
+    _build(deps, steps, log, progress, cancelled)
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
-    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress)
+    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress,
+           cancelled)
     for layer in (deps, pkg):
         mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)

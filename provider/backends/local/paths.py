@@ -4,7 +4,9 @@
   ``jobs/<id>/`` (record, state, logs), ``envs/`` (installed trainers), ``gpus/`` (device locks).
 * Storage (``$TRAINJOBS_STORAGE``, default ``<home>/storage``): ``gs://BUCKET/PATH`` is the
   file ``<storage>/BUCKET/PATH``, so the job dirs, checkpoints and outputs a spec names land in
-  the same place every run, and the same spec works here and on Vertex AI.
+  the same place every run, and the same spec works here and on Vertex AI. An object no path can
+  hold there (a segment over 255 bytes, ``d`` beside ``d/e``) is set aside (objects.py); ``path``
+  finds it there.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from provider.backends.local import objects
 from provider.core.record import Record
 
 _BUCKET = re.compile(r"^[a-z0-9][-_.a-z0-9]{1,220}[a-z0-9]$")
@@ -47,6 +50,9 @@ class Storage(Record):
         bucket, _, obj = rest.partition("/")
         if not _BUCKET.match(bucket):
             raise StorageError(f"{uri!r}: {bucket!r} is not a valid bucket name")
+        aside = objects.set_aside(self.root, bucket, obj) if obj and not obj.endswith("/") else None
+        if aside is not None:  # an object no path can hold in place (objects.py)
+            return aside
         parts = [p for p in obj.split("/") if p]
         if any(p in (".", "..") for p in parts):
             raise StorageError(f"{uri!r}: '.' and '..' are not allowed in object names")

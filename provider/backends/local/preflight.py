@@ -1,6 +1,7 @@
 """What the local backend checks at submit, before anything starts: can this machine ever run the job?
 
-A job refused here starts nothing and leaves no record: TPU machine types, too many replicas
+A job refused here starts nothing and leaves no record (and, as LocalBackend.check runs it before
+``trainjobs run`` stages the package, stages nothing either): TPU machine types, too many replicas
 (replica_limit.py), containers without a container engine that answers, packages missing from
 local storage, and more GPUs at once than the machine has (unless it runs on the CPU).
 """
@@ -85,13 +86,17 @@ def _enough_gpus(specs: list[Json]) -> None:
             "was started")
 
 
-def preflight(job_spec: Json, cpu_only: bool, storage: Storage) -> str | None:
-    """Refuse, before anything starts, what this machine can never run; the container engine it needs."""
+def preflight(job_spec: Json, cpu_only: bool, storage: Storage | None) -> str | None:
+    """Refuse, before anything starts, what this machine can never run; the container engine it needs.
+
+    With ``storage``, the job's packages must be staged there; without it (before staging, as
+    LocalBackend.check runs it) only what staging cannot change is checked."""
     specs = [s for s in cl.pool_specs(job_spec) if s]
     check_replicas(specs)
     _no_tpus(specs)
-    engine = _engine(specs)
-    _packages_staged(specs, storage)
     if not cpu_only:
         _enough_gpus(specs)
+    engine = _engine(specs)
+    if storage is not None:
+        _packages_staged(specs, storage)
     return engine

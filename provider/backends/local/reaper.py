@@ -12,6 +12,15 @@ supervisor, itself a subreaper, and starts each replica in its own session (proc
   kills each one's process group and the process, until it has no child left, then records
   why the job ended and exits.
 
+* Every replica carries ``TRAINJOBS_REPLICA=<job dir>|<trial>|<replica>|<generation>`` in its
+  environment, and so does everything it starts (children inherit it, through setsid and double
+  forks). That marker is how the processes one replica left are found (``kill_marked``) when it is
+  restarted: a process group is not enough, since a grandchild in a session of its own leaves it,
+  and an orphan re-parented to the supervisor no longer says whose it was. It is also how the next
+  status read cleans up after a job whose supervisor *and* reaper were killed together. A process
+  that clears its own environment and leaves its replica's session is only found by the sweeps
+  above (when the job ends), not when its replica restarts.
+
 Where prctl is unavailable the fork still happens and the process-group kills still apply.
 """
 
@@ -25,6 +34,10 @@ from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+MARKER = "TRAINJOBS_REPLICA"
+SEP = "|"  # after the job dir: job ids are digits, so one job's prefix never matches another job's marker
+REAPER_GONE = signal.SIGUSR2  # what the supervisor receives when its reaper dies (PR_SET_PDEATHSIG)
+KILL_DEADLINE = 30.0  # kill_marked gives up on a process that will not die (uninterruptible sleep) after this
 
 _libc: ctypes.CDLL | None = None
 
@@ -92,6 +105,64 @@ def sweep() -> None:
             return
 
 
+def marker(job_dir: str | os.PathLike[str], trial: str = "", replica: str = "", generation: int | None = None) -> str:
+    """The marker's value for one replica's generation; with only ``job_dir``, the whole job's prefix.
+
+    The job dir is resolved, so that a reader with another working directory finds the same value."""
+    where = os.path.realpath(job_dir)
+    if generation is None:
+        return f"{where}{SEP}"
+    return SEP.join((where, trial, replica, str(generation)))
+
+
+def _marker_of(pid: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            raw = f.read()
+    except OSError:  # gone, a zombie's unreadable memory, or another user's process
+        return None
+    needle = MARKER.encode() + b"="
+    for item in raw.split(b"\0"):
+        if item.startswith(needle):
+            return item[len(needle):].decode("utf-8", errors="replace")
+    return None
+
+
+def marked(value: str) -> list[int]:
+    """Live processes (not this one) whose marker is ``value``, or starts with it when it ends in ``SEP``."""
+    me = str(os.getpid())
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or entry.name == me:
+            continue
+        found = _marker_of(entry.name)
+        if found is not None and (found == value or (value.endswith(SEP) and found.startswith(value))):
+            out.append(int(entry.name))
+    return out
+
+
+def kill_marked(value: str) -> list[int]:
+    """SIGKILL every process carrying the marker ``value`` until none is left; the pids killed.
+
+    Repeats because a process may fork while it is being killed; a zombie has no environment left,
+    so what remains is only what has not died yet. Zombies that are this process's children are
+    reaped by ``reap_strays``."""
+    import time
+
+    killed: set[int] = set()
+    deadline = time.monotonic() + KILL_DEADLINE
+    while time.monotonic() < deadline:
+        pids = marked(value)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        killed.update(pids)
+        time.sleep(0.01)
+    return sorted(killed)
+
+
 def reap_strays(known: set[int]) -> None:
     """Reap exited children that are not ours to wait for (re-parented orphans), without blocking."""
     while True:
@@ -116,7 +187,8 @@ def guard(run: Callable[[], int], on_death: Callable[[int, str], None]) -> int:
     if pid == 0:  # the supervisor
         code = 1
         try:
-            die_with_parent(signal.SIGTERM)
+            signal.signal(REAPER_GONE, signal.SIG_IGN)  # until the supervisor hears it (Supervisor.run)
+            die_with_parent(REAPER_GONE)  # not SIGTERM: a dead reaper is no request to stop the job
             if os.getppid() != reaper:
                 os._exit(1)
             code = run()

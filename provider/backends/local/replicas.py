@@ -1,12 +1,22 @@
 """The replicas of one run of a local job (the job, or one trial of a tuning job), as processes.
 
 A ``Cluster`` starts one process per replica of every pool, with the environment Vertex AI gives
-it, and ``poll`` says how the run ends, as Vertex AI would: the chief's exit decides success; a
-replica that exits with an error fails the run (naming its role, index and exit code, with its
-last log lines); a replica killed from outside (a "VM restart") is restarted, or every replica is
-when restartJobOnWorkerRestart is set, at most MAX_RESTARTS times. ``stop`` ends them all: SIGTERM
-to each process group, then SIGKILL after GRACE_SECONDS. The supervisor (supervisor.py) owns the
-clusters; this module imports nothing heavy.
+it, and ``poll`` says how the run ends, as Vertex AI would (README, "Process semantics"):
+
+* the chief's exit with 0 decides success, and nothing is restarted after it;
+* a replica that exits non-zero, or dies of a signal of its own (SIGABRT, SIGSEGV, SIGBUS, SIGFPE,
+  SIGILL, ...: anything but the two below), has failed and fails the run, naming its role, index,
+  exit code or signal, with its last log lines;
+* a replica that dies of SIGKILL or SIGTERM that trainjobs did not send was killed from outside
+  (what the machine going away looks like here: preemption, a host restart, the OOM killer); it is
+  restarted, or every replica is when restartJobOnWorkerRestart is set, after a backoff of
+  BACKOFF_FIRST, doubling up to BACKOFF_MAX, at most MAX_RESTARTS times per run. Before its
+  replacement starts, every process the old one left is killed: its process group, and every
+  process carrying its marker (reaper.kill_marked), which reaches setsid grandchildren and
+  double-forked daemons.
+
+``stop`` ends them all: SIGTERM to each process group, SIGKILL after GRACE_SECONDS, then every
+marked process. The supervisor (supervisor.py) owns the clusters; this module imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ Json = dict[str, Any]
 
 GRACE_SECONDS = 5.0
 MAX_RESTARTS = 5
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 30.0
+OUTSIDE = (signal.SIGKILL, signal.SIGTERM)  # the signals of a machine going away; any other is the trainer's own
 
 
 class Finished(Exception):
@@ -59,6 +71,7 @@ class ReplicaProc:
         self.exit_code: int | None = None
         self.restarts = 0
         self.stopping = False
+        self.due: float | None = None  # when a replica waiting to restart starts again (time.monotonic)
 
     @property
     def name(self) -> str:
@@ -122,13 +135,15 @@ class Cluster:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
+        env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
         store.private_dirs(workdir)
         log = self.log_path(proc)
         with store.open_private(log) as out:
             if proc.restarts:
-                out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts}) ---\n".encode())
+                out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts} of at most {MAX_RESTARTS}) ---\n"
+                          .encode())
             out.flush()
             proc.popen = subprocess.Popen(
                 argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -137,9 +152,43 @@ class Cluster:
         proc.state = ReplicaState.RUNNING
         proc.exit_code = None
         proc.stopping = False
+        proc.due = None
+
+    def marker(self, proc: ReplicaProc) -> str:
+        return reaper.marker(self.sup.job_dir, self.trial, proc.name, proc.restarts)
+
+    def kill_tree(self, proc: ReplicaProc) -> None:
+        """Kill every process this generation of ``proc`` left: its group, and all that carry its marker."""
+        if proc.popen is None:
+            return
+        store.kill_group(proc.popen.pid, signal.SIGKILL)
+        left = reaper.kill_marked(self.marker(proc))
+        if left:
+            self.sup.event(f"{proc.name}: killed {len(left)} process(es) it left: {', '.join(map(str, left))}")
 
     def poll(self) -> Finished | None:
         """Check every replica; the outcome once the run is over, else None."""
+        ended = self.collect()
+        if any(p.replica.pool == 0 and p.state is ReplicaState.SUCCEEDED for p in self.procs):
+            return Finished(JobState.SUCCEEDED)  # the chief decides, and nothing restarts after it
+        for proc, code in ended:
+            if code > 0 or -code not in OUTSIDE:
+                proc.state = ReplicaState.FAILED
+                return Finished(JobState.FAILED, self.failure(proc, code), code=13)
+        for proc, code in ended:
+            outcome = self.killed_from_outside(proc, -code)
+            if outcome is not None:
+                return outcome
+        now = time.monotonic()
+        for proc in self.procs:
+            if proc.state is ReplicaState.RESTARTING and proc.due is not None and now >= proc.due:
+                proc.restarts += 1
+                self.spawn(proc)
+        return None
+
+    def collect(self) -> list[tuple[ReplicaProc, int]]:
+        """Record the replicas that exited since the last poll; those that exited non-zero, with the code."""
+        ended = []
         for proc in self.procs:
             if proc.popen is None or proc.state is not ReplicaState.RUNNING:
                 continue
@@ -149,41 +198,34 @@ class Cluster:
             proc.exit_code = code
             if proc.stopping:
                 proc.state = ReplicaState.STOPPED
-                continue
-            if code == 0:
+            elif code == 0:
                 proc.state = ReplicaState.SUCCEEDED
-                if proc.replica.pool == 0:
-                    return Finished(JobState.SUCCEEDED)
-                continue
-            if code > 0:
-                proc.state = ReplicaState.FAILED
-                return Finished(JobState.FAILED, self.failure(proc, code), code=13)
-            # Killed by a signal trainjobs did not send: the "VM" restarted.
-            self.sup.event(f"{proc.name}: killed by signal {-code}; restarting")
-            if self.restarts >= MAX_RESTARTS:
-                proc.state = ReplicaState.FAILED
-                return Finished(JobState.FAILED, f"{self.describe(proc)} was restarted {MAX_RESTARTS} times and was killed "
-                                f"again (signal {-code})", code=13)
-            self.restarts += 1
-            self.sup.restarts += 1
-            if self.sup.restart_job:
-                self.restart_all()
-                return None
-            proc.restarts += 1
-            proc.state = ReplicaState.RESTARTING
-            self.spawn(proc)
-        return None
+            else:
+                ended.append((proc, code))
+        return ended
 
-    def restart_all(self) -> None:
-        """restartJobOnWorkerRestart: stop every replica, then start them all again."""
-        self.stop(graceful=True)
-        for proc in self.procs:
-            proc.restarts += 1
-            proc.state = ReplicaState.RESTARTING
-        self.sup.event(f"restarting every replica{' of trial ' + self.trial if self.trial else ''} "
-                       f"(restartJobOnWorkerRestart, restart {self.restarts})")
-        for proc in self.procs:
-            self.spawn(proc)
+    def killed_from_outside(self, proc: ReplicaProc, signum: int) -> Finished | None:
+        """Schedule the restart of ``proc`` (or of every replica) after the backoff; past the cap, fail."""
+        name = signal.Signals(signum).name
+        self.kill_tree(proc)
+        if self.restarts >= MAX_RESTARTS:
+            proc.state = ReplicaState.FAILED
+            return Finished(JobState.FAILED, f"{self.describe(proc)} was killed from outside ({name}) after "
+                            f"{MAX_RESTARTS} restarts, the most a run gets", code=13)
+        delay = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** self.restarts)
+        self.restarts += 1
+        self.sup.restarts += 1
+        every = self.sup.restart_job
+        self.sup.event(f"{proc.name}: killed from outside ({name}), as when its machine goes away; restarting "
+                       f"{'every replica' if every else 'it'} in {delay:g}s (restart {self.restarts} of at most "
+                       f"{MAX_RESTARTS}{', trial ' + self.trial if self.trial else ''})")
+        waiting = self.procs if every else [proc]
+        if every:
+            self.stop(graceful=True)  # restartJobOnWorkerRestart: every replica stops, then all start again
+        for p in waiting:
+            p.state = ReplicaState.RESTARTING
+            p.due = time.monotonic() + delay
+        return None
 
     def describe(self, proc: ReplicaProc) -> str:
         return f"{proc.name} ({proc.replica.task} {proc.replica.index}{', trial ' + self.trial if self.trial else ''})"
@@ -191,7 +233,10 @@ class Cluster:
     def failure(self, proc: ReplicaProc, code: int) -> str:
         lines = self.log_path(proc).read_text(encoding="utf-8", errors="replace").splitlines()[-10:]
         tail = "\n".join(f"  {line}" for line in lines)
-        return f"{self.describe(proc)} exited with code {code}. Last lines of its log:\n{tail}"
+        how = f"exited with code {code}" if code > 0 else (
+            f"died of its own signal {_signal_name(-code)} (a crash or abort in the trainer, not its machine going "
+            "away: it is not restarted)")
+        return f"{self.describe(proc)} {how}. Last lines of its log:\n{tail}"
 
     def running(self) -> list[ReplicaProc]:
         return [p for p in self.procs if p.popen is not None and p.popen.poll() is None]
@@ -209,9 +254,16 @@ class Cluster:
             live = self.running()
         for proc in self.procs:
             if proc.popen is not None:
-                store.kill_group(proc.popen.pid, signal.SIGKILL)  # also any grandchildren left behind
+                self.kill_tree(proc)  # also the grandchildren and daemons left behind
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.popen.wait(timeout=5)
                 if proc.state.live:
                     proc.exit_code = proc.popen.returncode
                     proc.state = ReplicaState.STOPPED
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return f"{signal.Signals(signum).name} ({signum})"
+    except ValueError:
+        return f"{signum}"

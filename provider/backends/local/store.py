@@ -305,11 +305,16 @@ class JobStore:
 
 
 def _end_orphan(job_dir: Path, state: Json, reason: str) -> None:
+    """End the job of a dead supervisor: when its reaper died too, nothing else kills what the
+    replicas left (re-parented to init), so every process carrying the job's marker is killed here."""
+    from provider.backends.local import reaper
+
     for replica in state.get("replicas", []):
         if replica.get("pgid"):
             kill_group(int(replica["pgid"]), signal.SIGKILL)
         if replica.get("state") in LIVE_REPLICA:
             replica["state"] = ReplicaState.STOPPED.value
+    reaper.kill_marked(reaper.marker(job_dir))
     cancelling = state.get("state") == JobState.CANCELLING.value or (job_dir / "cancel").exists()
     state["state"] = (JobState.CANCELLED if cancelling else JobState.FAILED).value
     state["error"] = {"code": 1 if cancelling else 13, "message": reason}

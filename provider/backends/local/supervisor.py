@@ -6,22 +6,22 @@ GPUs, within the max wait) through PENDING (installing the trainer) to RUNNING (
 replica of every pool, each with the environment Vertex AI gives it), watches the replicas,
 and ends the job SUCCEEDED, FAILED or CANCELLED, as Vertex AI would:
 
-* the chief's exit decides success; the other replicas are then stopped;
-* a replica that exits with an error fails the job, naming its role, index and exit code, with
-  its last log lines, and the other replicas are stopped;
-* a replica killed from outside (a "VM restart") is restarted, or the whole job is restarted
-  when restartJobOnWorkerRestart is set; a trainer that checkpoints resumes;
-* max running time and max wait are enforced; cancel stops every replica (SIGTERM, then SIGKILL
-  after 5 s);
+* the replicas' exits mean what replicas.py says: the chief's success ends the job SUCCEEDED; a
+  replica's error or its own signal (SIGABRT, SIGSEGV, ...) fails it; a replica killed from
+  outside (SIGKILL or SIGTERM that trainjobs did not send) is restarted with backoff, its leftover
+  processes killed first; a trainer that checkpoints resumes;
+* max running time and max wait are enforced; cancel (``trainjobs cancel``: the cancel file and
+  SIGUSR1) stops every replica (SIGTERM, then SIGKILL after 5 s), during the environment build
+  too; SIGTERM, SIGINT or SIGHUP to the supervisor or its reaper stop the job the same way and say
+  so; the death of the reaper alone is logged and the job goes on;
 * tuning jobs run their trials, at most maxParallelTrials at a time;
 * every process of the job dies with it, even if the supervisor is killed (see reaper.py);
-* a full disk never kills it: a state it cannot save is kept and saved later, the final state
-  is retried (using the space of a small reserve file made at start), a job that cannot go on
-  ends FAILED with "disk full", and no temporary file is left behind.
+* a full disk never kills it (a job that cannot go on ends FAILED with "disk full"), and a
+  job.json or state.json broken while the job runs does not lose its outcome (journal.py).
 
-The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner); this
-module holds the phases (queue, prepare, run, finish) and the job's state file. It imports nothing
-heavy (Optuna only for Bayesian tuning), to stay small in memory.
+The replicas of a run are replicas.py (Cluster), a tuning job's trials trials.py (Tuner), the job's
+files journal.py (Journal); this module holds the phases (queue, prepare, run, finish). It imports
+nothing heavy (Optuna only for Bayesian tuning), to stay small in memory.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from typing import Any
 from provider.backends.base import JobState
 from provider.backends.local import cluster as cl
 from provider.backends.local import envs, gpus, reaper, store, tuning
+from provider.backends.local.journal import Journal
 from provider.backends.local.paths import Storage
 from provider.backends.local.replicas import Cluster, Finished
 from provider.backends.local.trials import Tuner
@@ -46,8 +47,6 @@ from provider.backends.local.trials import Tuner
 Json = dict[str, Any]
 
 POLL_MIN, POLL_MAX = 0.02, 0.25
-RESERVE_BYTES = 128 * 1024
-FINAL_WRITE_TRIES = 40
 BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
 
@@ -80,65 +79,48 @@ class Supervisor:
         self.gpus = gpus.GpuLocks(self.home)
         self.env: envs.PythonEnv | None = None
         self.cancel_flag = False
+        self.reaper_gone = self.reaper_noted = False
+        self.stop_signal: int | None = None  # SIGTERM, SIGINT or SIGHUP: a stop that was no cancel request
         self.clusters: list[Cluster] = []
         self.trials: list[Json] = []
         self.restarts = 0
         self.started_at: float | None = None
         self.poll = POLL_MIN
-        self.unsaved: Json = {}  # changes a full disk kept from state.json: saved with the next write
-        self.reserve = job_dir / ".reserve"
+        self.journal = Journal(job_dir, record, self.event)
 
     # -- state -------------------------------------------------------------------------------
     def write(self, **changes: Any) -> bool:
-        """Save ``changes`` to state.json; on a full disk keep them for the next write and return False."""
-        self.unsaved.update(changes)
-        replicas = [p.status() for c in self.clusters for p in c.procs]
-        try:
-            with store.locked(self.job_dir):
-                state = store.read_json(self.job_dir / "state.json") or {}
-                state.update(self.unsaved)
-                state["replicas"] = replicas
-                if self.trials:
-                    state["trials"] = self.trials
-                state["restarts"] = self.restarts
-                state["update_time"] = store.now()
-                store.write_json(self.job_dir / "state.json", state)
-        except OSError as exc:
-            if not store.disk_full(exc):
-                raise
-            self.event(f"could not save the job's state (disk full: {exc.strerror}); will retry")
-            return False
-        self.unsaved = {}
-        return True
+        """Save ``changes`` with the replicas' and trials' state; False when a full disk kept them for later."""
+        return self.journal.save({**changes, **self.progress()})
 
     def write_final(self, **changes: Any) -> None:
-        """The last write: retried, using the reserve's space when the disk is full."""
-        delay = 0.1
-        for _ in range(FINAL_WRITE_TRIES):
-            if self.write(**changes):
-                break
-            with contextlib.suppress(OSError):
-                self.reserve.unlink()
-            time.sleep(delay)
-            delay = min(2.0, delay * 1.5)
-        with contextlib.suppress(OSError):
-            self.reserve.unlink()
+        self.journal.save_final({**changes, **self.progress()})
 
-    def make_reserve(self) -> None:
-        """A little space set aside at start, given back when the final state cannot be saved."""
-        with contextlib.suppress(OSError), store.open_private(self.reserve, "wb") as f:
-            f.write(b"\0" * RESERVE_BYTES)
-            f.flush()
-            os.fsync(f.fileno())
+    def progress(self) -> Json:
+        done: Json = {"replicas": [p.status() for c in self.clusters for p in c.procs], "restarts": self.restarts}
+        if self.trials:
+            done["trials"] = self.trials
+        return done
 
     def event(self, message: str) -> None:
         with contextlib.suppress(OSError, ValueError):  # the log is on the job's disk, which may be full
             print(f"{store.now()} {message}", flush=True)
 
     def cancel_requested(self) -> bool:
-        return self.cancel_flag or (self.job_dir / "cancel").exists()
+        return self.cancel_flag or self.stop_signal is not None or (self.job_dir / "cancel").exists()
+
+    def cancelled(self, when: str = "") -> Finished:
+        """The end of a cancelled job: by request (the cancel file, SIGUSR1), or by a stop signal, said as such."""
+        if self.stop_signal is not None and not self.cancel_flag and not (self.job_dir / "cancel").exists():
+            return Finished(JobState.CANCELLED, f"stopped{when}: its supervisor (pid {self.pid}) or reaper received "
+                            f"{signal.Signals(self.stop_signal).name}, not a cancel request", code=1)
+        return Finished(JobState.CANCELLED, f"cancelled by request{when}", code=1)
 
     def sleep(self) -> None:
+        if self.reaper_gone and not self.reaper_noted:
+            self.reaper_noted = True
+            self.event("the job's reaper died; the job goes on (if this supervisor dies too, the next status read "
+                       "ends the job and kills what it left)")
         reaper.reap_strays(self.known_pids())
         time.sleep(self.poll)
         self.poll = min(POLL_MAX, self.poll * 1.3)
@@ -171,10 +153,10 @@ class Supervisor:
 
     # -- the phases ----------------------------------------------------------------------------
     def run(self) -> None:
-        signal.signal(signal.SIGUSR1, self._on_cancel)
-        signal.signal(signal.SIGTERM, self._on_cancel)
+        for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, reaper.REAPER_GONE):
+            signal.signal(sig, self._on_signal)
         reaper.become_subreaper()
-        self.make_reserve()
+        self.journal.make_reserve()
         self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
         self.event(f"supervisor {self.pid} for job {self.job_id}")
         try:
@@ -182,13 +164,15 @@ class Supervisor:
             self.write(state=JobState.PENDING.value)
             self.prepare()
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled before it started", code=1)
+                raise self.cancelled(" before it started")
             if self.study:
                 self.tune(devices)
             else:
                 self.single(devices)
         except Finished as done:
             self.finish(done)
+        except envs.EnvCancelled:
+            self.finish(self.cancelled(" while its environment was being built"))
         except envs.EnvError as exc:
             full = "No space left on device" in str(exc)
             self.finish(Finished(JobState.FAILED, f"{'disk full: ' if full else ''}preparing the training package "
@@ -206,8 +190,13 @@ class Supervisor:
             traceback.print_exc()
         self.finish(Finished(JobState.FAILED, f"the local backend failed: {type(exc).__name__}: {exc}", code=13))
 
-    def _on_cancel(self, signum: int, frame: Any) -> None:
-        self.cancel_flag = True
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if signum == signal.SIGUSR1:
+            self.cancel_flag = True
+        elif signum == reaper.REAPER_GONE:
+            self.reaper_gone = True  # logged by sleep(): printing inside a signal handler may re-enter print
+        else:
+            self.stop_signal = signum
 
     def queue(self) -> list[int] | None:
         """QUEUED: reserve the GPUs this job needs, waiting up to the max wait."""
@@ -228,7 +217,7 @@ class Supervisor:
                 self.write(message=f"waiting for {need} GPU(s); busy: {busy or 'none'}")
                 noted = True
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled while waiting for GPUs", code=1)
+                raise self.cancelled(" while waiting for GPUs")
             if self.max_wait is not None and time.time() - created > self.max_wait:
                 raise Finished(JobState.CANCELLED, f"the job waited longer than its max wait ({self.max_wait:g}s) for "
                                f"{need} GPU(s)", code=1)
@@ -260,7 +249,8 @@ class Supervisor:
         self.event(f"preparing the environment for {', '.join(uris)}")
         started = time.time()
         cache = Path(os.environ.get("TRAINJOBS_ENV_CACHE") or self.home / "envs")
-        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log", self._installing)
+        self.env = envs.ensure(cache, files, self.job_dir / "logs" / "setup.log", self._installing,
+                               cancelled=self.cancel_requested)
         self.event(f"environment ready in {time.time() - started:.1f}s: {self.env.python}")
         if self._install_shown:
             self.write(message=None)
@@ -286,7 +276,7 @@ class Supervisor:
             if outcome is not None:
                 raise outcome
             if self.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled by request", code=1)
+                raise self.cancelled()
             if self.timeout is not None and time.time() - self.started_at > self.timeout:
                 raise Finished(JobState.CANCELLED, f"the job ran longer than its max running time ({self.timeout:g}s)", code=4)
             self.write_if_changed()
@@ -297,7 +287,7 @@ class Supervisor:
 
     def write_if_changed(self) -> None:
         snapshot = json.dumps([p.status() for c in self.clusters for p in c.procs], sort_keys=True)
-        if snapshot != getattr(self, "_last", None) or self.unsaved:
+        if snapshot != getattr(self, "_last", None) or self.journal.unsaved:
             self._last = snapshot
             self.write()
 

@@ -50,7 +50,7 @@ class Tuner:
             sup.write(message=self.note)
         while True:
             if sup.cancel_requested():
-                raise Finished(JobState.CANCELLED, "cancelled by request", code=1)
+                raise sup.cancelled()
             self.start_trials()
             if not self.active:
                 break

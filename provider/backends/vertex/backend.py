@@ -161,6 +161,11 @@ class VertexBackend(Polled):
         return [(c, self.location, f"{self.parent()}/{c}/{job_id}") for c in KINDS.values()]
 
     # -- the seam -------------------------------------------------------------------------------
+    def check(self, submission: Submission) -> None:
+        """Nothing to refuse here before staging: Vertex AI itself judges the request (quotas,
+        machine availability) when it is created, and the validator has checked it against the
+        catalog already."""
+
     def submit(self, submission: Submission) -> JobStatus:
         """Create the job, or adopt the newest job that carries the same identity label (unless it
         failed or was cancelled: submitting again is then a retry)."""

@@ -25,12 +25,8 @@ from provider.backends.base import (
     Unavailable,
 )
 from provider.core.record import Record
+from provider.core.rpc_code import RpcCode
 
-_HTTP_STATUS = {
-    400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-    409: "ALREADY_EXISTS", 429: "RESOURCE_EXHAUSTED", 499: "CANCELLED", 500: "INTERNAL", 501: "UNIMPLEMENTED",
-    502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
-}
 _TRANSIENT = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL", "UNKNOWN_5XX"})
 
 
@@ -93,8 +89,9 @@ def status_of(exc: BaseException) -> str | None:
         return str(getattr(grpc_code, "name", grpc_code))
     code = getattr(exc, "code", None)
     if isinstance(code, int):
-        if code in _HTTP_STATUS:
-            return _HTTP_STATUS[code]
+        known = RpcCode.of_http(code)
+        if known is not None:
+            return known.name
         if 500 <= code < 600:
             return "UNKNOWN_5XX"
     return None

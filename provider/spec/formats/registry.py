@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.spec.formats import legacy, native, vertex
+from provider.spec.formats import legacy, native, vertex, vertex_tuning
 from provider.spec.formats.base import Body, Format
 from provider.spec.model import SourceFormat
 
-FORMATS: tuple[Format, ...] = (native.FORMAT, legacy.FORMAT, vertex.FORMAT)
+FORMATS: tuple[Format, ...] = (native.FORMAT, legacy.FORMAT, vertex.FORMAT, vertex_tuning.FORMAT)
 
 _FALLBACK = next(f for f in FORMATS if f.is_fallback)
 

@@ -80,7 +80,58 @@ def job_fields(k: KeyName) -> dict[str, Schema]:
                            pattern=catalog_pattern("experiment")),
         k("experimentRun"): string("a Vertex AI Experiment Run: projects/P/locations/R/metadataStores/S/contexts/"
                                  "EXPERIMENT-RUN", pattern=catalog_pattern("experimentRun")),
+        k("enableDashboardAccess"): {"type": "boolean",
+                                     "description": "access to the training containers' dashboards (gcloud "
+                                     "--enable-dashboard-access)"},
+        k("kmsKey"): string("the customer-managed key of the job: projects/P/locations/R/keyRings/K/cryptoKeys/KEY "
+                            "(gcloud --kms-key; the request's encryptionSpec.kmsKeyName)",
+                            pattern="^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$"),
+        k("protectedArtifactLocationId"): string("the region where Vertex AI keeps the job's protected artifacts, "
+                                                 "such as us-central1", pattern="^[a-z]+(-[a-z0-9]+)+$"),
+        "models": strings("Model Registry models (and versions) the job may read: "
+                          "projects/P/locations/R/models/ID[@VERSION]", minItems=1,
+                          items={"type": "string", "pattern": "^projects/[^/]+/locations/[^/]+/models/[^/]+$"}),
+        k("pscInterfaceConfig"): obj(
+            {k("networkAttachment"): string("the network attachment: projects/P/regions/R/networkAttachments/NAME "
+                                            "or its name"),
+             k("dnsPeeringConfigs"): {"type": "array", "minItems": 1, "items": obj(
+                 {"domain": string("the DNS name suffix to peer, ending with a dot"),
+                  k("targetProject"): string("the project that hosts the target network"),
+                  k("targetNetwork"): string("the VPC network name in the target project")},
+                 required=("domain", k("targetProject"), k("targetNetwork")))}},
+            description="a Private Service Connect interface for the job: networkAttachment, dnsPeeringConfigs"),
     }
+
+
+def mounts(k: KeyName) -> dict[str, Schema]:
+    """A pool's NFS and Managed Lustre mounts (WorkerPoolSpec.nfsMounts, lustreMounts)."""
+    mount_point = string("the directory under /mnt/nfs/ (NFS) or /mnt/lustre/ (Lustre) where it is mounted",
+                         pattern="^[A-Za-z0-9._-]+$")
+    nfs = obj({"server": string("the NFS server's IP address or host name"),
+               "path": string("the exported path on the server, starting with /", pattern="^/"),
+               k("mountPoint"): mount_point},
+              required=("server", "path", k("mountPoint")), description="server, path, mountPoint")
+    lustre = obj({k("instanceIp"): string("the Managed Lustre instance's IP address"),
+                  k("volumeHandle"): string("the instance's volume handle: PROJECT/ZONE/INSTANCE"),
+                  "filesystem": string("the Lustre file system name"),
+                  k("mountPoint"): mount_point},
+                 required=(k("instanceIp"), k("volumeHandle"), "filesystem", k("mountPoint")),
+                 description="instanceIp, volumeHandle, filesystem, mountPoint")
+    return {k("nfsMounts"): {"type": "array", "minItems": 1, "items": nfs,
+                             "description": "NFS shares mounted in every replica of the pool"},
+            k("lustreMounts"): {"type": "array", "minItems": 1, "items": lustre,
+                                "description": "Managed Lustre file systems mounted in every replica of the pool"}}
+
+
+def partition_needs_one_gpu(partition_key: str, type_key: str, count_key: str) -> Schema:
+    """MachineSpec.gpu_partition_size: "If set, the accelerator_count should be set to 1" (aiplatform_v1 types)."""
+    return {"if": {"required": [partition_key]},
+            "then": {"required": [type_key, count_key], "properties": {count_key: {"const": 1}},
+                     "description": f"{partition_key} partitions one GPU: {type_key} with {count_key} 1"}}
+
+
+GPU_PARTITION: Schema = string("split each GPU into MIG partitions of this size, such as 1g.10gb",
+                               pattern="^[0-9]+g\\.[0-9]+gb$")
 
 
 def reservation_affinity(k: KeyName) -> Schema:

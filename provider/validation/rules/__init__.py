@@ -1,12 +1,16 @@
 """Model-level rules: what the JSON Schema cannot express. Each finding cites its source."""
 
 from provider.validation.rules import (  # noqa: F401  (registers the rules)
+    accelerators,
+    containers,
     hardware,
     inputs,
     job,
+    local_gaps,
     package_extras,
     paths,
     storage,
+    study,
     tuning,
     vertex_fields,
 )

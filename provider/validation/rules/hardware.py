@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator
 
-from provider.core.problem import Severity
 from provider.spec.formats.base import CountTable
 from provider.spec.formats.registry import format_of
 from provider.spec.model import Role, TrainingJob, WorkerPool, path_of
+from provider.validation.rules.accelerators import current, unknown_accelerator
 from provider.validation.rules.base import (
     JOB_RULES,
     MACHINE_SPEC,
@@ -127,6 +126,18 @@ def _counts(ctx: Context, job: TrainingJob, machine: str) -> dict[str, list[int]
     return ctx.catalog.seed_counts(machine)
 
 
+def _takes(ctx: Context, acc: str, count: int, machine: str) -> str:
+    """``; a2-highgpu-2g takes 2 x NVIDIA_TESLA_A100``: the machine types of Vertex AI's table that take
+    ``count``, or, when none does, the counts any machine type takes."""
+    from provider.catalog.offers import machines_for
+
+    others = [m for m in machines_for(acc, count, ctx.catalog) if m != machine]
+    if others:
+        return f"; {join(others[:4])} take{'s' if len(others) == 1 else ''} {count} x {acc}"
+    counts = sorted({c for accs in ctx.catalog.counts_table("vertex").values() for c in accs.get(acc, [])})
+    return f"; no machine type takes {count}: {acc} comes {join(counts)} to a machine (trainjobs gpus)" if counts else ""
+
+
 def _caps_reason(ctx: Context, machine_name: str, acc: str, count: int, allowed: list[int]) -> str:
     """Why a GPU count does not fit: the vCPU and memory each GPU can serve (seed 001)."""
     machine = ctx.catalog.machine(machine_name)
@@ -157,7 +168,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
         if topologies is not None:
             if acc is not None:
                 yield Finding(
-                    f"{pool.machine_type} is a TPU machine type: its chips come with it",
+                    f"{_label(pool)} is a TPU machine type: its chips come with it",
                     path_of(acc) or path_of(pool, "accelerator"),
                     "tpu.topology",
                     MACHINE_SPEC,
@@ -173,12 +184,15 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
         if acc is None:
             if machine.requires_accelerator:
                 yield Finding(
-                    f"{pool.machine_type} comes with accelerators, but none is set",
+                    f"{_label(pool)} comes with accelerators, but none is set",
                     path_of(pool),
                     "gpu.required",
                     MACHINE_SPEC,
-                    allowed=join(f"{c[0]} x {a}" for a, c in sorted(counts.items())),
+                    allowed=join(f"{counts[a][0]} x {a}" for a in current(ctx, counts)),
                 )
+            continue
+        if ctx.catalog.accelerator(acc.type) is None:
+            yield unknown_accelerator(ctx, acc.type, path_of(acc, "type"), current(ctx, counts))
             continue
         if not counts:
             yield Finding(
@@ -195,7 +209,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 path_of(acc, "type"),
                 "gpu.type",
                 SEED_001 + " (valid numbers of GPUs for each machine type)",
-                allowed=f"on {pool.machine_type}: " + join(sorted(counts)),
+                allowed=f"on {pool.machine_type}: " + (join(current(ctx, counts)) or "no accelerator still offered"),
             )
             continue
         allowed = counts[acc.type]
@@ -206,135 +220,8 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 path_of(acc, "count"),
                 "gpu.count",
                 SEED_001 + " (valid numbers of GPUs; vCPU and memory per GPU)",
-                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}",
+                allowed=f"{join(allowed)} x {acc.type} on {pool.machine_type}" + _takes(ctx, acc.type, acc.count, pool.machine_type),
             )
-
-
-@rule
-def accelerator_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """Valid under the seeds, but no longer offered (K80) or past end of support (P100)."""
-    seen: set[str] = set()
-    for pool in job.pools:
-        acc = pool.accelerator
-        if acc is None or acc.type in seen:
-            continue
-        seen.add(acc.type)
-        info = ctx.catalog.accelerator(acc.type)
-        if info is None:
-            continue
-        where = path_of(acc, "type") or path_of(pool)
-        instead = f"use {join(info.instead)} instead" if info.instead else None
-        if info.no_training_machine:
-            trainable = sorted(a.name for a in ctx.catalog.accelerators.values() if a.kind == "tpu" and a.vertex_training)
-            yield Finding(
-                f"{acc.type} is in Vertex AI's AcceleratorType list, but Vertex AI offers no machine type to train on it",
-                where,
-                "tpu.offered",
-                "tools/catalog/curated/tpu_training.json (" + info.no_training_machine + ")",
-                allowed="a TPU Vertex AI trains on: " + join(trainable),
-                severity=ctx.offering_severity,
-            )
-        elif not info.vertex_training:
-            yield Finding(
-                f"{acc.type} is valid under AI Platform Training (seed 001) but Vertex AI no longer offers it "
-                f"({info.display}: end of support)",
-                where,
-                "gpu.offered",
-                MACHINE_SPEC + " (AcceleratorType enum: deprecated)",
-                allowed=instead,
-                severity=ctx.offering_severity,
-            )
-        elif info.end_of_support and dt.date.fromisoformat(info.end_of_support) <= ctx.today:
-            yield Finding(
-                f"{acc.type} reached end of support on {info.end_of_support}; new jobs may not get it",
-                where,
-                "gpu.end_of_support",
-                MACHINE_SPEC + " (accelerator_capacity_notes)",
-                allowed=instead,
-                severity=Severity.WARNING,
-            )
-
-
-def _accelerators(ctx: Context, job: TrainingJob) -> list[tuple[str, WorkerPool]]:
-    out = []
-    for pool in job.pools:
-        if pool.accelerator is not None:
-            out.append((pool.accelerator.type, pool))
-        else:
-            implied = ctx.catalog.implied_accelerator(pool.machine_type)
-            if implied:
-                out.append((implied, pool))
-    return out
-
-
-@rule
-def accelerator_in_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """The accelerator is offered for training in the job's region (seed 001, Vertex locations)."""
-    region = ctx.catalog.region(job.region or "")
-    if region is None:
-        return
-    for acc, pool in _accelerators(ctx, job):
-        if acc in region.vertex_accelerators:
-            continue  # every pool is reported, each at its own accelerator
-        where = path_of(pool.accelerator, "type") if pool.accelerator else path_of(pool, "machine_type")
-        offering = sorted(r.name for r in ctx.catalog.regions.values() if acc in r.vertex_accelerators)
-        legacy = acc in region.ai_platform_gpus or acc in region.ai_platform_tpus
-        info = ctx.catalog.accelerator(acc)
-        if info is not None and not info.vertex_training:
-            continue  # accelerator_offered already said Vertex AI does not offer it anywhere
-        if legacy:
-            yield Finding(
-                f"{acc} was offered for AI Platform training in {job.region}, but Vertex AI does not offer it for "
-                f"training there",
-                where,
-                "gpu.region",
-                REGIONS,
-                allowed="regions that offer it: " + (join(offering) if offering else "none"),
-                severity=ctx.offering_severity,
-            )
-        else:
-            yield Finding(
-                f"{acc} is not offered for training in {job.region}",
-                where,
-                "gpu.region",
-                SEED_001 + "; " + REGIONS,
-                allowed="regions that offer it: " + (join(offering) if offering else "none")
-                + f"; accelerators in {job.region}: " + (join(sorted(region.vertex_accelerators)) or "none"),
-            )
-
-
-@rule
-def gpus_in_one_zone(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """All GPU types of one job must be available in a single zone of the region (seed 001)."""
-    gpus = sorted({p.accelerator.type for p in job.pools if p.accelerator and p.gpus})
-    if len(gpus) < 2 or job.region is None:
-        return
-    for statement in ctx.catalog.zone_statements(job.region):
-        if set(statement["gpus"]) <= set(gpus):
-            yield Finding(
-                f"no zone of {job.region} offers all of {join(gpus, 'and')}; a job's GPU types must share one zone",
-                path_of(job, "pools"),
-                "gpu.zone",
-                f"{statement['source']} (GPUs of one job in one zone)",
-                allowed=f"GPU types that share a zone of {job.region}; the docs name {join(statement['gpus'], 'and')} "
-                "as a combination no zone offers",
-            )
-            return
-    zones = ctx.catalog.zones(job.region)
-    known = {g for z in zones.values() for g in z["gpus"]}
-    if not zones or not set(gpus) <= known:
-        return  # the catalog cannot tell; say nothing rather than guess
-    if any(set(gpus) <= set(z["gpus"]) for z in zones.values()):
-        return
-    unverified = any(set(z.get("unverified", [])) & set(gpus) for z in zones.values())
-    by_zone = "; ".join(f"{name}: {join(z['gpus'], 'and')}" for name, z in sorted(zones.items()))
-    yield Finding(
-        f"no zone of {job.region} offers all of {join(gpus, 'and')}; a job's GPU types must share one zone",
-        path_of(job, "pools"),
-        "gpu.zone",
-        SEED_001 + " (GPUs of one job in one zone)" + ("; zone data partly unverified" if unverified else ""),
-        allowed=f"GPU types that share a zone: {by_zone}",
-    )
 
 
 @rule

@@ -8,7 +8,9 @@ or would silently break the job:
 * an environment variable the training service sets itself (``CLUSTER_SPEC``, ``TF_CONFIG``,
   ``AIP_*``, ``CLOUD_ML_*``, PyTorch's ``MASTER_ADDR``...) would be overridden or would
   override what the cluster needs: an error; ``PATH``, ``LD_PRELOAD`` and ``PYTHONPATH``
-  change what runs in the prebuilt container: a warning;
+  change what runs in the prebuilt container: a warning; so do the output directories
+  ``AIP_MODEL_DIR``, ``AIP_CHECKPOINT_DIR`` and ``AIP_TENSORBOARD_LOG_DIR``, which Vertex AI sets
+  only with baseOutputDirectory and lets a container set otherwise;
 * ``module`` is run as ``python -m MODULE``: a dotted Python module name;
 * durations are google.protobuf.Duration values: more than zero for a limit, and at most the
   type's maximum of 315,576,000,000 seconds (10,000 years).
@@ -21,7 +23,7 @@ from collections.abc import Iterator
 
 from provider.core.problem import Severity
 from provider.document.excerpt import clip
-from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
+from provider.spec.model import Container, DocPath, EnvVar, PythonPackage, TrainingJob, path_of
 from provider.spec.reader import format_duration
 from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 
@@ -35,17 +37,41 @@ def _reserved(ctx: Context) -> tuple[frozenset[str], tuple[str, ...], frozenset[
     return frozenset(env["reserved_names"]), tuple(env["reserved_prefixes"]), frozenset(env["risky_names"])
 
 
+def _output_dirs(ctx: Context) -> dict[str, str]:
+    """AIP_MODEL_DIR, AIP_CHECKPOINT_DIR, AIP_TENSORBOARD_LOG_DIR -> where Vertex AI points them."""
+    dirs: dict[str, str] = ctx.catalog.limits()["environment_variables"]["vertex"]["AIP_dirs"]["custom_job"]
+    return dirs
+
+
+def _output_dir_var(job: TrainingJob, var: EnvVar, where: str) -> Finding:
+    """Vertex AI sets the AIP_* output directories only with baseOutputDirectory, and lets a container
+    set them otherwise (custom_job.proto, baseOutputDirectory): a warning, naming which value wins."""
+    if job.output is not None:
+        what = (f"environment variable {var.name} is set here and by Vertex AI, which points it at {where} of "
+                "baseOutputDirectory; the trainer may see either")
+        allowed = f"leave {var.name} to Vertex AI (set baseOutputDirectory), or drop baseOutputDirectory"
+    else:
+        what = (f"environment variable {var.name} is one Vertex AI sets from baseOutputDirectory; with none set, "
+                "your value reaches the trainer as written")
+        allowed = f"baseOutputDirectory, to let Vertex AI set {var.name} ({where})"
+    return Finding(what, path_of(var), "env.output_dir", JOB_RULES + " (environment_variables.vertex.AIP_dirs)",
+                   allowed=allowed, severity=Severity.WARNING, on_key=True)
+
+
 @rule
 def env_names(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     names, prefixes, risky = _reserved(ctx)
+    output_dirs = _output_dirs(ctx)
     for var in job.env:
-        if var.name in names or var.name.startswith(prefixes):
+        if var.name in output_dirs:
+            yield _output_dir_var(job, var, output_dirs[var.name].replace("<base_output_directory>", ""))
+        elif var.name in names or var.name.startswith(prefixes):
             yield Finding(
                 f"environment variable {var.name} is set by the training service on every replica; setting it "
                 "overrides what the cluster needs (or is overridden)",
                 path_of(var), "env.reserved", RESERVED_SOURCE,
-                allowed="another name (not CLUSTER_SPEC, TF_CONFIG, AIP_*, CLOUD_ML_*, MASTER_ADDR, MASTER_PORT, "
-                "WORLD_SIZE, RANK, LOCAL_RANK)", on_key=True)
+                allowed="another name (not CLUSTER_SPEC, TF_CONFIG, AIP_* other than " + ", ".join(output_dirs)
+                + ", CLOUD_ML_*, MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK)", on_key=True)
         elif var.name in risky:
             yield Finding(
                 f"environment variable {var.name} changes what runs in the training container (its Python, its "

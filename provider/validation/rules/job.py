@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import Any
 
 from provider.core.problem import Severity
-from provider.spec.model import Container, PythonPackage, TrainingJob, path_of
+from provider.spec.model import PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import (
     JOB_RULES,
     SEED_000,
@@ -19,6 +19,7 @@ from provider.validation.rules.base import (
     join,
     rule,
 )
+from provider.validation.rules.containers import named_images
 
 _SPACE = re.compile(r"\s")  # what str.isspace() counts as whitespace
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_-]+\}|<[A-Za-z_-]+>|\$\{?[A-Z_]+\}?")
@@ -78,7 +79,7 @@ def _default_image(job: TrainingJob, app: PythonPackage, ctx: Context) -> Iterat
     if not builds:
         return
     end = default.get("end_of_availability")
-    served = end is None or dt.date.fromisoformat(end) >= ctx.today
+    served = ctx.catalog.default_container_served(ctx.today)
     message = "no runtimeVersion or executorImage: the package runs on the prebuilt container " + join(builds, "and")
     if not served:
         message += f", which Vertex AI stopped serving on {end}"
@@ -98,6 +99,22 @@ def _version_key(v: object) -> tuple[int, ...]:
         return tuple(int(x) for x in str(v).split("."))
     except ValueError:
         return (0,)
+
+
+def _without_python(runtime: str, app: PythonPackage, runtimes: dict[str, Any]) -> Finding:
+    """No pythonVersion: before 2020-01-13 AI Platform read that as Python 2.7, which a 1.x runtime
+    offered and no Vertex AI container runs; name the runtime and the Python it implies."""
+    source = JOB_RULES + " (aip.runtime_python_required_2020: both are required since 2020-01-13; before, " \
+        "pythonVersion defaulted to 2.7)"
+    ceiling = runtimes["python_versions"].get("2.7", {}).get("max_runtime")
+    if ceiling and _version_key(runtime) <= _version_key(ceiling):
+        return Finding(
+            f"runtimeVersion {runtime!r} without pythonVersion means Python 2.7 (AI Platform's default for runtimes "
+            f"up to {ceiling}), and no Vertex AI prebuilt container runs Python 2.7",
+            path_of(app, "runtime_version"), "runtime.python", source,
+            allowed="pythonVersion '3.7' with runtimeVersion '1.15' (or an executorImage of your choice)")
+    return Finding(f"runtimeVersion {runtime!r} is set without pythonVersion", path_of(app, "runtime_version"),
+                   "runtime.python", source, allowed="pythonVersion '3.7' (the only Python of runtimes after 1.15)")
 
 
 @rule
@@ -123,9 +140,7 @@ def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                       allowed=join(sorted(known, key=_version_key)))
         return
     if app.python_version is None:
-        yield Finding("runtimeVersion is set without pythonVersion", path_of(app, "runtime_version"), "runtime.python",
-                      JOB_RULES + " (aip.runtime_python_required_2020: both are required since 2020-01-13)",
-                      allowed="pythonVersion, such as '3.7' for runtime 1.15 and later")
+        yield _without_python(runtime, app, runtimes)
     else:
         rules = runtimes["python_versions"].get(app.python_version)
         if rules is None:
@@ -187,15 +202,8 @@ def _placeholder(image: str) -> str | None:
 @rule
 def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """An image URI with braces or spaces is a template left unfilled (seed 004's gcr.io/{YOUR-PROJECT-ID})."""
-    app = job.application
-    images = [(app.image_uri, path_of(app, "image_uri"))] if isinstance(app, Container) and app.image_uri else []
-    if isinstance(app, PythonPackage) and app.executor_image_uri:
-        images.append((app.executor_image_uri, path_of(app, "executor_image_uri")))
-    images += [(p.override.image_uri, path_of(p, "image") if "image" in p.at else path_of(p))
-               for p in job.pools if p.override and p.override.image_uri]
     seen: set[str] = set()
-    for image, where in images:
-        assert image is not None
+    for image, where in named_images(job):
         found = _placeholder(image)
         if found is None or image in seen:
             continue

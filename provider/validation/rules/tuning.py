@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 from provider.core.problem import Severity
-from provider.spec.model import HyperParam, Hyperparameters, ParamType, TrainingJob, path_of
+from provider.spec.model import DocPath, HyperParam, Hyperparameters, ParamType, TrainingJob, path_of
 from provider.validation.rules.base import JOB_RULES, Context, Finding, join, rule
 
 SOURCE = JOB_RULES + " (ai_platform_hyperparameter_spec; vx.hpt.*)"
@@ -63,13 +63,24 @@ def _categorical(p: HyperParam) -> Iterator[Finding]:
 _PARAM_CHECKS: tuple[Callable[[HyperParam], Iterator[Finding]], ...] = (_range, _discrete, _categorical)
 
 
+def _whitespace(what: str, name: str, where: DocPath) -> Iterator[Finding]:
+    if any(ch.isspace() for ch in name):
+        yield Finding(f"{what} {name!r} contains whitespace", where, "hpt.id_whitespace",
+                      JOB_RULES + " (vx.hpt.metric_param_ids: StudySpec metricId and parameterId must not contain "
+                      "whitespace)", allowed=f"{what} without spaces, tabs or newlines, such as "
+                      f"{'_'.join(name.split())!r}")
+
+
 def _params(hp: Hyperparameters) -> Iterator[Finding]:
+    yield from _whitespace("metric id", hp.metric, path_of(hp, "metric"))
     names: set[str] = set()
     for p in hp.params:
+        yield from _whitespace("parameter id", p.name, path_of(p, "name"))
         if p.name in names:
             yield Finding(f"parameter {p.name!r} is defined twice", path_of(p, "name"), "hpt.param_unique", SOURCE,
                           allowed="unique parameter names")
         names.add(p.name)
+    for p in hp.all_params():  # conditional parameters are held to the same rules (conditions: study.py)
         for check in _PARAM_CHECKS:
             yield from check(p)
 
@@ -77,7 +88,7 @@ def _params(hp: Hyperparameters) -> Iterator[Finding]:
 def _grid(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
     if hp.algorithm != "GRID_SEARCH":
         return
-    bad = [p.name for p in hp.params if p.type is ParamType.DOUBLE]
+    bad = [p.name for p in hp.all_params() if p.type is ParamType.DOUBLE]
     if bad:
         yield Finding(f"GRID_SEARCH cannot search the DOUBLE parameter(s) {join(bad, 'and')}",
                       path_of(hp, "algorithm"), "hpt.grid", SOURCE,

@@ -1,4 +1,4 @@
-"""Today's Vertex AI job fields (issue 11): checked against each other, and what the local backend skips.
+"""Today's Vertex AI job fields (issue 11), checked against each other (what the local backend skips: local_gaps.py).
 
 Facts and sources: tools/catalog/curated/vertex_job_fields.json (google-cloud-aiplatform's
 aiplatform_v1 types and the SDK's CustomJob).
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from provider.core.problem import Severity
 from provider.spec.model import Reservation, TrainingJob, path_of
-from provider.validation.rules.base import Context, Finding, Target, rule
+from provider.validation.rules.base import Context, Finding, rule
 
 FIELDS = "tools/catalog/curated/vertex_job_fields.json"
 SDK_JOBS = "google/cloud/aiplatform/jobs.py CustomJob.run"
@@ -18,26 +18,6 @@ SDK_JOBS = "google/cloud/aiplatform/jobs.py CustomJob.run"
 
 def _source(field: str, ctx: Context) -> str:
     return f"{FIELDS} ({field}: {ctx.catalog.job_fields()[field]['source']})"
-
-
-@rule
-def not_emulated_locally(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """The local backend runs the job without these Vertex AI features: it says so for each one set."""
-    if ctx.target is not Target.LOCAL:
-        return
-    fields = [(name, path_of(job.vertex, name)) for name in job.vertex.set_fields()]
-    if job.scheduling.disable_retries:
-        fields.append(("disableRetries", path_of(job.scheduling, "disable_retries")))
-    fields += [("reservationAffinity", path_of(p.reservation)) for p in job.pools if p.reservation is not None]
-    for name, where in fields:
-        yield Finding(
-            f"{name} is not emulated locally: the local backend runs the job without it",
-            where,
-            "local.not_emulated",
-            _source(name, ctx),
-            allowed=f"{name} takes effect on Vertex AI only; remove it for local runs or run in a vertex stack",
-            severity=Severity.WARNING,
-        )
 
 
 @rule

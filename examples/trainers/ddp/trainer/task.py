@@ -7,7 +7,8 @@ its own shard of the data; DDP averages the gradients, so the replicas stay iden
 * checkpoints each epoch to AIP_CHECKPOINT_DIR and resumes from the newest after a restart;
 * the chief saves the model to AIP_MODEL_DIR and reports the validation loss like
   cloudml-hypertune, for tuning;
-* --learning_rate and --hidden are tunable.
+* --learning_rate and --hidden are tunable;
+* shuts down cleanly: every rank leaves the process group, the chief last (see shut_down).
 """
 
 from __future__ import annotations
@@ -114,8 +115,28 @@ def main() -> int:
         os.makedirs(model_dir, exist_ok=True)
         torch.save(model.module.state_dict(), os.path.join(model_dir, "model.pt"))
         print(f"saved model to {model_dir}", flush=True)
-    dist.destroy_process_group()
+    shut_down(rank, world)
     return 0 if in_sync else 1
+
+
+def shut_down(rank: int, world: int) -> None:
+    """Leave the process group cleanly, the chief last.
+
+    The chief (rank 0) hosts the rendezvous store. If it exits while another rank is still tearing
+    down its process group, that rank's background threads lose the store and the process aborts
+    at exit ("terminate called without an active exception", SIGABRT), which the local backend and
+    Vertex AI rightly count as the replica failing. So: a barrier, then every rank destroys its
+    group; the others then check out through the store, and the chief waits for them (up to a
+    minute) before it exits and takes the store down."""
+    store = dist.distributed_c10d._get_default_store()  # kept past destroy_process_group
+    dist.barrier()
+    dist.destroy_process_group()
+    if rank != 0:
+        store.add("trainjobs/exited", 1)
+        return
+    deadline = time.monotonic() + 60
+    while store.add("trainjobs/exited", 0) < world - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
             state = json.load(f)
         w, b, start = state["w"], state["b"], state["epoch"] + 1
         print(f"resuming from checkpoint at epoch {state['epoch']}", flush=True)
+        if start >= args.epochs:
+            print(f"nothing left to train: the checkpoint in {ckpt_dir} is at the last epoch ({state['epoch']}) of "
+                  f"--epochs {args.epochs}. To train again from scratch, give the run its own output directory "
+                  "(trainjobs run --fresh SPEC; scripts/try.sh does), or raise --epochs to train on.", flush=True)
     print(f"training: epochs={args.epochs} lr={args.learning_rate} unknown_args={unknown}", flush=True)
     data = make_data(args.samples, seed=42)
     loss = float("inf")

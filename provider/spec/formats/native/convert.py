@@ -7,6 +7,7 @@ AI Platform and Vertex converters read their bodies with their own field names.
 from __future__ import annotations
 
 from provider.spec.envelope import body, merge_labels, metadata_fields
+from provider.spec.formats.native.tuning import hyperparameters
 from provider.spec.model import (
     Accelerator,
     Application,
@@ -14,10 +15,7 @@ from provider.spec.model import (
     ContainerBuild,
     Disk,
     EnvVar,
-    HyperParam,
-    Hyperparameters,
     OutputDir,
-    ParamType,
     PoolOverride,
     PythonPackage,
     Role,
@@ -27,7 +25,7 @@ from provider.spec.model import (
     WorkerPool,
 )
 from provider.spec.reader import ConversionError, Node
-from provider.spec.vertex_fields import options, reservation
+from provider.spec.vertex_fields import lustre_mounts, nfs_mounts, options, reservation
 
 POOL_KEYS = {role.value: role for role in Role}
 
@@ -54,8 +52,9 @@ def disk(node: Node | None, type_key: str = "type", size_key: str = "sizeGb") ->
 
 def pool(role: Role, node: Node) -> WorkerPool:
     override = None
-    if any(k in node for k in ("image", "command", "args")):
-        override = PoolOverride(image_uri=node.text("image"), command=node.strs("command"), args=node.strs("args"))
+    if any(k in node for k in ("image", "command", "args", "container")):
+        override = PoolOverride(image_uri=node.text("image"), command=node.strs("command"), args=node.strs("args"),
+                                container=node.flag("container"))
     return WorkerPool(
         role=role,
         machine_type=node.req_str("machineType"),
@@ -65,6 +64,9 @@ def pool(role: Role, node: Node) -> WorkerPool:
         disk=disk(node.child("disk")),
         override=override,
         reservation=reservation(node.child("reservationAffinity")),
+        gpu_partition_size=node.text("gpuPartitionSize"),
+        nfs_mounts=nfs_mounts(node),
+        lustre_mounts=lustre_mounts(node),
         at={
             "": node.path,
             "machine_type": node.at("machineType"),
@@ -72,6 +74,9 @@ def pool(role: Role, node: Node) -> WorkerPool:
             "accelerator": node.at("accelerator"),
             "tpu_topology": node.at("tpuTopology"),
             "image": node.at("image"),
+            "gpu_partition_size": node.at("gpuPartitionSize"),
+            "nfs_mounts": node.at("nfsMounts"),
+            "lustre_mounts": node.at("lustreMounts"),
         },
     )
 
@@ -142,60 +147,6 @@ def scheduling(node: Node | None) -> Scheduling:
             "disable_retries": node.at("disableRetries"),
             "max_running": node.at("maxRunningTime"),
             "strategy": node.at("strategy"),
-        },
-    )
-
-
-def _param_values(node: Node, key: str) -> tuple[str | float, ...]:
-    raw = node.raw(key)
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ConversionError(f"{key} is not a list")
-    out: list[str | float] = []
-    for v in raw:
-        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-            raise ConversionError(f"{key} holds a non-scalar")
-        out.append(v if isinstance(v, str) else float(v))
-    return tuple(out)
-
-
-def hyperparameters(node: Node | None) -> Hyperparameters | None:
-    if node is None:
-        return None
-    params = []
-    for p in node.items("params"):
-        type_name = p.req_str("type")
-        if type_name not in ParamType.__members__:
-            raise ConversionError(f"unknown parameter type {type_name}")
-        params.append(
-            HyperParam(
-                name=p.req_str("name"),
-                type=ParamType(type_name),
-                min=p.number("min"),
-                max=p.number("max"),
-                values=_param_values(p, "values"),
-                scale=p.text("scale"),
-                at={"": p.path, "name": p.at("name"), "min": p.at("min"), "max": p.at("max"),
-                    "values": p.at("values"), "scale": p.at("scale")},
-            )
-        )
-    return Hyperparameters(
-        goal=node.text("goal") or "MAXIMIZE",
-        metric=node.req_str("metric"),
-        params=tuple(params),
-        max_trials=node.integer("maxTrials", 1) or 0,
-        max_parallel_trials=node.integer("maxParallelTrials", 1) or 0,
-        max_failed_trials=node.integer("maxFailedTrials", 0) or 0,
-        algorithm=node.text("algorithm") or "ALGORITHM_UNSPECIFIED",
-        at={
-            "": node.path,
-            "params": node.at("params"),
-            "max_trials": node.at("maxTrials"),
-            "max_parallel_trials": node.at("maxParallelTrials"),
-            "max_failed_trials": node.at("maxFailedTrials"),
-            "algorithm": node.at("algorithm"),
-            "metric": node.at("metric"),
         },
     )
 

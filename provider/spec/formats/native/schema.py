@@ -8,13 +8,16 @@ and limits from the catalog. ``provider/spec/schema.py`` puts these into the doc
 from __future__ import annotations
 
 from provider.catalog import CATALOG
+from provider.spec.formats.native.tuning import STOPPING_TYPES
 from provider.spec.formats.schema_accelerators import machine_type_schema, nested_rules
 from provider.spec.formats.schema_kit import (
+    GPU_PARTITION,
     JOB_FIELD_SCHEMAS,
     WAIT_ALTERNATIVES,
     Schema,
     job_fields,
     limits,
+    mounts,
     obj,
     reservation_affinity,
     string,
@@ -27,7 +30,7 @@ ROLES = tuple(role.value for role in Role)  # chief, workers, parameterServers, 
 
 def defs() -> dict[str, Schema]:
     """The native format's ``$defs``."""
-    return {"nativeSpec": _native_spec(), "nativePool": _native_pool()}
+    return {"nativeSpec": _native_spec(), "nativePool": _native_pool(), "nativeParam": _param()}
 
 
 def _native_pool_ref(role: str) -> Schema:
@@ -57,6 +60,8 @@ def _native_pool() -> Schema:
             ),
             "tpuTopology": string("TPU slice topology, for ct5lp, ct6e and tpu7x machine types"),
             "reservationAffinity": reservation_affinity(lambda name: name),
+            "gpuPartitionSize": GPU_PARTITION,
+            **mounts(lambda name: name),
             "disk": obj(
                 {"type": {"$ref": "#/$defs/diskType"}, "sizeGb": {"$ref": "#/$defs/diskSizeGb"}},
                 description="the boot disk of every VM in the pool",
@@ -64,16 +69,22 @@ def _native_pool() -> Schema:
             "image": string("a container image for this pool instead of the job's (e.g. Reduction Server)"),
             "command": strings("the container command for this pool"),
             "args": strings("the container or module args for this pool"),
+            "container": {"type": "boolean",
+                          "description": "true: this pool runs image as a container (its own command and args) while "
+                          "the job runs a Python package, as a Reduction Server pool does"},
         },
         required=("machineType",),
         description="a worker pool: machineType, replicas, accelerator, disk",
-        allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count"),
+        allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count") + [{
+            "if": {"required": ["gpuPartitionSize"]},
+            "then": {"required": ["accelerator"], "properties": {"accelerator": {"properties": {"count": {"const": 1}}}},
+                     "description": "gpuPartitionSize partitions one GPU: an accelerator with count 1"}}],
     )
 
 
-def _hyperparameters_native() -> Schema:
+def _param() -> Schema:
     hp = limits()["hyperparameters"]
-    param = obj(
+    return obj(
         {
             "name": string("the parameter name, passed to the trainer as --NAME=VALUE", pattern="^\\S+$"),
             "type": {"enum": ["DOUBLE", "INTEGER", "CATEGORICAL", "DISCRETE"]},
@@ -82,36 +93,89 @@ def _hyperparameters_native() -> Schema:
             "values": {"type": "array", "minItems": 1, "maxItems": hp["max_discrete_values"],
                        "items": {"type": ["string", "number"]}},
             "scale": {"enum": ["UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE"]},
+            "default": {"type": ["string", "number"],
+                        "description": "the value Vertex AI tries first (a value spec's defaultValue)"},
+            "conditionalParams": {"type": "array", "minItems": 1, "items": obj(
+                {"parentValues": {"type": "array", "minItems": 1, "items": {"type": ["string", "number"]},
+                                  "description": "the parent's values for which this parameter is searched"},
+                 "param": {"$ref": "#/$defs/nativeParam"}},
+                required=("parentValues", "param"),
+                description="a parameter searched only when this one takes one of parentValues")},
         },
         required=("name", "type"),
         description="a hyperparameter: DOUBLE and INTEGER take min and max; CATEGORICAL and DISCRETE take values",
         allOf=[
             {"if": {"properties": {"type": {"enum": ["DOUBLE", "INTEGER"]}}},
-             "then": {"required": ["min", "max"], "properties": {"values": False},
+             "then": {"required": ["min", "max"], "properties": {"values": False, "default": {"type": "number"}},
                       "description": "DOUBLE and INTEGER parameters take min and max, not values"}},
             {"if": {"properties": {"type": {"const": "CATEGORICAL"}}},
              "then": {"required": ["values"], "properties": {"min": False, "max": False, "scale": False,
-                                                            "values": {"items": {"type": "string"}}},
+                                                            "values": {"items": {"type": "string"}},
+                                                            "default": {"type": "string"}},
                       "description": "CATEGORICAL parameters take a list of strings as values, no scale"}},
             {"if": {"properties": {"type": {"const": "DISCRETE"}}},
              "then": {"required": ["values"], "properties": {"min": False, "max": False,
-                                                            "values": {"items": {"type": "number"}}},
+                                                            "values": {"items": {"type": "number"}},
+                                                            "default": {"type": "number"}},
                       "description": "DISCRETE parameters take an increasing list of numbers as values"}},
+            {"if": {"properties": {"type": {"const": "DOUBLE"}}},
+             "then": {"properties": {"conditionalParams": False},
+                      "description": "only INTEGER, CATEGORICAL and DISCRETE parameters have conditional parameters"}},
         ],
     )
+
+
+def _hyperparameters_native() -> Schema:
+    goal: Schema = {"enum": ["MAXIMIZE", "MINIMIZE"]}
+    safety = obj({"threshold": {"type": "number"},
+                  "minSafeTrialsFraction": {"type": "number", "minimum": 0, "maximum": 1}},
+                 description="a safety metric: threshold, minSafeTrialsFraction (safetyConfig)")
     return obj(
         {
-            "goal": {"enum": ["MAXIMIZE", "MINIMIZE"]},
-            "metric": string("the metric tag the trainer reports (cloudml-hypertune hyperparameter_metric_tag)"),
-            "params": {"type": "array", "minItems": 1, "items": param},
+            "goal": goal,
+            "metric": {"$ref": "#/$defs/metricId"},
+            "safety": safety,
+            "otherMetrics": {"type": "array", "items": obj(
+                {"metric": {"$ref": "#/$defs/metricId"}, "goal": goal, "safety": safety},
+                required=("metric", "goal"), description="another metric of the study: metric, goal, safety")},
+            "params": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/nativeParam"}},
             "maxTrials": {"type": "integer", "minimum": 1},
             "maxParallelTrials": {"type": "integer", "minimum": 1},
             "maxFailedTrials": {"type": "integer", "minimum": 0},
             "algorithm": {"enum": ["ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH"],
                           "description": "ALGORITHM_UNSPECIFIED (Bayesian optimisation), GRID_SEARCH or RANDOM_SEARCH"},
+            "measurementSelection": {"enum": ["LAST_MEASUREMENT", "BEST_MEASUREMENT"],
+                                     "description": "which of a trial's measurements counts (default LAST_MEASUREMENT)"},
+            "observationNoise": {"enum": ["LOW", "HIGH"],
+                                 "description": "how noisy the trials' measurements are (Bayesian optimisation)"},
+            "stopping": obj(
+                {"type": {"enum": sorted(STOPPING_TYPES)},
+                 "useElapsedDuration": {"type": "boolean"},
+                 "maxStepCount": {"type": "integer", "minimum": 0},
+                 "minStepCount": {"type": "integer", "minimum": 0},
+                 "minMeasurementCount": {"type": "integer", "minimum": 0},
+                 "learningRateParameterName": {"type": "string"},
+                 "updateAllStoppedTrials": {"type": "boolean"}},
+                required=("type",),
+                description="automated early stopping of trials: type DECAY_CURVE, MEDIAN or CONVEX (the convex "
+                "spec also takes maxStepCount, minStepCount, minMeasurementCount, learningRateParameterName, "
+                "updateAllStoppedTrials)",
+                allOf=[{"if": {"properties": {"type": {"enum": ["DECAY_CURVE", "MEDIAN"]}}},
+                        "then": {"propertyNames": {"enum": ["type", "useElapsedDuration"]},
+                                 "description": "DECAY_CURVE and MEDIAN take useElapsedDuration only"}}]),
+            "studyStopping": obj(
+                {"shouldStopAsap": {"type": "boolean"},
+                 "minimumRuntime": {"$ref": "#/$defs/studyTime"},
+                 "maximumRuntime": {"$ref": "#/$defs/studyTime"},
+                 "minNumTrials": {"type": "integer", "minimum": 0},
+                 "maxNumTrials": {"type": "integer", "minimum": 0},
+                 "maxNumTrialsNoProgress": {"type": "integer", "minimum": 0},
+                 "maxDurationNoProgress": {"$ref": "#/$defs/duration"}},
+                description="when the whole study stops (studyStoppingConfig)"),
         },
         required=("goal", "metric", "params"),
-        description="hyperparameter tuning: goal, metric, params, maxTrials, maxParallelTrials, algorithm",
+        description="hyperparameter tuning: goal, metric, params, maxTrials, maxParallelTrials, algorithm, "
+        "measurementSelection, observationNoise, stopping, studyStopping",
     )
 
 

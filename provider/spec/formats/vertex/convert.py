@@ -9,7 +9,7 @@ spec body, with the CustomJob's own fields (``displayName``, ``labels``) and the
 from __future__ import annotations
 
 from provider.core.record import replace
-from provider.spec.envelope import body, merge_labels, metadata_fields
+from provider.spec.envelope import Metadata, body, merge_labels, metadata_fields
 from provider.spec.formats.vertex.keys import Keys, is_snake_case
 from provider.spec.model import (
     Accelerator,
@@ -29,7 +29,7 @@ from provider.spec.model import (
     WorkerPool,
 )
 from provider.spec.reader import ConversionError, Node
-from provider.spec.vertex_fields import options, reservation
+from provider.spec.vertex_fields import lustre_mounts, nfs_mounts, options, reservation
 
 
 def _env(node: Node, k: Keys) -> tuple[EnvVar, ...]:
@@ -67,12 +67,18 @@ def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
         tpu_topology=ms.text(k("tpuTopology")),
         disk=disk,
         reservation=reservation(ms.child(k("reservationAffinity")), k),
+        gpu_partition_size=ms.text(k("gpuPartitionSize")),
+        nfs_mounts=nfs_mounts(node, k),
+        lustre_mounts=lustre_mounts(node, k),
         at={
             "": node.path,
             "machine_type": ms.at(k("machineType")),
             "replica_count": node.at(k("replicaCount")),
             "accelerator": ms.at(k("acceleratorType")) if acc_type else ms.path,
             "tpu_topology": ms.at(k("tpuTopology")),
+            "gpu_partition_size": ms.at(k("gpuPartitionSize")),
+            "nfs_mounts": node.at(k("nfsMounts")),
+            "lustre_mounts": node.at(k("lustreMounts")),
         },
     )
 
@@ -182,8 +188,11 @@ def _scheduling(sched: Node | None, k: Keys) -> Scheduling:
 
 
 def convert(doc: Node) -> TrainingJob:
-    meta = metadata_fields(doc)
-    spec = body(doc)
+    return custom_job(metadata_fields(doc), body(doc))
+
+
+def custom_job(meta: Metadata, spec: Node) -> TrainingJob:
+    """A CustomJobSpec (``spec``: a document's body, or a tuning job's trialJobSpec) -> TrainingJob."""
     k = Keys(is_snake_case(spec.data))
     notes: list[Note] = []
     specs = spec.items(k("workerPoolSpecs"))

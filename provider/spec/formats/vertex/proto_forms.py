@@ -42,6 +42,9 @@ from provider.core.record import Record
 from provider.spec.formats.vertex.keys import CAMEL_MARKER, SNAKE_MARKER
 from provider.spec.model import Note
 
+STUDY_MARKER = "studySpec"  # a HyperparameterTuningJob body (provider/spec/formats/vertex_tuning)
+TRIAL = "trialJobSpec"
+
 
 class Forms(Record):
     """The document as Google's reader takes it, and what the reading found."""
@@ -53,7 +56,15 @@ class Forms(Record):
 def read(data: Any) -> Forms:
     """``data`` as Google's reader of its Vertex spec body takes it; other documents unchanged."""
     spec = data.get("spec") if isinstance(data, dict) else None
-    if not isinstance(spec, dict) or not (SNAKE_MARKER in spec or CAMEL_MARKER in spec):
+    if not isinstance(spec, dict):
+        return Forms(data)
+    trial = spec.get(TRIAL) if STUDY_MARKER in spec else None
+    if isinstance(trial, dict):  # a HyperparameterTuningJob: its trial job is a CustomJobSpec, read by gcloud
+        from provider.spec.formats.vertex.proto_reader import Style, read_body
+
+        body, notes = read_body(trial, Style.GCLOUD, ("spec", TRIAL))
+        return Forms({**data, "spec": {**spec, TRIAL: body}}, notes)
+    if not (SNAKE_MARKER in spec or CAMEL_MARKER in spec):
         return Forms(data)
     from provider.spec.formats.vertex.proto_reader import Style, read_body  # only a Vertex body needs it
 

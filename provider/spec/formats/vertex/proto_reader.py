@@ -63,6 +63,8 @@ MESSAGES: dict[str, dict[str, Field]] = {
         "scheduling": Field(Kind.MESSAGE, "Scheduling"),
         "baseOutputDirectory": Field(Kind.MESSAGE, "GcsDestination"),
         "serviceAccount": _S,
+        "reservedIpRanges": _STRS,
+        "models": _STRS,
     },
     "WorkerPoolSpec": {
         "machineSpec": Field(Kind.MESSAGE, "MachineSpec"),
@@ -70,12 +72,17 @@ MESSAGES: dict[str, dict[str, Field]] = {
         "diskSpec": Field(Kind.MESSAGE, "DiskSpec"),
         "containerSpec": Field(Kind.MESSAGE, "ContainerSpec"),
         "pythonPackageSpec": Field(Kind.MESSAGE, "PythonPackageSpec"),
+        "nfsMounts": Field(Kind.MESSAGES, "NfsMount"),
+        "lustreMounts": Field(Kind.MESSAGES, "LustreMount"),
     },
+    "NfsMount": {"server": _S, "path": _S, "mountPoint": _S},
+    "LustreMount": {"instanceIp": _S, "volumeHandle": _S, "filesystem": _S, "mountPoint": _S},
     "MachineSpec": {
         "machineType": _S,
         "acceleratorType": Field(Kind.ENUM, "AcceleratorType"),
         "acceleratorCount": _I32,
         "tpuTopology": _S,
+        "gpuPartitionSize": _S,
     },
     "DiskSpec": {"bootDiskType": _S, "bootDiskSizeGb": _I32},
     "ContainerSpec": {"imageUri": _S, "command": _STRS, "args": _STRS, "env": _ENV},
@@ -266,8 +273,8 @@ _READ: dict[Kind, Callable[[_Reader, Field, str, Any, DocPath], Any]] = {
 }
 
 
-def read_body(spec: dict[str, Any], style: Style) -> tuple[dict[str, Any], tuple[Note, ...]]:
+def read_body(spec: dict[str, Any], style: Style, path: DocPath = ("spec",)) -> tuple[dict[str, Any], tuple[Note, ...]]:
     """A ``CustomJobSpec`` body (a copy) as the reader of ``style`` takes it, and the notes on it."""
     reader = _Reader(style)
-    body = reader.message("CustomJobSpec", spec, ("spec",))
+    body = reader.message("CustomJobSpec", spec, path)
     return body, tuple(reader.notes)

@@ -12,13 +12,16 @@ from __future__ import annotations
 from provider.catalog import CATALOG
 from provider.spec.formats.schema_accelerators import flat_rules, machine_type_schema
 from provider.spec.formats.schema_kit import (
+    GPU_PARTITION,
     JOB_FIELD_SCHEMAS,
     Schema,
     count_needs_type,
     int64,
     job_fields,
     limits,
+    mounts,
     obj,
+    partition_needs_one_gpu,
     reservation_affinity,
     string,
     strings,
@@ -53,11 +56,13 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("acceleratorCount"): {"type": "integer", "minimum": 0},
             k("tpuTopology"): string("TPU slice topology"),
             k("reservationAffinity"): reservation_affinity(k),
+            k("gpuPartitionSize"): GPU_PARTITION,
         },
         required=(k("machineType"),),
         description="machineType, acceleratorType, acceleratorCount",
         allOf=flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
-        + [count_needs_type(k("acceleratorType"), k("acceleratorCount"))],
+        + [count_needs_type(k("acceleratorType"), k("acceleratorCount")),
+           partition_needs_one_gpu(k("gpuPartitionSize"), k("acceleratorType"), k("acceleratorCount"))],
     )
     container = obj(
         {k("imageUri"): string("the container image URI"), "command": strings("overrides ENTRYPOINT"),
@@ -79,6 +84,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("diskSpec"): obj({k("bootDiskType"): {"$ref": "#/$defs/diskType"}, k("bootDiskSizeGb"): {"$ref": "#/$defs/diskSizeGb"}}),
             k("containerSpec"): container,
             k("pythonPackageSpec"): package,
+            **mounts(k),
         },
         description="a WorkerPoolSpec: machineSpec, replicaCount, diskSpec and containerSpec or pythonPackageSpec; "
         "{} skips a pool",
@@ -120,8 +126,6 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         # The SDK's staging_bucket may be a path: CustomJob writes under it (aiplatform-custom-job-TIMESTAMP).
         k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
-        k("enableDashboardAccess"): {"type": "boolean", "description": "gcloud --enable-dashboard-access"},
-        k("kmsKey"): string("gcloud --kms-key (the full key name)"),
     }
     if snake_case:
         props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}

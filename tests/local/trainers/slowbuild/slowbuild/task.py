@@ -1,0 +1,1 @@
+"""Never runs: the test cancels the job while this package is being installed."""
