@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from provider.core.errors import (  # the errors of the seam live with the core errors; imported from here too
     BackendError as BackendError,
@@ -38,6 +38,9 @@ from provider.core.errors import (
 from provider.core.labels import IDENTITY_LABEL as IDENTITY_LABEL  # owned by provider.core.labels; tests import it here
 from provider.core.record import Record, field
 from provider.core.vertex_request import VertexRequest
+
+if TYPE_CHECKING:
+    import threading
 
 
 class JobState(enum.Enum):
@@ -224,6 +227,8 @@ class Backend(Protocol):
         """Forget a finished job; FailedPrecondition while it runs."""
         ...
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
-        """Its log lines, each prefixed by its replica; with ``follow``, until the job ends."""
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
+             stop: threading.Event | None = None) -> Iterator[str]:
+        """Its log lines, each prefixed by its replica; with ``follow``, until the job ends or ``stop`` is
+        set (its reader went away: the generator returns within one poll, even while the job is quiet)."""
         ...

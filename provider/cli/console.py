@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import socket
 import sys
 from pathlib import Path
 
 from provider.core.errors import UserError
+from provider.core.trust import Binding, is_loopback
 
 EXTRA = "pip install 'trainjobs[console]'"
 
@@ -18,21 +18,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.add_argument("--port", type=int, default=0, help="the port (default: a free one, printed with the URL)")
     c.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1; the console has no authentication)")
+    c.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="also answer requests whose Host is NAME (a proxy, an SSH tunnel, a DNS alias); repeat for "
+                        "more. Other Hosts are refused (DNS rebinding): docs/security.md")
     c.add_argument("--stack", action="append", default=[], metavar="S",
                    help="also show this stack's jobs (local, Vertex AI, or the emulator through trainjobs:apiEndpoint); "
                         "repeat for more")
     c.add_argument("--stacks", default="stacks", metavar="DIR", help="the stack files (default: stacks)")
     c.add_argument("--plan", metavar="FILE", help="a plan to show: trainjobs plan --format json > FILE")
     c.set_defaults(_target="provider.cli.console:run")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -42,6 +36,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(2048)  # from now on a client that connects waits for uvicorn, rather than being refused
     except OSError:
         sock.close()
         raise
@@ -72,13 +67,18 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot listen on {args.host} port {args.port} ({why}); choose another --port or --host",
                         exit_code=2) from None
     port = sock.getsockname()[1]
-    if not _loopback(args.host):
+    try:
+        binding = Binding.of(args.host, port, tuple(args.allow_host))
+    except ValueError as exc:
+        sock.close()
+        raise UserError(f"{exc}: check --host and --allow-host", exit_code=2) from None
+    if not is_loopback(args.host):
         print(f"trainjobs: warning: listening on {args.host}, not on a loopback address: the console has no "
               "authentication, and anyone who can reach this port can see every job and cancel it", file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"trainjobs console: http://{shown}:{port}/  (jobs of {', '.join(sources.names())}; Ctrl-C stops it)",
           flush=True)
-    app = create_app(Console(sources, plan_file=plan))
+    app = create_app(Console(sources, plan_file=plan), binding)
     config = uvicorn.Config(app, host=args.host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     try:
         uvicorn.Server(config).run(sockets=[sock])

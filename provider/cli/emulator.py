@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "its jobs run on the local backend")
     e.add_argument("--port", type=int, default=0, help="port to listen on (default 0: a free port)")
     e.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    e.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="also answer requests whose Host is NAME (a proxy, an SSH tunnel, a DNS alias); repeat for "
+                        "more. Other Hosts are refused (DNS rebinding): docs/security.md")
     e.add_argument("--state-dir", metavar="DIR",
                    help="where jobs, operations, logs and storage are kept (default <TRAINJOBS_HOME>/emulator)")
     e.add_argument("--storage", metavar="DIR", help="the gs:// storage root (default <state-dir>/storage)")
@@ -75,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UserError(f"--port {args.port} is not a port: 0 (a free one) to 65535", exit_code=2)
     state_dir = Path(args.state_dir).expanduser() if args.state_dir else default_home() / "emulator"
-    emulator = Emulator(state_dir, host=args.host, port=args.port, storage_root=args.storage, cpu_only=args.cpu,
-                        verbose=args.verbose)
+    try:
+        emulator = Emulator(state_dir, host=args.host, port=args.port, storage_root=args.storage, cpu_only=args.cpu,
+                            verbose=args.verbose, allow_hosts=tuple(args.allow_host))
+    except ValueError as exc:  # a --host or --allow-host that is no host name or address
+        raise UserError(f"{exc}: check --host and --allow-host", exit_code=2) from None
     if args.workspace:
         from provider.workspace import Workspace, find_root
 

@@ -5,23 +5,30 @@
     GET  /jobs/{source}/{id}             a job (a tuning job with its charts and trials)
     GET  /fragments/jobs/{source}/{id}   the job's live part (state, replicas, trials)
     GET  /jobs/{source}/{id}/logs        its log lines as Server-Sent Events (?replica=)
-    POST /jobs/{source}/{id}/cancel      cancel it (the only write; the form carries a token)
+    POST /jobs/{source}/{id}/cancel      cancel it (the only write; guard.py says what it must carry)
     GET  /stacks, /stacks/{name}         stacks; a stack's jobs, GPUs, GPU-hours, cost, policy
     GET  /plan                           a plan (--plan FILE, or ?base=REF computed on request)
 
-Bad input and unreachable backends answer with a page that says what and how to fix it.
+Bad input and unreachable backends answer with a page that says what and how to fix it. Every
+request passes the guard first (guard.py: Host, Origin, Fetch Metadata; the cancel form's token).
+Backend calls (the Vertex SDK may wait 30 s) and other blocking work run in worker threads
+(``run_in_threadpool``), never on the event loop: one slow backend does not stall other pages.
 """
 
 from __future__ import annotations
 
 import datetime
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+from anyio import CapacityLimiter
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -29,23 +36,32 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from provider.backends.base import JobState
-from provider.console import charts, views
+from provider.console import charts, guard, views
 from provider.console.sources import Source, SourceError, Sources, source_for
 from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
 from provider.core.record import Record, field
+from provider.core.trust import Binding, Refusal, Verdict
 
 HERE = Path(__file__).parent
 MODELS_TTL = 30.0  # seconds a stack's parsed specs are reused
+LOG_STREAMS = 64  # log streams followed at once (each holds a thread while it waits for a line)
 
 
 class Console(Record, frozen=False):
-    """What the app serves from: the sources, a saved plan, and the token cancel forms carry."""
+    """What the app serves from: the sources, a saved plan, and the secret of its forms' tokens (guard.py)."""
 
     sources: Sources
     plan_file: Path | None = None
     project_root: Path = field(default_factory=Path.cwd)
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     _models: dict[str, tuple[float, dict[str, StackSpec]]] = field(default_factory=dict)
+    _log_limiter: CapacityLimiter | None = None
+
+    def log_limiter(self) -> CapacityLimiter:
+        """The threads that follow logs: their own LOG_STREAMS, so open streams never starve the pages' pool."""
+        if self._log_limiter is None:  # made in the event loop, at the first stream
+            self._log_limiter = CapacityLimiter(LOG_STREAMS)
+        return self._log_limiter
 
     def models(self, source: Source) -> dict[str, StackSpec]:
         if source.stack is None or self.sources.index is None:
@@ -120,11 +136,11 @@ def _filtered(request: Request) -> dict[str, Any]:
 
 
 async def jobs_page(request: Request) -> Response:
-    return templates.TemplateResponse(request, "jobs.html", _filtered(request))
+    return templates.TemplateResponse(request, "jobs.html", await run_in_threadpool(_filtered, request))
 
 
 async def jobs_fragment(request: Request) -> Response:
-    return templates.TemplateResponse(request, "_rows.html", _filtered(request))
+    return templates.TemplateResponse(request, "_rows.html", await run_in_threadpool(_filtered, request))
 
 
 def _job_context(request: Request) -> dict[str, Any]:
@@ -136,7 +152,8 @@ def _job_context(request: Request) -> dict[str, Any]:
     root = console.sources.index.root if console.sources.index else console.project_root
     context: dict[str, Any] = {"source": source, "job": job, "row": views.row(source.name, job, model),
                                "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
-                               "token": console.token, "request_body": views.request_body(job),
+                               "token": guard.form_token(console.secret, guard.nonce_of(request)),
+                               "request_body": views.request_body(job),
                                "has_logs": callable(getattr(source.backend, "logs", None))}
     context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job)
     if job.kind == "HyperparameterTuningJob":
@@ -157,11 +174,11 @@ def _relative(path: Path, root: Path) -> str:
 
 
 async def job_page(request: Request) -> Response:
-    return templates.TemplateResponse(request, "job.html", _job_context(request))
+    return templates.TemplateResponse(request, "job.html", await run_in_threadpool(_job_context, request))
 
 
 async def job_fragment(request: Request) -> Response:
-    return templates.TemplateResponse(request, "_job_live.html", _job_context(request))
+    return templates.TemplateResponse(request, "_job_live.html", await run_in_threadpool(_job_context, request))
 
 
 def _sse(event: str, data: str) -> str:
@@ -173,23 +190,30 @@ async def job_logs(request: Request) -> Response:
     import anyio
 
     console = _console(request)
-    source = console.source(request.path_params["source"])
+    source = await run_in_threadpool(console.source, request.path_params["source"])
     job_id = request.path_params["job_id"]
-    source.get(job_id)
+    await run_in_threadpool(source.get, job_id)
+    gone = threading.Event()
     lines: Iterator[str] | None = source.logs(job_id, replica=request.query_params.get("replica") or None,
-                                              follow=True)
+                                              follow=True, stop=gone)
 
     async def stream() -> AsyncIterator[str]:
         if lines is None:
             yield _sse("end", "this backend keeps no logs here: see the job's console URL")
             return
         done = object()
-        while not await request.is_disconnected():
-            line = await anyio.to_thread.run_sync(next, lines, done, abandon_on_cancel=True)
-            if line is done:
-                break
-            yield _sse("line", str(line))
-        yield _sse("end", "the job has ended")
+        try:
+            while not await request.is_disconnected():
+                # A dropped page cancels this wait (Starlette listens for the disconnect); the thread is let go
+                # and ``gone`` (set below) ends the backend's follow within one poll, even on a quiet job.
+                line = await anyio.to_thread.run_sync(next, lines, done, abandon_on_cancel=True,
+                                                      limiter=console.log_limiter())
+                if line is done:
+                    break
+                yield _sse("line", str(line))
+            yield _sse("end", "the job has ended")
+        finally:
+            gone.set()
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
@@ -197,11 +221,11 @@ async def job_logs(request: Request) -> Response:
 async def job_cancel(request: Request) -> Response:
     console = _console(request)
     form = await request.form()
-    if form.get("token") != console.token:
+    if not guard.valid_token(console.secret, request, form.get("token")):
         raise SourceError("this cancel form is stale or came from another site",
                           "reload the job's page and press Cancel again", 403)
-    source = console.source(request.path_params["source"])
-    source.cancel(request.path_params["job_id"])
+    source = await run_in_threadpool(console.source, request.path_params["source"])
+    await run_in_threadpool(source.cancel, request.path_params["job_id"])
     return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
 
 
@@ -212,15 +236,18 @@ async def stacks_page(request: Request) -> Response:
                                                                "problems": index.problems if index else []})
 
 
-async def stack_page(request: Request) -> Response:
+def _stack_context(request: Request) -> dict[str, Any]:
     console = _console(request)
     config = console.sources.stack(request.path_params["name"])
     source = console.stack_source(config.name)
     found, errors = rows(console, [source])
     jobs = [r.job for r in found]
-    return templates.TemplateResponse(request, "stack.html", {
-        "stack": config, "source": source, "rows": found, "errors": errors,
-        "usage": usage(config, jobs, console.models(source)), "chosen": config.name in console.sources.names()})
+    return {"stack": config, "source": source, "rows": found, "errors": errors,
+            "usage": usage(config, jobs, console.models(source)), "chosen": config.name in console.sources.names()}
+
+
+async def stack_page(request: Request) -> Response:
+    return templates.TemplateResponse(request, "stack.html", await run_in_threadpool(_stack_context, request))
 
 
 async def plan_page(request: Request) -> Response:
@@ -229,9 +256,9 @@ async def plan_page(request: Request) -> Response:
     console = _console(request)
     base = request.query_params.get("base")
     if base:
-        data = computed_plan(console.project_root, base)
+        data = await run_in_threadpool(computed_plan, console.project_root, base)  # runs git: off the loop
     elif console.plan_file is not None:
-        data = saved_plan(console.plan_file)
+        data = await run_in_threadpool(saved_plan, console.plan_file)
     else:
         data = None
     return templates.TemplateResponse(request, "plan.html", {"plan": data, "base": base or ""})
@@ -253,7 +280,22 @@ async def internal_error(request: Request, exc: Exception) -> Response:
                         "console's terminal shows the details.</p>", status_code=500)
 
 
-def create_app(console: Console) -> Starlette:
+_REFUSAL_FIX = {
+    Refusal.FOREIGN_HOST: "open the console at the address it printed when it started (a name that points at this "
+                          "machine is refused unless the console was started with --allow-host NAME)",
+}
+
+
+def refused(request: Request, verdict: Verdict) -> Response:
+    """The page of a request the guard refuses: what was refused, and what is allowed."""
+    fix = _REFUSAL_FIX.get(verdict.refusal or Refusal.FOREIGN_ORIGIN,
+                           "open the console at its own address and use its own links and buttons")
+    return templates.TemplateResponse(request, "error.html", {"message": f"Refused: {verdict.message}.", "fix": fix},
+                                      status_code=verdict.status)
+
+
+def create_app(console: Console, binding: Binding) -> Starlette:
+    """The app; ``binding``: where it listens and the names it answers to (its Host check)."""
     from provider.console.plans import PlanError
 
     async def plan_error(request: Request, exc: Exception) -> Response:
@@ -273,6 +315,7 @@ def create_app(console: Console) -> Starlette:
         Route("/plan", plan_page),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ], exception_handlers={SourceError: source_error, PlanError: plan_error, 404: not_found,
-                           Exception: internal_error})
+                           Exception: internal_error},
+        middleware=[Middleware(guard.Guard, binding=binding, refuse=refused)])
     app.state.console = console
     return app

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from provider.backends.base import Backend, BackendError, JobStatus
 from provider.backends.settings import BackendSettings, open_backend, open_local
 from provider.core.record import Record, field
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex
+
+if TYPE_CHECKING:
+    import threading
 
 LOCAL = "local"  # the name of the source for this machine's own jobs
 # A page waits for Vertex AI at most about this long: two tries, then it says what failed.
@@ -75,9 +79,10 @@ class Source(Record):
             raise SourceError(f"{self.describe()} cannot be reached: {type(exc).__name__}: {exc}",
                               _fix_for(self, None)) from exc
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
-        """The backend's log lines (as ``trainjobs logs`` prints them)."""
-        return self.backend.logs(job_id, replica=replica, follow=follow)
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
+             stop: threading.Event | None = None) -> Iterator[str]:
+        """The backend's log lines (as ``trainjobs logs`` prints them); ``stop`` ends a follow early."""
+        return self.backend.logs(job_id, replica=replica, follow=follow, stop=stop)
 
     def cancel(self, job_id: str) -> JobStatus:
         try:

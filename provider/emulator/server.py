@@ -21,7 +21,8 @@ Limits, so that no client can hold it or crash it:
   a body over 64 KiB goes to a spool file, never whole into memory, and at most ``MAX_UPLOADS``
   such bodies are received at once (beyond: 429 RESOURCE_EXHAUSTED, ``Retry-After: 1``).
 
-It binds 127.0.0.1 by default and has no authentication.
+It binds 127.0.0.1 by default and has no authentication; it answers only requests whose Host
+names it, and takes no state change from a browser page (gate.py, provider/core/trust.py).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from types import TracebackType
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
+from provider.core.trust import Binding
+from provider.emulator import gate
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.persistent import PersistentResourceService
@@ -211,6 +214,10 @@ class _Handler(BaseHTTPRequestHandler):
         body: Body | None = None
         slot = False
         try:
+            refused = gate.refusal(self.server.app.binding, self.command, self.path, self.headers.items())
+            if refused is not None:
+                self.close_connection = True  # its body, if any, is left unread
+                raise refused
             slot = self._upload_slot()
             body = self._read_body()
             self.server.disarm(self.connection)
@@ -256,7 +263,7 @@ class _Handler(BaseHTTPRequestHandler):
         names = {k.lower() for k, _ in answer.headers}
         if "content-type" not in names and answer.status not in (204, 308):
             self.send_header("Content-Type", "application/json; charset=UTF-8")
-        for key, value in answer.headers:
+        for key, value in (*answer.headers, *gate.RESPONSE_HEADERS):
             self.send_header(key, value)
         self.send_header("Content-Length", str(length))
         self.end_headers()
@@ -289,7 +296,10 @@ class Emulator:
     """The Vertex AI (and Cloud Storage) emulator: an HTTP server whose jobs run on the local backend."""
 
     def __init__(self, state_dir: str | Path, host: str = "127.0.0.1", port: int = 0,
-                 storage_root: str | Path | None = None, cpu_only: bool = False, verbose: bool = False) -> None:
+                 storage_root: str | Path | None = None, cpu_only: bool = False, verbose: bool = False,
+                 allow_hosts: tuple[str, ...] = ()) -> None:
+        self.allow_hosts = allow_hosts  # --allow-host: more names its Host header may give (provider.core.trust)
+        self.binding = Binding.of(host, port, allow_hosts)  # ValueError for a bad name, before anything starts
         self.state_dir = Path(state_dir).expanduser().resolve()
         self.host = host
         self.port = port
@@ -322,6 +332,7 @@ class Emulator:
             self.store.close()
             raise
         self.port = self._server.server_address[1]
+        self.binding = Binding.of(self.host, self.port, self.allow_hosts)
         self.storage.base_url = self.endpoint
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name=f"emulator-{self.port}", daemon=True)

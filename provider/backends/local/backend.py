@@ -223,9 +223,11 @@ class LocalBackend(Polled):
         return sorted(p for p in logs.rglob("*.log") if p.name != "setup.log") + \
             [p for p in (logs / "setup.log",) if p.exists()]
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
+             stop: threading.Event | None = None) -> Iterator[str]:
         """Log lines, each prefixed by its replica ([workerpool0-0] or [trial-2/workerpool0-0])."""
         self.get(job_id)
+        stop = stop or threading.Event()  # never set: follow until the job ends
         offsets: dict[Path, int] = {}
         logs = self.store.job_dir(job_id) / "logs"
         while True:
@@ -248,9 +250,8 @@ class LocalBackend(Polled):
                     yield f"[{name}] {line}"
             if not follow:
                 return
-            if not new and self.get(job_id).state.terminal:
+            if (not new and self.get(job_id).state.terminal) or stop.wait(0.2):
                 return
-            time.sleep(0.2)
 
 
 def _job_spec(submission: Submission) -> Json:

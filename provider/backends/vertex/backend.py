@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,6 +42,8 @@ from provider.core.labels import IDENTITY_LABEL
 from provider.core.labels import KEY as _LABEL_KEY
 
 if TYPE_CHECKING:
+    import threading
+
     from provider.backends.vertex.logs import LogLine
 
 Json = dict[str, Any]
@@ -251,11 +254,13 @@ class VertexBackend(Polled):
         raise NotFound(f"no Vertex AI job {ref!r} in {where} (an id, a resource name, a unique id prefix or a "
                        f"job name; see `trainjobs jobs list --stack S`)")
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[str]:
+    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
+             stop: threading.Event | None = None) -> Iterator[str]:
         """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
-        yield from (line.text() for line in self.log_lines(job_id, replica, follow))
+        yield from (line.text() for line in self.log_lines(job_id, replica, follow, stop))
 
-    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False) -> Iterator[LogLine]:
+    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False,
+                  stop: threading.Event | None = None) -> Iterator[LogLine]:
         from provider.backends.summary import replica_names
         from provider.backends.vertex.logs import CloudLogs, stream
 
@@ -264,7 +269,8 @@ class VertexBackend(Polled):
         if replica is not None and replica not in names:
             raise InvalidArgument(f"job {status.id} has no replica {replica!r}; its replicas: {', '.join(names)}")
         logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
-        yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow)
+        yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow,
+                          sleep=stop.wait if stop is not None else time.sleep)
 
     def request_cancel(self, status: JobStatus) -> str:
         """Ask Vertex AI to cancel the job (it ends CANCELLED); it is followed by its resource name."""

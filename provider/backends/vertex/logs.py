@@ -115,8 +115,9 @@ class CloudLogs:
 
 
 def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], replica: str | None = None,
-           follow: bool = False, sleep: Callable[[float], None] = time.sleep) -> Iterator[LogLine]:
-    """The job's log lines, oldest first; with ``follow``, new ones until the job has ended."""
+           follow: bool = False, sleep: Callable[[float], object] = time.sleep) -> Iterator[LogLine]:
+    """The job's log lines, oldest first; with ``follow``, new ones until the job has ended, or until
+    ``sleep`` returns True (``threading.Event.wait``: the reader went away)."""
     seen: set[str] = set()
     after: str | None = None
     delay = FIRST_DELAY
@@ -135,5 +136,5 @@ def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], replic
             return
         ended_before_poll = status().state.terminal  # one more poll after the end catches the last lines
         delay = FIRST_DELAY if new else min(MAX_DELAY, delay * 1.5)
-        if not ended_before_poll:
-            sleep(delay)
+        if not ended_before_poll and sleep(delay) is True:
+            return
