@@ -91,6 +91,20 @@ def test_a_vertex_stack_command_says_it_needs_the_vertex_extra(command: tuple[st
 
 
 @pytest.mark.slow  # builds a venv
+@pytest.mark.parametrize(("command", "part"), [
+    (("tensorboard", "abc123"), "tensorboard"),
+    (("console", "--port", "0"), "console"),
+])
+def test_tensorboard_and_the_console_say_which_extra_they_need(command: tuple[str, ...], part: str, base_venv: Path,
+                                                              tmp_path: Path) -> None:
+    proc = trainjobs(base_venv, *command, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert f"the '{part}' extra" in proc.stderr
+    assert f"install it with: {base_venv / 'bin' / 'python'} -m pip install -e '{ROOT}[{part}]'" in proc.stderr
+
+
+@pytest.mark.slow  # builds a venv
 def test_a_local_stack_needs_no_extra(base_venv: Path, tmp_path: Path) -> None:
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "Pulumi.local.yaml", tmp_path / "stacks")

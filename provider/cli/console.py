@@ -10,8 +10,6 @@ from pathlib import Path
 from provider.core.errors import UserError
 from provider.core.trust import Binding, is_loopback
 
-EXTRA = "pip install 'trainjobs[console]'"
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = sub.add_parser("console", help="a web UI: jobs, logs, tuning charts, a stack's GPUs and cost, plans")
@@ -44,14 +42,14 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    from provider.core.optional import Part, require
 
-        from provider.console.app import Console, create_app
-        from provider.console.sources import SourceError, load
-    except ModuleNotFoundError as exc:
-        raise UserError(f"trainjobs console needs the console extra ({exc.name} is not installed): {EXTRA}",
-                        exit_code=2) from None
+    require(Part.CONSOLE, "trainjobs console")
+    import uvicorn
+
+    from provider.console.app import Console, create_app
+    from provider.console.sources import SourceError, load
+
     try:
         sources = load(args.stack, Path(args.stacks))
     except SourceError as exc:
