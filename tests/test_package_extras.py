@@ -251,7 +251,12 @@ def test_the_provider_create_refuses_an_extra_package_outside_its_project_root(t
     props = {"jobName": "extras_job", "backend": "local", "localHome": str(tmp_path / "home"),
              "projectRoot": str(root),
              "extraPackages": [{"source": "../outside.whl", "uri": "gs://bucket/packages/0/outside.whl"}],
-             "request": {}, "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
+             "request": {"displayName": "extras_job", "jobSpec": {"workerPoolSpecs": [{  # a job this machine runs
+                 "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1,
+                 "pythonPackageSpec": {"executorImageUri": "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-6:latest",
+                                       "packageUris": ["gs://bucket/packages/0/outside.whl"],
+                                       "pythonModule": "trainer.task"}}]}},
+             "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1"}
     with pytest.raises(TrainingJobError, match=r"was not started: the extra package .*outside the repository"):
         TrainingJobProvider().create(props)
     assert not (tmp_path / "home" / "storage").exists() or not any((tmp_path / "home" / "storage").rglob("*.whl"))

@@ -57,6 +57,7 @@ from provider.emulator.store import EmulatorStore
 BACKLOG = 1024
 IDLE_TIMEOUT = 60.0
 READ_TIMEOUT = 30.0
+_LINGER_SECONDS, _LINGER_BYTES = 2.0, 64 * 1024 * 1024  # how long, how much an early answer waits for the rest
 _PER_MIB = 1.0
 MAX_UPLOADS = 16  # bodies large enough to be spooled to disk, received at once
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -133,6 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # without it every answer waits ~40 ms for the client's delayed ACK
     server: _Server
     server_version = "trainjobs-emulator"
+    unread_body = False  # an answer went out before the request's body was read: linger before closing
 
     def setup(self) -> None:
         super().setup()
@@ -143,9 +145,27 @@ class _Handler(BaseHTTPRequestHandler):
     def finish(self) -> None:
         with contextlib.suppress(OSError):
             super().finish()
+        if self.close_connection and self.unread_body:
+            self._linger()
         with self.server.connections_lock:
             self.server.connections.discard(self.connection)
             self.server.deadlines.pop(self.connection, None)
+
+    def _linger(self) -> None:
+        """Answered before its body was read (a 413, a 429, a refusal): close the sending side, then
+        read and drop what the client still sends, for a short while, before the socket closes. A
+        socket closed with unread data sends a reset, which can destroy the answer before the
+        client reads it (RFC 9112, 9.6: a lingering close)."""
+        conn = self.connection
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(0.5)
+            deadline, dropped = time.monotonic() + _LINGER_SECONDS, 0
+            while time.monotonic() < deadline and dropped < _LINGER_BYTES:
+                data = conn.recv(1 << 16)
+                if not data:
+                    break
+                dropped += len(data)
 
     def handle_one_request(self) -> None:
         """Wait for the next request (at most the idle timeout), then read it (at most the read timeout)."""
@@ -195,6 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
             return read_body(self.headers, self.rfile, self.server.app.storage.spool, rearm, limit)
         except (ApiError, OSError, ValueError) as exc:
             self.close_connection = True  # the rest of the body is still on the wire: start afresh
+            self.unread_body = True
             if isinstance(exc, ApiError):
                 raise
             raise ApiError("INVALID_ARGUMENT", f"The request body cannot be read: {exc}") from None
@@ -206,6 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.uploads.acquire(blocking=False):
             return True
         self.close_connection = True  # its body is not read
+        self.unread_body = True
         raise ApiError("RESOURCE_EXHAUSTED", f"The trainjobs emulator is already receiving {MAX_UPLOADS} large "
                                              "request bodies (uploads); retry when one has finished.", http=429,
                        headers=(("Retry-After", "1"),))
@@ -217,6 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
             refused = gate.refusal(self.server.app.binding, self.command, self.path, self.headers.items())
             if refused is not None:
                 self.close_connection = True  # its body, if any, is left unread
+                self.unread_body = True
                 raise refused
             slot = self._upload_slot()
             body = self._read_body()

@@ -201,7 +201,7 @@ def test_check_reports_each_problem_on_its_property(world: World) -> None:
     assert set(by_property) == {"spec", "quotas", "wait", "retention"}, failures
     assert by_property["spec"].startswith("specs/host/host_quick.yaml at spec.workerPools.chief.accelerator")
     assert "3 x NVIDIA_TESLA_T4 is not a valid count on n1-standard-8" in by_property["spec"]
-    assert "(allowed: 1, 2 or 4 x NVIDIA_TESLA_T4 on n1-standard-8)" in by_property["spec"]
+    assert "(allowed: 1, 2 or 4 x NVIDIA_TESLA_T4 on n1-standard-8; no machine type takes 3" in by_property["spec"]
     assert "3 GPUs" in by_property["quotas"] and "maxGpusPerJob" in by_property["quotas"]
     assert by_property["wait"] == "wait.until is 'forever'; allowed: none, running, completion"
     assert by_property["retention"] == "retention is 'archive'; allowed: keep, delete"

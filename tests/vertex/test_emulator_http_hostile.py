@@ -332,10 +332,16 @@ def peak_rss(pid: int) -> int:
 
 
 def send(port: int, data: bytes, body: Iterable[bytes] = ()) -> tuple[int, dict[str, str], bytes]:
+    """Send, then read the answer. A server that answers early (a 413 or 429 before the body is
+    all sent) and closes may cut the sending short: then the answer is read all the same, as an
+    HTTP client should (RFC 9112, 9.5)."""
     with socket.create_connection(("127.0.0.1", port), timeout=300) as conn:
-        conn.sendall(data)
-        for block in body:
-            conn.sendall(block)
+        try:
+            conn.sendall(data)
+            for block in body:
+                conn.sendall(block)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
         return read_answer(conn)
 
 
