@@ -92,8 +92,8 @@ def _local_jobs(world: World) -> None:
     # lr drawn log-uniformly: values with 17 digits in their repr, on a log axis
     log_tuning = {**tuning, "maxTrials": 3, "maxParallelTrials": 3, "algorithm": "RANDOM_SEARCH",
                   "params": [{"name": "lr", "type": "DOUBLE", "min": 0.0001, "max": 0.1, "scale": "UNIT_LOG_SCALE"}]}
-    world.jobs["log-tuning-job"] = submit(b, probe_spec("log-tuning-job", args=steps, tuning=log_tuning), labels=team)
-    for name in ("finished-job", "failed-job", "tuning-job", "log-tuning-job"):
+    world.jobs["lr-search"] = submit(b, probe_spec("lr-search", args=steps, tuning=log_tuning), labels=team)
+    for name in ("finished-job", "failed-job", "tuning-job", "lr-search"):
         b.wait(world.jobs[name].id, timeout=300)
     long_run = ["--steps", "100000", "--step-seconds", "0.4"]
     world.jobs["running-job"] = submit(b, probe_spec("running-job", args=long_run), labels=team)

@@ -150,7 +150,7 @@ def test_a_tuning_job_charts_each_trial_the_best_so_far_and_the_parameter(world:
 def test_a_log_scaled_parameter_is_on_a_log_axis_and_values_have_six_digits(world: World, page: Any) -> None:
     from provider.console.charts import value_text
 
-    job = world.local.get(world.jobs["log-tuning-job"].id)
+    job = world.local.get(world.jobs["lr-search"].id)
     assert job.state is JobState.SUCCEEDED
     lrs = {t.id: float(dict(t.parameters)["lr"]) for t in job.trials if t.metric is not None}
     assert len(lrs) == 3 and any(len(repr(v)) > 12 for v in lrs.values())  # the values the table must shorten
