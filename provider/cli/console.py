@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"trainjobs: warning: listening on {args.host}, not on a loopback address: the console has no "
               "authentication, and anyone who can reach this port can see every job and cancel it", file=sys.stderr)
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"trainjobs console: http://{shown}:{port}/  (jobs of {', '.join(sources.names())}; Ctrl-C stops it)",
+    print(f"trainjobs console: http://{shown}:{port}/  (reads {sources.summary()}; Ctrl-C stops it)",
           flush=True)
     app = create_app(Console(sources, plan_file=plan), binding)
     config = uvicorn.Config(app, host=args.host, port=port, log_level="warning", timeout_graceful_shutdown=2)

@@ -36,6 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from provider.backends.base import JobState
+from provider.backends.summary import log_scaled
 from provider.console import charts, guard, views
 from provider.console.sources import Source, SourceError, Sources, source_for
 from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
@@ -92,6 +93,7 @@ class Console(Record, frozen=False):
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.globals["STATES"] = [s.value for s in JobState]
 templates.env.globals["JobState"] = JobState
+templates.env.globals["value_text"] = charts.value_text
 
 
 def _console(request: Request) -> Console:
@@ -161,7 +163,8 @@ def _job_context(request: Request) -> dict[str, Any]:
         parameter = charts.numeric_parameter(job.trials)
         context.update(goal=goal, metric=metric, parameter=parameter,
                        trials_svg=charts.trials_chart(job.trials, goal, metric, job.best_trial),
-                       scatter_svg=charts.scatter(job.trials, parameter, metric, job.best_trial) if parameter else "",
+                       scatter_svg=charts.scatter(job.trials, parameter, metric, job.best_trial,
+                                                  log=parameter in log_scaled(job)) if parameter else "",
                        parameter_names=sorted({n for t in job.trials for n, _ in t.parameters}))
     return context
 
@@ -251,17 +254,18 @@ async def stack_page(request: Request) -> Response:
 
 
 async def plan_page(request: Request) -> Response:
-    from provider.console.plans import computed_plan, saved_plan
+    from provider.console.plans import computed_plan, default_base, saved_plan
 
     console = _console(request)
-    base = request.query_params.get("base")
-    if base:
-        data = await run_in_threadpool(computed_plan, console.project_root, base)  # runs git: off the loop
+    base = request.query_params.get("base")  # None: not asked; "" (the form left empty): the default base
+    if base is not None:
+        data = await run_in_threadpool(computed_plan, console.project_root, base.strip() or None)  # runs git
     elif console.plan_file is not None:
         data = await run_in_threadpool(saved_plan, console.plan_file)
     else:
         data = None
-    return templates.TemplateResponse(request, "plan.html", {"plan": data, "base": base or ""})
+    shown = (base or "").strip() or await run_in_threadpool(default_base, console.project_root)
+    return templates.TemplateResponse(request, "plan.html", {"plan": data, "base": shown})
 
 
 async def source_error(request: Request, exc: Exception) -> Response:

@@ -69,7 +69,18 @@ def _log_ticks(scale: LogScale) -> list[float]:
 
 
 def fmt(value: float) -> str:
+    """An axis tick: 4 significant digits are enough to place it."""
     return f"{value + 0.0:.4g}"  # + 0.0: never "-0"
+
+
+def value_text(value: object) -> str:
+    """A trial's value as the table and the dots' tooltips show it: a float with 6 significant
+    digits (not the 17 of its repr), an integer as an integer, anything else (a string) as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value + 0.0:.6g}"  # + 0.0: never "-0"
 
 
 def _ticks(scale: Scale, n: int = 5) -> list[float]:
@@ -139,7 +150,7 @@ def trials_chart(trials: Sequence[TrialStatus], goal: str, metric: str, best: st
     for i, trial in enumerate(scored):
         assert trial.metric is not None
         x, y = xs(i), ys(trial.metric)
-        out.append(_dot(x, y, f"trial {trial.id}: {metric} = {fmt(trial.metric)}", trial.id == best))
+        out.append(_dot(x, y, f"trial {trial.id}: {metric} = {value_text(trial.metric)}", trial.id == best))
         out.append(f'<text class="tick" x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{escape(trial.id)}</text>')
         if trial.id == best:
             out.append(f'<text class="best-label" x="{x:.1f}" y="{y - 14:.1f}" text-anchor="middle">best</text>')
@@ -185,7 +196,8 @@ def scatter(trials: Sequence[TrialStatus], parameter: str, metric: str, best: st
     for trial, x_value in zip(scored, xs_values):
         assert trial.metric is not None
         out.append(_dot(xs(x_value), ys(trial.metric),
-                        f"trial {trial.id}: {parameter} = {fmt(x_value)}, {metric} = {fmt(trial.metric)}",
+                        f"trial {trial.id}: {parameter} = {value_text(dict(trial.parameters)[parameter])}, "
+                        f"{metric} = {value_text(trial.metric)}",
                         trial.id == best))
     out.append("</svg>")
     return "".join(out)

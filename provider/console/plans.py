@@ -25,7 +25,18 @@ class PlanError(Exception):
         self.fix = fix
 
 
-def computed_plan(root: Path, base: str) -> Json:
+def default_base(root: Path) -> str:
+    """The base `trainjobs plan` compares with when not given --base; "" where there is none (no git)."""
+    from provider.gitops.git import Git
+
+    try:
+        return Git(root).default_base()
+    except UserError:
+        return ""
+
+
+def computed_plan(root: Path, base: str | None) -> Json:
+    """``base`` None: the default base, as `trainjobs plan` without --base."""
     from provider.gitops import report_json
     from provider.gitops.load import sides
     from provider.gitops.plan import make_plan

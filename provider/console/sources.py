@@ -27,6 +27,7 @@ from provider.stack.membership import StackIndex
 if TYPE_CHECKING:
     import threading
 
+LOGIN = "gcloud auth application-default login"
 LOCAL = "local"  # the name of the source for this machine's own jobs
 # A page waits for Vertex AI at most about this long: two tries, then it says what failed.
 FAST_TRIES, FAST_WAIT = 2, 0.5
@@ -112,8 +113,10 @@ def _fix_for(source: Source, exc: BackendError | None) -> str:
     if source.kind != "vertex":
         return "check TRAINJOBS_HOME and that this user can read the local job store"
     if exc is not None and exc.code == "PERMISSION_DENIED":
-        return ("run `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS), or point "
-                "trainjobs:apiEndpoint at `trainjobs emulator` to use the emulator")
+        emulator = "point trainjobs:apiEndpoint at `trainjobs emulator` to use the emulator"
+        if LOGIN in exc.message:  # the backend's message says how to log in already: the banner says it once
+            return f"log in as it says, or {emulator}"
+        return f"run `{LOGIN}` (or set GOOGLE_APPLICATION_CREDENTIALS), or {emulator}"
     assert source.stack is not None
     if source.stack.api_endpoint:
         return (f"is the API at {source.stack.api_endpoint} running? Start it with `trainjobs emulator`, or fix "
@@ -129,6 +132,14 @@ class Sources(Record, frozen=False):
 
     def names(self) -> list[str]:
         return [s.name for s in self.sources]
+
+    def summary(self) -> str:
+        """What the console reads, each source once: this machine's jobs, then the chosen stacks (a stack
+        may be named ``local`` too, so they are not listed as bare names)."""
+        stacks = [s.name for s in self.sources if s.stack is not None]
+        if not stacks:
+            return "this machine's jobs"
+        return f"this machine's jobs and those of stack{'s' if len(stacks) > 1 else ''} {', '.join(stacks)}"
 
     def get(self, name: str) -> Source:
         for source in self.sources:

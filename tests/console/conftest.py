@@ -89,7 +89,11 @@ def _local_jobs(world: World) -> None:
     world.jobs["failed-job"] = submit(b, probe_spec("failed-job", workers=1, args=[
         "--steps", "3", "--fail-replica", "workerpool0-0", "--fail-step", "1"]), labels=team)
     world.jobs["tuning-job"] = submit(b, probe_spec("tuning-job", args=steps, tuning=tuning), labels=team)
-    for name in ("finished-job", "failed-job", "tuning-job"):
+    # lr drawn log-uniformly: values with 17 digits in their repr, on a log axis
+    log_tuning = {**tuning, "maxTrials": 3, "maxParallelTrials": 3, "algorithm": "RANDOM_SEARCH",
+                  "params": [{"name": "lr", "type": "DOUBLE", "min": 0.0001, "max": 0.1, "scale": "UNIT_LOG_SCALE"}]}
+    world.jobs["lr-search"] = submit(b, probe_spec("lr-search", args=steps, tuning=log_tuning), labels=team)
+    for name in ("finished-job", "failed-job", "tuning-job", "lr-search"):
         b.wait(world.jobs[name].id, timeout=300)
     long_run = ["--steps", "100000", "--step-seconds", "0.4"]
     world.jobs["running-job"] = submit(b, probe_spec("running-job", args=long_run), labels=team)

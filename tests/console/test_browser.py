@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -146,6 +147,33 @@ def test_a_tuning_job_charts_each_trial_the_best_so_far_and_the_parameter(world:
     screenshot(page, "console-tuning.png")
 
 
+def test_a_log_scaled_parameter_is_on_a_log_axis_and_values_have_six_digits(world: World, page: Any) -> None:
+    from provider.console.charts import value_text
+
+    job = world.local.get(world.jobs["lr-search"].id)
+    assert job.state is JobState.SUCCEEDED
+    lrs = {t.id: float(dict(t.parameters)["lr"]) for t in job.trials if t.metric is not None}
+    assert len(lrs) == 3 and any(len(repr(v)) > 12 for v in lrs.values())  # the values the table must shorten
+    page.goto(f"{world.url}jobs/local/{job.id}")
+    column = page.locator("table.trials thead th").all_text_contents().index("lr")
+    for row in page.locator("table.trials tbody tr").all():
+        cells = row.locator("td").all_text_contents()
+        lr = lrs[cells[0].replace("★", "").strip()]
+        assert len(re.sub(r"e.*|[^0-9]", "", cells[column]).lstrip("0")) <= 6, cells  # 6 significant digits
+        assert abs(float(cells[column]) - lr) <= lr * 1e-5
+    scatter = page.locator("svg.chart").nth(1)
+    assert scatter.locator(".axis-label").first.text_content() == "lr (log scale)"
+    dots = scatter.locator("circle.dot").all()
+    tips = [d.locator("title").text_content() for d in dots]
+    by_trial = {t.id: t for t in job.trials}
+    assert sorted(tips) == sorted(f"trial {i}: lr = {value_text(lr)}, score = {value_text(by_trial[i].metric)}"
+                                  for i, lr in lrs.items())  # the table's formatting, in the tooltips too
+    xs = sorted((lrs[tip.split(":")[0].split()[1]], float(d.get_attribute("cx"))) for tip, d in zip(tips, dots))
+    (a, xa), (b, xb), (c, xc) = xs  # on a log axis, x is linear in log10(lr)
+    slope = (xc - xa) / math.log10(c / a)
+    assert abs(xa + slope * math.log10(b / a) - xb) < 1.0
+
+
 def test_a_stack_shows_its_jobs_gpus_against_its_quota_cost_and_policy(world: World, page: Any) -> None:
     from provider.gitops.capacity import capacity
     from provider.validation.rules import Context, Target
@@ -203,7 +231,10 @@ def test_cancel_asks_first_and_then_cancels(world: World, page: Any) -> None:
     wait_until(lambda: world.local.get(job.id).state in (JobState.CANCELLING, JobState.CANCELLED), 60, "the cancel")
     page.wait_for_function("() => ['CANCELLING', 'CANCELLED'].includes("
                            "document.getElementById('job-state').textContent.trim())")
+    assert page.locator("button.danger").count() == 0  # the page after the cancel has no Cancel button
     assert world.local.wait(job.id, timeout=60).state is JobState.CANCELLED
+    page.wait_for_function("() => document.getElementById('job-state').textContent.trim() === 'CANCELLED'")
+    assert page.locator("form[data-confirm]").count() == 0  # nor after the live refresh
 
 
 def test_a_cancel_without_the_pages_token_is_refused(world: World, page: Any) -> None:
@@ -237,3 +268,23 @@ def test_an_unreachable_backend_and_missing_credentials_say_so(world: World, pag
     assert "credentials" in error and "gcloud auth application-default login" in error
     assert page.locator("section.usage").inner_text().startswith("unknown")  # no figures made up
     assert "Traceback" not in page.content()
+
+
+def test_a_source_without_credentials_gets_one_banner_per_page(world: World, page: Any) -> None:
+    from .conftest import start_console, stop_console
+
+    proc, url = start_console(world.root, world.env, "--stack", "nocreds", "--stack", "emu")
+    try:
+        for path in ("", "stacks/nocreds"):
+            page.goto(url + path)
+            banners = page.locator(".source-error")
+            assert banners.count() == 1, banners.all_inner_texts()
+            text = banners.first.inner_text()
+            assert "stack nocreds" in text and text.count("gcloud auth application-default login") == 1, text
+        page.goto(url)
+        page.wait_for_function("() => document.querySelectorAll('#job-rows tr[data-job]').length > 0")
+        page.evaluate("document.querySelectorAll('#job-rows tr').forEach(r => r.dataset.old = '1')")
+        page.wait_for_function("() => !document.querySelector('#job-rows tr[data-old]')")  # a live refresh
+        assert page.locator(".source-error").count() == 1
+    finally:
+        stop_console(proc)

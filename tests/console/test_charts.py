@@ -84,3 +84,13 @@ def test_a_log_axis_needs_positive_values() -> None:
     trials = [trial(1, 0.1, shift=-1.0), trial(2, 0.2, shift=2.0)]
     svg = ET.fromstring(scatter(trials, "shift", "score", best="2", log=True))
     assert not any(t.text == "shift (log scale)" for t in svg.iter(f"{NS}text"))
+
+
+def test_values_show_six_significant_digits_integers_as_integers_and_strings_as_they_are() -> None:
+    from provider.console.charts import value_text
+
+    assert value_text(0.1 + 0.2) == "0.3"
+    assert value_text(0.00012345678901234567) == "0.000123457"
+    assert value_text(1.2345678e-7) == "1.23457e-07"
+    assert value_text(12) == "12" and value_text(-0.0) == "0"
+    assert value_text("adam") == "adam" and value_text(True) == "True"

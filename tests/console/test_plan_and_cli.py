@@ -70,6 +70,13 @@ def test_a_saved_plan_is_shown_as_the_comment_tables_and_the_same_is_computed_on
     page.click("text=Compute the plan")
     page.wait_for_url("**/plan?base=main")
     assert _table(page) == saved  # the same functions as `trainjobs plan`: the same figures
+    page.goto(url + "plan")
+    assert page.locator("input[name=base]").input_value() == "main"  # the default base of `trainjobs plan` here
+    page.fill("input[name=base]", "")
+    page.click("text=Compute the plan")  # left empty: the default base, as `trainjobs plan` without --base
+    page.wait_for_url("**/plan?base=")
+    assert "No plan yet" not in page.locator("main").inner_text()
+    assert _table(page) == saved and page.locator("input[name=base]").input_value() == "main"
     response = page.goto(url + "plan?base=no-such-ref")
     assert response.status == 400
     assert "--base 'no-such-ref' is not a commit" in page.locator(".error-page").inner_text()
@@ -106,3 +113,15 @@ def stop_and_read_stderr(proc: subprocess.Popen[str]) -> str:
         os.killpg(proc.pid, signal.SIGKILL)
         _, err = proc.communicate(timeout=15)
     return err
+
+
+def test_the_start_up_line_names_each_source_once(repo: PlanRepo, env: dict[str, str]) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "provider", "console", "--stack", "local", "--stack", "vision-dev",
+                             "--stack", "local"], cwd=repo.root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+    finally:
+        stop_console(proc)
+    assert "http://127.0.0.1:" in line, line
+    assert "(reads this machine's jobs and those of stacks local, vision-dev; Ctrl-C stops it)" in line, line

@@ -6,7 +6,7 @@
 
   let latest = 0;  // answers that arrive out of order never overwrite a newer one
 
-  function refresh(el, query) {
+  function refresh(el, query, done) {
     const url = el.dataset.liveSrc + (query || "");
     const ticket = ++latest;
     fetch(url, { headers: { "Accept": "text/html" } })
@@ -16,6 +16,7 @@
         el.innerHTML = html;
         el.dataset.query = query || "";
         markLive(true);
+        if (done) { done(); }
       })
       .catch(function () { markLive(false); });
   }
@@ -42,15 +43,18 @@
   function liveJob() {
     const box = document.getElementById("job-live");
     if (!box || box.hasAttribute("data-done")) { return; }
-    const timer = setInterval(function () {
-      refresh(box, "");
+    // Checked on the fragment just drawn: a job cancelled elsewhere (or here, while CANCELLING) loses its
+    // Cancel button at once; the refresh stops when the job has ended.
+    function settle() {
       const state = box.querySelector("#job-state");
-      if (state && ["SUCCEEDED", "FAILED", "CANCELLED"].indexOf(state.textContent.trim()) >= 0) {
-        clearInterval(timer);
+      const now = state ? state.textContent.trim() : "";
+      if (["CANCELLING", "SUCCEEDED", "FAILED", "CANCELLED"].indexOf(now) >= 0) {
         const cancel = document.querySelector("form[data-confirm]");
         if (cancel) { cancel.remove(); }
       }
-    }, REFRESH_MS);
+      if (["SUCCEEDED", "FAILED", "CANCELLED"].indexOf(now) >= 0) { clearInterval(timer); }
+    }
+    const timer = setInterval(function () { refresh(box, "", settle); }, REFRESH_MS);
   }
 
   function logs() {
