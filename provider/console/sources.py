@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from provider.backends.base import Backend, BackendError, JobStatus
 from provider.backends.settings import BackendSettings, open_backend, open_local
 from provider.core.record import Record, field
+from provider.core.rpc_code import RpcCode
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex
 
@@ -99,14 +100,13 @@ class Source(Record):
         return f"stack {self.stack.name} ({self.kind}, {where}{via})"
 
 
-_STATUS = {"NOT_FOUND": 404, "PERMISSION_DENIED": 403, "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 409}
-
-
 def _error(source: Source, exc: BackendError) -> SourceError:
     if exc.code == "NOT_FOUND":
         return SourceError(f"{source.describe()}: {exc.message}", "check the job id: the jobs list links every job",
                            404)
-    return SourceError(f"{source.describe()}: {exc.message}", _fix_for(source, exc), _STATUS.get(exc.code, 502))
+    code = RpcCode.named(exc.code)  # Google's HTTP status for it; a backend's failure of no known kind: 502
+    return SourceError(f"{source.describe()}: {exc.message}", _fix_for(source, exc),
+                       502 if code is RpcCode.UNKNOWN else code.http)
 
 
 def _fix_for(source: Source, exc: BackendError | None) -> str:

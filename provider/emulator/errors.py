@@ -10,20 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.core.record import Record
-
-HTTP_STATUS = {
-    "CANCELLED": 499, "UNKNOWN": 500, "INVALID_ARGUMENT": 400, "DEADLINE_EXCEEDED": 504, "NOT_FOUND": 404,
-    "ALREADY_EXISTS": 409, "PERMISSION_DENIED": 403, "RESOURCE_EXHAUSTED": 429, "FAILED_PRECONDITION": 400,
-    "ABORTED": 409, "OUT_OF_RANGE": 400, "UNIMPLEMENTED": 501, "INTERNAL": 500, "UNAVAILABLE": 503,
-    "DATA_LOSS": 500, "UNAUTHENTICATED": 401,
-}
-# google.rpc.Code numbers, for the ``error`` of a job (google.rpc.Status).
-RPC_CODE = {
-    "OK": 0, "CANCELLED": 1, "UNKNOWN": 2, "INVALID_ARGUMENT": 3, "DEADLINE_EXCEEDED": 4, "NOT_FOUND": 5,
-    "ALREADY_EXISTS": 6, "PERMISSION_DENIED": 7, "RESOURCE_EXHAUSTED": 8, "FAILED_PRECONDITION": 9, "ABORTED": 10,
-    "OUT_OF_RANGE": 11, "UNIMPLEMENTED": 12, "INTERNAL": 13, "UNAVAILABLE": 14, "DATA_LOSS": 15,
-    "UNAUTHENTICATED": 16,
-}
+from provider.core.rpc_code import RpcCode
 
 
 class FieldViolation(Record):
@@ -42,7 +29,7 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.violations = violations
-        self.http = http or HTTP_STATUS.get(status, 500)
+        self.http = http or RpcCode.named(status, RpcCode.INTERNAL).http
         self.headers = headers
         self.reason = reason  # the Cloud Storage JSON API's errors[].reason (notFound, conditionNotMet ...)
 

@@ -22,9 +22,10 @@ from provider.backends.local import store as local_store
 from provider.backends.local.backend import LocalBackend
 from provider.backends.local.status import JobUnreadable
 from provider.backends.local.store import new_job_id, now
+from provider.core.rpc_code import RpcCode
 from provider.core.vertex_request import VertexRequest
 from provider.emulator import filters, paging, validate, wire
-from provider.emulator.errors import RPC_CODE, ApiError, failed_precondition, invalid, not_found
+from provider.emulator.errors import ApiError, failed_precondition, invalid, not_found
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
 
@@ -105,10 +106,10 @@ class JobService:
         except JobUnreadable as exc:  # shown as it is, never rewritten: the state is unknown
             out["state"] = "JOB_STATE_UNSPECIFIED"
             out["updateTime"] = record["create_time"]
-            out["error"] = {"code": RPC_CODE["DATA_LOSS"], "message": exc.message}
+            out["error"] = {"code": RpcCode.DATA_LOSS.number, "message": exc.message}
             return out
         if status is None:
-            error = record.get("error") or {"code": RPC_CODE["INTERNAL"], "message": "the job's local files are gone"}
+            error = record.get("error") or {"code": RpcCode.INTERNAL.number, "message": "the job's local files are gone"}
             out["state"] = JobState.FAILED.vertex
             out["updateTime"] = out["endTime"] = record.get("end_time") or record["create_time"]
             out["error"] = error
@@ -120,8 +121,8 @@ class JobService:
         if status.end_time:
             out["endTime"] = status.end_time
         if status.error and status.state in (JobState.FAILED, JobState.CANCELLED):
-            code = status.extra.get("error_code") or (RPC_CODE["CANCELLED"] if status.state is JobState.CANCELLED
-                                                      else RPC_CODE["INTERNAL"])
+            code = status.extra.get("error_code") or (RpcCode.CANCELLED.number if status.state is JobState.CANCELLED
+                                                      else RpcCode.INTERNAL.number)
             out["error"] = {"code": code, "message": status.error}
         if record["kind"] == "HyperparameterTuningJob" and status.trials:
             metric = ((record["body"].get("studySpec") or {}).get("metrics") or [{}])[0].get("metricId", "")
@@ -147,7 +148,7 @@ class JobService:
                 created = now()
                 record = {"id": job_id, "kind": kind, "parent": parent, "body": body, "create_time": created,
                           "end_time": created, "local": False,
-                          "error": {"code": RPC_CODE.get(exc.code, RPC_CODE["FAILED_PRECONDITION"]),
+                          "error": {"code": RpcCode.named(exc.code, RpcCode.FAILED_PRECONDITION).number,
                                     "message": f"The local backend cannot run this job: {exc.message}"}}
             else:
                 record = {"id": status.id, "kind": kind, "parent": parent, "body": body,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.record import Record
+from provider.core.rpc_code import RpcCode
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, new_spool_file
 
@@ -29,10 +30,14 @@ _HEAD = 1024 * 1024  # the metadata part and the part headers are within the fir
 _DIGESTS = 4096  # files whose checksums are remembered
 
 
+# Cloud Storage's JSON API answers with HTTP statuses outside google.rpc's mapping: the code each stands for.
+_STORAGE_ONLY = {412: RpcCode.FAILED_PRECONDITION, 413: RpcCode.INVALID_ARGUMENT, 416: RpcCode.OUT_OF_RANGE}
+
+
 def storage_error(http: int, reason: str, message: str) -> ApiError:
-    status = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION",
-              413: "INVALID_ARGUMENT", 416: "OUT_OF_RANGE", 429: "RESOURCE_EXHAUSTED"}.get(http, "UNKNOWN")
-    return ApiError(status, message, http=http, reason=reason)
+    """A Cloud Storage error: its own HTTP status, and the google.rpc code name it stands for."""
+    code = _STORAGE_ONLY.get(http) or RpcCode.of_http(http) or RpcCode.UNKNOWN
+    return ApiError(code.name, message, http=http, reason=reason)
 
 
 def _b64(data: bytes) -> str:
