@@ -11,7 +11,6 @@ an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing 
 
 from __future__ import annotations
 
-import difflib
 import enum
 import re
 from collections.abc import Callable
@@ -152,7 +151,9 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
 
 
 def _unknown(name: str, flags: dict[str, Flag]) -> GcloudError:
-    close = difflib.get_close_matches(name, list(flags), n=1)
+    from provider.core.suggest import close_matches
+
+    close = close_matches(name, flags, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in "
                        "gcloud ai-platform jobs submit training --help / gcloud ai custom-jobs create --help")
