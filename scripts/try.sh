@@ -7,4 +7,8 @@ bash scripts/setup.sh
 .venv/bin/trainjobs validate specs
 # --fresh: each run trains from scratch in its own output directory (JOBDIR/runs/TIME), rather
 # than resuming the checkpoints an earlier run left in the spec's jobDir.
-exec .venv/bin/trainjobs run --fresh "${1:-specs/local/simple.yaml}"
+status=0
+.venv/bin/trainjobs run --fresh "${1:-specs/local/simple.yaml}" || status=$?
+echo
+echo "trainjobs is .venv/bin/trainjobs; to type it bare, as the README does: source .venv/bin/activate"
+exit "$status"
