@@ -10,6 +10,7 @@ stager, from a stack's settings. Importing this module is cheap: it imports no s
 
 from __future__ import annotations
 
+import builtins
 import enum
 from collections.abc import Iterator
 from pathlib import Path
@@ -280,7 +281,7 @@ class Backend(Protocol):
         incremental reader (a page that polls) keeps only the cursor between reads."""
         ...
 
-    def outputs(self, uri: str) -> list[StoredObject]:
+    def outputs(self, uri: str) -> builtins.list[StoredObject]:
         """Every object under the gs:// directory ``uri`` (a job's output directory), sorted by URI;
         none when nothing is there. InvalidArgument for a URI that is not gs://."""
         ...
