@@ -1,9 +1,11 @@
-"""Backends: where jobs run. Each is imported only when used (the Vertex one loads the SDK).
+"""Backends: where jobs run, one package each, registered as types in provider.core.backend_registry.
 
-    from provider.backends.settings import BackendSettings, open_backend, open_local
+    from provider.backends.settings import open_backend, open_local, settings_of_stack
 
-    backend, stager = open_local()                                  # this machine (the embedded default)
-    backend, stager = open_backend(BackendSettings.of_stack(stack))  # a stack's backend and stager
+    backend, stager = open_local()                              # this machine (the embedded default)
+    backend, stager = open_backend(settings_of_stack(stack))     # a stack's backend and stager
 
-The seam (the Backend protocol, JobState, JobStatus) is provider.backends.base.
+Each is imported only when used (the Vertex one loads the SDK). The seam (the Backend protocol,
+JobState, JobStatus) is provider.backends.base; what a backend type can do is its declaration's
+``capabilities`` (README, "Adding a backend").
 """

@@ -10,9 +10,11 @@ stager, from a stack's settings. Importing this module is cheap: it imports no s
 
 from __future__ import annotations
 
+import builtins
 import enum
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from provider.core.errors import (  # the errors of the seam live with the core errors; imported from here too
     BackendError as BackendError,
@@ -41,6 +43,8 @@ from provider.core.vertex_request import VertexRequest
 
 if TYPE_CHECKING:
     import threading
+
+    from provider.packaging.stage import Stager
 
 
 class JobState(enum.Enum):
@@ -181,10 +185,44 @@ class Submission(Record):
     secret_env: frozenset[str] = frozenset()
 
 
-class Backend(Protocol):
-    """What every caller uses of a backend; the local and the Vertex AI backend both implement it."""
+class UnreadableJob(Record):
+    """A job listed by its id only, because its record cannot be read: which file or resource, and why."""
 
-    name: str  # local | vertex
+    id: str
+    path: Path | str  # the broken file (local), the resource name (remote)
+    reason: str
+
+
+class Listing(NamedTuple):
+    """A backend's jobs, newest first, and apart from them the ones whose records could not be read."""
+
+    jobs: list[JobStatus]
+    unreadable: list[UnreadableJob]
+
+
+class LogChunk(Record):
+    """The log lines written since a cursor, and the cursor to read the next ones from.
+
+    A cursor is the backend's own opaque text ("" reads from the start); a line is in one chunk only,
+    and only whole lines are given while the job runs (a part-written line waits for its end)."""
+
+    lines: tuple[str, ...]
+    cursor: str
+
+
+class StoredObject(Record):
+    """One object under a job's output directory, where the backend keeps it."""
+
+    uri: str  # gs://bucket/prefix/.../file
+    size: int
+    local_path: str = ""  # where it lies on this machine, when it does
+
+
+class Backend(Protocol):
+    """What every caller uses of a backend; every registered backend implements all of it
+    (tests/test_backend_conformance.py holds each to the same behaviour)."""
+
+    name: str  # its kind (provider.core.backend_registry): callers ask its capabilities, never compare it
 
     def check(self, submission: Submission) -> None:
         """Refuse, before anything is staged or written, what this backend can never run (the local
@@ -227,8 +265,38 @@ class Backend(Protocol):
         """Forget a finished job; FailedPrecondition while it runs."""
         ...
 
+    def scan(self, labels: dict[str, str] | None = None, limit: int | None = None) -> Listing:
+        """As ``list``, with the jobs whose records cannot be read listed apart instead of failing the
+        listing; with ``limit``, at most that many readable jobs (the newest)."""
+        ...
+
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:
         """Its log lines, each prefixed by its replica; with ``follow``, until the job ends or ``stop`` is
         set (its reader went away: the generator returns within one poll, even while the job is quiet)."""
         ...
+
+    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
+        """The log lines (as ``logs`` words them) written since ``cursor``, and the next cursor: an
+        incremental reader (a page that polls) keeps only the cursor between reads."""
+        ...
+
+    def outputs(self, uri: str) -> builtins.list[StoredObject]:
+        """Every object under the gs:// directory ``uri`` (a job's output directory), sorted by URI;
+        none when nothing is there. InvalidArgument for a URI that is not gs://."""
+        ...
+
+    def download(self, stored: StoredObject, target: Path) -> None:
+        """Copy one object of ``outputs`` to the file ``target`` on this machine."""
+        ...
+
+    def local_path(self, uri: str) -> Path | None:
+        """Where the gs:// ``uri`` lies on this machine; None for a backend that keeps it elsewhere."""
+        ...
+
+
+class Opened(NamedTuple):
+    """A backend and the stager that stages packages where it reads them (a settings class's ``open``)."""
+
+    backend: Backend
+    stager: Stager

@@ -11,6 +11,7 @@ import math
 import sys
 from pathlib import Path
 
+from provider.core.backend_registry import kinds
 from provider.core.errors import UserError
 
 
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a.add_argument("--format", choices=["text", "json", "github"], default="text",
                    help="one name a line, a JSON list, or for $GITHUB_OUTPUT: stacks=<JSON list> and "
                         "timeouts=<JSON object: stack -> minutes a deploy job may take>")
-    a.add_argument("--backend", choices=["local", "vertex"], help="only stacks with this backend")
+    a.add_argument("--backend", choices=[str(k) for k in kinds()], help="only stacks with this backend")
     a.set_defaults(_target="provider.cli.gitops:affected_stacks")
 
     c = sub.add_parser("codeowners", help="print .github/CODEOWNERS generated from the stacks' owners")

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from provider.core.backend_registry import backend_type
 from provider.core.errors import UserError
 from provider.core.record import Record
 
@@ -41,7 +42,7 @@ def target(args: argparse.Namespace) -> Target:
 
         return Target(open_local().backend, None, "the local backend")
     from provider.backends.for_stack import stack_labels
-    from provider.backends.settings import BackendSettings, open_backend
+    from provider.backends.settings import open_backend, settings_of_stack
     from provider.workspace import Workspace
 
     index = Workspace.here(Path(getattr(args, "stacks_dir", "stacks"))).index  # also from a subfolder
@@ -50,14 +51,15 @@ def target(args: argparse.Namespace) -> Target:
         known = ", ".join(sorted(s.name for s in index.stacks)) or "none"
         raise UserError(f"--stack {name!r}: no stacks/Pulumi.{name}.yaml here (or it is invalid: run trainjobs "
                         f"validate stacks/); stacks: {known}", exit_code=2)
-    if stack.backend == "vertex":
+    declared = backend_type(stack.backend)
+    if declared.optional_part:
         from provider.core.optional import Part, require
 
-        require(Part.VERTEX, f"--stack {name} (a Vertex AI stack)")
+        require(Part[declared.optional_part], f"--stack {name} (a {declared.title} stack)")
     where = f"stack {stack.name} ({stack.backend}" + (
         f": {stack.project_id}/{stack.region}" + (f" at {stack.api_endpoint}" if stack.api_endpoint else "")
-        if stack.backend == "vertex" else "") + ")"
-    return Target(open_backend(BackendSettings.of_stack(stack)).backend, stack_labels(stack), where, stack)
+        if declared.capabilities.remote else "") + ")"
+    return Target(open_backend(settings_of_stack(stack)).backend, stack_labels(stack), where, stack)
 
 
 def resolve(t: Target, ref: str) -> str:

@@ -85,11 +85,7 @@ def list_jobs(args: argparse.Namespace) -> int:
     from provider.cli.live import job_json
 
     t = target(args)
-    scan = getattr(t.backend, "scan", None)
-    if callable(scan):  # the local backend: the newest records, each read on its own, the broken ones apart
-        jobs, broken = scan(t.labels, limit=args.limit)
-    else:
-        jobs, broken = t.backend.list(t.labels), []
+    jobs, broken = t.backend.scan(t.labels, limit=args.limit)  # the unreadable records apart
     jobs = jobs[: args.limit]
     if args.format == "json":
         print(json.dumps([job_json(j) for j in jobs] + [
@@ -157,13 +153,10 @@ def status(args: argparse.Namespace) -> int:
 
 def _local_outputs(t: Target, job: JobStatus) -> str | None:
     """Where a local job's gs:// output directory lies on this machine."""
-    storage = getattr(t.backend, "storage", None)
-    if storage is None or not job.output_dir or not job.output_dir.startswith("gs://"):
+    if not job.output_dir or not job.output_dir.startswith("gs://"):
         return None
-    try:
-        return str(storage.path(job.output_dir))
-    except ValueError:
-        return None
+    path = t.backend.local_path(job.output_dir)
+    return str(path) if path is not None else None
 
 
 @_guard

@@ -13,6 +13,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any
 
 from provider.backends.base import JobState, JobStatus, ReplicaStatus
+from provider.core.backend_registry import capabilities
 
 if TYPE_CHECKING:
     from provider.backends.local.backend import LocalBackend
@@ -39,7 +40,7 @@ elapsed = _elapsed  # the job's run time so far (from its start, else its submis
 def _status_lines(job: JobStatus, local_outputs: str | None) -> list[str]:
     from provider.backends import summary
 
-    remote = job.backend != "local"
+    remote = capabilities(job.backend).remote
     lines = [f"{job.display_name}  {job.id}  {job.state.value}  elapsed {_elapsed(job)}"]
     if remote and job.name:
         lines.append(f"  resource: {job.name}")

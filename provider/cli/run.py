@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.cli.guard import guard
+from provider.core.backend_registry import THIS_MACHINE, backend_type, capabilities
+from provider.core.backend_types import BackendKind
 from provider.core.errors import UserError
 from provider.core.record import Record
 
@@ -46,17 +48,17 @@ class Place(Record):
     """Where a run goes: the stack (None: this machine, in no stack) and, in words, its backend."""
 
     stack: StackConfig | None
-    backend_kind: str  # local | vertex
+    backend_kind: BackendKind  # a registered kind: callers ask its capabilities
     where: str  # "this machine (the local backend)", "Vertex AI, project P, region R, at ENDPOINT"
 
 
 def place_of(stack: StackConfig | None) -> Place:
     """Where ``stack``'s jobs run (this machine without a stack)."""
-    if stack is None or stack.backend == "local":
-        home = f" (its trainjobs:localHome {stack.local_home})" if stack is not None and stack.local_home else ""
-        return Place(stack, "local", f"this machine (the local backend{home})")
-    via = f", at {stack.api_endpoint}" if stack.api_endpoint else ""
-    return Place(stack, stack.backend, f"Vertex AI, project {stack.project_id}, region {stack.region}{via}")
+    from provider.backends.settings import settings_of_stack
+
+    if stack is None:
+        return Place(stack, THIS_MACHINE, "this machine (the local backend)")
+    return Place(stack, stack.backend, settings_of_stack(stack).where())
 
 
 def _stack(ws: Workspace, name: str | None) -> StackConfig | None:
@@ -128,7 +130,7 @@ def _elsewhere(ws: Workspace, spec: Path, place: Place) -> str | None:
     """What a run on this machine of a spec that stacks run elsewhere must say."""
     if place.stack is not None:
         return None
-    others = [s for s in ws.stacks_of(spec) if s.backend != "local"]
+    others = [s for s in ws.stacks_of(spec) if capabilities(s.backend).remote]
     if not others:
         return None
     names = ", ".join(f"{s.name} ({place_of(s).where})" for s in others)
@@ -152,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     note = _elsewhere(ws, spec, place)
     if note:
         print(note, file=sys.stderr)
-    if args.cpu and place.backend_kind != "local":
+    if args.cpu and capabilities(place.backend_kind).remote:
         raise UserError(f"--cpu runs a GPU spec on this machine's CPU; stack {place.stack.name if place.stack else ''} "
                         f"runs on {place.where}. Leave out --cpu, or run it here without --stack", exit_code=2)
     return _launch(args, job, ws, place, problems)
@@ -164,12 +166,12 @@ def _job(verdict: Verdict) -> TrainingJob | None:
 
 def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Place, problems: list[Problem]) -> int:
     from provider.backends.base import JobState
-    from provider.backends.settings import BackendSettings, open_backend, open_local
+    from provider.backends.settings import open_backend, open_local, settings_of_stack
     from provider.submission import launch
 
     if place.stack is not None:
         _secret_env_warning(place.stack)
-        backend, stager = open_backend(BackendSettings.of_stack(place.stack))
+        backend, stager = open_backend(settings_of_stack(place.stack))
     else:
         backend, stager = open_local()
     job = _fresh_or_warn(job, backend, args.fresh)
@@ -201,7 +203,7 @@ def _secret_env_warning(stack: StackConfig) -> None:
 
 def _said(verb: str, name: str, status: JobStatus, place: Place) -> str:
     where = f"stack {place.stack.name}'s" if place.stack else "a"
-    kind = "local" if place.backend_kind == "local" else "Vertex AI"
+    kind = backend_type(place.backend_kind).job_word
     if verb == "adopted":
         return (f"adopted {where} {kind} job {status.id} ({status.state.value}): it carries the identity label of this "
                 f"spec as the stack runs it, so nothing new was started (as `pulumi up` adopts it). --fresh starts a "
@@ -245,15 +247,16 @@ def _adoptable(backend: Backend, request: VertexRequest) -> JobStatus | None:
 def _dry_run(args: argparse.Namespace, request: VertexRequest, place: Place, problems: list[Problem]) -> None:
     from provider.cli import dry_run
 
-    replicas = dry_run.plan(request, args.cpu) if place.backend_kind == "local" else None
+    replicas = None if capabilities(place.backend_kind).remote else dry_run.plan(request, args.cpu)
     dry_run.render(request, replicas, sys.stdout, as_json=args.format == "json",
                    where=dry_run.Where(place.backend_kind, place.where, place.stack.name if place.stack else None),
                    problems=problems)
 
 
 def _follow(backend: Backend, job_id: str, as_json: bool, place: Place) -> JobStatus:
-    """Follow the job to its end: the local backend's live view, or another backend's logs then status."""
-    if place.backend_kind == "local":
+    """Follow the job to its end: the live view of its replicas on this machine, or a remote backend's
+    logs then status."""
+    if not capabilities(place.backend_kind).remote:
         from provider.cli.live import follow
 
         return follow(backend, job_id, sys.stdout, as_json=as_json)  # type: ignore[arg-type]
@@ -280,11 +283,7 @@ def _fresh_or_warn(job: TrainingJob, backend: Backend, fresh: bool) -> TrainingJ
         uri = f"{job.output.uri.rstrip('/')}/runs/{stamp}"
         print(f"--fresh: this run writes to {uri}", file=sys.stderr)
         return replace(job, output=replace(job.output, uri=uri))
-    storage = getattr(backend, "storage", None)  # the local backend's: outputs on this machine
-    try:
-        local = storage.path(job.output.uri) if storage is not None else None
-    except ValueError:
-        return job
+    local = backend.local_path(job.output.uri)  # outputs on this machine (None: the backend keeps them elsewhere)
     if local is not None and local.is_dir() and any(p.is_file() for p in local.rglob("*")):
         earlier = next((j for j in backend.list() if (j.output_dir or "").rstrip("/") == job.output.uri.rstrip("/")),
                        None)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.backends.base import Backend, BackendError, JobStatus
-from provider.backends.settings import BackendSettings, open_backend, open_local
+from provider.backends.settings import open_backend, open_local, settings_of_stack
+from provider.core.backend_registry import capabilities
 from provider.core.record import Record, field
 from provider.core.rpc_code import RpcCode
 from provider.stack.config import StackConfig
@@ -95,7 +96,7 @@ class Source(Record):
     def describe(self) -> str:
         if self.stack is None:
             return "the local backend"
-        where = f"{self.stack.project}/{self.stack.region}" if self.kind == "vertex" else "this machine"
+        where = f"{self.stack.project}/{self.stack.region}" if capabilities(self.kind).remote else "this machine"
         via = f" through {self.stack.api_endpoint}" if self.stack.api_endpoint else ""
         return f"stack {self.stack.name} ({self.kind}, {where}{via})"
 
@@ -110,7 +111,7 @@ def _error(source: Source, exc: BackendError) -> SourceError:
 
 
 def _fix_for(source: Source, exc: BackendError | None) -> str:
-    if source.kind != "vertex":
+    if not capabilities(source.kind).remote:
         return "check TRAINJOBS_HOME and that this user can read the local job store"
     if exc is not None and exc.code == "PERMISSION_DENIED":
         emulator = "point trainjobs:apiEndpoint at `trainjobs emulator` to use the emulator"
@@ -159,13 +160,13 @@ class Sources(Record, frozen=False):
 
 def source_for(stack: StackConfig) -> Source:
     """The backend of one stack, built as every job command builds it (provider.backends.settings)."""
-    if stack.backend == "vertex" and not stack.project:
+    if capabilities(stack.backend).needs_project and not stack.project:
         raise SourceError(f"stack {stack.name} ({stack.source}) has no gcp:project", "set gcp:project in the stack file")
     try:
         from provider.backends.polling import Backoff
 
         fast = Backoff(initial=FAST_WAIT, maximum=2.0, attempts=FAST_TRIES)
-        backend = open_backend(BackendSettings.of_stack(stack), retry=fast, timeout=CALL_TIMEOUT).backend
+        backend = open_backend(settings_of_stack(stack), retry=fast, timeout=CALL_TIMEOUT).backend
     except ModuleNotFoundError as exc:
         raise SourceError(f"stack {stack.name} runs on Vertex AI, and its SDK is not installed ({exc.name})",
                           "pip install 'trainjobs[vertex]'") from exc

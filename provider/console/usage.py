@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from provider.backends.base import JobStatus
+from provider.core.backend_registry import capabilities
 from provider.core.labels import label_value
 from provider.core.record import Record
 from provider.document.files import read_file
@@ -84,7 +85,7 @@ class StackUsage(Record):
 
     @property
     def billed(self) -> bool:
-        return self.stack.backend == "vertex"
+        return capabilities(self.stack.backend).billed
 
     @property
     def usd(self) -> float | None:
@@ -115,5 +116,5 @@ def usage(stack: StackConfig, jobs: list[JobStatus], models: dict[str, StackSpec
             running.append(JobUsage(job, hardware(job).gpus, None, None))
             continue
         cap = capacity(model)
-        running.append(JobUsage(job, cap.gpus_at_once, cap, estimate(model, cap, billed=stack.backend == "vertex")))
+        running.append(JobUsage(job, cap.gpus_at_once, cap, estimate(model, cap, billed=capabilities(stack.backend).billed)))
     return StackUsage(stack, tuple(running))

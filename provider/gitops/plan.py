@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from provider.core.backend_registry import capabilities
 from provider.core.problem import Problem
 from provider.core.record import Record
 from provider.gitops.capacity import Capacity, capacity
@@ -201,7 +202,7 @@ def _stack_jobs(name: str, base: Side, head: Side, configs: list[StackConfig]) -
         return []
     live = new_side or base.stacks.get(name)
     config = _config(live)
-    billed = config is None or config.backend != "local"
+    billed = config is None or capabilities(config.backend).billed
     order = config.replace if config else "deleteFirst"
     new_jobs, old_jobs = head.jobs(name), base.jobs(name)
     return [_job_plan(old_jobs.get(n), new_jobs.get(n), billed, configs, order)

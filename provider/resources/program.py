@@ -14,6 +14,7 @@ from typing import Any
 
 import pulumi
 
+from provider.core.backend_registry import capabilities
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
@@ -153,7 +154,7 @@ def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[s
     if not declared:
         return {}
     ids = ", ".join(r.id for r in declared)
-    if stack.backend != "vertex":
+    if not capabilities(stack.backend).persistent_resources:
         pulumi.log.warn(f"stack {stack.name}: trainjobs:persistentResources ({ids}) are not emulated locally: "
                         "nothing is created, and jobs that name one in persistentResourceId run on this machine "
                         "as usual")

@@ -22,10 +22,12 @@ backend's storage (provider.resources.local_infra).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
 
+from provider.core.backend_registry import backend_type, capabilities
 from provider.core.labels import team_labels
 from provider.stack.config import StackConfig
 from provider.submission.stack_request import account_id as account_id  # its home: run --stack names it too
@@ -51,6 +53,19 @@ def labels(stack: StackConfig) -> dict[str, str]:
     return team_labels(stack.team, stack.environment, stack.name, extra=stack.labels_dict)
 
 
+TeamHook = Callable[["TeamInfra", pulumi.ResourceOptions], None]  # a backend type's ``team_infra``
+
+
+def vertex_team(infra: TeamInfra, child: pulumi.ResourceOptions) -> None:
+    """Vertex AI's team infrastructure: the bucket, registry, service account and bindings (pulumi-gcp)."""
+    infra._vertex(child)
+
+
+def local_team(infra: TeamInfra, child: pulumi.ResourceOptions) -> None:
+    """The local backend's: the same bucket, registry and account as files in its storage (local_infra.py)."""
+    infra._local(child)
+
+
 class TeamInfra(pulumi.ComponentResource):
     bucket: pulumi.Output[str]
     registry: pulumi.Output[str]
@@ -62,10 +77,8 @@ class TeamInfra(pulumi.ComponentResource):
         self.resources: list[pulumi.Resource] = []
         self.repository: pulumi.Resource | None = None
         child = pulumi.ResourceOptions(parent=self)
-        if stack.backend == "vertex":
-            self._vertex(child)
-        else:
-            self._local(child)
+        hook: TeamHook = backend_type(stack.backend).team_infra.load()  # type: ignore[assignment]  # registered
+        hook(self, child)  # the backend type's own infrastructure (provider.core.backend_registry)
         self.register_outputs({"bucket": self.bucket, "registry": self.registry,
                                "serviceAccount": self.service_account})
 
@@ -169,7 +182,7 @@ class TeamInfra(pulumi.ComponentResource):
         import pulumi_gcp as gcp
 
         s = self.stack
-        if s.backend != "vertex":
+        if not capabilities(s.backend).builds_images:
             raise pulumi.RunError(f"{name}: images are built and pushed on vertex stacks; on a local stack name an "
                                   "image the local container engine can run")
         host = f"{s.region}-docker.pkg.dev"

@@ -37,6 +37,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from provider.core.backend_registry import capabilities, kind_of
 from provider.stack.settings import (
     DEFAULT_RETENTION,
     DEFAULT_WAIT_TIMEOUT_SECONDS,
@@ -78,9 +79,9 @@ def backend_for(props: Mapping[str, Any]) -> Backend:
 
 
 def opened(props: Mapping[str, Any]) -> Opened:
-    from provider.backends.settings import BackendSettings, open_backend
+    from provider.backends.settings import open_backend, settings_of_props
 
-    return open_backend(BackendSettings.of_props(props))
+    return open_backend(settings_of_props(props))
 
 
 def request_of(props: Mapping[str, Any]) -> VertexRequest:
@@ -98,7 +99,7 @@ def _limit(p: Mapping[str, Any], operation: str, seconds: float) -> float:
 
 
 def _logs_hint(p: Mapping[str, Any], status: JobStatus) -> str:
-    if p.get("backend") == "local":
+    if not capabilities(kind_of(p)).remote:
         home = f"TRAINJOBS_HOME={p['localHome']} " if p.get("localHome") else ""
         return f"{home}trainjobs logs {status.id}"
     return str(status.console_url or f"the job {status.name} in the Vertex AI console")
@@ -180,7 +181,7 @@ class TrainingJobProvider(ResourceProvider):
                                "name)") from None
         if status.kind != p["requestKind"]:
             raise BackendError(f"job {ref} is a {status.kind}, and the spec describes a {p['requestKind']}")
-        if p.get("backend") == "vertex" and not str(status.name).startswith(f"{p['parent']}/"):
+        if capabilities(kind_of(p)).remote and not str(status.name).startswith(f"{p['parent']}/"):
             raise BackendError(f"job {status.name} is not in {p['parent']}, where the spec runs")
         return status
 

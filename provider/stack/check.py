@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from provider.core.backend_registry import backend_type
 from provider.core.problem import Problem, format_path
 from provider.core.record import Record, replace
 from provider.validation.rules import Context, Target
@@ -62,10 +63,15 @@ def _as_tuple(stacks: Stacks) -> tuple[StackConfig, ...]:
     return (stacks,)
 
 
+_STRICTEST_FIRST = (Target.VERTEX, Target.LOCAL)  # a spec several stacks hold is checked for the strictest
+
+
 def _target_of(stacks: tuple[StackConfig, ...]) -> Target:
+    """The validation target each stack's backend type declares; the strictest of several."""
     if not stacks:
         return Target.ANY
-    return Target.VERTEX if any(s.backend == "vertex" for s in stacks) else Target.LOCAL
+    targets = {Target(backend_type(s.backend).validation_target) for s in stacks}
+    return next(t for t in _STRICTEST_FIRST + (Target.ANY,) if t in targets)
 
 
 def _persistent_resources(stacks: tuple[StackConfig, ...]) -> tuple[str, ...] | None:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from provider.core.backend_registry import capabilities
+from provider.core.backend_types import BackendKind
 from provider.core.problem import Problem
 from provider.core.record import Record, field
 from provider.document import read_mapping
@@ -56,7 +58,7 @@ class StackConfig(Record):
     """One stack file (``stacks/Pulumi.<stack>.yaml``), read and checked."""
 
     name: str
-    backend: str  # local | vertex
+    backend: BackendKind  # a registered kind (provider.core.backend_registry): local, vertex
     team: str
     region: str
     specs: tuple[str, ...]
@@ -86,7 +88,7 @@ class StackConfig(Record):
         """The team bucket: set in the config, or PROJECT-TEAM-ENV (TEAM-ENV-trainjobs locally)."""
         if self.bucket_name:
             return self.bucket_name
-        if self.backend == "vertex" and self.project:
+        if capabilities(self.backend).needs_project and self.project:
             return f"{self.project}-{self.team}-{self.environment}"[:63].rstrip("-")
         return f"{self.team}-{self.environment}-trainjobs"
 
@@ -155,7 +157,7 @@ def from_mapping(name: str, config: Mapping[str, Any], source: str = "") -> Stac
     team = get(NS + "team")
     return StackConfig(
         name=name,
-        backend=get(NS + "backend"),
+        backend=BackendKind(get(NS + "backend")),
         team=team,
         region=get("gcp:region"),
         specs=tuple(get(NS + "specs") or ()),
@@ -207,7 +209,7 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
 
 def _not_emulated(config: StackConfig, filename: str, doc: LoadedDocument | None) -> list[Problem]:
     """A local stack's PersistentResources: a warning that the local backend does not emulate them."""
-    if config.backend == "vertex" or not config.persistent_resources:
+    if capabilities(config.backend).persistent_resources or not config.persistent_resources:
         return []
     from provider.core.problem import Severity
     from provider.document.locate import locate

@@ -2,7 +2,8 @@
 
 It shares the spec schema's definitions (regions, labels, durations, disks: ``provider/spec/schema.py``)
 and adds the stack settings: backend, team, specs, quotas, policy, wait policy and retention
-(``settings.py``), persistent resources (``persistent.py``). ``tools/schema/generate.py`` writes
+(``settings.py``), persistent resources (``persistent.py``), and each registered backend type's own
+keys and required keys (provider.core.backend_registry). ``tools/schema/generate.py`` writes
 it to ``schemas/stack.schema.json``; a test keeps the committed file equal to this output.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 
 from provider.catalog import CATALOG
+from provider.core.backend_registry import REGISTRY, kinds
 from provider.spec.formats.schema_kit import DRAFT, Schema
 from provider.spec.formats.schema_kit import obj as _obj
 from provider.spec.formats.schema_kit import string as _str
@@ -31,7 +33,8 @@ def stack_schema() -> Schema:
     accelerators = sorted(a for a, rec in CATALOG.accelerators.items() if not rec.implied_by_machine_type)
     config = _obj(
         {
-            "trainjobs:backend": {"enum": ["local", "vertex"], "description": "where the stack's jobs run: local or vertex"},
+            "trainjobs:backend": {"enum": list(kinds()),
+                                  "description": f"where the stack's jobs run: {' or '.join(kinds())}"},
             "trainjobs:team": _str("the team that owns the stack", pattern="^[a-z][a-z0-9-]{0,62}$"),
             "trainjobs:environment": _str("the environment, such as dev or prod", pattern="^[a-z][a-z0-9-]{0,30}$"),
             "trainjobs:specs": {
@@ -89,7 +92,7 @@ def stack_schema() -> Schema:
             },
             "trainjobs:deployer": _str("the IAM member that runs pulumi up and may act as the jobs' service account",
                                        pattern="^(user|group|serviceAccount|domain):.+$"),
-            "trainjobs:apiEndpoint": _str("a Vertex AI endpoint to use instead of Google's (the trainjobs emulator)"),
+            **{key: dict(schema) for t in REGISTRY for key, schema in t.stack_keys.items()},  # each backend's own
             "trainjobs:secretEnv": {
                 "type": "object",
                 "description": "environment variables for every job of the stack whose values stay secret: "
@@ -99,7 +102,6 @@ def stack_schema() -> Schema:
                                                    {"type": "object", "required": ["secure"],
                                                     "properties": {"secure": {"type": "string"}}}]},
             },
-            "trainjobs:localHome": _str("the local backend's state directory (default: per user)"),
             "trainjobs:replace": {"enum": ["deleteFirst", "createFirst"],
                                   "description": "when a change replaces a job: deleteFirst (the default: the old "
                                   "job is cancelled before the new one starts) or createFirst"},
@@ -125,9 +127,10 @@ def stack_schema() -> Schema:
         required=("trainjobs:backend", "trainjobs:team", "trainjobs:specs", "gcp:region"),
         description="trainjobs:* settings and gcp:project / gcp:region",
         allOf=[{
-            "if": {"properties": {"trainjobs:backend": {"const": "vertex"}}, "required": ["trainjobs:backend"]},
-            "then": {"required": ["gcp:project"], "description": "a vertex stack needs gcp:project"},
-        }],
+            "if": {"properties": {"trainjobs:backend": {"const": t.kind}}, "required": ["trainjobs:backend"]},
+            "then": {"required": list(t.required_keys),
+                     "description": f"a {t.kind} stack needs {' and '.join(t.required_keys)}"},
+        } for t in REGISTRY if t.required_keys],
     )
     config["patternProperties"] = {"^(?!trainjobs:|gcp:)[a-z][a-z0-9-]*:[A-Za-z0-9_]+$": {}}
     return {

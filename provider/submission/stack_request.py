@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.core.backend_registry import capabilities
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.record import replace
 from provider.core.vertex_request import VertexRequest
@@ -35,7 +36,7 @@ def account_id(stack: StackConfig) -> str:
 
 def team_account(stack: StackConfig) -> str | None:
     """The email of the account a Vertex AI stack's jobs run as (TeamInfra creates it); None elsewhere."""
-    if stack.backend != "vertex" or not stack.project:
+    if not capabilities(stack.backend).service_accounts or not stack.project:
         return None
     return f"{account_id(stack)}@{stack.project}.{SERVICE_ACCOUNT_DOMAIN}"
 
@@ -50,7 +51,7 @@ def for_stack(job: TrainingJob, stack: StackConfig, account: str | None = None,
               secret_env: Mapping[str, str] | None = None) -> TrainingJob:
     """The job as the stack runs it: as the team's account (when the spec names none), with the
     stack's secret environment."""
-    if job.service_account is None and account and stack.backend == "vertex":
+    if job.service_account is None and account and capabilities(stack.backend).service_accounts:
         job = replace(job, service_account=account)
     if secret_env:
         env = [e for e in job.env if e.name not in secret_env]

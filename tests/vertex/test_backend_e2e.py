@@ -11,8 +11,9 @@ import pickle
 import pytest
 
 from provider.backends.base import IDENTITY_LABEL, FailedPrecondition, JobState, NotFound
-from provider.backends.settings import BackendKind, BackendSettings, open_backend
+from provider.backends.settings import open_backend
 from provider.backends.vertex import VertexBackend
+from provider.backends.vertex.settings import VertexSettings
 from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from tests.vertex.conftest import BUCKET, LOCATION, PROJECT, probe_spec, request_for, submit
@@ -107,7 +108,7 @@ def test_a_hyperparameter_tuning_job_through_the_backend(backend: VertexBackend,
 
 
 def test_the_backend_is_built_by_name_and_pickles_without_its_client(emulator: Emulator) -> None:
-    settings = BackendSettings(BackendKind.VERTEX, project=PROJECT, region=LOCATION, api_endpoint=emulator.endpoint)
+    settings = VertexSettings(project=PROJECT, region=LOCATION, api_endpoint=emulator.endpoint)
     backend = open_backend(settings).backend
     assert isinstance(backend, VertexBackend)
     assert backend.list() == []  # builds and caches a client

@@ -28,14 +28,19 @@ from provider.backends.base import (
     FailedPrecondition,
     InvalidArgument,
     JobStatus,
+    Listing,
+    LogChunk,
     NotFound,
+    StoredObject,
     Submission,
+    UnreadableJob,
 )
 from provider.backends.local import cluster as cl
 from provider.backends.local import gpus, store
+from provider.backends.local import outputs as local_outputs
 from provider.backends.local.paths import Storage, default_home, default_storage
 from provider.backends.local.preflight import preflight
-from provider.backends.local.status import JobUnreadable, UnreadableJob, checked_status, record_labels
+from provider.backends.local.status import JobUnreadable, checked_status, record_labels
 from provider.backends.polling import Backoff, Polled
 from provider.core.labels import IDENTITY_LABEL
 
@@ -178,8 +183,7 @@ class LocalBackend(Polled):
     def list(self, labels: dict[str, str] | None = None) -> list[JobStatus]:
         return self.scan(labels)[0]
 
-    def scan(self, labels: dict[str, str] | None = None, limit: int | None = None
-             ) -> tuple[builtins.list[JobStatus], builtins.list[UnreadableJob]]:
+    def scan(self, labels: dict[str, str] | None = None, limit: int | None = None) -> Listing:
         """Every job, newest first, each read on its own; the ones that cannot be read, apart.
 
         With ``limit``, reading stops once that many jobs are found: ids sort by creation time, so
@@ -202,7 +206,7 @@ class LocalBackend(Polled):
                 broken.append(UnreadableJob(job_id, exc.path, exc.reason))
             except JobUnreadable as exc:
                 broken.append(UnreadableJob(job_id, self.store.job_dir(job_id), exc.message))
-        return out, broken
+        return Listing(out, broken)
 
     # -- act ------------------------------------------------------------------------------------
     def request_cancel(self, status: JobStatus) -> str:
@@ -222,6 +226,24 @@ class LocalBackend(Polled):
             return []
         return sorted(p for p in logs.rglob("*.log") if p.name != "setup.log") + \
             [p for p in (logs / "setup.log",) if p.exists()]
+
+    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
+        """The lines since ``cursor`` (the byte offsets reached in each replica's log file)."""
+        ended = self.get(job_id).state.terminal  # read first: a line written before the end is then in the files
+        return local_outputs.read_logs(self.store.job_dir(job_id) / "logs", self.log_files(job_id), cursor, replica,
+                                       whole_lines=not ended)
+
+    def outputs(self, uri: str) -> builtins.list[StoredObject]:
+        return local_outputs.objects(self.storage, uri)
+
+    def download(self, stored: StoredObject, target: Path) -> None:
+        local_outputs.copy(self.storage, stored, target)
+
+    def local_path(self, uri: str) -> Path | None:
+        try:
+            return self.storage.path(uri)
+        except ValueError:
+            return None
 
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:

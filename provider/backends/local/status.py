@@ -18,7 +18,6 @@ from provider.backends.base import (
     TrialState,
     TrialStatus,
 )
-from provider.core.record import Record
 
 Json = dict[str, Any]
 
@@ -27,14 +26,6 @@ class JobUnreadable(BackendError):
     """A job whose files cannot be read; nothing was changed."""
 
     code = "DATA_LOSS"
-
-
-class UnreadableJob(Record):
-    """A job listed by its id only: which file is broken, and why."""
-
-    id: str
-    path: Path
-    reason: str
 
 
 def record_labels(record: Json) -> dict[str, Any]:

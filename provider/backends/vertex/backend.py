@@ -23,6 +23,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from provider.backends.base import (
@@ -30,11 +31,15 @@ from provider.backends.base import (
     FailedPrecondition,
     InvalidArgument,
     JobStatus,
+    Listing,
+    LogChunk,
     NotFound,
     PermissionDenied,
+    StoredObject,
     Submission,
 )
 from provider.backends.polling import Backoff, Polled
+from provider.backends.vertex import outputs as vertex_outputs
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
 from provider.backends.vertex.retry import POLL, RETRY, retrying
 from provider.backends.vertex.status import job_status, split_name
@@ -225,16 +230,48 @@ class VertexBackend(Polled):
 
     def list(self, labels: dict[str, str] | None = None) -> builtins.list[JobStatus]:
         """Jobs of both kinds in the backend's location, newest first, filtered by the service."""
+        return self.scan(labels).jobs
+
+    def scan(self, labels: dict[str, str] | None = None, limit: int | None = None) -> Listing:
+        """As ``list``, with the jobs the API returns that cannot be read listed apart."""
         filter = label_filter(labels) if labels else ""
         client = self.client()
         out: builtins.list[JobStatus] = []
+        broken = []
         for kind, collection in KINDS.items():
             def fetch(c: str = collection) -> builtins.list[Json]:
                 return self._list_json(client, c, self.parent(), filter)
 
-            jobs = self._call(self._site("list", collection, self.location), fetch)
-            out.extend(job_status(kind, job) for job in jobs)
-        return sorted(out, key=lambda s: (s.create_time or "", s.name), reverse=True)
+            jobs, unreadable = vertex_outputs.read_jobs(kind, self._call(self._site("list", collection, self.location),
+                                                                         fetch))
+            out.extend(jobs)
+            broken.extend(unreadable)
+        out.sort(key=lambda s: (s.create_time or "", s.name), reverse=True)
+        return Listing(out[:limit] if limit is not None else out, broken)
+
+    # -- outputs and logs ---------------------------------------------------------------------------
+    def storage_client(self) -> Any:
+        """google-cloud-storage's client for the Cloud Storage this backend's jobs write to (the
+        emulator's through a URL endpoint)."""
+        from provider.packaging.gcs import gcs_client
+
+        return gcs_client(self.project, self.companion_endpoint(), self.credentials)
+
+    def outputs(self, uri: str) -> builtins.list[StoredObject]:
+        return vertex_outputs.objects(self.storage_client(), uri)
+
+    def download(self, stored: StoredObject, target: Path) -> None:
+        vertex_outputs.download(self.storage_client(), stored, target)
+
+    def local_path(self, uri: str) -> Path | None:
+        return None  # in Cloud Storage, never on this machine
+
+    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
+        from provider.backends.vertex.logs import CloudLogs
+
+        status = self.get(job_id)
+        return vertex_outputs.read_logs(CloudLogs(self.project, self.companion_endpoint(), self.credentials),
+                                        status.id, cursor, replica)
 
     def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
         """A job id or resource name as is; else a unique prefix of a job id, or a display name (its

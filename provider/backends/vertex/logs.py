@@ -55,7 +55,7 @@ def _message(entry: Any) -> str:
     return "" if payload is None else str(payload)
 
 
-def _timestamp(entry: Any) -> str:
+def entry_time(entry: Any) -> str:
     ts = getattr(entry, "timestamp", None)
     if ts is None:
         return ""
@@ -63,12 +63,17 @@ def _timestamp(entry: Any) -> str:
     return text.replace("+00:00", "Z")
 
 
-def _lines(entry: Any) -> list[LogLine]:
+def entry_lines(entry: Any) -> list[LogLine]:
     labels = (getattr(entry, "resource", None) and entry.resource.labels) or {}
     replica = labels.get("task_name") or "unknown_task"
     severity = str(getattr(entry, "severity", None) or "DEFAULT")
     messages = _message(entry).splitlines() or [""]
-    return [LogLine(_timestamp(entry), replica, m, severity) for m in messages]
+    return [LogLine(entry_time(entry), replica, m, severity) for m in messages]
+
+
+def entry_key(entry: Any) -> str:
+    """What tells one entry from another: its insertId, else its time and message."""
+    return getattr(entry, "insert_id", None) or f"{entry_time(entry)}|{_message(entry)}"
 
 
 class CloudLogs:
@@ -125,13 +130,13 @@ def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], replic
     while True:
         new = 0
         for entry in logs.entries(job_id, replica, after):
-            key = getattr(entry, "insert_id", None) or f"{_timestamp(entry)}|{_message(entry)}"
+            key = entry_key(entry)
             if key in seen:
                 continue
             seen.add(key)
             new += 1
-            after = _timestamp(entry) or after
-            yield from _lines(entry)
+            after = entry_time(entry) or after
+            yield from entry_lines(entry)
         if not follow or ended_before_poll:
             return
         ended_before_poll = status().state.terminal  # one more poll after the end catches the last lines
