@@ -142,8 +142,8 @@ def declares_its_build(package_dir: Path) -> bool:
     import tomllib  # only for a flat package with a pyproject.toml
 
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(read_regular(pyproject).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, PackageError):
         return True
     return "build-system" in data or "project" in data
 
