@@ -72,3 +72,13 @@ def test_not_found_says_what_was_looked_for_and_where(local: tuple[LocalBackend,
     message = str(err.value)
     assert "no local job 'no_such_job'" in message and "trainjobs-stack" in message
     assert "a job id, a unique id prefix, a resource name or a job name" in message
+
+
+def test_the_console_finds_a_job_as_the_cli_does(local: tuple[LocalBackend, list[str]]) -> None:
+    """The console's /jobs/SOURCE/JOB takes the same references as ``trainjobs status JOB``."""
+    from provider.console.sources import Source
+
+    backend, ids = local
+    source = Source("local", backend)
+    for ref in ("train", "other", ids[0], ids[2][:-1]):
+        assert source.get(ref).id == backend.resolve(ref), ref
