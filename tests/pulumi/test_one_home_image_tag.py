@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from provider.gitops.sources import built_image
 from provider.gitops.git import Git
+from provider.gitops.sources import built_image
 from provider.gitops.tree import WorkTree
 from provider.packaging.digest import directory_digest, image_tag
 from provider.validation.validator import validate_bytes
