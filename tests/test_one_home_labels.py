@@ -54,3 +54,17 @@ def test_values_and_made_values() -> None:
         made = label_value(text)
         assert valid_value(made), made
     assert label_value("Vision Dev/é") == "vision-dev-é"
+
+
+@pytest.mark.parametrize(("key", "ok"), [("équipe", True), ("Équipe", False), ("日本", True)])
+def test_a_stacks_labels_follow_the_same_rule(key: str, ok: bool, tmp_path: Path) -> None:
+    stack = (ROOT / "stacks" / "Pulumi.nlp-dev.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "Pulumi.x.yaml"
+    assert "  trainjobs:labels:\n    env: dev\n" in stack
+    path.write_text(stack.replace("  trainjobs:labels:\n    env: dev\n", f"  trainjobs:labels:\n    '{key}': v\n"),
+                    encoding="utf-8")
+    proc = run_cli("validate", str(path))
+    no_traceback(proc)
+    assert (proc.returncode == 0) is ok, proc.stdout
+    if not ok:
+        assert "labels.unicode" in proc.stdout or "not lowercase letters or digits" in proc.stdout
