@@ -24,7 +24,7 @@ from provider.validation.validator import validate_bytes
 from .conftest import ROOT, run_cli
 
 SPECS = ["specs/vision/resnet_t4.yaml", "specs/seeds/basic_tpu_tier.yaml", "specs/vision/hptune_container.yaml",
-         "specs/vision/cassava_multiworker.yaml", "specs/nlp/bert_a100.yaml"]
+         "specs/vision/cassava_multiworker.yaml", "specs/nlp/bert_a100.yaml", "specs/nlp/tpu_v5e.yaml"]
 
 
 def _job(rel: str) -> TrainingJob:
@@ -89,6 +89,9 @@ def test_the_counts_and_the_line_are_what_the_specs_say() -> None:
     assert hardware.line(shapes) == "n1-standard-8 + 4 x T4, 2 x n1-standard-8 + 4 x T4, n1-highmem-2"
     assert hardware.held(shapes, parallel=3) == hardware.Held(gpus=36, tpus=0)
     assert hardware.line(()) == "-"
+    v5e = _job("specs/nlp/tpu_v5e.yaml")  # ct5lp-hightpu-4t, tpuTopology 2x2: four chips, no GPU
+    assert hardware.held_by(v5e) == hardware.Held(gpus=0, tpus=4)
+    assert hardware.hardware(v5e) == "ct5lp-hightpu-4t (2x2 TPU slice)"
 
 
 def test_jobs_list_json_of_a_tpu_job_reports_tpus_apart() -> None:

@@ -57,7 +57,8 @@ def pools(status: JobStatus) -> list[Pool]:
         if not machine or replicas <= 0:
             continue
         out.append(Pool(i, PoolShape(str(machine.get("machineType", "")), replicas,
-                                     str(machine.get("acceleratorType", "") or ""), _int(machine.get("acceleratorCount", 0)))))
+                                     str(machine.get("acceleratorType", "") or ""), _int(machine.get("acceleratorCount", 0)),
+                                     str(machine.get("tpuTopology", "") or ""))))
     return out
 
 

@@ -28,9 +28,12 @@ class PoolShape(Record):
     replicas: int
     accelerator_type: str = ""
     accelerator_count: int = 0
+    tpu_topology: str = ""  # a TPU slice (ct5lp-, ct6e-, tpu7x- machine types): its chips come with it
 
     def held(self, kind: AcceleratorKind) -> int:
-        """Accelerators of ``kind`` the pool's replicas hold together."""
+        """Accelerators of ``kind`` the pool's replicas hold together (a TPU slice: its topology's chips)."""
+        if self.tpu_topology and not self.accelerator_count:
+            return slice_chips(self.tpu_topology) if kind is AcceleratorKind.TPU else 0
         if not self.accelerator_type or CATALOG.kind_of(self.accelerator_type) is not kind:
             return 0
         return self.accelerator_count * self.replicas
@@ -39,6 +42,8 @@ class PoolShape(Record):
         out = f"{self.replicas} x {self.machine_type}" if self.replicas != 1 else self.machine_type
         if self.accelerator_type and self.accelerator_count:
             out += f" + {self.accelerator_count} x {short_name(self.accelerator_type)}"
+        if self.tpu_topology:
+            out += f" ({self.tpu_topology} TPU slice)"
         return out
 
 
@@ -49,6 +54,16 @@ class Held(Record):
     tpus: int
 
 
+def slice_chips(topology: str) -> int:
+    """The TPU chips of a slice: the product of its topology (``2x2`` -> 4, ``2x2x4`` -> 16; 0 if unreadable)."""
+    chips = 1
+    for dim in topology.lower().split("x"):
+        if not dim.isdigit():
+            return 0
+        chips *= int(dim)
+    return chips
+
+
 def short_name(accelerator_type: str) -> str:
     """``NVIDIA_TESLA_T4`` -> ``T4``, ``NVIDIA_A100_80GB`` -> ``A100_80GB``; a TPU keeps its name."""
     return accelerator_type.removeprefix("NVIDIA_").removeprefix("TESLA_")
@@ -57,7 +72,7 @@ def short_name(accelerator_type: str) -> str:
 def shapes(job: TrainingJob) -> tuple[PoolShape, ...]:
     """The spec's pools as shapes (every pool of a spec runs at least one replica)."""
     return tuple(PoolShape(p.machine_type, p.replica_count, p.accelerator.type if p.accelerator else "",
-                           p.accelerator.count if p.accelerator else 0) for p in job.pools)
+                           p.accelerator.count if p.accelerator else 0, p.tpu_topology or "") for p in job.pools)
 
 
 def line(pools: Iterable[PoolShape]) -> str:
