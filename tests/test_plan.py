@@ -153,7 +153,7 @@ def test_container_context_change_replaces_the_built_image(repo: PlanRepo) -> No
     assert tuner["action"] == "replace"
     (change,) = tuner["changes"]
     assert change["label"] == "chief: image"
-    assert change["old"].startswith("<built from containers/tuner @ sha256:") and change["old"] != change["new"]
+    assert change["old"].startswith("<built from containers/tuner: vision-tuner:src-") and change["old"] != change["new"]
 
 
 def test_desired_state_cancelled_cancels(repo: PlanRepo) -> None:

@@ -88,7 +88,8 @@ def test_labels_have_one_owner() -> None:
     from provider.resources.team import labels as team_labels
 
     assert IDENTITY_LABEL is labels.IDENTITY_LABEL and STACK_LABEL is labels.STACK_LABEL
-    assert labels.label_value("Vision Dev/ÜBER" + "x" * 80) == "vision-dev--ber" + "x" * 48
+    # the catalog's rule: lowercase letters of any script stay (Ü is lowered to ü), the rest become "-"
+    assert labels.label_value("Vision Dev/ÜBER" + "x" * 80) == "vision-dev-über" + "x" * 48
     assert labels.job_labels("My_Job", stack="Vision", identity="abc", extra={"managed-by": "me", "env": "dev"}) == {
         "env": "dev", "managed-by": "trainjobs", "trainjobs-job": "my_job", "trainjobs-stack": "vision",
         "trainjobs_id": "abc"}

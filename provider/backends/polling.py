@@ -1,13 +1,21 @@
-"""Waiting for a job, written once for every backend: capped exponential backoff, monotonic deadline.
+"""Waiting and retrying, written once: capped exponential backoff, an injected monotonic clock.
 
 * ``Backoff`` is the policy (plain data: the Pulumi provider pickles the backend that holds one):
   waits of ``initial``, ``initial * multiplier`` ... never longer than ``maximum``, each shortened by
-  a random fraction up to ``jitter`` of itself.
+  a random fraction up to ``jitter`` of itself; ``Backoff.every(s)`` is a steady wait of ``s``.
 * ``poll_until`` fetches a value until it is done or the deadline passes. The deadline is measured
-  on ``time.monotonic()`` (a clock change never ends or stretches a wait), and the last sleep is cut
-  to the time left, so a wait ends within one fetch of its timeout.
+  on the injected clock, ``time.monotonic()`` by default (a clock change never ends or stretches a
+  wait), and the last sleep is cut to the time left, so a wait ends within one fetch of its timeout.
+  Every wait of provider/ for a condition is one: a job to end (``Polled.wait``), a process to
+  exit or to be seen, GPUs to free up, a lock, a local job's replicas to stop.
+* ``retrying`` calls a function again after each transient failure, ``attempts`` tries in all
+  (the Vertex AI calls).
 * ``Polled`` gives a backend ``find``, ``cancel(wait=)`` and ``wait`` over its own ``get``, ``list``
   and ``request_cancel``: the local and the Vertex AI backend share them.
+
+Loops that are not waits stay loops: the local supervisor's own loop (it runs the replicas and
+writes their state each round until the job ends), streams (log following, ``trainjobs run``'s
+live view, the emulator's server), and parsers.
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ class Backoff(Record):
     maximum: float = 30.0  # no single wait is longer
     attempts: int = 5  # tries in all (retrying only)
     jitter: float = 0.5  # each wait is shortened by a random fraction up to this (0: none)
+
+    @classmethod
+    def every(cls, seconds: float) -> Backoff:
+        """A steady wait of ``seconds`` between tries (no growth, no jitter)."""
+        return cls(initial=seconds, multiplier=1.0, maximum=seconds, attempts=0, jitter=0.0)
 
     def delays(self, rng: random.Random | None = None) -> Iterator[float]:
         """The waits between tries, without end (``retrying`` stops after ``attempts``)."""
@@ -58,6 +71,21 @@ def poll_until(fetch: Callable[[], T], done: Callable[[T], bool], backoff: Backo
                 return value
             delay = min(delay, left)
         sleep(delay)
+
+
+def retrying(fn: Callable[[], T], backoff: Backoff, transient: Callable[[BaseException], bool],
+             sleep: Callable[[float], None] = time.sleep) -> T:
+    """``fn()``, tried again after each transient failure, at most ``backoff.attempts`` times in all."""
+    delays = backoff.delays()
+    attempt = 1
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if attempt >= backoff.attempts or not transient(exc):
+                raise
+            attempt += 1
+            sleep(next(delays))
 
 
 class Polled:

@@ -2,8 +2,9 @@
 
 A ``JobStatus`` carries the job's request in ``extra["request"]`` (the local backend's record,
 or the Vertex AI job's JSON); from it come the worker pools, the hardware line that ``jobs list``
-shows, the GPUs a job holds, the replica names its logs use (``workerpool0-0``) and a tuning
-job's metric and goal.
+shows, the GPUs and TPUs a job holds, the replica names its logs use (``workerpool0-0``) and a
+tuning job's metric and goal. The line and the counts are provider.spec.hardware's, the same as a
+spec's (``validate --summary``, ``plan``, the console).
 """
 
 from __future__ import annotations
@@ -11,19 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 from provider.backends.base import JobStatus
+from provider.core import job_kinds
 from provider.core.record import Record
+from provider.spec.hardware import Held, PoolShape, held, line
 
 Json = dict[str, Any]
 
 
 class Pool(Record):
-    """A worker pool of a job's request that runs replicas: its machine type, replicas and accelerators."""
+    """A worker pool of a job's request that runs replicas: its index and its shape."""
 
     index: int
-    machine_type: str
-    replicas: int
-    accelerator_type: str = ""
-    accelerator_count: int = 0
+    shape: PoolShape
+
+    @property
+    def replicas(self) -> int:
+        return self.shape.replicas
 
 
 def _body(status: JobStatus) -> Json:
@@ -33,7 +37,7 @@ def _body(status: JobStatus) -> Json:
 
 def job_spec(status: JobStatus) -> Json:
     body = _body(status)
-    spec = body.get("trialJobSpec" if status.kind == "HyperparameterTuningJob" else "jobSpec")
+    spec = body.get(job_kinds.kind(status.kind).spec_field)
     return spec if isinstance(spec, dict) else {}
 
 
@@ -52,28 +56,21 @@ def pools(status: JobStatus) -> list[Pool]:
         replicas = _int((pool or {}).get("replicaCount", 1 if machine else 0))
         if not machine or replicas <= 0:
             continue
-        out.append(Pool(i, str(machine.get("machineType", "")), replicas, str(machine.get("acceleratorType", "") or ""),
-                        _int(machine.get("acceleratorCount", 0))))
+        out.append(Pool(i, PoolShape(str(machine.get("machineType", "")), replicas,
+                                     str(machine.get("acceleratorType", "") or ""), _int(machine.get("acceleratorCount", 0)),
+                                     str(machine.get("tpuTopology", "") or ""))))
     return out
 
 
-def gpus(status: JobStatus) -> int:
-    """Accelerators the job holds while it runs (per trial, times its parallel trials)."""
-    per_trial = sum(p.replicas * p.accelerator_count for p in pools(status))
-    parallel = _int(_body(status).get("parallelTrialCount", 1)) if status.kind == "HyperparameterTuningJob" else 1
-    return per_trial * max(parallel, 1)
+def accelerators(status: JobStatus) -> Held:
+    """GPUs and TPUs the job holds while it runs (per trial, times its parallel trials)."""
+    parallel = _int(_body(status).get("parallelTrialCount", 1)) if status.kind == job_kinds.TUNING_JOB.name else 1
+    return held((p.shape for p in pools(status)), parallel)
 
 
 def hardware(status: JobStatus) -> str:
-    """``n1-standard-8 + 4 T4 | 2 x n1-standard-8 + 4 T4``: each pool, chief first."""
-    parts = []
-    for p in pools(status):
-        text = f"{p.replicas} x {p.machine_type}" if p.replicas > 1 else p.machine_type
-        if p.accelerator_count:
-            short = p.accelerator_type.removeprefix("NVIDIA_TESLA_").removeprefix("NVIDIA_")
-            text += f" + {p.accelerator_count} {short}"
-        parts.append(text)
-    return " | ".join(parts) or "-"
+    """The hardware line (provider.spec.hardware): each pool, chief first."""
+    return line(p.shape for p in pools(status))
 
 
 def replica_names(status: JobStatus) -> list[str]:
@@ -86,7 +83,7 @@ def replica_names(status: JobStatus) -> list[str]:
 def metric_and_goal(status: JobStatus) -> tuple[str, str] | None:
     """A tuning job's metric id and goal (MAXIMIZE or MINIMIZE)."""
     metrics = (_body(status).get("studySpec") or {}).get("metrics") or []
-    if status.kind != "HyperparameterTuningJob" or not metrics:
+    if status.kind != job_kinds.TUNING_JOB.name or not metrics:
         return None
     return str(metrics[0].get("metricId", "")), str(metrics[0].get("goal", "MAXIMIZE"))
 

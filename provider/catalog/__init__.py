@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,12 +45,19 @@ class MachineType(Record):
     unverified: tuple[str, ...] = ()
 
 
+class AcceleratorKind(StrEnum):
+    """What an accelerator is: a GPU or a TPU (the catalog's ``kind`` of each AcceleratorType)."""
+
+    GPU = "gpu"
+    TPU = "tpu"
+
+
 class AcceleratorType(Record):
     """An accelerator type of the Vertex AI API (GPU or TPU), its support and its successors."""
 
     name: str
     display: str
-    kind: str  # "gpu" | "tpu"
+    kind: AcceleratorKind
     vertex_training: bool
     ai_platform_training: bool
     deprecated: bool
@@ -105,6 +113,17 @@ class Catalog:
 
     def accelerator(self, name: str) -> AcceleratorType | None:
         return _accelerators().get(name)
+
+    def kind_of(self, name: str) -> AcceleratorKind:
+        """GPU or TPU: the one answer to "is this accelerator a GPU?" (GPU counts, quotas, summaries).
+
+        An accelerator type the catalog does not know yet (a newer Vertex AI job read back) is a
+        TPU when its enum name says so (``TPU_V5_LITEPOD``, ``TPU7X``), a GPU otherwise.
+        """
+        known = _accelerators().get(name)
+        if known is not None:
+            return known.kind
+        return AcceleratorKind.TPU if name.upper().startswith("TPU") else AcceleratorKind.GPU
 
     def counts(self, table: str, machine: str) -> dict[str, list[int]]:
         """Valid accelerator counts for a machine type: ``table`` is "vertex" or "ai_platform"."""
@@ -246,7 +265,7 @@ def _accelerators() -> dict[str, AcceleratorType]:
         out[name] = AcceleratorType(
             name=name,
             display=rec["display"],
-            kind=rec["kind"],
+            kind=AcceleratorKind(rec["kind"]),
             vertex_training=rec["vertex_training"],
             ai_platform_training=rec["ai_platform_training"],
             deprecated=rec["deprecated"],

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from provider.catalog import CATALOG, AcceleratorType, Catalog
+from provider.catalog import CATALOG, AcceleratorKind, AcceleratorType, Catalog
 from provider.catalog.pricing import Pricing, accelerator_price, machine_price
 from provider.core.errors import UserError
 from provider.core.record import Record
@@ -35,7 +35,7 @@ class Offer(Record):
 
     accelerator: str  # the API's AcceleratorType name, e.g. NVIDIA_TESLA_A100
     display: str  # the name Google's pages use, e.g. "A100 40GB"
-    kind: str  # "gpu" | "tpu"
+    kind: AcceleratorKind
     count: int | None  # accelerators on the machine; None for a TPU machine type (see topology)
     topology: str | None  # TPU slice topology (ct5lp-, ct6e-, tpu7x- machine types)
     machine_type: str

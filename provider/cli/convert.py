@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from provider.core.errors import UserError
+from provider.core.job_kinds import CUSTOM_JOB
 from provider.validation.report import reporter
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
         return
     name = data.get("name")
     if isinstance(name, str) and "jobSpec" in data:
-        m = re.match(r"^projects/[^/]+/locations/([^/]+)/customJobs/", name)
+        m = re.match(rf"^projects/[^/]+/locations/([^/]+)/{CUSTOM_JOB.collection}/", name)
         if m and isinstance(data["jobSpec"], dict) and "region" not in data["jobSpec"]:
             data["jobSpec"]["region"] = m.group(1)
     for key in OUTPUT_ONLY:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import IO, TYPE_CHECKING, Any
 
+from provider.core.job_kinds import TUNING_JOB
 from provider.core.record import Record
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def plan(request: Any, cpu_only: bool, secret_names: frozenset[str] = frozenset(
     from provider.backends.local import cluster, gpus
 
     body = request.body
-    tuning = request.kind == "HyperparameterTuningJob"
+    tuning = request.kind == TUNING_JOB.name
     job_spec = body.get("trialJobSpec" if tuning else "jobSpec") or {}
     need = any(cluster.gpus_per_replica(s) for s in cluster.pool_specs(job_spec) if s)
     devices = None if cpu_only or not need else gpus.inventory()

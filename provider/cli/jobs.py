@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from provider.cli.guard import guard as _guard
 from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.core.errors import UserError
+from provider.core.job_kinds import TUNING_JOB
 
 if TYPE_CHECKING:
     from provider.backends.base import JobStatus
@@ -98,7 +99,7 @@ def list_jobs(args: argparse.Namespace) -> int:
     rows = [("ID", "NAME", "STATE", "HARDWARE", "STARTED", "DURATION")]
     for j in jobs:
         started = (j.start_time or j.create_time or "")[:19].replace("T", " ")
-        name = j.display_name + (" (tuning)" if j.kind == "HyperparameterTuningJob" else "")
+        name = j.display_name + (" (tuning)" if j.kind == TUNING_JOB.name else "")
         rows.append((j.id, name, j.state.value, summary.hardware(j), started, _duration(j)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:

@@ -193,7 +193,8 @@ def job_json(job: JobStatus) -> dict[str, Any]:
     data["state"] = job.state.value
     data.pop("extra", None)
     data["hardware"] = summary.hardware(job)
-    data["gpus"] = summary.gpus(job)
+    held = summary.accelerators(job)
+    data["gpus"], data["tpus"] = held.gpus, held.tpus
     goal = summary.metric_and_goal(job)
     if goal is not None:
         data["metric"] = {"id": goal[0], "goal": goal[1]}

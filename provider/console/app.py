@@ -40,6 +40,7 @@ from provider.backends.summary import log_scaled
 from provider.console import charts, guard, views
 from provider.console.sources import Source, SourceError, Sources, source_for
 from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
+from provider.core.job_kinds import TUNING_JOB
 from provider.core.record import Record, field
 from provider.core.trust import Binding, Refusal, Verdict
 
@@ -158,7 +159,7 @@ def _job_context(request: Request) -> dict[str, Any]:
                                "request_body": views.request_body(job),
                                "has_logs": callable(getattr(source.backend, "logs", None))}
     context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job)
-    if job.kind == "HyperparameterTuningJob":
+    if job.kind == TUNING_JOB.name:
         goal, metric = views.goal(job, model)
         parameter = charts.numeric_parameter(job.trials)
         context.update(goal=goal, metric=metric, parameter=parameter,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from provider.core.errors import UserError
 
 Json = dict[str, Any]
 KEYS = ("base", "head", "ok", "stacks", "started")
+MAX_PLAN_BYTES = 64 * 1024 * 1024  # a plan of thousands of jobs, with their requests, is a few MiB
 
 
 class PlanError(Exception):
@@ -53,10 +55,15 @@ def computed_plan(root: Path, base: str | None) -> Json:
 
 
 def saved_plan(path: Path) -> Json:
-    """A file written by ``trainjobs plan --format json > FILE``."""
+    """A file written by ``trainjobs plan --format json > FILE``, read as every file is
+    (provider.document.files.read_inside: a regular file, capped; the file named is its own boundary)."""
+    from provider.document.files import Refused, read_inside
+
     fix = "write it with: trainjobs plan --format json > plan.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_inside(path, MAX_PLAN_BYTES, root=Path(os.path.realpath(path)).parent))
+    except Refused as exc:
+        raise PlanError(f"--plan {path}: {exc.message}", fix) from exc
     except OSError as exc:
         raise PlanError(f"--plan {path}: cannot read it ({exc.strerror})", fix) from exc
     except ValueError as exc:

@@ -74,8 +74,9 @@ class Source(Record):
                               _fix_for(self, None)) from exc
 
     def get(self, job_id: str) -> JobStatus:
+        """The job ``job_id`` names: an id, a unique id prefix or a job name, as ``trainjobs status`` finds it."""
         try:
-            return self.backend.get(job_id)
+            return self.backend.get(self.backend.resolve(job_id, self.labels))
         except BackendError as exc:
             raise _error(self, exc) from exc
         except Exception as exc:
@@ -85,11 +86,11 @@ class Source(Record):
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:
         """The backend's log lines (as ``trainjobs logs`` prints them); ``stop`` ends a follow early."""
-        return self.backend.logs(job_id, replica=replica, follow=follow, stop=stop)
+        return self.backend.logs(self.backend.resolve(job_id, self.labels), replica=replica, follow=follow, stop=stop)
 
     def cancel(self, job_id: str) -> JobStatus:
         try:
-            return self.backend.cancel(job_id)
+            return self.backend.cancel(self.backend.resolve(job_id, self.labels))
         except BackendError as exc:
             raise _error(self, exc) from exc
 

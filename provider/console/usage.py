@@ -3,7 +3,9 @@
 The figures are ``trainjobs plan``'s (provider.gitops.capacity and provider.gitops.cost) for
 each job that runs now (not in a terminal state), computed from the stack's spec of that job:
 the spec file the stack holds whose ``metadata.name`` gives the job's ``trainjobs-job`` label.
-A job with no such spec (started by hand) counts its GPUs from its request, with no estimate.
+A job with no such spec (started by hand) counts its GPUs from its request, with no estimate: the
+stack's cost is the plan's total (provider.gitops.cost.total), the jobs with an estimate summed and
+the others named as unpriced.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from provider.core.labels import label_value
 from provider.core.record import Record
 from provider.document.files import read_file
 from provider.gitops.capacity import Capacity, capacity
-from provider.gitops.cost import Estimate, estimate
+from provider.gitops.cost import CostTotal, Estimate, estimate, total, unpriced
 from provider.spec.model import TrainingJob
 from provider.stack.config import StackConfig
 from provider.stack.membership import StackIndex, spec_files
@@ -57,12 +59,12 @@ def model_of(job: JobStatus, models: dict[str, StackSpec]) -> TrainingJob | None
 
 
 class JobUsage(Record):
-    """A job that runs now: the GPUs it holds and, when the stack has its spec, its capacity and cost."""
+    """A job that runs now: the GPUs it holds, its cost estimate and, when the stack has its spec, its capacity."""
 
     job: JobStatus
     gpus: int | None
     capacity: Capacity | None
-    cost: Estimate | None
+    cost: Estimate | None  # None: the stack has no spec of the job, so no estimate (unpriced when billed)
 
 
 class StackUsage(Record):
@@ -88,20 +90,22 @@ class StackUsage(Record):
         return capabilities(self.stack.backend).billed
 
     @property
+    def cost(self) -> CostTotal:
+        """The estimated maximum cost of what runs, as ``trainjobs plan`` totals it."""
+        return total((j.job.display_name, j.cost or unpriced(self.billed, "no spec of it in the stack"))
+                     for j in self.jobs)
+
+    @property
     def usd(self) -> float | None:
-        """The estimated maximum cost of what runs; None when a job has no estimate."""
-        costs = [j.cost.usd if j.cost else None for j in self.jobs]
-        if not self.billed:
-            return 0.0
-        return None if None in costs else sum(c for c in costs if c is not None)
+        return self.cost.usd
 
     @property
     def unverified(self) -> bool:
-        return any(j.cost is not None and bool(j.cost.unverified) for j in self.jobs)
+        return self.cost.unverified
 
     @property
     def unpriced(self) -> tuple[str, ...]:
-        return tuple(j.job.display_name for j in self.jobs if self.billed and (j.cost is None or j.cost.usd is None))
+        return self.cost.unpriced
 
 
 def usage(stack: StackConfig, jobs: list[JobStatus], models: dict[str, StackSpec]) -> StackUsage:

@@ -1,7 +1,8 @@
 """What the console shows of a job: JobStatus (the backend seam's value) -> small display values.
 
-The hardware and GPUs of a job come from its Vertex AI request (the local backend keeps it) or,
-for a job read from Vertex AI, from the spec of its stack (``usage.stack_models``). Times are
+The hardware line, GPUs and TPUs of a job come from its Vertex AI request (the local backend keeps
+it) or, for a job read from Vertex AI, from the spec of its stack (``usage.stack_models``): the
+same line and counts as ``jobs list`` and ``plan`` (provider.spec.hardware). Times are
 shown in UTC; a duration runs from the start (or creation) to the end, or to now while it runs.
 """
 
@@ -11,6 +12,7 @@ import datetime as dt
 from typing import Any
 
 from provider.backends.base import Backend, JobState, JobStatus
+from provider.core.job_kinds import TUNING_JOB
 from provider.core.record import Record
 from provider.spec.model import TrainingJob
 
@@ -24,10 +26,11 @@ STATE_CLASS = {
 
 
 class Hardware(Record):
-    """What a job runs on, as one line, and the GPUs it holds at once (None: unknown)."""
+    """What a job runs on, as one line, and the GPUs and TPUs it holds at once (None: unknown)."""
 
-    summary: str  # "n1-standard-8 + 2 x NVIDIA_TESLA_T4; 2 x n1-standard-4"
+    summary: str  # provider.spec.hardware's line: "n1-standard-8 + 2 x T4, 2 x n1-standard-4"
     gpus: int | None  # GPUs held at once (x parallel trials); None: unknown
+    tpus: int | None = None  # TPUs held at once, counted apart from GPUs
 
 
 class JobRow(Record):
@@ -48,7 +51,7 @@ class JobRow(Record):
 
     @property
     def tuning(self) -> bool:
-        return self.job.kind == "HyperparameterTuningJob"
+        return self.job.kind == TUNING_JOB.name
 
     def text(self) -> str:
         """What the text filter searches."""
@@ -88,50 +91,17 @@ def request_body(job: JobStatus) -> Json | None:
     return body if isinstance(body, dict) else None
 
 
-def _parallel(body: Json) -> int:
-    return max(int(body.get("parallelTrialCount", 1) or 1), 1)
-
-
-def hardware_of_body(body: Json) -> Hardware:
-    spec = body.get("trialJobSpec") or body.get("jobSpec") or {}
-    parts = []
-    gpus = 0
-    for pool in spec.get("workerPoolSpecs", []):
-        if not pool:
-            continue
-        machine = pool.get("machineSpec", {})
-        replicas = int(pool.get("replicaCount", 1))
-        text = f"{replicas} x {machine.get('machineType', '?')}" if replicas != 1 else str(machine.get("machineType", "?"))
-        accelerator = machine.get("acceleratorType")
-        count = int(machine.get("acceleratorCount", 0) or 0)
-        if accelerator and count:
-            text += f" + {count} x {accelerator}"
-            if str(accelerator).startswith("NVIDIA"):
-                gpus += count * replicas
-        parts.append(text)
-    if "trialJobSpec" in body:
-        gpus *= _parallel(body)
-    return Hardware("; ".join(parts) or "-", gpus)
-
-
-def hardware_of_model(job: TrainingJob) -> Hardware:
-    from provider.stack.policy import gpus_at_once
-
-    parts = []
-    for pool in job.pools:
-        text = f"{pool.replica_count} x {pool.machine_type}" if pool.replica_count != 1 else pool.machine_type
-        if pool.accelerator:
-            text += f" + {pool.accelerator.count} x {pool.accelerator.type}"
-        parts.append(text)
-    return Hardware("; ".join(parts), gpus_at_once(job))
-
-
 def hardware(job: JobStatus, model: TrainingJob | None = None) -> Hardware:
-    body = request_body(job)
-    if body is not None:
-        return hardware_of_body(body)
+    """From the job's request (provider.backends.summary) or else its stack's spec (provider.spec.hardware)."""
+    from provider.backends import summary
+    from provider.spec import hardware as spec_hardware
+
+    if request_body(job) is not None:
+        held = summary.accelerators(job)
+        return Hardware(summary.hardware(job), held.gpus, held.tpus)
     if model is not None:
-        return hardware_of_model(model)
+        held = spec_hardware.held_by(model)
+        return Hardware(spec_hardware.hardware(model), held.gpus, held.tpus)
     return Hardware("-", None)
 
 

@@ -6,14 +6,17 @@ on); a job the Pulumi provider submits also carries its identity (``trainjobs_id
 resubmission adopts it instead of starting a second one. The team's infrastructure (bucket,
 registry, service account) carries ``managed-by``, ``team``, ``environment`` and its stack.
 
-Label values follow Google's rules for labels (https://cloud.google.com/resource-manager/docs/labels-overview):
-lowercase letters, digits, ``_`` and ``-``, at most 63 characters; ``label_value`` makes any
-text one. The stack's own ``trainjobs:labels`` come first, so trainjobs' keys always win.
+Label keys and values follow Google's rules (https://cloud.google.com/resource-manager/docs/labels-overview,
+the catalog's ``limits.json`` ``labels``: ``key_regex_unicode`` and ``value_regex_unicode``):
+lowercase letters of any script (Unicode Ll and Lo), digits (N), ``_`` and ``-``, at most 63
+characters; a key starts with a letter. ``valid_key`` and ``valid_value`` are the one check of
+them (the spec's label rule, the Vertex list filter), and ``label_value`` makes any text a valid
+value. The stack's own ``trainjobs:labels`` come first, so trainjobs' keys always win.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Mapping
 
 MANAGED_BY_LABEL = "managed-by"
@@ -24,16 +27,33 @@ IDENTITY_LABEL = "trainjobs_id"  # a job's identity: adoption instead of a secon
 TEAM_LABEL = "team"
 ENVIRONMENT_LABEL = "environment"
 
+MAX_KEY_LENGTH = 63
 MAX_VALUE_LENGTH = 63
-_NOT_ALLOWED = re.compile(r"[^a-z0-9_-]")
-# The keys trainjobs sets and filters on: a lowercase letter, then lowercase letters, digits, '_'
-# and '-', at most 63 characters (Google's rule, without the international letters it also allows).
-KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+ALLOWED = "lowercase letters (any script), digits, '_' and '-', at most 63 characters; a key starts with a letter"
+
+
+def _letter(ch: str) -> bool:
+    """A lowercase letter: Unicode Ll, or Lo (letters of scripts without case: 日本, ا)."""
+    return unicodedata.category(ch) in ("Ll", "Lo")
+
+
+def _char(ch: str) -> bool:
+    return _letter(ch) or unicodedata.category(ch).startswith("N") or ch in "_-"
+
+
+def valid_key(text: str) -> bool:
+    """``[\\p{Ll}\\p{Lo}][\\p{Ll}\\p{Lo}\\p{N}_-]{0,62}``: the catalog's key rule."""
+    return 0 < len(text) <= MAX_KEY_LENGTH and _letter(text[0]) and all(_char(ch) for ch in text)
+
+
+def valid_value(text: str) -> bool:
+    """``[\\p{Ll}\\p{Lo}\\p{N}_-]{0,63}``: the catalog's value rule (an empty value is allowed)."""
+    return len(text) <= MAX_VALUE_LENGTH and all(_char(ch) for ch in text)
 
 
 def label_value(text: str) -> str:
-    """A Google label value: lowercase letters, digits, '_' and '-', at most 63 characters."""
-    return _NOT_ALLOWED.sub("-", text.lower())[:MAX_VALUE_LENGTH]
+    """Any text as a valid label value: lowercased, each character the rule refuses made '-', cut to 63."""
+    return "".join(ch if _char(ch) else "-" for ch in text.lower())[:MAX_VALUE_LENGTH]
 
 
 def stack_labels(stack_name: str) -> dict[str, str]:

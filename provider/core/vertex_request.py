@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider.core import job_kinds
 from provider.core.record import Record
 
 Json = dict[str, Any]
@@ -26,4 +27,4 @@ class VertexRequest(Record):
 
     @property
     def collection(self) -> str:
-        return "customJobs" if self.kind == "CustomJob" else "hyperparameterTuningJobs"
+        return job_kinds.collection(self.kind)

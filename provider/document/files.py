@@ -4,6 +4,13 @@
 file's path once (where it really is, how messages name it); ``read_file`` reads it within the
 size limit, following a symlink only to a regular file inside the repository that holds it
 (provider.document.boundary). Nothing here parses what it reads.
+
+``open_inside`` and ``read_inside`` are the one safe read of trainjobs, whatever it reads: spec
+and stack files (``read_file``), a package's files (provider.packaging), the files a directory
+digest hashes (a build context, provider.packaging.digest) and a saved plan (the console). One
+strength: a regular file only, a symlink followed only to a regular file inside the boundary,
+never more than the limit in memory, opened without following a link put in its place meanwhile
+and without waiting on a FIFO.
 """
 
 from __future__ import annotations
@@ -21,32 +28,55 @@ from provider.document.loaded import MAX_BYTES
 SPEC_SUFFIXES = (".yaml", ".yml")
 
 
-def read_file(path: str | Path, shown: str) -> tuple[bytes | None, Problem | None]:
-    """Read a spec or stack file safely: regular files only, never more than the size limit.
+class Refused(Exception):
+    """Why a file was not read: its rule (file.symlink, file.type, file.size) and the message (it
+    quotes nothing from the file, nor from where a link leads)."""
 
-    A symlink is followed only to a regular file inside the repository that holds the link
-    (provider.document.boundary); otherwise the file is refused with one message that quotes
-    nothing from the target. A file that was not a symlink when looked at is opened without
-    following one (a link put in its place meanwhile is refused, not read), and without waiting
-    (a FIFO put there does not block).
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+def open_inside(path: str | Path, root: Path | None = None) -> tuple[int, os.stat_result]:
+    """An open descriptor on the regular file ``path``, and its stat; Refused or OSError otherwise.
+
+    A symlink is followed only to a regular file inside ``root`` (default: the repository that
+    holds the link, provider.document.boundary). A file that was not a symlink when looked at is
+    opened without following one, and without waiting (a FIFO put there does not block).
     """
+    st = os.lstat(path)
+    flags = _READ_FLAGS | os.O_NOFOLLOW
+    if stat.S_ISLNK(st.st_mode):
+        _check_link(Path(path), root)
+        st = os.stat(path)
+        flags = _READ_FLAGS
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused("file.type", f"not a regular file (it is {file_kind(st.st_mode)})")
+    return os.open(path, flags), st
+
+
+def read_inside(path: str | Path, limit: int = MAX_BYTES, root: Path | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (``open_inside``): Refused when it is larger than
+    ``limit``; one that grew since it was looked at is read to one byte past the limit at most."""
+    fd, st = open_inside(path, root)
+    if st.st_size > limit:
+        os.close(fd)
+        raise Refused("file.size", f"the file is {st.st_size:,} bytes, larger than the {limit:,}-byte limit")
+    return _read_at_most(fd, st.st_size, limit)
+
+
+def read_file(path: str | Path, shown: str) -> tuple[bytes | None, Problem | None]:
+    """Read a spec or stack file safely (``read_inside``), or the one problem that says why not."""
     try:
-        st = os.lstat(path)
-        flags = _READ_FLAGS | os.O_NOFOLLOW
-        if stat.S_ISLNK(st.st_mode):
-            refused = _link_problem(Path(path), shown)
-            if refused is not None:
-                return None, refused
-            st = os.stat(path)
-            flags = _READ_FLAGS
-        if not stat.S_ISREG(st.st_mode):
-            return None, Problem(file=shown, message=f"not a regular file (it is {file_kind(st.st_mode)})",
-                                 allowed="YAML spec files", rule="file.type")
-        if st.st_size > MAX_BYTES:
-            return None, Problem(file=shown, line=1, column=1, rule="file.size",
-                                 message=f"the file is {st.st_size:,} bytes, larger than the {MAX_BYTES:,}-byte limit",
+        return read_inside(path), None
+    except Refused as refused:
+        if refused.rule == "file.size":
+            return None, Problem(file=shown, line=1, column=1, rule="file.size", message=refused.message,
                                  allowed="spec files up to 1 MiB")
-        return _read_at_most(os.open(path, flags), st.st_size), None
+        allowed = "YAML spec files" if refused.rule == "file.type" else \
+            "a spec or stack file inside the repository, or a symlink to a regular file inside it"
+        return None, Problem(file=shown, message=refused.message, allowed=allowed, rule=refused.rule)
     except OSError as exc:
         return None, Problem(file=shown, message=f"cannot read the file: {exc.strerror or exc}", rule="file.read",
                              allowed="a readable file")
@@ -57,30 +87,28 @@ def read_file(path: str | Path, shown: str) -> tuple[bytes | None, Problem | Non
 _READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
 
 
-def _read_at_most(fd: int, size: int) -> bytes:
+def _read_at_most(fd: int, size: int, limit: int) -> bytes:
     """What the open ``fd`` holds (``size`` bytes when looked at), and on to one byte past the
     limit if it grew since; the descriptor is closed."""
     try:
         data = os.read(fd, size + 1)
         if len(data) > size:  # it grew: read on (one read need not return all that is there)
-            while len(data) <= MAX_BYTES and (more := os.read(fd, MAX_BYTES + 1 - len(data))):
+            while len(data) <= limit and (more := os.read(fd, limit + 1 - len(data))):
                 data += more
         return data
     finally:
         os.close(fd)
 
 
-def _link_problem(link: Path, shown: str) -> Problem | None:
-    """Why a symlinked spec or stack file must not be read, or None when its target is fine."""
-    allowed = "a spec or stack file inside the repository, or a symlink to a regular file inside it"
+def _check_link(link: Path, root: Path | None) -> None:
+    """Refused when the symlink ``link`` leads nowhere, or out of ``root`` (default: its repository)."""
     target = resolve(link)
     if target.path is None:
-        return Problem(file=shown, message=f"the file {target.problem}", allowed=allowed, rule="file.symlink")
-    root = repository_root(Path(os.path.abspath(link)).parent)
-    if not inside(target.path, root):
-        return Problem(file=shown, message=f"the file is a symlink to a target outside the repository ({root}); "
-                       "it was not read", allowed=allowed, rule="file.symlink")
-    return None
+        raise Refused("file.symlink", f"the file {target.problem}")
+    boundary = root if root is not None else repository_root(Path(os.path.abspath(link)).parent)
+    if not inside(target.path, boundary):
+        what = "the repository" if root is None else "its folder"
+        raise Refused("file.symlink", f"the file is a symlink to a target outside {what} ({boundary}); it was not read")
 
 
 def real_path(path: Path) -> Path:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.backends.local.store import Unreadable, new_job_id, now, private_dir, read_json, write_json
+from provider.core import job_kinds
 from provider.core.record import Record
 from provider.emulator import paging, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
@@ -300,7 +301,8 @@ class PersistentResourceService:
         status (NOT_FOUND for no such resource, FAILED_PRECONDITION for one not RUNNING) and the
         text are the emulator's.
         """
-        spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
+        job_kind = job_kinds.kind(kind)
+        spec = body.get(job_kind.spec_field) or {}
         resource_id = spec.get("persistentResourceId")
         if not resource_id:
             return
@@ -312,8 +314,7 @@ class PersistentResourceService:
         if state != "RUNNING":
             raise ApiError("FAILED_PRECONDITION", f"The PersistentResource {name} named in persistent_resource_id "
                                                   f"is {state}: jobs run only on a RUNNING PersistentResource.")
-        field = "trial_job_spec" if kind == "HyperparameterTuningJob" else "job_spec"
-        self._check_fit(name, field, spec.get("workerPoolSpecs") or [])
+        self._check_fit(name, job_kind.spec_field_snake, spec.get("workerPoolSpecs") or [])
 
     def _check_fit(self, name: str, field: str, worker_pools: Sequence[Json]) -> None:
         """Each worker pool runs on a resource pool of the same machine and disk type, and asks for at

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from provider.core import job_kinds
 from provider.core.record import Record
 from provider.emulator import persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
@@ -46,7 +47,7 @@ class Request(Record):
 Handler = Callable[["Emulator", Request, dict[str, str]], Answer]
 
 _NAME = r"(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
-_COLLECTION = r"(?P<collection>customJobs|hyperparameterTuningJobs)"
+_COLLECTION = rf"(?P<collection>{job_kinds.COLLECTION_PATTERN})"
 _COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
 _LIST = ("filter", "pageSize", "pageToken", "readMask")
 
@@ -63,8 +64,9 @@ def _parent(m: dict[str, str]) -> str:
 
 
 def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer:
-    kind = "CustomJob" if collection == "customJobs" else "HyperparameterTuningJob"
-    return Answer(data=wire.encode(kind, data, request.enums_as_ints))
+    kind = job_kinds.of_collection(collection)
+    assert kind is not None  # the route's pattern admits the collections only
+    return Answer(data=wire.encode(kind.name, data, request.enums_as_ints))
 
 
 def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
@@ -76,8 +78,9 @@ def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 def list_jobs(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, _LIST)
     page = app.jobs.list(m["collection"], _parent(m), request.params)
-    kind = "ListCustomJobsResponse" if m["collection"] == "customJobs" else "ListHyperparameterTuningJobsResponse"
-    return Answer(data=wire.encode(kind, page, request.enums_as_ints))
+    kind = job_kinds.of_collection(m["collection"])
+    assert kind is not None  # the route's pattern admits the collections only
+    return Answer(data=wire.encode(kind.list_response, page, request.enums_as_ints))
 
 
 def get_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:

@@ -14,7 +14,6 @@ what the client asked for.
 from __future__ import annotations
 
 import threading
-import time
 from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialState, TrialStatus
@@ -22,6 +21,7 @@ from provider.backends.local import store as local_store
 from provider.backends.local.backend import LocalBackend
 from provider.backends.local.status import JobUnreadable
 from provider.backends.local.store import new_job_id, now
+from provider.core import job_kinds
 from provider.core.rpc_code import RpcCode
 from provider.core.vertex_request import VertexRequest
 from provider.emulator import filters, paging, validate, wire
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 
-KINDS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
+KINDS = {k.collection: k.name for k in job_kinds.KINDS}  # collection -> kind (provider.core.job_kinds)
 
 
 def _snake_to_camel(name: str) -> str:
@@ -97,7 +97,7 @@ class JobService:
 
     def render(self, record: Json) -> Json:
         """The job's REST JSON (canonical: enum names)."""
-        collection = "customJobs" if record["kind"] == "CustomJob" else "hyperparameterTuningJobs"
+        collection = job_kinds.collection(record["kind"])
         out: Json = dict(record["body"])
         out["name"] = f"{record['parent']}/{collection}/{record['id']}"
         out["createTime"] = record["create_time"]
@@ -124,7 +124,7 @@ class JobService:
             code = status.extra.get("error_code") or (RpcCode.CANCELLED.number if status.state is JobState.CANCELLED
                                                       else RpcCode.INTERNAL.number)
             out["error"] = {"code": code, "message": status.error}
-        if record["kind"] == "HyperparameterTuningJob" and status.trials:
+        if record["kind"] == job_kinds.TUNING_JOB.name and status.trials:
             metric = ((record["body"].get("studySpec") or {}).get("metrics") or [{}])[0].get("metricId", "")
             out["trials"] = [_trial(t, metric) for t in status.trials]
         return out
@@ -237,10 +237,11 @@ class JobService:
 
     def _wait_for_supervisor(self, job_id: str, timeout: float = 10.0) -> None:
         """A finished job's supervisor may still be exiting: let it go before its files do."""
+        from provider.backends.polling import Backoff, poll_until
+
         state = local_store.read_json(self.local.store.job_dir(job_id) / "state.json") or {}
-        deadline = time.monotonic() + timeout
-        while local_store.alive(state.get("supervisor")) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        poll_until(lambda: local_store.alive(state.get("supervisor")), lambda alive: not alive, Backoff.every(0.01),
+                   timeout)
 
     def get_operation(self, parent: str, op_id: str) -> Json:
         op = self.store.operation(op_id)

@@ -37,6 +37,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from provider.catalog import CATALOG
+from provider.core import job_kinds
 from provider.core.labels import STACK_LABEL, label_value
 from provider.core.problem import Problem
 from provider.emulator.errors import ApiError, FieldViolation, invalid
@@ -109,7 +110,7 @@ def job_name(display_name: str) -> str:
 
 
 def spec_document(kind: str, location: str, body: Json) -> Json:
-    job_spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
+    job_spec = body.get(job_kinds.kind(kind).spec_field) or {}
     spec: Json = {"region": location}
     shape = modelled()
     spec.update(_project({k: v for k, v in job_spec.items() if k in shape}, shape))
@@ -146,7 +147,7 @@ def _pool(body: Json, kind: str, path: str) -> Json:
     m = _INDEX.match(path)
     if not m:
         return {}
-    job_spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
+    job_spec = body.get(job_kinds.kind(kind).spec_field) or {}
     pools = job_spec.get("workerPoolSpecs") or []
     index = int(m.group(1))
     return pools[index] if index < len(pools) and isinstance(pools[index], dict) else {}
@@ -172,7 +173,7 @@ def _described(problem: Problem) -> str:
 
 def violations(kind: str, body: Json, problems: list[Problem]) -> list[tuple[FieldViolation, bool]]:
     """(violation, is Google's plain text) for each error, Google's text where it is known."""
-    spec_field = "trial_job_spec" if kind == "HyperparameterTuningJob" else "job_spec"
+    spec_field = job_kinds.kind(kind).spec_field_snake
     out: list[tuple[FieldViolation, bool]] = []
     both_or_none: set[str] = set()
     for problem in problems:
@@ -215,7 +216,7 @@ def problems(kind: str, location: str, body: Json, workspace: Workspace | None =
     """The errors of the request's job, in its stack when ``workspace`` knows the stack it is labelled with."""
     from provider.stack.check import context_for, job_policy_problems
 
-    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
+    collection = job_kinds.collection(kind)
     stack = stack_of(body, workspace)
     ctx = context_for(stack, target=Target.VERTEX) if stack is not None else Context(target=Target.VERTEX)
     result = validate_data(spec_document(kind, location, body), f"{collection}/{body.get('displayName')}", ctx)
@@ -230,7 +231,7 @@ def check(kind: str, location: str, body: Json, workspace: Workspace | None = No
     if not body.get("displayName"):
         v = FieldViolation("display_name", "Required field is not set.")
         raise invalid(message([(v, False)]), (v,))
-    if kind == "HyperparameterTuningJob":
+    if kind == job_kinds.TUNING_JOB.name:
         _check_study(body)
     errors = problems(kind, location, body, workspace)
     if not errors:

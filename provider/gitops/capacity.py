@@ -1,7 +1,8 @@
 """What a job holds and for how long: GPUs, vCPUs, and its maximum GPU-hours.
 
-* GPUs per trial: accelerators per replica x replicas, summed over the pools (TPUs not counted).
-* GPUs at once: a tuning job runs maxParallelTrials trials at the same time (provider.stack.policy).
+* GPUs per trial: GPUs per replica x replicas, summed over the pools (provider.spec.hardware;
+  TPUs are counted apart, as TPUs at once).
+* GPUs at once: a tuning job runs maxParallelTrials trials at the same time.
 * vCPUs at once: the catalog's vCPUs of each machine type x replicas, x parallel trials.
 * Maximum GPU-hours: GPUs per trial x maximum running hours x trials, where the maximum
   running time is scheduling.maxRunningTime or Vertex AI's default of 7 days, and a tuning job
@@ -12,8 +13,8 @@ from __future__ import annotations
 
 from provider.catalog import CATALOG
 from provider.core.record import Record
+from provider.spec.hardware import held, shapes
 from provider.spec.model import TrainingJob
-from provider.stack.policy import gpus_at_once
 
 
 def default_running_seconds() -> float:
@@ -26,6 +27,7 @@ class Capacity(Record):
 
     gpus_per_trial: int
     gpus_at_once: int
+    tpus_at_once: int
     vcpus_at_once: float | None  # None when the catalog does not know a machine type's vCPUs
     max_hours: float  # per trial
     running_time_set: bool  # False: the 7-day default applies
@@ -48,9 +50,11 @@ def capacity(job: TrainingJob) -> Capacity:
             continue
         vcpus += machine.vcpus * pool.replica_count
     running = job.scheduling.max_running_seconds
+    per_trial = held(shapes(job))
     return Capacity(
-        gpus_per_trial=job.gpu_total,
-        gpus_at_once=gpus_at_once(job),
+        gpus_per_trial=per_trial.gpus,
+        gpus_at_once=per_trial.gpus * parallel,
+        tpus_at_once=per_trial.tpus * parallel,
         vcpus_at_once=vcpus * parallel if vcpus is not None else None,
         max_hours=(running if running is not None else default_running_seconds()) / 3600,
         running_time_set=running is not None,

@@ -12,6 +12,8 @@ nothing on Vertex AI.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from provider.catalog import CATALOG
 from provider.catalog.pricing import Priced, Pricing, accelerator_price, machine_price
 from provider.core.record import Record
@@ -56,3 +58,46 @@ def estimate(job: TrainingJob, cap: Capacity, billed: bool = True, pricing: Pric
     if missing:
         return Estimate(None, None, tuple(dict.fromkeys(missing)), tuple(dict.fromkeys(unverified)))
     return Estimate(per_hour * cap.max_hours * cap.trials, per_hour, (), tuple(dict.fromkeys(unverified)))
+
+
+class CostTotal(Record):
+    """The estimated maximum cost of several jobs: the billed jobs that have an estimate summed, and
+    the billed jobs without one named apart ("N jobs unpriced"). The one total, for ``trainjobs
+    plan`` and the console's stack usage alike: one unpriced job never hides the others' cost."""
+
+    usd: float | None  # the billed jobs with an estimate; 0.0 with no billed job; None when none is priced
+    billed_jobs: int
+    unpriced: tuple[str, ...]  # billed jobs without an estimate (a price is missing, or no spec)
+    unverified: bool  # an unverified price went into ``usd``
+
+    def unpriced_text(self) -> str:
+        """``2 jobs unpriced (a, b)``; empty when every billed job has an estimate."""
+        n = len(self.unpriced)
+        return f"{n} job{'s' if n != 1 else ''} unpriced ({', '.join(self.unpriced)})" if n else ""
+
+    def text(self) -> str:
+        """The total in words, as the plan's reports and the console write it."""
+        if not self.billed_jobs:
+            return "not billed"
+        if self.usd is None:
+            return f"no cost estimate: {self.unpriced_text()}"
+        text = f"estimated maximum cost ${self.usd:,.2f}"
+        text += f" + {self.unpriced_text()}" if self.unpriced else ""
+        return text + (" (includes unverified prices)" if self.unverified else "")
+
+
+def total(estimates: Iterable[tuple[str, Estimate]]) -> CostTotal:
+    """Sum ``(job name, estimate)`` pairs: the jobs that are not billed count for nothing."""
+    billed = [(name, e) for name, e in estimates if e.billed]
+    priced = [e for _, e in billed if e.usd is not None]
+    return CostTotal(
+        usd=sum((e.usd for e in priced if e.usd is not None), 0.0) if priced or not billed else None,
+        billed_jobs=len(billed),
+        unpriced=tuple(name for name, e in billed if e.usd is None),
+        unverified=any(bool(e.unverified) for e in priced),
+    )
+
+
+def unpriced(billed: bool, why: str) -> Estimate:
+    """The estimate of a job whose cost cannot be estimated (``why``: e.g. its stack has no spec of it)."""
+    return Estimate(None, None, (why,), billed=billed)

@@ -19,7 +19,7 @@ from provider.core.problem import Problem
 from provider.core.record import Record
 from provider.gitops.capacity import Capacity, capacity
 from provider.gitops.codeowners import stack_file_owners
-from provider.gitops.cost import Estimate, estimate
+from provider.gitops.cost import CostTotal, Estimate, estimate, total
 from provider.gitops.side import Side, SideJob, StackSide
 from provider.stack.config import StackConfig
 from provider.stack.policy import Violation, check_stack, owners_for
@@ -60,26 +60,35 @@ class Totals(Record):
     gpus_at_once: int
     vcpus_at_once: float | None
     max_gpu_hours: float
-    usd: float | None  # over the jobs with an estimate
-    unpriced: tuple[str, ...]  # jobs without an estimate (a price is missing)
-    unverified: bool  # an unverified price went into ``usd``
-    billed_jobs: int  # jobs on Vertex AI (a local stack's jobs cost nothing)
+    cost: CostTotal  # provider.gitops.cost.total: priced jobs summed, unpriced ones named apart
+
+    @property
+    def usd(self) -> float | None:
+        return self.cost.usd
+
+    @property
+    def unpriced(self) -> tuple[str, ...]:
+        return self.cost.unpriced
+
+    @property
+    def unverified(self) -> bool:
+        return self.cost.unverified
+
+    @property
+    def billed_jobs(self) -> int:
+        """Jobs that are billed (a local stack's jobs cost nothing)."""
+        return self.cost.billed_jobs
 
     @classmethod
     def of(cls, jobs: Iterable[JobPlan]) -> Totals:
         jobs = list(jobs)
         vcpus = [j.capacity.vcpus_at_once for j in jobs]
-        billed = [j for j in jobs if j.cost.billed]
-        priced = [j.cost.usd for j in billed if j.cost.usd is not None]
         return cls(
             jobs=len(jobs),
             gpus_at_once=sum(j.capacity.gpus_at_once for j in jobs),
             vcpus_at_once=None if None in vcpus else sum(v for v in vcpus if v is not None),
             max_gpu_hours=sum(j.capacity.max_gpu_hours for j in jobs),
-            usd=sum(priced, 0.0) if priced or not billed else None,
-            unpriced=tuple(j.name for j in billed if j.cost.usd is None),
-            unverified=any(j.cost.unverified for j in billed if j.cost.usd is not None),
-            billed_jobs=len(billed),
+            cost=total((j.name, j.cost) for j in jobs),
         )
 
 

@@ -44,10 +44,10 @@ def _summary_row(s: StackPlan) -> str:
     elif not started.billed_jobs:
         cost = "not billed"
     elif started.usd is None:
-        cost = "n/a (prices missing)"
+        cost = f"n/a ({started.cost.unpriced_text()})"
     else:
         cost = words.usd(started.usd)
-        cost += f" + {len(started.unpriced)} unpriced" if started.unpriced else ""
+        cost += f" + {started.cost.unpriced_text()}" if started.unpriced else ""
         cost += " (unverified prices)" if started.unverified else ""
     new = sum(f.new for f in s.findings)
     policy = "ok" if not s.findings else f"**{len(s.findings)} violation{'s' if len(s.findings) != 1 else ''}** ({new} new)"

@@ -4,20 +4,18 @@ A package path becomes a content-addressed staged URI (provider.packaging, the s
 provider uses), so an edited trainer changes the request and replaces the job; so do an
 edited extra package file and a changed requirement. An image built
 from a context cannot be known before it is pushed; the plan stands in a placeholder that
-names the context and a digest of its files, so a changed Dockerfile or context replaces the
-job and an unchanged one does not.
+names the context and the image's name and tag, made from a digest of its files as the Pulumi
+program makes the tag it pushes (provider.packaging.digest), so a changed Dockerfile or context
+replaces the job and an unchanged one does not.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import posixpath
-import stat
-from pathlib import Path
 
 from provider.gitops.tree import Tree
-from provider.packaging import SKIP_DIRS, planned_package_uris
+from provider.packaging import planned_package_uris
+from provider.packaging.digest import directory_digest, image_tag
 from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.stack.config import StackConfig
 
@@ -26,42 +24,17 @@ def _relative(spec_file: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(spec_file), path))
 
 
-def directory_digest(directory: Path) -> str:
-    """SHA-256 over the names, modes and contents of the files under ``directory`` (caches skipped).
-
-    A symlink counts by the path it holds, never by what it points to (a build copies the link,
-    and the plan reads nothing out of the repository); a FIFO, socket or device by its kind (it is
-    never opened: a FIFO would block the plan).
-    """
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(directory).as_posix()
-            mode = os.lstat(path).st_mode
-            if not stat.S_ISREG(mode):
-                what = os.readlink(path) if stat.S_ISLNK(mode) else stat.S_IFMT(mode)
-                h.update(f"{rel}\0special\0{what}\0".encode("utf-8", "surrogateescape"))
-                continue
-            data = path.read_bytes()
-            h.update(f"{rel}\0{int(os.access(path, os.X_OK))}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
-            h.update(data)
-    return h.hexdigest()
-
-
 def built_image(job: TrainingJob, spec_file: str, tree: Tree) -> str | None:
-    """``<built from CONTEXT @ sha256:...>`` for a container built from source, else None."""
+    """``<built from CONTEXT: NAME:src-DIGEST>`` for a container built from source, else None: the
+    name and tag the Pulumi program pushes the image as (provider.packaging.digest.image_tag)."""
     app = job.application
     if not isinstance(app, Container) or app.build is None:
         return None
     context = _relative(spec_file, app.build.context)
     local = tree.local_dir(context)
-    digest = directory_digest(local)[:16] if local.is_dir() else "missing"
+    tag = image_tag(job.name, directory_digest(local)) if local.is_dir() else "missing"
     dockerfile = f", {app.build.dockerfile}" if app.build.dockerfile else ""
-    return f"<built from {context}{dockerfile} @ sha256:{digest}>"
+    return f"<built from {context}{dockerfile}: {tag}>"
 
 
 def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackConfig) -> list[str] | None:

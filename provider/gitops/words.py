@@ -84,14 +84,7 @@ def totals(t: Totals) -> str:
 def total_cost(t: Totals) -> str:
     if not t.billed_jobs:
         return "no cost on Vertex AI" if t.jobs else "no cost"
-    if t.usd is None:
-        return "no cost estimate (" + ", ".join(t.unpriced) + ": prices missing)"
-    text = f"estimated maximum cost {usd(t.usd)}"
-    if t.unpriced:
-        text += f" + {len(t.unpriced)} job{'s' if len(t.unpriced) != 1 else ''} without a price ({', '.join(t.unpriced)})"
-    if t.unverified:
-        text += " (includes unverified prices)"
-    return text
+    return t.cost.text()
 
 
 def disclaimer() -> str:

@@ -21,7 +21,6 @@ from provider.packaging.files import (
     SKIP_DIRS,
     PackageError,
     check_boundary,
-    read_regular,
     source_files,
 )
 from provider.spec.model import PythonPackage, TrainingJob
@@ -67,16 +66,10 @@ def checked_source(job: TrainingJob, spec_dir: Path) -> Path | None:
 
 
 def source_digest(package_dir: Path) -> str:
-    """SHA-256 over the package's file names, modes and contents."""
-    import hashlib  # here: loading OpenSSL costs a validate run ~12 ms, and only staging digests
+    """SHA-256 over the package's file names, modes and contents (provider.packaging.digest)."""
+    from provider.packaging.digest import files_digest
 
-    h = hashlib.sha256()
-    for rel, path in source_files(package_dir):
-        data = read_regular(path)
-        executable = os.access(path, os.X_OK)
-        h.update(f"{rel}\0{int(executable)}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
+    return files_digest(source_files(package_dir))
 
 
 def staging_base(job: TrainingJob, default_bucket: str | None = None) -> str | None:

@@ -142,8 +142,8 @@ def declares_its_build(package_dir: Path) -> bool:
     import tomllib  # only for a flat package with a pyproject.toml
 
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(read_regular(pyproject).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, PackageError):
         return True
     return "build-system" in data or "project" in data
 
@@ -189,9 +189,11 @@ def source_files(package_dir: Path) -> list[tuple[str, Path]]:
 
 
 def read_regular(path: Path) -> bytes:
-    """A file's bytes, refusing anything that became a non-regular file since it was listed."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PackageError(f"{path} is no longer a regular file")
-        return f.read(MAX_PACKAGE_BYTES + 1)
+    """A package file's bytes, read as every file is (provider.document.files.read_inside: a
+    regular file, a symlink only inside the repository, at most the package size limit)."""
+    from provider.document.files import Refused, read_inside
+
+    try:
+        return read_inside(path, MAX_PACKAGE_BYTES)
+    except Refused as refused:
+        raise PackageError(f"{path}: {refused.message}") from None

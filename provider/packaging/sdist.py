@@ -68,7 +68,7 @@ class BuildPlan(Record):
 def declared_backend(pyproject: Path) -> str | None:
     """The ``build-system.build-backend`` a pyproject.toml declares (None if it has no [build-system])."""
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(pyproject).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise PackageError(f"{pyproject}: cannot be read as TOML: {exc}") from None
     system = data.get("build-system")

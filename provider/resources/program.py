@@ -6,7 +6,6 @@ problems found, with file, line and column when they come from a file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from provider.core.backend_registry import capabilities
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
+from provider.packaging.digest import directory_digest
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container
@@ -196,7 +196,7 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     if isinstance(app, Container) and app.build is not None:
         context = (ROOT / spec.path.parent / app.build.context).resolve()
         dockerfile = _relative(context / app.build.dockerfile) if app.build.dockerfile else None
-        image = infra.image(job.name, _relative(context), dockerfile, context_digest(context)).ref
+        image = infra.image(job.name, _relative(context), dockerfile, directory_digest(context)).ref
     secret_env = _secret_env()
     parts: list[Any] = [image, infra.service_account, secret_env]
     computed = pulumi.Output.all(*parts).apply(
@@ -253,19 +253,6 @@ def _declared_ids(stack: StackConfig) -> dict[str, list[str]]:
     if stack.persistent_resources is None:
         return {}
     return {"persistentResources": [r.id for r in stack.persistent_resources]}
-
-
-def context_digest(context: Path) -> str:
-    """A digest of a build context's files: the image's tag, so a changed context rebuilds."""
-    import os
-
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(context):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for f in sorted(filenames):
-            p = Path(dirpath) / f
-            h.update(str(p.relative_to(context)).encode() + b"\0" + p.read_bytes())
-    return h.hexdigest()
 
 
 def _quotas(stack: StackConfig) -> dict[str, Any]:

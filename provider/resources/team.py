@@ -29,6 +29,7 @@ import pulumi
 
 from provider.core.backend_registry import backend_type, capabilities
 from provider.core.labels import team_labels
+from provider.packaging.digest import image_tag
 from provider.stack.config import StackConfig
 from provider.submission.stack_request import account_id as account_id  # its home: run --stack names it too
 
@@ -187,7 +188,7 @@ class TeamInfra(pulumi.ComponentResource):
                                   "image the local container engine can run")
         host = f"{s.region}-docker.pkg.dev"
         token = gcp.organizations.get_client_config_output().access_token
-        tag = self.registry.apply(lambda r: f"{r}/{name.lower().replace('_', '-')}:src-{source_digest[:12]}")
+        tag = self.registry.apply(lambda r: f"{r}/{image_tag(name, source_digest)}")  # the plan's placeholder
         return docker_build.Image(
             f"{name}-image",
             context=docker_build.BuildContextArgs(location=context),

@@ -155,8 +155,10 @@ class WorkerPool(Record):
 
     @property
     def gpus(self) -> int:
-        """GPUs per replica."""
-        if self.accelerator and not self.accelerator.type.startswith("TPU"):
+        """GPUs per replica (a TPU is not a GPU: the catalog's ``kind_of`` says which is which)."""
+        from provider.catalog import CATALOG, AcceleratorKind
+
+        if self.accelerator and CATALOG.kind_of(self.accelerator.type) is AcceleratorKind.GPU:
             return self.accelerator.count
         return 0
 
@@ -331,11 +333,6 @@ class TrainingJob(Record):
     @property
     def replica_total(self) -> int:
         return sum(p.replica_count for p in self.pools)
-
-    @property
-    def gpu_total(self) -> int:
-        """GPUs the whole job holds at once (one trial)."""
-        return sum(p.gpus * p.replica_count for p in self.pools)
 
     @property
     def labels_dict(self) -> dict[str, str]:

@@ -201,10 +201,29 @@ def check_mapping(name: str, config: Mapping[str, Any], filename: str,
     found = persistent.problems(data["config"].get(NS + "persistentResources"), filename, doc)
     # The owners once more in Python (also where no schema ran: Pulumi config), with GitHub's length limits.
     found += owners_problems((data["config"].get(NS + "policy") or {}).get("owners"), filename, doc)
+    found += _label_problems(data["config"].get(NS + "labels"), filename, doc)
     stack = from_mapping(name, data["config"], filename)
     if any(p.is_error for p in found):
         return StackLoad(None, problems + found, doc)
     return StackLoad(stack, problems + found + _not_emulated(stack, filename, doc), doc)
+
+
+def _label_problems(labels: Any, filename: str, doc: LoadedDocument | None) -> list[Problem]:
+    """``trainjobs:labels`` against the catalog's rule (provider.core.labels), as a spec's labels are
+    checked: the schema's pattern lets any non-ASCII character through, the rule only lowercase
+    letters and digits of any script."""
+    from provider.core.labels import ALLOWED, valid_key, valid_value
+    from provider.document.locate import locate
+
+    out = []
+    for key, value in labels.items() if isinstance(labels, dict) else ():
+        if valid_key(str(key)) and valid_value(str(value)):
+            continue
+        pos = locate(doc, ("config", NS + "labels", key), on_key=True) if doc is not None else None
+        out.append(Problem(file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+                           path=f"config.{NS}labels.{key}", rule="labels.unicode", allowed=ALLOWED,
+                           message=f"label {key}={value} uses characters that are not lowercase letters or digits"))
+    return out
 
 
 def _not_emulated(config: StackConfig, filename: str, doc: LoadedDocument | None) -> list[Problem]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from provider.core.record import Record
+from provider.spec.hardware import held, held_by, shapes
 from provider.spec.model import DocPath, TrainingJob, path_of
 from provider.spec.reader import format_duration
 from provider.stack.config import StackConfig
@@ -29,9 +30,8 @@ class Violation(Record):
 
 
 def gpus_at_once(job: TrainingJob) -> int:
-    """GPUs a job holds at the same time: a tuning job runs maxParallelTrials trials at once."""
-    parallel = job.hyperparameters.max_parallel_trials if job.hyperparameters else 1
-    return job.gpu_total * max(parallel, 1)
+    """GPUs a job holds at the same time (provider.spec.hardware: a tuning job runs maxParallelTrials at once)."""
+    return held_by(job).gpus
 
 
 def _accelerators(job: TrainingJob) -> list[tuple[str, DocPath]]:
@@ -43,7 +43,7 @@ def _gpus_per_job(job: TrainingJob, stack: StackConfig) -> list[Violation]:
     if limit is None or gpus <= limit:
         return []
     hp = job.hyperparameters
-    per_trial = f" ({job.gpu_total} per trial x {hp.max_parallel_trials} parallel trials)" \
+    per_trial = f" ({held(shapes(job)).gpus} per trial x {hp.max_parallel_trials} parallel trials)" \
         if hp and hp.max_parallel_trials > 1 else ""
     return [Violation("quotas.maxGpusPerJob", job.name, str(limit), str(gpus),
                       f"{job.name} holds {gpus} GPUs at once{per_trial}, more than stack {stack.name} allows per job",

@@ -10,6 +10,7 @@ paths can show it without importing the SDK; the Vertex backend parses it with
 from __future__ import annotations
 
 from provider.catalog import CATALOG
+from provider.core.job_kinds import CUSTOM_JOB, TUNING_JOB
 from provider.core.vertex_request import Json, VertexRequest
 from provider.spec.model import (
     Container,
@@ -273,7 +274,7 @@ def build_request(
         body: Json = {"displayName": display, "jobSpec": spec}
         if all_labels:
             body["labels"] = all_labels
-        return VertexRequest("CustomJob", parent, _encryption(job, body))
+        return VertexRequest(CUSTOM_JOB.name, parent, _encryption(job, body))
     body = {
         "displayName": display,
         "studySpec": study_spec(hp),
@@ -285,6 +286,6 @@ def build_request(
         body["maxFailedTrialCount"] = hp.max_failed_trials
     if all_labels:
         body["labels"] = all_labels
-    return VertexRequest("HyperparameterTuningJob", parent, _encryption(job, body))
+    return VertexRequest(TUNING_JOB.name, parent, _encryption(job, body))
 
 

@@ -36,7 +36,7 @@ def test_jobs_list_shows_every_job_with_its_state_and_filters(world: World, page
     assert "ok" in (row(page, "finished-job").first.locator(".state").get_attribute("class") or "")
     stack_row = row(page, "stack-job").first
     assert "team-local" in stack_row.inner_text() and "vision" in stack_row.inner_text()
-    assert "n1-standard-8 + 1 x NVIDIA_TESLA_T4" in stack_row.inner_text()
+    assert "n1-standard-8 + 1 x T4" in stack_row.inner_text()  # provider.spec.hardware's line
     assert stack_row.locator("td.num").inner_text() == "1"
     emulated = row(page, "emulated-job").first
     assert "emu" in emulated.inner_text() and "nlp" in emulated.inner_text()

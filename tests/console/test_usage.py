@@ -31,9 +31,10 @@ def test_running_jobs_hold_gpus_and_cost_what_the_plan_says() -> None:
     assert [j.job.id for j in used.jobs] == ["1", "3"]  # a finished job holds nothing
     assert used.gpus_held == 3 and used.gpu_quota == 16  # 3 replicas x 1 T4; the hand-made job: unknown
     assert used.max_gpu_hours == pytest.approx(3 * 10)  # 3 GPUs x maxRunningTime 36000 s
-    assert used.usd is None and used.unpriced == ("hand_made",)  # no spec, no estimate: said, not guessed
+    # no spec, no estimate: said, not guessed, and the priced job's cost still shown (provider.gitops.cost.total)
+    assert used.unpriced == ("hand_made",) and used.usd == pytest.approx(3 * (N1_STANDARD_4 + T4) * 10)
     only_resnet = usage(stack, jobs[:2], models)
-    assert only_resnet.usd == pytest.approx(3 * (N1_STANDARD_4 + T4) * 10)
+    assert only_resnet.usd == pytest.approx(3 * (N1_STANDARD_4 + T4) * 10) and not only_resnet.unpriced
     assert only_resnet.unverified  # the T4 price is unverified
 
 

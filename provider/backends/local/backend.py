@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,9 @@ from provider.backends.local import outputs as local_outputs
 from provider.backends.local.paths import Storage, default_home, default_storage
 from provider.backends.local.preflight import preflight
 from provider.backends.local.status import JobUnreadable, checked_status, record_labels
-from provider.backends.polling import Backoff, Polled
+from provider.backends.polling import Backoff, Polled, poll_until
+from provider.backends.resolve import Seen, resolve
+from provider.core import job_kinds
 from provider.core.labels import IDENTITY_LABEL
 
 Json = dict[str, Any]
@@ -95,7 +96,7 @@ class LocalBackend(Polled):
                 return existing
         cpu_only = submission.cpu_only or gpus.cpu_mode()
         engine = preflight(_job_spec(submission), cpu_only, self.storage)
-        spec_key = "trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec"
+        spec_key = job_kinds.kind(request.kind).spec_field
         body, secrets = _without_secrets(body, spec_key, submission.secret_env)
         record = {
             "kind": request.kind,
@@ -148,24 +149,20 @@ class LocalBackend(Polled):
 
     # -- read -----------------------------------------------------------------------------------
     def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
-        """A job id, a unique id prefix, or a display name (its newest job carrying ``labels``)."""
-        ids = self.store.ids()
-        if ref in ids:
-            return ref
-        if ref.isdigit():
-            matches = [i for i in ids if i.startswith(ref)]
-            if len(matches) == 1:
-                return matches[0]
-            if len(matches) > 1:
-                raise NotFound(f"{ref!r} matches {len(matches)} jobs; give more digits")
-        for job_id in ids:  # newest first
-            try:
-                record = self.store.record(job_id) or {}
-            except store.Unreadable:
-                continue
-            if record.get("display_name") == ref and all(record_labels(record).get(k) == v for k, v in (labels or {}).items()):
-                return job_id
-        raise NotFound(f"no local job {ref!r} (see `trainjobs jobs list`)")
+        """The job ``ref`` names (provider.backends.resolve: the rules every backend shares)."""
+        ids = self.store.ids()  # newest first
+
+        def seen() -> Iterator[Seen]:
+            for job_id in ids:
+                try:
+                    record = self.store.record(job_id) or {}
+                except store.Unreadable:
+                    continue
+                if all(record_labels(record).get(k) == v for k, v in (labels or {}).items()):
+                    yield Seen(job_id, job_id, str(record.get("display_name", "")))
+
+        where = "the local backend" + (f" with labels {labels}" if labels else "")
+        return resolve(ref, seen, lambda r: r in ids, "local job", where)
 
     def get(self, job_id: str) -> JobStatus:
         _reap()
@@ -279,19 +276,15 @@ class LocalBackend(Polled):
 def _job_spec(submission: Submission) -> Json:
     """The request's job spec (a tuning job's trial spec); InvalidArgument when it has no worker pools."""
     request = submission.request
-    job_spec = request.body.get("trialJobSpec" if request.kind == "HyperparameterTuningJob" else "jobSpec")
+    job_spec = request.body.get(job_kinds.kind(request.kind).spec_field)
     if not isinstance(job_spec, dict) or not cl.pool_specs(job_spec) or not cl.pool_specs(job_spec)[0]:
         raise InvalidArgument("the request has no worker pools (jobSpec.workerPoolSpecs)")
     return job_spec
 
 
 def _start_of(pid: int) -> int | None:
-    for _ in range(50):
-        start = store.process_start(pid)
-        if start is not None:
-            return start
-        time.sleep(0.01)
-    return None
+    """The start time of a process just spawned (None if it is not seen within half a second)."""
+    return poll_until(lambda: store.process_start(pid), lambda start: start is not None, Backoff.every(0.01), 0.5)
 
 
 def _without_secrets(body: Json, spec_key: str, names: frozenset[str]) -> tuple[Json, dict[str, dict[str, str]]]:

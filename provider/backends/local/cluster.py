@@ -53,8 +53,10 @@ def replica_counts(job_spec: Json) -> dict[int, int]:
 
 def gpus_per_replica(spec: Json) -> int:
     machine = spec.get("machineSpec", {})
+    from provider.catalog import CATALOG, AcceleratorKind
+
     acc = str(machine.get("acceleratorType", ""))
-    return int(machine.get("acceleratorCount", 0)) if acc.startswith("NVIDIA") else 0
+    return int(machine.get("acceleratorCount", 0)) if acc and CATALOG.kind_of(acc) is AcceleratorKind.GPU else 0
 
 
 def free_ports(n: int) -> list[int]:

@@ -23,13 +23,13 @@ import subprocess
 import sys
 import tarfile
 import threading
-import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
 from provider.backends.local import store
+from provider.backends.polling import Backoff, poll_until
 from provider.core.record import Record
 
 
@@ -179,15 +179,17 @@ def _build_lock(path: Path, cancelled: Cancelled | None) -> Iterator[None]:
     """The layer's lock; while another job builds the same layer, a cancel still ends the wait."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    def locked() -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if cancelled is not None and cancelled():
+                raise EnvCancelled("cancelled while another job built the same environment") from None
+            return False
+
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if cancelled is not None and cancelled():
-                    raise EnvCancelled("cancelled while another job built the same environment") from None
-                time.sleep(0.1)
+        poll_until(locked, bool, Backoff.every(0.1))
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from provider.backends.local import store
+from provider.backends.polling import Backoff
 
 Json = dict[str, Any]
 
 RESERVE_BYTES = 128 * 1024
 FINAL_WRITE_TRIES = 40
+FINAL_WRITE = Backoff(initial=0.1, multiplier=1.5, maximum=2.0, jitter=0.0)  # the waits between those tries
 
 
 class Journal:
@@ -64,14 +66,13 @@ class Journal:
     def save_final(self, changes: Json) -> None:
         """The last save: retried, using the reserve's space when the disk is full; job.json restored first."""
         self.keep_record()
-        delay = 0.1
+        delays = FINAL_WRITE.delays()
         for _ in range(FINAL_WRITE_TRIES):
             if self.save(changes):
                 break
             with contextlib.suppress(OSError):
                 self.reserve.unlink()
-            time.sleep(delay)
-            delay = min(2.0, delay * 1.5)
+            time.sleep(next(delays))
         with contextlib.suppress(OSError):
             self.reserve.unlink()
 

@@ -18,6 +18,7 @@ from provider.backends.local import cluster as cl
 from provider.backends.local import gpus
 from provider.backends.local.paths import Storage, StorageError
 from provider.backends.local.replica_limit import check_replicas
+from provider.catalog import CATALOG, AcceleratorKind
 
 Json = dict[str, Any]
 TPU_MACHINES = ("cloud-tpu", "ct5lp-", "ct6e-", "tpu7x-")
@@ -46,7 +47,8 @@ def container_engine() -> tuple[str | None, str]:
 def _no_tpus(specs: list[Json]) -> None:
     for s in specs:
         machine = s.get("machineSpec", {})
-        if machine.get("tpuTopology") or str(machine.get("acceleratorType", "")).startswith("TPU") or \
+        acc = str(machine.get("acceleratorType", ""))
+        if machine.get("tpuTopology") or (acc and CATALOG.kind_of(acc) is AcceleratorKind.TPU) or \
                 str(machine.get("machineType", "")).startswith(TPU_MACHINES):
             raise FailedPrecondition(f"the local backend cannot run TPU jobs ({machine.get('machineType')}); "
                                      "run it on Vertex AI, or use a GPU or CPU machine type for local runs")

@@ -147,19 +147,19 @@ def kill_marked(value: str) -> list[int]:
     Repeats because a process may fork while it is being killed; a zombie has no environment left,
     so what remains is only what has not died yet. Zombies that are this process's children are
     reaped by ``reap_strays``."""
-    import time
+    from provider.backends.polling import Backoff, poll_until
 
     killed: set[int] = set()
-    deadline = time.monotonic() + KILL_DEADLINE
-    while time.monotonic() < deadline:
+
+    def kill_marked() -> list[int]:
         pids = marked(value)
-        if not pids:
-            break
         for pid in pids:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         killed.update(pids)
-        time.sleep(0.01)
+        return pids
+
+    poll_until(kill_marked, lambda pids: not pids, Backoff.every(0.01), KILL_DEADLINE)
     return sorted(killed)
 
 

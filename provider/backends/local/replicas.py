@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from provider.backends.base import JobState, ReplicaState
 from provider.backends.local import cluster as cl
 from provider.backends.local import reaper, store
+from provider.backends.polling import Backoff, poll_until
 
 if TYPE_CHECKING:
     from provider.backends.local.supervisor import Supervisor
@@ -248,10 +249,8 @@ class Cluster:
             proc.stopping = True
             assert proc.popen is not None
             store.kill_group(proc.popen.pid, signal.SIGTERM if graceful else signal.SIGKILL)
-        deadline = time.time() + (GRACE_SECONDS if graceful else 0)
-        while live and time.time() < deadline:
-            time.sleep(0.02)
-            live = self.running()
+        if live and graceful:
+            poll_until(self.running, lambda running: not running, Backoff.every(0.02), GRACE_SECONDS)
         for proc in self.procs:
             if proc.popen is not None:
                 self.kill_tree(proc)  # also the grandchildren and daemons left behind

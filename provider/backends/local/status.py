@@ -18,6 +18,7 @@ from provider.backends.base import (
     TrialState,
     TrialStatus,
 )
+from provider.core import job_kinds
 
 Json = dict[str, Any]
 
@@ -57,9 +58,10 @@ def _trial(t: Json) -> TrialStatus:
 
 def _status(record: Json, state: Json) -> JobStatus:
     kind = record["kind"]
-    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
+    job_kind = job_kinds.kind(kind)
+    collection = job_kind.collection
     body = record["request"]
-    spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec", {})
+    spec = body.get(job_kind.spec_field, {})
     error = state.get("error")
     return JobStatus(
         id=record["id"],

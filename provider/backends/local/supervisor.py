@@ -43,10 +43,13 @@ from provider.backends.local.journal import Journal
 from provider.backends.local.paths import Storage
 from provider.backends.local.replicas import Cluster, Finished
 from provider.backends.local.trials import Tuner
+from provider.backends.polling import Backoff, poll_until
+from provider.core.job_kinds import TUNING_JOB
 
 Json = dict[str, Any]
 
 POLL_MIN, POLL_MAX = 0.02, 0.25
+GPU_WAIT = Backoff.every(0.2)  # how often a queued job looks for free GPUs
 BASE_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TZ", "PIP_FIND_LINKS",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CERT", "SSL_CERT_FILE")
 
@@ -70,7 +73,7 @@ class Supervisor:
         self.engine = opts.get("engine")
         self.kind = record["kind"]
         body = record["request"]
-        self.study = body.get("studySpec") if self.kind == "HyperparameterTuningJob" else None
+        self.study = body.get("studySpec") if self.kind == TUNING_JOB.name else None
         self.job_spec: Json = body["trialJobSpec"] if self.study else body["jobSpec"]
         sched = self.job_spec.get("scheduling", {})
         self.timeout = _seconds(sched.get("timeout"))
@@ -204,24 +207,25 @@ class Supervisor:
         if need == 0 or self.cpu_only:
             return [] if not self.cpu_only else None
         inventory = gpus.inventory()
-        created = time.time()
-        noted = False
-        while True:
+        noted: list[bool] = []
+
+        def reserve() -> list[int] | None:
             devices = self.gpus.try_acquire(inventory, need)
-            if devices is not None:
-                self.event(f"reserved GPUs {devices}")
-                self.write(gpus=devices, message=None)
-                return devices
-            if not noted:
+            if devices is None and not noted:
                 busy = self.gpus.busy(inventory)
                 self.write(message=f"waiting for {need} GPU(s); busy: {busy or 'none'}")
-                noted = True
-            if self.cancel_requested():
+                noted.append(True)
+            if devices is None and self.cancel_requested():
                 raise self.cancelled(" while waiting for GPUs")
-            if self.max_wait is not None and time.time() - created > self.max_wait:
-                raise Finished(JobState.CANCELLED, f"the job waited longer than its max wait ({self.max_wait:g}s) for "
-                               f"{need} GPU(s)", code=1)
-            time.sleep(0.2)
+            return devices
+
+        devices = poll_until(reserve, lambda d: d is not None, GPU_WAIT, self.max_wait)
+        if devices is None:
+            raise Finished(JobState.CANCELLED, f"the job waited longer than its max wait ({self.max_wait:g}s) for "
+                           f"{need} GPU(s)", code=1)
+        self.event(f"reserved GPUs {devices}")
+        self.write(gpus=devices, message=None)
+        return devices
 
     def gpus_needed(self) -> int:
         per_run = sum(cl.gpus_per_replica(s) * int(s.get("replicaCount", 1))

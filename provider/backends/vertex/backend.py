@@ -38,13 +38,14 @@ from provider.backends.base import (
     StoredObject,
     Submission,
 )
-from provider.backends.polling import Backoff, Polled
+from provider.backends.polling import Backoff, Polled, retrying
 from provider.backends.vertex import outputs as vertex_outputs
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
-from provider.backends.vertex.retry import POLL, RETRY, retrying
+from provider.backends.vertex.retry import POLL, RETRY
 from provider.backends.vertex.status import job_status, split_name
-from provider.core.labels import IDENTITY_LABEL
-from provider.core.labels import KEY as _LABEL_KEY
+from provider.core import job_kinds
+from provider.core.labels import ALLOWED as _LABEL_RULE
+from provider.core.labels import IDENTITY_LABEL, valid_key
 
 if TYPE_CHECKING:
     import threading
@@ -54,9 +55,10 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 T = TypeVar("T")
 
-KINDS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
-COLLECTIONS = {collection: kind for kind, collection in KINDS.items()}
-_METHOD = {"customJobs": "custom_job", "hyperparameterTuningJobs": "hyperparameter_tuning_job"}
+# kind -> collection, collection -> kind, collection -> the client's method suffix (provider.core.job_kinds)
+KINDS = {k.name: k.collection for k in job_kinds.KINDS}
+COLLECTIONS = {k.collection: k.name for k in job_kinds.KINDS}
+_METHOD = {k.collection: k.method for k in job_kinds.KINDS}
 _JOB_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
 
@@ -64,8 +66,8 @@ def label_filter(labels: dict[str, str]) -> str:
     """The list filter for jobs carrying all ``labels``: ``labels.k="v" AND ...``."""
     terms = []
     for key, value in sorted(labels.items()):
-        if not _LABEL_KEY.match(key):
-            raise InvalidArgument(f"label key {key!r} cannot be filtered on: lowercase letters, digits, '_' and '-'")
+        if not valid_key(key):
+            raise InvalidArgument(f"label key {key!r} cannot be filtered on: {_LABEL_RULE}")
         terms.append(f"labels.{key}={json.dumps(value)}")
     return " AND ".join(terms)
 
@@ -159,7 +161,7 @@ class VertexBackend(Polled):
             except ValueError as exc:
                 raise InvalidArgument(str(exc)) from exc
             if collection not in COLLECTIONS:
-                raise InvalidArgument(f"{job_id!r} is not a customJobs or hyperparameterTuningJobs resource name")
+                raise InvalidArgument(f"{job_id!r} is not a {' or '.join(job_kinds.COLLECTIONS)} resource name")
             return [(collection, location, job_id)]
         if not _JOB_ID.match(job_id):
             raise InvalidArgument(f"{job_id!r} is not a Vertex AI job id (the digits that end its resource name)")
@@ -274,22 +276,13 @@ class VertexBackend(Polled):
                                         status.id, cursor, replica)
 
     def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
-        """A job id or resource name as is; else a unique prefix of a job id, or a display name (its
-        newest job), among the jobs carrying ``labels`` (a stack's jobs)."""
-        if "/" in ref or (ref.isdigit() and len(ref) >= 10):
-            return ref
-        jobs = self.list(labels)
-        matches = [j for j in jobs if j.id.startswith(ref)] if ref.isdigit() else []
-        if len(matches) == 1:
-            return matches[0].name
-        if len(matches) > 1:
-            raise NotFound(f"{ref!r} matches {len(matches)} Vertex AI jobs; give more digits")
-        named = [j for j in jobs if j.display_name == ref]  # newest first
-        if named:
-            return named[0].name
-        where = f"{self.parent()}" + (f" with labels {labels}" if labels else "")
-        raise NotFound(f"no Vertex AI job {ref!r} in {where} (an id, a resource name, a unique id prefix or a "
-                       f"job name; see `trainjobs jobs list --stack S`)")
+        """The job ``ref`` names (provider.backends.resolve: the rules every backend shares); a full id
+        is one of 10 digits or more."""
+        from provider.backends.resolve import Seen, resolve
+
+        where = self.parent() + (f" with labels {labels}" if labels else "")
+        return resolve(ref, lambda: (Seen(j.id, j.name, j.display_name) for j in self.list(labels)),
+                       lambda r: r.isdigit() and len(r) >= 10, "Vertex AI job", where)  # a Vertex AI job id has 19 digits
 
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from provider.backends.base import JobStatus, TrialState, TrialStatus
 from provider.backends.vertex.states import UNTWINNED, to_job_state, vertex_name
+from provider.core import job_kinds
 
 Json = dict[str, Any]
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -64,9 +65,9 @@ def job_status(kind: str, job: Json, backend: str = "vertex") -> JobStatus:
     name = job["name"]
     _, _, _, job_id = split_name(name)
     state_name = vertex_name(job.get("state", "JOB_STATE_UNSPECIFIED"))
-    spec = job.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
+    spec = job.get(job_kinds.kind(kind).spec_field) or {}
     error = job.get("error") or {}
-    trials, best = _trials(job) if kind == "HyperparameterTuningJob" else ((), None)
+    trials, best = _trials(job) if kind == job_kinds.TUNING_JOB.name else ((), None)
     return JobStatus(
         id=job_id,
         kind=kind,

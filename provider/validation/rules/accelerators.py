@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator
 
-from provider.catalog import Region
+from provider.catalog import AcceleratorKind, Region
 from provider.core.problem import Severity
 from provider.core.suggest import did_you_mean
 from provider.spec.model import DocPath, TrainingJob, WorkerPool, path_of
@@ -55,7 +55,7 @@ def accelerator_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         where = path_of(acc, "type") or path_of(pool)
         instead = f"use {join(info.instead)} instead" if info.instead else None
         if info.no_training_machine:
-            trainable = sorted(a.name for a in ctx.catalog.accelerators.values() if a.kind == "tpu" and a.vertex_training)
+            trainable = sorted(a.name for a in ctx.catalog.accelerators.values() if a.kind is AcceleratorKind.TPU and a.vertex_training)
             yield Finding(
                 f"{acc.type} is in Vertex AI's AcceleratorType list, but Vertex AI offers no machine type to train on it",
                 where,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from provider.core.labels import ALLOWED as LABEL_RULE
+from provider.core.labels import valid_key, valid_value
 from provider.core.problem import Severity
 from provider.spec.model import PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import (
@@ -265,31 +266,18 @@ def bucket_region(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             return
 
 
-def _label_chars_ok(text: str, first: bool) -> bool:
-    """Keys start with a letter; after that, letters (Ll, Lo) and digits (N) of any script."""
-    for i, ch in enumerate(text):
-        if ch.isascii():
-            continue
-        cat = unicodedata.category(ch)
-        letter = cat in ("Ll", "Lo")
-        if first and i == 0 and not letter:
-            return False
-        if not letter and not cat.startswith("N"):
-            return False
-    return True
-
-
 @rule
 def labels_unicode(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """International characters in labels must be lowercase letters (Unicode Ll/Lo) or digits."""
+    """International characters in labels must be lowercase letters (Unicode Ll/Lo) or digits
+    (provider.core.labels: the catalog's rule; an ASCII-only label is the schema's to check)."""
     for key, value in job.labels:
         if key.isascii() and value.isascii():
             continue
-        if not _label_chars_ok(key, first=True) or not _label_chars_ok(value, first=False):
+        if not valid_key(key) or not valid_value(value):
             yield Finding(
                 f"label {key}={value} uses characters that are not lowercase letters or digits",
                 path_of(job, "labels"),
                 "labels.unicode",
                 JOB_RULES + " (aip.labels: international characters are allowed)",
-                allowed="lowercase letters (any script), digits, '_' and '-'",
+                allowed=LABEL_RULE,
             )

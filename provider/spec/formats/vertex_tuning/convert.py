@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from provider.core.job_kinds import TUNING_JOB
 from provider.core.record import replace
 from provider.spec.envelope import body, merge_labels, metadata_fields
 from provider.spec.formats.vertex.convert import custom_job
@@ -19,7 +20,7 @@ from provider.spec.formats.vertex_tuning.study import hyperparameters
 from provider.spec.model import Note, SourceFormat, TrainingJob
 from provider.spec.reader import ConversionError, Node
 
-_NAME = re.compile(r"^projects/[^/]+/locations/([^/]+)/hyperparameterTuningJobs/[^/]+$")
+_NAME = re.compile(rf"^projects/[^/]+/locations/([^/]+)/{TUNING_JOB.collection}/[^/]+$")
 SOURCE = "google/cloud/aiplatform_v1/types/hyperparameter_tuning_job.py (fields marked Output only)"
 
 
