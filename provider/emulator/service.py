@@ -26,6 +26,7 @@ from provider.core.rpc_code import RpcCode
 from provider.core.vertex_request import VertexRequest
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import ApiError, failed_precondition, invalid, not_found
+from provider.emulator.operations import EMPTY, Operations
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
 
@@ -210,19 +211,7 @@ class JobService:
         if job["state"] not in (JobState.SUCCEEDED.vertex, JobState.FAILED.vertex, JobState.CANCELLED.vertex):
             raise failed_precondition(f"The {record['kind']} {job['name']} is {job['state']}: only a finished job "
                                       "can be deleted. Cancel it first, and wait until it is JOB_STATE_CANCELLED.")
-        stamp = now()
-        op_id = new_job_id()
-        location_parent = parent
-        op = {
-            "id": op_id,
-            "name": f"{location_parent}/operations/{op_id}",
-            "done": True,
-            "metadata": {"@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata",
-                         "genericMetadata": {"createTime": stamp, "updateTime": stamp}},
-            "response": {"@type": "type.googleapis.com/google.protobuf.Empty"},
-            "target": job["name"],
-        }
-        self.store.put_operation(op)
+        op = Operations(self.store).finished(parent, "DeleteOperationMetadata", EMPTY)
         if record.get("local"):
             self._wait_for_supervisor(job_id)
             try:
@@ -233,7 +222,7 @@ class JobService:
                 raise ApiError(exc.code, exc.message) from None
         self.store.drop_job(job_id)
         self._finished.pop(job_id, None)
-        return operation_json(op)
+        return op
 
     def _wait_for_supervisor(self, job_id: str, timeout: float = 10.0) -> None:
         """A finished job's supervisor may still be exiting: let it go before its files do."""
@@ -241,12 +230,6 @@ class JobService:
         deadline = time.monotonic() + timeout
         while local_store.alive(state.get("supervisor")) and time.monotonic() < deadline:
             time.sleep(0.01)
-
-    def get_operation(self, parent: str, op_id: str) -> Json:
-        op = self.store.operation(op_id)
-        if op is None or not op["name"].startswith(parent + "/"):
-            raise not_found(f"Operation {parent}/operations/{op_id} does not exist.")
-        return operation_json(op)
 
 
 def _stored_view(record: Json) -> Json:
@@ -257,10 +240,6 @@ def _stored_view(record: Json) -> Json:
         if key in body:
             view[key] = body[key]
     return view
-
-
-def operation_json(op: Json) -> Json:
-    return {k: op[k] for k in ("name", "metadata", "done", "response") if k in op}
 
 
 def _trial(trial: TrialStatus, metric: str) -> Json:
