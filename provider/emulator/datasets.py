@@ -64,7 +64,7 @@ class DatasetService:
 
     def _sources(self, dataset: Json) -> list[Path]:
         """The CSV files of a tabular dataset's gcsSource, each an object in the emulated storage."""
-        metadata = dataset.get("metadata") if isinstance(dataset.get("metadata"), dict) else {}
+        metadata: Json = dataset["metadata"] if isinstance(dataset.get("metadata"), dict) else {}
         config = metadata.get("inputConfig") or {}
         if "bigquerySource" in config:
             raise not_emulated("A tabular dataset from BigQuery (metadata.inputConfig.bigquerySource)")
@@ -114,7 +114,7 @@ class DatasetService:
         body: Json = record["body"]
         return body
 
-    def list(self, parent: str, params: dict[str, str]) -> Json:
+    def page(self, parent: str, params: dict[str, str]) -> Json:
         return listing.page(lambda after: self.store.walk(KIND, parent, after), lambda r: r["body"], "datasets",
                             parent, params)
 

@@ -104,7 +104,7 @@ class ModelRegistry:
         parent, model_id, version = split_name(name)
         return self._version(self._record(parent, model_id), version, name)
 
-    def list(self, parent: str, params: dict[str, str]) -> Json:
+    def page(self, parent: str, params: dict[str, str]) -> Json:
         return listing.page(lambda after: self.store.walk(KIND, parent, after), self._default, "models", parent, params)
 
     def list_versions(self, name: str, params: dict[str, str]) -> Json:

@@ -122,20 +122,13 @@ class PipelineService:
                                                                  "what the trainer writes under it (AIP_MODEL_DIR).")
             if body.get("parentModel"):
                 self.models.get(body["parentModel"])
-        if "inputDataConfig" in body:
-            env = self.datasets.export(parent, body["inputDataConfig"], base)
-            for pool in spec.get("workerPoolSpecs") or []:
-                task = pool.get("pythonPackageSpec") or pool.get("containerSpec")
-                if task is not None:
-                    given = {e.get("name") for e in task.get("env") or []}
-                    task["env"] = [*(task.get("env") or []), *({"name": k, "value": v} for k, v in env.items()
-                                                               if k not in given)]
+        env = self.datasets.export(parent, body["inputDataConfig"], base) if "inputDataConfig" in body else None
         job_body = {"displayName": body["displayName"], "jobSpec": spec}
         for key in ("labels", "encryptionSpec"):
             if key in body:
                 job_body[key] = body[key]
         try:
-            job = self.jobs.create("customJobs", parent, json.dumps(job_body).encode())
+            job = self.jobs.create("customJobs", parent, json.dumps(job_body).encode(), env)
         except ApiError as exc:
             raise _rehome(exc, "job_spec", AT) from None
         pipeline_id = new_job_id()
@@ -166,7 +159,7 @@ class PipelineService:
             return {"state": "PIPELINE_STATE_FAILED", "updateTime": record["create_time"],
                     "error": {"code": RpcCode.NOT_FOUND.number, "message": f"The backing CustomJob "
                               f"{record['backing']} was deleted before the pipeline ended."}}
-        outcome = {k: job[k] for k in ("startTime", "endTime", "updateTime", "error") if k in job}
+        outcome: Json = {k: job[k] for k in ("startTime", "endTime", "updateTime", "error") if k in job}
         outcome["state"] = pipeline_state(job["state"])
         if outcome["state"] in TERMINAL:
             with self._lock:
@@ -225,7 +218,7 @@ class PipelineService:
     def get(self, name: str) -> Json:
         return self.render(self.record(name))
 
-    def list(self, parent: str, params: dict[str, str]) -> Json:
+    def page(self, parent: str, params: dict[str, str]) -> Json:
         return listing.page(lambda after: self.store.walk(KIND, parent, after), self.render, "trainingPipelines",
                             parent, params)
 

@@ -46,9 +46,9 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from provider.backends.local.backend import LocalBackend
 from provider.core.trust import Binding
 from provider.emulator import gate
+from provider.emulator.datasets import DatasetService
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
-from provider.emulator.datasets import DatasetService
 from provider.emulator.model_registry import ModelRegistry
 from provider.emulator.operations import Operations
 from provider.emulator.persistent import PersistentResourceService

@@ -131,11 +131,18 @@ class JobService:
         return out
 
     # -- methods --------------------------------------------------------------------------------
-    def create(self, collection: str, parent: str, raw: bytes) -> Json:
+    def create(self, collection: str, parent: str, raw: bytes, service_env: dict[str, str] | None = None) -> Json:
+        """``service_env``: variables the training service itself sets on every replica (a training
+        pipeline's AIP_*_DATA_URI), added after the request is checked, which refuses them from a user."""
         kind = KINDS[collection]
         body = wire.parse(kind, raw)
         location = parent.split("/")[3]
         validate.check(kind, location, body, self.workspace)
+        added = [{"name": k, "value": v} for k, v in (service_env or {}).items()]
+        for pool in (body.get("jobSpec") or {}).get("workerPoolSpecs") or [] if added else []:
+            task = pool.get("pythonPackageSpec") or pool.get("containerSpec")
+            if task is not None:
+                task["env"] = [*(task.get("env") or []), *added]
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
         with self._create_lock:

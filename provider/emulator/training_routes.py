@@ -51,7 +51,7 @@ def create_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answe
 
 def list_pipelines(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "trainingPipelines.list", _LIST)
-    return _answer(request, "ListTrainingPipelinesResponse", app.pipelines.list(_parent(m), request.params))
+    return _answer(request, "ListTrainingPipelinesResponse", app.pipelines.page(_parent(m), request.params))
 
 
 def _pipeline(m: dict[str, str]) -> str:
@@ -88,7 +88,7 @@ def list_models(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     if request.params.get("orderBy", "create_time desc") not in ("create_time desc", "createTime desc"):
         raise invalid(f"models.list orderBy {request.params['orderBy']!r} is not served by the emulator: it lists "
                       "newest first (\"create_time desc\"); leave orderBy out or give that.")
-    return _answer(request, "ListModelsResponse", app.models.list(_parent(m), request.params))
+    return _answer(request, "ListModelsResponse", app.models.page(_parent(m), request.params))
 
 
 def get_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
@@ -131,7 +131,7 @@ def create_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer
 
 def list_datasets(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "datasets.list", _LIST)
-    return _answer(request, "ListDatasetsResponse", app.datasets.list(_parent(m), request.params))
+    return _answer(request, "ListDatasetsResponse", app.datasets.page(_parent(m), request.params))
 
 
 def get_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
