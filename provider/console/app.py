@@ -232,6 +232,15 @@ async def job_cancel(request: Request) -> Response:
     return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
 
 
+async def training_page(request: Request) -> Response:
+    from provider.console.training import read
+
+    sources = _console(request).sources.sources
+    pipelines, models, errors = await run_in_threadpool(read, sources)
+    return templates.TemplateResponse(request, "training.html", {
+        "pipelines": pipelines, "models": models, "errors": errors, "vertex": any(s.kind == "vertex" for s in sources)})
+
+
 async def stacks_page(request: Request) -> Response:
     index = _console(request).sources.index
     stacks = index.stacks if index else []
@@ -314,6 +323,7 @@ def create_app(console: Console, binding: Binding) -> Starlette:
         Route("/fragments/jobs/{source}/{job_id}", job_fragment),
         Route("/jobs/{source}/{job_id}/logs", job_logs),
         Route("/jobs/{source}/{job_id}/cancel", job_cancel, methods=["POST"]),
+        Route("/training", training_page),
         Route("/stacks", stacks_page),
         Route("/stacks/{name}", stack_page),
         Route("/plan", plan_page),
