@@ -34,14 +34,14 @@ from provider.backends.local.paths import Storage, StorageError
 from provider.backends.local.store import new_job_id, now
 from provider.core.rpc_code import RpcCode
 from provider.emulator import listing, wire
+from provider.emulator.datasets import DatasetService
 from provider.emulator.errors import ApiError, FieldViolation, failed_precondition, invalid, not_found
-from provider.emulator.model_registry import check_model
-from provider.emulator.operations import EMPTY
+from provider.emulator.model_registry import ModelRegistry, check_model
+from provider.emulator.operations import EMPTY, Operations
 
 if TYPE_CHECKING:
-    from provider.emulator.datasets import DatasetService
-    from provider.emulator.model_registry import ModelRegistry
-    from provider.emulator.operations import Operations
+    from pathlib import Path
+
     from provider.emulator.service import JobService
 
 Json = dict[str, Any]
@@ -244,3 +244,12 @@ class PipelineService:
                                       "deleted. Cancel it first, and wait until it is PIPELINE_STATE_CANCELLED.")
         self.store.drop_job(record["id"])
         return self.operations.finished(record["parent"], "DeleteOperationMetadata", EMPTY)
+
+
+def training_services(jobs: JobService, storage_root: Path) -> tuple[Operations, ModelRegistry, DatasetService,
+                                                                     PipelineService]:
+    """The emulator's operations, model registry, datasets and training pipelines, on the job service's store."""
+    operations = Operations(jobs.store)
+    models = ModelRegistry(jobs.store, operations)
+    datasets = DatasetService(jobs.store, operations, storage_root)
+    return operations, models, datasets, PipelineService(jobs, models, datasets, operations)
