@@ -272,6 +272,12 @@ def test_pipelines_models_and_operations_survive_a_restart(emulators: Emulators,
     op = models.upload_model(parent=PARENT, model=aiplatform_v1.Model(
         display_name="kept", artifact_uri=f"gs://{BUCKET}/k", container_spec={"image_uri": SERVING}))
     uploaded = op.result(timeout=30)
+    pipelines = _client(first, "PipelineServiceClient")
+    refused = pipelines.create_training_pipeline(parent=PARENT, training_pipeline=aiplatform_v1.TrainingPipeline(
+        display_name="kept-pipeline", training_task_definition=CUSTOM_TASK, training_task_inputs={
+            "worker_pool_specs": [{"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": 1,
+                                   "container_spec": {"image_uri": "gcr.io/test-project/t:1"}}]}))
+    ended = _wait(lambda: pipelines.get_training_pipeline(name=refused.name), ("PIPELINE_STATE_FAILED",))
     emulators.stop(first)
     second = emulators.start()
     models = _client(second, "ModelServiceClient")
@@ -279,3 +285,22 @@ def test_pipelines_models_and_operations_survive_a_restart(emulators: Emulators,
     again = models.get_operation(request={"name": op.operation.name})
     assert again.done and again.name == op.operation.name
     assert [m.name for m in models.list_models(parent=PARENT)] == [uploaded.model]
+    kept = _client(second, "PipelineServiceClient").get_training_pipeline(name=refused.name)
+    assert kept.state.name == ended.state.name and kept.error.message == ended.error.message
+    assert kept.training_task_metadata["backingCustomJob"] == ended.training_task_metadata["backingCustomJob"]
+
+
+def test_a_container_training_job_is_accepted_and_fails_without_a_container_engine(sdk: Any) -> None:
+    from provider.backends.local.preflight import container_engine
+
+    if container_engine()[0] is not None:
+        pytest.skip("a container engine answers here: this test shows the pipeline failing without one")
+    job = sdk.CustomContainerTrainingJob(display_name="container-train", container_uri="gcr.io/test-project/trainer:1",
+                                         model_serving_container_image_uri=SERVING)
+    with pytest.raises(RuntimeError, match="failed"):
+        job.run(replica_count=1, machine_type="n1-standard-4")
+    assert job.state.name == "PIPELINE_STATE_FAILED"
+    assert job.gca_resource.error.code == 9  # FAILED_PRECONDITION, as the backing custom job's
+    assert "no container engine is available here" in job.gca_resource.error.message
+    backing = sdk.CustomJob.get(job.gca_resource.training_task_metadata["backingCustomJob"])
+    assert backing.state.name == "JOB_STATE_FAILED"
