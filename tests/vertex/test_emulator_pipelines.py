@@ -304,3 +304,20 @@ def test_a_container_training_job_is_accepted_and_fails_without_a_container_engi
     assert "no container engine is available here" in job.gca_resource.error.message
     backing = sdk.CustomJob.get(job.gca_resource.training_task_metadata["backingCustomJob"])
     assert backing.state.name == "JOB_STATE_FAILED"
+
+
+def test_a_trainers_gcs_fuse_paths_reach_the_emulated_storage(sdk: Any, emulator: Emulator) -> None:
+    uri = f"gs://{BUCKET}/pkgs/probe-0.1.0.tar.gz"
+    stage(PROBE, uri, GcsStager(gcs_client(PROJECT, emulator.endpoint)))
+    specs = [{"replica_count": 1, "machine_spec": {"machine_type": "n1-standard-4"},
+              "python_package_spec": {"executor_image_uri": EXECUTOR, "package_uris": [uri],
+                                      "python_module": "probe.task", "args": [f"--dump=/gcs/{BUCKET}/fuse/dump"],
+                                      "env": [{"name": "TRAINJOBS_DATA_DIR", "value": f"/gcs/{BUCKET}/fuse/data"}]}}]
+    job = sdk.CustomJob(display_name="fuse", worker_pool_specs=specs)
+    job.run()
+    assert job.state.name == "JOB_STATE_SUCCEEDED"
+    # What the trainer wrote under /gcs/BUCKET/... is an object of gs://BUCKET/..., read back through the API.
+    blob = gcs_client(PROJECT, emulator.endpoint).bucket(BUCKET).blob("fuse/dump/workerpool0-0.json")
+    seen = json.loads(blob.download_as_bytes())
+    assert seen["env"]["TRAINJOBS_DATA_DIR"] == str(emulator.storage_root / BUCKET / "fuse" / "data")
+    assert seen["argv"] == [f"--dump={emulator.storage_root / BUCKET / 'fuse' / 'dump'}"]
