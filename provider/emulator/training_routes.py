@@ -135,7 +135,7 @@ def list_datasets(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 
 def get_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
-    _params(request, "datasets.get", ("readMask",))
+    _params(request, "datasets.get")
     return _answer(request, "Dataset", app.datasets.get(_dataset(m)))
 
 
