@@ -40,6 +40,7 @@ from provider.backends.summary import log_scaled
 from provider.console import charts, guard, views
 from provider.console.sources import Source, SourceError, Sources, source_for
 from provider.console.usage import StackSpec, model_of, spec_of, stack_models, usage
+from provider.core.backend_registry import capabilities
 from provider.core.job_kinds import TUNING_JOB
 from provider.core.record import Record, field
 from provider.core.trust import Binding, Refusal, Verdict
@@ -233,6 +234,15 @@ async def job_cancel(request: Request) -> Response:
     return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
 
 
+async def training_page(request: Request) -> Response:
+    from provider.console.training import read
+
+    sources = _console(request).sources.sources
+    pipelines, models, errors = await run_in_threadpool(read, sources)
+    return templates.TemplateResponse(request, "training.html", {
+        "pipelines": pipelines, "models": models, "errors": errors, "vertex": any(capabilities(s.kind).vertex_api for s in sources)})
+
+
 async def stacks_page(request: Request) -> Response:
     index = _console(request).sources.index
     stacks = index.stacks if index else []
@@ -315,6 +325,7 @@ def create_app(console: Console, binding: Binding) -> Starlette:
         Route("/fragments/jobs/{source}/{job_id}", job_fragment),
         Route("/jobs/{source}/{job_id}/logs", job_logs),
         Route("/jobs/{source}/{job_id}/cancel", job_cancel, methods=["POST"]),
+        Route("/training", training_page),
         Route("/stacks", stacks_page),
         Route("/stacks/{name}", stack_page),
         Route("/plan", plan_page),

@@ -38,7 +38,7 @@ REGISTRY: tuple[BackendType, ...] = (
         kind=BackendKind("vertex"), title="Vertex AI", job_word="Vertex AI",
         capabilities=Capabilities(billed=True, remote=True, gpus=True, builds_images=True,
                                   persistent_resources=True, service_accounts=True, needs_project=True,
-                                  outputs=Outputs.CLOUD_STORAGE),
+                                  outputs=Outputs.CLOUD_STORAGE, vertex_api=True),
         validation_target="vertex",
         settings=Ref("provider.backends.vertex.settings:VertexSettings"),
         team_infra=Ref("provider.resources.team:vertex_team"),

@@ -46,6 +46,8 @@ class Capabilities(Record):
     service_accounts: bool  # its jobs run as the team's service account (TeamInfra creates it)
     needs_project: bool  # a stack of it names gcp:project (its bucket name, its requests' parent)
     outputs: Outputs
+    # it serves the rest of Vertex AI's API (training pipelines, models, experiments): the console reads them there
+    vertex_api: bool = False
 
 
 class Ref(str):

@@ -39,7 +39,8 @@ _FIELDS = {"display_name": "displayName", "displayName": "displayName", "state":
            "updateTime": "updateTime"}
 _OPS = {"displayName": ("=", "!=", ":"), "state": ("=", "!="), "labels": ("=", "!=", ":"),
         "createTime": ("=", "!=", "<", "<=", ">", ">="), "updateTime": ("=", "!=", "<", "<=", ">", ">=")}
-_STATES = VERTEX_STATE_NAMES
+# A training pipeline's states are a job's under another prefix (PIPELINE_STATE_SUCCEEDED ...).
+_STATES = VERTEX_STATE_NAMES + tuple("PIPELINE_STATE_" + n[len("JOB_STATE_"):] for n in VERTEX_STATE_NAMES)
 _SUPPORTED = "display_name, state, create_time, update_time and labels.KEY"
 
 

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from provider.core import job_kinds
 from provider.core.record import Record
-from provider.emulator import persistent_routes, wire
+from provider.emulator import persistent_routes, training_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -100,7 +100,7 @@ def delete_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def get_operation(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
-    return Answer(data=wire.encode_any(app.jobs.get_operation(_parent(m), m["id"])))
+    return Answer(data=wire.encode_any(app.operations.get(f"{_parent(m)}/operations/{m['id']}")))
 
 
 def _decoded(m: dict[str, str], key: str) -> str:
@@ -174,7 +174,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
         ("POST", r"/v2/entries:list", list_log_entries),
         *((method, (r"/(?:v1|ui)" if ui else "/v1") + f"/projects/{_NAME}" + suffix, handler)
-          for method, suffix, handler, ui in persistent_routes.ROUTES),
+          for method, suffix, handler, ui in persistent_routes.ROUTES + training_routes.ROUTES),
     )
 )
 
@@ -194,5 +194,6 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
         raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
                        http=405, headers=(("Allow", ", ".join(allowed)),))
     raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
-                                "customJobs, hyperparameterTuningJobs, persistentResources and operations, and the "
+                                "customJobs, hyperparameterTuningJobs, persistentResources, trainingPipelines, models, "
+                                "datasets and operations, and the "
                                 "Cloud Storage JSON API's buckets, objects and uploads.")

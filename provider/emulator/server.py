@@ -49,6 +49,7 @@ from provider.emulator import gate
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.persistent import PersistentResourceService
+from provider.emulator.pipelines import training_services
 from provider.emulator.routes import Request, route
 from provider.emulator.service import JobService
 from provider.emulator.storage import Answer, StorageService
@@ -334,6 +335,7 @@ class Emulator:
         self.persistent = PersistentResourceService(self.state_dir)
         self.jobs = JobService(self.store, self.local, cpu_only=cpu_only, persistent=self.persistent)
         self.storage = StorageService(self.storage_root)
+        self.operations, self.models, self.datasets, self.pipelines = training_services(self.jobs, self.storage_root)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

@@ -26,6 +26,7 @@ from provider.core.rpc_code import RpcCode
 from provider.core.vertex_request import VertexRequest
 from provider.emulator import filters, paging, validate, wire
 from provider.emulator.errors import ApiError, failed_precondition, invalid, not_found
+from provider.emulator.operations import EMPTY, Operations
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.store import EmulatorStore
 
@@ -130,11 +131,18 @@ class JobService:
         return out
 
     # -- methods --------------------------------------------------------------------------------
-    def create(self, collection: str, parent: str, raw: bytes) -> Json:
+    def create(self, collection: str, parent: str, raw: bytes, service_env: dict[str, str] | None = None) -> Json:
+        """``service_env``: variables the training service itself sets on every replica (a training
+        pipeline's AIP_*_DATA_URI), added after the request is checked, which refuses them from a user."""
         kind = KINDS[collection]
         body = wire.parse(kind, raw)
         location = parent.split("/")[3]
         validate.check(kind, location, body, self.workspace)
+        added = [{"name": k, "value": v} for k, v in (service_env or {}).items()]
+        for pool in (body.get("jobSpec") or {}).get("workerPoolSpecs") or [] if added else []:
+            task = pool.get("pythonPackageSpec") or pool.get("containerSpec")
+            if task is not None:
+                task["env"] = [*(task.get("env") or []), *added]
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
         with self._create_lock:
@@ -210,19 +218,7 @@ class JobService:
         if job["state"] not in (JobState.SUCCEEDED.vertex, JobState.FAILED.vertex, JobState.CANCELLED.vertex):
             raise failed_precondition(f"The {record['kind']} {job['name']} is {job['state']}: only a finished job "
                                       "can be deleted. Cancel it first, and wait until it is JOB_STATE_CANCELLED.")
-        stamp = now()
-        op_id = new_job_id()
-        location_parent = parent
-        op = {
-            "id": op_id,
-            "name": f"{location_parent}/operations/{op_id}",
-            "done": True,
-            "metadata": {"@type": "type.googleapis.com/google.cloud.aiplatform.v1.DeleteOperationMetadata",
-                         "genericMetadata": {"createTime": stamp, "updateTime": stamp}},
-            "response": {"@type": "type.googleapis.com/google.protobuf.Empty"},
-            "target": job["name"],
-        }
-        self.store.put_operation(op)
+        op = Operations(self.store).finished(parent, "DeleteOperationMetadata", EMPTY)
         if record.get("local"):
             self._wait_for_supervisor(job_id)
             try:
@@ -233,7 +229,7 @@ class JobService:
                 raise ApiError(exc.code, exc.message) from None
         self.store.drop_job(job_id)
         self._finished.pop(job_id, None)
-        return operation_json(op)
+        return op
 
     def _wait_for_supervisor(self, job_id: str, timeout: float = 10.0) -> None:
         """A finished job's supervisor may still be exiting: let it go before its files do."""
@@ -242,12 +238,6 @@ class JobService:
         state = local_store.read_json(self.local.store.job_dir(job_id) / "state.json") or {}
         poll_until(lambda: local_store.alive(state.get("supervisor")), lambda alive: not alive, Backoff.every(0.01),
                    timeout)
-
-    def get_operation(self, parent: str, op_id: str) -> Json:
-        op = self.store.operation(op_id)
-        if op is None or not op["name"].startswith(parent + "/"):
-            raise not_found(f"Operation {parent}/operations/{op_id} does not exist.")
-        return operation_json(op)
 
 
 def _stored_view(record: Json) -> Json:
@@ -258,10 +248,6 @@ def _stored_view(record: Json) -> Json:
         if key in body:
             view[key] = body[key]
     return view
-
-
-def operation_json(op: Json) -> Json:
-    return {k: op[k] for k in ("name", "metadata", "done", "response") if k in op}
 
 
 def _trial(trial: TrialStatus, metric: str) -> Json:

@@ -2,7 +2,7 @@
 
 ``<state>/jobs/<id>.json``        a job as the emulator accepted it (kind, parent, request, and
                                   for a job the local backend refused, its final error)
-``<state>/operations/<id>.json``  a long-running operation (delete)
+``<state>/operations/<id>.json``  a long-running operation (operations.py, their one home)
 ``<state>/emulator.lock``         held while an emulator serves this dir: one at a time
 
 Files are written atomically (tmp + rename), so a restarted emulator serves the same jobs. The

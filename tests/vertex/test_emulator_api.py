@@ -191,7 +191,7 @@ def test_finished_jobs_cannot_be_cancelled_and_only_they_are_deleted(emulator: E
 
 # -- malformed requests ---------------------------------------------------------------------------
 def test_unknown_routes_wrong_methods_and_bad_bodies(emulator: Emulator) -> None:
-    status, _, body = http(emulator, "GET", f"/v1/{PARENT}/trainingPipelines")
+    status, _, body = http(emulator, "GET", f"/v1/{PARENT}/featurestores")  # a resource it does not emulate
     assert status == 404 and body["error"]["status"] == "NOT_FOUND" and body["error"]["code"] == 404
     status, headers, body = http(emulator, "PUT", f"/v1/{PARENT}/customJobs/1")
     assert status == 405 and headers["Allow"] == "GET, DELETE" and "not allowed" in body["error"]["message"]

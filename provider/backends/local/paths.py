@@ -7,6 +7,10 @@
   the same place every run, and the same spec works here and on Vertex AI. An object no path can
   hold there (a segment over 255 bytes, ``d`` beside ``d/e``) is set aside (objects.py); ``path``
   finds it there.
+* Cloud Storage FUSE: on Vertex AI a bucket is mounted at ``/gcs/BUCKET``. Here ``/gcs/BUCKET/PATH``
+  in a trainer's arguments, its ``AIP_*`` variables and any environment value that starts with
+  ``/gcs/`` is rewritten to the same file as ``gs://BUCKET/PATH`` (``localize``). A path the trainer's
+  own code builds is not seen: it reaches the storage only where ``/gcs`` is a link to the storage root.
 """
 
 from __future__ import annotations
@@ -67,13 +71,14 @@ class Storage(Record):
         return "gs://" + rel.as_posix()
 
     def localize(self, text: str) -> str:
-        """Replace gs:// URIs inside an argument (--job-dir=gs://b/x) with local paths."""
-        if "gs://" not in text:
+        """Replace gs:// URIs and /gcs/ (FUSE) paths inside an argument (--job-dir=gs://b/x) with local paths."""
+        if "gs://" not in text and "/gcs/" not in text:
             return text
         def repl(m: re.Match[str]) -> str:
+            uri = "gs://" + m.group(0)[len("/gcs/"):] if m.group(0).startswith("/gcs/") else m.group(0)
             try:
-                local = str(self.path(m.group(0)))
+                local = str(self.path(uri))
             except StorageError:
                 return m.group(0)
             return local + "/" if m.group(0).endswith("/") else local
-        return re.sub(r"gs://[^\s,;\"']+", repl, text)
+        return re.sub(r"gs://[^\s,;\"']+|(?<![^\s=,;:\"'])/gcs/[^\s,;\"']+", repl, text)

@@ -135,7 +135,8 @@ class Cluster:
         if self.sup.env is not None and "pythonPackageSpec" in spec:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
-        env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") else v for k, v in env.items()}
+        env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") or v.startswith("/gcs/") else v
+               for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name

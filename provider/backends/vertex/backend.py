@@ -109,9 +109,11 @@ class VertexBackend(Polled):
         endpoint (the emulator, a proxy) serves them too; a regional host, or none, means Google's."""
         return self.api_endpoint if self.api_endpoint and "://" in self.api_endpoint else None
 
-    def client(self, location: str | None = None) -> Any:
+    def client(self, location: str | None = None, service: str = "JobServiceClient") -> Any:
+        """The ``aiplatform_v1`` client of ``service`` (the job service's by default) for this endpoint."""
         endpoint = self.endpoint(location)
-        client = self._clients.get(endpoint)
+        key = endpoint if service == "JobServiceClient" else f"{service} {endpoint}"
+        client = self._clients.get(key)
         if client is None:
             from google.auth.exceptions import GoogleAuthError
             from google.cloud import aiplatform_v1
@@ -124,14 +126,14 @@ class VertexBackend(Polled):
                         from google.auth.credentials import AnonymousCredentials
 
                         credentials = AnonymousCredentials()  # type: ignore[no-untyped-call]  # google-auth leaves it untyped
-                    client = aiplatform_v1.JobServiceClient(transport="rest", credentials=credentials,
-                                                            client_options=options)
+                    client = getattr(aiplatform_v1, service)(transport="rest", credentials=credentials,
+                                                             client_options=options)
                 else:
-                    client = aiplatform_v1.JobServiceClient(credentials=credentials, client_options=options)
+                    client = getattr(aiplatform_v1, service)(credentials=credentials, client_options=options)
             except GoogleAuthError as exc:
                 raise PermissionDenied(f"no Google credentials to reach Vertex AI at {endpoint} for project "
                                        f"{self.project!r}: {exc}. {LOGIN_HINT}") from exc
-            self._clients[endpoint] = client
+            self._clients[key] = client
         return client
 
     def _call(self, call: Call, fn: Callable[[], T]) -> T:

@@ -1,0 +1,183 @@
+"""The routes of training pipelines, the model registry, datasets and their operations
+(pipelines.py, model_registry.py, datasets.py, operations.py), as Vertex AI's v1 REST reference
+has them under ``projects.locations``; and serving (endpoints, batch prediction), which the
+emulator does not do, answered 501 UNIMPLEMENTED by name. routes.py lists them beside the job
+service's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from provider.emulator import wire
+from provider.emulator.errors import ApiError, invalid
+from provider.emulator.storage import Answer
+
+if TYPE_CHECKING:
+    from provider.emulator.routes import Request
+    from provider.emulator.server import Emulator
+
+_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
+_LIST = ("filter", "pageSize", "pageToken", "readMask")
+SERVING = ("endpoints", "batchPredictionJobs", "deploymentResourcePools")
+Handler = Callable[["Emulator", "Request", dict[str, str]], Answer]
+
+
+def _params(request: Request, method: str, allowed: tuple[str, ...] = ()) -> None:
+    for key in request.params:
+        if key not in _COMMON and key not in allowed:
+            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
+                          f"Field '{key}' could not be found in request message ({method} takes "
+                          f"{', '.join(allowed) or 'no query parameter'}).")
+
+
+def _parent(m: dict[str, str]) -> str:
+    return f"projects/{m['project']}/locations/{m['location']}"
+
+
+def _answer(request: Request, type_name: str, data: dict[str, object]) -> Answer:
+    return Answer(data=wire.encode(type_name, data, request.enums_as_ints))
+
+
+def _operation(data: dict[str, object]) -> Answer:
+    return Answer(data=wire.encode_any(data))
+
+
+# -- trainingPipelines ---------------------------------------------------------------------------
+def create_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "trainingPipelines.create")
+    return _answer(request, "TrainingPipeline", app.pipelines.create(_parent(m), request.body))
+
+
+def list_pipelines(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "trainingPipelines.list", _LIST)
+    return _answer(request, "ListTrainingPipelinesResponse", app.pipelines.page(_parent(m), request.params))
+
+
+def _pipeline(m: dict[str, str]) -> str:
+    return f"{_parent(m)}/trainingPipelines/{m['id']}"
+
+
+def get_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "trainingPipelines.get")
+    return _answer(request, "TrainingPipeline", app.pipelines.get(_pipeline(m)))
+
+
+def cancel_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "trainingPipelines.cancel")
+    return _operation(app.pipelines.cancel(_pipeline(m)))
+
+
+def delete_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "trainingPipelines.delete")
+    return _operation(app.pipelines.delete(_pipeline(m)))
+
+
+# -- models --------------------------------------------------------------------------------------
+def _model(m: dict[str, str]) -> str:
+    return f"{_parent(m)}/models/{m['id']}"
+
+
+def upload_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.upload")
+    return _operation(app.models.upload(_parent(m), request.body))
+
+
+def list_models(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.list", (*_LIST, "orderBy"))
+    if request.params.get("orderBy", "create_time desc") not in ("create_time desc", "createTime desc"):
+        raise invalid(f"models.list orderBy {request.params['orderBy']!r} is not served by the emulator: it lists "
+                      "newest first (\"create_time desc\"); leave orderBy out or give that.")
+    return _answer(request, "ListModelsResponse", app.models.page(_parent(m), request.params))
+
+
+def get_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.get")
+    return _answer(request, "Model", app.models.get(_model(m)))
+
+
+def list_versions(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.listVersions", (*_LIST, "orderBy"))
+    if request.params.get("orderBy"):
+        raise invalid("models.listVersions orderBy is not served by the emulator: it lists versions oldest first; "
+                      "leave orderBy out.")
+    return _answer(request, "ListModelVersionsResponse", app.models.list_versions(_model(m), request.params))
+
+
+def merge_aliases(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.mergeVersionAliases")
+    return _answer(request, "Model", app.models.merge_aliases(_model(m), request.body))
+
+
+def delete_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.delete")
+    return _operation(app.models.delete(_model(m)))
+
+
+def delete_version(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "models.deleteVersion")
+    return _operation(app.models.delete_version(_model(m)))
+
+
+# -- datasets ------------------------------------------------------------------------------------
+def _dataset(m: dict[str, str]) -> str:
+    return f"{_parent(m)}/datasets/{m['id']}"
+
+
+def create_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.create")
+    return _operation(app.datasets.create(_parent(m), request.body))
+
+
+def list_datasets(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.list", _LIST)
+    return _answer(request, "ListDatasetsResponse", app.datasets.page(_parent(m), request.params))
+
+
+def get_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.get")
+    return _answer(request, "Dataset", app.datasets.get(_dataset(m)))
+
+
+def delete_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.delete")
+    return _operation(app.datasets.delete(_dataset(m)))
+
+
+# -- operations, serving -------------------------------------------------------------------------
+def get_operation(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "operations.get")
+    return _operation(app.operations.get(f"{_parent(m)}/{m['owner']}/{m['id']}/operations/{m['op']}"))
+
+
+def not_served(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    raise ApiError("UNIMPLEMENTED", f"Vertex AI serving ({m['serving']}) is not emulated: the trainjobs emulator "
+                                    "trains and registers models (customJobs, trainingPipelines, models) but does "
+                                    "not deploy them to endpoints, predict or run batch prediction jobs. Deploy "
+                                    "against Vertex AI itself.")
+
+
+_ID = r"(?P<id>[^/:]+)"
+# (method, pattern after /v1/projects/{project}/locations/{location}, handler, also under /ui/: the SDK's
+# operations client asks /ui/ first, its first HTTP binding)
+ROUTES: tuple[tuple[str, str, Handler, bool], ...] = (
+    ("POST", "/trainingPipelines", create_pipeline, False),
+    ("GET", "/trainingPipelines", list_pipelines, False),
+    ("GET", f"/trainingPipelines/{_ID}", get_pipeline, False),
+    ("DELETE", f"/trainingPipelines/{_ID}", delete_pipeline, False),
+    ("POST", f"/trainingPipelines/{_ID}:cancel", cancel_pipeline, False),
+    ("POST", "/models:upload", upload_model, False),
+    ("GET", "/models", list_models, False),
+    ("GET", f"/models/{_ID}", get_model, False),
+    ("DELETE", f"/models/{_ID}", delete_model, False),
+    ("GET", f"/models/{_ID}:listVersions", list_versions, False),
+    ("POST", f"/models/{_ID}:mergeVersionAliases", merge_aliases, False),
+    ("DELETE", f"/models/{_ID}:deleteVersion", delete_version, False),
+    ("POST", "/datasets", create_dataset, False),
+    ("GET", "/datasets", list_datasets, False),
+    ("GET", f"/datasets/{_ID}", get_dataset, False),
+    ("DELETE", f"/datasets/{_ID}", delete_dataset, False),
+    ("GET", rf"/(?P<owner>models|datasets|trainingPipelines)/{_ID}/operations/(?P<op>[^/:]+)", get_operation, True),
+    *((method, rf"/(?P<serving>{'|'.join(SERVING)})(?:[/:].*)?", not_served, False)
+      for method in ("GET", "POST", "DELETE", "PATCH")),
+)
