@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from provider.backends.local.paths import Storage, StorageError
 from provider.backends.local.store import new_job_id, now
+from provider.core.job_kinds import CUSTOM_JOB
 from provider.core.rpc_code import RpcCode
 from provider.emulator import listing, wire
 from provider.emulator.datasets import DatasetService
@@ -128,7 +129,7 @@ class PipelineService:
             if key in body:
                 job_body[key] = body[key]
         try:
-            job = self.jobs.create("customJobs", parent, json.dumps(job_body).encode(), env)
+            job = self.jobs.create(CUSTOM_JOB.collection, parent, json.dumps(job_body).encode(), env)
         except ApiError as exc:
             raise _rehome(exc, "job_spec", AT) from None
         pipeline_id = new_job_id()
@@ -152,9 +153,9 @@ class PipelineService:
         if record.get("final"):
             final: Json = record["final"]
             return final
-        _, _, job_id = record["backing"].partition("/customJobs/")
+        _, _, job_id = record["backing"].partition(f"/{CUSTOM_JOB.collection}/")
         try:
-            job = self.jobs.get("customJobs", record["parent"], job_id)
+            job = self.jobs.get(CUSTOM_JOB.collection, record["parent"], job_id)
         except ApiError:  # the backing job was deleted before the pipeline was last read
             return {"state": "PIPELINE_STATE_FAILED", "updateTime": record["create_time"],
                     "error": {"code": RpcCode.NOT_FOUND.number, "message": f"The backing CustomJob "
@@ -228,9 +229,9 @@ class PipelineService:
         state = self._outcome(record)["state"]
         if state in TERMINAL:
             raise failed_precondition(f"The TrainingPipeline {name} cannot be cancelled: it is already {state}.")
-        parent, _, job_id = record["backing"].partition("/customJobs/")
+        parent, _, job_id = record["backing"].partition(f"/{CUSTOM_JOB.collection}/")
         try:
-            self.jobs.cancel("customJobs", parent, job_id)
+            self.jobs.cancel(CUSTOM_JOB.collection, parent, job_id)
         except ApiError as exc:
             if exc.status != "FAILED_PRECONDITION":  # it ended meanwhile
                 raise
