@@ -28,8 +28,10 @@ def guard(fn: Command) -> Command:
         except Exception as exc:
             from provider.backends.base import BackendError
 
-            if isinstance(exc, BackendError):
-                raise UserError(exc.message) from exc
+            if isinstance(exc, BackendError):  # its exit code follows its kind: not found, invalid, unavailable
+                from provider.core.exit_code import of_rpc
+
+                raise UserError(exc.message, exit_code=of_rpc(exc.code)) from exc
             if isinstance(exc, ModuleNotFoundError):
                 from provider.core.optional import part_of, require
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from provider.cli.guard import guard
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode, of_job_state
 from provider.core.record import Record
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ def _verdict(args: argparse.Namespace) -> tuple[Verdict, Workspace, StackConfig 
     from provider.workspace import check_one
 
     path = Path(args.spec)
+    if not path.exists() and not path.is_symlink():  # as `validate` says it (README, "Exit codes")
+        raise UserError(f"{args.spec}: no such file or directory", exit_code=ExitCode.NOT_FOUND)
     _, unreadable = read_file(path, args.spec)
     if unreadable is not None:
         raise UserError(f"{unreadable.where}: {unreadable.message}")
@@ -148,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if failed or args.dry_run:  # a run that goes ahead says only what it does (the dry run shows the whole verdict)
         _show(problems, verdict.specs, failed, (verdict.stack_files, len(verdict.failed_stack_files)))
     if failed or job is None:
-        return 1
+        return ExitCode.INVALID
     note = _elsewhere(ws, spec, place)
     if note:
         print(note, file=sys.stderr)
@@ -163,7 +166,6 @@ def _job(verdict: Verdict) -> TrainingJob | None:
 
 
 def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Place, problems: list[Problem]) -> int:
-    from provider.backends.base import JobState
     from provider.backends.settings import BackendSettings, open_backend, open_local
     from provider.submission import launch
 
@@ -188,7 +190,7 @@ def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Pl
               if args.format == "json" else status.id)
         return 0
     final = _follow(backend, status.id, args.format == "json", place)
-    return 0 if final.state is JobState.SUCCEEDED else 1
+    return of_job_state(final.state.value)
 
 
 def _secret_env_warning(stack: StackConfig) -> None:
