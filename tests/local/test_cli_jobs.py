@@ -34,7 +34,7 @@ def test_run_the_example_spec_end_to_end(home: dict[str, str]) -> None:
     assert "local_simple" in listed.stdout and "SUCCEEDED" in listed.stdout
     status = json.loads(run_cli("status", "local_simple", "--format", "json", env=home).stdout)
     assert status["state"] == "SUCCEEDED" and status["replicas"][0]["name"] == "workerpool0-0"
-    logs = run_cli("logs", "local_simple", "--replica", "workerpool0-0", env=home)
+    logs = run_cli("logs", "local_simple", "--replica", "workerpool0-0", "--no-timestamps", env=home)
     assert logs.stdout.splitlines()[0].startswith("[workerpool0-0] ")
 
 
