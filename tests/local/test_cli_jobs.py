@@ -121,7 +121,7 @@ def test_user_errors_are_one_clear_message(home: dict[str, str], tmp_path: Path)
     assert tpu.returncode == 1 and "the local backend cannot run TPU jobs" in tpu.stderr
     missing = run_cli("status", "no_such_job", env=home)
     no_traceback(missing)
-    assert missing.returncode == 1 and "no local job 'no_such_job'" in missing.stderr
+    assert missing.returncode == 4 and "no local job 'no_such_job'" in missing.stderr
     spec = tmp_path / "container.yaml"
     spec.write_text((ROOT / "specs/local/simple.yaml").read_text().replace(
         """    pythonPackage:
