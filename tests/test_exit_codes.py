@@ -43,7 +43,7 @@ def test_validate(tmp_path: Path) -> None:
     _code(run_cli("validate", "no/such/spec.yaml"), ExitCode.NOT_FOUND)
     _code(run_cli("validate", "--format", "yaml", "specs/local/simple.yaml"), ExitCode.USAGE)
     _code(run_cli("validate", "--no-such-option"), ExitCode.USAGE)
-    _code(run_cli("validate", cwd=tmp_path), ExitCode.NOT_FOUND)  # no PATH, and no specs/ here
+    _code(run_cli("validate", cwd=tmp_path), ExitCode.USAGE)  # no PATH given, and no specs/ here to default to
 
 
 def test_misspelled_command_and_no_command() -> None:

@@ -31,7 +31,7 @@ def _default_specs() -> str:
     root = find_root(Path.cwd())
     if root is None or not (root / "specs").is_dir():
         raise UserError("no PATH given and there is no specs/ directory here: name the spec files or folders to check",
-                        exit_code=ExitCode.NOT_FOUND)
+                        exit_code=ExitCode.USAGE)
     return str(root / "specs")
 
 
