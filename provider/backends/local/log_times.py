@@ -6,7 +6,8 @@
   ``setup.log`` too) and, when one has grown, appends ``OFFSET NANOS`` to its ``.times``: the
   file's bytes before OFFSET had been written by NANOS, the file's modification time (the kernel's
   time of its last write, ns since the epoch). A line's time is that of the first entry at or past
-  its end. After each round the stamper writes the round's start time (less ``MARGIN``, for the
+  its end: when it had reached the disk, to within one round (more on a loaded machine, where the
+  thread runs late; the lines one file gets between two rounds share the time of the last of them). After each round the stamper writes the round's start time (less ``MARGIN``, for the
   kernel's coarse file clock) to ``logs/.stamped``: every line written before then has its entry.
 * **Reading.** ``Reader`` reads each file on from where it stopped. While the job runs, it gives
   the lines written up to ``.stamped``, in time order across the files, and keeps the later ones
