@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,7 @@ def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
     yield from local_home(tmp_path, env_cache)
 
 
-def _spec(tmp_path: Path, name: str, **kw: object) -> str:
+def _spec(tmp_path: Path, name: str, **kw: Any) -> str:
     path = tmp_path / f"{name}.yaml"
     path.write_text(json.dumps(probe_spec(name, **kw)))  # JSON is YAML
     return str(path)
