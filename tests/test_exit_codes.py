@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,10 +24,9 @@ def home(tmp_path: Path, env_cache: Path) -> Iterator[dict[str, str]]:
     yield from local_home(tmp_path, env_cache)
 
 
-def _code(proc: object, expected: ExitCode) -> None:
-    assert hasattr(proc, "returncode")
-    no_traceback(proc)  # type: ignore[arg-type]
-    assert proc.returncode == expected, f"{proc.args}: {proc.returncode} != {expected!r}\n{proc.stdout}{proc.stderr}"  # type: ignore[attr-defined]
+def _code(proc: subprocess.CompletedProcess[str], expected: ExitCode) -> None:
+    no_traceback(proc)
+    assert proc.returncode == expected, f"{proc.args}: {proc.returncode} != {expected!r}\n{proc.stdout}{proc.stderr}"
 
 
 def test_the_table_is_the_readmes() -> None:
