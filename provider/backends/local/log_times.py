@@ -33,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from provider.backends.log_line import SETUP_NAME, LogLine, LogSource, from_ns
+from provider.backends.log_line import SETUP_NAME, LogLine, LogSource, from_ns, in_order
 
 TICK = 0.05  # seconds between two looks at the log files
 MARGIN_NS = 20_000_000  # the file clock (jiffies) may lag the wall clock by a few ms
@@ -216,5 +216,4 @@ class Reader:
             if f is None:
                 f = self.files[path] = _File(path, path.relative_to(self.logs).with_suffix("").as_posix())
             lines += f.read(None if final else cutoff, final or legacy, legacy)
-        far = from_ns(2**62)
-        return sorted(lines, key=lambda line: line.time or far)
+        return in_order(lines)
