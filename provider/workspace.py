@@ -149,7 +149,9 @@ class Verdict(Record, frozen=False):
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.ok else 1
+        from provider.core.exit_code import ExitCode
+
+        return ExitCode.SUCCESS if self.ok else ExitCode.INVALID
 
 
 def is_stack_file(name: str) -> bool:

@@ -311,7 +311,7 @@ def test_validate_counts_specs_and_stack_files_apart(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout
     assert f"1 spec checked: 1 valid, 0 invalid; {stacks} stack files checked: {stacks} valid, 0 invalid" in proc.stdout
     missing = run_cli("validate", str(tmp_path / "absent.yaml"))
-    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+    assert missing.returncode == 4 and "no such file or directory" in missing.stderr  # not found
 
 
 def test_a_value_left_out_to_read_the_rest_gets_no_second_message() -> None:

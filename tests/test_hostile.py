@@ -113,7 +113,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_missing_path_is_a_usage_error() -> None:
     proc = run_cli("validate", "no/such/file.yaml")
     no_traceback(proc)
-    assert proc.returncode == 2 and "no/such/file.yaml: no such file or directory" in proc.stderr
+    assert proc.returncode == 4 and "no/such/file.yaml: no such file or directory" in proc.stderr  # not found
 
 
 def test_wrong_types_everywhere() -> None:

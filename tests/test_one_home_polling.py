@@ -24,7 +24,7 @@ KEPT = {
                                                          "not a wait)",
     ("provider/backends/local/journal.py", "save_final"): "retries a write a fixed number of times; its waits "
                                                           "are a Backoff's (FINAL_WRITE)",
-    ("provider/backends/local/backend.py", "logs"): "a log stream: lines are yielded between polls",
+    ("provider/backends/local/backend.py", "log_lines"): "a log stream: lines are yielded between polls",
     ("provider/backends/vertex/logs.py", "stream"): "a log stream: lines are yielded between polls",
     ("provider/cli/live.py", "follow"): "trainjobs run's live view: it prints between polls",
     ("provider/cli/emulator.py", "run"): "serves until stopped",

@@ -44,6 +44,7 @@ from provider.core.vertex_request import VertexRequest
 if TYPE_CHECKING:
     import threading
 
+    from provider.backends.log_line import LogLine, LogQuery
     from provider.packaging.stage import Stager
 
 
@@ -274,6 +275,12 @@ class Backend(Protocol):
              stop: threading.Event | None = None) -> Iterator[str]:
         """Its log lines, each prefixed by its replica; with ``follow``, until the job ends or ``stop`` is
         set (its reader went away: the generator returns within one poll, even while the job is quiet)."""
+        ...
+
+    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
+                  stop: threading.Event | None = None) -> Iterator[LogLine]:
+        """Its log lines as ``logs`` gives them, typed: each with its time, replica and source, in time
+        order; ``query`` picks a replica (UnknownReplica lists the real ones), a source, a start, the last N."""
         ...
 
     def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:

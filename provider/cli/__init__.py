@@ -15,6 +15,7 @@ from typing import NoReturn, TypeAlias, cast
 
 from provider import __version__
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 
 
 def _command(parser: argparse.ArgumentParser, target: str) -> None:
@@ -180,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     if not getattr(args, "_target", None):
         parser.print_help()
-        return 2
+        return ExitCode.USAGE
     module_name, func = args._target.split(":")
     try:
         handler = getattr(importlib.import_module(module_name), func)
@@ -192,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("trainjobs: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as exc:
@@ -205,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "This is a bug in trainjobs. Run again with TRAINJOBS_DEBUG=1 to see the traceback.",
             file=sys.stderr,
         )
-        return 3
+        return ExitCode.INTERNAL
 
 
 def entry() -> NoReturn:

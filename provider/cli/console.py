@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 from provider.core.trust import Binding, is_loopback
 
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     plan = Path(args.plan) if args.plan else None
     if plan is not None and not plan.is_file():
         raise UserError(f"--plan {args.plan}: no such file; write one with: trainjobs plan --format json > {args.plan}",
-                        exit_code=2)
+                        exit_code=ExitCode.NOT_FOUND)
     try:
         sock = _listen(args.host, args.port)
     except (OSError, OverflowError) as exc:

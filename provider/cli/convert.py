@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import CUSTOM_JOB
 from provider.validation.report import reporter
 
@@ -86,19 +87,21 @@ def _apply_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "gcloud", None) is not None:
         if args.file is not None:
-            raise UserError("give either FILE or --gcloud COMMAND, not both")
+            raise UserError("give either FILE or --gcloud COMMAND, not both", exit_code=ExitCode.USAGE)
         from provider.cli.convert_gcloud import run_gcloud
 
         return run_gcloud(args)
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
-                        "or --gcloud \"gcloud ai-platform jobs submit training ...\"")
+                        "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)
     from provider.document import read_mapping
     from provider.document.files import display_name, read_file
     from provider.validation.validator import check_document
 
     path = Path(args.file)
     shown = display_name(path)
+    if not path.exists() and not path.is_symlink():
+        raise UserError(f"{args.file}: no such file or directory", exit_code=ExitCode.NOT_FOUND)
     raw, problem = read_file(path, shown)
     if problem is not None:
         raise UserError(f"{problem.where}: {problem.message}", exit_code=1)

@@ -49,9 +49,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "trainjobs status local_simple --format json",
     ),
     "logs": (
-        "trainjobs logs local_simple                   # every replica's lines",
-        "trainjobs logs local_simple --follow            # until the job ends; exits with its outcome",
+        "trainjobs logs local_simple                     # every line in time order: pip's (setup), then the trainer's",
+        "trainjobs logs local_simple --follow            # until the job ends; exits with its outcome (0, 6, 7)",
         "trainjobs logs local_simple --replica workerpool0-0",
+        "trainjobs logs local_simple --source trainer --tail 20   # the trainer's last 20 lines",
+        "trainjobs logs local_simple --since 10m --format json    # JSON lines with timestamp and source",
     ),
     "cancel": (
         "trainjobs cancel local_simple",

@@ -12,10 +12,22 @@ from __future__ import annotations
 import argparse
 import functools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
 
+if TYPE_CHECKING:
+    from provider.core.errors import BackendError
+
 Command = Callable[[argparse.Namespace], int]
+
+
+def user_error(exc: BackendError) -> UserError:
+    """A backend's error as the CLI says it: its message, and the exit code of its kind (not found,
+    invalid, unavailable: provider.core.exit_code)."""
+    from provider.core.exit_code import of_rpc
+
+    return UserError(exc.message, exit_code=of_rpc(exc.code))
 
 
 def guard(fn: Command) -> Command:
@@ -29,7 +41,7 @@ def guard(fn: Command) -> Command:
             from provider.backends.base import BackendError
 
             if isinstance(exc, BackendError):
-                raise UserError(exc.message) from exc
+                raise user_error(exc) from exc
             if isinstance(exc, ModuleNotFoundError):
                 from provider.core.optional import part_of, require
 

@@ -1,4 +1,5 @@
-"""``jobs list``, ``status``, ``logs`` and ``cancel`` (and the parser of ``run``, in provider.cli.run)."""
+"""``jobs list``, ``status`` and ``cancel`` (and the parsers of ``run``, in provider.cli.run, and of ``logs``, in
+provider.cli.logs)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from provider.cli.guard import guard as _guard
 from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import TUNING_JOB
 
 if TYPE_CHECKING:
@@ -59,13 +61,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_stack_option(s)
     s.set_defaults(_target="provider.cli.jobs:status")
 
-    lg = sub.add_parser("logs", help="the logs of a job, prefixed by replica (Cloud Logging for Vertex AI jobs)")
-    lg.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
-    lg.add_argument("--follow", "-f", action="store_true", help="keep printing until the job ends")
-    lg.add_argument("--replica", metavar="R", help="only this replica (workerpool1-0, or trial-2/workerpool0-0)")
-    lg.add_argument("--format", choices=["text", "json"], default="text", help="json: one JSON object per line")
-    add_stack_option(lg)
-    lg.set_defaults(_target="provider.cli.jobs:logs")
+    from provider.cli.logs import register as register_logs
+
+    register_logs(sub)  # `trainjobs logs`: provider/cli/logs.py
 
     c = sub.add_parser("cancel", help="cancel a job (a local job's replicas stop within 10 s)")
     c.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name (its newest run)")
@@ -161,26 +159,6 @@ def _local_outputs(t: Target, job: JobStatus) -> str | None:
 
 
 @_guard
-def logs(args: argparse.Namespace) -> int:
-    from provider.cli.live import log_line_json
-
-    t = target(args)
-    job_id = resolve(t, args.job)
-    for line in t.backend.logs(job_id, replica=args.replica, follow=args.follow):
-        if args.format == "json":
-            print(json.dumps(log_line_json(line)), flush=args.follow)
-        else:
-            print(line, flush=args.follow)
-    if args.follow:  # the job's final state closes the stream
-        final = t.backend.get(job_id)
-        if args.format == "json":
-            print(json.dumps({"state": final.state.value, "error": final.error}), flush=True)
-        else:
-            print(f"{final.display_name} ({final.id}): {final.state.value}" + (f" - {final.error}" if final.error else ""))
-    return 0
-
-
-@_guard
 def cancel(args: argparse.Namespace) -> int:
     from provider.cli.live import job_json
 
@@ -191,4 +169,4 @@ def cancel(args: argparse.Namespace) -> int:
         print(json.dumps(job_json(job), indent=2))
     else:
         print(f"{job.display_name} ({job.id}): {job.state.value}" + (f" - {job.error}" if job.error else ""))
-    return 0 if job.state.terminal else 1
+    return ExitCode.SUCCESS if job.state.terminal else ExitCode.UNAVAILABLE  # it did not stop within 15 s

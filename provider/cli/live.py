@@ -17,6 +17,8 @@ from provider.core.backend_registry import capabilities
 
 if TYPE_CHECKING:
     from provider.backends.local.backend import LocalBackend
+    from provider.backends.local.log_times import Reader
+    from provider.backends.log_line import LogLine
 
 LAST_LINES = 6
 
@@ -92,8 +94,8 @@ def follow(backend: LocalBackend, job_id: str, out: IO[str], poll: float = 0.25,
     Each poll prints the new log lines first and then the state, so the final state always comes
     after the job's last lines; a job that started and ended between two polls still shows
     RUNNING; the elapsed time counts from the submission. ``as_json``: one JSON object a line
-    (``{"state": ...}`` on each change, ``{"replica": ..., "message": ...}`` per log line), the
-    last one the final status."""
+    (``{"state": ...}`` on each change, per log line what ``trainjobs logs --format json`` prints:
+    timestamp, source, replica, message), the last one the final status."""
     tty = not as_json and hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ
     tail: list[str] = []
     drawn = 0
@@ -101,11 +103,9 @@ def follow(backend: LocalBackend, job_id: str, out: IO[str], poll: float = 0.25,
     try:
         while True:
             job = backend.get(job_id)
-            fresh = _drain(backend, job_id)
-            if job.state.terminal:
-                fresh += _drain(backend, job_id)  # what the replicas wrote just before the end
+            fresh = _drain(backend, job_id, final=job.state.terminal)  # at the end, all that is left
             if tty:
-                tail = (tail + fresh)[-LAST_LINES:]
+                tail = (tail + [line.text() for line in fresh])[-LAST_LINES:]
                 text = describe(job) + ("\n  last lines:\n" + "\n".join("    " + line for line in tail) if tail else "")
                 out.write(("\033[F\033[K" * drawn) + text + "\n")
                 drawn = text.count("\n") + 1
@@ -141,11 +141,8 @@ def _new_states(job: JobStatus, shown: list[str]) -> list[str]:
     return out
 
 
-def _write_line(out: IO[str], line: str, as_json: bool) -> None:
-    if not as_json:
-        out.write(line + "\n")
-        return
-    out.write(json.dumps(log_line_json(line)) + "\n")
+def _write_line(out: IO[str], line: LogLine, as_json: bool) -> None:
+    out.write((json.dumps(line.json()) if as_json else line.text()) + "\n")
 
 
 def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_json: bool) -> None:
@@ -156,26 +153,20 @@ def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_jso
         out.write(f"[{_elapsed(job, since_submission=True)}] {job.display_name} {job_id}: {summary}\n")
 
 
-def _drain(backend: LocalBackend, job_id: str) -> list[str]:
-    """The log lines written since the last call (without blocking)."""
-    lines = []
-    for path in backend.log_files(job_id):
-        if path.name == "setup.log":
-            continue  # pip's own chatter; `trainjobs logs` shows it, failures quote it
-        key = str(path)
-        offset = _offsets.get(key, 0)
-        with open(path, "rb") as f:
-            f.seek(offset)
-            data = f.read()
-        end = data.rfind(b"\n") + 1
-        if end:
-            _offsets[key] = offset + end
-            name = path.relative_to(backend.store.job_dir(job_id) / "logs").with_suffix("").as_posix()
-            lines += [f"[{name}] {line}" for line in data[:end].decode("utf-8", "replace").splitlines()]
-    return lines
+def _drain(backend: LocalBackend, job_id: str, final: bool) -> list[LogLine]:
+    """The trainer's lines written since the last call, in time order (without blocking); ``final``: every
+    one left (the job has ended). The environment build's lines are left out: `trainjobs logs` shows
+    them, and a failed build's error quotes them."""
+    from provider.backends.local.log_times import Reader
+    from provider.backends.log_line import LogSource
+
+    reader = _readers.get(job_id)
+    if reader is None:
+        reader = _readers[job_id] = Reader(backend.store.job_dir(job_id) / "logs")
+    return [line for line in reader.read(final=final) if line.source is LogSource.TRAINER]
 
 
-_offsets: dict[str, int] = {}
+_readers: dict[str, Reader] = {}
 
 
 def log_line_json(line: str) -> dict[str, str]:

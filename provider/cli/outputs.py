@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from provider.cli.guard import user_error
 from provider.cli.job_target import Target, add_stack_option, resolve, target
 from provider.core.errors import UserError
 
@@ -44,7 +45,7 @@ def _job(args: argparse.Namespace) -> tuple[Target, JobStatus]:
     try:
         return t, t.backend.get(resolve(t, args.job))
     except BackendError as exc:
-        raise UserError(exc.message) from exc
+        raise user_error(exc) from exc
 
 
 def _size(n: int) -> str:
@@ -65,7 +66,7 @@ def artifacts(args: argparse.Namespace) -> int:
         found = list_artifacts(job, t.backend)
         written = download(found, Path(args.download), t.backend) if args.download else []
     except BackendError as exc:
-        raise UserError(exc.message) from exc
+        raise user_error(exc) from exc
     if args.format == "json":
         for art in found:
             print(json.dumps({"uri": art.uri, "path": art.relative, "size": art.size, "kind": art.kind,
@@ -111,7 +112,7 @@ def tensorboard(args: argparse.Namespace) -> int:
     try:
         logdir = _log_dir(t, job)
     except BackendError as exc:
-        raise UserError(exc.message) from exc
+        raise user_error(exc) from exc
     port = args.port or _free_port(args.host)
     print(f"TensorBoard for {job.display_name} ({job.id}) on {logdir}: http://{args.host}:{port}/", flush=True)
     proc = subprocess.Popen([exe, "--logdir", str(logdir), "--host", args.host, "--port", str(port)])

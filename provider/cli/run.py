@@ -30,6 +30,7 @@ from provider.cli.guard import guard
 from provider.core.backend_registry import THIS_MACHINE, backend_type, capabilities
 from provider.core.backend_types import BackendKind
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode, of_job_state
 from provider.core.record import Record
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ def _verdict(args: argparse.Namespace) -> tuple[Verdict, Workspace, StackConfig 
     from provider.workspace import check_one
 
     path = Path(args.spec)
+    if not path.exists() and not path.is_symlink():  # as `validate` says it (README, "Exit codes")
+        raise UserError(f"{args.spec}: no such file or directory", exit_code=ExitCode.NOT_FOUND)
     _, unreadable = read_file(path, args.spec)
     if unreadable is not None:
         raise UserError(f"{unreadable.where}: {unreadable.message}")
@@ -150,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if failed or args.dry_run:  # a run that goes ahead says only what it does (the dry run shows the whole verdict)
         _show(problems, verdict.specs, failed, (verdict.stack_files, len(verdict.failed_stack_files)))
     if failed or job is None:
-        return 1
+        return ExitCode.INVALID
     note = _elsewhere(ws, spec, place)
     if note:
         print(note, file=sys.stderr)
@@ -165,7 +168,6 @@ def _job(verdict: Verdict) -> TrainingJob | None:
 
 
 def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Place, problems: list[Problem]) -> int:
-    from provider.backends.base import JobState
     from provider.backends.settings import open_backend, open_local, settings_of_stack
     from provider.submission import launch
 
@@ -190,7 +192,7 @@ def _launch(args: argparse.Namespace, job: TrainingJob, ws: Workspace, place: Pl
               if args.format == "json" else status.id)
         return 0
     final = _follow(backend, status.id, args.format == "json", place)
-    return 0 if final.state is JobState.SUCCEEDED else 1
+    return of_job_state(final.state.value)
 
 
 def _secret_env_warning(stack: StackConfig) -> None:

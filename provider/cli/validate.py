@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 from provider.validation.report import reporter
 from provider.validation.rules import Target
 from provider.workspace import STACK_FOLDER, Workspaces, check, find_root, is_stack_file
@@ -29,7 +30,8 @@ def _default_specs() -> str:
         return "specs"
     root = find_root(Path.cwd())
     if root is None or not (root / "specs").is_dir():
-        raise UserError("no PATH given and there is no specs/ directory here", exit_code=2)
+        raise UserError("no PATH given and there is no specs/ directory here: name the spec files or folders to check",
+                        exit_code=ExitCode.USAGE)
     return str(root / "specs")
 
 
@@ -40,9 +42,9 @@ def _given(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
     paths = [p for p in given if not is_stack_file(p)]
     if not given:
         paths = [_default_specs()]
-    for raw in paths:  # the README: a path that does not exist is a usage error
+    for raw in paths:  # a path that does not exist: not found (README, "Exit codes"), as in `run`
         if not Path(raw).exists() and not Path(raw).is_symlink():
-            raise UserError(f"{raw}: no such file or directory", exit_code=2)
+            raise UserError(f"{raw}: no such file or directory", exit_code=ExitCode.NOT_FOUND)
     return paths, stack_paths
 
 
@@ -79,7 +81,7 @@ def _stack_files(spaces: Workspaces, paths: list[Path]
         from provider.stack.config import load_stack, stack_name  # only where stack files are named
 
         if not path.is_file():
-            raise UserError(f"{path}: no such file", exit_code=2)
+            raise UserError(f"{path}: no such file", exit_code=ExitCode.NOT_FOUND)
         ws = spaces.of(path)
         if ws.root is not None and path.resolve().parent == (ws.index.root / STACK_FOLDER).resolve():
             stacks.extend((s, ws) for s in ws.stacks if s.name == stack_name(path))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 
 class UserError(Exception):
-    """Something the user can fix. ``exit_code`` 1 for a failed check, 2 for a usage error."""
+    """Something the user can fix; ``exit_code`` from provider.core.exit_code.ExitCode (default: INVALID, 1)."""
 
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from provider.backends.vertex.states import VERTEX_STATE_NAMES
+from provider.backends.vertex.states import PIPELINE_STATE_NAMES, VERTEX_STATE_NAMES
 from provider.core.record import Record
 from provider.emulator.errors import ApiError, invalid
 
@@ -39,8 +39,7 @@ _FIELDS = {"display_name": "displayName", "displayName": "displayName", "state":
            "updateTime": "updateTime"}
 _OPS = {"displayName": ("=", "!=", ":"), "state": ("=", "!="), "labels": ("=", "!=", ":"),
         "createTime": ("=", "!=", "<", "<=", ">", ">="), "updateTime": ("=", "!=", "<", "<=", ">", ">=")}
-# A training pipeline's states are a job's under another prefix (PIPELINE_STATE_SUCCEEDED ...).
-_STATES = VERTEX_STATE_NAMES + tuple("PIPELINE_STATE_" + n[len("JOB_STATE_"):] for n in VERTEX_STATE_NAMES)
+_STATES = VERTEX_STATE_NAMES + PIPELINE_STATE_NAMES  # a job's, and a training pipeline's
 _SUPPORTED = "display_name, state, create_time, update_time and labels.KEY"
 
 

@@ -6,9 +6,11 @@ Vertex AI writes a custom job's replica output to Cloud Logging with the resourc
 ``resource.type="ml_job" AND resource.labels.job_id="ID"`` and a moving timestamp window
 (command_lib/ai/log_util.py and command_lib/logs/stream.py in the Cloud SDK).
 
-Here each line of a replica's log file is one entry. The files carry no times, so a line's
-timestamp is the job's start plus its line number in microseconds: stable between calls and
-increasing within a replica, which is what the window needs. The filter language understood is
+Here each line of the job's logs is one entry: a replica's under its task name, the environment
+build's (pip) under the task name ``setup``. Its ``timestamp`` and ``receiveTimestamp`` are the time
+the local backend recorded the line was written (provider.backends.local.log_times), so entries
+come in the order they were written, across replicas; while the job runs only the lines stamped so
+far are served, so a later call never brings a line older than one already served. The filter language understood is
 the subset gcloud writes: ``AND``, ``OR``, parentheses, and comparisons (``=``, ``>``, ``>=``,
 ``<``, ``<=``) of ``resource.type``, ``resource.labels.*``, ``timestamp``, ``insertId`` and
 ``severity`` with quoted values; anything else is INVALID_ARGUMENT naming it.
@@ -19,8 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from provider.core.record import Record
@@ -152,30 +153,26 @@ def _job_ids(text: str) -> list[str]:
 
 
 def _entries(app: Emulator, project: str, job_id: str) -> list[Entry]:
-    files: list[Path] = app.local.log_files(job_id)
-    if not files:
-        return []
+    """The job's lines as entries, in the order they were written, each with the time it was written."""
+    from provider.backends.local.log_times import Reader
+
     logs = app.local.store.job_dir(job_id) / "logs"
-    base = datetime.fromtimestamp(min(p.stat().st_mtime for p in [logs, *files]) - 1, tz=UTC)
-    record = app.store.job(job_id)
-    created = record.get("create_time") if isinstance(record, dict) else None
-    if isinstance(created, str):
-        base = _time(created)
+    ended = app.local.get(job_id).state.terminal
     out: list[Entry] = []
-    for path in files:
-        rel = path.relative_to(logs).with_suffix("").as_posix()
-        trial, _, task = rel.rpartition("/")
+    count: dict[str, int] = {}
+    # While the job runs, only lines written up to the last stamping round: a line stamped later is
+    # never older than one already served, so gcloud's moving window (timestamp > the last seen) misses none.
+    for line in Reader(logs).read(final=ended):
+        n = count[line.replica] = count.get(line.replica, -1) + 1
+        trial, _, task = line.replica.rpartition("/")
         labels = {"job_id": job_id, "task_name": task, "project_id": project}
         if trial:
             labels["trial_id"] = trial.removeprefix("trial-")
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for n, line in enumerate(text.splitlines()):
-            ts = base + timedelta(microseconds=n + 1)
-            out.append({
-                "logName": f"projects/{project}/logs/{task}", "textPayload": line, "severity": "INFO",
-                "resource": {"type": "ml_job", "labels": labels},
-                "timestamp": ts.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "insertId": f"{rel}-{n:09d}",
-            })
+        out.append({
+            "logName": f"projects/{project}/logs/{task}", "textPayload": line.message, "severity": "INFO",
+            "resource": {"type": "ml_job", "labels": labels},
+            "timestamp": line.timestamp, "receiveTimestamp": line.timestamp, "insertId": f"{line.replica}-{n:09d}",
+        })
     return out
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from provider.backends.local.paths import Storage, StorageError
 from provider.backends.local.store import new_job_id, now
+from provider.backends.vertex.states import PIPELINE_STATE_NAMES
 from provider.core.job_kinds import CUSTOM_JOB
 from provider.core.rpc_code import RpcCode
 from provider.emulator import listing, wire
@@ -51,7 +52,7 @@ KIND = "TrainingPipeline"
 DEFINITIONS = "gs://google-cloud-aiplatform/schema/trainingjob/definition/"
 CUSTOM_TASK = DEFINITIONS + "custom_task_1.0.0.yaml"
 TERMINAL = ("PIPELINE_STATE_SUCCEEDED", "PIPELINE_STATE_FAILED", "PIPELINE_STATE_CANCELLED")
-_STATES = ("UNSPECIFIED", "QUEUED", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLING", "CANCELLED", "PAUSED")
+_STATES = tuple(n.removeprefix("PIPELINE_STATE_") for n in PIPELINE_STATE_NAMES)
 AT = "training_pipeline.training_task_inputs"
 
 

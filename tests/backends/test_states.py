@@ -35,4 +35,4 @@ def test_every_vertex_state_is_mapped_and_the_terminal_ones_end_a_job() -> None:
 
 
 def test_the_emulators_list_filter_takes_its_states_from_the_one_table() -> None:
-    assert filters._STATES is states.VERTEX_STATE_NAMES
+    assert filters._STATES == states.VERTEX_STATE_NAMES + states.PIPELINE_STATE_NAMES

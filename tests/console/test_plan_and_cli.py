@@ -92,7 +92,7 @@ def test_bad_arguments_are_one_line_each(repo: PlanRepo, env: dict[str, str]) ->
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "--stack: no stack 'nope' in stacks/ (stacks: local, nlp-dev, vision-dev)" in proc.stderr
     proc = _console(repo.root, env, "--plan", "missing.json")
-    assert proc.returncode == 2 and "--plan missing.json: no such file" in proc.stderr
+    assert proc.returncode == 4 and "--plan missing.json: no such file" in proc.stderr  # not found
 
 
 def test_a_host_that_is_not_loopback_is_warned_about(repo: PlanRepo, env: dict[str, str]) -> None:

@@ -34,7 +34,7 @@ def test_run_the_example_spec_end_to_end(home: dict[str, str]) -> None:
     assert "local_simple" in listed.stdout and "SUCCEEDED" in listed.stdout
     status = json.loads(run_cli("status", "local_simple", "--format", "json", env=home).stdout)
     assert status["state"] == "SUCCEEDED" and status["replicas"][0]["name"] == "workerpool0-0"
-    logs = run_cli("logs", "local_simple", "--replica", "workerpool0-0", env=home)
+    logs = run_cli("logs", "local_simple", "--replica", "workerpool0-0", "--no-timestamps", env=home)
     assert logs.stdout.splitlines()[0].startswith("[workerpool0-0] ")
 
 
@@ -121,7 +121,7 @@ def test_user_errors_are_one_clear_message(home: dict[str, str], tmp_path: Path)
     assert tpu.returncode == 1 and "the local backend cannot run TPU jobs" in tpu.stderr
     missing = run_cli("status", "no_such_job", env=home)
     no_traceback(missing)
-    assert missing.returncode == 1 and "no local job 'no_such_job'" in missing.stderr
+    assert missing.returncode == 4 and "no local job 'no_such_job'" in missing.stderr
     spec = tmp_path / "container.yaml"
     spec.write_text((ROOT / "specs/local/simple.yaml").read_text().replace(
         """    pythonPackage:

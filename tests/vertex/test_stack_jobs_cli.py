@@ -110,7 +110,7 @@ def test_unknown_stack_and_unknown_job_are_one_message_each(project: Path, emula
     assert proc.returncode == 2
     assert "--stack 'nope': no stacks/Pulumi.nope.yaml here" in proc.stderr and STACK in proc.stderr
     proc = cli(project, "status", "no_such_job", "--stack", STACK)
-    assert proc.returncode == 1
+    assert proc.returncode == 4  # not found (README, "Exit codes")
     assert "no Vertex AI job 'no_such_job'" in proc.stderr
 
 
@@ -121,7 +121,7 @@ def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexB
     job_id = start(backend, emulator, "probe_logs", workers=1,
                    args=["--steps", "2", "--dump", str(tmp_path / "dump"), "--chief-last", "2"])
     backend.wait(job_id, timeout=240)
-    logs = cli(project, "logs", "probe_logs", "--stack", STACK)
+    logs = cli(project, "logs", "probe_logs", "--stack", STACK, "--no-timestamps")
     assert logs.returncode == 0, logs.stderr
     lines = logs.stdout.splitlines()
     assert "[workerpool0-0] workerpool0-0: step 1" in lines and "[workerpool1-0] workerpool1-0: done" in lines
@@ -131,8 +131,9 @@ def test_logs_of_a_stacks_job_from_cloud_logging(project: Path, backend: VertexB
     followed = cli(project, "logs", "probe_logs", "--stack", STACK, "--follow")
     assert followed.stdout.splitlines()[-1] == f"probe_logs ({job_id}): SUCCEEDED"
     bad = cli(project, "logs", "probe_logs", "--stack", STACK, "--replica", "workerpool3-0")
-    assert bad.returncode == 1
-    assert f"job {job_id} has no replica 'workerpool3-0'; its replicas: workerpool0-0, workerpool1-0" in bad.stderr
+    assert bad.returncode == 2  # a usage error (README, "Exit codes")
+    assert f"--replica 'workerpool3-0': job {job_id} has no such replica; its replicas: workerpool0-0, workerpool1-0" \
+        in bad.stderr
 
 
 def test_tensorboard_of_a_stacks_job_reads_its_logs_from_cloud_storage(project: Path, backend: VertexBackend,

@@ -35,11 +35,12 @@ from provider.backends.base import (
     UnreadableJob,
 )
 from provider.backends.local import cluster as cl
-from provider.backends.local import gpus, store
+from provider.backends.local import gpus, log_times, store
 from provider.backends.local import outputs as local_outputs
 from provider.backends.local.paths import Storage, default_home, default_storage
 from provider.backends.local.preflight import preflight
 from provider.backends.local.status import JobUnreadable, checked_status, record_labels
+from provider.backends.log_line import SETUP_NAME, LogLine, LogQuery, check_replica, last
 from provider.backends.polling import Backoff, Polled, poll_until
 from provider.backends.resolve import Seen, resolve
 from provider.core import job_kinds
@@ -218,11 +219,8 @@ class LocalBackend(Polled):
         self.store.delete(job_id)
 
     def log_files(self, job_id: str) -> builtins.list[Path]:
-        logs = self.store.job_dir(job_id) / "logs"
-        if not logs.is_dir():
-            return []
-        return sorted(p for p in logs.rglob("*.log") if p.name != "setup.log") + \
-            [p for p in (logs / "setup.log",) if p.exists()]
+        """The job's log files: its setup log (the environment build) first, then each replica's."""
+        return log_times.log_files(self.store.job_dir(job_id) / "logs")
 
     def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
         """The lines since ``cursor`` (the byte offsets reached in each replica's log file)."""
@@ -244,33 +242,35 @@ class LocalBackend(Polled):
 
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:
-        """Log lines, each prefixed by its replica ([workerpool0-0] or [trial-2/workerpool0-0])."""
-        self.get(job_id)
-        stop = stop or threading.Event()  # never set: follow until the job ends
-        offsets: dict[Path, int] = {}
+        """Log lines in time order, each prefixed by its replica ([workerpool0-0] or [trial-2/workerpool0-0])."""
+        yield from (line.text() for line in self.log_lines(job_id, LogQuery(replica=replica), follow, stop))
+
+    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
+                  stop: threading.Event | None = None) -> Iterator[LogLine]:
+        """The job's lines with the time each was written, in time order (log_times.py); with ``follow``,
+        new ones until the job ends or ``stop`` is set. An unknown ``query.replica`` is InvalidArgument."""
+        query = query or LogQuery()
+        status = self.get(job_id)
         logs = self.store.job_dir(job_id) / "logs"
-        while True:
-            new = False
-            for path in self.log_files(job_id):
-                name = path.relative_to(logs).with_suffix("").as_posix()
-                if replica and replica not in (name, path.stem):
-                    continue
-                with open(path, "rb") as f:
-                    f.seek(offsets.get(path, 0))
-                    data = f.read()
-                if not data:
-                    continue
-                complete = data.rfind(b"\n") + 1 if follow else len(data)
-                if complete == 0:
-                    continue
-                offsets[path] = offsets.get(path, 0) + complete
-                new = True
-                for line in data[:complete].decode("utf-8", errors="replace").splitlines():
-                    yield f"[{name}] {line}"
-            if not follow:
-                return
-            if (not new and self.get(job_id).state.terminal) or stop.wait(0.2):
-                return
+        check_replica(status.id, query.replica, _replica_names(status, logs))
+        reader = log_times.Reader(logs)
+        ended = status.state.terminal
+        yield from last([line for line in reader.read(final=ended or not follow) if query.keeps(line)], query.tail)
+        stop = stop or threading.Event()  # never set: follow until the job ends
+        while follow and not ended and not stop.wait(0.2):
+            ended = self.get(job_id).state.terminal  # before the read: the last read then has every line
+            yield from (line for line in reader.read(final=ended) if query.keeps(line))
+
+
+def _replica_names(status: JobStatus, logs: Path) -> set[str]:
+    """What ``--replica`` may name: each replica (``workerpool1-0``, for every trial), and a tuning job's
+    replica of one trial (``trial-2/workerpool0-0``)."""
+    names = {r.name for r in status.replicas} | {f"trial-{r.trial}/{r.name}" for r in status.replicas if r.trial}
+    for path in log_times.log_files(logs):
+        name = path.relative_to(logs).with_suffix("").as_posix()
+        if name != SETUP_NAME:
+            names |= {name, path.stem}
+    return names
 
 
 def _job_spec(submission: Submission) -> Json:

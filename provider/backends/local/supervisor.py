@@ -40,6 +40,7 @@ from provider.backends.base import JobState
 from provider.backends.local import cluster as cl
 from provider.backends.local import envs, gpus, reaper, store, tuning
 from provider.backends.local.journal import Journal
+from provider.backends.local.log_times import Stamper
 from provider.backends.local.paths import Storage
 from provider.backends.local.replicas import Cluster, Finished
 from provider.backends.local.trials import Tuner
@@ -90,6 +91,7 @@ class Supervisor:
         self.started_at: float | None = None
         self.poll = POLL_MIN
         self.journal = Journal(job_dir, record, self.event)
+        self.stamper = Stamper(job_dir / "logs")  # when each log line was written (log_times.py)
 
     # -- state -------------------------------------------------------------------------------
     def write(self, **changes: Any) -> bool:
@@ -159,6 +161,7 @@ class Supervisor:
         for sig in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, reaper.REAPER_GONE):
             signal.signal(sig, self._on_signal)
         reaper.become_subreaper()
+        self.stamper.start()
         self.journal.make_reserve()
         self.write(supervisor={"pid": self.pid, "start": store.process_start(self.pid)})
         self.event(f"supervisor {self.pid} for job {self.job_id}")
@@ -306,6 +309,7 @@ class Supervisor:
             run.stop(graceful=True)
         self.gpus.release()
         reaper.sweep()  # whatever the replicas left behind (re-parented here) dies with the job
+        self.stamper.final()  # every line has its time before the end is written
         error = None if done.state is JobState.SUCCEEDED else {"code": done.code, "message": done.message or done.state.value}
         self.write_final(state=done.state.value, end_time=store.now(), error=error, gpus=[], message=None)
         self.event(f"job {done.state.value}" + (f": {done.message}" if done.message else ""))

@@ -38,6 +38,7 @@ from provider.backends.base import (
     StoredObject,
     Submission,
 )
+from provider.backends.log_line import LogLine, LogQuery
 from provider.backends.polling import Backoff, Polled, retrying
 from provider.backends.vertex import outputs as vertex_outputs
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
@@ -50,7 +51,6 @@ from provider.core.labels import IDENTITY_LABEL, valid_key
 if TYPE_CHECKING:
     import threading
 
-    from provider.backends.vertex.logs import LogLine
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -289,19 +289,18 @@ class VertexBackend(Polled):
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
              stop: threading.Event | None = None) -> Iterator[str]:
         """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
-        yield from (line.text() for line in self.log_lines(job_id, replica, follow, stop))
+        yield from (line.text() for line in self.log_lines(job_id, LogQuery(replica=replica), follow, stop))
 
-    def log_lines(self, job_id: str, replica: str | None = None, follow: bool = False,
+    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
                   stop: threading.Event | None = None) -> Iterator[LogLine]:
+        from provider.backends.log_line import check_replica
         from provider.backends.summary import replica_names
         from provider.backends.vertex.logs import CloudLogs, stream
 
         status = self.get(job_id)
-        names = replica_names(status)
-        if replica is not None and replica not in names:
-            raise InvalidArgument(f"job {status.id} has no replica {replica!r}; its replicas: {', '.join(names)}")
+        check_replica(status.id, query.replica if query else None, replica_names(status))
         logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
-        yield from stream(logs, status.id, lambda: self.get(status.name), replica, follow,
+        yield from stream(logs, status.id, lambda: self.get(status.name), query, follow,
                           sleep=stop.wait if stop is not None else time.sleep)
 
     def request_cancel(self, status: JobStatus) -> str:

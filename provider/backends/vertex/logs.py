@@ -6,37 +6,29 @@ with the job id in ``resource.labels.job_id`` and the replica in ``resource.labe
 resource.labels.job_id="ID"`` plus the task name (googlecloudsdk/command_lib/ai/log_util.py,
 ``_LogFilters``); the message is ``textPayload`` or ``jsonPayload.message`` (``_EntryToDict``).
 
-Lines come out as the local backend prints them: ``[workerpool0-0] message``. Following polls
-``entries.list`` for entries newer than the last one seen, with backoff while nothing is new,
-until the job has ended and a last poll brings nothing. The client is google-cloud-logging's
+Lines come out as the local backend's do (provider.backends.log_line.LogLine): the entry's
+timestamp, the replica (its task name), the message; Vertex AI's own ``service`` entries and the
+emulator's ``setup`` ones (the environment build) are the setup source, the rest the trainer's.
+``--since`` is the filter's ``timestamp>=``; ``--tail N`` the last N of the first poll. Following
+polls ``entries.list`` for entries newer than the last one seen, with backoff while nothing is
+new, until the job has ended and a last poll brings nothing. The client is google-cloud-logging's
 (HTTP/JSON), pointed at ``trainjobs:apiEndpoint`` when one is set (the emulator serves the
 same call).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from provider.backends.base import JobStatus, NotFound, PermissionDenied
-from provider.core.record import Record
+from provider.backends.log_line import SETUP_NAME, LogLine, LogQuery, LogSource, last, rfc3339
 
 # Backoff between polls while following: from the first to the largest delay, in seconds.
 FIRST_DELAY, MAX_DELAY = 1.0, 10.0
 PAGE_SIZE = 1000
-
-
-class LogLine(Record):
-    """One line of a replica's output from Cloud Logging: its time, the replica, the message, its severity."""
-
-    timestamp: str
-    replica: str
-    message: str
-    severity: str = "DEFAULT"
-
-    def text(self) -> str:
-        return f"[{self.replica}] {self.message}"
 
 
 def log_filter(job_id: str, replica: str | None = None, after: str | None = None) -> str:
@@ -63,12 +55,20 @@ def entry_time(entry: Any) -> str:
     return text.replace("+00:00", "Z")
 
 
+SETUP_TASKS = frozenset({SETUP_NAME, "service"})  # task names of lines that are not the trainer's
+
+
 def entry_lines(entry: Any) -> list[LogLine]:
     labels = (getattr(entry, "resource", None) and entry.resource.labels) or {}
     replica = labels.get("task_name") or "unknown_task"
     severity = str(getattr(entry, "severity", None) or "DEFAULT")
     messages = _message(entry).splitlines() or [""]
-    return [LogLine(entry_time(entry), replica, m, severity) for m in messages]
+    ts = getattr(entry, "timestamp", None)
+    moment = ts if isinstance(ts, dt.datetime) else None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    source = LogSource.SETUP if replica in SETUP_TASKS else LogSource.TRAINER
+    return [LogLine(moment, replica, m, source, severity) for m in messages]
 
 
 def entry_key(entry: Any) -> str:
@@ -119,24 +119,29 @@ class CloudLogs:
             raise NotFound(f"Cloud Logging has no project {self.project!r}: {exc.message}") from exc
 
 
-def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], replica: str | None = None,
+def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], query: LogQuery | None = None,
            follow: bool = False, sleep: Callable[[float], object] = time.sleep) -> Iterator[LogLine]:
     """The job's log lines, oldest first; with ``follow``, new ones until the job has ended, or until
     ``sleep`` returns True (``threading.Event.wait``: the reader went away)."""
+    query = query or LogQuery()
     seen: set[str] = set()
-    after: str | None = None
+    after: str | None = rfc3339(query.since) if query.since is not None else None
     delay = FIRST_DELAY
     ended_before_poll = False
+    first = True
     while True:
         new = 0
-        for entry in logs.entries(job_id, replica, after):
+        batch: list[LogLine] = []
+        for entry in logs.entries(job_id, query.replica, after):
             key = entry_key(entry)
             if key in seen:
                 continue
             seen.add(key)
             new += 1
             after = entry_time(entry) or after
-            yield from entry_lines(entry)
+            batch += [line for line in entry_lines(entry) if query.keeps(line)]
+        yield from (last(batch, query.tail) if first else batch)
+        first = False
         if not follow or ended_before_poll:
             return
         ended_before_poll = status().state.terminal  # one more poll after the end catches the last lines

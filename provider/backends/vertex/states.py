@@ -33,6 +33,11 @@ def _catalog_names() -> tuple[str, ...]:
 
 # The enum's values, in order (JOB_STATE_UNSPECIFIED = 0 ... JOB_STATE_PARTIALLY_SUCCEEDED = 11).
 VERTEX_STATE_NAMES: tuple[str, ...] = _catalog_names()
+# A TrainingPipeline's states (google.cloud.aiplatform.v1.PipelineState): a job's, under their own prefix,
+# without the job-only EXPIRED, UPDATING and PARTIALLY_SUCCEEDED.
+PIPELINE_STATE_NAMES: tuple[str, ...] = tuple(
+    "PIPELINE_STATE_" + n for n in ("UNSPECIFIED", "QUEUED", "PENDING", "RUNNING", "SUCCEEDED", "FAILED",
+                                    "CANCELLING", "CANCELLED", "PAUSED"))
 # The states Vertex AI calls terminal (the catalog's vertex_terminal).
 VERTEX_TERMINAL: frozenset[str] = frozenset(load("states")["vertex_terminal"])
 
