@@ -250,6 +250,16 @@ def _image(spec: LoadedSpec, infra: TeamInfra) -> pulumi.Output[str] | None:
     return ref
 
 
+def _computed(spec: LoadedSpec, stack: StackConfig, image: pulumi.Output[str] | None, account: pulumi.Output[str],
+              secret_env: pulumi.Output[dict[str, str]] | None) -> pulumi.Output[dict[str, Any]]:
+    """The job's request once the image, the account and the secret env are known: one Output over
+    those that are Outputs (a job without a built image nor secrets waits on the account alone;
+    the SDK's cost grows with each Output)."""
+    if image is None and secret_env is None:
+        return account.apply(lambda a: _request(spec, stack, None, a, None))
+    return pulumi.Output.all(image, account, secret_env).apply(lambda v: _request(spec, stack, v[0], v[1], v[2]))
+
+
 def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
                 persistent: Mapping[str, pulumi.Resource] | None = None) -> TrainingJob:
     """The spec's TrainingJob, after the team's infrastructure and the PersistentResource it names."""
@@ -260,8 +270,7 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     # The request is built once, when the image and the account are known (the account is an
     # output of TeamInfra). Where the job goes and its kind are known now, so a preview's unknown
     # image never makes them unknown (which would read as "may move: replace").
-    computed = pulumi.Output.all(image, infra.service_account, secret_env).apply(
-        lambda v: _request(spec, stack, v[0], v[1], v[2]))
+    computed = _computed(spec, stack, image, infra.service_account, secret_env)
     kind, parent = request_where(job, stack.project_id)
     props: dict[str, Any] = {
         "jobName": job.name,

@@ -54,6 +54,10 @@ if TYPE_CHECKING:
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
            "outputDir", "trials", "bestTrial", "waitNotice")
+# What Check and Diff read without turning engine floats into ints: they compare the request with
+# itself (the olds and the news both come from the engine) and only look at whether it is there.
+AS_IS = ("request", "__provider", *OUTPUTS)
+DIFF_AS_IS = (*AS_IS, "spec", "quotas", "policy")  # Diff does not read these at all
 
 
 class TrainingJobError(Exception):
@@ -65,12 +69,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.strip().splitlines()[:1]) or "no error message"
 
 
-def _props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Engine values to plain Python (numbers arrive as floats; whole ones become ints)."""
+def _props(props: Mapping[str, Any], keep: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Engine values to plain Python (numbers arrive as floats; whole ones become ints); the inputs
+    named in ``keep`` are passed as they are (Check and Diff only compare the request: copying it
+    would cost as much as the rest of their work)."""
     from provider.stack.policy_inputs import plain
 
-    result: dict[str, Any] = plain(dict(props))
-    return result
+    return {k: v if k in keep else plain(v) for k, v in props.items()}
 
 
 def backend_for(props: Mapping[str, Any]) -> Backend:
@@ -129,12 +134,12 @@ class TrainingJobProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         from provider.resources.job_check import job_check
 
-        return CheckResult(news, job_check(_props(news)))
+        return CheckResult(news, job_check(_props(news, keep=AS_IS)))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         from provider.resources.job_diff import job_diff
 
-        return job_diff(_props(olds), _props(news))
+        return job_diff(_props(olds, keep=DIFF_AS_IS), _props(news, keep=DIFF_AS_IS))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         """Submit (or adopt) the job, then wait as the stack says. Once a job exists, create returns
