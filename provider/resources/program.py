@@ -17,13 +17,14 @@ import pulumi
 from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
+from provider.resources.job_args import JobArgs
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container
 from provider.spec.model import TrainingJob as JobModel
 from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
-from provider.submission.stack_request import identity as identity  # its home; tests import it from here
 from provider.submission.request import request_where
+from provider.submission.stack_request import identity as identity  # its home; tests import it from here
 from provider.submission.stack_request import stack_request
 from provider.workspace import find_root
 
@@ -122,21 +123,21 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
 
 
 def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:
-    """The props the provider stages from (provider.packaging.uploads): ``package`` (the package
-    path), ``extraPackages`` (files) and ``requirements`` (their lines), each with its URI."""
+    """The args the provider stages from (provider.packaging.uploads): ``package`` (the package
+    path), ``extra_packages`` (files) and ``requirements`` (their lines), each with its URI."""
     from provider.packaging import UploadKind, uploads
 
-    props: dict[str, Any] = {}
+    args: dict[str, Any] = {}
     for upload in uploads(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}"):
         if upload.kind is UploadKind.REQUIREMENTS:
-            props["requirements"] = {"lines": list(upload.requirements), "uri": upload.uri}
+            args["requirements"] = {"lines": list(upload.requirements), "uri": upload.uri}
         elif upload.kind is UploadKind.EXTRA:
             assert upload.source is not None
-            props.setdefault("extraPackages", []).append({"source": _relative(upload.source), "uri": upload.uri})
+            args.setdefault("extra_packages", []).append({"source": _relative(upload.source), "uri": upload.uri})
         else:
             assert upload.source is not None
-            props["package"] = {"source": _relative(upload.source), "uri": upload.uri}
-    return props
+            args["package"] = {"source": _relative(upload.source), "uri": upload.uri}
+    return args
 
 
 def _relative(path: Path) -> str:
@@ -189,11 +190,11 @@ def _warn_on_notice(job: TrainingJob) -> None:
 
 class StackInputs(Record):
     """What every job of a stack carries alike, computed once per stack (not once per job): the
-    stack's settings as inputs, its secret environment (one Output shared by its jobs), and the
+    stack's settings as args, its secret environment (one Output shared by its jobs), and the
     outputs the engine keeps secret."""
 
     stack: StackConfig
-    props: dict[str, Any]
+    args: JobArgs
     secret_env: pulumi.Output[dict[str, str]] | None
     secret_outputs: list[str]
 
@@ -207,29 +208,23 @@ def stack_inputs(stack: StackConfig) -> StackInputs:
     if cached is not None and cached.stack is stack:
         return cached
     config = all_config()
-    props: dict[str, Any] = {
-        "stack": stack.name,
-        "team": stack.team,
-        "project": stack.project_id,
-        "backend": stack.backend,
-        "quotas": _plain_config(config.get(NS + "quotas")),
-        **_declared_ids(stack),
-        "wait": {"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
-        "retention": stack.retention.value,
-        "replace": stack.replace,
-    }
-    if stack.custom_timeouts:
-        props["timeouts"] = dict(stack.custom_timeouts)
-    # An empty value is left out (the provider reads a missing one as empty): each input costs the
-    # SDK the same to carry whatever it holds.
-    for key, value in (("policy", _plain_config(config.get(NS + "policy"))), ("stackLabels", stack.labels_dict),
-                       ("apiEndpoint", stack.api_endpoint), ("localHome", stack.local_home)):
-        if value:
-            props[key] = value
     secret_env = _secret_env()
-    if secret_env is not None:  # the names only (not secret): the local backend stores "***" for them
-        props["secretEnvNames"] = _secret_env_names()
-    inputs = StackInputs(stack=stack, props=props, secret_env=secret_env,
+    # An empty value is left out (the provider reads a missing one as empty).
+    args = JobArgs(
+        stack=stack.name, team=stack.team, project=stack.project_id, backend=stack.backend,
+        quotas=_plain_config(config.get(NS + "quotas")),
+        policy=_plain_config(config.get(NS + "policy")) or None,
+        stack_labels=stack.labels_dict or None,
+        persistent_resources=None if stack.persistent_resources is None else [
+            r.id for r in stack.persistent_resources],
+        wait={"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
+        retention=stack.retention.value, replace=stack.replace,
+        timeouts=dict(stack.custom_timeouts) or None,
+        api_endpoint=stack.api_endpoint or None, local_home=stack.local_home or None,
+        # the names only (not secret): the local backend stores "***" for them
+        secret_env_names=_secret_env_names() if secret_env is not None else None,
+    )
+    inputs = StackInputs(stack=stack, args=args, secret_env=secret_env,
                          secret_outputs=["request", "spec"] if secret_env is not None else [])
     _STACK_INPUTS[stack.name] = inputs
     return inputs
@@ -272,36 +267,17 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     # image never makes them unknown (which would read as "may move: replace").
     computed = _computed(spec, stack, image, infra.service_account, secret_env)
     kind, parent = request_where(job, stack.project_id)
-    props: dict[str, Any] = {
-        "jobName": job.name,
-        **shared.props,
-        "region": job.region,
-        "spec": spec.data,
-        "specFile": str(spec.path),
-        "request": computed.apply(lambda c: c["request"]),
-        "requestKind": kind,
-        "parent": parent,
-        "identity": computed.apply(lambda c: c["identity"]),
-        "desiredState": job.desired_state,
-    }
-    adopt = dict(stack.adopt).get(job.name)
-    if adopt:
-        props["adopt"] = adopt
-    props.update(_packages(spec, stack))
-    if job.scheduling.max_wait_seconds is not None:
-        props["maxWaitSeconds"] = job.scheduling.max_wait_seconds
+    args = replace(
+        shared.args, job_name=job.name, region=job.region, spec=spec.data, spec_file=str(spec.path),
+        request=computed.apply(lambda c: c["request"]), request_kind=kind, parent=parent,
+        identity=computed.apply(lambda c: c["identity"]), desired_state=job.desired_state,
+        adopt=dict(stack.adopt).get(job.name) or None, max_wait_seconds=job.scheduling.max_wait_seconds,
+        **_packages(spec, stack))
     target = (persistent or {}).get(job.vertex.persistent_resource_id or "")
-    resource = TrainingJob(job.name, props, _job_options(stack, infra, shared.secret_outputs,
+    resource = TrainingJob(job.name, args, _job_options(stack, infra, shared.secret_outputs,
                                                          [target] if target else None))
     _warn_on_notice(resource)
     return resource
-
-
-def _declared_ids(stack: StackConfig) -> dict[str, list[str]]:
-    """The ``persistentResources`` input: the IDs the stack declares, for the provider's check."""
-    if stack.persistent_resources is None:
-        return {}
-    return {"persistentResources": [r.id for r in stack.persistent_resources]}
 
 
 def context_digest(context: Path) -> str:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from provider.backends.settings import Opened
     from provider.core.vertex_request import VertexRequest
     from provider.packaging.stage import Stager
+    from provider.resources.job_args import JobArgs
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
@@ -279,12 +280,19 @@ class TrainingJobProvider(ResourceProvider):
 class TrainingJob(pulumi.dynamic.Resource, module=TYPE_MODULE, name="TrainingJob"):
     """One training job of a stack (type pulumi-python:dynamic/trainjobs:TrainingJob)."""
 
+    # Every output (OUTPUTS): what create, read and update return besides the inputs.
     jobId: pulumi.Output[str]
+    resourceName: pulumi.Output[str]
     state: pulumi.Output[str]
+    createTime: pulumi.Output[str]
+    startTime: pulumi.Output[str]
+    endTime: pulumi.Output[str]
+    error: pulumi.Output[str]
     consoleUrl: pulumi.Output[str]
     outputDir: pulumi.Output[str]
-    error: pulumi.Output[str]
+    trials: pulumi.Output[int]
+    bestTrial: pulumi.Output[str]
     waitNotice: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(TrainingJobProvider(), name, {**dict.fromkeys(OUTPUTS), **props}, opts)
+    def __init__(self, name: str, args: JobArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TrainingJobProvider(), name, {**dict.fromkeys(OUTPUTS), **args.to_props()}, opts)
