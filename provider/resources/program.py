@@ -18,11 +18,13 @@ from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
 from provider.packaging.digest import directory_digest
+from provider.resources.job_args import JobArgs
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container
 from provider.spec.model import TrainingJob as JobModel
 from provider.stack.config import NS, StackConfig, check_mapping, from_pulumi_env, load_stack
+from provider.submission.request import request_where
 from provider.submission.stack_request import identity as identity  # its home; tests import it from here
 from provider.submission.stack_request import stack_request
 from provider.workspace import find_root
@@ -122,21 +124,21 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
 
 
 def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:
-    """The props the provider stages from (provider.packaging.uploads): ``package`` (the package
-    path), ``extraPackages`` (files) and ``requirements`` (their lines), each with its URI."""
+    """The args the provider stages from (provider.packaging.uploads): ``package`` (the package
+    path), ``extra_packages`` (files) and ``requirements`` (their lines), each with its URI."""
     from provider.packaging import UploadKind, uploads
 
-    props: dict[str, Any] = {}
+    args: dict[str, Any] = {}
     for upload in uploads(spec.job, ROOT / spec.path.parent, f"gs://{stack.bucket}"):
         if upload.kind is UploadKind.REQUIREMENTS:
-            props["requirements"] = {"lines": list(upload.requirements), "uri": upload.uri}
+            args["requirements"] = {"lines": list(upload.requirements), "uri": upload.uri}
         elif upload.kind is UploadKind.EXTRA:
             assert upload.source is not None
-            props.setdefault("extraPackages", []).append({"source": _relative(upload.source), "uri": upload.uri})
+            args.setdefault("extra_packages", []).append({"source": _relative(upload.source), "uri": upload.uri})
         else:
             assert upload.source is not None
-            props["package"] = {"source": _relative(upload.source), "uri": upload.uri}
-    return props
+            args["package"] = {"source": _relative(upload.source), "uri": upload.uri}
+    return args
 
 
 def _relative(path: Path) -> str:
@@ -187,82 +189,102 @@ def _warn_on_notice(job: TrainingJob) -> None:
     job.waitNotice.apply(warn)
 
 
+class StackInputs(Record):
+    """What every job of a stack carries alike, computed once per stack (not once per job): the
+    stack's settings as args, its secret environment (one Output shared by its jobs), and the
+    outputs the engine keeps secret."""
+
+    stack: StackConfig
+    args: JobArgs
+    secret_env: pulumi.Output[dict[str, str]] | None
+    secret_outputs: list[str]
+
+
+_STACK_INPUTS: dict[str, StackInputs] = {}
+_DIGESTS: dict[Path, str] = {}  # one build context's digest per run, however many jobs share it
+
+
+def stack_inputs(stack: StackConfig) -> StackInputs:
+    cached = _STACK_INPUTS.get(stack.name)
+    if cached is not None and cached.stack is stack:
+        return cached
+    config = all_config()
+    secret_env = _secret_env()
+    # An empty value is left out (the provider reads a missing one as empty).
+    args = JobArgs(
+        stack=stack.name, team=stack.team, project=stack.project_id, backend=stack.backend,
+        quotas=_plain_config(config.get(NS + "quotas")),
+        policy=_plain_config(config.get(NS + "policy")) or None,
+        stack_labels=stack.labels_dict or None,
+        persistent_resources=None if stack.persistent_resources is None else [
+            r.id for r in stack.persistent_resources],
+        wait={"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
+        retention=stack.retention.value, replace=stack.replace,
+        timeouts=dict(stack.custom_timeouts) or None,
+        api_endpoint=stack.api_endpoint or None, local_home=stack.local_home or None,
+        # the names only (not secret): the local backend stores "***" for them
+        secret_env_names=_secret_env_names() if secret_env is not None else None,
+    )
+    inputs = StackInputs(stack=stack, args=args, secret_env=secret_env,
+                         secret_outputs=["request", "spec"] if secret_env is not None else [])
+    _STACK_INPUTS[stack.name] = inputs
+    return inputs
+
+
+def _image(spec: LoadedSpec, infra: TeamInfra) -> pulumi.Output[str] | None:
+    """The image built from the job's source (one digest per build context and run), or None."""
+    job = spec.job
+    app = job.application
+    if not isinstance(app, Container) or app.build is None:
+        return None
+    context = (ROOT / spec.path.parent / app.build.context).resolve()
+    dockerfile = _relative(context / app.build.dockerfile) if app.build.dockerfile else None
+    digest = _DIGESTS.get(context)
+    if digest is None:
+        digest = _DIGESTS[context] = directory_digest(context)
+    ref: pulumi.Output[str] = infra.image(job.name, _relative(context), dockerfile, digest).ref
+    return ref
+
+
+def _computed(spec: LoadedSpec, stack: StackConfig, image: pulumi.Output[str] | None, account: pulumi.Output[str],
+              secret_env: pulumi.Output[dict[str, str]] | None) -> pulumi.Output[dict[str, Any]]:
+    """The job's request once the image, the account and the secret env are known: one Output over
+    those that are Outputs (a job without a built image nor secrets waits on the account alone;
+    the SDK's cost grows with each Output)."""
+    if image is None and secret_env is None:
+        return account.apply(lambda a: _request(spec, stack, None, a, None))
+    return pulumi.Output.all(image, account, secret_env).apply(lambda v: _request(spec, stack, v[0], v[1], v[2]))
+
+
 def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
                 persistent: Mapping[str, pulumi.Resource] | None = None) -> TrainingJob:
     """The spec's TrainingJob, after the team's infrastructure and the PersistentResource it names."""
     job = spec.job
-    image: pulumi.Output[str] | None = None
-    app = job.application
-    if isinstance(app, Container) and app.build is not None:
-        context = (ROOT / spec.path.parent / app.build.context).resolve()
-        dockerfile = _relative(context / app.build.dockerfile) if app.build.dockerfile else None
-        image = infra.image(job.name, _relative(context), dockerfile, directory_digest(context)).ref
-    secret_env = _secret_env()
-    parts: list[Any] = [image, infra.service_account, secret_env]
-    computed = pulumi.Output.all(*parts).apply(
-        lambda v: _request(spec, stack, v[0], v[1], v[2]))
-    # Where the job goes and its kind do not depend on the image or the account: known now, so a
-    # preview's unknown image never makes them unknown (which would read as "may move: replace").
-    where = _request(spec, stack, "image-to-build" if image is not None else None, None, None)
-    props: dict[str, Any] = {
-        "jobName": job.name,
-        "stack": stack.name,
-        "team": stack.team,
-        "environment": stack.environment,
-        "project": stack.project_id,
-        "region": job.region,
-        "backend": stack.backend,
-        "spec": spec.data,
-        "specFile": str(spec.path),
-        "quotas": _quotas(stack),
-        "policy": _policy(stack),
-        "stackLabels": stack.labels_dict,
-        **_declared_ids(stack),
-        "request": computed.apply(lambda c: c["request"]),
-        "requestKind": where["requestKind"],
-        "parent": where["parent"],
-        "identity": computed.apply(lambda c: c["identity"]),
-        "wait": {"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
-        "retention": stack.retention.value,
-        "replace": stack.replace,
-        "desiredState": job.desired_state,
-        "description": job.description or "",
-    }
-    if stack.custom_timeouts:
-        props["timeouts"] = dict(stack.custom_timeouts)
-    adopt = dict(stack.adopt).get(job.name)
-    if adopt:
-        props["adopt"] = adopt
-    props.update(_packages(spec, stack))
-    if job.scheduling.max_wait_seconds is not None:
-        props["maxWaitSeconds"] = job.scheduling.max_wait_seconds
-    for key, value in (("apiEndpoint", stack.api_endpoint), ("localHome", stack.local_home)):
-        if value:
-            props[key] = value
-    if secret_env is not None:  # the names only (not secret): the local backend stores "***" for them
-        props["secretEnvNames"] = _secret_env_names()
-    secret = ["request", "spec"] if secret_env is not None else []
+    shared = stack_inputs(stack)
+    image = _image(spec, infra)
+    secret_env = shared.secret_env
+    # The request is built once, when the image and the account are known (the account is an
+    # output of TeamInfra). Where the job goes and its kind are known now, so a preview's unknown
+    # image never makes them unknown (which would read as "may move: replace").
+    computed = _computed(spec, stack, image, infra.service_account, secret_env)
+    kind, parent = request_where(job, stack.project_id)
+    args = replace(
+        shared.args, job_name=job.name, region=job.region, spec=spec.data, spec_file=str(spec.path),
+        request=computed.apply(lambda c: c["request"]), request_kind=kind, parent=parent,
+        identity=computed.apply(lambda c: c["identity"]), desired_state=job.desired_state,
+        adopt=dict(stack.adopt).get(job.name) or None, max_wait_seconds=job.scheduling.max_wait_seconds,
+        **_packages(spec, stack))
     target = (persistent or {}).get(job.vertex.persistent_resource_id or "")
-    resource = TrainingJob(job.name, props, _job_options(stack, infra, secret, [target] if target else None))
+    resource = TrainingJob(job.name, args, _job_options(stack, infra, shared.secret_outputs,
+                                                         [target] if target else None))
     _warn_on_notice(resource)
     return resource
 
 
-def _declared_ids(stack: StackConfig) -> dict[str, list[str]]:
-    """The ``persistentResources`` input: the IDs the stack declares, for the provider's check."""
-    if stack.persistent_resources is None:
-        return {}
-    return {"persistentResources": [r.id for r in stack.persistent_resources]}
-
-
-def _quotas(stack: StackConfig) -> dict[str, Any]:
-    quotas: dict[str, Any] = json.loads(json.dumps(all_config().get(NS + "quotas") or {}))
-    return quotas
-
-
-def _policy(stack: StackConfig) -> dict[str, Any]:
-    policy: dict[str, Any] = json.loads(json.dumps(all_config().get(NS + "policy") or {}))
-    return policy
+def _plain_config(value: Any) -> dict[str, Any]:
+    """A structured config value as the engine hands it to the provider (a copy, JSON values only)."""
+    plain: dict[str, Any] = json.loads(json.dumps(value or {}))
+    return plain
 
 
 def export(stack: StackConfig, infra: TeamInfra, jobs: list[tuple[LoadedSpec, TrainingJob]]) -> None:

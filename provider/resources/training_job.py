@@ -51,10 +51,15 @@ if TYPE_CHECKING:
     from provider.backends.settings import Opened
     from provider.core.vertex_request import VertexRequest
     from provider.packaging.stage import Stager
+    from provider.resources.job_args import JobArgs
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
            "outputDir", "trials", "bestTrial", "waitNotice")
+# What Check and Diff read without turning engine floats into ints: they compare the request with
+# itself (the olds and the news both come from the engine) and only look at whether it is there.
+AS_IS = ("request", "__provider", *OUTPUTS)
+DIFF_AS_IS = (*AS_IS, "spec", "quotas", "policy")  # Diff does not read these at all
 
 
 class TrainingJobError(Exception):
@@ -66,12 +71,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.strip().splitlines()[:1]) or "no error message"
 
 
-def _props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """Engine values to plain Python (numbers arrive as floats; whole ones become ints)."""
+def _props(props: Mapping[str, Any], keep: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Engine values to plain Python (numbers arrive as floats; whole ones become ints); the inputs
+    named in ``keep`` are passed as they are (Check and Diff only compare the request: copying it
+    would cost as much as the rest of their work)."""
     from provider.stack.policy_inputs import plain
 
-    result: dict[str, Any] = plain(dict(props))
-    return result
+    return {k: v if k in keep else plain(v) for k, v in props.items()}
 
 
 def backend_for(props: Mapping[str, Any]) -> Backend:
@@ -130,12 +136,12 @@ class TrainingJobProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         from provider.resources.job_check import job_check
 
-        return CheckResult(news, job_check(_props(news)))
+        return CheckResult(news, job_check(_props(news, keep=AS_IS)))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         from provider.resources.job_diff import job_diff
 
-        return job_diff(_props(olds), _props(news))
+        return job_diff(_props(olds, keep=DIFF_AS_IS), _props(news, keep=DIFF_AS_IS))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         """Submit (or adopt) the job, then wait as the stack says. Once a job exists, create returns
@@ -275,12 +281,19 @@ class TrainingJobProvider(ResourceProvider):
 class TrainingJob(pulumi.dynamic.Resource, module=TYPE_MODULE, name="TrainingJob"):
     """One training job of a stack (type pulumi-python:dynamic/trainjobs:TrainingJob)."""
 
+    # Every output (OUTPUTS): what create, read and update return besides the inputs.
     jobId: pulumi.Output[str]
+    resourceName: pulumi.Output[str]
     state: pulumi.Output[str]
+    createTime: pulumi.Output[str]
+    startTime: pulumi.Output[str]
+    endTime: pulumi.Output[str]
+    error: pulumi.Output[str]
     consoleUrl: pulumi.Output[str]
     outputDir: pulumi.Output[str]
-    error: pulumi.Output[str]
+    trials: pulumi.Output[int]
+    bestTrial: pulumi.Output[str]
     waitNotice: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(TrainingJobProvider(), name, {**dict.fromkeys(OUTPUTS), **props}, opts)
+    def __init__(self, name: str, args: JobArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TrainingJobProvider(), name, {**dict.fromkeys(OUTPUTS), **args.to_props()}, opts)

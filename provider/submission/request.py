@@ -257,6 +257,12 @@ def _encryption(job: TrainingJob, body: Json) -> Json:
     return body
 
 
+def request_where(job: TrainingJob, project: str) -> tuple[str, str]:
+    """The kind and the parent of ``job``'s create request, known before its image and account."""
+    kind = (CUSTOM_JOB if job.hyperparameters is None else TUNING_JOB).name
+    return kind, f"projects/{project}/locations/{job.region}"
+
+
 def build_request(
     job: TrainingJob,
     project: str,
@@ -267,14 +273,14 @@ def build_request(
     """The create request for ``job``: a CustomJob, or a HyperparameterTuningJob when it tunes."""
     all_labels = {**job.labels_dict, **(labels or {})}
     spec = custom_job_spec(job, package_uris, image_uri)
-    parent = f"projects/{project}/locations/{job.region}"
+    kind, parent = request_where(job, project)
     display = job.display_name or job.name
     hp = job.hyperparameters
     if hp is None:
         body: Json = {"displayName": display, "jobSpec": spec}
         if all_labels:
             body["labels"] = all_labels
-        return VertexRequest(CUSTOM_JOB.name, parent, _encryption(job, body))
+        return VertexRequest(kind, parent, _encryption(job, body))
     body = {
         "displayName": display,
         "studySpec": study_spec(hp),
@@ -286,6 +292,6 @@ def build_request(
         body["maxFailedTrialCount"] = hp.max_failed_trials
     if all_labels:
         body["labels"] = all_labels
-    return VertexRequest(TUNING_JOB.name, parent, _encryption(job, body))
+    return VertexRequest(kind, parent, _encryption(job, body))
 
 
