@@ -1,8 +1,8 @@
 """The words of a gcloud training command -> a ``GcloudCommand``: which command, its flags, its user args.
 
-Two commands are understood, in every release track:
-``gcloud [alpha|beta] ai-platform|ml-engine jobs submit training JOB ... [-- USER_ARGS]`` and
-``gcloud [alpha|beta] ai custom-jobs create ...``. Flags are read as gcloud's argparse reads
+Three commands are understood, in every release track:
+``gcloud [alpha|beta] ai-platform|ml-engine jobs submit training JOB ... [-- USER_ARGS]``,
+``gcloud [alpha|beta] ai custom-jobs create ...`` and ``gcloud [alpha|beta] ai hp-tuning-jobs create ...``. Flags are read as gcloud's argparse reads
 them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
 an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
 (``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes;
@@ -17,7 +17,17 @@ from collections.abc import Callable
 
 from provider.core.record import Record, field
 from provider.gcloud import flags_file
-from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
+from provider.gcloud.flags import (
+    AI_PLATFORM,
+    ALGORITHMS,
+    CUSTOM_JOBS,
+    HP_TUNING,
+    POOL_KEYS,
+    SCALE_TIERS,
+    Flag,
+    Kind,
+    table,
+)
 
 
 class GcloudError(ValueError):
@@ -27,6 +37,14 @@ class GcloudError(ValueError):
 class Generation(enum.Enum):
     AI_PLATFORM = "gcloud ai-platform jobs submit training"
     VERTEX = "gcloud ai custom-jobs create"
+    TUNING = "gcloud ai hp-tuning-jobs create"
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        return {Generation.AI_PLATFORM: AI_PLATFORM, Generation.VERTEX: CUSTOM_JOBS, Generation.TUNING: HP_TUNING}[self]
+
+
+_COMMANDS = ", ".join(g.value for g in Generation)
 
 
 class GcloudCommand(Record, frozen=False):
@@ -49,8 +67,7 @@ def _which(words: list[str]) -> tuple[Generation, list[str]]:
         i += 1
     rest = words[i:]
     if not rest or rest[0] != "gcloud":
-        raise GcloudError("not a gcloud command: the line must start with gcloud "
-                          "(gcloud ai-platform jobs submit training ... or gcloud ai custom-jobs create ...)")
+        raise GcloudError(f"not a gcloud command: the line must start with gcloud ({_COMMANDS})")
     rest = rest[1:]
     # gcloud-wide flags may come before the command group.
     lead: list[str] = []
@@ -64,9 +81,10 @@ def _which(words: list[str]) -> tuple[Generation, list[str]]:
         return Generation.AI_PLATFORM, lead + rest[4:]
     if rest[:3] == ["ai", "custom-jobs", "create"]:
         return Generation.VERTEX, lead + rest[3:]
+    if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
+        return Generation.TUNING, lead + rest[3:]
     shown = " ".join(rest[:4])
-    raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts "
-                      "gcloud ai-platform jobs submit training and gcloud ai custom-jobs create")
+    raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
 
 def _dict(flag: str, text: str) -> dict[str, str]:
@@ -121,8 +139,8 @@ def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
 
 
 def _choice(flag: Flag, name: str, text: str) -> str:
-    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
-    text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
+    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU, --algorithm GRID_SEARCH).
+    text = text.lower().replace("_", "-") if flag.choices in (SCALE_TIERS, ALGORITHMS) else text
     if text not in flag.choices:
         raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
                           f"[{', '.join(flag.choices)}].")
@@ -150,16 +168,15 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
 
 
-def _unknown(name: str, flags: dict[str, Flag]) -> GcloudError:
+def _unknown(name: str, flags: dict[str, Flag], generation: Generation) -> GcloudError:
     from provider.core.suggest import close_matches
 
     close = close_matches(name, flags, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in "
-                       "gcloud ai-platform jobs submit training --help / gcloud ai custom-jobs create --help")
+    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in {generation.value} --help")
 
 
-def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, str | None]:
+def _flag(word: str, flags: dict[str, Flag], generation: Generation) -> tuple[Flag, str, bool | None, str | None]:
     """The flag a word names, the name as written, its --no- value, and an inline =VALUE."""
     name, eq, inline = word.partition("=")
     value = inline if eq else None
@@ -167,7 +184,7 @@ def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, st
         return flags[name], name, None, value
     if name.startswith("--no-") and f"--{name[5:]}" in flags and flags[f"--{name[5:]}"].kind in (Kind.BOOL, Kind.NOTE_BOOL):
         return flags[f"--{name[5:]}"], name, False, value
-    raise _unknown(name, flags)
+    raise _unknown(name, flags, generation)
 
 
 def _switch(cmd: GcloudCommand, flag: Flag, name: str, negated: bool | None, inline: str | None) -> None:
@@ -198,7 +215,7 @@ def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> 
         if not word.startswith("-") or word == "-":
             positional.append(word)
             continue
-        flag, name, negated, inline = _flag(word, flags)
+        flag, name, negated, inline = _flag(word, flags, cmd.generation)
         if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
             _switch(cmd, flag, name, negated, inline)
             continue
@@ -224,6 +241,9 @@ def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
     if cmd.generation is Generation.VERTEX and cmd.user_args is not None:
         raise GcloudError("unrecognized arguments: -- (gcloud ai custom-jobs create takes the trainer's "
                           "arguments in --args=ARG,...)")
+    if cmd.generation is Generation.TUNING and cmd.user_args is not None:
+        raise GcloudError("unrecognized arguments: -- (gcloud ai hp-tuning-jobs create takes the trainer's "
+                          "arguments in the config's trialJobSpec)")
 
 
 def parse(words: list[str]) -> GcloudCommand:
@@ -234,6 +254,6 @@ def parse(words: list[str]) -> GcloudCommand:
     except flags_file.FlagsFileError as exc:
         raise GcloudError(str(exc)) from None
     cmd = GcloudCommand(generation)
-    positional = _read_flags(cmd, rest, table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS))
+    positional = _read_flags(cmd, rest, table(generation.flags))
     _positional(cmd, positional)
     return cmd

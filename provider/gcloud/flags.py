@@ -1,10 +1,14 @@
-"""The flags of the two gcloud training commands, as tables: what each takes and where it goes.
+"""The flags of the three gcloud training commands, as tables: what each takes and where it goes.
 
 Sources (Google Cloud CLI 528): ``gcloud ai-platform jobs submit training --help``,
-``gcloud ai custom-jobs create --help``, and the flag definitions under the SDK's
-``lib/googlecloudsdk/command_lib/ml_engine/flags.py`` and ``command_lib/ai/custom_jobs/flags.py``.
-Each flag becomes the camelCase key that stands beside ``trainingInput`` / ``workerPoolSpecs``
-in a spec (``--master-machine-type`` -> ``masterMachineType``).
+``gcloud ai custom-jobs create --help``, ``gcloud ai hp-tuning-jobs create --help``, and the flag
+definitions under the SDK's ``lib/googlecloudsdk/command_lib/ml_engine/flags.py``,
+``command_lib/ai/custom_jobs/flags.py`` and ``command_lib/ai/hp_tuning_jobs/flags.py``.
+Each flag becomes the camelCase key that stands beside ``trainingInput`` / ``workerPoolSpecs`` /
+``studySpec`` in a spec (``--master-machine-type`` -> ``masterMachineType``); how each combines
+with ``--config`` is build.py's (custom jobs), tuning.py's (tuning jobs) and
+provider/spec/formats/legacy/flags.py's (AI Platform). tests/gcloud/test_flag_table.py holds
+these tables against the flags gcloud's own static CLI tree lists for each command.
 """
 
 from __future__ import annotations
@@ -98,6 +102,24 @@ CUSTOM_JOBS = (
     Flag("--network", Kind.VALUE, "network"),
     Flag("--persistent-resource-id", Kind.VALUE, "persistentResourceId"),
     Flag("--python-package-uris", Kind.LIST, "pythonPackageUris"),
+    Flag("--region", Kind.VALUE, "region"),
+    Flag("--service-account", Kind.VALUE, "serviceAccount"),
+    *_KMS,
+)
+
+# gcloud's --algorithm choices: StudySpec.AlgorithmValueValuesEnum's names, lower-case with dashes.
+ALGORITHMS = ("algorithm-unspecified", "grid-search", "random-search")
+
+HP_TUNING = (
+    Flag("--display-name", Kind.VALUE, "displayName"),
+    Flag("--config", Kind.VALUE, "config"),
+    Flag("--max-trial-count", Kind.INT, "maxTrialCount"),
+    Flag("--parallel-trial-count", Kind.INT, "parallelTrialCount"),
+    Flag("--algorithm", Kind.CHOICE, "algorithm", ALGORITHMS),
+    Flag("--enable-dashboard-access", Kind.BOOL, "enableDashboardAccess"),
+    Flag("--enable-web-access", Kind.BOOL, "enableWebAccess"),
+    Flag("--labels", Kind.DICT, "labels"),
+    Flag("--network", Kind.VALUE, "network"),
     Flag("--region", Kind.VALUE, "region"),
     Flag("--service-account", Kind.VALUE, "serviceAccount"),
     *_KMS,
