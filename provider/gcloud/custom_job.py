@@ -57,13 +57,18 @@ def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
     return pool
 
 
+def _count(pools: object) -> str:
+    n = len(pools) if isinstance(pools, list) else 1
+    return f"{n} pool{'s' if n != 1 else ''}"
+
+
 def _pools(spec: dict[str, Any], values: dict[str, object], notes: list[str]) -> None:
     pools = values.pop("workerPoolSpecs", None)
     uris = values.pop("pythonPackageUris", None)
     if isinstance(pools, list):
         if spec.get("workerPoolSpecs"):
-            notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({len(spec['workerPoolSpecs'])} "
-                         "pools) whole, as gcloud does")
+            notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({_count(spec['workerPoolSpecs'])}) "
+                         "whole, as gcloud does")
         spec["workerPoolSpecs"] = [_pool(p, uris) for p in pools]
         if uris and not any("pythonPackageSpec" in p for p in spec["workerPoolSpecs"]):
             not_applied(notes, "--python-package-uris", "gcloud gives the URIs only to the pools --worker-pool-spec "
@@ -78,7 +83,9 @@ def _pools(spec: dict[str, Any], values: dict[str, object], notes: list[str]) ->
 def _args_and_command(spec: dict[str, Any], values: dict[str, object], notes: list[str]) -> None:
     """--args to every pool's container or package, --command to its container (``ConstructCustomJobSpec``)."""
     args, command = values.pop("args", None), values.pop("command", None)
-    pools = [p for p in spec.get("workerPoolSpecs") or [] if isinstance(p, dict)]
+    pools = spec.get("workerPoolSpecs") or []
+    # gcloud reads a workerPoolSpecs written as one mapping as a one-item list, and so lays the flags over it
+    pools = [p for p in ([pools] if isinstance(pools, dict) else pools) if isinstance(p, dict)]
     for i, pool in enumerate(pools):
         for key, value in (("args", args), ("command", command)):
             targets = ("containerSpec", "pythonPackageSpec") if key == "args" else ("containerSpec",)
@@ -136,8 +143,8 @@ def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path
         raise GcloudError("argument --display-name: Must be specified.")
     if local_package.wants(values.get("workerPoolSpecs")):
         if config and config.get("workerPoolSpecs"):
-            notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({len(config['workerPoolSpecs'])} "
-                         "pools) whole, as gcloud does")
+            notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({_count(config['workerPoolSpecs'])}) "
+                         "whole, as gcloud does")
         return display, local_package.document(values, config, cwd, notes)
     # The config's own mapping (not a copy), so problems in it point at its lines.
     spec: dict[str, Any] = config if config is not None else {}

@@ -102,11 +102,11 @@ workerPoolSpecs:
 - machineSpec: {machineType: n1-standard-4}
   replicaCount: 2
   pythonPackageSpec:
-    executorImageUri: %s
+    executorImageUri: IMAGE_URI
     packageUris: [gs://oracle-bucket/old.tar.gz]
     pythonModule: trainer.task
     args: [--old]
-""" % IMAGE
+""".replace("IMAGE_URI", IMAGE)
 VERTEX_CONTAINERS_CONFIG = """\
 network: projects/1/global/networks/old
 serviceAccount: old@old.iam.gserviceaccount.com
@@ -129,10 +129,10 @@ workerPoolSpecs:
 - machineSpec: {machineType: n1-standard-4}
   replicaCount: 1
   pythonPackageSpec:
-    executorImageUri: %s
+    executorImageUri: IMAGE_URI
     packageUris: [gs://oracle-bucket/old.tar.gz]
     pythonModule: trainer.task
-""" % IMAGE
+""".replace("IMAGE_URI", IMAGE)
 VERTEX_SNAKE_CONFIG = """\
 worker_pool_specs:
 - machine_spec: {machine_type: n1-standard-4}
