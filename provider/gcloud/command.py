@@ -61,7 +61,8 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRACKS = ("alpha", "beta", "preview")
 
 
-def _which(words: list[str]) -> tuple[Generation, list[str]]:
+def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
+    """The command, whether it is the GA track, and the words after the command's name."""
     i = 0
     while i < len(words) and _ASSIGNMENT.match(words[i]):
         i += 1
@@ -75,14 +76,15 @@ def _which(words: list[str]) -> tuple[Generation, list[str]]:
         lead.append(rest.pop(0))
         if "=" not in lead[-1] and lead[-1] not in ("--quiet", "-q", "--log-http") and rest:
             lead.append(rest.pop(0))
-    if rest and rest[0] in _TRACKS:
+    ga = not (rest and rest[0] in _TRACKS)
+    if not ga:
         rest = rest[1:]
     if rest[:4] in (["ai-platform", "jobs", "submit", "training"], ["ml-engine", "jobs", "submit", "training"]):
-        return Generation.AI_PLATFORM, lead + rest[4:]
+        return Generation.AI_PLATFORM, ga, lead + rest[4:]
     if rest[:3] == ["ai", "custom-jobs", "create"]:
-        return Generation.VERTEX, lead + rest[3:]
+        return Generation.VERTEX, ga, lead + rest[3:]
     if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
-        return Generation.TUNING, lead + rest[3:]
+        return Generation.TUNING, ga, lead + rest[3:]
     shown = " ".join(rest[:4])
     raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
@@ -169,6 +171,10 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
 
 
 def _unknown(name: str, flags: dict[str, Flag], generation: Generation) -> GcloudError:
+    if any(f.name == name and f.pre_ga for f in generation.flags):  # gcloud's own words for a beta-only flag
+        beta = generation.value.replace("gcloud ", "gcloud beta ", 1)
+        return GcloudError(f"unrecognized arguments: {name} ({name} flag is available in one or more alternate "
+                           f"release tracks. Try: {beta} {name})")
     from provider.core.suggest import close_matches
 
     close = close_matches(name, flags, n=1)
@@ -248,12 +254,12 @@ def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
 
 def parse(words: list[str]) -> GcloudCommand:
     """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
-    generation, rest = _which(words)
+    generation, ga, rest = _which(words)
     try:
         rest = flags_file.expand(rest)
     except flags_file.FlagsFileError as exc:
         raise GcloudError(str(exc)) from None
     cmd = GcloudCommand(generation)
-    positional = _read_flags(cmd, rest, table(generation.flags))
+    positional = _read_flags(cmd, rest, table(generation.flags, ga))
     _positional(cmd, positional)
     return cmd

@@ -40,6 +40,7 @@ class Flag(Record):
     kind: Kind
     key: str = ""            # the spec key it becomes; "" for notes
     choices: tuple[str, ...] = ()
+    pre_ga: bool = False     # only in the beta and alpha tracks (GA gcloud refuses it as unrecognized)
 
 
 SCALE_TIERS = ("basic", "basic-gpu", "basic-tpu", "custom", "premium-1", "standard-1")
@@ -83,8 +84,8 @@ AI_PLATFORM = (
     Flag("--worker-image-uri", Kind.VALUE, "workerImageUri"),
     Flag("--worker-count", Kind.INT, "workerCount"),
     Flag("--worker-machine-type", Kind.VALUE, "workerMachineType"),
-    Flag("--tpu-tf-version", Kind.VALUE, "tpuTfVersion"),  # beta and alpha
-    Flag("--network", Kind.VALUE, "network"),              # beta and alpha
+    Flag("--tpu-tf-version", Kind.VALUE, "tpuTfVersion", pre_ga=True),
+    Flag("--network", Kind.VALUE, "network", pre_ga=True),
     Flag("--async", Kind.NOTE_BOOL),
     Flag("--stream-logs", Kind.NOTE_BOOL),
     *_KMS,
@@ -133,5 +134,6 @@ POOL_KEYS = {
 }
 
 
-def table(flags: tuple[Flag, ...]) -> dict[str, Flag]:
-    return {f.name: f for f in (*flags, *GLOBAL)}
+def table(flags: tuple[Flag, ...], ga: bool = False) -> dict[str, Flag]:
+    """The flags a command takes by name: its own (the GA track's only, with ``ga``) and gcloud's global ones."""
+    return {f.name: f for f in (*flags, *GLOBAL) if not (ga and f.pre_ga)}

@@ -188,3 +188,11 @@ def test_the_bucket_options_go_with_gcloud_only(repo: Path) -> None:
     proc = run_cli("convert", "config.yaml", "--staging-bucket", "gs://b", cwd=repo)
     no_traceback(proc)
     assert proc.returncode != 0 and "--staging-bucket goes with --gcloud COMMAND" in proc.stderr
+
+
+def test_a_beta_only_flag_is_refused_in_the_ga_track_as_gcloud_refuses_it() -> None:
+    line = "gcloud {}ai-platform jobs submit training j --region=us-central1 --master-image-uri=gcr.io/p/i:1 " \
+           "--scale-tier=basic_tpu --tpu-tf-version=2.11"
+    with pytest.raises(GcloudError, match="--tpu-tf-version flag is available in one or more alternate release"):
+        parse(split_words(line.format(""), {}))
+    assert parse(split_words(line.format("beta "), {})).values["tpuTfVersion"] == "2.11"
