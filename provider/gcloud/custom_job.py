@@ -23,6 +23,7 @@ twice). The other flags are written in the config's spelling.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,7 @@ def _off(values: dict[str, object], config: dict[str, Any] | None, notes: list[s
                             f"config's {written[0]}: true stands", f"Remove {written[0]} from the config to turn it off.")
 
 
-def _switches(spec: dict[str, Any], values: dict[str, object], notes: list[str], name: Any) -> None:
+def _switches(spec: dict[str, Any], values: dict[str, object], notes: list[str], name: Callable[[str], str]) -> None:
     for key in _SWITCHES:
         if values.pop(key, None):
             spec[name(key)] = True
@@ -149,7 +150,7 @@ def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path
     # The config's own mapping (not a copy), so problems in it point at its lines.
     spec: dict[str, Any] = config if config is not None else {}
     snake_case = is_snake_case(spec) if spec else False
-    name = snake if snake_case else (lambda key: key)
+    name: Callable[[str], str] = snake if snake_case else str
     if snake_case:
         _snake(spec, values, notes)
     _pools(spec, values, notes)
