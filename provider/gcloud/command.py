@@ -140,6 +140,18 @@ def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
     return (prior if isinstance(prior, list) else []) + items
 
 
+def _merge(cmd: GcloudCommand, name: str, key: str, items: dict[str, str]) -> dict[str, str]:
+    """A repeated dict flag adds up; a key given twice is refused, even with the same value (gcloud's UpdateAction)."""
+    prior = cmd.values.get(key)
+    merged = dict(prior) if isinstance(prior, dict) else {}
+    for k, value in items.items():
+        if k in merged:
+            raise GcloudError(f'argument {name}: "{k}" cannot be specified multiple times; received: '
+                              f"{merged[k]}, {value}")
+        merged[k] = value
+    return merged
+
+
 def _choice(flag: Flag, name: str, text: str) -> str:
     # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU, --algorithm GRID_SEARCH).
     text = text.lower().replace("_", "-") if flag.choices in (SCALE_TIERS, ALGORITHMS) else text
@@ -156,7 +168,7 @@ _READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
     Kind.INT: lambda f, n, t, c: _int(n, t),
     Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
     Kind.APPEND_LIST: lambda f, n, t, c: _append(c, f.key, list(t.split(","))),
-    Kind.DICT: lambda f, n, t, c: _dict(n, t),
+    Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, _dict(n, t)),
     Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
     Kind.CHOICE: lambda f, n, t, c: _choice(f, n, t),

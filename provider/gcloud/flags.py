@@ -24,7 +24,7 @@ class Kind(enum.Enum):
     INT = "int"              # a non-negative integer
     LIST = "list"            # comma-separated, the last occurrence wins
     APPEND_LIST = "append"   # comma-separated, occurrences add up (--args)
-    DICT = "dict"            # KEY=VALUE,... (--labels)
+    DICT = "dict"            # KEY=VALUE,... (--labels), occurrences add up (a key once)
     ACCELERATOR = "accel"    # count=N,type=TYPE
     POOL = "pool"            # --worker-pool-spec, repeatable, one pool each
     CHOICE = "choice"        # one of a fixed set (--scale-tier)

@@ -196,3 +196,11 @@ def test_a_beta_only_flag_is_refused_in_the_ga_track_as_gcloud_refuses_it() -> N
     with pytest.raises(GcloudError, match="--tpu-tf-version flag is available in one or more alternate release"):
         parse(split_words(line.format(""), {}))
     assert parse(split_words(line.format("beta "), {})).values["tpuTfVersion"] == "2.11"
+
+
+def test_labels_given_twice_add_up_and_a_key_given_twice_is_refused() -> None:
+    head = "gcloud ai custom-jobs create --display-name=t --labels=team=vision "
+    assert parse(split_words(head + "--labels=env=dev", {})).values["labels"] == {"team": "vision", "env": "dev"}
+    with pytest.raises(GcloudError, match='argument --labels: "team" cannot be specified multiple times; received: '
+                                          "vision, vision"):
+        parse(split_words(head + "--labels=team=vision", {}))
