@@ -50,9 +50,15 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, or the output of gcloud ... describe")
     p.add_argument("--gcloud", metavar="COMMAND",
-                   help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create command "
-                        "line, read as bash reads it ($VAR from the environment); never run")
+                   help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
+                        "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "
+                        "never run")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
+    p.add_argument("--staging-bucket", metavar="gs://BUCKET",
+                   help="with --gcloud: the bucket trainjobs uploads the package to (a local-package-path, a "
+                        "--package-path), written into the spec as stagingBucket")
+    p.add_argument("--stack", metavar="NAME",
+                   help="with --gcloud: check the spec as the stack NAME runs it (its team bucket takes the package)")
     p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
     p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")

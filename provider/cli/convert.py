@@ -91,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
         from provider.cli.convert_gcloud import run_gcloud
 
         return run_gcloud(args)
+    for option in ("staging_bucket", "stack"):
+        if getattr(args, option, None) is not None:
+            raise UserError(f"--{option.replace('_', '-')} goes with --gcloud COMMAND; a spec or config FILE names "
+                            "its own bucket (stagingBucket, jobDir or baseOutputDirectory)")
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)

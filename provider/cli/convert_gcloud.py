@@ -9,6 +9,12 @@ before anything is written: a secret-looking variable's value (provider/gcloud/s
 trainer's args that held one are left out with a note, elsewhere the command is refused), and
 files or folders outside the repository (provider/gcloud/paths.py); every other variable read
 is listed in a note.
+
+Where trainjobs uploads a package gcloud never uploads (``local-package-path``: gcloud builds and
+pushes an image), ``--staging-bucket gs://BUCKET`` writes the bucket into the spec, and ``--stack
+NAME`` checks the spec with that stack of the workspace where the spec goes (provider.workspace),
+whose team bucket takes the package when the stack runs it. With neither, the error that a
+bucket is missing names both options.
 """
 
 from __future__ import annotations
@@ -22,9 +28,13 @@ from typing import TYPE_CHECKING
 from provider.core.errors import UserError
 
 if TYPE_CHECKING:
+    from provider.core.problem import Problem
     from provider.gcloud.build import Built
+    from provider.validation.rules import Context
 
 SHOWN = "<gcloud command>"
+_BUCKET_HINT = ("trainjobs convert --gcloud takes --staging-bucket gs://BUCKET (written into the spec as stagingBucket) "
+                "or --stack NAME (the spec is run by that stack, whose team bucket takes the package)")
 
 
 def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
@@ -64,7 +74,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
         line = read_line(args.gcloud, os.environ, cwd)
         cmd = parse(line.words)
         notes = secrets.take_out(cmd)
-        built = build(cmd, cwd)
+        built = build(cmd, cwd, getattr(args, "staging_bucket", None))
     except ConfigProblems:
         raise  # reported as a spec's problems are, by the caller
     except ShellError as exc:
@@ -78,11 +88,37 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     return built
 
 
+def _context(name: str | None, base: Path, notes: list[str]) -> Context:
+    """The Context the spec is checked in: stack ``name``'s of the workspace at ``base``, or none."""
+    from provider.validation.rules import Context
+
+    if name is None:
+        return Context()
+    from provider.stack.check import context_for
+    from provider.workspace import Workspace
+
+    ws = Workspace.of(base)
+    stack = ws.stack(name)
+    if stack is None:
+        known = ", ".join(s.name for s in ws.stacks) or "none"
+        broken = "".join(f"; {p.file}: {p.message}" for p in ws.index.problems if p.is_error)
+        raise UserError(f"--stack {name}: no such stack in {ws.where()}; allowed: {known}{broken}", exit_code=1)
+    notes.append(f"checked as stack {name} runs it: the package goes to its team bucket gs://{stack.bucket}; add the "
+                 f"spec to the stack's specs ({stack.source}) for the stack to run it")
+    return context_for(stack)
+
+
+def _hinted(problems: list[Problem]) -> list[Problem]:
+    """A missing bucket names the convert options that give one."""
+    from provider.core.record import replace
+
+    return [replace(p, hint=_BUCKET_HINT) if p.rule == "package.staging" else p for p in problems]
+
+
 def run_gcloud(args: argparse.Namespace) -> int:
     from provider.cli.convert import emit
     from provider.gcloud import config_doc
     from provider.validation.report import reporter
-    from provider.validation.rules import Context
     from provider.validation.validator import check_document
 
     cwd = Path.cwd()
@@ -95,9 +131,12 @@ def run_gcloud(args: argparse.Namespace) -> int:
     spec = built.document["spec"]
     assert isinstance(spec, dict)
     _relocate(spec, cwd, base)
+    ctx = _context(getattr(args, "stack", None), base, built.notes)
     if built.config is None:
-        return emit(check_document(built.document, SHOWN, Context()), SHOWN, base, args, built.notes)
+        result = check_document(built.document, SHOWN, ctx)
+        result.problems[:] = _hinted(result.problems)
+        return emit(result, SHOWN, base, args, built.notes)
     shown = f"{SHOWN} --config {built.config.shown}"
-    result = check_document(built.document, shown, Context(), config_doc.around(built.config, built.document))
-    result.problems[:] = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown)
+    result = check_document(built.document, shown, ctx, config_doc.around(built.config, built.document))
+    result.problems[:] = _hinted(config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown))
     return emit(result, shown, base, args, built.notes)

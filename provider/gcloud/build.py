@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.record import Record, field
-from provider.gcloud import config_doc, gcs, local_package, paths
+from provider.gcloud import config_doc, custom_job, gcs, local_package, paths, tuning
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
 from provider.gcloud.config_doc import Config
 
@@ -95,68 +95,55 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
     return {"name": job_name(cmd.job_id, built.notes), "spec": spec}
 
 
-def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
-    if not raw:
-        return {}
-    machine: dict[str, Any] = {"machineType": raw.get("machine-type")}
-    if raw.get("accelerator-type"):
-        machine["acceleratorType"] = str(raw["accelerator-type"]).upper().replace("-", "_")
-        machine["acceleratorCount"] = raw.get("accelerator-count", 1)
-    pool: dict[str, Any] = {"machineSpec": machine, "replicaCount": raw.get("replica-count", 1)}
-    if raw.get("container-image-uri"):
-        pool["containerSpec"] = {"imageUri": raw["container-image-uri"]}
-    elif uris or raw.get("executor-image-uri") or raw.get("python-module"):
-        pool["pythonPackageSpec"] = {"executorImageUri": raw.get("executor-image-uri"),
-                                     "packageUris": uris or [], "pythonModule": raw.get("python-module")}
-    return pool
-
-
-def _args_and_command(spec: dict[str, Any], args: object, command: object) -> None:
-    """--args go to every pool's container or package, --command to its container (gcloud's ConstructCustomJobSpec)."""
-    for pool in spec.get("workerPoolSpecs") or []:
-        for key, value in (("args", args), ("command", command)):
-            targets = ("containerSpec", "pythonPackageSpec") if key == "args" else ("containerSpec",)
-            for target in targets:
-                if value and isinstance(pool, dict) and isinstance(pool.get(target), dict):
-                    pool[target][key] = value
-
-
 def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
     values = dict(cmd.values)
     values.pop("config", None)
     _kms(values)
-    for key in ("enableWebAccess", "enableDashboardAccess"):
-        if values.get(key) is False:
-            values.pop(key)  # gcloud sets these only when true
-    display = values.get("displayName", (config or {}).get("displayName"))
-    if not isinstance(display, str) or not display:
-        raise GcloudError("argument --display-name: Must be specified.")
-    if local_package.wants(values.get("workerPoolSpecs")):
-        values.pop("displayName", None)
-        return {"name": job_name(display, built.notes), "displayName": display,
-                "spec": local_package.document(values, config, built.cwd, built.notes)}
-    # The config's own mapping (not a copy), so problems in it point at its lines.
-    spec: dict[str, Any] = config if config is not None else {}
-    pools = values.pop("workerPoolSpecs", None)
-    uris = values.pop("pythonPackageUris", None)
-    if isinstance(pools, list):
-        spec["workerPoolSpecs"] = [_pool(p, uris) for p in pools]
-    _args_and_command(spec, values.pop("args", None), values.pop("command", None))
-    spec.update(values)
-    return {"name": job_name(display, built.notes), "spec": spec}
+    local = local_package.wants(values.get("workerPoolSpecs"))
+    display, spec = custom_job.document(values, config, built.cwd, built.notes)
+    return {"name": job_name(display, built.notes), **({"displayName": display} if local else {}), "spec": spec}
 
 
-def build(cmd: GcloudCommand, cwd: Path) -> Built:
-    """The TrainingJob document of a parsed command; GcloudError for what gcloud would refuse."""
+def _tuning(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
+    values = dict(cmd.values)
+    _kms(values)
+    body = tuning.document(cmd.generation, values, config, built.notes)
+    return {"name": job_name(str(body["displayName"]), built.notes), "spec": body}
+
+
+_MAKERS = {Generation.AI_PLATFORM: _ai_platform, Generation.VERTEX: _vertex, Generation.TUNING: _tuning}
+
+
+def _bucket(generation: Generation, values: dict[str, object], bucket: str | None, notes: list[str]) -> None:
+    """``trainjobs convert --staging-bucket``: the bucket the spec names, unless the command named its own."""
+    if bucket is None:
+        return
+    bucket = gcs.staging_bucket(bucket)
+    if generation is Generation.TUNING:
+        raise GcloudError("trainjobs convert --staging-bucket: a tuning job uploads nothing (its trials run the config's images and "
+                          "packageUris); leave it out")
+    own = values.get("stagingBucket")
+    if own is not None and gcs.staging_bucket(str(own)) != bucket:
+        notes.append(f"--staging-bucket {bucket} (of trainjobs convert) is not written: the command names its own, {own}")
+        return
+    values["stagingBucket"] = bucket
+
+
+def build(cmd: GcloudCommand, cwd: Path, staging_bucket: str | None = None) -> Built:
+    """The TrainingJob document of a parsed command; GcloudError for what gcloud would refuse.
+
+    ``staging_bucket`` (``trainjobs convert --staging-bucket``) is written into the spec as
+    ``stagingBucket``: where trainjobs uploads a package that gcloud builds into an image.
+    """
     built = Built(document={}, notes=list(cmd.notes), cwd=cwd)
+    _bucket(cmd.generation, cmd.values, staging_bucket, built.notes)
     config_value = cmd.values.get("config")
     config: dict[str, Any] | None = None
     if isinstance(config_value, str):
         where = paths.in_repository(config_value, cwd, "--config", "a file")
         built.config = config_doc.read(where)  # ConfigProblems when it cannot be read
         config = built.config.data
-    make = _ai_platform if cmd.generation is Generation.AI_PLATFORM else _vertex
-    made = make(cmd, config, built)
+    made = _MAKERS[cmd.generation](cmd, config, built)
     metadata = {"name": made["name"], **({"displayName": made["displayName"]} if "displayName" in made else {})}
     built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": metadata,
                       "spec": made["spec"]}

@@ -1,8 +1,8 @@
 """The words of a gcloud training command -> a ``GcloudCommand``: which command, its flags, its user args.
 
-Two commands are understood, in every release track:
-``gcloud [alpha|beta] ai-platform|ml-engine jobs submit training JOB ... [-- USER_ARGS]`` and
-``gcloud [alpha|beta] ai custom-jobs create ...``. Flags are read as gcloud's argparse reads
+Three commands are understood, in every release track:
+``gcloud [alpha|beta] ai-platform|ml-engine jobs submit training JOB ... [-- USER_ARGS]``,
+``gcloud [alpha|beta] ai custom-jobs create ...`` and ``gcloud [alpha|beta] ai hp-tuning-jobs create ...``. Flags are read as gcloud's argparse reads
 them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
 an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
 (``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes;
@@ -17,7 +17,17 @@ from collections.abc import Callable
 
 from provider.core.record import Record, field
 from provider.gcloud import flags_file
-from provider.gcloud.flags import AI_PLATFORM, CUSTOM_JOBS, POOL_KEYS, SCALE_TIERS, Flag, Kind, table
+from provider.gcloud.flags import (
+    AI_PLATFORM,
+    ALGORITHMS,
+    CUSTOM_JOBS,
+    HP_TUNING,
+    POOL_KEYS,
+    SCALE_TIERS,
+    Flag,
+    Kind,
+    table,
+)
 
 
 class GcloudError(ValueError):
@@ -27,6 +37,14 @@ class GcloudError(ValueError):
 class Generation(enum.Enum):
     AI_PLATFORM = "gcloud ai-platform jobs submit training"
     VERTEX = "gcloud ai custom-jobs create"
+    TUNING = "gcloud ai hp-tuning-jobs create"
+
+    @property
+    def flags(self) -> tuple[Flag, ...]:
+        return {Generation.AI_PLATFORM: AI_PLATFORM, Generation.VERTEX: CUSTOM_JOBS, Generation.TUNING: HP_TUNING}[self]
+
+
+_COMMANDS = ", ".join(g.value for g in Generation)
 
 
 class GcloudCommand(Record, frozen=False):
@@ -43,14 +61,14 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRACKS = ("alpha", "beta", "preview")
 
 
-def _which(words: list[str]) -> tuple[Generation, list[str]]:
+def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
+    """The command, whether it is the GA track, and the words after the command's name."""
     i = 0
     while i < len(words) and _ASSIGNMENT.match(words[i]):
         i += 1
     rest = words[i:]
     if not rest or rest[0] != "gcloud":
-        raise GcloudError("not a gcloud command: the line must start with gcloud "
-                          "(gcloud ai-platform jobs submit training ... or gcloud ai custom-jobs create ...)")
+        raise GcloudError(f"not a gcloud command: the line must start with gcloud ({_COMMANDS})")
     rest = rest[1:]
     # gcloud-wide flags may come before the command group.
     lead: list[str] = []
@@ -58,15 +76,17 @@ def _which(words: list[str]) -> tuple[Generation, list[str]]:
         lead.append(rest.pop(0))
         if "=" not in lead[-1] and lead[-1] not in ("--quiet", "-q", "--log-http") and rest:
             lead.append(rest.pop(0))
-    if rest and rest[0] in _TRACKS:
+    ga = not (rest and rest[0] in _TRACKS)
+    if not ga:
         rest = rest[1:]
     if rest[:4] in (["ai-platform", "jobs", "submit", "training"], ["ml-engine", "jobs", "submit", "training"]):
-        return Generation.AI_PLATFORM, lead + rest[4:]
+        return Generation.AI_PLATFORM, ga, lead + rest[4:]
     if rest[:3] == ["ai", "custom-jobs", "create"]:
-        return Generation.VERTEX, lead + rest[3:]
+        return Generation.VERTEX, ga, lead + rest[3:]
+    if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
+        return Generation.TUNING, ga, lead + rest[3:]
     shown = " ".join(rest[:4])
-    raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts "
-                      "gcloud ai-platform jobs submit training and gcloud ai custom-jobs create")
+    raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
 
 def _dict(flag: str, text: str) -> dict[str, str]:
@@ -120,9 +140,21 @@ def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
     return (prior if isinstance(prior, list) else []) + items
 
 
+def _merge(cmd: GcloudCommand, name: str, key: str, items: dict[str, str]) -> dict[str, str]:
+    """A repeated dict flag adds up; a key given twice is refused, even with the same value (gcloud's UpdateAction)."""
+    prior = cmd.values.get(key)
+    merged = dict(prior) if isinstance(prior, dict) else {}
+    for k, value in items.items():
+        if k in merged:
+            raise GcloudError(f'argument {name}: "{k}" cannot be specified multiple times; received: '
+                              f"{merged[k]}, {value}")
+        merged[k] = value
+    return merged
+
+
 def _choice(flag: Flag, name: str, text: str) -> str:
-    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU).
-    text = text.lower().replace("_", "-") if flag.choices == SCALE_TIERS else text
+    # gcloud's enum choices also take the enum's own name (--scale-tier BASIC_GPU, --algorithm GRID_SEARCH).
+    text = text.lower().replace("_", "-") if flag.choices in (SCALE_TIERS, ALGORITHMS) else text
     if text not in flag.choices:
         raise GcloudError(f"argument {name}: Invalid choice: '{text}'. Valid choices are "
                           f"[{', '.join(flag.choices)}].")
@@ -136,7 +168,7 @@ _READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
     Kind.INT: lambda f, n, t, c: _int(n, t),
     Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
     Kind.APPEND_LIST: lambda f, n, t, c: _append(c, f.key, list(t.split(","))),
-    Kind.DICT: lambda f, n, t, c: _dict(n, t),
+    Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, _dict(n, t)),
     Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
     Kind.CHOICE: lambda f, n, t, c: _choice(f, n, t),
@@ -150,16 +182,19 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
 
 
-def _unknown(name: str, flags: dict[str, Flag]) -> GcloudError:
+def _unknown(name: str, flags: dict[str, Flag], generation: Generation) -> GcloudError:
+    if any(f.name == name and f.pre_ga for f in generation.flags):  # gcloud's own words for a beta-only flag
+        beta = generation.value.replace("gcloud ", "gcloud beta ", 1)
+        return GcloudError(f"unrecognized arguments: {name} ({name} flag is available in one or more alternate "
+                           f"release tracks. Try: {beta} {name})")
     from provider.core.suggest import close_matches
 
     close = close_matches(name, flags, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in "
-                       "gcloud ai-platform jobs submit training --help / gcloud ai custom-jobs create --help")
+    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in {generation.value} --help")
 
 
-def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, str | None]:
+def _flag(word: str, flags: dict[str, Flag], generation: Generation) -> tuple[Flag, str, bool | None, str | None]:
     """The flag a word names, the name as written, its --no- value, and an inline =VALUE."""
     name, eq, inline = word.partition("=")
     value = inline if eq else None
@@ -167,7 +202,7 @@ def _flag(word: str, flags: dict[str, Flag]) -> tuple[Flag, str, bool | None, st
         return flags[name], name, None, value
     if name.startswith("--no-") and f"--{name[5:]}" in flags and flags[f"--{name[5:]}"].kind in (Kind.BOOL, Kind.NOTE_BOOL):
         return flags[f"--{name[5:]}"], name, False, value
-    raise _unknown(name, flags)
+    raise _unknown(name, flags, generation)
 
 
 def _switch(cmd: GcloudCommand, flag: Flag, name: str, negated: bool | None, inline: str | None) -> None:
@@ -198,7 +233,7 @@ def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> 
         if not word.startswith("-") or word == "-":
             positional.append(word)
             continue
-        flag, name, negated, inline = _flag(word, flags)
+        flag, name, negated, inline = _flag(word, flags, cmd.generation)
         if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
             _switch(cmd, flag, name, negated, inline)
             continue
@@ -224,16 +259,19 @@ def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
     if cmd.generation is Generation.VERTEX and cmd.user_args is not None:
         raise GcloudError("unrecognized arguments: -- (gcloud ai custom-jobs create takes the trainer's "
                           "arguments in --args=ARG,...)")
+    if cmd.generation is Generation.TUNING and cmd.user_args is not None:
+        raise GcloudError("unrecognized arguments: -- (gcloud ai hp-tuning-jobs create takes the trainer's "
+                          "arguments in the config's trialJobSpec)")
 
 
 def parse(words: list[str]) -> GcloudCommand:
     """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
-    generation, rest = _which(words)
+    generation, ga, rest = _which(words)
     try:
         rest = flags_file.expand(rest)
     except flags_file.FlagsFileError as exc:
         raise GcloudError(str(exc)) from None
     cmd = GcloudCommand(generation)
-    positional = _read_flags(cmd, rest, table(AI_PLATFORM if generation is Generation.AI_PLATFORM else CUSTOM_JOBS))
+    positional = _read_flags(cmd, rest, table(generation.flags, ga))
     _positional(cmd, positional)
     return cmd

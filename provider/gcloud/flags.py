@@ -1,10 +1,14 @@
-"""The flags of the two gcloud training commands, as tables: what each takes and where it goes.
+"""The flags of the three gcloud training commands, as tables: what each takes and where it goes.
 
 Sources (Google Cloud CLI 528): ``gcloud ai-platform jobs submit training --help``,
-``gcloud ai custom-jobs create --help``, and the flag definitions under the SDK's
-``lib/googlecloudsdk/command_lib/ml_engine/flags.py`` and ``command_lib/ai/custom_jobs/flags.py``.
-Each flag becomes the camelCase key that stands beside ``trainingInput`` / ``workerPoolSpecs``
-in a spec (``--master-machine-type`` -> ``masterMachineType``).
+``gcloud ai custom-jobs create --help``, ``gcloud ai hp-tuning-jobs create --help``, and the flag
+definitions under the SDK's ``lib/googlecloudsdk/command_lib/ml_engine/flags.py``,
+``command_lib/ai/custom_jobs/flags.py`` and ``command_lib/ai/hp_tuning_jobs/flags.py``.
+Each flag becomes the camelCase key that stands beside ``trainingInput`` / ``workerPoolSpecs`` /
+``studySpec`` in a spec (``--master-machine-type`` -> ``masterMachineType``); how each combines
+with ``--config`` is build.py's (custom jobs), tuning.py's (tuning jobs) and
+provider/spec/formats/legacy/flags.py's (AI Platform). tests/gcloud/test_flag_table.py holds
+these tables against the flags gcloud's own static CLI tree lists for each command.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ class Kind(enum.Enum):
     INT = "int"              # a non-negative integer
     LIST = "list"            # comma-separated, the last occurrence wins
     APPEND_LIST = "append"   # comma-separated, occurrences add up (--args)
-    DICT = "dict"            # KEY=VALUE,... (--labels)
+    DICT = "dict"            # KEY=VALUE,... (--labels), occurrences add up (a key once)
     ACCELERATOR = "accel"    # count=N,type=TYPE
     POOL = "pool"            # --worker-pool-spec, repeatable, one pool each
     CHOICE = "choice"        # one of a fixed set (--scale-tier)
@@ -36,6 +40,7 @@ class Flag(Record):
     kind: Kind
     key: str = ""            # the spec key it becomes; "" for notes
     choices: tuple[str, ...] = ()
+    pre_ga: bool = False     # only in the beta and alpha tracks (GA gcloud refuses it as unrecognized)
 
 
 SCALE_TIERS = ("basic", "basic-gpu", "basic-tpu", "custom", "premium-1", "standard-1")
@@ -79,8 +84,8 @@ AI_PLATFORM = (
     Flag("--worker-image-uri", Kind.VALUE, "workerImageUri"),
     Flag("--worker-count", Kind.INT, "workerCount"),
     Flag("--worker-machine-type", Kind.VALUE, "workerMachineType"),
-    Flag("--tpu-tf-version", Kind.VALUE, "tpuTfVersion"),  # beta and alpha
-    Flag("--network", Kind.VALUE, "network"),              # beta and alpha
+    Flag("--tpu-tf-version", Kind.VALUE, "tpuTfVersion", pre_ga=True),
+    Flag("--network", Kind.VALUE, "network", pre_ga=True),
     Flag("--async", Kind.NOTE_BOOL),
     Flag("--stream-logs", Kind.NOTE_BOOL),
     *_KMS,
@@ -103,6 +108,24 @@ CUSTOM_JOBS = (
     *_KMS,
 )
 
+# gcloud's --algorithm choices: StudySpec.AlgorithmValueValuesEnum's names, lower-case with dashes.
+ALGORITHMS = ("algorithm-unspecified", "grid-search", "random-search")
+
+HP_TUNING = (
+    Flag("--display-name", Kind.VALUE, "displayName"),
+    Flag("--config", Kind.VALUE, "config"),
+    Flag("--max-trial-count", Kind.INT, "maxTrialCount"),
+    Flag("--parallel-trial-count", Kind.INT, "parallelTrialCount"),
+    Flag("--algorithm", Kind.CHOICE, "algorithm", ALGORITHMS),
+    Flag("--enable-dashboard-access", Kind.BOOL, "enableDashboardAccess"),
+    Flag("--enable-web-access", Kind.BOOL, "enableWebAccess"),
+    Flag("--labels", Kind.DICT, "labels"),
+    Flag("--network", Kind.VALUE, "network"),
+    Flag("--region", Kind.VALUE, "region"),
+    Flag("--service-account", Kind.VALUE, "serviceAccount"),
+    *_KMS,
+)
+
 # The keys of --worker-pool-spec (command_lib/ai/custom_jobs/flags.py), int-valued ones marked.
 POOL_KEYS = {
     "replica-count": int, "machine-type": str, "accelerator-type": str, "accelerator-count": int,
@@ -111,5 +134,6 @@ POOL_KEYS = {
 }
 
 
-def table(flags: tuple[Flag, ...]) -> dict[str, Flag]:
-    return {f.name: f for f in (*flags, *GLOBAL)}
+def table(flags: tuple[Flag, ...], ga: bool = False) -> dict[str, Flag]:
+    """The flags a command takes by name: its own (the GA track's only, with ``ga``) and gcloud's global ones."""
+    return {f.name: f for f in (*flags, *GLOBAL) if not (ga and f.pre_ga)}

@@ -322,7 +322,7 @@ def document(values: dict[str, Any], config: dict[str, Any] | None, cwd: Path, n
         spec["args"] = args
     spec.update(values)
     if not any(k in spec for k in ("baseOutputDirectory", "stagingBucket")):
-        notes.append("gcloud pushes the image it builds and needs no bucket; trainjobs uploads the package: add "
-                     "stagingBucket: gs://BUCKET (or baseOutputDirectory) to the spec, or run it in a stack, whose "
-                     "team bucket is used")
+        notes.append("gcloud pushes the image it builds and needs no bucket; trainjobs uploads the package instead: "
+                     "to the spec's stagingBucket (convert --gcloud ... --staging-bucket gs://BUCKET writes it) or, "
+                     "when a stack runs the spec, to the stack's team bucket (convert --gcloud ... --stack NAME)")
     return spec

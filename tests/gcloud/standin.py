@@ -43,7 +43,7 @@ class StandIn:
         """The bodies of the job creations gcloud sent, in order."""
         out = []
         for r in self.requests:
-            if r.method == "POST" and re.search(r"/(jobs|customJobs)$", r.path.split("?")[0]):
+            if r.method == "POST" and re.search(r"/(jobs|customJobs|hyperparameterTuningJobs)$", r.path.split("?")[0]):
                 out.append(json.loads(r.body))
         return out
 
@@ -124,12 +124,13 @@ class _Handler(BaseHTTPRequestHandler):
             job = json.loads(body)
             self._reply(200, {**job, "state": "QUEUED", "createTime": "2026-01-01T00:00:00Z"})
             return
-        if path.endswith("/customJobs"):
-            job = json.loads(body)
-            parent = path.split("/v1/")[-1].rsplit("/", 1)[0]
-            self._reply(200, {**job, "name": f"{parent}/customJobs/1", "state": "JOB_STATE_PENDING",
-                              "createTime": "2026-01-01T00:00:00Z"})
-            return
+        for collection in ("customJobs", "hyperparameterTuningJobs"):
+            if path.endswith(f"/{collection}"):
+                job = json.loads(body)
+                parent = path.split("/v1/")[-1].rsplit("/", 1)[0]
+                self._reply(200, {**job, "name": f"{parent}/{collection}/1", "state": "JOB_STATE_PENDING",
+                                  "createTime": "2026-01-01T00:00:00Z"})
+                return
         self._reply(404, {"error": {"code": 404, "message": f"no stand-in for {path}", "status": "NOT_FOUND"}})
 
 

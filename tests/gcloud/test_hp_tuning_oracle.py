@@ -1,7 +1,7 @@
 """gcloud as the oracle for tuning jobs: ``gcloud ai hp-tuning-jobs create --config`` sends what trainjobs builds.
 
 Each config runs through gcloud (offline, against the stand-in of standin.py, which records the
-HyperparameterTuningJob gcloud sends and answers 404: the body is what counts) with the flags
+HyperparameterTuningJob gcloud sends and answers with the job: the body is what counts) with the flags
 ``--region``, ``--display-name``, ``--max-trial-count`` and ``--parallel-trial-count``, and
 through trainjobs as a spec body: the config as written with those four beside it. The
 request trainjobs builds equals, field for field, the body gcloud sent. The configs: two

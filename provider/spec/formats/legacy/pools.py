@@ -194,7 +194,26 @@ def _merge_tpu(pools: tuple[WorkerPool, ...], ti: Node, notes: Notes) -> tuple[W
     return (chief,)
 
 
+def _tpu_tf_version(ti: Node, notes: Notes) -> None:
+    """``tpuTfVersion`` picked the TensorFlow of the Cloud TPU node beside a custom container; Vertex AI has no
+    such field (it runs a TPU VM, whose container brings its own TPU TensorFlow), so it cannot be carried."""
+    for role in Role:
+        cfg = replica(ti, role)
+        if cfg is not None and "tpuTfVersion" in cfg:
+            notes.error(
+                f"{role.legacy_prefix}Config.tpuTfVersion ({cfg.raw('tpuTfVersion')!r}; gcloud --tpu-tf-version) has "
+                "no Vertex AI field: AI Platform ran the custom container beside a Cloud TPU node of that TensorFlow "
+                "version, Vertex AI runs it on a TPU VM, where the image itself must bring a TPU build of "
+                "TensorFlow (libtpu); converted as is, the job could not reach its TPU",
+                cfg.at("tpuTfVersion"),
+                "aip.tpuTfVersion",
+                allowed="rebuild the image for TPU VMs (FROM a TensorFlow TPU VM image, or a Vertex AI prebuilt "
+                        "TPU container), then remove tpuTfVersion (and --tpu-tf-version)",
+            )
+
+
 def pools(ti: Node, tier: str, notes: Notes) -> tuple[WorkerPool, ...]:
     """The job's pools for scale tier ``tier``; () when the master is missing (notes say why)."""
+    _tpu_tf_version(ti, notes)
     found = _custom_pools(ti, notes) if tier == "CUSTOM" else _tier_pools(tier, ti, notes)
     return _merge_tpu(found, ti, notes)

@@ -208,6 +208,14 @@ def custom_job(meta: Metadata, spec: Node) -> TrainingJob:
         pool = _pool(Role.by_index(index), node, k)
         if index:
             kind, task = _task(node, k)
+            if kind == "package" and isinstance(application, Container):
+                # a PoolOverride holds an image, command and args: a package pool's module and URIs have no home
+                notes.append(Note(
+                    "a pythonPackageSpec pool after a containerSpec first pool cannot be carried: trainjobs runs "
+                    "the first pool's application in every pool, with an image, command or args of a pool's own",
+                    task.path, "trainjobs.pool.package_after_container",
+                    allowed="the package in the first pool (a container pool may follow it), or a containerSpec "
+                            "image that holds the package in this pool", error=True))
             override = _override(application, kind, task, k)
             if override is not None:
                 pool = replace(pool, override=override)
