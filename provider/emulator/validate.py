@@ -23,6 +23,15 @@ Otherwise the validator's own message (and what is allowed) is the description. 
 with a known plain text is the whole message (as observed); anything else is listed the way
 Vertex AI lists field errors: ``List of found errors:\\t1.Field: F; Message: M\\t``.
 
+A HyperparameterTuningJob is read whole, as the Vertex tuning format reads a
+``hyperparameterTuningJobs.create`` body (``spec: {region, studySpec, maxTrialCount,
+trialJobSpec ...}``): its study meets the same rules, with the same messages, as
+``trainjobs validate`` gives that body in a file (provider.validation.rules.tuning and the format's
+schema), at Google's paths (``study_spec.metrics[0].metric_id``,
+``trial_job_spec.worker_pool_specs[0]...``). Only the fields the API requires before reading
+anything (display_name; for a tuning job study_spec, max_trial_count, parallel_trial_count and
+trial_job_spec) are checked here, as ``Required field is not set.``
+
 Given a workspace (``trainjobs emulator --workspace DIR``; provider.workspace), a job labelled
 with one of its stacks (``trainjobs-stack``, as every job a stack starts is) is checked as that
 stack checks its specs (provider.stack.check: its context, its per-job quotas and policy), so the
@@ -32,6 +41,7 @@ without a workspace (the default) only the spec's own rules apply.
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -39,7 +49,8 @@ from typing import TYPE_CHECKING, Any
 from provider.catalog import CATALOG
 from provider.core.labels import STACK_LABEL, label_value
 from provider.core.problem import Problem
-from provider.emulator.errors import ApiError, FieldViolation, invalid
+from provider.core.record import Record
+from provider.emulator.errors import FieldViolation, invalid
 from provider.spec.formats.vertex.keys import snake
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
@@ -76,17 +87,41 @@ def _shape(node: Any, defs: Json, depth: int = 0) -> Shape | bool:
 
 
 @cache
-def modelled() -> Shape:
-    """The part of a CustomJobSpec the spec format models: its Vertex form's schema, as a shape."""
+def modelled(definition: str = "vertexSpec") -> Shape:
+    """The part of a request body a spec format models: that format's schema (``vertexSpec``, a
+    CustomJobSpec; ``vertexTuningJob``, a whole HyperparameterTuningJob), as a shape."""
     from provider.spec.schema import spec_schema
 
     defs = spec_schema()["$defs"]
-    shape = _shape(defs["vertexSpec"], defs)
+    shape = _shape(defs[definition], defs)
     return shape if isinstance(shape, dict) else {}
 
 
+class Kind(Record):
+    """How one kind of job request becomes a spec document, and where its fields are in Google's paths."""
+
+    collection: str  # the REST collection: customJobs | hyperparameterTuningJobs
+    definition: str  # the spec format's schema definition the body is read as
+    spec_field: str  # Google's field path of the spec body's own fields ("" : the job's top level)
+    pools_field: str  # Google's field path of the job spec holding workerPoolSpecs
+
+
+KINDS = {
+    "CustomJob": Kind("customJobs", "vertexSpec", "job_spec", "job_spec"),
+    # The whole tuning job is the spec body (the Vertex tuning format, marked by studySpec): its study is
+    # checked by the same rules and messages as `trainjobs validate` gives a HyperparameterTuningJob file.
+    "HyperparameterTuningJob": Kind("hyperparameterTuningJobs", "vertexTuningJob", "", "trial_job_spec"),
+}
+
+# What hyperparameterTuningJobs.create needs before anything is read (REQUIRED in hyperparameter_tuning_job.proto).
+_REQUIRED = {"CustomJob": (("displayName", "display_name"),),
+             "HyperparameterTuningJob": (("displayName", "display_name"), ("studySpec", "study_spec"),
+                                         ("maxTrialCount", "max_trial_count"),
+                                         ("parallelTrialCount", "parallel_trial_count"),
+                                         ("trialJobSpec", "trial_job_spec"))}
+
 _UNSUPPORTED = ("gpu.type", "gpu.machine", "gpu.offered")  # "Accelerator X is not supported for machine type Y"
-_INDEX = re.compile(r"^spec\.workerPoolSpecs\[(\d+)\]")
+_INDEX = re.compile(r"^spec\.(?:trialJobSpec\.)?workerPoolSpecs\[(\d+)\]")
 
 
 def _project(value: Any, shape: Any) -> Any:
@@ -108,12 +143,29 @@ def job_name(display_name: str) -> str:
     return name[:128]
 
 
+def _zero_bounds(params: Any) -> None:
+    """Put back the bounds proto3 leaves off the wire: a value spec's minValue or maxValue of 0 has no
+    presence, so the canonical body (emulator/wire.py) drops it, and the API reads it as 0."""
+    for param in params if isinstance(params, list) else []:
+        if not isinstance(param, dict):
+            continue
+        for key in ("doubleValueSpec", "integerValueSpec"):
+            if isinstance(param.get(key), dict):
+                param[key] = {"minValue": 0, "maxValue": 0, **param[key]}
+        _zero_bounds([c.get("parameterSpec") for c in param.get("conditionalParameterSpecs") or []
+                      if isinstance(c, dict)])
+
+
 def spec_document(kind: str, location: str, body: Json) -> Json:
-    job_spec = body.get("trialJobSpec" if kind == "HyperparameterTuningJob" else "jobSpec") or {}
     spec: Json = {"region": location}
-    shape = modelled()
-    spec.update(_project({k: v for k, v in job_spec.items() if k in shape}, shape))
-    spec.setdefault("workerPoolSpecs", [])
+    shape = modelled(KINDS[kind].definition)
+    source = body if kind == "HyperparameterTuningJob" else body.get("jobSpec") or {}
+    spec.update(_project({k: v for k, v in source.items() if k in shape and k != "region"}, shape))
+    if kind == "CustomJob":
+        spec.setdefault("workerPoolSpecs", [])
+    elif isinstance(spec.get("studySpec"), dict):
+        spec["studySpec"] = copy.deepcopy(spec["studySpec"])
+        _zero_bounds(spec["studySpec"].get("parameters"))
     if body.get("displayName"):
         spec["displayName"] = body["displayName"]
     if body.get("labels"):
@@ -123,9 +175,10 @@ def spec_document(kind: str, location: str, body: Json) -> Json:
 
 
 def field_path(path: str, spec_field: str) -> str:
-    """``spec.workerPoolSpecs[0].machineSpec.acceleratorCount`` -> Google's snake_case field path."""
+    """``spec.workerPoolSpecs[0].machineSpec.acceleratorCount`` -> Google's snake_case field path
+    (under ``spec_field``: job_spec for a CustomJob; a tuning job's fields are its own)."""
     if path in ("", "spec"):
-        return spec_field
+        return spec_field or "hyperparameter_tuning_job"
     if path.startswith("metadata.name") or path.startswith("spec.displayName"):
         return "display_name"
     if path.startswith(("metadata.labels", "spec.labels")):
@@ -139,7 +192,7 @@ def field_path(path: str, spec_field: str) -> str:
             parts[-1] += token
         else:
             parts.append(snake(token))
-    return ".".join([spec_field, *parts])
+    return ".".join([spec_field, *parts] if spec_field else parts)
 
 
 def _pool(body: Json, kind: str, path: str) -> Json:
@@ -172,7 +225,7 @@ def _described(problem: Problem) -> str:
 
 def violations(kind: str, body: Json, problems: list[Problem]) -> list[tuple[FieldViolation, bool]]:
     """(violation, is Google's plain text) for each error, Google's text where it is known."""
-    spec_field = "trial_job_spec" if kind == "HyperparameterTuningJob" else "job_spec"
+    spec_field, pools_field = KINDS[kind].spec_field, KINDS[kind].pools_field
     out: list[tuple[FieldViolation, bool]] = []
     both_or_none: set[str] = set()
     for problem in problems:
@@ -184,14 +237,14 @@ def violations(kind: str, body: Json, problems: list[Problem]) -> list[tuple[Fie
             # One answer for the pool, whatever else the validator said about its accelerator.
             if m.group(1) not in both_or_none:
                 both_or_none.add(m.group(1))
-                field = f"{spec_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
+                field = f"{pools_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
                 out.append((FieldViolation(field, "Both `accelerator_type` and `accelerator_count` should be "
                                                   "specified or none."), False))
             continue
         text = _google_text(problem, machine)
         field = field_path(problem.path, spec_field)
         if text is not None and problem.rule in _UNSUPPORTED and m:
-            field = f"{spec_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
+            field = f"{pools_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
         out.append((FieldViolation(field, text or _described(problem)), text is not None))
     return out
 
@@ -215,7 +268,7 @@ def problems(kind: str, location: str, body: Json, workspace: Workspace | None =
     """The errors of the request's job, in its stack when ``workspace`` knows the stack it is labelled with."""
     from provider.stack.check import context_for, job_policy_problems
 
-    collection = "customJobs" if kind == "CustomJob" else "hyperparameterTuningJobs"
+    collection = KINDS[kind].collection
     stack = stack_of(body, workspace)
     ctx = context_for(stack, target=Target.VERTEX) if stack is not None else Context(target=Target.VERTEX)
     result = validate_data(spec_document(kind, location, body), f"{collection}/{body.get('displayName')}", ctx)
@@ -225,32 +278,14 @@ def problems(kind: str, location: str, body: Json, workspace: Workspace | None =
 
 
 def check(kind: str, location: str, body: Json, workspace: Workspace | None = None) -> None:
-    """Raise a Google-style INVALID_ARGUMENT when the validator finds errors in the request (in its stack,
-    given the ``workspace``: see the module docstring)."""
-    if not body.get("displayName"):
-        v = FieldViolation("display_name", "Required field is not set.")
-        raise invalid(message([(v, False)]), (v,))
-    if kind == "HyperparameterTuningJob":
-        _check_study(body)
+    """Raise a Google-style INVALID_ARGUMENT when a required field is missing or the validator finds
+    errors in the request (in its stack, given the ``workspace``: see the module docstring)."""
+    missing = [FieldViolation(field, "Required field is not set.")
+               for key, field in _REQUIRED[kind] if body.get(key) in (None, "", {}, [])]
+    if missing:
+        raise invalid(message([(v, False) for v in missing]), tuple(missing))
     errors = problems(kind, location, body, workspace)
     if not errors:
         return
     found = violations(kind, body, errors)
     raise invalid(message(found), tuple(v for v, _ in found))
-
-
-def _check_study(body: Json) -> None:
-    """What the spec format cannot carry for a tuning job: the study and the trial counts."""
-    found: list[FieldViolation] = []
-    study = body.get("studySpec") or {}
-    if not study.get("metrics"):
-        found.append(FieldViolation("study_spec.metrics", "At least one metric is required."))
-    if not study.get("parameters"):
-        found.append(FieldViolation("study_spec.parameters", "At least one parameter is required."))
-    for key, field in (("maxTrialCount", "max_trial_count"), ("parallelTrialCount", "parallel_trial_count")):
-        if int(body.get(key) or 0) <= 0:
-            found.append(FieldViolation(field, "Must be a positive number."))
-    if int(body.get("parallelTrialCount") or 0) > int(body.get("maxTrialCount") or 0) > 0:
-        found.append(FieldViolation("parallel_trial_count", "Must not be greater than max_trial_count."))
-    if found:
-        raise ApiError("INVALID_ARGUMENT", message([(v, False) for v in found]), tuple(found))
