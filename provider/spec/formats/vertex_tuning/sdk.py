@@ -55,11 +55,16 @@ def _class(node: Node) -> tuple[ParamType, Node]:
 
 def _param(name: str, node: Node) -> HyperParam:
     ptype, args = _class(node)
-    values = args.raw("values") or ()
+    raw = args.raw("values") or []
+    if not isinstance(raw, list):
+        raise ConversionError("values is not a list")
+    values: tuple[str | float, ...] = tuple(raw)
     if ptype is not ParamType.CATEGORICAL:
-        values = tuple(float(v) for v in values)
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw):
+            raise ConversionError("values are not numbers")
+        values = tuple(float(v) for v in raw)
     return HyperParam(
-        name=name, type=ptype, min=args.number("min"), max=args.number("max"), values=tuple(values),
+        name=name, type=ptype, min=args.number("min"), max=args.number("max"), values=values,
         scale=SCALES.get(args.text("scale") or "unspecified"),
         at={"": node.path, "name": node.path, "min": args.at("min"), "max": args.at("max"),
             "values": args.at("values"), "scale": args.at("scale")})
