@@ -73,7 +73,7 @@ def test_an_unknown_name_is_one_short_message(workspace: Path, server: YamlLangu
 def test_an_accelerator_that_does_not_fit_names_those_that_do(workspace: Path, server: YamlLanguageServer) -> None:
     messages = typed(workspace, server, "a100_on_n1", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_A100")
     assert messages == ["this accelerator does not fit n1-highcpu-16, n1-highmem-16, n1-standard-16; these do: "
-                        "NVIDIA_TESLA_K80, NVIDIA_TESLA_P100, NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100"]
+                        "NVIDIA_TESLA_P4, NVIDIA_TESLA_T4, NVIDIA_TESLA_V100"]  # K80 and P100 are retired: never offered
 
 
 def test_an_unknown_key_is_named(workspace: Path, server: YamlLanguageServer) -> None:

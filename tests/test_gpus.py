@@ -53,7 +53,9 @@ def test_price_is_machine_plus_count_accelerators_from_pricing_json() -> None:
     pricing = CATALOG.pricing()
     assert machine_price(pricing, "us-central1", "a2-highgpu-2g").usd == pytest.approx(
         prices["machine_types"]["a2-highgpu-2g"]["usd_per_hour"])
-    assert accelerator_price(pricing, "us-central1", "NVIDIA_H200_141GB").missing == "NVIDIA_H200_141GB in us-central1"
+    h200 = accelerator_price(pricing, "us-central1", "NVIDIA_H200_141GB")
+    assert h200.reason == pricing.not_priced.accelerators["NVIDIA_H200_141GB"]
+    assert h200.missing == f"NVIDIA_H200_141GB in us-central1 ({h200.reason})"
 
 
 def test_a_missing_price_says_which_and_the_cheapest_region_is_a_priced_one() -> None:

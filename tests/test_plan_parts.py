@@ -96,7 +96,8 @@ def test_estimate_flags_unverified_and_missing_prices() -> None:
     assert estimate(gpu, capacity(gpu)).unverified == ("NVIDIA_TESLA_T4",)
     elsewhere = _job(SPEC.format(region="europe-west4", acc="", extra=""))
     est = estimate(elsewhere, capacity(elsewhere))
-    assert est.usd is None and est.missing == ("machine type n1-standard-4 in europe-west4",)
+    why = CATALOG.pricing().not_priced.machine_families["n1"]
+    assert est.usd is None and est.missing == (f"machine type n1-standard-4 in europe-west4 ({why})",)
     local = estimate(cpu, capacity(cpu), billed=False)
     assert local.usd is None and not local.billed
 

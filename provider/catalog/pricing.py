@@ -39,6 +39,13 @@ class RegionPrices(Record):
     accelerators: dict[str, Price]
 
 
+class NotPriced(Record):
+    """Why an accelerator or a machine family has no price where the catalog lacks one (``not_priced``)."""
+
+    accelerators: dict[str, str]
+    machine_families: dict[str, str]
+
+
 class Pricing(Record):
     """Vertex AI custom training list prices, for cost estimates (tools/catalog/curated/pricing.json)."""
 
@@ -47,6 +54,7 @@ class Pricing(Record):
     description: str
     regions: dict[str, RegionPrices]
     sources: tuple[str, ...]
+    not_priced: NotPriced = NotPriced({}, {})
 
 
 def _price(rec: dict[str, Any]) -> Price:
@@ -67,15 +75,27 @@ def pricing() -> Pricing:
         )
         for name, rec in data["regions"].items()
     }
-    return Pricing(data["as_of"], data["currency"], data["description"], regions, tuple(data["sources"]))
+    why = data.get("not_priced") or {}
+    return Pricing(data["as_of"], data["currency"], data["description"], regions, tuple(data["sources"]),
+                   NotPriced(dict(why.get("accelerators", {})), dict(why.get("machine_families", {}))))
 
 
 class Priced(Record):
-    """A machine type's or accelerator's price per hour in a region, or which price is missing."""
+    """A machine type's or accelerator's price per hour in a region, or which price is missing and why.
+
+    ``missing`` names the price and carries the catalog's reason in parentheses (``not_priced``), so
+    the plan, the console and ``trainjobs gpus`` say why; ``reason`` is that reason alone (None: the
+    catalog names none, which tests/test_prices.py refuses for anything Vertex AI offers).
+    """
 
     usd: float | None
     unverified: bool
     missing: str | None
+    reason: str | None = None
+
+
+def _missing(what: str, reason: str | None) -> Priced:
+    return Priced(None, False, f"{what} ({reason})" if reason else what, reason)
 
 
 def machine_price(pricing: Pricing, region: str, machine_type: str) -> Priced:
@@ -83,13 +103,14 @@ def machine_price(pricing: Pricing, region: str, machine_type: str) -> Priced:
     from provider.catalog import CATALOG
 
     prices = pricing.regions.get(region)
-    missing = Priced(None, False, f"machine type {machine_type} in {region}")
+    machine = CATALOG.machine(machine_type)
+    family = machine.family if machine else machine_type.split("-")[0]
+    missing = _missing(f"machine type {machine_type} in {region}", pricing.not_priced.machine_families.get(family))
     if prices is None:
         return missing
     explicit = prices.machine_types.get(machine_type)
     if explicit is not None:
         return Priced(explicit.usd_per_hour, not explicit.verified, None)
-    machine = CATALOG.machine(machine_type)
     rate = prices.machine_families.get(machine.family) if machine else None
     if machine is None or rate is None or machine.vcpus is None or machine.memory_gb is None:
         return missing
@@ -102,5 +123,5 @@ def accelerator_price(pricing: Pricing, region: str, accelerator: str) -> Priced
     prices = pricing.regions.get(region)
     price = prices.accelerators.get(accelerator) if prices else None
     if price is None:
-        return Priced(None, False, f"{accelerator} in {region}")
+        return _missing(f"{accelerator} in {region}", pricing.not_priced.accelerators.get(accelerator))
     return Priced(price.usd_per_hour, not price.verified, None)

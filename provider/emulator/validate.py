@@ -23,6 +23,15 @@ Otherwise the validator's own message (and what is allowed) is the description. 
 with a known plain text is the whole message (as observed); anything else is listed the way
 Vertex AI lists field errors: ``List of found errors:\\t1.Field: F; Message: M\\t``.
 
+A HyperparameterTuningJob is read whole, as the Vertex tuning format reads a
+``hyperparameterTuningJobs.create`` body (``spec: {region, studySpec, maxTrialCount,
+trialJobSpec ...}``): its study meets the same rules, with the same messages, as
+``trainjobs validate`` gives that body in a file (provider.validation.rules.tuning and the format's
+schema), at Google's paths (``study_spec.metrics[0].metric_id``,
+``trial_job_spec.worker_pool_specs[0]...``). Only the fields the API requires before reading
+anything (display_name; for a tuning job study_spec, max_trial_count, parallel_trial_count and
+trial_job_spec) are checked here, as ``Required field is not set.``
+
 Given a workspace (``trainjobs emulator --workspace DIR``; provider.workspace), a job labelled
 with one of its stacks (``trainjobs-stack``, as every job a stack starts is) is checked as that
 stack checks its specs (provider.stack.check: its context, its per-job quotas and policy), so the
@@ -32,6 +41,7 @@ without a workspace (the default) only the spec's own rules apply.
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -40,7 +50,8 @@ from provider.catalog import CATALOG
 from provider.core import job_kinds
 from provider.core.labels import STACK_LABEL, label_value
 from provider.core.problem import Problem
-from provider.emulator.errors import ApiError, FieldViolation, invalid
+from provider.core.record import Record
+from provider.emulator.errors import FieldViolation, invalid
 from provider.spec.formats.vertex.keys import snake
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_data
@@ -77,17 +88,41 @@ def _shape(node: Any, defs: Json, depth: int = 0) -> Shape | bool:
 
 
 @cache
-def modelled() -> Shape:
-    """The part of a CustomJobSpec the spec format models: its Vertex form's schema, as a shape."""
+def modelled(definition: str = "vertexSpec") -> Shape:
+    """The part of a request body a spec format models: that format's schema (``vertexSpec``, a
+    CustomJobSpec; ``vertexTuningJob``, a whole HyperparameterTuningJob), as a shape."""
     from provider.spec.schema import spec_schema
 
     defs = spec_schema()["$defs"]
-    shape = _shape(defs["vertexSpec"], defs)
+    shape = _shape(defs[definition], defs)
     return shape if isinstance(shape, dict) else {}
 
 
+class Kind(Record):
+    """How one kind of job request becomes a spec document, and where its fields are in Google's paths."""
+
+    definition: str  # the spec format's schema definition the body is read as
+    spec_field: str  # Google's field path of the spec body's own fields ("" : the job's top level)
+
+    # Its REST collection and the field holding workerPoolSpecs are the job-kind table's (core/job_kinds.py).
+
+
+KINDS = {
+    job_kinds.CUSTOM_JOB.name: Kind("vertexSpec", "job_spec"),
+    # The whole tuning job is the spec body (the Vertex tuning format, marked by studySpec): its study is
+    # checked by the same rules and messages as `trainjobs validate` gives a HyperparameterTuningJob file.
+    job_kinds.TUNING_JOB.name: Kind("vertexTuningJob", ""),
+}
+
+# What hyperparameterTuningJobs.create needs before anything is read (REQUIRED in hyperparameter_tuning_job.proto).
+_REQUIRED = {job_kinds.CUSTOM_JOB.name: (("displayName", "display_name"),),
+             job_kinds.TUNING_JOB.name: (("displayName", "display_name"), ("studySpec", "study_spec"),
+                                         ("maxTrialCount", "max_trial_count"),
+                                         ("parallelTrialCount", "parallel_trial_count"),
+                                         ("trialJobSpec", "trial_job_spec"))}
+
 _UNSUPPORTED = ("gpu.type", "gpu.machine", "gpu.offered")  # "Accelerator X is not supported for machine type Y"
-_INDEX = re.compile(r"^spec\.workerPoolSpecs\[(\d+)\]")
+_INDEX = re.compile(r"^spec\.(?:trialJobSpec\.)?workerPoolSpecs\[(\d+)\]")
 
 
 def _project(value: Any, shape: Any) -> Any:
@@ -109,12 +144,29 @@ def job_name(display_name: str) -> str:
     return name[:128]
 
 
+def _zero_bounds(params: Any) -> None:
+    """Put back the bounds proto3 leaves off the wire: a value spec's minValue or maxValue of 0 has no
+    presence, so the canonical body (emulator/wire.py) drops it, and the API reads it as 0."""
+    for param in params if isinstance(params, list) else []:
+        if not isinstance(param, dict):
+            continue
+        for key in ("doubleValueSpec", "integerValueSpec"):
+            if isinstance(param.get(key), dict):
+                param[key] = {"minValue": 0, "maxValue": 0, **param[key]}
+        _zero_bounds([c.get("parameterSpec") for c in param.get("conditionalParameterSpecs") or []
+                      if isinstance(c, dict)])
+
+
 def spec_document(kind: str, location: str, body: Json) -> Json:
-    job_spec = body.get(job_kinds.kind(kind).spec_field) or {}
     spec: Json = {"region": location}
-    shape = modelled()
-    spec.update(_project({k: v for k, v in job_spec.items() if k in shape}, shape))
-    spec.setdefault("workerPoolSpecs", [])
+    shape = modelled(KINDS[kind].definition)
+    source = body if kind == job_kinds.TUNING_JOB.name else body.get(job_kinds.CUSTOM_JOB.spec_field) or {}
+    spec.update(_project({k: v for k, v in source.items() if k in shape and k != "region"}, shape))
+    if kind == job_kinds.CUSTOM_JOB.name:
+        spec.setdefault("workerPoolSpecs", [])
+    elif isinstance(spec.get("studySpec"), dict):
+        spec["studySpec"] = copy.deepcopy(spec["studySpec"])
+        _zero_bounds(spec["studySpec"].get("parameters"))
     if body.get("displayName"):
         spec["displayName"] = body["displayName"]
     if body.get("labels"):
@@ -124,9 +176,10 @@ def spec_document(kind: str, location: str, body: Json) -> Json:
 
 
 def field_path(path: str, spec_field: str) -> str:
-    """``spec.workerPoolSpecs[0].machineSpec.acceleratorCount`` -> Google's snake_case field path."""
+    """``spec.workerPoolSpecs[0].machineSpec.acceleratorCount`` -> Google's snake_case field path
+    (under ``spec_field``: job_spec for a CustomJob; a tuning job's fields are its own)."""
     if path in ("", "spec"):
-        return spec_field
+        return spec_field or "hyperparameter_tuning_job"
     if path.startswith("metadata.name") or path.startswith("spec.displayName"):
         return "display_name"
     if path.startswith(("metadata.labels", "spec.labels")):
@@ -140,7 +193,7 @@ def field_path(path: str, spec_field: str) -> str:
             parts[-1] += token
         else:
             parts.append(snake(token))
-    return ".".join([spec_field, *parts])
+    return ".".join([spec_field, *parts] if spec_field else parts)
 
 
 def _pool(body: Json, kind: str, path: str) -> Json:
@@ -173,7 +226,7 @@ def _described(problem: Problem) -> str:
 
 def violations(kind: str, body: Json, problems: list[Problem]) -> list[tuple[FieldViolation, bool]]:
     """(violation, is Google's plain text) for each error, Google's text where it is known."""
-    spec_field = job_kinds.kind(kind).spec_field_snake
+    spec_field, pools_field = KINDS[kind].spec_field, job_kinds.kind(kind).spec_field_snake
     out: list[tuple[FieldViolation, bool]] = []
     both_or_none: set[str] = set()
     for problem in problems:
@@ -185,14 +238,14 @@ def violations(kind: str, body: Json, problems: list[Problem]) -> list[tuple[Fie
             # One answer for the pool, whatever else the validator said about its accelerator.
             if m.group(1) not in both_or_none:
                 both_or_none.add(m.group(1))
-                field = f"{spec_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
+                field = f"{pools_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
                 out.append((FieldViolation(field, "Both `accelerator_type` and `accelerator_count` should be "
                                                   "specified or none."), False))
             continue
         text = _google_text(problem, machine)
         field = field_path(problem.path, spec_field)
         if text is not None and problem.rule in _UNSUPPORTED and m:
-            field = f"{spec_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
+            field = f"{pools_field}.worker_pool_specs[{m.group(1)}].machine_spec.accelerator_type"
         out.append((FieldViolation(field, text or _described(problem)), text is not None))
     return out
 
@@ -226,32 +279,14 @@ def problems(kind: str, location: str, body: Json, workspace: Workspace | None =
 
 
 def check(kind: str, location: str, body: Json, workspace: Workspace | None = None) -> None:
-    """Raise a Google-style INVALID_ARGUMENT when the validator finds errors in the request (in its stack,
-    given the ``workspace``: see the module docstring)."""
-    if not body.get("displayName"):
-        v = FieldViolation("display_name", "Required field is not set.")
-        raise invalid(message([(v, False)]), (v,))
-    if kind == job_kinds.TUNING_JOB.name:
-        _check_study(body)
+    """Raise a Google-style INVALID_ARGUMENT when a required field is missing or the validator finds
+    errors in the request (in its stack, given the ``workspace``: see the module docstring)."""
+    missing = [FieldViolation(field, "Required field is not set.")
+               for key, field in _REQUIRED[kind] if body.get(key) in (None, "", {}, [])]
+    if missing:
+        raise invalid(message([(v, False) for v in missing]), tuple(missing))
     errors = problems(kind, location, body, workspace)
     if not errors:
         return
     found = violations(kind, body, errors)
     raise invalid(message(found), tuple(v for v, _ in found))
-
-
-def _check_study(body: Json) -> None:
-    """What the spec format cannot carry for a tuning job: the study and the trial counts."""
-    found: list[FieldViolation] = []
-    study = body.get("studySpec") or {}
-    if not study.get("metrics"):
-        found.append(FieldViolation("study_spec.metrics", "At least one metric is required."))
-    if not study.get("parameters"):
-        found.append(FieldViolation("study_spec.parameters", "At least one parameter is required."))
-    for key, field in (("maxTrialCount", "max_trial_count"), ("parallelTrialCount", "parallel_trial_count")):
-        if int(body.get(key) or 0) <= 0:
-            found.append(FieldViolation(field, "Must be a positive number."))
-    if int(body.get("parallelTrialCount") or 0) > int(body.get("maxTrialCount") or 0) > 0:
-        found.append(FieldViolation("parallel_trial_count", "Must not be greater than max_trial_count."))
-    if found:
-        raise ApiError("INVALID_ARGUMENT", message([(v, False) for v in found]), tuple(found))

@@ -99,9 +99,19 @@ def count_enum(allowed: list[Any], acc: str, label: str, counts: list[int]) -> S
     }
 
 
+def _offered(types: list[str]) -> list[str]:
+    """The types still offered on the catalog's date: a retired one (K80, P100) is never named as allowed.
+    The catalog's date, not today's, so the generated schema is the same on every run."""
+    import datetime as dt
+
+    day = dt.date.fromisoformat(CATALOG.as_of())
+    return [t for t in types if t not in CATALOG.accelerators or not CATALOG.accelerators[t].retired(day)]
+
+
 def fitting_types(types: list[str], label: str) -> Schema:
-    """The accelerator types that fit; checked only on a known type, so an unknown one gets one message."""
-    text = ", ".join(types)
+    """The accelerator types that fit; checked only on a known type, so an unknown one gets one message.
+    The enum keeps the retired ones, so the validator's rule names them and their successors."""
+    text = ", ".join(_offered(types)) or "none offered today"
     return {"description": f"accelerators that fit {label}: {text}", "if": {"$ref": "#/$defs/acceleratorType"},
             "then": {"enum": types, "errorMessage": f"this accelerator does not fit {label}; these do: {text}"}}
 

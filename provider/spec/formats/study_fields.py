@@ -4,34 +4,43 @@ which name the same fields alike but for the runtime constraints' keys."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from provider.spec.model import StoppingKind, StudyStopping, TimeConstraint, TrialStopping
 from provider.spec.reader import Node
 
+KeyName = Callable[[str], str]  # a camelCase field name -> the key a body writes it as (snake_case in SDK dicts)
 
-def trial_stopping(node: Node, kind: StoppingKind) -> TrialStopping:
+
+def _same(name: str) -> str:
+    return name
+
+
+def trial_stopping(node: Node, kind: StoppingKind, k: KeyName = _same) -> TrialStopping:
     """An automated stopping spec (decay curve, median, convex) of ``kind``."""
     return TrialStopping(
-        kind=kind, use_elapsed_duration=node.flag("useElapsedDuration"),
-        max_step_count=node.integer("maxStepCount"), min_step_count=node.integer("minStepCount"),
-        min_measurement_count=node.integer("minMeasurementCount"),
-        learning_rate_parameter_name=node.text("learningRateParameterName"),
-        update_all_stopped_trials=node.flag("updateAllStoppedTrials"), at={"": node.path})
+        kind=kind, use_elapsed_duration=node.flag(k("useElapsedDuration")),
+        max_step_count=node.integer(k("maxStepCount")), min_step_count=node.integer(k("minStepCount")),
+        min_measurement_count=node.integer(k("minMeasurementCount")),
+        learning_rate_parameter_name=node.text(k("learningRateParameterName")),
+        update_all_stopped_trials=node.flag(k("updateAllStoppedTrials")), at={"": node.path})
 
 
-def time_constraint(node: Node | None) -> TimeConstraint | None:
+def time_constraint(node: Node | None, k: KeyName = _same) -> TimeConstraint | None:
     if node is None:
         return None
-    return TimeConstraint(max_duration_seconds=node.duration("maxDuration"), end_time=node.text("endTime"))
+    return TimeConstraint(max_duration_seconds=node.duration(k("maxDuration")), end_time=node.text(k("endTime")))
 
 
-def study_stopping(node: Node | None, minimum: str, maximum: str) -> StudyStopping | None:
+def study_stopping(node: Node | None, minimum: str, maximum: str, k: KeyName = _same) -> StudyStopping | None:
     """A studyStoppingConfig; ``minimum`` and ``maximum`` are the keys of its runtime constraints."""
     if node is None:
         return None
-    asap = node.raw("shouldStopAsap")
+    asap = node.raw(k("shouldStopAsap"))
     return StudyStopping(
-        should_stop_asap=None if asap is None else node.flag("shouldStopAsap"),
-        minimum_runtime=time_constraint(node.child(minimum)), maximum_runtime=time_constraint(node.child(maximum)),
-        min_num_trials=node.integer("minNumTrials"), max_num_trials=node.integer("maxNumTrials"),
-        max_num_trials_no_progress=node.integer("maxNumTrialsNoProgress"),
-        max_duration_no_progress_seconds=node.duration("maxDurationNoProgress"), at={"": node.path})
+        should_stop_asap=None if asap is None else node.flag(k("shouldStopAsap")),
+        minimum_runtime=time_constraint(node.child(minimum), k),
+        maximum_runtime=time_constraint(node.child(maximum), k),
+        min_num_trials=node.integer(k("minNumTrials")), max_num_trials=node.integer(k("maxNumTrials")),
+        max_num_trials_no_progress=node.integer(k("maxNumTrialsNoProgress")),
+        max_duration_no_progress_seconds=node.duration(k("maxDurationNoProgress")), at={"": node.path})

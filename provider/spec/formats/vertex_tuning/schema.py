@@ -6,12 +6,20 @@ hold: a metric id without whitespace, goals MAXIMIZE or MINIMIZE, exactly one va
 parameter, at most one automated stopping spec, one parent condition per conditional
 parameter, positive trial counts. The trial job is the Vertex format's CustomJobSpec without
 what trainjobs adds beside it (region, labels ...: those belong to the tuning job).
+
+The ``*Snake`` definitions are the same message in the snake_case of the Python SDK's low-level
+client (``study_spec``, ``trial_job_spec``), made from the camelCase ones by ``_snake_tree``: every
+property name, required key and own ``$ref`` renamed, nothing else changed.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from provider.spec.formats.schema_kit import Schema, int64, limits, obj, string
 from provider.spec.formats.vertex.field_table import OUTPUT_ONLY
+from provider.spec.formats.vertex.keys import snake
 from provider.spec.formats.vertex.schema import defs as vertex_defs
 from provider.spec.model import StoppingKind
 
@@ -23,10 +31,11 @@ def _one_of(keys: list[str], what: str) -> Schema:
     return {"oneOf": [{"required": [k], "description": f"exactly one of {', '.join(keys)} ({what})"} for k in keys]}
 
 
-def _trial_spec() -> Schema:
-    spec: Schema = dict(vertex_defs()["vertexSpec"])
-    spec["properties"] = {k: v for k, v in spec["properties"].items() if k not in _NOT_IN_TRIAL}
-    spec["required"] = ["workerPoolSpecs"]
+def _trial_spec(snake_case: bool = False) -> Schema:
+    spec: Schema = dict(vertex_defs()["vertexSpecSnake" if snake_case else "vertexSpec"])
+    drop = {snake(k) if snake_case else k for k in _NOT_IN_TRIAL}
+    spec["properties"] = {k: v for k, v in spec["properties"].items() if k not in drop}
+    spec["required"] = ["worker_pool_specs" if snake_case else "workerPoolSpecs"]
     spec["description"] = "the CustomJobSpec every trial runs (workerPoolSpecs, scheduling, baseOutputDirectory ...)"
     return spec
 
@@ -137,6 +146,87 @@ def _job() -> Schema:
     )
 
 
+# Definitions renamed with their snake_case twins; the shared ones (duration, labels ...) have no camelCase keys.
+_TWINS = ("vertexTuningJob", "vertexStudy", "vertexParam", "studyTime")
+_CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
+
+
+def _snake_tree(node: Any) -> Any:
+    """A schema node with every property name, required key and own ``$ref`` in snake_case."""
+    if isinstance(node, list):
+        return [_snake_tree(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties":
+            out[key] = {snake(k): _snake_tree(v) for k, v in value.items()}
+        elif key == "required":
+            out[key] = [snake(k) for k in value]
+        elif key == "$ref" and value.split("/")[-1] in (*_TWINS, "vertexTrialSpec"):
+            out[key] = value + "Snake"
+        elif key == "description" and isinstance(value, str):
+            out[key] = _CAMEL_WORD.sub(lambda m: snake(m.group(0)), value)
+        else:
+            out[key] = _snake_tree(value)
+    return out
+
+
+def _sdk() -> Schema:
+    """aiplatform.HyperparameterTuningJob's arguments (formats/vertex_tuning/sdk.py)."""
+    number = {"type": "number"}
+    scale = {"enum": ["linear", "log", "reverse_log", "unspecified"],
+             "description": "the SDK's scale: linear, log, reverse_log or unspecified"}
+    values = {"type": "array", "minItems": 1, "maxItems": limits()["hyperparameters"]["max_discrete_values"]}
+    classes = {
+        "DoubleParameterSpec": obj({"min": number, "max": number, "scale": scale}, required=("min", "max"),
+                                   description="hpt.DoubleParameterSpec(min, max, scale)"),
+        "IntegerParameterSpec": obj({"min": {"type": "integer"}, "max": {"type": "integer"}, "scale": scale},
+                                    required=("min", "max"), description="hpt.IntegerParameterSpec(min, max, scale)"),
+        "CategoricalParameterSpec": obj({"values": {**values, "items": {"type": "string"}}}, required=("values",),
+                                        description="hpt.CategoricalParameterSpec(values)"),
+        "DiscreteParameterSpec": obj({"values": {**values, "items": number}, "scale": scale}, required=("values",),
+                                     description="hpt.DiscreteParameterSpec(values, scale)"),
+    }
+    param = {"type": "object", "minProperties": 1, "maxProperties": 1,
+             "properties": {**classes, **{f"hpt.{name}": schema for name, schema in classes.items()}},
+             "additionalProperties": False,
+             "description": "one hpt class by name (DoubleParameterSpec, IntegerParameterSpec, "
+             "CategoricalParameterSpec, DiscreteParameterSpec) with its keyword arguments"}
+    count = {"type": "integer", "minimum": 1}
+    return obj(
+        {"region": {"$ref": "#/$defs/region"},
+         "display_name": string("the tuning job's display name", maxLength=128),
+         "custom_job": {"$ref": "#/$defs/vertexTrialSpecSnake",
+                        "description": "the aiplatform.CustomJob's arguments (worker_pool_specs, base_output_dir ...)"},
+         "metric_spec": {"type": "object", "minProperties": 1, "propertyNames": {"$ref": "#/$defs/metricId"},
+                         "additionalProperties": {"enum": ["maximize", "minimize"]},
+                         "description": "metric id -> maximize or minimize"},
+         "parameter_spec": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": "^\\S+$"},
+                            "additionalProperties": param, "description": "parameter id -> its hpt class"},
+         "max_trial_count": count, "parallel_trial_count": count,
+         "max_failed_trial_count": {"type": "integer", "minimum": 0},
+         "search_algorithm": {"enum": [None, "grid", "random"],
+                              "description": "null (Bayesian optimisation), grid or random"},
+         "measurement_selection": {"enum": ["best", "last"]},
+         "labels": {"$ref": "#/$defs/labels"},
+         "encryption_spec_key_name": string("the customer-managed key: projects/P/locations/R/keyRings/K/"
+                                            "cryptoKeys/KEY"),
+         "desired_state": {"$ref": "#/$defs/desiredState"}},
+        required=("region", "custom_job", "metric_spec", "parameter_spec"),
+        description="the arguments of the Vertex AI SDK's aiplatform.HyperparameterTuningJob (custom_job, "
+        "metric_spec, parameter_spec, max_trial_count ...) with region beside it",
+    )
+
+
 def defs() -> dict[str, Schema]:
-    return {"vertexTuningJob": _job(), "vertexStudy": _study(), "vertexParam": _param(),
-            "vertexTrialSpec": _trial_spec()}
+    from provider.spec.schema import common_defs  # the document schema imports this module: no cycle at import
+
+    camel = {"vertexTuningJob": _job(), "vertexStudy": _study(), "vertexParam": _param(),
+             "vertexTrialSpec": _trial_spec()}
+    twins = {**camel, "studyTime": common_defs()["studyTime"]}
+    snake_defs = {f"{name}Snake": _snake_tree(twins[name]) for name in _TWINS}
+    snake_defs["vertexTuningJobSnake"]["description"] = (
+        "a Vertex AI HyperparameterTuningJob as the Python SDK's low-level client takes it (snake_case: "
+        "study_spec, trial_job_spec, max_trial_count ...) with region beside it")
+    return {**camel, **snake_defs, "vertexTrialSpecSnake": _trial_spec(snake_case=True), "vertexTuningSdk": _sdk()}

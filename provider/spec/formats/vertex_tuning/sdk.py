@@ -1,0 +1,119 @@
+"""``aiplatform.HyperparameterTuningJob``'s arguments as a spec body (the Python SDK's high-level form).
+
+What a script passes::
+
+    aiplatform.HyperparameterTuningJob(
+        display_name="tune", custom_job=job,              # job = aiplatform.CustomJob(worker_pool_specs=...)
+        metric_spec={"accuracy": "maximize"},
+        parameter_spec={"lr": hpt.DoubleParameterSpec(min=1e-4, max=1e-1, scale="log"),
+                        "units": hpt.IntegerParameterSpec(min=32, max=256, scale="linear"),
+                        "opt": hpt.CategoricalParameterSpec(values=["adam", "sgd"]),
+                        "batch": hpt.DiscreteParameterSpec(values=[16, 32, 64], scale="linear")},
+        max_trial_count=20, parallel_trial_count=4, max_failed_trial_count=0,
+        search_algorithm=None, measurement_selection="best")
+
+is written, argument for argument, as ``spec`` (with ``region``, the SDK's ``location``)::
+
+    custom_job: {worker_pool_specs: [...], base_output_dir: gs://...}
+    metric_spec: {accuracy: maximize}
+    parameter_spec:
+      lr: {DoubleParameterSpec: {min: 0.0001, max: 0.1, scale: log}}
+
+each parameter a one-key map naming the ``hpt`` class (``hpt.`` prefix allowed) with its keyword
+arguments. The mapping is the SDK's own (google/cloud/aiplatform/hyperparameter_tuning.py and
+jobs.py HyperparameterTuningJob.__init__): goals upper-cased; scales linear, log, reverse_log and
+unspecified to UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, UNIT_REVERSE_LOG_SCALE and unset; search_algorithm
+None (Bayesian), grid or random; measurement_selection best (the SDK's default) or last. The SDK's
+conditional parameters (``conditional_parameter_spec``) are refused by the schema with the keys it
+takes: write such a study as ``study_spec`` (the low-level client's form, which carries them).
+"""
+
+from __future__ import annotations
+
+from provider.core.record import replace
+from provider.spec.envelope import body, merge_labels, metadata_fields
+from provider.spec.formats.vertex.convert import custom_job
+from provider.spec.formats.vertex_tuning import SDK_MARKER as MARKER
+from provider.spec.model import HyperParam, Hyperparameters, Metric, ParamType, SourceFormat, TrainingJob
+from provider.spec.reader import ConversionError, Node
+
+CLASSES = {"DoubleParameterSpec": ParamType.DOUBLE, "IntegerParameterSpec": ParamType.INTEGER,
+           "CategoricalParameterSpec": ParamType.CATEGORICAL, "DiscreteParameterSpec": ParamType.DISCRETE}
+SCALES = {"linear": "UNIT_LINEAR_SCALE", "log": "UNIT_LOG_SCALE", "reverse_log": "UNIT_REVERSE_LOG_SCALE",
+          "unspecified": None}
+ALGORITHMS = {None: "ALGORITHM_UNSPECIFIED", "grid": "GRID_SEARCH", "random": "RANDOM_SEARCH"}
+SELECTIONS = {"best": "BEST_MEASUREMENT", "last": "LAST_MEASUREMENT"}
+
+
+def _class(node: Node) -> tuple[ParamType, Node]:
+    keys = list(node.data) if isinstance(node.data, dict) else []
+    if len(keys) != 1 or keys[0].removeprefix("hpt.") not in CLASSES:
+        raise ConversionError("a parameter is one of " + ", ".join(CLASSES) + ", with its arguments")
+    args = node.child(keys[0]) or Node({}, node.at(keys[0]))
+    return CLASSES[keys[0].removeprefix("hpt.")], args
+
+
+def _param(name: str, node: Node) -> HyperParam:
+    ptype, args = _class(node)
+    raw = args.raw("values") or []
+    if not isinstance(raw, list):
+        raise ConversionError("values is not a list")
+    values: tuple[str | float, ...] = tuple(raw)
+    if ptype is not ParamType.CATEGORICAL:
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw):
+            raise ConversionError("values are not numbers")
+        values = tuple(float(v) for v in raw)
+    return HyperParam(
+        name=name, type=ptype, min=args.number("min"), max=args.number("max"), values=values,
+        scale=SCALES.get(args.text("scale") or "unspecified"),
+        at={"": node.path, "name": node.path, "min": args.at("min"), "max": args.at("max"),
+            "values": args.at("values"), "scale": args.at("scale")})
+
+
+def hyperparameters(spec: Node) -> Hyperparameters:
+    """The study of ``metric_spec``, ``parameter_spec`` and the trial counts and choices beside them."""
+    metrics_node = spec.child(MARKER) or Node({}, spec.at(MARKER))
+    goals = metrics_node.data if isinstance(metrics_node.data, dict) else {}
+    metrics = [Metric(id=key, goal=str(goal).upper(), at={"": metrics_node.at(key), "id": metrics_node.at(key)})
+               for key, goal in goals.items()]
+    if not metrics:
+        raise ConversionError("metric_spec is empty")
+    params_node = spec.child("parameter_spec") or Node({}, spec.at("parameter_spec"))
+    params = [_param(name, params_node.child(name) or Node({}, params_node.at(name)))
+              for name in (params_node.data if isinstance(params_node.data, dict) else {})]
+    first = metrics[0]
+    return Hyperparameters(
+        goal=first.goal, metric=first.id, params=tuple(params),
+        max_trials=spec.integer("max_trial_count", 1) or 0,
+        max_parallel_trials=spec.integer("parallel_trial_count", 1) or 0,
+        max_failed_trials=spec.integer("max_failed_trial_count", 0) or 0,
+        algorithm=ALGORITHMS.get(spec.text("search_algorithm"), "ALGORITHM_UNSPECIFIED"),
+        other_metrics=tuple(metrics[1:]),
+        measurement_selection=SELECTIONS.get(spec.text("measurement_selection") or "best"),
+        at={"": spec.at(MARKER), "params": spec.at("parameter_spec"), "metric": first.at["id"],
+            "goal": spec.at(MARKER), "other_metrics": spec.at(MARKER), "max_trials": spec.at("max_trial_count"),
+            "max_parallel_trials": spec.at("parallel_trial_count"),
+            "max_failed_trials": spec.at("max_failed_trial_count"), "algorithm": spec.at("search_algorithm"),
+            "measurement_selection": spec.at("measurement_selection")},
+    )
+
+
+def convert(doc: Node) -> TrainingJob:
+    meta = metadata_fields(doc)
+    spec = body(doc)
+    trial = spec.child("custom_job")
+    if trial is None:
+        raise ConversionError("custom_job is missing")
+    job = custom_job(meta, trial)
+    kms = spec.text("encryption_spec_key_name")
+    return replace(
+        job,
+        region=spec.text("region"),
+        display_name=spec.text("display_name") or meta.display_name,
+        labels=merge_labels(meta.labels, spec.str_map("labels")),
+        hyperparameters=hyperparameters(spec),
+        vertex=replace(job.vertex, kms_key_name=kms or job.vertex.kms_key_name,
+                       at={**job.vertex.at, "kmsKey": spec.at("encryption_spec_key_name")}),
+        source_format=SourceFormat.VERTEX_TUNING,
+        at={**job.at, "region": spec.at("region")},
+    )

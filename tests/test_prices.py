@@ -1,0 +1,113 @@
+"""Every training offer has a price or a named reason it has none, and the plan and console say which.
+
+The walk covers what the catalog allows (provider.catalog.offers: each machine type with each
+accelerator and count Vertex AI's table lists, in each region that offers the accelerator for
+training). A price the catalog lacks must carry the reason ``pricing.json``'s ``not_priced`` gives
+for that accelerator or machine family: a new accelerator or machine family added without a price
+or a reason fails here, by name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import os
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from provider.catalog import CATALOG
+from provider.catalog.offers import offers
+from provider.catalog.pricing import accelerator_price, machine_price
+from provider.gitops.capacity import capacity
+from provider.gitops.cost import estimate
+from provider.gitops.words import cost
+from provider.spec.model import TrainingJob
+from provider.validation.validator import validate_bytes
+from tests.plan_repo import ENV, PlanRepo
+
+TODAY = dt.date(2026, 11, 25)
+
+
+def test_every_offer_in_every_region_has_a_price_or_the_catalogs_named_reason() -> None:
+    pricing = CATALOG.pricing()
+    reasons = set(pricing.not_priced.accelerators.values()) | set(pricing.not_priced.machine_families.values())
+    unexplained: list[str] = []
+    walked = 0
+    for offer in offers(today=TODAY):
+        for region in offer.regions:
+            walked += 1
+            parts = [machine_price(pricing, region.region, offer.machine_type)]
+            if offer.count and not CATALOG.implied_accelerator(offer.machine_type):
+                parts.append(accelerator_price(pricing, region.region, offer.accelerator))
+            for part in parts:
+                if part.usd is None and part.reason not in reasons:
+                    unexplained.append(f"{offer.machine_type} + {offer.accelerator} in {region.region}: {part.missing}")
+            if region.usd_per_hour is None:
+                assert region.missing and all("(" in m for m in region.missing), region
+    assert walked > 1000  # every region of every offer, not a sample
+    assert unexplained == []
+
+
+def test_the_gpus_teams_run_today_are_priced_in_us_central1() -> None:
+    """The issue's own list (A100, V100, L4) and T4, and H100 on its A3 machine, each with a source."""
+    pricing = CATALOG.pricing()
+    for machine, acc in (("a2-highgpu-1g", "NVIDIA_TESLA_A100"), ("n1-standard-8", "NVIDIA_TESLA_V100"),
+                         ("g2-standard-8", "NVIDIA_L4"), ("n1-standard-4", "NVIDIA_TESLA_T4"),
+                         ("a3-highgpu-8g", "NVIDIA_H100_80GB")):
+        m, a = machine_price(pricing, "us-central1", machine), accelerator_price(pricing, "us-central1", acc)
+        assert m.usd and a.usd, (machine, acc)
+    prices = pricing.regions["us-central1"]
+    a3 = prices.machine_types["a3-highgpu-8g"]
+    assert not a3.verified and "x 1.15" in a3.source and "skypilot-catalog" in a3.source
+
+
+def _job(region: str, machine: str, acc: str, count: int) -> TrainingJob:
+    text = (f"apiVersion: trainjobs/v1\nkind: TrainingJob\nmetadata: {{name: j}}\nspec:\n  region: {region}\n"
+            f"  workerPools:\n    chief: {{machineType: {machine}, accelerator: {{type: {acc}, count: {count}}}}}\n"
+            "  application: {container: {image: us-docker.pkg.dev/p/r/i:1}}\n")
+    result = validate_bytes(text.encode(), "j.yaml")
+    assert result.job is not None, result.problems
+    return result.job
+
+
+def test_the_plans_words_name_the_missing_price_and_why() -> None:
+    job = _job("europe-west4", "a3-highgpu-8g", "NVIDIA_H100_80GB", 8)
+    est = estimate(job, capacity(job))
+    reason = CATALOG.pricing().not_priced.accelerators["NVIDIA_H100_80GB"]
+    assert est.usd is None
+    assert f"NVIDIA_H100_80GB in europe-west4 ({reason})" in est.missing
+    assert cost(est).startswith("no estimate: no price for ") and reason in cost(est)
+    priced = _job("us-central1", "a3-highgpu-8g", "NVIDIA_H100_80GB", 8)
+    est = estimate(priced, capacity(priced))
+    assert est.usd is not None and est.missing == () and set(est.unverified) == {"a3-highgpu-8g", "NVIDIA_H100_80GB"}
+
+
+@pytest.mark.slow
+def test_the_console_plan_page_names_the_missing_price_and_why(tmp_path: Path) -> None:
+    from tests.console.conftest import start_console, stop_console
+
+    repo = PlanRepo(tmp_path / "repo")
+    spec = "specs/vision/resnet.yaml"
+    repo.edit(spec, "    chief:\n      machineType: n1-standard-4\n      accelerator: {type: NVIDIA_TESLA_T4, count: 1}",
+              "    chief:\n      machineType: a3-megagpu-8g\n      accelerator: {type: NVIDIA_H100_MEGA_80GB, count: 8}")
+    out = repo.run("plan", "--base", "main", "--format", "json")
+    plan = json.loads(out.stdout)
+    job = next(j for s in plan["stacks"] if s["name"] == "vision-dev" for j in s["jobs"] if j["name"] == "vision_resnet")
+    reason = CATALOG.pricing().not_priced.accelerators["NVIDIA_H100_MEGA_80GB"]
+    assert job["cost"]["estimated_max_usd"] is None
+    assert any(reason in m for m in job["cost"]["missing_prices"])
+    (repo.root / "plan.json").write_text(out.stdout, encoding="utf-8")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, **ENV, "TRAINJOBS_HOME": str(tmp_path / "home"), "PYTHONPATH": str(root), "NO_COLOR": "1"}
+    proc, url = start_console(repo.root, env, "--plan", "plan.json")
+    try:
+        with urllib.request.urlopen(url + "plan", timeout=60) as answer:
+            page = answer.read().decode("utf-8")
+    finally:
+        stop_console(proc)
+    shown = html.unescape(page)
+    assert "no estimate: no price for " in shown
+    assert f"NVIDIA_H100_MEGA_80GB in us-central1 ({reason})" in shown

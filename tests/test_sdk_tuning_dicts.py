@@ -1,0 +1,164 @@
+"""Tuning jobs as the Vertex AI Python SDK writes them: snake_case dicts, read as their REST twins.
+
+Two forms, each checked against the installed SDK itself rather than against a copy of its rules:
+
+* the low-level client's dicts (``study_spec``, ``parameter_id``, ``double_value_spec`` ...): the
+  dict is turned into ``aiplatform_v1.HyperparameterTuningJob`` by proto-plus (so it is one the
+  SDK accepts) and back to REST JSON; trainjobs must send the same request for both spellings;
+* ``aiplatform.HyperparameterTuningJob``'s own arguments (``metric_spec={"accuracy": "maximize"}``,
+  ``parameter_spec={"lr": hpt.DoubleParameterSpec(min=..., max=..., scale="log")}``): the SDK
+  builds its request body from the real objects; trainjobs' reading of the same arguments written
+  in a spec must give the same request.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+
+from provider.submission.request import build_request
+from provider.validation.validator import SpecResult, validate_bytes
+
+POOLS = [{"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": 1,
+          "container_spec": {"image_uri": "us-docker.pkg.dev/acme/train/trainer:1", "args": ["--epochs=3"]}}]
+
+
+def _rest(message: Any) -> dict[str, Any]:
+    """A proto-plus message as the REST transport writes it: camelCase, set fields only (enum names)."""
+    from google.protobuf import json_format
+
+    out: dict[str, Any] = json_format.MessageToDict(type(message).pb(message))
+    return out
+
+
+def _result(spec: dict[str, Any]) -> SpecResult:
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "tuning"}, "spec": spec}
+    return validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "spec.yaml")
+
+
+def _request(spec: dict[str, Any]) -> dict[str, Any]:
+    result = _result(spec)
+    errors = [p for p in result.problems if p.is_error]
+    assert result.job is not None and not errors, errors
+    request = build_request(result.job, "p")
+    assert request.kind == "HyperparameterTuningJob"
+    body: dict[str, Any] = request.body
+    return body
+
+
+LOW_LEVEL: dict[str, Any] = {
+    "display_name": "tune",
+    "max_trial_count": 8, "parallel_trial_count": 2, "max_failed_trial_count": 1,
+    "study_spec": {
+        "metrics": [{"metric_id": "accuracy", "goal": "MAXIMIZE"}],
+        "parameters": [
+            {"parameter_id": "lr", "double_value_spec": {"min_value": 1e-4, "max_value": 0.1},
+             "scale_type": "UNIT_LOG_SCALE"},
+            {"parameter_id": "units", "integer_value_spec": {"min_value": 16, "max_value": 64},
+             "conditional_parameter_specs": [{
+                 "parent_int_values": {"values": [32]},
+                 "parameter_spec": {"parameter_id": "dropout",
+                                    "double_value_spec": {"min_value": 0.1, "max_value": 0.5}}}]},
+        ],
+        "algorithm": "RANDOM_SEARCH",
+        "measurement_selection_type": "BEST_MEASUREMENT",
+        "median_automated_stopping_spec": {"use_elapsed_duration": True},
+    },
+    "trial_job_spec": {"worker_pool_specs": POOLS, "base_output_directory": {"output_uri_prefix": "gs://b/hpt"}},
+}
+
+
+def test_the_low_level_clients_dict_sends_what_its_rest_twin_sends() -> None:
+    from google.cloud import aiplatform_v1
+
+    message = aiplatform_v1.HyperparameterTuningJob(LOW_LEVEL)  # proto-plus takes the dict: it is the SDK's form
+    rest = _rest(message)
+    assert "studySpec" in rest and "study_spec" not in rest
+    snake = _request({"region": "us-central1", **LOW_LEVEL})
+    assert snake == _request({"region": "us-central1", **rest})
+    condition = snake["studySpec"]["parameters"][1]["conditionalParameterSpecs"][0]
+    assert condition["parameterSpec"]["parameterId"] == "dropout" and "parentIntValues" in condition
+
+
+def test_the_low_level_dict_is_held_to_the_same_rules_with_its_own_key_names() -> None:
+    bad = copy.deepcopy(LOW_LEVEL)
+    bad["study_spec"]["metrics"][0]["metric_id"] = "val acc"
+    bad["study_spec"]["parameters"][0]["double_value_spec"]["min_value"] = 0
+    result = _result({"region": "us-central1", **bad})
+    errors = {(p.path, p.rule) for p in result.problems if p.is_error}
+    assert ("spec.study_spec.parameters[0].scale_type", "hpt.log_scale") in errors
+    assert any(path.startswith("spec.study_spec.metrics[0].metric_id") for path, _ in errors)
+    unknown = copy.deepcopy(LOW_LEVEL)
+    unknown["study_spec"]["parameters"][0]["doubleValueSpec"] = {"min_value": 1, "max_value": 2}
+    said = [p.message for p in _result({"region": "us-central1", **unknown}).problems if p.is_error]
+    assert said and any("doubleValueSpec" in m for m in said)  # a camelCase key in a snake_case body: named
+
+
+@pytest.fixture
+def sdk() -> Iterator[Any]:
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import aiplatform
+    from google.cloud.aiplatform import initializer
+
+    aiplatform.init(project="p", location="us-central1", credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
+                    staging_bucket="gs://b")
+    yield aiplatform
+    initializer.global_config.__init__()  # type: ignore[misc]  # forget the project for later tests
+
+
+ARGS: dict[str, Any] = {
+    "metric_spec": {"accuracy": "maximize"},
+    "parameter_spec": {
+        "lr": {"DoubleParameterSpec": {"min": 1e-4, "max": 0.1, "scale": "log"}},
+        "units": {"hpt.IntegerParameterSpec": {"min": 16, "max": 64, "scale": "linear"}},
+        "opt": {"CategoricalParameterSpec": {"values": ["adam", "sgd"]}},
+        "batch": {"DiscreteParameterSpec": {"values": [16, 32, 64], "scale": "reverse_log"}},
+    },
+    "max_trial_count": 40, "parallel_trial_count": 4, "max_failed_trial_count": 2,
+    "search_algorithm": "random", "measurement_selection": "last",
+}
+
+
+def test_hyperparameter_tuning_job_arguments_send_what_the_sdk_sends(sdk: Any) -> None:
+    from google.cloud.aiplatform import hyperparameter_tuning as hpt
+
+    classes = {"DoubleParameterSpec": hpt.DoubleParameterSpec, "IntegerParameterSpec": hpt.IntegerParameterSpec,
+               "CategoricalParameterSpec": hpt.CategoricalParameterSpec,
+               "DiscreteParameterSpec": hpt.DiscreteParameterSpec}
+    params = {}
+    for name, written in ARGS["parameter_spec"].items():
+        (cls, kwargs), = written.items()
+        params[name] = classes[cls.removeprefix("hpt.")](**kwargs)
+    custom = sdk.CustomJob(display_name="trial", worker_pool_specs=POOLS, base_output_dir="gs://b/hpt")
+    job = sdk.HyperparameterTuningJob(display_name="tune", custom_job=custom,
+                                      **{**ARGS, "parameter_spec": params})
+    sent = _rest(job._gca_resource)
+    ours = _request({"region": "us-central1", "display_name": "tune",
+                     "custom_job": {"worker_pool_specs": POOLS, "base_output_dir": "gs://b/hpt"}, **ARGS})
+    theirs = _request({"region": "us-central1", **sent})
+    assert ours == theirs
+    assert ours["studySpec"]["measurementSelectionType"] == "LAST_MEASUREMENT"
+    assert ours["studySpec"]["algorithm"] == "RANDOM_SEARCH"
+
+
+def test_the_sdks_defaults_and_its_refusals() -> None:
+    base: dict[str, Any] = {"region": "us-central1", "custom_job": {"worker_pool_specs": POOLS},
+            "metric_spec": {"loss": "minimize"},
+            "parameter_spec": {"lr": {"DoubleParameterSpec": {"min": 0.0, "max": 1.0, "scale": "linear"}}}}
+    study = _request(base)["studySpec"]
+    # The SDK's defaults: Bayesian search (no algorithm), the best measurement.
+    assert "algorithm" not in study and study["measurementSelectionType"] == "BEST_MEASUREMENT"
+    conditional = copy.deepcopy(base)
+    conditional["parameter_spec"]["lr"]["DoubleParameterSpec"]["conditional_parameter_spec"] = {}
+    result = _result(conditional)
+    said = [(p.path, p.message, p.allowed) for p in result.problems if p.is_error]
+    assert said, said
+    assert any("conditional_parameter_spec" in f"{path} {message}" for path, message, _ in said), said
+    log_at_zero = copy.deepcopy(base)
+    log_at_zero["parameter_spec"]["lr"]["DoubleParameterSpec"]["scale"] = "log"
+    errors = [p for p in _result(log_at_zero).problems if p.is_error]
+    assert [(p.rule, p.path) for p in errors] == [("hpt.log_scale", "spec.parameter_spec.lr.DoubleParameterSpec.scale")]
