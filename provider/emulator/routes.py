@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from provider.core.record import Record
-from provider.emulator import persistent_routes, wire
+from provider.emulator import nested_routes, persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -32,6 +32,7 @@ class Request(Record):
     params: dict[str, str]
     headers: dict[str, str]  # lower-case names
     payload: Body  # in memory when small, else a spool file (framing.py)
+    query: str = ""  # the raw query, for a parameter given more than once (tensorboards:batchRead)
 
     @property
     def body(self) -> bytes:
@@ -171,7 +172,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
         ("POST", r"/v2/entries:list", list_log_entries),
         *((method, (r"/(?:v1|ui)" if ui else "/v1") + f"/projects/{_NAME}" + suffix, handler)
-          for method, suffix, handler, ui in persistent_routes.ROUTES),
+          for method, suffix, handler, ui in (*persistent_routes.ROUTES, *nested_routes.ROUTES)),
     )
 )
 
@@ -191,5 +192,6 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
         raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
                        http=405, headers=(("Allow", ", ".join(allowed)),))
     raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
-                                "customJobs, hyperparameterTuningJobs, persistentResources and operations, and the "
+                                "customJobs, hyperparameterTuningJobs, persistentResources, tensorboards, metadataStores "
+                                "and operations, and the "
                                 "Cloud Storage JSON API's buckets, objects and uploads.")
