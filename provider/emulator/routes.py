@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from provider.core.record import Record
-from provider.emulator import nested_routes, persistent_routes, wire
+from provider.emulator import job_tracking, nested_routes, persistent_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -70,7 +70,9 @@ def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer
 
 def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
+    job_tracking.check(app.tracking, request.body)  # its tensorboard, experiment and run exist
     job = app.jobs.create(m["collection"], _parent(m), request.body)
+    job_tracking.created(app.tracking, job)
     return _job(app, request, job, m["collection"])
 
 
@@ -83,7 +85,9 @@ def list_jobs(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def get_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
-    return _job(app, request, app.jobs.get(m["collection"], _parent(m), m["id"]), m["collection"])
+    job = app.jobs.get(m["collection"], _parent(m), m["id"])
+    job_tracking.seen(app.tracking, app.storage_root, job)  # its new TensorBoard logs, uploaded
+    return _job(app, request, job, m["collection"])
 
 
 def cancel_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:

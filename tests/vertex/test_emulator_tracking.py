@@ -7,13 +7,14 @@ gapic TensorboardServiceClient and MetadataServiceClient over REST.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from provider.emulator.server import Emulator
-from tests.vertex.conftest import LOCATION, PARENT, PROJECT, Emulators
+from tests.vertex.conftest import LOCATION, PARENT, PROJECT, ROOT, Emulators, probe_spec, request_for
 
 pytestmark = pytest.mark.slow
 
@@ -275,3 +276,64 @@ def test_unknown_paths_and_parameters_are_refused_by_name(emulator: Emulator) ->
     assert code == 404 and body["error"]["status"] == "NOT_FOUND"
     code, body = call("POST", f"/v1/{PARENT}/tensorboards/404/experiments?tensorboardExperimentId=e")
     assert code == 404 and "Tensorboard" in body["error"]["message"]
+
+
+CURVES = ROOT / "tests" / "fixtures" / "trainers" / "curves"
+JOB_TIMEOUT = 300.0  # generous: the machine is loaded
+ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"  # the SDK and the validator want one with a tensorboard
+
+
+def _run_job(emulator: Emulator, client: Any, name: str, spec_fields: dict[str, Any]) -> Any:
+    """A python-package CustomJob of the curves trainer, with ``spec_fields`` in its jobSpec, run to its end."""
+    from google.cloud import aiplatform_v1 as v1
+
+    doc = probe_spec(name)
+    doc["spec"]["application"]["pythonPackage"].update(path=str(CURVES), module="curves.task")
+    _, request = request_for(emulator, doc)
+    body = {**request.body, "jobSpec": {**request.body["jobSpec"], **spec_fields, "serviceAccount": ACCOUNT}}
+    job = client.create_custom_job(parent=PARENT, custom_job=v1.CustomJob.from_json(json.dumps(body)))
+    deadline = time.monotonic() + JOB_TIMEOUT
+    while job.state.name not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job = client.get_custom_job(name=job.name)
+    assert job.state.name == "JOB_STATE_SUCCEEDED", job.error
+    return job
+
+
+def test_a_jobs_tensorboard_logs_become_its_tensorboards_curves(emulator: Emulator, client: Any) -> None:
+    from google.api_core.exceptions import NotFound
+    from google.cloud import aiplatform_v1 as v1
+
+    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
+    tbs, _ = _clients(emulator)
+    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="jobs")).result(timeout=60)
+    with pytest.raises(NotFound, match="named in job_spec.tensorboard does not exist"):
+        _run_job(emulator, client, "no_board", {"tensorboard": f"{PARENT}/tensorboards/404"})
+    job = _run_job(emulator, client, "curves", {"tensorboard": tb.name})
+    job_id = job.name.rsplit("/", 1)[1]
+
+    # In the emulated storage, where Vertex AI puts AIP_TENSORBOARD_LOG_DIR: baseOutputDirectory/logs/.
+    output = job.job_spec.base_output_directory.output_uri_prefix
+    assert list((emulator.storage_root / output[len("gs://"):] / "logs" / "train").glob("events.out.tfevents.*"))
+    experiment = f"{tb.name}/experiments/{job_id}"
+    runs = {r.display_name: r.name for r in tbs.list_tensorboard_runs(parent=experiment)}
+    assert sorted(runs) == ["eval", "train"]
+    series = {s.display_name: s.name for s in tbs.list_tensorboard_time_series(parent=runs["train"])}
+    assert sorted(series) == ["accuracy", "loss"]
+    loss = tbs.read_tensorboard_time_series_data(tensorboard_time_series=series["loss"]).time_series_data
+    assert [(p.step, round(p.scalar.value, 4)) for p in loss.values] == [(0, 1.0), (1, 0.5), (2, 0.3333)]
+    client.get_custom_job(name=job.name)  # read again: nothing is uploaded twice
+    again = tbs.read_tensorboard_time_series_data(tensorboard_time_series=series["loss"]).time_series_data
+    assert len(again.values) == 3
+
+
+def test_a_job_run_in_an_experiment_run_is_logged_there(sdk: Any, emulator: Emulator, client: Any) -> None:
+    sdk.init(experiment="with-jobs")
+    run = sdk.start_run("run-1")
+    sdk.end_run()
+    store = f"{PARENT}/metadataStores/default/contexts"
+    job = _run_job(emulator, client, "in_a_run", {"experiment": f"{store}/with-jobs",
+                                                   "experimentRun": f"{store}/with-jobs-run-1"})
+    logged = sdk.ExperimentRun("run-1", experiment="with-jobs")._metadata_node.metadata["_custom_jobs"]
+    assert [j["custom_job_resource_name"] for j in logged] == [job.name]
+    assert run.resource_name == f"{store}/with-jobs-run-1"
