@@ -93,24 +93,13 @@ class _Parser(filters._Parser):
     def compare(self, field: str, op: str, value: str) -> Predicate:
         if op not in _COMPARE and op != ":":
             raise _error(self.text, f"unknown operator {op!r}")
-        path = field.split(".")
-        if path[0] in ("metadata", "labels"):
-            key = ".".join(path[1:])
-            for suffix in _TYPED:
-                if key.endswith(suffix):
-                    key = key[: -len(suffix)]
-            getter: Callable[[Json], object] = lambda view: (view.get(path[0]) or {}).get(key.strip('"'))
-        elif len(path) == 1:
-            name = _camel(field)
-            getter = lambda view: view.get(name)
-        else:
-            raise _error(self.text, f"unknown field {field!r}")
+        getter = _getter(self.text, field)
         if _camel(field) in ("createTime", "updateTime"):
             when = filters._time(self.text, value)
-            compare = _COMPARE.get(op)
-            if compare is None:
+            if op == ":":
                 raise _error(self.text, f"{field} does not support ':'")
-            return lambda view: bool(getter(view)) and compare(filters._time(self.text, str(getter(view))), when)
+            at = _COMPARE[op]
+            return lambda view: bool(getter(view)) and at(filters._time(self.text, str(getter(view))), when)
         if op == ":":
             return lambda view: getter(view) is not None and (value == "*" or
                                                               filters._glob(value, str(_scalar(getter(view)))))
@@ -128,6 +117,21 @@ class _Parser(filters._Parser):
             except TypeError:
                 return False
         return test
+
+
+def _getter(text: str, field: str) -> Callable[[Json], object]:
+    """What a restriction's field reads from a resource's JSON."""
+    path = field.split(".")
+    if path[0] in ("metadata", "labels"):
+        key = ".".join(path[1:])
+        for suffix in _TYPED:
+            key = key.removesuffix(suffix)
+        key = key.strip('"')
+        return lambda view: (view.get(path[0]) or {}).get(key)
+    if len(path) == 1:
+        name = _camel(field)
+        return lambda view: view.get(name)
+    raise _error(text, f"unknown field {field!r}")
 
 
 def compile_filter(text: str, records: ResourceStore) -> Predicate:

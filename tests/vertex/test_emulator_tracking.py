@@ -307,7 +307,7 @@ def test_a_jobs_tensorboard_logs_become_its_tensorboards_curves(emulator: Emulat
     pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
     tbs, _ = _clients(emulator)
     tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="jobs")).result(timeout=60)
-    with pytest.raises(NotFound, match="named in job_spec.tensorboard does not exist"):
+    with pytest.raises(NotFound, match=r"named in job_spec\.tensorboard does not exist"):
         _run_job(emulator, client, "no_board", {"tensorboard": f"{PARENT}/tensorboards/404"})
     job = _run_job(emulator, client, "curves", {"tensorboard": tb.name})
     job_id = job.name.rsplit("/", 1)[1]
