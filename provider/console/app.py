@@ -232,6 +232,13 @@ async def job_cancel(request: Request) -> Response:
     return RedirectResponse(f"/jobs/{source.name}/{request.path_params['job_id']}", status_code=303)
 
 
+async def experiments_page(request: Request) -> Response:
+    from provider.console import experiments
+
+    found, errors = await run_in_threadpool(experiments.read, _console(request).sources.sources)
+    return templates.TemplateResponse(request, "experiments.html", {"experiments": found, "errors": errors})
+
+
 async def stacks_page(request: Request) -> Response:
     index = _console(request).sources.index
     stacks = index.stacks if index else []
@@ -314,6 +321,7 @@ def create_app(console: Console, binding: Binding) -> Starlette:
         Route("/fragments/jobs/{source}/{job_id}", job_fragment),
         Route("/jobs/{source}/{job_id}/logs", job_logs),
         Route("/jobs/{source}/{job_id}/cancel", job_cancel, methods=["POST"]),
+        Route("/experiments", experiments_page),
         Route("/stacks", stacks_page),
         Route("/stacks/{name}", stack_page),
         Route("/plan", plan_page),
