@@ -1,6 +1,6 @@
 """A job's ties to TensorBoard and experiments, as Vertex AI makes them.
 
-* ``check``: a CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
+* ``check``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
   resources that exist (NOT_FOUND otherwise, before the job is created).
 * ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
   (what ``ExperimentRun.get_logged_custom_jobs`` reads).
@@ -39,12 +39,9 @@ def _spec(job: Json) -> Json:
     return spec if isinstance(spec, dict) else {}
 
 
-def check(tracking: Tracking, raw: bytes) -> None:
-    try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
-        return  # the job service answers malformed JSON itself
-    spec = _spec(body) if isinstance(body, dict) else {}
+def check(tracking: Tracking, body: Json) -> None:
+    """Called by the job service once the job is valid (JobService.references)."""
+    spec = _spec(body)
     for field, collection in (("tensorboard", "tensorboards"), ("experiment", "contexts"),
                               ("experimentRun", "contexts")):
         name = spec.get(field)

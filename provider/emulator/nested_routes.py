@@ -45,6 +45,12 @@ class Tracking:
         self.records.open()
         self.data.open()
 
+    def check_job(self, body: Json) -> None:
+        """NOT_FOUND unless the tensorboard, experiment and run a valid job names exist."""
+        from provider.emulator import job_tracking
+
+        job_tracking.check(self, body)
+
 
 class Target(Record):
     """What a path names: a collection (``name`` is its parent) or one resource, and a custom method."""

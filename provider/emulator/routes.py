@@ -70,7 +70,6 @@ def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer
 
 def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
-    job_tracking.check(app.tracking, request.body)  # its tensorboard, experiment and run exist
     job = app.jobs.create(m["collection"], _parent(m), request.body)
     job_tracking.created(app.tracking, job)
     return _job(app, request, job, m["collection"])

@@ -336,6 +336,7 @@ class Emulator:
         self.jobs = JobService(self.store, self.local, cpu_only=cpu_only, persistent=self.persistent)
         self.storage = StorageService(self.storage_root)
         self.tracking = Tracking(self.state_dir, self.store)  # TensorBoard and the metadata service
+        self.jobs.references = self.tracking.check_job
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

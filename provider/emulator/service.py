@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialState, TrialStatus
@@ -52,6 +53,7 @@ class JobService:
         self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
         self._create_lock = threading.Lock()
         self.workspace: Workspace | None = None  # whose stacks' quotas and policy apply (emulator --workspace)
+        self.references: Callable[[Json], None] | None = None  # checks the resources a valid job names
 
     # -- start-up -------------------------------------------------------------------------------
     def reconcile(self) -> None:
@@ -137,6 +139,8 @@ class JobService:
         validate.check(kind, location, body, self.workspace)
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
+        if self.references is not None:  # its tensorboard, experiment and run exist (job_tracking.check)
+            self.references(body)
         with self._create_lock:
             try:
                 status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only))

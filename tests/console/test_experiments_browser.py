@@ -44,8 +44,6 @@ def experiments_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             for step, loss in enumerate(losses):
                 aiplatform.log_time_series_metrics({"loss": loss}, step=step)
             aiplatform.end_run()
-        metadata._experiment_tracker.reset()
-        initializer.global_config.__init__()  # type: ignore[misc]
         write_stack(root, "emu", {"trainjobs:backend": "vertex", "trainjobs:team": "nlp", "gcp:project": PROJECT,
                                   "gcp:region": LOCATION, "trainjobs:specs": ["specs/emu/*.yaml"],
                                   "trainjobs:apiEndpoint": emulator.endpoint})
@@ -54,6 +52,8 @@ def experiments_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc, url = start_console(root, env, "--stack", "emu")
         yield url
     finally:
+        metadata._experiment_tracker.__init__()  # type: ignore[misc]  # reset() keeps the global tensorboard
+        initializer.global_config.__init__()  # type: ignore[misc]  # forget the endpoint for later tests
         if proc is not None:
             stop_console(proc)
         emulator.stop()

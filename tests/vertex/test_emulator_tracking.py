@@ -45,7 +45,7 @@ def sdk(emulator: Emulator) -> Iterator[Any]:
     aiplatform.init(project=PROJECT, location=LOCATION, api_endpoint=emulator.endpoint, api_transport="rest",
                     credentials=AnonymousCredentials())
     yield aiplatform
-    metadata._experiment_tracker.reset()
+    metadata._experiment_tracker.__init__()  # type: ignore[misc]  # reset() keeps the global tensorboard
     initializer.global_config.__init__()  # type: ignore[misc]  # forget the endpoint for later tests
 
 
