@@ -37,6 +37,8 @@ class Run(Record):
 
 
 class Experiment(Record):
+    """One experiment of a stack: its name and runs."""
+
     source: str
     name: str
     runs: list[Run]
