@@ -337,3 +337,28 @@ def test_a_job_run_in_an_experiment_run_is_logged_there(sdk: Any, emulator: Emul
     logged = sdk.ExperimentRun("run-1", experiment="with-jobs")._metadata_node.metadata["_custom_jobs"]
     assert [j["custom_job_resource_name"] for j in logged] == [job.name]
     assert run.resource_name == f"{store}/with-jobs-run-1"
+
+
+def test_custom_job_run_with_an_experiment_run_through_the_sdk(sdk: Any, emulator: Emulator,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.cloud.aiplatform import jobs
+
+    from provider.packaging.gcs import GcsStager, gcs_client
+    from provider.packaging.stage import stage
+
+    monkeypatch.setattr(jobs, "_JOB_WAIT_TIME", 0.2)  # CustomJob.run() polls every 5 s; the job takes about one
+    uri = "gs://test-bucket/packages/curves.tar.gz"
+    stage(CURVES, uri, GcsStager(gcs_client(PROJECT, emulator.endpoint)))
+    sdk.init(experiment="sdk-jobs", staging_bucket="gs://test-bucket")
+    sdk.start_run("first")
+    sdk.end_run()
+    specs = [{"replica_count": 1, "machine_spec": {"machine_type": "n1-standard-4"},
+              "python_package_spec": {"executor_image_uri": "us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4"
+                                                            ".py310:latest",
+                                      "package_uris": [uri], "python_module": "curves.task"}}]
+    job = sdk.CustomJob(display_name="in-a-run", worker_pool_specs=specs)
+    job.run(experiment="sdk-jobs", experiment_run="first", service_account=ACCOUNT)
+    assert job.state.name == "JOB_STATE_SUCCEEDED"
+    run = sdk.ExperimentRun("first", experiment="sdk-jobs")
+    assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [job.resource_name]
+    assert run.get_state() == "COMPLETE"  # CustomJob.run() ends the run once the job has
