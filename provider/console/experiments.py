@@ -7,7 +7,9 @@ For each vertex stack the console reads (Vertex AI, or ``trainjobs emulator`` th
 metadata store, its runs the ``system.ExperimentRun`` contexts below it, with their state,
 parameters (``_params``) and metrics (``_metrics``); the curves are the time series of each run's
 TensorBoard run (``<backing tensorboard>/experiments/<experiment>/runs/<run>``), one chart per
-tag with a line per run, drawn on the server as charts.py draws a tuning job's.
+tag with a line per run, drawn on the server as charts.py draws a tuning job's. The TensorBoard
+experiments that no SDK experiment stands for (a CustomJob's uploaded logs, named after the job's
+ID; runs written with the gapic client) follow, with their curves.
 
 Read through google-cloud-aiplatform's gapic clients (imported here, only when the page is
 asked for), over REST with no credentials for an ``http://`` endpoint, as the vertex backend's
@@ -109,8 +111,14 @@ def _experiments(source: Source) -> list[Experiment]:
     assert source.stack is not None
     metadata, tensorboards = _clients(source)
     store = f"projects/{source.stack.project}/locations/{source.stack.region}/metadataStores/default"
+    from google.api_core.exceptions import NotFound
+
+    try:
+        contexts = list(metadata.list_contexts(request={"parent": store, "filter": 'schema_title="system.Experiment"'}))
+    except NotFound:  # no metadata store yet: no SDK experiment
+        contexts = []
     found = []
-    for context in metadata.list_contexts(request={"parent": store, "filter": 'schema_title="system.Experiment"'}):
+    for context in contexts:
         name = context.name.rsplit("/", 1)[1]
         board = dict(context.metadata).get("backing_tensorboard_resource")
         runs = []
@@ -121,6 +129,23 @@ def _experiments(source: Source) -> list[Experiment]:
             runs.append(Run(run.display_name, str(meta.get("_state", "")), dict(meta.get("_params") or {}),
                             dict(meta.get("_metrics") or {}), curves))
         found.append(Experiment(source.name, context.display_name or name, runs))
+    return found + _board_experiments(source, tensorboards, {f"experiments/{e.name}" for e in found})
+
+
+def _board_experiments(source: Source, tensorboards: Any, shown: set[str]) -> list[Experiment]:
+    """The TensorBoard experiments no SDK experiment stands for: a job's uploaded logs (its ID), runs
+    written with the gapic client or the uploader. Their runs have curves, no parameters or metrics."""
+    assert source.stack is not None
+    found = []
+    for board in tensorboards.list_tensorboards(parent=f"projects/{source.stack.project}/locations/"
+                                                       f"{source.stack.region}"):
+        for experiment in tensorboards.list_tensorboard_experiments(parent=board.name):
+            short = experiment.name.rsplit("/", 1)[1]
+            if f"experiments/{short}" in shown:
+                continue
+            runs = [Run(r.display_name or r.name.rsplit("/", 1)[1], "", {}, {}, _curves(tensorboards, r.name))
+                    for r in tensorboards.list_tensorboard_runs(parent=experiment.name)]
+            found.append(Experiment(source.name, f"{board.display_name} / {experiment.display_name or short}", runs))
     return found
 
 

@@ -44,6 +44,13 @@ def experiments_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             for step, loss in enumerate(losses):
                 aiplatform.log_time_series_metrics({"loss": loss}, step=step)
             aiplatform.end_run()
+        # A TensorBoard experiment of its own (as a job's uploaded logs make one): curves, no parameters.
+        job_board = aiplatform.TensorboardExperiment.create("job-123", tensorboard_name=board.resource_name,
+                                                            display_name="job-123")
+        job_run = aiplatform.TensorboardRun.create("train", tensorboard_experiment_name=job_board.resource_name)
+        job_run.create_tensorboard_time_series(display_name="accuracy")
+        for step, acc in enumerate([0.1, 0.5]):
+            job_run.write_tensorboard_scalar_data({"accuracy": acc}, step=step)
         write_stack(root, "emu", {"trainjobs:backend": "vertex", "trainjobs:team": "nlp", "gcp:project": PROJECT,
                                   "gcp:region": LOCATION, "trainjobs:specs": ["specs/emu/*.yaml"],
                                   "trainjobs:apiEndpoint": emulator.endpoint})
@@ -83,3 +90,15 @@ def test_experiments_page_shows_runs_params_metrics_and_curves(experiments_url: 
     assert box is not None and box["width"] > 300  # drawn, not collapsed
     page.screenshot(path=str(tmp_path / "experiments.png"))
     assert (tmp_path / "experiments.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_tensorboard_experiment_of_its_own_shows_its_curves(experiments_url: str, page: Any) -> None:
+    page.goto(experiments_url.rstrip("/") + "/experiments")
+    names = page.locator("section.experiment").evaluate_all("els => els.map(e => e.dataset.experiment)")
+    assert names == ["lr-sweep", "curves / job-123"], page.locator("main").inner_text()
+    section = page.locator("section.experiment[data-experiment='curves / job-123']")
+    assert section.locator("table.runs tbody tr").get_attribute("data-run") == "train"
+    chart = section.locator("svg.chart")
+    assert chart.locator(".chart-title").text_content() == "accuracy"
+    tips = chart.locator("circle.curve-dot title").all_text_contents()
+    assert tips == ["train: accuracy = 0.1 at step 0", "train: accuracy = 0.5 at step 1"]
