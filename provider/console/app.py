@@ -241,6 +241,11 @@ async def training_page(request: Request) -> Response:
     pipelines, models, errors = await run_in_threadpool(read, sources)
     return templates.TemplateResponse(request, "training.html", {
         "pipelines": pipelines, "models": models, "errors": errors, "vertex": any(capabilities(s.kind).vertex_api for s in sources)})
+async def experiments_page(request: Request) -> Response:
+    from provider.console import experiments
+
+    found, errors = await run_in_threadpool(experiments.read, _console(request).sources.sources)
+    return templates.TemplateResponse(request, "experiments.html", {"experiments": found, "errors": errors})
 
 
 async def stacks_page(request: Request) -> Response:
@@ -326,6 +331,7 @@ def create_app(console: Console, binding: Binding) -> Starlette:
         Route("/jobs/{source}/{job_id}/logs", job_logs),
         Route("/jobs/{source}/{job_id}/cancel", job_cancel, methods=["POST"]),
         Route("/training", training_page),
+        Route("/experiments", experiments_page),
         Route("/stacks", stacks_page),
         Route("/stacks/{name}", stack_page),
         Route("/plan", plan_page),

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from provider.core import job_kinds
 from provider.core.record import Record
-from provider.emulator import persistent_routes, training_routes, wire
+from provider.emulator import job_tracking, nested_routes, persistent_routes, training_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -33,6 +33,7 @@ class Request(Record):
     params: dict[str, str]
     headers: dict[str, str]  # lower-case names
     payload: Body  # in memory when small, else a spool file (framing.py)
+    query: str = ""  # the raw query, for a parameter given more than once (tensorboards:batchRead)
 
     @property
     def body(self) -> bytes:
@@ -72,6 +73,7 @@ def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer
 def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
     job = app.jobs.create(m["collection"], _parent(m), request.body)
+    job_tracking.created(app.tracking, job)
     return _job(app, request, job, m["collection"])
 
 
@@ -85,7 +87,9 @@ def list_jobs(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def get_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request)
-    return _job(app, request, app.jobs.get(m["collection"], _parent(m), m["id"]), m["collection"])
+    job = app.jobs.get(m["collection"], _parent(m), m["id"])
+    job_tracking.seen(app.tracking, app.storage_root, job)  # its new TensorBoard logs, uploaded
+    return _job(app, request, job, m["collection"])
 
 
 def cancel_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
@@ -174,7 +178,8 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
         ("POST", r"/v2/entries:list", list_log_entries),
         *((method, (r"/(?:v1|ui)" if ui else "/v1") + f"/projects/{_NAME}" + suffix, handler)
-          for method, suffix, handler, ui in persistent_routes.ROUTES + training_routes.ROUTES),
+          for method, suffix, handler, ui in (*persistent_routes.ROUTES, *training_routes.ROUTES,
+                                               *nested_routes.ROUTES)),
     )
 )
 
@@ -195,5 +200,5 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
                        http=405, headers=(("Allow", ", ".join(allowed)),))
     raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
                                 "customJobs, hyperparameterTuningJobs, persistentResources, trainingPipelines, models, "
-                                "datasets and operations, and the "
+                                "datasets, tensorboards, metadataStores and operations, and the "
                                 "Cloud Storage JSON API's buckets, objects and uploads.")

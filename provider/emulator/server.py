@@ -48,6 +48,7 @@ from provider.core.trust import Binding
 from provider.emulator import gate
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
+from provider.emulator.nested_routes import Tracking
 from provider.emulator.persistent import PersistentResourceService
 from provider.emulator.pipelines import training_services
 from provider.emulator.routes import Request, route
@@ -250,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
             if "\0" in unquote(self.path) or any("\0" in k + v for k, v in params.items()):
                 raise ApiError("INVALID_ARGUMENT", "The request URL contains a NUL character, which no name may "
                                                    "hold.")
-            request = Request(method=self.command, path=url.path, params=params,
+            request = Request(method=self.command, path=url.path, params=params, query=url.query,
                               headers={k.lower(): v for k, v in self.headers.items()}, payload=body)
             handler, match = route(self.command, url.path)
             answer = handler(self.server.app, request, match)
@@ -336,6 +337,8 @@ class Emulator:
         self.jobs = JobService(self.store, self.local, cpu_only=cpu_only, persistent=self.persistent)
         self.storage = StorageService(self.storage_root)
         self.operations, self.models, self.datasets, self.pipelines = training_services(self.jobs, self.storage_root)
+        self.tracking = Tracking(self.state_dir, self.store)  # TensorBoard and the metadata service
+        self.jobs.references = self.tracking.check_job
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -351,6 +354,7 @@ class Emulator:
             self.storage_root.mkdir(parents=True, exist_ok=True)
             self.storage.sweep()
             self.persistent.open()
+            self.tracking.open()
             self.jobs.reconcile()
             self._server = _Server((self.host, self.port), self)
         except BaseException:
@@ -372,7 +376,7 @@ class Emulator:
                        "authentication: anyone who can connect can create, read, cancel and delete jobs and read "
                        "and write its storage. Use --host 127.0.0.1 (the default) unless you mean it")
         out += [f"skipped an unreadable record (left as it is): {u}"
-                for u in self.store.unreadable + self.persistent.unreadable]
+                for u in self.store.unreadable + self.persistent.unreadable + self.tracking.records.unreadable]
         return out
 
     def stop(self) -> None:

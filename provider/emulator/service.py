@@ -14,6 +14,7 @@ what the client asked for.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import BackendError, JobState, JobStatus, NotFound, Submission, TrialState, TrialStatus
@@ -53,6 +54,7 @@ class JobService:
         self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
         self._create_lock = threading.Lock()
         self.workspace: Workspace | None = None  # whose stacks' quotas and policy apply (emulator --workspace)
+        self.references: Callable[[Json], None] | None = None  # checks the resources a valid job names
 
     # -- start-up -------------------------------------------------------------------------------
     def reconcile(self) -> None:
@@ -145,6 +147,8 @@ class JobService:
                 task["env"] = [*(task.get("env") or []), *added]
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
+        if self.references is not None:  # its tensorboard, experiment and run exist (job_tracking.check)
+            self.references(body)
         with self._create_lock:
             try:
                 status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only))

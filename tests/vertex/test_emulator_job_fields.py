@@ -60,15 +60,16 @@ def test_every_new_field_is_accepted_and_kept(sdk: Any, emulator: Emulator) -> N
     emulator.persistent.provision_seconds = 0.0
     create_running(emulator, "team-pool", {"resourcePools": [{"machineSpec": {"machineType": "n1-standard-4"},
                                                               "replicaCount": "1"}]})  # jobs need a RUNNING one
+    tensorboard = sdk.Tensorboard.create(display_name="board").resource_name  # a job's tensorboard must exist
     job = sdk.CustomJob(display_name="all-fields", worker_pool_specs=pools(affinity))
-    job.submit(service_account=SERVICE_ACCOUNT, network=NETWORK, tensorboard=TENSORBOARD, enable_web_access=True,
+    job.submit(service_account=SERVICE_ACCOUNT, network=NETWORK, tensorboard=tensorboard, enable_web_access=True,
                persistent_resource_id="team-pool", disable_retries=True)
     served = emulator.jobs.get("customJobs", PARENT, job.resource_name.rsplit("/", 1)[1])
     spec = served["jobSpec"]
     assert spec["workerPoolSpecs"][0]["machineSpec"]["reservationAffinity"] == {
         "reservationAffinityType": "SPECIFIC_RESERVATION", "key": "compute.googleapis.com/reservation-name",
         "values": [RESERVATION]}
-    assert (spec["network"], spec["tensorboard"]) == (NETWORK, TENSORBOARD)
+    assert (spec["network"], spec["tensorboard"]) == (NETWORK, tensorboard)
     assert spec["enableWebAccess"] is True and spec["persistentResourceId"] == "team-pool"
     assert spec["scheduling"]["disableRetries"] is True and spec["serviceAccount"] == SERVICE_ACCOUNT
 

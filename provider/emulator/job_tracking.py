@@ -1,0 +1,153 @@
+"""A job's ties to TensorBoard and experiments, as Vertex AI makes them.
+
+* ``check``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
+  resources that exist (NOT_FOUND otherwise, before the job is created).
+* ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
+  (what ``ExperimentRun.get_logged_custom_jobs`` reads).
+* ``upload_logs``: the TensorBoard event files a job wrote to ``AIP_TENSORBOARD_LOG_DIR``
+  (``baseOutputDirectory/logs/``, in the emulated storage) become the scalars of the TensorBoard
+  it names: an experiment named after the job's ID, one run per log subdirectory (``default``
+  for the log directory itself, names made as the SDK's uploader makes them), one time series
+  per tag. Vertex AI streams them while the job runs; the emulator reads what is new each time
+  the job is read, and once more when it has ended. Reading event files needs the
+  ``tensorboard`` extra (it is imported only here, when a job names a TensorBoard); without it
+  the logs stay in storage for ``trainjobs tensorboard``. A pipeline's backing job can call it
+  with its own ``tensorboard`` and output directory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from provider.emulator.errors import not_found
+from provider.emulator.nested import KINDS
+
+if TYPE_CHECKING:
+    from provider.emulator.nested_routes import Tracking
+
+Json = dict[str, Any]
+_RUN_NAME = re.compile(r"[^a-zA-Z0-9\n-]")  # the SDK uploader's reformat_run_name
+_SCALAR = "SCALAR"
+
+
+def _spec(job: Json) -> Json:
+    spec = job.get("jobSpec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def check(tracking: Tracking, body: Json) -> None:
+    """Called by the job service once the job is valid (JobService.references)."""
+    spec = _spec(body)
+    for field, collection in (("tensorboard", "tensorboards"), ("experiment", "contexts"),
+                              ("experimentRun", "contexts")):
+        name = spec.get(field)
+        if isinstance(name, str) and name and tracking.records.get(name) is None:
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
+            raise not_found(f"The {KINDS[collection].message} {name} named in job_spec.{snake} does not exist: "
+                            "create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
+
+
+def created(tracking: Tracking, job: Json) -> None:
+    run = _spec(job).get("experimentRun")
+    if not run:
+        return
+    with tracking.records.lock:
+        record = tracking.records.get(run)
+        if record is None:
+            return
+        metadata = dict(record["body"].get("metadata") or {})
+        jobs = [*metadata.get("_custom_jobs", []), {"custom_job_resource_name": job["name"],
+                                                    "custom_job_console_uri": ""}]
+        tracking.records.put({**record, "body": {**record["body"], "metadata": {**metadata, "_custom_jobs": jobs}}})
+
+
+def log_dir(storage_root: Path, output_uri: str) -> Path | None:
+    """Where ``output_uri``/logs/ lies in the emulated storage; None when it is not a gs:// URI."""
+    if not output_uri.startswith("gs://"):
+        return None
+    return storage_root / output_uri[len("gs://"):].rstrip("/") / "logs"
+
+
+def _scalars(path: Path) -> list[tuple[str, Json]]:
+    """(tag, TimeSeriesDataPoint JSON) for every scalar in an event file."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    from tensorboard.util import tensor_util
+
+    out = []
+    for event in EventFileLoader(str(path)).Load():
+        for value in event.summary.value:
+            if value.metadata.plugin_data.plugin_name != "scalars":
+                continue
+            number = float(tensor_util.make_ndarray(value.tensor).item())
+            seconds = event.wall_time
+            stamp = f"{int(seconds)}.{int(seconds % 1 * 1e6):06d}"
+            out.append((value.tag, {"step": str(event.step), "wallTime": _rfc3339(stamp),
+                                    "scalar": {"value": number}}))
+    return out
+
+
+def _rfc3339(stamp: str) -> str:
+    import datetime as dt
+
+    seconds, micros = stamp.split(".")
+    when = dt.datetime.fromtimestamp(int(seconds), dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{when}.{micros}Z"
+
+
+def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: Path) -> int:
+    """Write the scalars of the event files under ``logs`` not yet written; how many points were new."""
+    if tracking.records.get(tensorboard) is None or not logs.is_dir():
+        return 0
+    files = sorted(p for p in logs.rglob("*") if p.is_file() and ".tfevents." in p.name)
+    if not files:
+        return 0
+    if importlib.util.find_spec("tensorboard") is None:  # the tensorboard extra reads event files
+        return 0
+    nested = tracking.nested
+    experiment = f"{tensorboard}/experiments/{experiment_id}"
+    with tracking.records.lock:
+        if tracking.records.get(experiment) is None:
+            nested.insert(KINDS["experiments"], tensorboard, experiment_id, {"displayName": experiment_id})
+        done: dict[str, int] = dict((tracking.records.get(experiment) or {}).get("uploaded") or {})
+    new = 0
+    for path in files:
+        relative = path.relative_to(logs)
+        points = _scalars(path)[done.get(str(relative), 0):]
+        if not points:
+            continue
+        folder = str(relative.parent)
+        run_id = _RUN_NAME.sub("-", folder if folder != "." else "default").lower().strip("-") or "default"
+        run = f"{experiment}/runs/{run_id}"
+        if tracking.records.get(run) is None:
+            nested.insert(KINDS["runs"], experiment, run_id, {"displayName": folder if folder != "." else "default"})
+        series: dict[str, str] = {r["body"]["displayName"]: r["id"] for r in tracking.records.walk("timeSeries", run)}
+        batch: dict[str, list[Json]] = {}
+        for tag, point in points:
+            if tag not in series:
+                series[tag] = nested.insert(KINDS["timeSeries"], run, None,
+                                            {"displayName": tag, "valueType": _SCALAR})["id"]
+            batch.setdefault(series[tag], []).append(point)
+        tracking.data.write_run(run, json.dumps({"timeSeriesData": [
+            {"tensorboardTimeSeriesId": sid, "valueType": _SCALAR, "values": values}
+            for sid, values in batch.items()]}).encode())
+        done[str(relative)] = done.get(str(relative), 0) + len(points)
+        new += len(points)
+    with tracking.records.lock:
+        record = tracking.records.get(experiment)
+        if record is not None:
+            tracking.records.put({**record, "uploaded": done})
+    return new
+
+
+def seen(tracking: Tracking, storage_root: Path, job: Json) -> None:
+    """A job was read: upload what it has written to its TensorBoard since."""
+    spec = _spec(job)
+    tensorboard = spec.get("tensorboard")
+    output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix") or ""
+    logs = log_dir(storage_root, output)
+    if tensorboard and logs is not None:
+        upload_logs(tracking, tensorboard, job["name"].rsplit("/", 1)[1], logs)
