@@ -6,8 +6,9 @@ applied to the TrainingJob resources of a ``pulumi preview`` or ``pulumi up``.
 * ``trainjobs-stack-gpu-quota`` (a stack policy): the GPUs all the jobs of a stack hold at once
   against its maxGpusPerStack.
 
-Both are mandatory: a violation stops the update. Each message names the rule, the limit and
-the value.
+Both are mandatory: a violation stops the update. Each message says where, as ``trainjobs validate``
+does (the spec file, line and column of the value, when the file is in this project), then names
+the rule, the limit and the value.
 """
 
 from __future__ import annotations
@@ -40,6 +41,21 @@ def _unreadable(name: str, problems: list[Any]) -> str:
     return f"{name}: the spec cannot be read, so its stack's policy cannot be checked{first}; run trainjobs validate"
 
 
+def _where(props: Any, violation: Any) -> str:
+    """``file:line:column: `` of the value a violation is about, as validate places it; the file alone
+    when it is not in this project (or no longer has the value where the resource's spec had it)."""
+    spec_file = str(props.get("specFile") or "")
+    if not spec_file:
+        return ""
+    path = (PROJECT / spec_file).resolve()
+    if not path.is_relative_to(PROJECT) or not path.is_file():
+        return f"{spec_file}: "
+    from provider.stack.check import validate_in, violation_problem
+
+    stack = stack_config(props)
+    return f"{violation_problem(violation, stack, validate_in(path, stack, shown=spec_file)).where}: "
+
+
 def validate_job(args: ResourceValidationArgs, report_violation: Report) -> None:
     if args.resource_type != TYPE_TOKEN:
         return
@@ -48,7 +64,7 @@ def validate_job(args: ResourceValidationArgs, report_violation: Report) -> None
         report_violation(_unreadable(args.name, problems))
         return
     for violation in check_job(job, stack_config(args.props)):
-        report_violation(violation.text())
+        report_violation(_where(args.props, violation) + violation.text())
 
 
 def validate_stack(args: StackValidationArgs, report_violation: Report) -> None:

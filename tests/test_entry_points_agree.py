@@ -259,7 +259,9 @@ def test_the_policy_pack_reports_the_stacks_quota_and_policy(repo: Path, rel: st
         PACK.JOB_POLICY.validate(ResourceValidationArgs(PACK.TYPE_TOKEN, props, urn(stack, name), name, options(), None),
                                  lambda message, urn=None, sink=found.append: sink(message))
         expected = [s[3] for s in errors(reference(repo, rel)[1], stack) if f"stack {stack}" in s[3]]
-        assert [f.split(" (rule ")[0] for f in found] == expected, (stack, found)
+        # each message starts where it is: the spec file (with line and column when the file is in the pack's project)
+        assert all(f.startswith(f"{rel}") for f in found), found
+        assert [f.split(": ", 1)[1].split(" (rule ")[0] for f in found] == expected, (stack, found)
 
 
 def test_plan_refuses_what_validate_refuses(repo: Path) -> None:

@@ -118,18 +118,19 @@ def test_per_job_rules_name_the_rule_the_limit_and_the_value() -> None:
               "maxRunningTime": "3600s"}
     found = check_resource(inputs("vision-prod", "specs/vision/resnet_t4.yaml", quotas=quotas,
                                   policy={"requiredLabels": ["cost-center", "owner"]}))
+    # each where `trainjobs validate` places it: the spec's file, line and column of the value
     assert found == [
-        "vision_resnet_t4 holds 20 GPUs at once, more than stack vision-prod allows per job "
+        "specs/vision/resnet_t4.yaml:13:5: vision_resnet_t4 holds 20 GPUs at once, more than stack vision-prod allows per job "
         "(rule quotas.maxGpusPerJob: limit 8, value 20)",
-        "vision_resnet_t4 uses NVIDIA_TESLA_T4, which stack vision-prod does not allow "
+        "specs/vision/resnet_t4.yaml:15:27: vision_resnet_t4 uses NVIDIA_TESLA_T4, which stack vision-prod does not allow "
         "(rule quotas.allowedAccelerators: limit NVIDIA_L4, value NVIDIA_TESLA_T4)",
-        "vision_resnet_t4 uses NVIDIA_TESLA_T4, which stack vision-prod does not allow "
+        "specs/vision/resnet_t4.yaml:19:27: vision_resnet_t4 uses NVIDIA_TESLA_T4, which stack vision-prod does not allow "
         "(rule quotas.allowedAccelerators: limit NVIDIA_L4, value NVIDIA_TESLA_T4)",
-        "vision_resnet_t4 runs in us-central1, which stack vision-prod does not allow "
+        "specs/vision/resnet_t4.yaml:11:11: vision_resnet_t4 runs in us-central1, which stack vision-prod does not allow "
         "(rule quotas.allowedRegions: limit europe-west4, value us-central1)",
-        "vision_resnet_t4 may run 21600s, longer than stack vision-prod allows "
+        "specs/vision/resnet_t4.yaml:31:21: vision_resnet_t4 may run 21600s, longer than stack vision-prod allows "
         "(rule quotas.maxRunningTime: limit 3600s, value 21600s)",
-        "vision_resnet_t4 lacks the label(s) owner that stack vision-prod requires "
+        "specs/vision/resnet_t4.yaml:9:11: vision_resnet_t4 lacks the label(s) owner that stack vision-prod requires "
         "(rule policy.requiredLabels: limit cost-center, owner, value cost-center, env, model, team)",
     ]
 
