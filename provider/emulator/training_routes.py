@@ -7,9 +7,10 @@ service's."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from provider.emulator import wire
+from provider.core.job_kinds import CUSTOM_JOB
+from provider.emulator import job_tracking, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
 
@@ -21,6 +22,7 @@ _COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "k
 _LIST = ("filter", "pageSize", "pageToken", "readMask")
 SERVING = ("endpoints", "batchPredictionJobs", "deploymentResourcePools")
 Handler = Callable[["Emulator", "Request", dict[str, str]], Answer]
+Json = dict[str, Any]
 
 
 def _params(request: Request, method: str, allowed: tuple[str, ...] = ()) -> None:
@@ -44,9 +46,23 @@ def _operation(data: dict[str, object]) -> Answer:
 
 
 # -- trainingPipelines ---------------------------------------------------------------------------
+def _backing(app: Emulator, pipeline: Json) -> Json | None:
+    """The pipeline's backing CustomJob as the job service gives it (None once it was deleted)."""
+    parent, _, job_id = str((pipeline.get("trainingTaskMetadata") or {}).get("backingCustomJob") or "").partition(
+        f"/{CUSTOM_JOB.collection}/")
+    try:
+        return app.jobs.get(CUSTOM_JOB.collection, parent, job_id) if job_id else None
+    except ApiError:
+        return None
+
+
 def create_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "trainingPipelines.create")
-    return _answer(request, "TrainingPipeline", app.pipelines.create(_parent(m), request.body))
+    pipeline = app.pipelines.create(_parent(m), request.body)
+    job = _backing(app, pipeline)
+    if job is not None:  # its experiment run lists it, as a CustomJob's does (job_tracking.py)
+        job_tracking.created(app.tracking, job)
+    return _answer(request, "TrainingPipeline", pipeline)
 
 
 def list_pipelines(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
@@ -60,7 +76,11 @@ def _pipeline(m: dict[str, str]) -> str:
 
 def get_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "trainingPipelines.get")
-    return _answer(request, "TrainingPipeline", app.pipelines.get(_pipeline(m)))
+    pipeline = app.pipelines.get(_pipeline(m))
+    job = _backing(app, pipeline)
+    if job is not None:  # the TensorBoard logs its trainer wrote, uploaded as a CustomJob's are
+        job_tracking.seen(app.tracking, app.storage_root, job)
+    return _answer(request, "TrainingPipeline", pipeline)
 
 
 def cancel_pipeline(app: Emulator, request: Request, m: dict[str, str]) -> Answer:

@@ -280,6 +280,8 @@ def test_unknown_paths_and_parameters_are_refused_by_name(emulator: Emulator) ->
 
 CURVES = ROOT / "tests" / "fixtures" / "trainers" / "curves"
 JOB_TIMEOUT = 300.0  # generous: the machine is loaded
+EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest"
+CUSTOM_TASK = "gs://google-cloud-aiplatform/schema/trainingjob/definition/custom_task_1.0.0.yaml"
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"  # the SDK and the validator want one with a tensorboard
 
 
@@ -362,3 +364,41 @@ def test_custom_job_run_with_an_experiment_run_through_the_sdk(sdk: Any, emulato
     run = sdk.ExperimentRun("first", experiment="sdk-jobs")
     assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [job.resource_name]
     assert run.get_state() == "COMPLETE"  # CustomJob.run() ends the run once the job has
+
+
+def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator) -> None:
+    """A custom-task pipeline naming a TensorBoard: its backing job's trainer gets AIP_TENSORBOARD_LOG_DIR,
+    and reading the pipeline uploads what it wrote there, as reading a CustomJob does."""
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import aiplatform_v1 as v1
+
+    from provider.packaging.gcs import GcsStager, gcs_client
+    from provider.packaging.stage import stage
+    from tests.vertex.conftest import BUCKET
+
+    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
+    tbs, _ = _clients(emulator)
+    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="pipelines")).result(timeout=60)
+    uri = f"gs://{BUCKET}/pkgs/curves-0.1.tar.gz"
+    stage(CURVES, uri, GcsStager(gcs_client(PROJECT, emulator.endpoint)))
+    pipelines = v1.PipelineServiceClient(transport="rest", credentials=AnonymousCredentials(),
+                                         client_options={"api_endpoint": emulator.endpoint})
+    inputs = {"workerPoolSpecs": [{"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1,
+                                   "pythonPackageSpec": {"executorImageUri": EXECUTOR, "packageUris": [uri],
+                                                         "pythonModule": "curves.task"}}],
+              "baseOutputDirectory": {"outputUriPrefix": f"gs://{BUCKET}/pipeline-out"},
+              "tensorboard": tb.name, "serviceAccount": ACCOUNT}
+    pipeline = pipelines.create_training_pipeline(parent=PARENT, training_pipeline=v1.TrainingPipeline(
+        display_name="curves", training_task_definition=CUSTOM_TASK, training_task_inputs=inputs))
+    deadline = time.monotonic() + JOB_TIMEOUT
+    while pipeline.state.name not in ("PIPELINE_STATE_SUCCEEDED", "PIPELINE_STATE_FAILED") \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
+        pipeline = pipelines.get_training_pipeline(name=pipeline.name)
+    assert pipeline.state.name == "PIPELINE_STATE_SUCCEEDED", pipeline.error
+    job_id = pipeline.training_task_metadata["backingCustomJob"].rsplit("/", 1)[1]
+    runs = {r.display_name: r.name for r in tbs.list_tensorboard_runs(parent=f"{tb.name}/experiments/{job_id}")}
+    assert sorted(runs) == ["eval", "train"]
+    series = {s.display_name: s.name for s in tbs.list_tensorboard_time_series(parent=runs["train"])}
+    loss = tbs.read_tensorboard_time_series_data(tensorboard_time_series=series["loss"]).time_series_data
+    assert [(p.step, round(p.scalar.value, 4)) for p in loss.values] == [(0, 1.0), (1, 0.5), (2, 0.3333)]
