@@ -165,6 +165,13 @@ def test_experiment_tracking_end_to_end(sdk: Any, emulator: Emulator) -> None:
     data = backing.read_time_series_data()
     assert [round(p.scalar.value, 6) for p in data["loss"].values] == [0.5, 0.2]
 
+    # The experiment as a table (pandas, the vertex extra's): a row per run, its params and metrics.
+    frame = sdk.get_experiment_df("sweep").set_index("run_name")
+    assert sorted(frame.index) == ["run-a", "run-b"]
+    assert frame.loc["run-a", "param.lr"] == 0.1 and frame.loc["run-b", "param.optimizer"] == "adam"
+    assert frame.loc["run-a", "metric.accuracy"] == 0.9 and frame.loc["run-b", "metric.accuracy"] == 0.7
+    assert frame.loc["run-a", "state"] == "COMPLETE"
+
     # The metadata behind it, through the gapic client: the experiment context and its child runs.
     _, md = _clients(emulator)
     store = f"{PARENT}/metadataStores/default"
