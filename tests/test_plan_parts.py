@@ -94,10 +94,15 @@ def test_estimate_flags_unverified_and_missing_prices() -> None:
     assert est.usd == pytest.approx(3 * 0.21849885 * 2) and est.unverified == () and est.missing == ()
     gpu = _job(SPEC.format(region="us-central1", acc=", accelerator: {type: NVIDIA_TESLA_T4, count: 1}", extra=""))
     assert estimate(gpu, capacity(gpu)).unverified == ("NVIDIA_TESLA_T4",)
-    elsewhere = _job(SPEC.format(region="europe-west4", acc="", extra=""))
+    europe = _job(SPEC.format(region="europe-west4", acc="", extra=""))  # N1 there: derived, so unverified
+    est = estimate(europe, capacity(europe))
+    rate = CATALOG.pricing().regions["europe-west4"].machine_families["n1"]
+    assert est.usd_per_hour == pytest.approx(3 * (4 * rate.usd_per_vcpu_hour + 15 * rate.usd_per_gb_hour))
+    assert est.unverified == ("n1-standard-4",) and est.missing == ()
+    elsewhere = _job(SPEC.format(region="me-central2", acc="", extra=""))
     est = estimate(elsewhere, capacity(elsewhere))
     why = CATALOG.pricing().not_priced.machine_families["n1"]
-    assert est.usd is None and est.missing == (f"machine type n1-standard-4 in europe-west4 ({why})",)
+    assert est.usd is None and est.missing == (f"machine type n1-standard-4 in me-central2 ({why})",)
     local = estimate(cpu, capacity(cpu), billed=False)
     assert local.usd is None and not local.billed
 
