@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from provider.core.record import Record
-from provider.emulator import wire
+from provider.emulator import query, wire
 from provider.emulator.errors import ApiError, invalid, not_found
 from provider.emulator.metadata_links import MetadataLinks
 from provider.emulator.nested import KINDS, Kind, NestedService
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from provider.emulator.server import Emulator
 
 Json = dict[str, Any]
-_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
-_LIST = ("filter", "pageSize", "pageToken", "orderBy", "readMask")
+_LIST = (*query.LIST, "orderBy")
 _SERVED = ("tensorboards (experiments, runs, timeSeries) and metadataStores (contexts, artifacts, executions)")
 
 
@@ -78,11 +77,7 @@ def _target(m: dict[str, str]) -> Target:
 
 
 def _params(request: Request, method: str, allowed: tuple[str, ...] = ()) -> None:
-    for key in request.params:
-        if key not in _COMMON and key not in allowed:
-            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
-                          f"Field '{key}' could not be found in request message ({method} takes "
-                          f"{', '.join(allowed) or 'no query parameter'}).")
+    query.check_params(request.params, allowed, method)
 
 
 def _answer(message: str, data: Json, request: Request) -> Answer:

@@ -6,28 +6,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from provider.emulator import wire
-from provider.emulator.errors import invalid
+from provider.emulator import query, wire
 from provider.emulator.storage import Answer
 
 if TYPE_CHECKING:
     from provider.emulator.routes import Request
     from provider.emulator.server import Emulator
 
-_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
 COLLECTION = "persistentResources"
 
 
 def _params(request: Request, method: str, allowed: tuple[str, ...] = ()) -> None:
-    for key in request.params:
-        if key not in _COMMON and key not in allowed:
-            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
-                          f"Field '{key}' could not be found in request message ({method} takes "
-                          f"{', '.join(allowed) or 'no query parameter'}).")
+    query.check_params(request.params, allowed, method)
 
 
 def _parent(m: dict[str, str]) -> str:
-    return f"projects/{m['project']}/locations/{m['location']}"
+    return query.parent(m)
 
 
 def _name(m: dict[str, str]) -> str:

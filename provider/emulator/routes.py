@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from provider.core import job_kinds
 from provider.core.record import Record
-from provider.emulator import job_tracking, nested_routes, persistent_routes, training_routes, wire
+from provider.emulator import job_tracking, nested_routes, persistent_routes, query, training_routes, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -49,19 +49,15 @@ Handler = Callable[["Emulator", Request, dict[str, str]], Answer]
 
 _NAME = r"(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
 _COLLECTION = rf"(?P<collection>{job_kinds.COLLECTION_PATTERN})"
-_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
-_LIST = ("filter", "pageSize", "pageToken", "readMask")
+_LIST = query.LIST
 
 
 def _params(request: Request, allowed: tuple[str, ...] = ()) -> None:
-    for key in request.params:
-        if key not in _COMMON and key not in allowed:
-            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
-                          f"Field '{key}' could not be found in request message.")
+    query.check_params(request.params, allowed)
 
 
 def _parent(m: dict[str, str]) -> str:
-    return f"projects/{m['project']}/locations/{m['location']}"
+    return query.parent(m)
 
 
 def _job(app: Emulator, request: Request, data: Json, collection: str) -> Answer:

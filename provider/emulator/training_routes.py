@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.core.job_kinds import CUSTOM_JOB
-from provider.emulator import job_tracking, wire
+from provider.emulator import job_tracking, query, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
 
@@ -18,23 +18,18 @@ if TYPE_CHECKING:
     from provider.emulator.routes import Request
     from provider.emulator.server import Emulator
 
-_COMMON = ("$alt", "alt", "$prettyPrint", "prettyPrint", "$fields", "fields", "key", "$callback")
-_LIST = ("filter", "pageSize", "pageToken", "readMask")
+_LIST = query.LIST
 SERVING = ("endpoints", "batchPredictionJobs", "deploymentResourcePools")
 Handler = Callable[["Emulator", "Request", dict[str, str]], Answer]
 Json = dict[str, Any]
 
 
 def _params(request: Request, method: str, allowed: tuple[str, ...] = ()) -> None:
-    for key in request.params:
-        if key not in _COMMON and key not in allowed:
-            raise invalid(f"Invalid JSON payload received. Unknown name \"{key}\": Cannot bind query parameter. "
-                          f"Field '{key}' could not be found in request message ({method} takes "
-                          f"{', '.join(allowed) or 'no query parameter'}).")
+    query.check_params(request.params, allowed, method)
 
 
 def _parent(m: dict[str, str]) -> str:
-    return f"projects/{m['project']}/locations/{m['location']}"
+    return query.parent(m)
 
 
 def _answer(request: Request, type_name: str, data: dict[str, object]) -> Answer:
