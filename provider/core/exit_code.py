@@ -13,7 +13,8 @@ import enum
 
 class ExitCode(enum.IntEnum):
     SUCCESS = 0  # done: the job succeeded, the spec is valid, the plan passes
-    INVALID = 1  # the input is invalid: a spec's or stack file's problems, a policy violation, a refused request
+    INVALID = 1  # the input is invalid: a spec's or stack file's problems, a policy violation, a refused request,
+    # a job record that cannot be read
     USAGE = 2  # a bad command line: an unknown option or value, an unknown --replica or --stack
     INTERNAL = 3  # a bug in trainjobs (run again with TRAINJOBS_DEBUG=1 for the traceback)
     NOT_FOUND = 4  # a file, folder or job named that does not exist
@@ -30,7 +31,7 @@ class ExitCode(enum.IntEnum):
 _MEANING = {
     ExitCode.SUCCESS: "success: the job succeeded, the specs are valid, the plan passes",
     ExitCode.INVALID: "invalid input: a spec or stack file has errors, a policy is violated, the backend refused "
-                      "the request as invalid",
+                      "the request as invalid, a job's record cannot be read",
     ExitCode.USAGE: "usage error: an unknown command, option or value (an unknown --replica or --stack)",
     ExitCode.INTERNAL: "internal error: a bug in trainjobs",
     ExitCode.NOT_FOUND: "not found: a file, folder or job that does not exist",
@@ -48,6 +49,7 @@ _OF_RPC = {
     "FAILED_PRECONDITION": ExitCode.INVALID,
     "ALREADY_EXISTS": ExitCode.INVALID,
     "OUT_OF_RANGE": ExitCode.INVALID,
+    "DATA_LOSS": ExitCode.INVALID,  # a job's record that cannot be read: the message names the file and the fix
 }
 
 
