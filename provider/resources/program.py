@@ -161,13 +161,13 @@ def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[s
                         "nothing is created, and jobs that name one in persistentResourceId run on this machine "
                         "as usual")
         return {}
-    from provider.resources.persistent_resource import PersistentResource
+    from provider.resources.persistent_resource import PersistentResource, PersistentResourceArgs
 
     return {
-        r.id: PersistentResource(f"{stack.team}-{r.id}", {
-            "persistentResourceId": r.id, "project": stack.project_id, "region": stack.region,
-            "body": r.body(), **({"apiEndpoint": stack.api_endpoint} if stack.api_endpoint else {}),
-        }, pulumi.ResourceOptions(depends_on=[infra], delete_before_replace=True))
+        r.id: PersistentResource(f"{stack.team}-{r.id}", PersistentResourceArgs(
+            persistent_resource_id=r.id, project=stack.project_id, region=stack.region, body=r.body(),
+            api_endpoint=stack.api_endpoint or None,
+        ), pulumi.ResourceOptions(depends_on=[infra], delete_before_replace=True))
         for r in declared
     }
 
