@@ -4,8 +4,11 @@
 policy pack and the provider see them; a field left at None is not carried, since every input
 costs the SDK the same to serialise whatever it holds); ``JobArgs.from_props()`` reads such a
 map back (a key the map lacks is None; provider.resources.props says how engine values, floats
-and unknowns, are read). Inputs that wait on other resources (the request and its identity wait
+and unknowns, are read). Inputs that wait on other resources (the request waits
 on the image and the service account) are ``pulumi.Output`` values here.
+
+What a resource carries is what its Check and Diff read, and what create stages and submits:
+nothing twice (the job's identity label is in the request's labels, not an input of its own).
 """
 
 from __future__ import annotations
@@ -49,7 +52,6 @@ class JobArgs(Props):
     request: Any = None  # the create request's body (an Output while the image or account is unknown)
     request_kind: str | None = None
     parent: str | None = None
-    identity: Any = None  # the identity label (an Output, as the request)
     desired_state: str | None = None
     adopt: str | None = None
     package: dict[str, str] | None = None

@@ -19,7 +19,7 @@ from provider.resources.job_diff import REPLACE_ORDERS
 from provider.resources.unknowns import has_unknown, is_unknown
 from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
 
-REQUIRED = ("job_name", "backend", "spec", "request", "request_kind", "parent", "identity")
+REQUIRED = ("job_name", "backend", "spec", "request", "request_kind", "parent")
 # What the spec's validation and the quotas read: all must be known to run them.
 STACK_INPUTS = ("job_name", "backend", "spec", "spec_file", "stack", "team", "project", "region", "quotas", "policy",
                 "stack_labels")
