@@ -34,6 +34,11 @@ class Props(Record):
     """A resource's inputs (see the module's docstring). Every field defaults to None: not carried."""
 
     AS_IS: ClassVar[frozenset[str]] = frozenset()
+    _names: ClassVar[tuple[tuple[str, str], ...]] = ()  # (field, property), made once per class
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._names = tuple((f.name, camel(f.name)) for f in cls.__record_fields__)
 
     @classmethod
     def prop(cls, field: str) -> str:
@@ -47,8 +52,7 @@ class Props(Record):
     def to_props(self) -> dict[str, Any]:
         """The property map the SDK carries: the fields that are set, by their property names (an
         input left at None is not carried: each costs the SDK the same whatever it holds)."""
-        return {camel(f.name): value for f in self.__record_fields__
-                if (value := getattr(self, f.name)) is not None}
+        return {prop: value for name, prop in self._names if (value := getattr(self, name)) is not None}
 
     @classmethod
     def from_props(cls: type[P], props: Mapping[str, Any], as_is: frozenset[str] | None = None) -> P:
@@ -56,7 +60,7 @@ class Props(Record):
         ``as_is`` (default: the class's AS_IS) names the fields passed without ``plain``."""
         keep = cls.AS_IS if as_is is None else as_is
         values = {}
-        for f in cls.__record_fields__:
-            value = props.get(camel(f.name))
-            values[f.name] = value if f.name in keep else plain(value)
+        for name, prop in cls._names:
+            value = props.get(prop)
+            values[name] = value if name in keep or value is None else plain(value)
         return cls(**values)
