@@ -1,6 +1,6 @@
 """Benchmark: the TrainingJob provider's Check + Diff through the SDK's host, for stacks of N jobs.
 
-    .venv/bin/python bench/provider_bench.py [--sizes 200,500,1000] [--repeat 3] [--profile 20]
+    .venv/bin/python bench/provider_bench.py [--sizes 100,300,1000] [--repeat 3] [--profile 20]
 
 What ``pulumi preview`` costs the provider for a stack of N jobs that are already deployed: the
 engine starts ``python -u -m pulumi.dynamic``, then calls Check and Diff once per resource over
@@ -14,6 +14,9 @@ depend on its spec and the stack only). For each N it times, side by side in one
   call: that is in the figure). The requests are serialised beforehand, as the engine has them;
   the host's own deserialising and serialising of every property is in the figure. Peak memory:
   the host process's VmHWM, read before it is stopped;
+* the floor: the same inputs, the same host and calls, for the echo provider (bench/echo_provider.py:
+  Check returns the news, Diff says no change, neither reads anything): what the SDK's host costs
+  for what each resource carries, the target being the provider within 1.5x of it (CPU);
 * the host's own code without gRPC: the SDK's ``DynamicResourceProviderServicer`` (its
   ``pulumi/dynamic/__main__.py``, executed without its ``main()``) called in a fresh process
   with the same requests: deserialise, unpickle the provider once, Check/Diff, serialise;
@@ -98,16 +101,18 @@ def declared_inputs(project: Path, n: int) -> dict[str, dict[str, Any]]:
 Requests = list[tuple[Any, Any]]  # (CheckRequest, DiffRequest) per job
 
 
-def requests_for(inputs: dict[str, dict[str, Any]]) -> Requests:
-    """The Check and Diff requests the engine sends for each job, serialised by the SDK's rpc module."""
+def requests_for(inputs: dict[str, dict[str, Any]], echo: bool = False) -> Requests:
+    """The Check and Diff requests the engine sends for each job, serialised by the SDK's rpc module;
+    with ``echo``, the same inputs for the floor's echo provider (bench/echo_provider.py)."""
     from pulumi.runtime.proto import provider_pb2
 
     from tests.pulumi.host import URN, ProviderHost
 
     empty = ProviderHost.struct({})
     out = []
+    echo_provider = echo_provider_string() if echo else None
     for name, props in inputs.items():
-        news = ProviderHost.struct(props)
+        news = ProviderHost.struct({**props, "__provider": echo_provider} if echo_provider else props)
         urn = URN.format(name=name)
         out.append((provider_pb2.CheckRequest(urn=urn, olds=empty, news=news),
                     provider_pb2.DiffRequest(id="1", urn=urn, olds=news, news=news)))
@@ -127,7 +132,19 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def through_host(requests: Requests) -> tuple[float, float, int, float]:
+def echo_provider_string() -> str:
+    """The echo provider as the SDK serialises it (by reference: the host imports ``echo_provider``)."""
+    from echo_provider import EchoProvider
+    from pulumi.dynamic.dynamic import serialize_provider
+
+    return serialize_provider(EchoProvider())
+
+
+ECHO_ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "bench"), str(ROOT), os.environ.get("PYTHONPATH"))
+                                          if p)}
+
+
+def through_host(requests: Requests, env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
     """Seconds for host start + Configure, for all Check + Diff calls after it, the host's peak RSS (KB),
     and the CPU seconds the host spent on the calls (load on the machine does not inflate it).
 
@@ -138,7 +155,7 @@ def through_host(requests: Requests) -> tuple[float, float, int, float]:
     from tests.pulumi.host import ProviderHost
 
     start = time.perf_counter()
-    host = ProviderHost()
+    host = ProviderHost(env=env)
     started = time.perf_counter()
     try:
         cpu0 = cpu_s(host.proc.pid)
@@ -251,7 +268,7 @@ def _profile_lines(text: str, keep: int) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="200,500,1000", help="numbers of jobs in the stack, comma-separated")
+    parser.add_argument("--sizes", default="100,300,1000", help="numbers of jobs in the stack, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", type=int, default=20, help="how many functions of the profile to print")
     parser.add_argument("--child", choices=("servicer", "provider"), help=argparse.SUPPRESS)
@@ -274,6 +291,8 @@ def main() -> int:
         for n in sizes:
             requests = requests_for(dict(list(inputs.items())[:n]))
             host = [through_host(requests) for _ in range(args.repeat)]
+            echo_requests = requests_for(dict(list(inputs.items())[:n]), echo=True)
+            echo = [through_host(echo_requests, ECHO_ENV) for _ in range(args.repeat)]
             servicer = [in_child("servicer", inputs_file, n) for _ in range(args.repeat)]
             base = [in_child("provider", inputs_file, n) for _ in range(args.repeat)]
             rows.append({
@@ -282,6 +301,8 @@ def main() -> int:
                 "through the host: Check + Diff over gRPC": (med(h[1] for h in host), med(h[3] for h in host),
                                                              max(h[2] for h in host)),
                 "through the host, in all": (med(h[0] + h[1] for h in host), None, None),
+                "floor: echo provider through the host": (med(h[1] for h in echo), med(h[3] for h in echo),
+                                                          max(h[2] for h in echo)),
                 "host's servicer in-process (no gRPC)": (med(r["seconds"] for r in servicer),
                                                          med(r["cpu"] for r in servicer),
                                                          max(r["rss_kb"] for r in servicer)),
@@ -302,6 +323,10 @@ def main() -> int:
                          else f"{'':7} {'':8} {'':10}")
             mem = f"{kb / 1024:6.1f} MB" if kb else ""
             print(f"  {n:5d} {label:42} {wall:7.3f} {wall / wall0:7.2f}x {cpu_cells} {mem:>9}")
+    for row in rows:
+        ours, floor = row["through the host: Check + Diff over gRPC"][1], row["floor: echo provider through the host"][1]
+        print(f"  N={row['n']}: the provider through the host {ours / floor:.2f}x the host's floor (CPU); "
+              f"target 1.5x: {'met' if ours <= 1.5 * floor else 'MISSED'}")
     for row in rows:
         if row["n"] == 200:
             total = row["through the host, in all"][0]

@@ -30,6 +30,7 @@ from pulumi_policy import (  # noqa: E402
     StackValidationPolicy,
 )
 
+from provider.resources.job_args import JobArgs  # noqa: E402
 from provider.stack.policy import check_job, check_stack  # noqa: E402
 from provider.stack.policy_inputs import TYPE_TOKEN, stack_config, training_job  # noqa: E402
 
@@ -41,10 +42,10 @@ def _unreadable(name: str, problems: list[Any]) -> str:
     return f"{name}: the spec cannot be read, so its stack's policy cannot be checked{first}; run trainjobs validate"
 
 
-def _where(props: Any, violation: Any) -> str:
+def _where(args: JobArgs, violation: Any) -> str:
     """``file:line:column: `` of the value a violation is about, as validate places it; the file alone
     when it is not in this project (or no longer has the value where the resource's spec had it)."""
-    spec_file = str(props.get("specFile") or "")
+    spec_file = str(args.spec_file or "")
     if not spec_file:
         return ""
     path = (PROJECT / spec_file).resolve()
@@ -52,29 +53,31 @@ def _where(props: Any, violation: Any) -> str:
         return f"{spec_file}: "
     from provider.stack.check import validate_in, violation_problem
 
-    stack = stack_config(props)
+    stack = stack_config(args)
     return f"{violation_problem(violation, stack, validate_in(path, stack, shown=spec_file)).where}: "
 
 
 def validate_job(args: ResourceValidationArgs, report_violation: Report) -> None:
     if args.resource_type != TYPE_TOKEN:
         return
-    job, problems = training_job(args.props)
+    inputs = JobArgs.from_props(args.props)
+    job, problems = training_job(inputs)
     if job is None:
         report_violation(_unreadable(args.name, problems))
         return
-    for violation in check_job(job, stack_config(args.props)):
-        report_violation(_where(args.props, violation) + violation.text())
+    for violation in check_job(job, stack_config(inputs)):
+        report_violation(_where(inputs, violation) + violation.text())
 
 
 def validate_stack(args: StackValidationArgs, report_violation: Report) -> None:
-    by_stack: dict[str, list[Any]] = {}
+    by_stack: dict[str, list[JobArgs]] = {}
     for resource in args.resources:
         if resource.resource_type == TYPE_TOKEN:
-            by_stack.setdefault(str(resource.props.get("stack")), []).append(resource)
-    for resources in by_stack.values():
-        jobs = [job for r in resources if (job := training_job(r.props)[0]) is not None]
-        for violation in check_stack(jobs, stack_config(resources[0].props)):
+            inputs = JobArgs.from_props(resource.props)
+            by_stack.setdefault(str(inputs.stack), []).append(inputs)
+    for stack_jobs in by_stack.values():
+        jobs = [job for inputs in stack_jobs if (job := training_job(inputs)[0]) is not None]
+        for violation in check_stack(jobs, stack_config(stack_jobs[0])):
             if violation.job is None:  # per-job rules are the resource policy's
                 report_violation(violation.text())
 

@@ -11,7 +11,7 @@ ARGS = JobArgs(
     quotas={"maxGpusPerJob": 8}, wait={"until": "none", "timeout": 3600}, retention="keep", replace="deleteFirst",
     spec={"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "resnet"}},
     spec_file="specs/vision/resnet.yaml", request={"displayName": "resnet"}, request_kind="CustomJob",
-    parent="projects/acme/locations/us-central1", identity="0" * 32, desired_state="RUNNING",
+    parent="projects/acme/locations/us-central1", desired_state="RUNNING",
     extra_packages=[{"source": "dist/a.whl", "uri": "gs://b/a.whl"}], max_wait_seconds=600.0,
 )
 

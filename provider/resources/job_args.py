@@ -3,29 +3,31 @@
 ``JobArgs.to_props()`` is the property map the SDK carries (camelCase keys, as the state, the
 policy pack and the provider see them; a field left at None is not carried, since every input
 costs the SDK the same to serialise whatever it holds); ``JobArgs.from_props()`` reads such a
-map back (a key the map lacks is None). Inputs that wait on other resources (the request and
-its identity wait on the image and the service account) are ``pulumi.Output`` values here.
+map back (a key the map lacks is None; provider.resources.props says how engine values, floats
+and unknowns, are read). Inputs that wait on other resources (the request waits
+on the image and the service account) are ``pulumi.Output`` values here.
+
+What a resource carries is what its Check and Diff read, and what create stages and submits:
+nothing twice (the job's identity label is in the request's labels, not an input of its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from provider.core.record import Record
+from provider.resources.props import Props
 
-# field -> property, for the fields whose property name is not the field's own
-_RENAMED = {
-    "job_name": "jobName", "spec_file": "specFile", "request_kind": "requestKind",
-    "stack_labels": "stackLabels", "persistent_resources": "persistentResources",
-    "desired_state": "desiredState", "api_endpoint": "apiEndpoint", "local_home": "localHome",
-    "secret_env_names": "secretEnvNames", "extra_packages": "extraPackages", "max_wait_seconds": "maxWaitSeconds",
-}
+if TYPE_CHECKING:
+    from provider.backends.settings import BackendSettings
 
 
-class JobArgs(Record):
+class JobArgs(Props):
     """One job's inputs: the job, its request, where it runs, and the stack settings its Check and
     its lifecycle read (the policy pack rebuilds the stack from them: provider.stack.policy_inputs)."""
+
+    # Check and Diff compare the request with itself (the olds and the news both come from the
+    # engine) and only look at whether it is there: no copy.
+    AS_IS: ClassVar[frozenset[str]] = frozenset({"request"})
 
     job_name: str | None = None
     stack: str | None = None
@@ -43,31 +45,23 @@ class JobArgs(Record):
     timeouts: dict[str, float] | None = None
     api_endpoint: str | None = None
     local_home: str | None = None
+    local_storage: str | None = None  # the program never sets it; the local backend's settings read it
     secret_env_names: list[str] | None = None
     spec: dict[str, Any] | None = None  # the spec document, as Check validates it
     spec_file: str | None = None
     request: Any = None  # the create request's body (an Output while the image or account is unknown)
     request_kind: str | None = None
     parent: str | None = None
-    identity: Any = None  # the identity label (an Output, as the request)
     desired_state: str | None = None
     adopt: str | None = None
     package: dict[str, str] | None = None
     extra_packages: list[dict[str, str]] | None = None
     requirements: dict[str, Any] | None = None
     max_wait_seconds: float | None = None
+    project_root: str | None = None  # only in states written before staged paths were relative
 
-    def to_props(self) -> dict[str, Any]:
-        """The property map the SDK carries: the fields that are set, by their property names."""
-        props: dict[str, Any] = {}
-        for f in self.__record_fields__:
-            value = getattr(self, f.name)
-            if value is not None:
-                props[_RENAMED.get(f.name, f.name)] = value
-        return props
+    def backend_settings(self) -> BackendSettings:
+        """The job's backend settings, read by its backend type's own reader (``of_props``)."""
+        from provider.backends.settings import settings_of_props
 
-    @classmethod
-    def from_props(cls, props: Mapping[str, Any]) -> JobArgs:
-        """The args a property map holds (the engine's inputs or state; outputs are ignored)."""
-        return cls(**{f.name: props.get(_RENAMED.get(f.name, f.name)) for f in cls.__record_fields__})
-
+        return settings_of_props(self.to_props())

@@ -28,47 +28,54 @@ from typing import Any
 
 from pulumi.dynamic import DiffResult
 
+from provider.resources.job_args import JobArgs
 from provider.resources.unknowns import has_unknown, is_unknown
 
-# Where the job lives: a change here is another job.
-WHERE = ("backend", "parent", "requestKind", "apiEndpoint", "localHome", "localStorage")
+# Where the job lives: a change here is another job (fields of JobArgs; WHERE: their properties).
+WHERE_FIELDS = ("backend", "parent", "request_kind", "api_endpoint", "local_home", "local_storage")
+WHERE = JobArgs.props_of(WHERE_FIELDS)
 DELETE_FIRST = "deleteFirst"
 CREATE_FIRST = "createFirst"
 REPLACE_ORDERS = (DELETE_FIRST, CREATE_FIRST)
+# Diff reads neither the spec nor the stack's quotas and policy, and compares the request as it came.
+_AS_IS = frozenset({"request", "spec", "quotas", "policy"})
 
 
-def delete_first(props: Mapping[str, Any]) -> bool:
+def delete_first(args: JobArgs) -> bool:
     """The stack's replace order; unknown or unset is the safe one for GPU quotas."""
-    return props.get("replace") != CREATE_FIRST
+    return args.replace != CREATE_FIRST
 
 
-def _request_replaces(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+def _request_replaces(old: JobArgs, new: JobArgs) -> bool:
     from provider.submission.diffing import Action, diff, run_body
 
-    before, after = old.get("request"), new.get("request")
+    before, after = old.request, new.request
     if not has_unknown(after) and before == after:
         return False
     if not isinstance(after, Mapping) or not isinstance(before, Mapping):
         return True  # unknown as a whole (or no request before): what runs may change
     if has_unknown(run_body(dict(after))):
         return True  # an unknown image, account, ... in what runs
-    judged = diff({"parent": old.get("parent"), **before}, {"parent": old.get("parent"), **after})
+    judged = diff({"parent": old.parent, **before}, {"parent": old.parent, **after})
     return judged.action is Action.REPLACE
 
 
-def _desired(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[bool, bool]:
+def _desired(old: JobArgs, new: JobArgs) -> tuple[bool, bool]:
     """(cancels, replaces) for the desired state."""
-    was_cancelled = old.get("desiredState") == "CANCELLED"
-    desired = new.get("desiredState")
+    was_cancelled = old.desired_state == "CANCELLED"
+    desired = new.desired_state
     if is_unknown(desired):
         return not was_cancelled, was_cancelled  # it may become CANCELLED, or leave it
     cancels = desired == "CANCELLED" and not was_cancelled
     return cancels, was_cancelled and desired != "CANCELLED"  # a cancelled job cannot resume
 
 
-def job_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> DiffResult:
-    """The diff of two sets of the resource's properties (the olds known, the news maybe not)."""
-    replaces = [k for k in WHERE if is_unknown(new.get(k)) or old.get(k) != new.get(k)]
+def job_diff(olds: Mapping[str, Any], news: Mapping[str, Any]) -> DiffResult:
+    """The diff of two sets of the resource's properties, as the engine sends them (the olds known,
+    the news maybe not)."""
+    old, new = JobArgs.from_props(olds, _AS_IS), JobArgs.from_props(news, _AS_IS)
+    replaces = [JobArgs.prop(k) for k in WHERE_FIELDS
+                if is_unknown(getattr(new, k)) or getattr(old, k) != getattr(new, k)]
     if _request_replaces(old, new):
         replaces.append("request")
     cancels, rerun = _desired(old, new)

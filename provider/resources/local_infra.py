@@ -16,25 +16,50 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvider
 
-from provider.resources.training_job import _props
+from provider.resources.props import Props
 
 
-def _home(p: dict[str, Any]) -> Path:
-    from provider.backends.local.paths import default_home
+class LocalArgs(Props):
+    """What every local resource carries: where the local backend keeps its files (unset: TRAINJOBS_HOME)."""
 
-    return Path(p["localHome"]) if p.get("localHome") else default_home()
+    local_home: str | None = None
+    local_storage: str | None = None
+
+    def home(self) -> Path:
+        from provider.backends.local.paths import default_home
+
+        return Path(self.local_home) if self.local_home else default_home()
+
+    def storage(self) -> Path:
+        from provider.backends.local.paths import default_storage
+
+        return Path(self.local_storage) if self.local_storage else default_storage(self.home())
 
 
-def _storage(p: dict[str, Any]) -> Path:
-    from provider.backends.local.paths import default_storage
+class LocalBucketArgs(LocalArgs):
+    name: str | None = None
+    location: str | None = None
+    labels: dict[str, str] | None = None
+    lifecycle: list[dict[str, Any]] | None = None
 
-    return Path(p["localStorage"]) if p.get("localStorage") else default_storage(_home(p))
+
+class LocalRegistryArgs(LocalArgs):
+    repository_id: str | None = None
+    location: str | None = None
+    labels: dict[str, str] | None = None
+
+
+class LocalServiceAccountArgs(LocalArgs):
+    email: str | None = None
+    display_name: str | None = None
+    roles: list[str] | None = None
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -49,22 +74,27 @@ class _FileProvider(ResourceProvider):
 
     serialize_as_secret_always = False
     kind = ""
+    args: ClassVar[type[LocalArgs]] = LocalArgs
 
-    def where(self, p: dict[str, Any]) -> Path:
+    def where(self, p: Any) -> Path:
         raise NotImplementedError
 
-    def describe(self, p: dict[str, Any]) -> dict[str, Any]:
+    def describe(self, p: Any) -> dict[str, Any]:
         raise NotImplementedError
+
+    def read_args(self, props: Mapping[str, Any]) -> Any:
+        return self.args.from_props(props)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        p = _props(props)
+        p = self.read_args(props)
         path = self.where(p)
         _write(path, self.describe(p))
         return CreateResult(str(path), {**props, "path": str(path)})
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        old, new = _props(olds), _props(news)
-        keys = [k for k in set(old) | set(new) if k not in ("path", "__provider") and old.get(k) != new.get(k)]
+        old, new = self.read_args(olds), self.read_args(news)
+        keys = [self.args.prop(f.name) for f in self.args.__record_fields__
+                if getattr(old, f.name) != getattr(new, f.name)]
         if not keys:
             return DiffResult(changes=False)
         moved = self.where(old) != self.where(new)
@@ -73,7 +103,7 @@ class _FileProvider(ResourceProvider):
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> Any:
         from pulumi.dynamic import UpdateResult
 
-        p = _props(news)
+        p = self.read_args(news)
         _write(self.where(p), self.describe(p))
         return UpdateResult({**news, "path": str(self.where(p))})
 
@@ -87,13 +117,14 @@ class _FileProvider(ResourceProvider):
 
 class LocalBucketProvider(_FileProvider):
     kind = "bucket"
+    args = LocalBucketArgs
 
-    def where(self, p: dict[str, Any]) -> Path:
-        return _storage(p) / str(p["name"]) / ".trainjobs-bucket.json"
+    def where(self, p: LocalBucketArgs) -> Path:
+        return p.storage() / str(p.name) / ".trainjobs-bucket.json"
 
-    def describe(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"name": p["name"], "location": p["location"], "versioning": True,
-                "lifecycle": p.get("lifecycle", []), "labels": p.get("labels", {})}
+    def describe(self, p: LocalBucketArgs) -> dict[str, Any]:
+        return {"name": p.name, "location": p.location, "versioning": True,
+                "lifecycle": p.lifecycle or [], "labels": p.labels or {}}
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         super().delete(id_, props)
@@ -103,13 +134,14 @@ class LocalBucketProvider(_FileProvider):
 
 class LocalRegistryProvider(_FileProvider):
     kind = "registry"
+    args = LocalRegistryArgs
 
-    def where(self, p: dict[str, Any]) -> Path:
-        return _home(p) / "registry" / str(p["repositoryId"]) / ".trainjobs-registry.json"
+    def where(self, p: LocalRegistryArgs) -> Path:
+        return p.home() / "registry" / str(p.repository_id) / ".trainjobs-registry.json"
 
-    def describe(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"repositoryId": p["repositoryId"], "location": p["location"], "format": "DOCKER",
-                "labels": p.get("labels", {})}
+    def describe(self, p: LocalRegistryArgs) -> dict[str, Any]:
+        return {"repositoryId": p.repository_id, "location": p.location, "format": "DOCKER",
+                "labels": p.labels or {}}
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         super().delete(id_, props)
@@ -119,30 +151,33 @@ class LocalRegistryProvider(_FileProvider):
 
 class LocalServiceAccountProvider(_FileProvider):
     kind = "service account"
+    args = LocalServiceAccountArgs
 
-    def where(self, p: dict[str, Any]) -> Path:
-        return _home(p) / "service-accounts" / f"{p['email']}.json"
+    def where(self, p: LocalServiceAccountArgs) -> Path:
+        return p.home() / "service-accounts" / f"{p.email}.json"
 
-    def describe(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"email": p["email"], "displayName": p.get("displayName", ""), "roles": p.get("roles", [])}
+    def describe(self, p: LocalServiceAccountArgs) -> dict[str, Any]:
+        return {"email": p.email, "displayName": p.display_name or "", "roles": p.roles or []}
 
 
 class LocalBucket(pulumi.dynamic.Resource, module="trainjobs", name="LocalBucket"):
+    """Its only output: the description file's path (also its id)."""
+
     path: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(LocalBucketProvider(), name, {"path": None, **props}, opts)
+    def __init__(self, name: str, args: LocalBucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(LocalBucketProvider(), name, {"path": None, **args.to_props()}, opts)
 
 
 class LocalRegistry(pulumi.dynamic.Resource, module="trainjobs", name="LocalRegistry"):
     path: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(LocalRegistryProvider(), name, {"path": None, **props}, opts)
+    def __init__(self, name: str, args: LocalRegistryArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(LocalRegistryProvider(), name, {"path": None, **args.to_props()}, opts)
 
 
 class LocalServiceAccount(pulumi.dynamic.Resource, module="trainjobs", name="LocalServiceAccount"):
     path: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(LocalServiceAccountProvider(), name, {"path": None, **props}, opts)
+    def __init__(self, name: str, args: LocalServiceAccountArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(LocalServiceAccountProvider(), name, {"path": None, **args.to_props()}, opts)

@@ -26,12 +26,25 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider
 
+from provider.resources.props import Props
 from provider.resources.unknowns import has_unknown
 from provider.stack.persistent import ID_PATTERN
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("resourceName", "state")
-REPLACING = ("persistentResourceId", "project", "region", "body", "apiEndpoint")
+
+
+class PersistentResourceArgs(Props):
+    """The resource's inputs (each one, changed, replaces it)."""
+
+    persistent_resource_id: str | None = None
+    project: str | None = None
+    region: str | None = None
+    body: dict[str, Any] | None = None  # provider.stack.persistent.PersistentResource.body()
+    api_endpoint: str | None = None
+
+
+REPLACING = PersistentResourceArgs.props_of(tuple(f.name for f in PersistentResourceArgs.__record_fields__))
 OPERATION_TIMEOUT_SECONDS = 3600.0  # provisioning a pool's machines takes minutes
 
 
@@ -39,41 +52,35 @@ class PersistentResourceError(Exception):
     """Why a create or delete failed, in one line: which resource, what Vertex AI said."""
 
 
-def _props(props: Mapping[str, Any]) -> dict[str, Any]:
-    from provider.stack.policy_inputs import plain
-
-    result: dict[str, Any] = plain(dict(props))
-    return result
+def resource_name(p: PersistentResourceArgs) -> str:
+    return f"projects/{p.project}/locations/{p.region}/persistentResources/{p.persistent_resource_id}"
 
 
-def resource_name(p: Mapping[str, Any]) -> str:
-    return f"projects/{p['project']}/locations/{p['region']}/persistentResources/{p['persistentResourceId']}"
-
-
-def check_failures(p: Mapping[str, Any]) -> list[CheckFailure]:
-    """What is wrong with the inputs (nothing is checked while a value is unknown)."""
-    if has_unknown(p.get("persistentResourceId")) or has_unknown(p.get("body")):
+def check_failures(props: Mapping[str, Any]) -> list[CheckFailure]:
+    """What is wrong with the inputs, as the engine sends them (nothing is checked while a value is unknown)."""
+    p = PersistentResourceArgs.from_props(props)
+    if has_unknown(p.persistent_resource_id) or has_unknown(p.body):
         return []
-    failures = [CheckFailure(k, f"{k} is required") for k in ("persistentResourceId", "project", "region", "body")
-                if p.get(k) in (None, "")]
-    rid = p.get("persistentResourceId")
+    failures = [CheckFailure(p.prop(k), f"{p.prop(k)} is required")
+                for k in ("persistent_resource_id", "project", "region", "body") if getattr(p, k) in (None, "")]
+    rid = p.persistent_resource_id
     if isinstance(rid, str) and not re.fullmatch(ID_PATTERN, rid):
         failures.append(CheckFailure("persistentResourceId", f"persistentResourceId {rid!r} is not a valid ID; "
                                      f"allowed: {ID_PATTERN} (at most 63 characters)"))
-    body = p.get("body")
+    body = p.body
     if isinstance(body, Mapping) and not body.get("resourcePools"):
         failures.append(CheckFailure("body", "body.resourcePools is empty; allowed: at least one resource pool"))
     return failures
 
 
-def _client(p: Mapping[str, Any]) -> Any:
+def _client(p: PersistentResourceArgs) -> Any:
     """The Vertex AI client for the resource's region, as the Vertex backend builds its own: gRPC
     with Application Default Credentials, or REST for an endpoint given as a URL (anonymous for an
     ``http://`` one: the trainjobs emulator)."""
     from google.auth.exceptions import GoogleAuthError
     from google.cloud import aiplatform_v1
 
-    endpoint = p.get("apiEndpoint") or f"{p['region']}-aiplatform.googleapis.com"
+    endpoint = p.api_endpoint or f"{p.region}-aiplatform.googleapis.com"
     options = {"api_endpoint": endpoint}
     try:
         if endpoint.startswith("http://"):
@@ -86,15 +93,15 @@ def _client(p: Mapping[str, Any]) -> Any:
             return aiplatform_v1.PersistentResourceServiceClient(transport="rest", client_options=options)
         return aiplatform_v1.PersistentResourceServiceClient(client_options=options)
     except GoogleAuthError as exc:
-        raise PersistentResourceError(f"PersistentResource {p['persistentResourceId']}: no Google credentials to "
+        raise PersistentResourceError(f"PersistentResource {p.persistent_resource_id}: no Google credentials to "
                                       f"reach Vertex AI at {endpoint}: {exc}; run gcloud auth application-default "
                                       "login") from None
 
 
-def _message(p: Mapping[str, Any]) -> Any:
+def _message(p: PersistentResourceArgs) -> Any:
     from google.cloud import aiplatform_v1
 
-    return aiplatform_v1.PersistentResource.from_json(json.dumps(p["body"]))
+    return aiplatform_v1.PersistentResource.from_json(json.dumps(p.body))
 
 
 def _state(resource: Any) -> str:
@@ -102,29 +109,30 @@ def _state(resource: Any) -> str:
     return str(getattr(state, "name", state or "STATE_UNSPECIFIED"))
 
 
-def _fail(p: Mapping[str, Any], action: str, exc: Exception) -> PersistentResourceError:
+def _fail(p: PersistentResourceArgs, action: str, exc: Exception) -> PersistentResourceError:
     text = " ".join(str(getattr(exc, "message", exc)).split())
-    return PersistentResourceError(f"PersistentResource {p['persistentResourceId']}: {action} failed: {text}")
+    return PersistentResourceError(f"PersistentResource {p.persistent_resource_id}: {action} failed: {text}")
 
 
 class PersistentResourceProvider(ResourceProvider):
     """No fields: everything comes from the resource's inputs."""
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        return CheckResult(news, check_failures(_props(news)))
+        return CheckResult(news, check_failures(news))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed = [k for k in REPLACING if olds.get(k) != news.get(k)]
+        old, new = PersistentResourceArgs.from_props(olds), PersistentResourceArgs.from_props(news)
+        changed = [old.prop(f.name) for f in old.__record_fields__ if getattr(old, f.name) != getattr(new, f.name)]
         return DiffResult(changes=bool(changed), replaces=changed, delete_before_replace=True)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         from google.api_core import exceptions
 
-        p = _props(props)
-        parent = f"projects/{p['project']}/locations/{p['region']}"
+        p = PersistentResourceArgs.from_props(props)
+        parent = f"projects/{p.project}/locations/{p.region}"
         try:
             operation = _client(p).create_persistent_resource(
-                parent=parent, persistent_resource=_message(p), persistent_resource_id=p["persistentResourceId"])
+                parent=parent, persistent_resource=_message(p), persistent_resource_id=p.persistent_resource_id)
             resource = operation.result(timeout=OPERATION_TIMEOUT_SECONDS)
         except (exceptions.GoogleAPIError, TimeoutError) as exc:
             raise _fail(p, "create", exc) from None
@@ -133,7 +141,7 @@ class PersistentResourceProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from google.api_core import exceptions
 
-        p = _props(props)
+        p = PersistentResourceArgs.from_props(props)
         try:
             resource = _client(p).get_persistent_resource(name=id_)
         except exceptions.NotFound:
@@ -143,7 +151,7 @@ class PersistentResourceProvider(ResourceProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         from google.api_core import exceptions
 
-        p = _props(props)
+        p = PersistentResourceArgs.from_props(props)
         try:
             _client(p).delete_persistent_resource(name=id_).result(timeout=OPERATION_TIMEOUT_SECONDS)
         except exceptions.NotFound:
@@ -158,5 +166,5 @@ class PersistentResource(pulumi.dynamic.Resource, module=TYPE_MODULE, name="Pers
     resourceName: pulumi.Output[str]
     state: pulumi.Output[str]
 
-    def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(PersistentResourceProvider(), name, {**dict.fromkeys(OUTPUTS), **props}, opts)
+    def __init__(self, name: str, args: PersistentResourceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(PersistentResourceProvider(), name, {**dict.fromkeys(OUTPUTS), **args.to_props()}, opts)

@@ -14,7 +14,6 @@ from typing import Any
 import pulumi
 
 from provider.core.backend_registry import capabilities
-from provider.core.labels import IDENTITY_LABEL
 from provider.core.problem import Problem
 from provider.core.record import Record, replace
 from provider.packaging.digest import directory_digest
@@ -119,8 +118,7 @@ def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: s
     --stack`` builds the same, so both give the job the same identity label)."""
     request = stack_request(spec.job, ROOT / spec.path.parent, stack, image=image, account=account,
                             secret_env=secret_env)
-    return {"request": request.body, "requestKind": request.kind, "parent": request.parent,
-            "identity": request.body["labels"][IDENTITY_LABEL]}
+    return request.body
 
 
 def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:
@@ -161,13 +159,13 @@ def declare_persistent_resources(stack: StackConfig, infra: TeamInfra) -> dict[s
                         "nothing is created, and jobs that name one in persistentResourceId run on this machine "
                         "as usual")
         return {}
-    from provider.resources.persistent_resource import PersistentResource
+    from provider.resources.persistent_resource import PersistentResource, PersistentResourceArgs
 
     return {
-        r.id: PersistentResource(f"{stack.team}-{r.id}", {
-            "persistentResourceId": r.id, "project": stack.project_id, "region": stack.region,
-            "body": r.body(), **({"apiEndpoint": stack.api_endpoint} if stack.api_endpoint else {}),
-        }, pulumi.ResourceOptions(depends_on=[infra], delete_before_replace=True))
+        r.id: PersistentResource(f"{stack.team}-{r.id}", PersistentResourceArgs(
+            persistent_resource_id=r.id, project=stack.project_id, region=stack.region, body=r.body(),
+            api_endpoint=stack.api_endpoint or None,
+        ), pulumi.ResourceOptions(depends_on=[infra], delete_before_replace=True))
         for r in declared
     }
 
@@ -270,8 +268,7 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     kind, parent = request_where(job, stack.project_id)
     args = replace(
         shared.args, job_name=job.name, region=job.region, spec=spec.data, spec_file=str(spec.path),
-        request=computed.apply(lambda c: c["request"]), request_kind=kind, parent=parent,
-        identity=computed.apply(lambda c: c["identity"]), desired_state=job.desired_state,
+        request=computed, request_kind=kind, parent=parent, desired_state=job.desired_state,
         adopt=dict(stack.adopt).get(job.name) or None, max_wait_seconds=job.scheduling.max_wait_seconds,
         **_packages(spec, stack))
     target = (persistent or {}).get(job.vertex.persistent_resource_id or "")

@@ -157,20 +157,26 @@ class TeamInfra(pulumi.ComponentResource):
                                      disable_on_destroy=False, opts=child) for api in APIS]
 
     def _local(self, child: pulumi.ResourceOptions) -> None:
-        from provider.resources.local_infra import LocalBucket, LocalRegistry, LocalServiceAccount
+        from provider.resources.local_infra import (
+            LocalBucket,
+            LocalBucketArgs,
+            LocalRegistry,
+            LocalRegistryArgs,
+            LocalServiceAccount,
+            LocalServiceAccountArgs,
+        )
 
         s = self.stack
-        where = {"localHome": s.local_home} if s.local_home else {}
+        home = s.local_home or None
         email = f"{account_id(s)}@{s.project_id}.iam.local"
-        bucket = LocalBucket(f"{s.team}-bucket", {
-            "name": s.bucket, "location": s.region, "labels": labels(s),
-            "lifecycle": [{"action": "Delete", "age": STAGING_DAYS, "matchesPrefix": STAGING_PREFIX}], **where},
-            opts=child)
-        registry = LocalRegistry(f"{s.team}-registry", {"repositoryId": repository_id(s), "location": s.region,
-                                                        "labels": labels(s), **where}, opts=child)
-        account = LocalServiceAccount(f"{s.team}-trainer", {
-            "email": email, "displayName": f"trainjobs: {s.team} {s.environment} training jobs",
-            "roles": [f"{BUCKET_ROLE} on gs://{s.bucket}", f"{REGISTRY_ROLE} on {repository_id(s)}"], **where},
+        bucket = LocalBucket(f"{s.team}-bucket", LocalBucketArgs(
+            name=s.bucket, location=s.region, labels=labels(s), local_home=home,
+            lifecycle=[{"action": "Delete", "age": STAGING_DAYS, "matchesPrefix": STAGING_PREFIX}]), opts=child)
+        registry = LocalRegistry(f"{s.team}-registry", LocalRegistryArgs(
+            repository_id=repository_id(s), location=s.region, labels=labels(s), local_home=home), opts=child)
+        account = LocalServiceAccount(f"{s.team}-trainer", LocalServiceAccountArgs(
+            email=email, display_name=f"trainjobs: {s.team} {s.environment} training jobs",
+            roles=[f"{BUCKET_ROLE} on gs://{s.bucket}", f"{REGISTRY_ROLE} on {repository_id(s)}"], local_home=home),
             opts=child)
         self.resources = [bucket, registry, account]
         self.bucket = pulumi.Output.from_input(s.bucket)

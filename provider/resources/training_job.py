@@ -37,7 +37,9 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from provider.core.backend_registry import capabilities, kind_of
+from provider.core.backend_registry import DEFAULT_FOR_OLD_STATE, capabilities
+from provider.core.backend_types import BackendKind
+from provider.resources.job_args import JobArgs
 from provider.stack.settings import (
     DEFAULT_RETENTION,
     DEFAULT_WAIT_TIMEOUT_SECONDS,
@@ -51,15 +53,10 @@ if TYPE_CHECKING:
     from provider.backends.settings import Opened
     from provider.core.vertex_request import VertexRequest
     from provider.packaging.stage import Stager
-    from provider.resources.job_args import JobArgs
 
 TYPE_MODULE = "trainjobs"
 OUTPUTS = ("jobId", "resourceName", "state", "createTime", "startTime", "endTime", "error", "consoleUrl",
            "outputDir", "trials", "bestTrial", "waitNotice")
-# What Check and Diff read without turning engine floats into ints: they compare the request with
-# itself (the olds and the news both come from the engine) and only look at whether it is there.
-AS_IS = ("request", "__provider", *OUTPUTS)
-DIFF_AS_IS = (*AS_IS, "spec", "quotas", "policy")  # Diff does not read these at all
 
 
 class TrainingJobError(Exception):
@@ -71,42 +68,43 @@ def _one_line(text: str) -> str:
     return " ".join(text.strip().splitlines()[:1]) or "no error message"
 
 
-def _props(props: Mapping[str, Any], keep: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Engine values to plain Python (numbers arrive as floats; whole ones become ints); the inputs
-    named in ``keep`` are passed as they are (Check and Diff only compare the request: copying it
-    would cost as much as the rest of their work)."""
-    from provider.stack.policy_inputs import plain
-
-    return {k: v if k in keep else plain(v) for k, v in props.items()}
+def _args(props: Mapping[str, Any]) -> JobArgs:
+    """The inputs of a create, read, update or delete (every value known; whole floats made ints)."""
+    return JobArgs.from_props(props, frozenset())
 
 
-def backend_for(props: Mapping[str, Any]) -> Backend:
-    return opened(props).backend
+def _kind(p: JobArgs) -> BackendKind:
+    """The job's backend kind (a state from before the ``backend`` input: Vertex AI)."""
+    return BackendKind(p.backend or DEFAULT_FOR_OLD_STATE)
 
 
-def opened(props: Mapping[str, Any]) -> Opened:
-    from provider.backends.settings import open_backend, settings_of_props
-
-    return open_backend(settings_of_props(props))
+def backend_for(p: JobArgs) -> Backend:
+    return opened(p).backend
 
 
-def request_of(props: Mapping[str, Any]) -> VertexRequest:
+def opened(p: JobArgs) -> Opened:
+    from provider.backends.settings import open_backend
+
+    return open_backend(p.backend_settings())
+
+
+def request_of(p: JobArgs) -> VertexRequest:
     from provider.core.vertex_request import VertexRequest
 
-    return VertexRequest(kind=props["requestKind"], parent=props["parent"], body=dict(props["request"]))
+    return VertexRequest(kind=str(p.request_kind), parent=str(p.parent), body=dict(p.request))
 
 
-def _limit(p: Mapping[str, Any], operation: str, seconds: float) -> float:
+def _limit(p: JobArgs, operation: str, seconds: float) -> float:
     """The shorter of ``seconds`` and the stack's custom timeout for the operation (the ``timeouts``
     input: the SDK's dynamic host does not pass the engine's CreateRequest.timeout to the provider,
     so the program passes the same customTimeouts it sets on the resource as an input)."""
-    limit = (p.get("timeouts") or {}).get(operation)
+    limit = (p.timeouts or {}).get(operation)
     return min(seconds, float(limit)) if limit else seconds
 
 
-def _logs_hint(p: Mapping[str, Any], status: JobStatus) -> str:
-    if not capabilities(kind_of(p)).remote:
-        home = f"TRAINJOBS_HOME={p['localHome']} " if p.get("localHome") else ""
+def _logs_hint(p: JobArgs, status: JobStatus) -> str:
+    if not capabilities(_kind(p)).remote:
+        home = f"TRAINJOBS_HOME={p.local_home} " if p.local_home else ""
         return f"{home}trainjobs logs {status.id}"
     return str(status.console_url or f"the job {status.name} in the Vertex AI console")
 
@@ -136,12 +134,12 @@ class TrainingJobProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         from provider.resources.job_check import job_check
 
-        return CheckResult(news, job_check(_props(news, keep=AS_IS)))
+        return CheckResult(news, job_check(news))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         from provider.resources.job_diff import job_diff
 
-        return job_diff(_props(olds, keep=DIFF_AS_IS), _props(news, keep=DIFF_AS_IS))
+        return job_diff(olds, news)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         """Submit (or adopt) the job, then wait as the stack says. Once a job exists, create returns
@@ -149,49 +147,49 @@ class TrainingJobProvider(ResourceProvider):
         ``waitNotice`` output, which the program shows as a warning, not a lost job."""
         from provider.backends.base import BackendError, JobState
 
-        p = _props(props)
+        p = _args(props)
         backend, stager = opened(p)
         try:
-            status = self._adopt(backend, p) if p.get("adopt") else self._submit(backend, stager, p)
+            status = self._adopt(backend, p) if p.adopt else self._submit(backend, stager, p)
         except BackendError as exc:
-            verb = f"adopted (job {p['adopt']})" if p.get("adopt") else "started"
-            raise TrainingJobError(f"training job {p['jobName']} was not {verb}: {_one_line(exc.message)}") from None
+            verb = f"adopted (job {p.adopt})" if p.adopt else "started"
+            raise TrainingJobError(f"training job {p.job_name} was not {verb}: {_one_line(exc.message)}") from None
         status, notice = self._wait(backend, status, p)
         if status.state is JobState.FAILED:
-            raise TrainingJobError(f"training job {p['jobName']} ({status.id}) failed: {_one_line(status.error or '')}"
+            raise TrainingJobError(f"training job {p.job_name} ({status.id}) failed: {_one_line(status.error or '')}"
                                    f" (its logs: {_logs_hint(p, status)})") from None
-        if p.get("desiredState") == "CANCELLED" and not status.state.terminal:
+        if p.desired_state == "CANCELLED" and not status.state.terminal:
             status = backend.cancel(status.id, wait=_limit(p, "create", 15))
         return CreateResult(status.id, {**props, **status_outputs(status), "waitNotice": notice})
 
-    def _submit(self, backend: Backend, stager: Stager, p: Mapping[str, Any]) -> JobStatus:
+    def _submit(self, backend: Backend, stager: Stager, p: JobArgs) -> JobStatus:
         from provider.backends.base import Submission
 
-        submission = Submission(request=request_of(p), max_wait_seconds=p.get("maxWaitSeconds"),
-                                secret_env=frozenset(p.get("secretEnvNames") or ()))
+        submission = Submission(request=request_of(p), max_wait_seconds=p.max_wait_seconds,
+                                secret_env=frozenset(p.secret_env_names or ()))
         backend.check(submission)  # a refused job stages nothing
         self._stage(stager, p)
         return backend.submit(submission)
 
-    def _adopt(self, backend: Backend, p: Mapping[str, Any]) -> JobStatus:
+    def _adopt(self, backend: Backend, p: JobArgs) -> JobStatus:
         """An existing job (``trainjobs:adopt``) recorded under this spec: nothing is started."""
         from provider.backends.base import BackendError, NotFound
 
-        ref = str(p["adopt"])
-        if "/" in ref and not ref.startswith(f"{p['parent']}/"):
-            raise BackendError(f"job {ref} is not in {p['parent']}, where the spec runs")
+        ref = str(p.adopt)
+        if "/" in ref and not ref.startswith(f"{p.parent}/"):
+            raise BackendError(f"job {ref} is not in {p.parent}, where the spec runs")
         try:
             status = backend.get(ref.rsplit("/", 1)[-1])
         except NotFound:
-            raise BackendError(f"no job {ref} in {p['parent']} (trainjobs:adopt names a job id or its resource "
+            raise BackendError(f"no job {ref} in {p.parent} (trainjobs:adopt names a job id or its resource "
                                "name)") from None
-        if status.kind != p["requestKind"]:
-            raise BackendError(f"job {ref} is a {status.kind}, and the spec describes a {p['requestKind']}")
-        if capabilities(kind_of(p)).remote and not str(status.name).startswith(f"{p['parent']}/"):
-            raise BackendError(f"job {status.name} is not in {p['parent']}, where the spec runs")
+        if status.kind != p.request_kind:
+            raise BackendError(f"job {ref} is a {status.kind}, and the spec describes a {p.request_kind}")
+        if capabilities(_kind(p)).remote and not str(status.name).startswith(f"{p.parent}/"):
+            raise BackendError(f"job {status.name} is not in {p.parent}, where the spec runs")
         return status
 
-    def _stage(self, stager: Stager, p: Mapping[str, Any]) -> None:
+    def _stage(self, stager: Stager, p: JobArgs) -> None:
         """Stage what the props name: the package path (``package``), the extra package files
         (``extraPackages``) and the requirements' sdist (``requirements``), each at its URI."""
         from provider.packaging import Upload, UploadKind
@@ -200,25 +198,25 @@ class TrainingJobProvider(ResourceProvider):
         # Relative to the project: the engine starts the provider in the program's directory
         # (pkg/resource/plugin/plugin.go: cmd.Dir = pwd, with ctx.Pwd). A state written before paths
         # were relative keeps its absolute projectRoot.
-        root = Path(p.get("projectRoot") or ".")
+        root = Path(p.project_root or ".")
         staged = []
-        if p.get("package"):
-            staged.append(Upload(UploadKind.SOURCE, p["package"]["uri"], root / p["package"]["source"]))
+        if p.package:
+            staged.append(Upload(UploadKind.SOURCE, p.package["uri"], root / p.package["source"]))
         staged += [Upload(UploadKind.EXTRA, extra["uri"], root / extra["source"])
-                   for extra in p.get("extraPackages") or ()]
-        if p.get("requirements"):
-            staged.append(Upload(UploadKind.REQUIREMENTS, p["requirements"]["uri"],
-                                 requirements=tuple(p["requirements"]["lines"])))
+                   for extra in p.extra_packages or ()]
+        if p.requirements:
+            staged.append(Upload(UploadKind.REQUIREMENTS, p.requirements["uri"],
+                                 requirements=tuple(p.requirements["lines"])))
         for upload in staged:
             stage_upload(upload, stager, repository=root)
 
-    def _wait(self, backend: Backend, status: JobStatus, p: Mapping[str, Any]) -> tuple[JobStatus, str]:
+    def _wait(self, backend: Backend, status: JobStatus, p: JobArgs) -> tuple[JobStatus, str]:
         """Wait as the wait policy says (none, running, or completion), within the shorter of its
         timeout and the create timeout; returns the status and, when the wait ran out or could not
         go on, what the user must know."""
         from provider.backends.base import BackendError, JobState
 
-        wait = p.get("wait") or {}
+        wait = p.wait or {}
         until = WaitUntil(wait.get("until", DEFAULT_WAIT_UNTIL))
         if until is WaitUntil.NONE:
             return status, ""
@@ -227,11 +225,11 @@ class TrainingJobProvider(ResourceProvider):
         try:
             status = backend.wait(status.id, until=goal, timeout=timeout)
         except BackendError as exc:
-            return status, (f"training job {p['jobName']} ({status.id}) was submitted, but waiting for it failed: "
+            return status, (f"training job {p.job_name} ({status.id}) was submitted, but waiting for it failed: "
                             f"{_one_line(exc.message)}. It is recorded in the stack as {status.state.value}; "
                             "`pulumi refresh` reads its state now")
         if not status.state.terminal and (until is WaitUntil.COMPLETION or status.state not in goal):
-            return status, (f"training job {p['jobName']} ({status.id}) was still {status.state.value} after {timeout:g}s "
+            return status, (f"training job {p.job_name} ({status.id}) was still {status.state.value} after {timeout:g}s "
                             f"(wait policy: until {until}). It keeps running and is recorded in the stack: "
                             "`pulumi refresh` reads its state now, `pulumi destroy` or removing its spec cancels it")
         return status, ""
@@ -239,38 +237,37 @@ class TrainingJobProvider(ResourceProvider):
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         from provider.backends.base import NotFound
 
-        p = _props(props)
         try:
-            status = backend_for(p).get(id_)
+            status = backend_for(_args(props)).get(id_)
         except NotFound:
             return ReadResult("", {})  # deleted outside Pulumi: the engine drops it from the state
         return ReadResult(id_, {**props, **status_outputs(status), "waitNotice": ""})
 
     def update(self, id_: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         """Only a desired state of CANCELLED reaches here (see diff)."""
-        p = _props(news)
+        p = _args(news)
         backend = backend_for(p)
         status = backend.get(id_)
-        if p.get("desiredState") == "CANCELLED" and not status.state.terminal:
+        if p.desired_state == "CANCELLED" and not status.state.terminal:
             status = backend.cancel(id_, wait=_limit(p, "update", 15))
         return UpdateResult({**news, **status_outputs(status), "waitNotice": ""})
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         from provider.backends.base import NotFound
 
-        p = _props(props)
+        p = _args(props)
         backend = backend_for(p)
         try:
             status = backend.get(id_)
             if not status.state.terminal:
                 status = backend.cancel(id_, wait=_limit(p, "delete", 15))
-            if p.get("retention", DEFAULT_RETENTION) != Retention.DELETE:
+            if (p.retention or DEFAULT_RETENTION) != Retention.DELETE:
                 return
             waited = _limit(p, "delete", 75)
             if not status.state.terminal:
                 status = backend.wait(id_, timeout=max(waited - 15, 1))  # polls with backoff
             if not status.state.terminal:
-                raise TrainingJobError(f"training job {p['jobName']} ({id_}) is still {status.state.value} {waited:g} s after "
+                raise TrainingJobError(f"training job {p.job_name} ({id_}) is still {status.state.value} {waited:g} s after "
                                        "it was cancelled, so its record cannot be deleted yet; `pulumi destroy` again "
                                        "finishes it") from None
             backend.delete(id_)

@@ -7,6 +7,8 @@ PersistentResources the stack declares (``persistentResources``, when it declare
 ``spec`` (the parsed spec document) with its ``specFile``. From them the policy pack rebuilds
 the StackConfig (provider.stack.config.from_mapping) and the TrainingJob (the one validation
 entry point), and calls provider.stack.policy like ``trainjobs validate`` and ``trainjobs plan`` do.
+The functions here read those inputs as typed fields (``StackInputs``: the resource's JobArgs),
+never the property map by string.
 
 The engine hands every number over as a float; whole numbers are turned back into ints so a
 violation reads "limit 8", not "limit 8.0".
@@ -15,7 +17,7 @@ violation reads "limit 8", not "limit 8.0".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from provider.core.problem import Problem
 from provider.spec.model import TrainingJob
@@ -36,20 +38,51 @@ def plain(value: Any) -> Any:
     return value
 
 
-def stack_config(props: Mapping[str, Any]) -> StackConfig:
+class StackInputs(Protocol):
+    """What a TrainingJob resource's inputs say of its stack and its job: the fields of its typed args
+    (provider.resources.job_args.JobArgs, read from the props by ``JobArgs.from_props``; this layer
+    sits below the resources, so it names the fields it reads, not the class)."""
+
+    @property
+    def stack(self) -> str | None: ...
+    @property
+    def team(self) -> str | None: ...
+    @property
+    def project(self) -> str | None: ...
+    @property
+    def backend(self) -> str | None: ...
+    @property
+    def region(self) -> str | None: ...
+    @property
+    def quotas(self) -> dict[str, Any] | None: ...
+    @property
+    def policy(self) -> dict[str, Any] | None: ...
+    @property
+    def stack_labels(self) -> dict[str, str] | None: ...
+    @property
+    def persistent_resources(self) -> list[str] | None: ...
+    @property
+    def spec(self) -> dict[str, Any] | None: ...
+    @property
+    def spec_file(self) -> str | None: ...
+    @property
+    def job_name(self) -> str | None: ...
+
+
+def stack_config(args: StackInputs) -> StackConfig:
     """The resource's stack, as its stack file would give it."""
     config = {
-        NS + "backend": props.get("backend"),
-        NS + "team": props.get("team"),
-        "gcp:project": props.get("project"),
-        "gcp:region": props.get("region"),
-        NS + "specs": [props.get("specFile")] if props.get("specFile") else [],
-        NS + "quotas": plain(props.get("quotas") or {}),
-        NS + "policy": plain(props.get("policy") or {}),
-        NS + "labels": plain(props.get("stackLabels") or {}),
-        NS + "persistentResources": _declared(props.get("persistentResources")),
+        NS + "backend": args.backend,
+        NS + "team": args.team,
+        "gcp:project": args.project,
+        "gcp:region": args.region,
+        NS + "specs": [args.spec_file] if args.spec_file else [],
+        NS + "quotas": plain(args.quotas or {}),
+        NS + "policy": plain(args.policy or {}),
+        NS + "labels": plain(args.stack_labels or {}),
+        NS + "persistentResources": _declared(args.persistent_resources),
     }
-    name = str(props.get("stack") or "")
+    name = str(args.stack or "")
     return from_mapping(name, {k: v for k, v in config.items() if v is not None}, source=f"stack {name}")
 
 
@@ -61,11 +94,11 @@ def _declared(ids: Any) -> list[dict[str, Any]] | None:
     return [{"id": str(i), "resourcePools": []} for i in plain(ids)]
 
 
-def training_job(props: Mapping[str, Any]) -> tuple[TrainingJob | None, list[Problem]]:
+def training_job(args: StackInputs) -> tuple[TrainingJob | None, list[Problem]]:
     """The resource's job (None when its spec cannot be read), and the spec's errors, checked in its
     stack like every entry point checks a spec (provider.stack.check)."""
     from provider.stack.check import SpecDocument, is_policy, validate_in
 
-    spec = SpecDocument(plain(props.get("spec")), str(props.get("specFile") or props.get("jobName") or "<spec>"))
-    result = validate_in(spec, stack_config(props))
+    spec = SpecDocument(plain(args.spec), str(args.spec_file or args.job_name or "<spec>"))
+    result = validate_in(spec, stack_config(args))
     return result.job, [p for p in result.problems if p.is_error and not is_policy(p)]

@@ -82,9 +82,8 @@ class World:
     def job(self, name: str, tag: str, **changes: Any) -> dict[str, Any]:
         """A job's declared inputs, with an identity of its own (so tests never adopt each other's jobs)."""
         inputs = copy.deepcopy(self.inputs[name])
-        identity = hashlib.sha256(f"{inputs['identity']}/{tag}".encode()).hexdigest()[:32]
-        inputs["identity"] = identity
-        inputs["request"]["labels"]["trainjobs_id"] = identity
+        labels = inputs["request"]["labels"]
+        labels["trainjobs_id"] = hashlib.sha256(f"{labels['trainjobs_id']}/{tag}".encode()).hexdigest()[:32]
         inputs.update(changes)
         return inputs
 
@@ -258,19 +257,19 @@ def test_create_stages_runs_and_waits_for_the_job(world: World) -> None:
     assert outs["createTime"] and outs["endTime"] and outs["error"] == ""
     status = world.backend.get(job_id)
     assert status.state.value == "SUCCEEDED"
-    assert dict(status.labels)["trainjobs_id"] == inputs["identity"]
+    assert dict(status.labels)["trainjobs_id"] == inputs["request"]["labels"]["trainjobs_id"]
     assert world.staged(inputs["package"]["uri"]) and inputs["package"]["uri"].endswith(".tar.gz")
 
     again, outs2 = world.host.check_and_create(inputs)  # a retried `pulumi up`: adopted, not re-run
     assert again == job_id and outs2["state"] == "SUCCEEDED"
-    assert [j.id for j in world.backend.list({"trainjobs_id": inputs["identity"]})] == [job_id]
+    assert [j.id for j in world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})] == [job_id]
 
 
 def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
     inputs = world.job("host_failing", "fail")
     with pytest.raises(HostError) as caught:
         world.host.check_and_create(inputs)
-    (failed,) = world.backend.list({"trainjobs_id": inputs["identity"]})
+    (failed,) = world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})
     assert failed.state.value == "FAILED"
     # The SDK's host prints a traceback first; the line that ends what `pulumi up` shows is ours.
     assert caught.value.last_line == (
@@ -280,7 +279,7 @@ def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
 
     with pytest.raises(HostError):  # `pulumi up` again is a retry: a second job, not the failed one
         world.host.check_and_create(inputs)
-    assert len(world.backend.list({"trainjobs_id": inputs["identity"]})) == 2
+    assert len(world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})) == 2
 
 
 def _gone_or_cancelled(world: World, job_id: str) -> None:
@@ -298,7 +297,7 @@ def test_a_wait_that_runs_out_records_the_running_job(world: World, limits: dict
     ``waitNotice`` says the wait ran out. The shorter of the wait's timeout and customTimeouts wins."""
     inputs = world.job("host_slow", f"timeout-{len(limits)}", **limits)
     job_id, outs = world.host.check_and_create(inputs)
-    (running,) = world.backend.list({"trainjobs_id": inputs["identity"]})
+    (running,) = world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})
     assert job_id == running.id == outs["jobId"] and not running.state.terminal
     assert outs["state"] in ("QUEUED", "PENDING", "RUNNING"), outs["state"]
     assert outs["waitNotice"].startswith(f"training job host_slow ({job_id}) was still ")
@@ -321,7 +320,7 @@ def test_adopt_records_an_existing_job_without_starting_one(world: World) -> Non
                          adopt=ref)
         adopted_id, outs = world.host.check_and_create(spec)
         assert adopted_id == job_id and outs["state"] == "RUNNING" and outs["jobId"] == job_id
-        assert world.backend.list({"trainjobs_id": spec["identity"]}) == []  # nothing new started
+        assert world.backend.list({"trainjobs_id": spec["request"]["labels"]["trainjobs_id"]}) == []  # nothing new started
         without = {k: v for k, v in spec.items() if k != "adopt"}  # the stack option removed later: no change
         assert world.host.diff(job_id, outs, without).changes == "DIFF_NONE"
     with pytest.raises(HostError) as caught:
