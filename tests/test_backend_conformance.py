@@ -265,6 +265,8 @@ def test_logs_read_from_a_cursor_give_each_line_once(harness: Harness) -> None:
         line.message for line in read[-2:]]
     with pytest.raises(UnknownReplica, match="workerpool0-0"):
         backend.read_logs(status.id, "", LogQuery(replica="workerpool7-0"))
+    # a second backend opened on the same stack keeps its jobs in the same store (the console lists them once)
+    assert open_backend(settings_of_stack(harness.stack)).backend.jobs_at() == backend.jobs_at()
 
 
 def test_find_by_identity_resubmit_adopts_and_cancel_ends_it(harness: Harness) -> None:
