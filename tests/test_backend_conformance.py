@@ -34,6 +34,7 @@ import pytest
 from provider.backends.artifacts import download, list_artifacts
 from provider.backends.base import IDENTITY_LABEL, Backend, JobState, JobStatus, NotFound
 from provider.backends.local.backend import LocalBackend
+from provider.backends.log_line import LogLine, LogQuery, LogSource, UnknownReplica, stream
 from provider.backends.polling import Backoff
 from provider.backends.settings import Opened, open_backend, settings_of_stack
 from provider.core.backend_registry import REGISTRY, backend_type
@@ -223,7 +224,7 @@ def test_submit_status_wait_logs_and_artifacts(harness: Harness, tmp_path: Path)
     assert done.state is JobState.SUCCEEDED, done.error
     assert done.output_dir == f"gs://{BUCKET}/out/conformance_run"
 
-    lines = list(backend.logs(status.id))
+    lines = [line.text() for line in stream(backend, status.id)]
     assert [line for line in lines if "step" in line and "[workerpool0-0]" in line][-3:] == [
         f"[workerpool0-0] workerpool0-0: step {n}" for n in range(3)]
     assert "[workerpool0-0] workerpool0-0: done" in lines
@@ -242,22 +243,30 @@ def test_submit_status_wait_logs_and_artifacts(harness: Harness, tmp_path: Path)
 def test_logs_read_from_a_cursor_give_each_line_once(harness: Harness) -> None:
     backend = harness.backend
     status = harness.submit("conformance_logs", ["--steps", "12", "--step-seconds", "0.2"])
-    read: list[str] = []
+    read: list[LogLine] = []
     cursor = ""
     deadline = time.monotonic() + DEADLINE
     while time.monotonic() < deadline:
-        ended = backend.get(status.id).state.terminal  # before the read: the last read sees every line
         chunk = backend.read_logs(status.id, cursor)
         read.extend(chunk.lines)
         cursor = chunk.cursor
-        if ended:
+        if chunk.ended:  # the job had ended before that read: it brought the last lines
             break
         time.sleep(0.3)
     assert backend.get(status.id).state is JobState.SUCCEEDED
-    assert read == list(backend.logs(status.id))
-    assert [line for line in read if ": step " in line] == [f"[workerpool0-0] workerpool0-0: step {n}" for n in range(12)]
+    assert read == list(stream(backend, status.id))  # a one-off read gives the same lines, the same times
+    assert [line.text() for line in read if ": step " in line.message] == [
+        f"[workerpool0-0] workerpool0-0: step {n}" for n in range(12)]
+    times = [line.time for line in read if line.source is LogSource.TRAINER]
+    assert all(t is not None for t in times) and times == sorted(times)  # type: ignore[type-var]  # None ruled out
     assert backend.read_logs(status.id, cursor).lines == ()  # nothing new past the last cursor
-    assert backend.read_logs(status.id, cursor, replica="workerpool0-0").lines == ()
+    assert backend.read_logs(status.id, cursor, LogQuery(replica="workerpool0-0")).lines == ()
+    assert [line.message for line in backend.read_logs(status.id, "", LogQuery(tail=2)).lines] == [
+        line.message for line in read[-2:]]
+    with pytest.raises(UnknownReplica, match="workerpool0-0"):
+        backend.read_logs(status.id, "", LogQuery(replica="workerpool7-0"))
+    # a second backend opened on the same stack keeps its jobs in the same store (the console lists them once)
+    assert open_backend(settings_of_stack(harness.stack)).backend.jobs_at() == backend.jobs_at()
 
 
 def test_find_by_identity_resubmit_adopts_and_cancel_ends_it(harness: Harness) -> None:

@@ -24,8 +24,6 @@ KEPT = {
                                                          "not a wait)",
     ("provider/backends/local/journal.py", "save_final"): "retries a write a fixed number of times; its waits "
                                                           "are a Backoff's (FINAL_WRITE)",
-    ("provider/backends/local/backend.py", "log_lines"): "a log stream: lines are yielded between polls",
-    ("provider/backends/vertex/logs.py", "stream"): "a log stream: lines are yielded between polls",
     ("provider/cli/live.py", "follow"): "trainjobs run's live view: it prints between polls",
     ("provider/cli/emulator.py", "run"): "serves until stopped",
     ("provider/emulator/server.py", "_watch"): "the server's idle-connection watchdog",

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import builtins
 import enum
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from provider.backends.log_line import LogChunk as LogChunk  # owned by provider.backends.log_line
 from provider.core.errors import (  # the errors of the seam live with the core errors; imported from here too
     BackendError as BackendError,
 )
@@ -42,9 +42,8 @@ from provider.core.record import Record, field
 from provider.core.vertex_request import VertexRequest
 
 if TYPE_CHECKING:
-    import threading
-
-    from provider.backends.log_line import LogLine, LogQuery
+    from provider.backends.log_line import LogQuery
+    from provider.backends.polling import Backoff
     from provider.packaging.stage import Stager
 
 
@@ -201,16 +200,6 @@ class Listing(NamedTuple):
     unreadable: list[UnreadableJob]
 
 
-class LogChunk(Record):
-    """The log lines written since a cursor, and the cursor to read the next ones from.
-
-    A cursor is the backend's own opaque text ("" reads from the start); a line is in one chunk only,
-    and only whole lines are given while the job runs (a part-written line waits for its end)."""
-
-    lines: tuple[str, ...]
-    cursor: str
-
-
 class StoredObject(Record):
     """One object under a job's output directory, where the backend keeps it."""
 
@@ -271,21 +260,23 @@ class Backend(Protocol):
         listing; with ``limit``, at most that many readable jobs (the newest)."""
         ...
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
-             stop: threading.Event | None = None) -> Iterator[str]:
-        """Its log lines, each prefixed by its replica; with ``follow``, until the job ends or ``stop`` is
-        set (its reader went away: the generator returns within one poll, even while the job is quiet)."""
+    def read_logs(self, job_id: str, cursor: str = "", query: LogQuery | None = None) -> LogChunk:
+        """The job's log lines written since ``cursor``, typed (provider.backends.log_line.LogLine: time,
+        replica, source), in time order, and the cursor to read on from; ``query`` picks a replica
+        (UnknownReplica, on the first read, lists the real ones), a source, a start, the last N.
+
+        This is the one way to read a job's log, and each backend writes it once. Why a read from a
+        cursor rather than a generator: a page that polls (the console's log stream, ``run``'s live
+        view) keeps only the cursor between reads, on any thread, and every reader shares one way of
+        following (provider.backends.log_line.stream: a one-off read, ``logs --follow``, the
+        console's stream), its waits and its end (``LogChunk.ended``), instead of one per backend."""
         ...
 
-    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
-                  stop: threading.Event | None = None) -> Iterator[LogLine]:
-        """Its log lines as ``logs`` gives them, typed: each with its time, replica and source, in time
-        order; ``query`` picks a replica (UnknownReplica lists the real ones), a source, a start, the last N."""
-        ...
+    log_backoff: Backoff  # how long a follower waits between two reads (a remote log service has quotas)
 
-    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
-        """The log lines (as ``logs`` words them) written since ``cursor``, and the next cursor: an
-        incremental reader (a page that polls) keeps only the cursor between reads."""
+    def jobs_at(self) -> str:
+        """Where its jobs are kept (a local home, a project and region through an endpoint): two backends
+        that answer the same are one store, and list the same jobs."""
         ...
 
     def outputs(self, uri: str) -> builtins.list[StoredObject]:

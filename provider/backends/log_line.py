@@ -9,19 +9,27 @@ shows the trainer's alone.
 The local backend records when each line was written (provider.backends.local.log_times); Vertex
 AI's Cloud Logging entries carry their timestamp. A line of a record from before times were
 kept carries its file's last write time (``approximate``), so the lines of a file stay together.
+
+Reading is written once: a backend implements one read from a cursor (``Backend.read_logs`` ->
+``LogChunk``), and ``stream`` here builds every other way of reading on it (a one-off read,
+following until the job ends or the reader goes away). ``trainjobs logs``, ``run``'s live view,
+the console's log stream and the conformance suite all read through these two.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import enum
+import threading
 from typing import TYPE_CHECKING
 
 from provider.core.errors import InvalidArgument
 from provider.core.record import Record
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
+
+    from provider.backends.base import Backend
 
 SETUP_NAME = "setup"  # the local backend's setup stream: logs/setup.log
 
@@ -113,3 +121,34 @@ def in_order(lines: Iterable[LogLine]) -> list[LogLine]:
 
 def last(lines: list[LogLine], n: int | None) -> list[LogLine]:
     return lines if n is None else (lines[-n:] if n > 0 else [])
+
+
+class LogChunk(Record):
+    """The lines written since a cursor, in time order, and the cursor to read the next ones from.
+
+    A cursor is the backend's own opaque text ("" reads from the start: the query's ``tail`` then
+    keeps the last N); a line is in one chunk only. ``ended``: the job had ended before this read,
+    so these are its last lines and a follower stops."""
+
+    lines: tuple[LogLine, ...]
+    cursor: str
+    ended: bool = False
+
+
+def stream(backend: Backend, job_id: str, query: LogQuery | None = None, follow: bool = False,
+           stop: threading.Event | None = None) -> Iterator[LogLine]:
+    """The job's lines, read with ``backend.read_logs``; with ``follow``, new ones until the job has ended
+    (and its last lines are read) or ``stop`` is set (the reader went away: this returns within one
+    wait, even while the job is quiet). Between reads it waits per the backend's ``log_backoff``,
+    from its first wait again after a read that brought lines."""
+    chunk = backend.read_logs(job_id, "", query)
+    yield from chunk.lines
+    stop = stop or threading.Event()  # never set: follow until the job ends
+    delays = backend.log_backoff.delays()
+    while follow and not chunk.ended:
+        if stop.wait(next(delays)):
+            return
+        chunk = backend.read_logs(job_id, chunk.cursor, query)
+        if chunk.lines:
+            delays = backend.log_backoff.delays()
+        yield from chunk.lines

@@ -12,12 +12,10 @@ import os
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from provider.backends.base import JobState, JobStatus, ReplicaStatus
+from provider.backends.base import Backend, JobState, JobStatus, ReplicaStatus
 from provider.core.backend_registry import capabilities
 
 if TYPE_CHECKING:
-    from provider.backends.local.backend import LocalBackend
-    from provider.backends.local.log_times import Reader
     from provider.backends.log_line import LogLine
 
 LAST_LINES = 6
@@ -88,29 +86,37 @@ def describe(job: JobStatus, local_outputs: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def follow(backend: LocalBackend, job_id: str, out: IO[str], poll: float = 0.25, as_json: bool = False) -> JobStatus:
-    """Follow a job to its end. Ctrl-C detaches: the job keeps running.
+def follow(backend: Backend, job_id: str, out: IO[str], as_json: bool = False) -> JobStatus:
+    """Follow a job to its end, on any backend. Ctrl-C detaches: the job keeps running.
 
-    Each poll prints the new log lines first and then the state, so the final state always comes
-    after the job's last lines; a job that started and ended between two polls still shows
-    RUNNING; the elapsed time counts from the submission. ``as_json``: one JSON object a line
-    (``{"state": ...}`` on each change, per log line what ``trainjobs logs --format json`` prints:
-    timestamp, source, replica, message), the last one the final status."""
+    Each poll prints the new log lines first, each with the time it was written (as ``trainjobs
+    logs`` prints them), and then the state, so the final state always comes after the job's last
+    lines; a job that started and ended between two polls still shows RUNNING; the elapsed time
+    counts from the submission. The lines are the trainer's: the environment build's are left out
+    (``trainjobs logs`` shows them, and a failed build's error quotes them). Polls wait per the
+    backend's ``log_backoff``. ``as_json``: one JSON object a line (``{"state": ...}`` on each
+    change, per log line what ``trainjobs logs --format json`` prints), the last the final status."""
+    from provider.backends.log_line import LogQuery, LogSource
+
     tty = not as_json and hasattr(out, "isatty") and out.isatty() and "NO_COLOR" not in os.environ
+    query = LogQuery(source=LogSource.TRAINER)
     tail: list[str] = []
     drawn = 0
     shown: list[str] = []
+    cursor = ""
+    delays = backend.log_backoff.delays()
     try:
         while True:
             job = backend.get(job_id)
-            fresh = _drain(backend, job_id, final=job.state.terminal)  # at the end, all that is left
+            chunk = backend.read_logs(job_id, cursor, query)  # once the job has ended, every line left
+            cursor = chunk.cursor
             if tty:
-                tail = (tail + [line.text() for line in fresh])[-LAST_LINES:]
+                tail = (tail + [line.text(timestamps=True) for line in chunk.lines])[-LAST_LINES:]
                 text = describe(job) + ("\n  last lines:\n" + "\n".join("    " + line for line in tail) if tail else "")
                 out.write(("\033[F\033[K" * drawn) + text + "\n")
                 drawn = text.count("\n") + 1
             else:
-                for line in fresh:
+                for line in chunk.lines:
                     _write_line(out, line, as_json)
                 for summary in _new_states(job, shown):
                     _write_state(out, job, job_id, summary, as_json)
@@ -121,7 +127,9 @@ def follow(backend: LocalBackend, job_id: str, out: IO[str], poll: float = 0.25,
                 elif not tty:
                     out.write(describe(job) + "\n")
                 return job
-            time.sleep(poll)
+            if chunk.lines:
+                delays = backend.log_backoff.delays()
+            time.sleep(next(delays))
     except KeyboardInterrupt:
         out.write(f"\ndetached: job {job_id} keeps running. `trainjobs status {job_id}`, "
                   f"`trainjobs logs -f {job_id}`, `trainjobs cancel {job_id}`\n")
@@ -142,7 +150,7 @@ def _new_states(job: JobStatus, shown: list[str]) -> list[str]:
 
 
 def _write_line(out: IO[str], line: LogLine, as_json: bool) -> None:
-    out.write((json.dumps(line.json()) if as_json else line.text()) + "\n")
+    out.write((json.dumps(line.json()) if as_json else line.text(timestamps=True)) + "\n")
 
 
 def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_json: bool) -> None:
@@ -151,28 +159,6 @@ def _write_state(out: IO[str], job: JobStatus, job_id: str, summary: str, as_jso
                               "elapsed": _elapsed(job, since_submission=True)}) + "\n")
     else:
         out.write(f"[{_elapsed(job, since_submission=True)}] {job.display_name} {job_id}: {summary}\n")
-
-
-def _drain(backend: LocalBackend, job_id: str, final: bool) -> list[LogLine]:
-    """The trainer's lines written since the last call, in time order (without blocking); ``final``: every
-    one left (the job has ended). The environment build's lines are left out: `trainjobs logs` shows
-    them, and a failed build's error quotes them."""
-    from provider.backends.local.log_times import Reader
-    from provider.backends.log_line import LogSource
-
-    reader = _readers.get(job_id)
-    if reader is None:
-        reader = _readers[job_id] = Reader(backend.store.job_dir(job_id) / "logs")
-    return [line for line in reader.read(final=final) if line.source is LogSource.TRAINER]
-
-
-_readers: dict[str, Reader] = {}
-
-
-def log_line_json(line: str) -> dict[str, str]:
-    """``[workerpool0-0] text`` -> {"replica": "workerpool0-0", "message": "text"} (JSON lines output)."""
-    replica, _, message = line[1:].partition("] ") if line.startswith("[") else ("", "", line)
-    return {"replica": replica, "message": message}
 
 
 def job_json(job: JobStatus) -> dict[str, Any]:

@@ -89,13 +89,13 @@ def _print(line: LogLine, args: argparse.Namespace) -> None:
 
 @guard
 def logs(args: argparse.Namespace) -> int:
-    from provider.backends.log_line import UnknownReplica
+    from provider.backends.log_line import UnknownReplica, stream
 
     query = _query(args)  # a bad --since or --tail is refused before any backend is opened
     t = target(args)
     job_id = resolve(t, args.job)
     try:
-        for line in t.backend.log_lines(job_id, query, follow=args.follow):
+        for line in stream(t.backend, job_id, query, follow=args.follow):
             _print(line, args)
     except UnknownReplica as exc:
         raise UserError(exc.message, exit_code=ExitCode.USAGE) from None

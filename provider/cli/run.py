@@ -256,19 +256,10 @@ def _dry_run(args: argparse.Namespace, request: VertexRequest, place: Place, pro
 
 
 def _follow(backend: Backend, job_id: str, as_json: bool, place: Place) -> JobStatus:
-    """Follow the job to its end: the live view of its replicas on this machine, or a remote backend's
-    logs then status."""
-    if not capabilities(place.backend_kind).remote:
-        from provider.cli.live import follow
+    """Follow the job to its end, where it runs (provider.cli.live: its state, replicas and timed log lines)."""
+    from provider.cli.live import follow
 
-        return follow(backend, job_id, sys.stdout, as_json=as_json)  # type: ignore[arg-type]
-    from provider.cli.live import describe, job_json, log_line_json
-
-    for line in backend.logs(job_id, follow=True):
-        print(json.dumps(log_line_json(line)) if as_json else line, flush=True)
-    final = backend.wait(job_id)
-    print(json.dumps({"status": job_json(final)}) if as_json else describe(final), flush=True)
-    return final
+    return follow(backend, job_id, sys.stdout, as_json=as_json)
 
 
 def _fresh_or_warn(job: TrainingJob, backend: Backend, fresh: bool) -> TrainingJob:

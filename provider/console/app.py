@@ -21,7 +21,7 @@ import datetime
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +115,9 @@ def rows(console: Console, sources: list[Source]) -> tuple[list[views.JobRow], l
             errors.append(exc)
             continue
         models = console.models(source)
-        home = str(getattr(source.backend, "home", ""))
+        store = source.backend.jobs_at()  # two sources on one store list the same jobs once
         for job in jobs:
-            key = (source.kind, home or source.name, job.id)
+            key = (source.kind, store, job.id)
             if key in seen:
                 continue
             seen.add(key)
@@ -157,8 +157,7 @@ def _job_context(request: Request) -> dict[str, Any]:
     context: dict[str, Any] = {"source": source, "job": job, "row": views.row(source.name, job, model),
                                "spec": spec, "spec_file": _relative(spec.path, root) if spec else None,
                                "token": guard.form_token(console.secret, guard.nonce_of(request)),
-                               "request_body": views.request_body(job),
-                               "has_logs": callable(getattr(source.backend, "logs", None))}
+                               "request_body": views.request_body(job)}
     context["artifacts"], context["more_artifacts"] = views.artifacts(source.backend, job)
     if job.kind == TUNING_JOB.name:
         goal, metric = views.goal(job, model)
@@ -199,23 +198,18 @@ async def job_logs(request: Request) -> Response:
     job_id = request.path_params["job_id"]
     await run_in_threadpool(source.get, job_id)
     gone = threading.Event()
-    lines: Iterator[str] | None = source.logs(job_id, replica=request.query_params.get("replica") or None,
-                                              follow=True, stop=gone)
+    lines = source.logs(job_id, replica=request.query_params.get("replica") or None, follow=True, stop=gone)
 
     async def stream() -> AsyncIterator[str]:
-        if lines is None:
-            yield _sse("end", "this backend keeps no logs here: see the job's console URL")
-            return
-        done = object()
         try:
             while not await request.is_disconnected():
                 # A dropped page cancels this wait (Starlette listens for the disconnect); the thread is let go
                 # and ``gone`` (set below) ends the backend's follow within one poll, even on a quiet job.
-                line = await anyio.to_thread.run_sync(next, lines, done, abandon_on_cancel=True,
+                line = await anyio.to_thread.run_sync(next, lines, None, abandon_on_cancel=True,
                                                       limiter=console.log_limiter())
-                if line is done:
+                if line is None:
                     break
-                yield _sse("line", str(line))
+                yield _sse("line", line.text(timestamps=True))  # its time first, as `trainjobs logs` prints it
             yield _sse("end", "the job has ended")
         finally:
             gone.set()

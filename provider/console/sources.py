@@ -29,6 +29,8 @@ from provider.stack.membership import StackIndex
 if TYPE_CHECKING:
     import threading
 
+    from provider.backends.log_line import LogLine
+
 LOGIN = "gcloud auth application-default login"
 LOCAL = "local"  # the name of the source for this machine's own jobs
 # A page waits for Vertex AI at most about this long: two tries, then it says what failed.
@@ -84,9 +86,11 @@ class Source(Record):
                               _fix_for(self, None)) from exc
 
     def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
-             stop: threading.Event | None = None) -> Iterator[str]:
-        """The backend's log lines (as ``trainjobs logs`` prints them); ``stop`` ends a follow early."""
-        return self.backend.logs(self.backend.resolve(job_id, self.labels), replica=replica, follow=follow, stop=stop)
+             stop: threading.Event | None = None) -> Iterator[LogLine]:
+        """The job's log lines, each with its time (as ``trainjobs logs`` reads them); ``stop`` ends a follow early."""
+        from provider.backends.log_line import LogQuery, stream
+
+        return stream(self.backend, self.backend.resolve(job_id, self.labels), LogQuery(replica=replica), follow, stop)
 
     def cancel(self, job_id: str) -> JobStatus:
         try:

@@ -110,6 +110,25 @@ def test_a_finished_job_shows_all_its_logs_and_its_output(world: World, page: An
     assert page.locator("button.danger").count() == 0  # nothing to cancel
 
 
+TIMED = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z) \[[\w/-]+\] ")
+
+
+@pytest.mark.parametrize(("source", "name"), [("local", "failed-job"), ("emu", "emulated-job")])
+def test_the_log_stream_shows_each_lines_time_in_time_order(world: World, page: Any, source: str, name: str) -> None:
+    """Every line the page shows starts with the RFC 3339 time it was written (as ``trainjobs logs``
+    prints it), and the lines of all replicas come in time order: the local backend's two replicas,
+    the emulator's Cloud Logging entries."""
+    job = world.jobs[name]
+    page.goto(f"{world.url}jobs/{source}/{job.id}")
+    page.wait_for_function("() => document.getElementById('log-status').textContent.includes('ended')",
+                           timeout=120_000)
+    lines = [line for line in page.locator("#log").text_content().splitlines() if line]
+    assert lines and all(TIMED.match(line) for line in lines), lines
+    times = [line.split(" ", 1)[0] for line in lines]
+    assert times == sorted(times), lines  # fixed-width UTC times sort as text
+    assert any("[workerpool0-0] workerpool0-0: " in line for line in lines), lines
+
+
 def test_a_failed_job_shows_its_error_and_the_failed_replica(world: World, page: Any) -> None:
     job = world.local.get(world.jobs["failed-job"].id)
     page.goto(f"{world.url}jobs/local/{job.id}")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from provider.backends.base import JobState
 from provider.backends.local.backend import LocalBackend
+from provider.backends.log_line import stream
 from provider.packaging.stage import LocalStager
 from provider.submission.launch import prepare, submission
 from provider.validation.rules import Context, Target
@@ -25,7 +26,7 @@ def run_spec(backend: LocalBackend, name: str, timeout: float = 600):  # type: i
 def test_multiworker_ddp_trains_data_parallel_across_three_replicas(backend: LocalBackend) -> None:
     job = run_spec(backend, "ddp_multiworker.yaml")
     assert job.state is JobState.SUCCEEDED, job.error
-    logs = "\n".join(backend.logs(job.id))
+    logs = "\n".join(line.text() for line in stream(backend, job.id))
     assert "[workerpool0-0] rank 0 of 3" in logs
     assert "[workerpool1-0] rank 1 of 3" in logs and "[workerpool1-1] rank 2 of 3" in logs
     assert "[workerpool0-0] parameters in sync across 3 replicas" in logs

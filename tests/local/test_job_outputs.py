@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -109,7 +110,8 @@ def test_run_shows_running_and_ends_with_the_final_state_after_the_last_log_line
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     states = [i for i, line in enumerate(lines) if line.startswith("[") and ": " in line and " local_simple " in line]
-    logs = [i for i, line in enumerate(lines) if line.startswith("[workerpool0-0]")]
+    # a log line as `trainjobs logs` prints it: the time it was written, then the replica
+    logs = [i for i, line in enumerate(lines) if re.match(r"\d{4}-\d\d-\d\dT[\d:.]+Z \[workerpool0-0\] ", line)]
     texts = [lines[i].rsplit(": ", 1)[1] for i in states]
     assert "RUNNING" in texts and texts[-1] == "SUCCEEDED", texts
     assert states[-1] > logs[-1]  # the end is reported after the trainer's last line

@@ -14,6 +14,7 @@ import pytest
 from provider.backends.base import FailedPrecondition, JobState
 from provider.backends.local import store
 from provider.backends.local.backend import LocalBackend
+from provider.backends.log_line import stream
 
 from .conftest import pid_alive, probe_spec, submit
 
@@ -156,7 +157,7 @@ def test_a_restarted_worker_restarts_the_job_which_resumes_from_its_checkpoint(b
     job = backend.wait(job.id, timeout=120)
     assert job.state is JobState.SUCCEEDED, job.error
     assert job.restarts == 1 and all(r.restarts == 1 for r in job.replicas)  # every replica restarted
-    logs = "\n".join(backend.logs(job.id))
+    logs = "\n".join(line.text() for line in stream(backend, job.id))
     assert "[workerpool1-0] workerpool1-0: resuming from checkpoint at step" in logs
     assert "[workerpool0-0] workerpool0-0: resuming from checkpoint at step" in logs
 

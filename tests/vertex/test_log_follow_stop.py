@@ -11,6 +11,7 @@ import pytest
 
 from provider.backends.base import Backend, JobState
 from provider.backends.local.backend import LocalBackend
+from provider.backends.log_line import LogLine, stream
 from provider.backends.vertex import VertexBackend
 from provider.emulator.server import Emulator
 from tests.local.conftest import cleanup, probe_spec
@@ -23,7 +24,7 @@ QUIET = ["--steps", "1", "--step-seconds", "3600"]  # once its replica runs, not
 
 def follow_then_stop(backend: Backend, job_id: str) -> None:
     stop = threading.Event()
-    lines: Iterator[str] = backend.logs(job_id, follow=True, stop=stop)
+    lines: Iterator[LogLine] = stream(backend, job_id, follow=True, stop=stop)
     ended = threading.Event()
 
     def drain() -> None:

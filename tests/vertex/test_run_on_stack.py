@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from tests.vertex.conftest import BUCKET, LOCATION, PROBE, PROJECT, ROOT
 pytestmark = pytest.mark.slow
 
 STACK = "team-emu"
+TIMED = re.compile(r"^(?P<time>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z) (?P<line>\[workerpool0-0\] .*)$")
 SPEC = """\
 apiVersion: trainjobs/v1
 kind: TrainingJob
@@ -148,6 +150,16 @@ def test_run_follows_a_vertex_job_to_its_end(project: Path, emulator: Emulator) 
     (job,) = emulator_jobs(emulator)
     assert job["state"] is JobState.SUCCEEDED
     assert "SUCCEEDED" in proc.stdout
+    # the trainer's lines as `trainjobs logs` prints them: each with the time it was written, in time order,
+    # and all of them before the final state
+    timed = [m for m in (TIMED.match(line) for line in proc.stdout.splitlines()) if m]
+    assert [m["line"] for m in timed if ": step " in m["line"] or ": done" in m["line"]] == [
+        "[workerpool0-0] workerpool0-0: step 0", "[workerpool0-0] workerpool0-0: done"], proc.stdout
+    assert not any(line.startswith("[workerpool0-0]") for line in proc.stdout.splitlines())  # none without its time
+    stamps = [m["time"] for m in timed]
+    assert stamps == sorted(stamps)
+    last_line = proc.stdout.index(timed[-1].group(0))
+    assert last_line < proc.stdout.rindex("SUCCEEDED")
 
 
 def test_run_on_a_stack_whose_bucket_does_not_exist_says_so_and_starts_nothing(project: Path,

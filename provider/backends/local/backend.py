@@ -28,7 +28,6 @@ from provider.backends.base import (
     InvalidArgument,
     JobStatus,
     Listing,
-    LogChunk,
     NotFound,
     StoredObject,
     Submission,
@@ -40,7 +39,7 @@ from provider.backends.local import outputs as local_outputs
 from provider.backends.local.paths import Storage, default_home, default_storage
 from provider.backends.local.preflight import preflight
 from provider.backends.local.status import JobUnreadable, checked_status, record_labels
-from provider.backends.log_line import SETUP_NAME, LogLine, LogQuery, check_replica, last
+from provider.backends.log_line import SETUP_NAME, LogChunk, LogQuery, check_replica, last
 from provider.backends.polling import Backoff, Polled, poll_until
 from provider.backends.resolve import Seen, resolve
 from provider.core import job_kinds
@@ -75,6 +74,7 @@ def _reap() -> None:
 class LocalBackend(Polled):
     name = "local"
     poll = Backoff(initial=0.05, multiplier=1.5, maximum=1.0, attempts=0, jitter=0.0)  # wait(): files, not an API
+    log_backoff = Backoff.every(0.2)  # logs -f: files on this machine, read cheaply
 
     def __init__(self, home: str | Path | None = None, storage_root: str | Path | None = None,
                  adopt: bool = True, **_: Any) -> None:
@@ -218,16 +218,6 @@ class LocalBackend(Polled):
             raise FailedPrecondition(f"job {job_id} is {status.state.value}: cancel it before deleting it")
         self.store.delete(job_id)
 
-    def log_files(self, job_id: str) -> builtins.list[Path]:
-        """The job's log files: its setup log (the environment build) first, then each replica's."""
-        return log_times.log_files(self.store.job_dir(job_id) / "logs")
-
-    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
-        """The lines since ``cursor`` (the byte offsets reached in each replica's log file)."""
-        ended = self.get(job_id).state.terminal  # read first: a line written before the end is then in the files
-        return local_outputs.read_logs(self.store.job_dir(job_id) / "logs", self.log_files(job_id), cursor, replica,
-                                       whole_lines=not ended)
-
     def outputs(self, uri: str) -> builtins.list[StoredObject]:
         return local_outputs.objects(self.storage, uri)
 
@@ -240,26 +230,23 @@ class LocalBackend(Polled):
         except ValueError:
             return None
 
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
-             stop: threading.Event | None = None) -> Iterator[str]:
-        """Log lines in time order, each prefixed by its replica ([workerpool0-0] or [trial-2/workerpool0-0])."""
-        yield from (line.text() for line in self.log_lines(job_id, LogQuery(replica=replica), follow, stop))
-
-    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
-                  stop: threading.Event | None = None) -> Iterator[LogLine]:
-        """The job's lines with the time each was written, in time order (log_times.py); with ``follow``,
-        new ones until the job ends or ``stop`` is set. An unknown ``query.replica`` is InvalidArgument."""
+    def read_logs(self, job_id: str, cursor: str = "", query: LogQuery | None = None) -> LogChunk:
+        """The lines written since ``cursor`` with the time each was written, in time order (log_times.py).
+        While the job runs, a line comes once its time is stamped (within a round of the supervisor's
+        stamper); once it has ended, every line left. An unknown ``query.replica`` is UnknownReplica."""
         query = query or LogQuery()
-        status = self.get(job_id)
+        status = self.get(job_id)  # read first: a line written before the end is then in the files
         logs = self.store.job_dir(job_id) / "logs"
-        check_replica(status.id, query.replica, _replica_names(status, logs))
-        reader = log_times.Reader(logs)
+        if not cursor:
+            check_replica(status.id, query.replica, _replica_names(status, logs))
+        reader = log_times.Reader(logs, local_outputs.offsets(cursor))
         ended = status.state.terminal
-        yield from last([line for line in reader.read(final=ended or not follow) if query.keeps(line)], query.tail)
-        stop = stop or threading.Event()  # never set: follow until the job ends
-        while follow and not ended and not stop.wait(0.2):
-            ended = self.get(job_id).state.terminal  # before the read: the last read then has every line
-            yield from (line for line in reader.read(final=ended) if query.keeps(line))
+        lines = [line for line in reader.read(final=ended) if query.keeps(line)]
+        return LogChunk(tuple(last(lines, query.tail) if not cursor else lines),
+                        local_outputs.cursor(reader.offsets()), ended)
+
+    def jobs_at(self) -> str:
+        return f"local:{self.home.resolve()}"
 
 
 def _replica_names(status: JobStatus, logs: Path) -> set[str]:

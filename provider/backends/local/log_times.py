@@ -201,9 +201,17 @@ class _File:
 class Reader:
     """A job's log lines, in time order, read on from where the last read stopped."""
 
-    def __init__(self, logs: Path) -> None:
+    def __init__(self, logs: Path, offsets: dict[str, int] | None = None) -> None:
+        """``offsets``: where an earlier reader stopped in each file (``offsets()``), to read on from there."""
         self.logs = logs
         self.files: dict[Path, _File] = {}
+        self.start = dict(offsets or {})
+
+    def offsets(self) -> dict[str, int]:
+        """How far each file has been read (by its path under logs/): a later Reader goes on from here."""
+        out = dict(self.start)
+        out.update({path.relative_to(self.logs).as_posix(): f.offset for path, f in self.files.items()})
+        return out
 
     def read(self, final: bool) -> list[LogLine]:
         """The lines not given yet: while the job runs (``final`` False), those written up to the last
@@ -215,5 +223,6 @@ class Reader:
             f = self.files.get(path)
             if f is None:
                 f = self.files[path] = _File(path, path.relative_to(self.logs).with_suffix("").as_posix())
+                f.offset = self.start.get(path.relative_to(self.logs).as_posix(), 0)
             lines += f.read(None if final else cutoff, final or legacy, legacy)
         return in_order(lines)

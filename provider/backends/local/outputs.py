@@ -1,9 +1,8 @@
-"""What the local backend reads for the seam's incremental calls: log files from a cursor, and the
+"""What the local backend reads for the seam's incremental calls: the cursor of its logs, and the
 objects of an output directory in its storage (the gs:// paths its jobs write, as files).
 
-A log cursor is JSON: ``{"<replica's log, relative to logs/>": <bytes read>}``. Reading from it
-gives what each file holds past its offset, whole lines only while the job runs (a part-written
-line waits until its newline, or the job's end).
+A log cursor is JSON: ``{"<replica's log, relative to logs/>": <bytes read>}``, the offsets a
+provider.backends.local.log_times.Reader had reached; a Reader made from it reads on from there.
 """
 
 from __future__ import annotations
@@ -13,11 +12,12 @@ import os
 import shutil
 from pathlib import Path
 
-from provider.backends.base import InvalidArgument, LogChunk, StoredObject
+from provider.backends.base import InvalidArgument, StoredObject
 from provider.backends.local.paths import Storage
 
 
-def _offsets(cursor: str) -> dict[str, int]:
+def offsets(cursor: str) -> dict[str, int]:
+    """The offsets of a log cursor ("": none); InvalidArgument for text that is no cursor of these logs."""
     if not cursor:
         return {}
     try:
@@ -30,24 +30,8 @@ def _offsets(cursor: str) -> dict[str, int]:
     return data
 
 
-def read_logs(logs: Path, files: list[Path], cursor: str, replica: str | None, whole_lines: bool) -> LogChunk:
-    """The lines of ``files`` (under ``logs``) past the cursor's offsets, each prefixed by its replica."""
-    offsets = _offsets(cursor)
-    lines: list[str] = []
-    for path in files:
-        name = path.relative_to(logs).with_suffix("").as_posix()
-        if replica and replica not in (name, path.stem):
-            continue
-        key = path.relative_to(logs).as_posix()
-        with open(path, "rb") as f:
-            f.seek(offsets.get(key, 0))
-            data = f.read()
-        end = data.rfind(b"\n") + 1 if whole_lines else len(data)
-        if end == 0:
-            continue
-        offsets[key] = offsets.get(key, 0) + end
-        lines.extend(f"[{name}] {line}" for line in data[:end].decode("utf-8", errors="replace").splitlines())
-    return LogChunk(tuple(lines), json.dumps(offsets, sort_keys=True))
+def cursor(offsets: dict[str, int]) -> str:
+    return json.dumps(offsets, sort_keys=True)
 
 
 def _root(storage: Storage, uri: str) -> Path:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import builtins
 import json
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from provider.backends.base import (
     BackendError,
@@ -38,7 +37,7 @@ from provider.backends.base import (
     StoredObject,
     Submission,
 )
-from provider.backends.log_line import LogLine, LogQuery
+from provider.backends.log_line import LogQuery
 from provider.backends.polling import Backoff, Polled, retrying
 from provider.backends.vertex import outputs as vertex_outputs
 from provider.backends.vertex.errors import LOGIN_HINT, Call, is_transient, translate
@@ -47,10 +46,6 @@ from provider.backends.vertex.status import job_status, split_name
 from provider.core import job_kinds
 from provider.core.labels import ALLOWED as _LABEL_RULE
 from provider.core.labels import IDENTITY_LABEL, valid_key
-
-if TYPE_CHECKING:
-    import threading
-
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -81,6 +76,8 @@ def _as_json(message: Any) -> Json:
 
 class VertexBackend(Polled):
     name = "vertex"
+    # logs -f: Cloud Logging allows 60 reads a minute per project; a quiet job is read less and less often.
+    log_backoff = Backoff(initial=1.0, multiplier=1.5, maximum=10.0, attempts=0, jitter=0.0)
 
     def __init__(self, project: str, location: str, api_endpoint: str | None = None, credentials: Any = None,
                  retry: Backoff = RETRY, poll: Backoff = POLL, timeout: float = 60.0, **_: Any) -> None:
@@ -270,12 +267,20 @@ class VertexBackend(Polled):
     def local_path(self, uri: str) -> Path | None:
         return None  # in Cloud Storage, never on this machine
 
-    def read_logs(self, job_id: str, cursor: str = "", replica: str | None = None) -> LogChunk:
-        from provider.backends.vertex.logs import CloudLogs
+    def read_logs(self, job_id: str, cursor: str = "", query: LogQuery | None = None) -> LogChunk:
+        """The job's Cloud Logging entries since ``cursor`` (provider.backends.vertex.logs)."""
+        from provider.backends.log_line import check_replica
+        from provider.backends.summary import replica_names
+        from provider.backends.vertex.logs import CloudLogs, read
 
-        status = self.get(job_id)
-        return vertex_outputs.read_logs(CloudLogs(self.project, self.companion_endpoint(), self.credentials),
-                                        status.id, cursor, replica)
+        status = self.get(job_id)  # read first: once it has ended, the read after brings its last entries
+        if not cursor:
+            check_replica(status.id, query.replica if query else None, replica_names(status))
+        logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
+        return read(logs, status.id, cursor, query, ended=status.state.terminal)
+
+    def jobs_at(self) -> str:
+        return f"vertex:{self.api_endpoint or 'google'}/{self.project}/{self.location}"
 
     def resolve(self, ref: str, labels: dict[str, str] | None = None) -> str:
         """The job ``ref`` names (provider.backends.resolve: the rules every backend shares); a full id
@@ -285,23 +290,6 @@ class VertexBackend(Polled):
         where = self.parent() + (f" with labels {labels}" if labels else "")
         return resolve(ref, lambda: (Seen(j.id, j.name, j.display_name) for j in self.list(labels)),
                        lambda r: r.isdigit() and len(r) >= 10, "Vertex AI job", where)  # a Vertex AI job id has 19 digits
-
-    def logs(self, job_id: str, replica: str | None = None, follow: bool = False,
-             stop: threading.Event | None = None) -> Iterator[str]:
-        """The job's log lines from Cloud Logging, prefixed by replica as the local backend does."""
-        yield from (line.text() for line in self.log_lines(job_id, LogQuery(replica=replica), follow, stop))
-
-    def log_lines(self, job_id: str, query: LogQuery | None = None, follow: bool = False,
-                  stop: threading.Event | None = None) -> Iterator[LogLine]:
-        from provider.backends.log_line import check_replica
-        from provider.backends.summary import replica_names
-        from provider.backends.vertex.logs import CloudLogs, stream
-
-        status = self.get(job_id)
-        check_replica(status.id, query.replica if query else None, replica_names(status))
-        logs = CloudLogs(self.project, self.companion_endpoint(), self.credentials)
-        yield from stream(logs, status.id, lambda: self.get(status.name), query, follow,
-                          sleep=stop.wait if stop is not None else time.sleep)
 
     def request_cancel(self, status: JobStatus) -> str:
         """Ask Vertex AI to cancel the job (it ends CANCELLED); it is followed by its resource name."""

@@ -9,25 +9,25 @@ resource.labels.job_id="ID"`` plus the task name (googlecloudsdk/command_lib/ai/
 Lines come out as the local backend's do (provider.backends.log_line.LogLine): the entry's
 timestamp, the replica (its task name), the message; Vertex AI's own ``service`` entries and the
 emulator's ``setup`` ones (the environment build) are the setup source, the rest the trainer's.
-``--since`` is the filter's ``timestamp>=``; ``--tail N`` the last N of the first poll. Following
-polls ``entries.list`` for entries newer than the last one seen, with backoff while nothing is
-new, until the job has ended and a last poll brings nothing. The client is google-cloud-logging's
-(HTTP/JSON), pointed at ``trainjobs:apiEndpoint`` when one is set (the emulator serves the
-same call).
+``--since`` is the filter's ``timestamp>=``; ``--tail N`` the last N of the first read.
+
+A read goes on from a cursor, JSON: ``{"after": <timestamp of the newest entry read>, "seen":
+[<insertIds at that timestamp>]}``. Entries are listed from that timestamp on (Cloud Logging's
+filter is ``>=``, so an entry written in the same instant is not lost) and the ones already seen
+are skipped, as ``gcloud ai custom-jobs stream-logs`` does; following is the seam's
+(provider.backends.log_line.stream). The client is google-cloud-logging's (HTTP/JSON), pointed at
+``trainjobs:apiEndpoint`` when one is set (the emulator serves the same call).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import time
-from collections.abc import Callable, Iterator
+import json
 from typing import Any
 
-from provider.backends.base import JobStatus, NotFound, PermissionDenied
-from provider.backends.log_line import SETUP_NAME, LogLine, LogQuery, LogSource, last, rfc3339
+from provider.backends.base import InvalidArgument, NotFound, PermissionDenied
+from provider.backends.log_line import SETUP_NAME, LogChunk, LogLine, LogQuery, LogSource, last, rfc3339
 
-# Backoff between polls while following: from the first to the largest delay, in seconds.
-FIRST_DELAY, MAX_DELAY = 1.0, 10.0
 PAGE_SIZE = 1000
 
 
@@ -119,32 +119,34 @@ class CloudLogs:
             raise NotFound(f"Cloud Logging has no project {self.project!r}: {exc.message}") from exc
 
 
-def stream(logs: CloudLogs, job_id: str, status: Callable[[], JobStatus], query: LogQuery | None = None,
-           follow: bool = False, sleep: Callable[[float], object] = time.sleep) -> Iterator[LogLine]:
-    """The job's log lines, oldest first; with ``follow``, new ones until the job has ended, or until
-    ``sleep`` returns True (``threading.Event.wait``: the reader went away)."""
+def _cursor(cursor: str) -> tuple[str | None, set[str]]:
+    if not cursor:
+        return None, set()
+    try:
+        data = json.loads(cursor)
+        after, seen = data["after"], data["seen"]
+    except (ValueError, KeyError, TypeError):
+        after, seen = None, None
+    if not isinstance(after, str) or not isinstance(seen, list):
+        raise InvalidArgument(f"{cursor[:80]!r} is not a cursor of Vertex AI's logs: pass the cursor the last "
+                              "read returned, or none to read from the start")
+    return after or None, {str(s) for s in seen}
+
+
+def read(logs: CloudLogs, job_id: str, cursor: str, query: LogQuery | None, ended: bool) -> LogChunk:
+    """The job's lines past the cursor, oldest first (``ended``: the job had ended before this read)."""
     query = query or LogQuery()
-    seen: set[str] = set()
-    after: str | None = rfc3339(query.since) if query.since is not None else None
-    delay = FIRST_DELAY
-    ended_before_poll = False
-    first = True
-    while True:
-        new = 0
-        batch: list[LogLine] = []
-        for entry in logs.entries(job_id, query.replica, after):
-            key = entry_key(entry)
-            if key in seen:
-                continue
-            seen.add(key)
-            new += 1
-            after = entry_time(entry) or after
-            batch += [line for line in entry_lines(entry) if query.keeps(line)]
-        yield from (last(batch, query.tail) if first else batch)
-        first = False
-        if not follow or ended_before_poll:
-            return
-        ended_before_poll = status().state.terminal  # one more poll after the end catches the last lines
-        delay = FIRST_DELAY if new else min(MAX_DELAY, delay * 1.5)
-        if not ended_before_poll and sleep(delay) is True:
-            return
+    after, seen = _cursor(cursor)
+    if not cursor and query.since is not None:
+        after = rfc3339(query.since)
+    lines: list[LogLine] = []
+    for entry in logs.entries(job_id, query.replica, after):
+        key, stamp = entry_key(entry), entry_time(entry)
+        if key in seen:
+            continue
+        if stamp and stamp != after:
+            after, seen = stamp, set()
+        seen.add(key)
+        lines += [line for line in entry_lines(entry) if query.keeps(line)]
+    state = json.dumps({"after": after or "", "seen": sorted(seen)})
+    return LogChunk(tuple(last(lines, query.tail) if not cursor else lines), state, ended)
