@@ -38,7 +38,9 @@ def _job_id(home: dict[str, str], name: str) -> str:
 
 def test_lines_in_time_order_with_times_setup_apart(home: dict[str, str], tmp_path: Path) -> None:
     fresh = {**home, "TRAINJOBS_ENV_CACHE": str(tmp_path / "envs")}  # an environment built for this job: pip runs
-    proc = run_cli("run", _spec(tmp_path, "logs_order", workers=1, args=["--steps", "3"]), env=fresh, timeout=400)
+    # The chief ends last (--chief-last), so the worker has written its lines however loaded the machine is.
+    args = ["--steps", "3", "--dump", str(tmp_path / "dump"), "--chief-last", "2"]
+    proc = run_cli("run", _spec(tmp_path, "logs_order", workers=1, args=args), env=fresh, timeout=400)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     full = run_cli("logs", "logs_order", env=home)
     no_traceback(full)
