@@ -174,7 +174,7 @@ def console_rows(n: int, home: Path, tmp: Path, repeat: int) -> list[Row]:
         def get(path: str) -> None:
             with urllib.request.urlopen(url.rstrip("/") + path, timeout=120) as response:
                 body = response.read()
-                assert response.status == 200 and (path != "/" or body.count(b"<tr data-job=") == min(50, n))
+                assert response.status == 200 and (path != "/" or body.count(b"<tr data-job=") >= min(50, n))
 
         get("/")  # warm: templates compiled, modules imported
         get("/static/console.css")
