@@ -86,10 +86,8 @@ def list_jobs(args: argparse.Namespace) -> int:
     from provider.backends import summary
     from provider.cli.live import job_json
 
-    if args.limit < 1:
-        raise UserError(f"--limit {args.limit}: a number of jobs, 1 or more (or --all for every job)", exit_code=2)
+    limit = _limit(args)
     t = target(args)
-    limit = None if args.all else args.limit
     jobs, broken = t.backend.scan(t.labels, limit=limit)  # the unreadable records apart
     jobs = jobs[:limit]
     if args.format == "json":
@@ -115,6 +113,13 @@ def list_jobs(args: argparse.Namespace) -> int:
     if limit is not None and len(jobs) == limit:
         print(f"\n(the newest {limit} shown: --limit N for more, --all for every job)")
     return 0
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    """How many jobs ``jobs list`` reads and shows: --limit N (the newest N), None for --all."""
+    if args.limit < 1:
+        raise UserError(f"--limit {args.limit}: a number of jobs, 1 or more (or --all for every job)", exit_code=2)
+    return None if args.all else int(args.limit)
 
 
 def _duration(job: JobStatus) -> str:

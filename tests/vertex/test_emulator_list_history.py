@@ -11,6 +11,7 @@ state dir after a restart.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 from tests.vertex.conftest import LOCATION, PARENT, PROJECT
 
 HISTORY = 10_000
@@ -33,7 +34,7 @@ def record(i: int) -> dict[str, Any]:
     return {"id": f"{1000000000 + i}", "kind": "CustomJob", "parent": PARENT, "create_time": created,
             "end_time": created, "local": False,
             "error": {"code": 9, "message": "The local backend cannot run this job: history"},
-            "body": {"displayName": f"job{i}", "jobSpec": {"workerPoolSpecs": [
+            "body": {"displayName": f"job{i}", "labels": {"trainjobs-stack": "emu"}, "jobSpec": {"workerPoolSpecs": [
                 {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
                  "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/i:1"}}]}}}
 
@@ -100,3 +101,13 @@ def test_the_sdk_lists_all_10000(endpoint: str) -> None:
         initializer.global_config.__init__()  # type: ignore[misc]  # forget the endpoint for later tests
     assert len(listed) == HISTORY
     assert sorted(j.display_name for j in listed) == sorted(NEWEST_FIRST)  # each once
+
+
+def test_jobs_list_through_the_emulator_shows_the_newest(endpoint: str, tmp_path: Path) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks" / "Pulumi.emu.yaml").write_text(
+        f"config:\n  trainjobs:backend: vertex\n  trainjobs:team: nlp\n  gcp:project: {PROJECT}\n"
+        f"  gcp:region: {LOCATION}\n  trainjobs:specs: [specs/*.yaml]\n  trainjobs:apiEndpoint: {endpoint}\n")
+    proc = run_cli("jobs", "list", "--stack", "emu", "--limit", "7", "--format", "json", cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [j["display_name"] for j in json.loads(proc.stdout)] == NEWEST_FIRST[:7]
