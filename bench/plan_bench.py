@@ -50,7 +50,7 @@ STACK = """config:
     - specs/{team}/*.yaml
   trainjobs:quotas:
     maxGpusPerJob: {per_job}
-    maxGpusPerStack: 100000
+    maxGpusPerStack: 1000000000
     allowedRegions: [us-central1]
   trainjobs:policy:
     requiredLabels: [cost-center]

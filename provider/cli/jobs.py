@@ -41,7 +41,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     j = sub.add_parser("jobs", help="list jobs: local ones, or a stack's (--stack) on its backend")
     jsub = j.add_subparsers(dest="jobs_command", metavar="COMMAND")
     ls = jsub.add_parser("list", help="list jobs, newest first: state, hardware, start and duration")
-    ls.add_argument("--limit", type=int, default=50, metavar="N", help="at most N jobs, newest first (default: 50)")
+    shown = ls.add_mutually_exclusive_group()
+    shown.add_argument("--limit", type=int, default=50, metavar="N",
+                       help="the newest N jobs (default: 50; only they are read, however long the history)")
+    shown.add_argument("--all", action="store_true", help="every job, newest first (reads the whole history)")
     ls.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")
     add_stack_option(ls)
     ls.set_defaults(_target="provider.cli.jobs:list_jobs")
@@ -52,7 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pr.add_argument("--keep", type=int, default=20, metavar="N", help="always keep the newest N finished jobs (20)")
     pr.add_argument("--dry-run", action="store_true", help="say what would go; remove nothing")
     pr.set_defaults(_target="provider.cli.jobs:prune")
-    j.set_defaults(_target="provider.cli.jobs:list_jobs", limit=50, format="text", stack=None, stacks_dir="stacks")
+    j.set_defaults(_target="provider.cli.jobs:list_jobs", limit=50, all=False, format="text", stack=None, stacks_dir="stacks")
 
     s = sub.add_parser("status", help="the state, replicas and trials of a job")
     s.add_argument("job", metavar="JOB", help="a job id (or a unique prefix), a resource name, or a job name for "
@@ -83,9 +86,10 @@ def list_jobs(args: argparse.Namespace) -> int:
     from provider.backends import summary
     from provider.cli.live import job_json
 
+    limit = _limit(args)
     t = target(args)
-    jobs, broken = t.backend.scan(t.labels, limit=args.limit)  # the unreadable records apart
-    jobs = jobs[: args.limit]
+    jobs, broken = t.backend.scan(t.labels, limit=limit)  # the unreadable records apart
+    jobs = jobs[:limit]
     if args.format == "json":
         print(json.dumps([job_json(j) for j in jobs] + [
             {"id": b.id, "state": "UNREADABLE", "path": str(b.path), "reason": b.reason} for b in broken], indent=2))
@@ -106,7 +110,16 @@ def list_jobs(args: argparse.Namespace) -> int:
         print(f"\n{len(broken)} job(s) could not be read (nothing was changed; remove a job's directory to forget it):")
         for b in broken:
             print(f"  {b.id}  UNREADABLE  {b.path}: {b.reason}")
+    if limit is not None and len(jobs) == limit:
+        print(f"\n(the newest {limit} shown: --limit N for more, --all for every job)")
     return 0
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    """How many jobs ``jobs list`` reads and shows: --limit N (the newest N), None for --all."""
+    if args.limit < 1:
+        raise UserError(f"--limit {args.limit}: a number of jobs, 1 or more (or --all for every job)", exit_code=2)
+    return None if args.all else int(args.limit)
 
 
 def _duration(job: JobStatus) -> str:

@@ -47,6 +47,7 @@ from provider.core.trust import Binding, Refusal, Verdict
 
 HERE = Path(__file__).parent
 MODELS_TTL = 30.0  # seconds a stack's parsed specs are reused
+PAGE = 50  # jobs a page of the jobs list shows
 LOG_STREAMS = 64  # log streams followed at once (each holds a thread while it waits for a line)
 
 
@@ -103,14 +104,16 @@ def _console(request: Request) -> Console:
     return console
 
 
-def rows(console: Console, sources: list[Source]) -> tuple[list[views.JobRow], list[SourceError]]:
-    """Every job of these sources, newest first; a source that fails is reported, not fatal."""
+def rows(console: Console, sources: list[Source], limit: int | None = None) -> tuple[list[views.JobRow],
+                                                                                     list[SourceError]]:
+    """Every job of these sources (with ``limit``, each source's newest that many), newest first; a source
+    that fails is reported, not fatal."""
     out: list[views.JobRow] = []
     errors: list[SourceError] = []
     seen: set[tuple[str, str, str]] = set()
     for source in sources:
         try:
-            jobs = source.jobs()
+            jobs = source.jobs(limit)
         except SourceError as exc:
             errors.append(exc)
             continue
@@ -127,16 +130,29 @@ def rows(console: Console, sources: list[Source]) -> tuple[list[views.JobRow], l
     return out, errors
 
 
+def _page(request: Request) -> int:
+    raw = request.query_params.get("page", "") or "1"
+    if not raw.isdigit() or int(raw) < 1:
+        raise SourceError(f"page={raw!r} is not a page number", "use page=1 for the newest jobs, page=2 for the "
+                          "ones before them, and so on (the Older and Newer links)", 400)
+    return int(raw)
+
+
 def _filtered(request: Request) -> dict[str, Any]:
+    """One page of the jobs list, newest first. Unfiltered, each source reads only its newest
+    page x PAGE + 1 jobs (the one past the page says whether an older page exists), so the first
+    page costs the same at any history size; a filter looks at every job (as the emulator's does)."""
     console = _console(request)
     state, stack, text = (request.query_params.get(k, "") for k in ("state", "stack", "q"))
-    found, errors = rows(console, console.sources.sources)
+    page = _page(request)
+    end = page * PAGE
+    found, errors = rows(console, console.sources.sources, None if state or stack or text else end + 1)
     wanted = next((s for s in JobState if s.value == state), None)  # an unknown state shows no job
     shown = [r for r in found if (not state or r.job.state is wanted) and (not stack or r.stack == stack)
              and (not text or text.lower() in r.text())]
     stacks = sorted({r.stack for r in found if r.stack != "-"} | set(console.sources.names()[1:]))
-    return {"rows": shown, "total": len(found), "errors": errors, "state": state, "stack": stack, "q": text,
-            "stacks": stacks}
+    return {"rows": shown[end - PAGE:end], "total": len(found), "errors": errors, "state": state, "stack": stack,
+            "q": text, "stacks": stacks, "page": page, "older": len(shown) > end}
 
 
 async def jobs_page(request: Request) -> Response:

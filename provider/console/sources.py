@@ -66,9 +66,11 @@ class Source(Record):
 
         return stack_labels(self.stack) if self.stack is not None else None
 
-    def jobs(self) -> list[JobStatus]:
+    def jobs(self, limit: int | None = None) -> list[JobStatus]:
+        """This source's jobs, newest first; with ``limit``, only the newest that many (the backend stops
+        reading there, so a first page costs the same however long the history is)."""
         try:
-            return self.backend.list(self.labels)
+            return self.backend.scan(self.labels, limit=limit).jobs
         except BackendError as exc:
             raise _error(self, exc) from exc
         except Exception as exc:  # an SDK failure outside the seam's errors (a network error, a bad endpoint)

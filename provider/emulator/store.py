@@ -69,7 +69,11 @@ class EmulatorStore:
         for path in sorted(self.jobs_dir.glob("*.json")):
             record = self._load(path, ("id", "create_time", "kind", "parent", "body"))
             if record is not None:
-                self._remember(record)
+                self._jobs[record["id"]] = record
+        for record in self._jobs.values():  # each collection sorted once, not an insort per record
+            self._order.setdefault(self._collection(record), []).append((record["create_time"], record["id"]))
+        for keys in self._order.values():
+            keys.sort()
         for path in sorted(self.operations_dir.glob("*.json")):
             op = self._load(path, ("id", "name"))
             if op is not None:

@@ -143,6 +143,7 @@ class Side:
             spec_dir = self.tree.root / posixpath.dirname(path) if self.check_paths else None
             result = validate_in(SpecBytes(data, path, spec_dir), self.index.stacks_of(self._abs(path)))
             result.path = self._abs(path)
+            result.release()  # the loaded document is most of a spec's memory; a message that needs it reads it again
         self._results[path] = result
         self._by_content.setdefault(data, result)
         return result

@@ -223,10 +223,23 @@ class VertexBackend(Polled):
             return job_status(COLLECTIONS[collection], job)
         raise NotFound(f"no Vertex AI job {job_id!r} (looked for {' and '.join(tried)})")
 
-    def _list_json(self, client: Any, collection: str, parent: str, filter: str) -> builtins.list[Json]:
+    def _list_json(self, client: Any, collection: str, parent: str, filter: str,
+                   limit: int | None = None) -> builtins.list[Json]:
+        """The collection's jobs, newest first; with ``limit``, only until that many readable ones came
+        (one the API returns that cannot be read does not count: ``scan`` lists it apart). The service
+        lists newest first (the emulator does, by create time), and the pager fetches a page only when
+        iteration reaches it, so the newest N cost about ceil(N / page) calls at any history."""
         method = getattr(client, f"list_{_METHOD[collection]}s")
-        pager = method(request={"parent": parent, "filter": filter, "page_size": 100}, timeout=self.timeout)
-        jobs = [_as_json(job) for job in pager]
+        size = min(limit, 100) if limit else 100
+        pager = method(request={"parent": parent, "filter": filter, "page_size": size}, timeout=self.timeout)
+        jobs: builtins.list[Json] = []
+        readable = 0
+        for job in pager:
+            jobs.append(_as_json(job))
+            if limit is not None:
+                readable += len(vertex_outputs.read_jobs(COLLECTIONS[collection], jobs[-1:])[0])
+                if readable >= limit:
+                    break
         return sorted(jobs, key=lambda j: (j.get("createTime", ""), j.get("name", "")), reverse=True)
 
     def list(self, labels: dict[str, str] | None = None) -> builtins.list[JobStatus]:
@@ -241,7 +254,7 @@ class VertexBackend(Polled):
         broken = []
         for kind, collection in KINDS.items():
             def fetch(c: str = collection) -> builtins.list[Json]:
-                return self._list_json(client, c, self.parent(), filter)
+                return self._list_json(client, c, self.parent(), filter, limit)
 
             jobs, unreadable = vertex_outputs.read_jobs(kind, self._call(self._site("list", collection, self.location),
                                                                          fetch))

@@ -29,8 +29,15 @@
     const rows = document.getElementById("job-rows");
     const form = document.querySelector("form[data-live-form]");
     if (!rows || !form) { return; }
-    const query = function () { return "?" + new URLSearchParams(new FormData(form)).toString(); };
+    const page = form.querySelector("input[name=page]");
+    // The first page is the default: its query names no page, so a filter's URL stays as the user wrote it.
+    const query = function () {
+      const params = new URLSearchParams(new FormData(form));
+      if (params.get("page") === "1") { params.delete("page"); }
+      return "?" + params.toString();
+    };
     const apply = function () {
+      if (page) { page.value = "1"; }  // a changed filter starts again from the newest jobs
       history.replaceState(null, "", query());
       refresh(rows, query());
     };
