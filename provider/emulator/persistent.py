@@ -29,7 +29,6 @@ worker pool's machine and disk type with room for its replicas.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import re
 import threading
 import time
@@ -37,10 +36,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from provider.backends.local.store import Unreadable, new_job_id, now, private_dir, read_json, write_json
+from provider.backends.local.store import new_job_id, now, write_json
 from provider.core import job_kinds
 from provider.core.record import Record
-from provider.emulator import paging, wire
+from provider.emulator import paging, records, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
 from provider.stack.persistent import ID_PATTERN, pool_findings
 
@@ -157,22 +156,11 @@ class PersistentResourceService:
     # -- records --------------------------------------------------------------------------------
     def open(self) -> None:
         """Load the records a previous emulator left (an unreadable one is named in ``unreadable``)."""
-        private_dir(self.dir)
-        for path in sorted(self.dir.glob("*.json")):
-            try:
-                record = read_json(path)
-            except Unreadable as exc:
-                self.unreadable.append(f"{path}: {exc.reason}")
-                continue
-            if record is None:
-                continue
-            if not _is_record(record):
-                self.unreadable.append(f"{path}: not a PersistentResource record")
-                continue
+        for record in records.load(self.dir, _is_record, "a PersistentResource record", self.unreadable):
             self._records[record["name"]] = record
 
     def _file(self, name: str) -> Path:
-        return self.dir / (hashlib.sha256(name.encode()).hexdigest()[:32] + ".json")
+        return records.file_of(self.dir, name)
 
     def _put(self, record: Json) -> None:
         write_json(self._file(record["name"]), record)

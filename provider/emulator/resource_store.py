@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import hashlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from provider.backends.local.store import Unreadable, private_dir, read_json, write_json
+from provider.backends.local.store import write_json
+from provider.emulator import records
 
 Json = dict[str, Any]
 Key = tuple[str, str]  # (create time, id)
@@ -45,22 +45,11 @@ class ResourceStore:
         self.unreadable: list[str] = []
 
     def open(self) -> None:
-        private_dir(self.dir)
-        for path in sorted(self.dir.glob("*.json")):
-            try:
-                record = read_json(path)
-            except Unreadable as exc:
-                self.unreadable.append(f"{path}: {exc.reason}")
-                continue
-            if record is None:
-                continue
-            if not _is_record(record):
-                self.unreadable.append(f"{path}: not an emulator resource record")
-                continue
+        for record in records.load(self.dir, _is_record, "an emulator resource record", self.unreadable):
             self._remember(record)
 
     def _file(self, name: str) -> Path:
-        return self.dir / (hashlib.sha256(name.encode()).hexdigest()[:32] + ".json")
+        return records.file_of(self.dir, name)
 
     def _remember(self, record: Json) -> None:
         old = self._records.get(record["name"])
