@@ -5,9 +5,11 @@ Each backend type declares its settings class in the registry (provider.core.bac
 home and storage, Vertex AI's project, region and endpoint. ``settings_of_stack`` reads them
 from a stack's config (the CLI's ``--stack``, the console), ``settings_of_props`` from a
 TrainingJob resource's inputs (the Pulumi provider), and ``open_backend`` turns them into the
-backend and the stager that puts a job's package where that backend reads it. Every backend
-and stager of the CLI, the console and the provider is built here; a backend's package is
-imported only when its settings are read (the Vertex one loads the SDK only when opened).
+backend and the stager that puts a job's package where that backend reads it (``open_local``:
+this machine's, the embedded default). Every backend and stager of the CLI, the console and the
+provider is built here; the one other is the emulator's own local backend, on its state dir, which
+its job service drives. A backend's package is imported only when its settings are read (the Vertex
+one loads the SDK only when opened).
 """
 
 from __future__ import annotations
