@@ -106,10 +106,10 @@ def test_the_text_plan_and_validate_escape_control_characters(repo: PlanRepo) ->
     assert all(line.startswith("::") or re.match(r"\d+ specs checked", line) for line in github.splitlines())
 
 
-def test_a_usage_error_that_quotes_a_path_is_escaped(tmp_path: Path) -> None:
+def test_an_error_that_quotes_a_path_is_escaped(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "provider", "validate", "missing\x1b[2J\u202e.yaml"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120, check=False, env={**os.environ, **ENV})
-    assert proc.returncode == 2
+    assert proc.returncode == 4  # not found (README, "Exit codes")
     assert "missing\\x1b[2J\\u202e.yaml" in proc.stderr and "\x1b" not in proc.stderr
 
 
