@@ -44,4 +44,4 @@ def test_stale_codeowners_is_reported(tmp_path: Path) -> None:
     no_traceback(proc)
     assert proc.returncode == 1 and "is stale" in proc.stderr
     missing = run_cli("codeowners", "--check", str(tmp_path / "nope"))
-    assert missing.returncode == 2 and "cannot read it" in missing.stderr
+    assert missing.returncode == 4 and "cannot read it" in missing.stderr  # not found (README, "Exit codes")

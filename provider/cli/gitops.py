@@ -13,6 +13,7 @@ from pathlib import Path
 
 from provider.core.backend_registry import kinds
 from provider.core.errors import UserError
+from provider.core.exit_code import ExitCode
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -121,7 +122,9 @@ def codeowners(args: argparse.Namespace) -> int:
     try:
         current = Path(args.check).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"--check {args.check}: cannot read it ({exc.strerror})", exit_code=2) from exc
+        missing = isinstance(exc, FileNotFoundError)  # not found (4), as every command's missing file; else usage (2)
+        raise UserError(f"--check {args.check}: cannot read it ({exc.strerror})",
+                        exit_code=ExitCode.NOT_FOUND if missing else ExitCode.USAGE) from exc
     if current != text:
         print(f"{args.check} is stale: run  trainjobs codeowners > {args.check}", file=sys.stderr)
         return 1
