@@ -25,7 +25,7 @@ from provider.backends.local.store import new_job_id, now
 from provider.core import job_kinds
 from provider.core.rpc_code import RpcCode
 from provider.core.vertex_request import VertexRequest
-from provider.emulator import filters, paging, validate, wire
+from provider.emulator import listing, validate, wire
 from provider.emulator.errors import ApiError, failed_precondition, invalid, not_found
 from provider.emulator.operations import EMPTY, Operations
 from provider.emulator.persistent import PersistentResourceService
@@ -37,11 +37,6 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 KINDS = {k.collection: k.name for k in job_kinds.KINDS}  # collection -> kind (provider.core.job_kinds)
-
-
-def _snake_to_camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
 class JobService:
@@ -178,31 +173,8 @@ class JobService:
         so only the jobs returned are rendered (their local state read).
         """
         kind = KINDS[collection]
-        text = params.get("filter", "")
-        job_filter = filters.compile_filter(text)
-        size = paging.page_size(params.get("pageSize"))
-        mask = [_snake_to_camel(f.strip()) for f in params.get("readMask", "").split(",") if f.strip()]
-        request = (parent, collection, text, ",".join(mask))
-        after = paging.decode(params.get("pageToken"), *request)
-        jobs: list[Json] = []
-        last: tuple[str, str] | None = None
-        more = False
-        needs_status, predicate = job_filter.needs_status, job_filter.predicate
-        for record in self.store.walk(kind, parent, after):
-            job = self.render(record) if needs_status else None
-            if job_filter.fields and not predicate(job if job is not None else _stored_view(record)):
-                continue
-            if len(jobs) == size:
-                more = True
-                break
-            jobs.append(job if job is not None else self.render(record))
-            last = (record["create_time"], record["id"])
-        if mask:
-            jobs = [{k: v for k, v in job.items() if k in mask} for job in jobs]
-        out: Json = {collection: jobs}
-        if more and last is not None:
-            out["nextPageToken"] = paging.encode(last, *request)
-        return out
+        return listing.page(lambda after: self.store.walk(kind, parent, after), self.render, collection, parent,
+                            params, stored=_stored_view)
 
     def cancel(self, collection: str, parent: str, job_id: str) -> Json:
         record = self.record(collection, parent, job_id)
