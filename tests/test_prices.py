@@ -13,6 +13,7 @@ import datetime as dt
 import html
 import json
 import os
+import re
 import urllib.request
 from pathlib import Path
 
@@ -111,6 +112,21 @@ def test_every_price_carries_its_source_and_a_derived_one_its_derivation() -> No
             assert not price.verified and " x 1." in price.source, (region, name)
     for rate in (r for rec in pricing.regions.values() for r in rec.machine_families.values()):
         assert rate.source.strip() and rate.usd_per_vcpu_hour > 0 and rate.usd_per_gb_hour > 0
+
+
+def test_each_derived_price_is_the_compute_engine_figure_it_names_times_the_ratio_it_names() -> None:
+    """The derivation written beside a derived price reproduces it: '... in REGION $N/h ... x R (see derivations.…)'."""
+    checked = 0
+    for region, rec in CATALOG.pricing().regions.items():
+        for name, price in {**rec.machine_types, **rec.accelerators}.items():
+            if not price.source.startswith("derived"):
+                continue
+            figure = re.search(r" in " + re.escape(region) + r" \$([0-9.]+)/h", price.source)
+            ratio = re.search(r"x (1\.\d\d) \(see derivations\.(\w+)", price.source)
+            assert figure and ratio, (region, name, price.source)
+            assert price.usd_per_hour == pytest.approx(float(figure[1]) * float(ratio[1]), rel=1e-5), (region, name)
+            checked += 1
+    assert checked > 200
 
 
 def test_h100_outside_us_central1_is_compute_engines_price_at_the_ratio_vertex_shows_for_h100() -> None:
