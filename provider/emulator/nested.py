@@ -32,6 +32,7 @@ Json = dict[str, Any]
 _TYPE = "type.googleapis.com/google.cloud.aiplatform.v1."
 ID_PATTERN = r"[a-z0-9][a-z0-9-]{0,127}"
 _OUTPUT_ONLY = ("etag", "parentContexts", "blobStoragePathPrefix", "runCount")
+_UNSTAMPED = ("metadataSchemas", "evaluations", "slices")  # messages with a create time only
 
 
 class Kind(Record):
@@ -104,9 +105,11 @@ class NestedService:
 
     def render(self, record: Json) -> Json:
         """The resource's REST JSON (canonical: enum names)."""
-        out: Json = {**record["body"], "name": record["name"], "createTime": record["create_time"],
-                     "updateTime": record["update_time"]}
-        if record.get("etag") and record["collection"] != "metadataStores":  # the one message with no etag
+        out: Json = {**record["body"], "name": record["name"], "createTime": record["create_time"]}
+        if record["collection"] in _UNSTAMPED:
+            return out
+        out["updateTime"] = record["update_time"]
+        if record.get("etag") and record["collection"] != "metadataStores":  # a message with no etag
             out["etag"] = record["etag"]
         return out
 
