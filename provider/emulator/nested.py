@@ -47,6 +47,8 @@ class Kind(Record):
     list_field: str  # the list response's field
     list_message: str
     required: tuple[str, ...] = ()  # body fields create needs
+    mutable: bool = True  # served patch and delete (a metadata schema has neither)
+    client_fields: tuple[str, ...] = ()  # fields wire.parse drops as output only that this message's client sets
 
     def create_metadata(self) -> str:
         return f"Create{self.message}OperationMetadata"
@@ -65,9 +67,11 @@ KINDS = {k.collection: k for k in (
          "ListMetadataStoresResponse"),
     Kind("contexts", "Context", "metadataStores", "contextId", False, False, "contexts", "ListContextsResponse"),
     Kind("artifacts", "Artifact", "metadataStores", "artifactId", False, False, "artifacts",
-         "ListArtifactsResponse"),
+         "ListArtifactsResponse", client_fields=("state",)),
     Kind("executions", "Execution", "metadataStores", "executionId", False, False, "executions",
-         "ListExecutionsResponse"),
+         "ListExecutionsResponse", client_fields=("state",)),
+    Kind("metadataSchemas", "MetadataSchema", "metadataStores", "metadataSchemaId", False, False, "metadataSchemas",
+         "ListMetadataSchemasResponse", ("schema",), mutable=False),
 )}
 
 
@@ -190,7 +194,7 @@ class NestedService:
 
     def create(self, kind: Kind, parent: str, given_id: str | None, raw: bytes) -> tuple[Json, Json | None]:
         """The new resource's JSON and, for a collection whose create is long-running, its Operation."""
-        record = self.insert(kind, parent, given_id, wire.parse(kind.message, raw))
+        record = self.insert(kind, parent, given_id, wire.parse(kind.message, raw, kind.client_fields))
         view = self.render(record)
         if not kind.lro_create:
             return view, None
@@ -198,7 +202,7 @@ class NestedService:
                                     {"@type": _TYPE + kind.message, **view})
 
     def patch(self, kind: Kind, name: str, raw: bytes, mask_text: str) -> Json:
-        body = wire.parse(kind.message, raw)
+        body = wire.parse(kind.message, raw, kind.client_fields)
         for key in _OUTPUT_ONLY:
             body.pop(key, None)
         with self.records.lock:
