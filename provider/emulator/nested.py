@@ -32,6 +32,7 @@ Json = dict[str, Any]
 _TYPE = "type.googleapis.com/google.cloud.aiplatform.v1."
 ID_PATTERN = r"[a-z0-9][a-z0-9-]{0,127}"
 _OUTPUT_ONLY = ("etag", "parentContexts", "blobStoragePathPrefix", "runCount")
+BLOB_BUCKET = "trainjobs-tensorboards"  # the emulated storage's bucket of TensorBoard blobs (tensorboard_reads.py)
 _UNSTAMPED = ("metadataSchemas", "evaluations", "slices")  # messages with a create time only
 
 
@@ -84,6 +85,11 @@ def _camel(path: str) -> str:
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
+def blob_prefix(name: str) -> str:
+    """The blobStoragePathPrefix of a tensorboard (or of what is below one): bucket/folder, without gs://."""
+    return f"{BLOB_BUCKET}/{name.split('/')[1]}"
+
+
 def location_of(name: str) -> str:
     return "/".join(name.split("/")[:4])
 
@@ -113,6 +119,8 @@ class NestedService:
         if record["collection"] in _UNSTAMPED:
             return out
         out["updateTime"] = record["update_time"]
+        if record["collection"] == "tensorboards":
+            out["blobStoragePathPrefix"] = blob_prefix(record["name"])
         if record.get("etag") and record["collection"] != "metadataStores":  # a message with no etag
             out["etag"] = record["etag"]
         return out

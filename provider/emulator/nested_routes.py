@@ -22,6 +22,7 @@ from provider.emulator.resource_store import ResourceStore
 from provider.emulator.storage import Answer
 from provider.emulator.store import EmulatorStore
 from provider.emulator.tensorboard_data import TensorboardData
+from provider.emulator.tensorboard_reads import TensorboardReads, make_blob_bucket
 
 if TYPE_CHECKING:
     from provider.emulator.routes import Request
@@ -110,6 +111,8 @@ def _batch_create(app: Emulator, request: Request, t: Target, kind: Kind, parent
 def collection(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     t = _target(m)
     nested = app.tracking.nested
+    if t.kind.collection == "tensorboards":  # where the uploader writes blobs (tensorboard_reads.py)
+        make_blob_bucket(app.storage_root)
     if t.kind.collection == "metadataSchemas":  # the store's system schemas, written on first use
         metadata_schemas.seed(nested, t.name.rsplit("/metadataSchemas/", 1)[0] if t.item else t.name)
     if t.item:
@@ -160,7 +163,29 @@ def _lineage(call: Callable[[MetadataLinks, str], Json]) -> _GetVerb:
     return handler
 
 
+def _reads(app: Emulator) -> TensorboardReads:
+    return TensorboardReads(app.tracking.data, app.storage_root)
+
+
+def _read_blobs(app: Emulator, request: Request, t: Target) -> Answer:
+    _params(request, "timeSeries.readBlobData", ("blobIds",))
+    ids = [v for k, v in parse_qsl(request.query, keep_blank_values=True) if k == "blobIds"]
+    # A server-streaming method: over REST its answer is a JSON array of the stream's messages (one here).
+    one = wire.encode("ReadTensorboardBlobDataResponse", _reads(app).read_blobs(t.name, ids), request.enums_as_ints)
+    return Answer(data=b"[" + one + b"]")
+
+
+def _tensorboard_read(call: Callable[[TensorboardReads, str], Json], message: str) -> _GetVerb:
+    def handler(app: Emulator, request: Request, t: Target) -> Answer:
+        _params(request, f"tensorboards.{t.verb}")
+        return _answer(message, call(_reads(app), t.name), request)
+    return handler
+
+
 _GET_VERBS: dict[tuple[str, str], _GetVerb] = {
+    ("tensorboards", "readSize"): _tensorboard_read(TensorboardReads.read_size, "ReadTensorboardSizeResponse"),
+    ("tensorboards", "readUsage"): _tensorboard_read(TensorboardReads.read_usage, "ReadTensorboardUsageResponse"),
+    ("timeSeries", "readBlobData"): _read_blobs,
     ("timeSeries", "read"): _read,
     ("tensorboards", "batchRead"): _batch_read,
     ("contexts", "queryContextLineageSubgraph"): _lineage(MetadataLinks.context_lineage),
@@ -193,6 +218,9 @@ def item(app: Emulator, request: Request, t: Target) -> Answer:
         _params(request, f"{t.kind.collection}.{t.verb}")
         message, call = _POST_VERBS[key]
         return _answer(message, call(app.tracking, t.name, request.body), request)
+    if request.method == "POST" and key == ("timeSeries", "exportTensorboardTimeSeries"):
+        _params(request, "timeSeries.exportTensorboardTimeSeries")
+        return _answer("ExportTensorboardTimeSeriesDataResponse", _reads(app).export(t.name, request.body), request)
     if request.method == "POST" and key == ("experiments", "batchCreate"):
         _params(request, "timeSeries.batchCreate")
         nested.record(t.kind, t.name)
