@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.core.job_kinds import CUSTOM_JOB
-from provider.emulator import job_tracking, model_routes, query, wire
+from provider.emulator import dataset_transfer, job_tracking, model_routes, query, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
 
@@ -160,6 +160,16 @@ def delete_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer
     return _operation(app.datasets.delete(_dataset(m)))
 
 
+def import_data(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.import")
+    return _operation(dataset_transfer.import_data(app.datasets, _dataset(m), request.body))
+
+
+def export_data(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.export")
+    return _operation(dataset_transfer.export_data(app.datasets, _dataset(m), request.body))
+
+
 # -- operations, serving -------------------------------------------------------------------------
 def get_operation(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "operations.get")
@@ -193,6 +203,8 @@ ROUTES: tuple[tuple[str, str, Handler, bool], ...] = (
     ("GET", "/datasets", list_datasets, False),
     ("GET", f"/datasets/{_ID}", get_dataset, False),
     ("DELETE", f"/datasets/{_ID}", delete_dataset, False),
+    ("POST", f"/datasets/{_ID}:import", import_data, False),
+    ("POST", f"/datasets/{_ID}:export", export_data, False),
     ("GET", rf"/(?P<owner>models|datasets|trainingPipelines)/{_ID}/operations/(?P<op>[^/:]+)", get_operation, True),
     *((method, rf"/(?P<serving>{'|'.join(SERVING)})(?:[/:].*)?", not_served, False)
       for method in ("GET", "POST", "DELETE", "PATCH")),
