@@ -7,7 +7,7 @@ REST reference has InputDataConfig's (and ExportDataConfig's) splits:
   puts each row in that set; a row with another value (or none) is left out, as Vertex AI does.
 * ``timestampSplit`` ``key`` and fractions: rows ordered by the column's RFC 3339 time, the
   earliest for training, then validation, the latest for test; rows whose time does not parse
-  are left out.
+  are left out, and times without a zone are refused (RFC 3339 has one).
 * ``stratifiedSplit`` ``key`` and fractions: each value of the (categorical) column is cut by
   the fractions on its own, so every set keeps the column's distribution.
 * ``filterSplit`` filters data items, which only image, text and video datasets have: refused by

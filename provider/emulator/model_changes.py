@@ -3,8 +3,8 @@ and the ``orderBy`` of ``models.list``, as Vertex AI's v1 REST reference has the
 (https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.models).
 
 * ``patch`` PATCH ``{model.name}?updateMask=...``: the model's own fields (``displayName``,
-  ``description``, ``labels``), on every version when the name has no ``@VERSION``, as the SDK's
-  ``Model.update`` sends them; a version's own fields (``versionDescription``, ``versionAliases``,
+  ``description``, ``labels``), on every version, with a name without ``@VERSION`` (as the SDK's
+  ``Model.update`` sends them; a versioned name is refused for them); a version's own fields (``versionDescription``, ``versionAliases``,
   ``metadata``) on the version named (the default one when none is). Any other path is refused by
   name, with the list of what can be updated. The answer is the Model (not an operation).
 * ``export`` POST ``{name}:export``: an Operation (ExportModelOperationMetadata with
@@ -82,6 +82,9 @@ class ModelChanges:
         if "versionAliases" in paths:
             check_aliases(body.get("versionAliases") or [], "model.version_aliases")
         parent, model_id, version = split_name(name)
+        if version and any(p in MODEL_FIELDS for p in paths):
+            raise _violation("model.name", f"{name} names a version, but {', '.join(_snake(p) for p in paths if p in MODEL_FIELDS)} "
+                                           f"belong to the whole model: update {parent}/models/{model_id}.")
         registry = self.registry
         with registry.lock:
             record = registry.record(parent, model_id)
@@ -176,7 +179,8 @@ class ModelChanges:
             position = json.loads(after[0])
             views = [v for v in views if compare(key_of(v), position) > 0]
         size = paging.page_size(params.get("pageSize"))
-        out: Json = {"models": views[:size]}
+        mask = [_camel(f.strip()) for f in params.get("readMask", "").split(",") if f.strip()]
+        out: Json = {"models": [{k: v for k, v in view.items() if not mask or k in mask} for view in views[:size]]}
         if len(views) > size:
             out["nextPageToken"] = paging.encode((json.dumps(key_of(views[size - 1])), "model"), *request)
         return out

@@ -53,7 +53,7 @@ def test_metadata_schemas_system_and_created_survive_a_restart(emulators: Emulat
     with pytest.raises(Conflict, match="already exists"):  # ALREADY_EXISTS is HTTP 409
         md.create_metadata_schema(parent=STORE, metadata_schema_id="acme-model-v1",
                                   metadata_schema=v1.MetadataSchema(schema="title: x\n"))
-    with pytest.raises(BadRequest, match="metadata_schema.schema"):
+    with pytest.raises(BadRequest, match=r"metadata_schema\.schema"):
         md.create_metadata_schema(parent=STORE, metadata_schema=v1.MetadataSchema(schema_version="1"))
     found = list(md.list_metadata_schemas(request={"parent": STORE, "filter": 'schema_type="ARTIFACT_TYPE"'}))
     assert made.name in [s.name for s in found]

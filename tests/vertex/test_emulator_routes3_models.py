@@ -42,6 +42,9 @@ def test_update_order_by_export_and_copy(sdk: Any, emulator: Emulator) -> None: 
     with pytest.raises(BadRequest, match=r"'artifact_uri' cannot be updated.*display_name, description, labels"):
         models.update_model(model={"name": first.resource_name, "artifact_uri": "gs://x/y"},
                             update_mask={"paths": ["artifact_uri"]})
+    with pytest.raises(BadRequest, match="belong to the whole model"):
+        models.update_model(model={"name": f"{first.resource_name}@1", "display_name": "x"},
+                            update_mask={"paths": ["display_name"]})
     updated = models.update_model(model={"name": first.resource_name, "version_description": "v1 notes",
                                          "version_aliases": ["champion"]},
                                   update_mask={"paths": ["version_description", "version_aliases"]})

@@ -94,7 +94,7 @@ def test_blob_sequences_as_the_uploader_writes_them(emulators: Emulators, monkey
                                                           "blob_ids": ["b2", "b1", "inline"]}))
     assert [(b.id, b.data) for a in answers for b in a.blobs] == [
         ("b2", b"\x89PNG two"), ("b1", b"\x89PNG one"), ("inline", b"carried")]
-    with pytest.raises(NotFound, match="'gone'.*no write carried its data"):
+    with pytest.raises(NotFound, match=r"'gone'.*no write carried its data"):
         list(tb.read_tensorboard_blob_data(request={"time_series": series.name, "blob_ids": ["gone"]}))
     before = tb.read_tensorboard_size(tensorboard=board).storage_size_byte
     assert before >= len(b"\x89PNG one") * 2
