@@ -20,6 +20,7 @@ one of the CSV header's columns.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +30,6 @@ Json = dict[str, Any]
 Rows = list[list[str]]
 DEFAULT_SPLIT = (0.8, 0.1, 0.1)
 SPLITS = ("training", "validation", "test")
-KINDS = ("fractionSplit", "filterSplit", "predefinedSplit", "timestampSplit", "stratifiedSplit")
 
 
 def _violation(field: str, description: str) -> ApiError:
@@ -73,43 +73,64 @@ def _time(text: str) -> datetime | None:
         return None
 
 
-def split_rows(config: Json, header: list[str], rows: Rows, seed: str, at: str) -> tuple[Rows, Rows, Rows]:
-    """The (training, validation, test) rows the config's split gives; 400 for a bad split, 501 for filterSplit."""
-    given = [k for k in KINDS if k in config]
-    if len(given) > 1:
-        raise _violation(at, f"Only one split can be given; this one has {', '.join(_snake(k) for k in given)}.")
-    kind = given[0] if given else "fractionSplit"
-    split: Json = config.get(kind) or {}
-    where = f"{at}.{_snake(kind)}"
-    if kind == "filterSplit":
-        raise ApiError("UNIMPLEMENTED", "input_data_config.filter_split is not emulated: it filters data items, "
-                                        "which image, text and video datasets have and a tabular dataset does not. "
-                                        "Use fraction_split, predefined_split, timestamp_split or stratified_split.")
-    if kind == "predefinedSplit":
-        column = _column(header, split, where)
-        def chosen(name: str) -> Rows:
-            return [r for r in rows if len(r) > column and r[column] == name]
-        return chosen("training"), chosen("validation"), chosen("test")
-    parts = fractions(split, where)
-    if kind == "fractionSplit":
-        shuffled = list(rows)
-        random.Random(seed).shuffle(shuffled)
-        return _cut(shuffled, parts)
+Parts = tuple[Rows, Rows, Rows]
+
+
+def _predefined(split: Json, header: list[str], rows: Rows, seed: str, where: str) -> Parts:
     column = _column(header, split, where)
-    if kind == "timestampSplit":
-        timed = [(t, i, r) for i, r in enumerate(rows) if len(r) > column and (t := _time(r[column])) is not None]
-        if any(t.tzinfo is None for t, _, _ in timed):
-            raise _violation(f"{where}.key", f"The column {header[column]!r} holds times without a time zone; "
-                                             "they must be RFC 3339 (2026-01-31T12:00:00Z).")
-        return _cut([r for _, _, r in sorted(timed, key=lambda x: (x[0], x[1]))], parts)
+
+    def chosen(name: str) -> Rows:
+        return [r for r in rows if len(r) > column and r[column] == name]
+    return chosen("training"), chosen("validation"), chosen("test")
+
+
+def _fraction(split: Json, header: list[str], rows: Rows, seed: str, where: str) -> Parts:
+    shuffled = list(rows)
+    random.Random(seed).shuffle(shuffled)
+    return _cut(shuffled, fractions(split, where))
+
+
+def _timestamp(split: Json, header: list[str], rows: Rows, seed: str, where: str) -> Parts:
+    parts = fractions(split, where)
+    column = _column(header, split, where)
+    timed = [(t, i, r) for i, r in enumerate(rows) if len(r) > column and (t := _time(r[column])) is not None]
+    if any(t.tzinfo is None for t, _, _ in timed):
+        raise _violation(f"{where}.key", f"The column {header[column]!r} holds times without a time zone; "
+                                         "they must be RFC 3339 (2026-01-31T12:00:00Z).")
+    return _cut([r for _, _, r in sorted(timed, key=lambda x: (x[0], x[1]))], parts)
+
+
+def _stratified(split: Json, header: list[str], rows: Rows, seed: str, where: str) -> Parts:
+    parts = fractions(split, where)
+    column = _column(header, split, where)
     groups: dict[str, Rows] = {}
     for row in rows:
         if len(row) > column:
             groups.setdefault(row[column], []).append(row)
-    out: tuple[Rows, Rows, Rows] = ([], [], [])
+    out: Parts = ([], [], [])
     for value in sorted(groups):
         members = list(groups[value])
         random.Random(f"{seed}/{value}").shuffle(members)
         for target, part in zip(out, _cut(members, parts), strict=True):
             target.extend(part)
     return out
+
+
+def _filter(split: Json, header: list[str], rows: Rows, seed: str, where: str) -> Parts:
+    raise ApiError("UNIMPLEMENTED", "input_data_config.filter_split is not emulated: it filters data items, "
+                                    "which image, text and video datasets have and a tabular dataset does not. "
+                                    "Use fraction_split, predefined_split, timestamp_split or stratified_split.")
+
+
+_SPLITTERS: dict[str, Callable[[Json, list[str], Rows, str, str], Parts]] = {
+    "fractionSplit": _fraction, "filterSplit": _filter, "predefinedSplit": _predefined,
+    "timestampSplit": _timestamp, "stratifiedSplit": _stratified}
+
+
+def split_rows(config: Json, header: list[str], rows: Rows, seed: str, at: str) -> Parts:
+    """The (training, validation, test) rows the config's split gives; 400 for a bad split, 501 for filterSplit."""
+    given = [k for k in _SPLITTERS if k in config]
+    if len(given) > 1:
+        raise _violation(at, f"Only one split can be given; this one has {', '.join(_snake(k) for k in given)}.")
+    kind = given[0] if given else "fractionSplit"
+    return _SPLITTERS[kind](config.get(kind) or {}, header, rows, seed, f"{at}.{_snake(kind)}")

@@ -70,21 +70,8 @@ class ModelChanges:
     def patch(self, name: str, raw: bytes, mask_text: str) -> Json:
         body = wire.parse("Model", raw)
         paths = [_camel(p.strip()) for p in mask_text.split(",") if p.strip()]
-        if not paths:
-            raise _violation("update_mask", "Required field is not set: name the fields to update "
-                                            f"({', '.join(_snake(f) for f in MODEL_FIELDS + VERSION_FIELDS)}).")
-        for path in paths:
-            if path not in MODEL_FIELDS + VERSION_FIELDS:
-                raise _violation("update_mask", f"{_snake(path)!r} cannot be updated; a model's updatable fields "
-                                                f"are {', '.join(_snake(f) for f in MODEL_FIELDS + VERSION_FIELDS)}.")
-        if "displayName" in paths and not body.get("displayName"):
-            raise _violation("model.display_name", "Required field is not set: a model keeps a display name.")
-        if "versionAliases" in paths:
-            check_aliases(body.get("versionAliases") or [], "model.version_aliases")
         parent, model_id, version = split_name(name)
-        if version and any(p in MODEL_FIELDS for p in paths):
-            raise _violation("model.name", f"{name} names a version, but {', '.join(_snake(p) for p in paths if p in MODEL_FIELDS)} "
-                                           f"belong to the whole model: update {parent}/models/{model_id}.")
+        _check_patch(name, body, paths)
         registry = self.registry
         with registry.lock:
             record = registry.record(parent, model_id)
@@ -184,6 +171,26 @@ class ModelChanges:
         if len(views) > size:
             out["nextPageToken"] = paging.encode((json.dumps(key_of(views[size - 1])), "model"), *request)
         return out
+
+
+def _check_patch(name: str, body: Json, paths: list[str]) -> None:
+    """400 for a mask that is empty, names a field that cannot be updated, or a model field on a version."""
+    allowed = ", ".join(_snake(f) for f in MODEL_FIELDS + VERSION_FIELDS)
+    if not paths:
+        raise _violation("update_mask", f"Required field is not set: name the fields to update ({allowed}).")
+    for path in paths:
+        if path not in MODEL_FIELDS + VERSION_FIELDS:
+            raise _violation("update_mask", f"{_snake(path)!r} cannot be updated; a model's updatable fields are "
+                                            f"{allowed}.")
+    parent, model_id, version = split_name(name)
+    model_wide = [_snake(p) for p in paths if p in MODEL_FIELDS]
+    if version and model_wide:
+        raise _violation("model.name", f"{name} names a version, but {', '.join(model_wide)} belong to the whole "
+                                       f"model: update {parent}/models/{model_id}.")
+    if "displayName" in paths and not body.get("displayName"):
+        raise _violation("model.display_name", "Required field is not set: a model keeps a display name.")
+    if "versionAliases" in paths:
+        check_aliases(body.get("versionAliases") or [], "model.version_aliases")
 
 
 def _order(text: str) -> list[tuple[str, bool]]:
