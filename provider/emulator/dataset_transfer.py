@@ -21,9 +21,10 @@ from typing import Any
 from provider.backends.local.store import now
 from provider.emulator import wire
 from provider.emulator.dataset_splits import SPLITS, split_rows
-from provider.emulator.datasets import DatasetService, not_emulated, rows_of, stamp
+from provider.emulator.datasets import DatasetService, not_emulated, rows_of
 from provider.emulator.errors import ApiError, FieldViolation, invalid
 from provider.emulator.operations import typed
+from provider.emulator.storage import folder_stamp
 
 Json = dict[str, Any]
 _ITEMS_ONLY = ("importSchemaUri", "dataItemLabels", "annotationLabels")
@@ -81,7 +82,7 @@ def export_data(datasets: DatasetService, name: str, raw: bytes) -> Json:
                                                                      "the files are written under.")
     dataset = datasets.get(name)
     header, rows = rows_of(datasets.sources(dataset))
-    folder = f"{prefix.rstrip('/')}/export-data-{dataset.get('displayName', '')}-{stamp()}"
+    folder = f"{prefix.rstrip('/')}/export-data-{dataset.get('displayName', '')}-{folder_stamp()}"
     files = []
     if "fractionSplit" in config or "filterSplit" in config:
         parts = split_rows(config, header, rows, name.rsplit("/", 1)[-1], at)

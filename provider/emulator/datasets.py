@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import io
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from provider.emulator import listing, wire
 from provider.emulator.dataset_splits import SPLITS, split_rows
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
 from provider.emulator.operations import EMPTY, Operations, typed
+from provider.emulator.storage import folder_stamp
 from provider.emulator.store import EmulatorStore
 
 Json = dict[str, Any]
@@ -39,11 +39,6 @@ Json = dict[str, Any]
 KIND = "Dataset"
 SCHEMA = "gs://google-cloud-aiplatform/schema/dataset/metadata/"
 TABULAR = SCHEMA + "tabular_1.0.0.yaml"
-
-
-def stamp() -> str:
-    """Now, as Vertex AI writes it in an export's folder name: 2026-01-31T12:00:00.000Z."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
 
 
 def _key(dataset_id: str) -> str:
@@ -151,7 +146,7 @@ class DatasetService:
                                                       "written for the trainer.")
         header, rows = rows_of(self.sources(dataset))
         parts = split_rows(config, header, rows, dataset_id, at)
-        folder = f"{destination.rstrip('/')}/dataset-{dataset_id}-tables-{stamp()}"
+        folder = f"{destination.rstrip('/')}/dataset-{dataset_id}-tables-{folder_stamp()}"
         env = {"AIP_DATA_FORMAT": "csv"}
         for split, part in zip(SPLITS, parts, strict=True):
             self.write(f"{folder}/{split}-00000-of-00001.csv", header, part)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import json
 import shutil
-import time
 from typing import TYPE_CHECKING, Any
 
 from provider.backends.local.paths import Storage, StorageError
@@ -33,6 +32,7 @@ from provider.emulator import filters, paging, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid
 from provider.emulator.model_registry import KIND, ModelRegistry, check_aliases, split_name
 from provider.emulator.operations import typed
+from provider.emulator.storage import folder_stamp
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -115,8 +115,7 @@ class ModelChanges:
         if not prefix:
             raise _violation("output_config.artifact_destination", "Required field is not set: the gs:// folder "
                                                                     "the model's artifacts are copied to.")
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
-        target = f"{prefix.rstrip('/')}/model-{split_name(name)[1]}/{wanted}/{stamp}"
+        target = f"{prefix.rstrip('/')}/model-{split_name(name)[1]}/{wanted}/{folder_stamp()}"
         try:
             source = self.storage.path(model["artifactUri"].rstrip("/") + "/")
             destination = self.storage.path(target + "/")
