@@ -170,3 +170,27 @@ def test_a_pipelines_model_knows_its_training_job_across_a_restart(emulators: Em
             _ = aiplatform.Model(model.resource_name).training_job
     finally:
         initializer.global_config.__init__()  # type: ignore[misc]
+
+
+def test_evaluations_patches_and_copies_survive_a_restart(emulators: Emulators) -> None:
+    from google.cloud import aiplatform_v1
+
+    first = emulators.start()
+    models = _client(first, "ModelServiceClient")
+    uploaded = models.upload_model(request={"parent": PARENT, "model_id": "kept", "model": aiplatform_v1.Model(
+        display_name="kept", artifact_uri=f"gs://{BUCKET}/k", container_spec={"image_uri": SERVING})}).result(
+        timeout=30)
+    evaluation = models.import_model_evaluation(parent=uploaded.model, model_evaluation={
+        "display_name": "eval", "metrics": {"accuracy": 0.5}})
+    models.update_model(model={"name": uploaded.model, "description": "patched"},
+                        update_mask={"paths": ["description"]})
+    copied = models.copy_model(request={"parent": PARENT, "source_model": uploaded.model,
+                                        "model_id": "kept-copy"}).result(timeout=30)
+    emulators.stop(first)
+
+    again = _client(emulators.start(), "ModelServiceClient")
+    assert again.get_model_evaluation(name=evaluation.name).metrics["accuracy"] == pytest.approx(0.5)
+    assert again.get_model(name=uploaded.model).description == "patched"
+    assert again.get_model(name=copied.model).original_model_info.model == f"{uploaded.model}@1"
+    assert [m.name for m in again.list_models(request={"parent": PARENT, "order_by": "create_time desc"})] == [
+        copied.model, uploaded.model]
