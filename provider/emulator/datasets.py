@@ -8,28 +8,30 @@ a tabular dataset read from Cloud Storage CSV files, and the split a training pi
 * ``get``, ``list``, ``delete`` (an Operation).
 
 ``export`` is what a custom training pipeline with ``inputDataConfig`` does before the trainer
-starts, as Vertex AI does: the rows of the CSV files (one header, kept in every part) are shuffled
-and split by ``fractionSplit`` (default 0.8 / 0.1 / 0.1) into
+starts, as Vertex AI does: the rows of the CSV files (one header, kept in every part) are split
+as dataset_splits.py says (fraction, predefined, timestamp or stratified split; default 0.8 / 0.1
+/ 0.1 of the shuffled rows) into
 ``<gcsDestination>/dataset-<id>-tables-<time>/{training,validation,test}-00000-of-00001.csv``, and
 the trainer gets ``AIP_DATA_FORMAT=csv`` and ``AIP_{TRAINING,VALIDATION,TEST}_DATA_URI`` =
-``.../training-*`` (a wildcard, as Vertex AI gives it). Other splits are refused by name.
+``.../training-*`` (a wildcard, as Vertex AI gives it). ``:import`` and ``:export`` are
+dataset_transfer.py's.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import random
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from provider.backends.local.paths import Storage, StorageError
 from provider.backends.local.store import new_job_id, now
 from provider.emulator import listing, wire
+from provider.emulator.dataset_splits import SPLITS, split_rows
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
 from provider.emulator.operations import EMPTY, Operations, typed
+from provider.emulator.storage import folder_stamp
 from provider.emulator.store import EmulatorStore
 
 Json = dict[str, Any]
@@ -37,8 +39,6 @@ Json = dict[str, Any]
 KIND = "Dataset"
 SCHEMA = "gs://google-cloud-aiplatform/schema/dataset/metadata/"
 TABULAR = SCHEMA + "tabular_1.0.0.yaml"
-DEFAULT_SPLIT = (0.8, 0.1, 0.1)
-SPLITS = ("training", "validation", "test")
 
 
 def _key(dataset_id: str) -> str:
@@ -60,9 +60,9 @@ class DatasetService:
         self.store = store
         self.operations = operations
         self.storage = Storage(root=storage_root)
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
-    def _sources(self, dataset: Json) -> list[Path]:
+    def sources(self, dataset: Json) -> list[Path]:
         """The CSV files of a tabular dataset's gcsSource, each an object in the emulated storage."""
         metadata: Json = dataset["metadata"] if isinstance(dataset.get("metadata"), dict) else {}
         config = metadata.get("inputConfig") or {}
@@ -94,9 +94,9 @@ class DatasetService:
         if schema != TABULAR:
             kind = schema.removeprefix(SCHEMA).split("_")[0] if schema.startswith(SCHEMA) else schema or "(none)"
             raise not_emulated(f"A dataset of metadata schema {kind!r} ({schema or 'metadata_schema_uri unset'})")
-        self._sources(body)
+        self.sources(body)
         stamp = now()
-        with self._lock:
+        with self.lock:
             dataset_id = new_job_id()
             while self.store.job(_key(dataset_id)) is not None:
                 dataset_id = new_job_id()
@@ -113,6 +113,13 @@ class DatasetService:
             raise not_found(f"The Dataset {name} does not exist.")
         body: Json = record["body"]
         return body
+
+    def replace(self, name: str, body: Json) -> None:
+        """Store a dataset's new JSON (import's new sources)."""
+        record = self.store.job(_key(name.rsplit("/", 1)[-1]))
+        if record is None or record["kind"] != KIND:
+            raise not_found(f"The Dataset {name} does not exist.")
+        self.store.put_job({**record, "body": body})
 
     def page(self, parent: str, params: dict[str, str]) -> Json:
         return listing.page(lambda after: self.store.walk(KIND, parent, after), lambda r: r["body"], "datasets",
@@ -131,30 +138,22 @@ class DatasetService:
         if not dataset_id:
             raise _violation(f"{at}.dataset_id", "Required field is not set.")
         dataset = self.get(f"{parent}/datasets/{dataset_id}")
-        for other in ("filterSplit", "predefinedSplit", "timestampSplit", "stratifiedSplit"):
-            if other in config:
-                raise not_emulated(f"input_data_config.{listing.camel(other)} ({other})")
         if "bigqueryDestination" in config:
             raise not_emulated("input_data_config.bigquery_destination (export to BigQuery)")
         destination = (config.get("gcsDestination") or {}).get("outputUriPrefix") or default_destination
         if not destination:
             raise _violation(f"{at}.gcs_destination", "Required field is not set: where the dataset's split is "
                                                       "written for the trainer.")
-        fractions = _fractions(config.get("fractionSplit"), at)
-        header, rows = _rows(self._sources(dataset))
-        random.Random(dataset_id).shuffle(rows)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
-        folder = f"{destination.rstrip('/')}/dataset-{dataset_id}-tables-{stamp}"
+        header, rows = rows_of(self.sources(dataset))
+        parts = split_rows(config, header, rows, dataset_id, at)
+        folder = f"{destination.rstrip('/')}/dataset-{dataset_id}-tables-{folder_stamp()}"
         env = {"AIP_DATA_FORMAT": "csv"}
-        start = 0
-        for i, (split, fraction) in enumerate(zip(SPLITS, fractions, strict=True)):
-            end = len(rows) if i == len(SPLITS) - 1 else start + round(fraction * len(rows))
-            self._write(f"{folder}/{split}-00000-of-00001.csv", header, rows[start:end])
-            start = end
+        for split, part in zip(SPLITS, parts, strict=True):
+            self.write(f"{folder}/{split}-00000-of-00001.csv", header, part)
             env[f"AIP_{split.upper()}_DATA_URI"] = f"{folder}/{split}-*"
         return env
 
-    def _write(self, uri: str, header: list[str], rows: list[list[str]]) -> None:
+    def write(self, uri: str, header: list[str], rows: list[list[str]]) -> None:
         path = self.storage.path(uri)
         path.parent.mkdir(parents=True, exist_ok=True)
         text = io.StringIO()
@@ -164,17 +163,7 @@ class DatasetService:
         path.write_text(text.getvalue(), encoding="utf-8")
 
 
-def _fractions(split: Json | None, at: str) -> tuple[float, float, float]:
-    if not split:
-        return DEFAULT_SPLIT
-    values = tuple(float(split.get(f"{k}Fraction", 0.0)) for k in SPLITS)
-    if any(v < 0 for v in values) or not 0.999 <= sum(values) <= 1.001:
-        raise _violation(f"{at}.fraction_split", f"The fractions {', '.join(str(v) for v in values)} must be "
-                                                 "non-negative and sum to 1.")
-    return values[0], values[1], values[2]
-
-
-def _rows(paths: list[Path]) -> tuple[list[str], list[list[str]]]:
+def rows_of(paths: list[Path]) -> tuple[list[str], list[list[str]]]:
     header: list[str] = []
     rows: list[list[str]] = []
     for path in paths:

@@ -70,6 +70,21 @@ class MetadataLinks:
                     self.records.put({**record, "body": body_, "update_time": now()})
         return {}
 
+    def remove_children(self, context: str, raw: bytes) -> Json:
+        """Undo addContextChildren: each child leaves the context's children and names it no more as a parent."""
+        body = wire.parse("RemoveContextChildrenRequest", raw)
+        children = self._members(context, list(body.get("childContexts") or []), "contexts", "child_contexts")
+        with self.records.lock:
+            record = self.nested.record(KINDS["contexts"], context)
+            links = dict(record.get("links") or {})
+            links["children"] = [c for c in links.get("children", []) if c not in children]
+            self.records.put({**record, "links": links})
+            for child in children:
+                found = self.records.get(child) or {}
+                parents = [p for p in found["body"].get("parentContexts") or [] if p != context]
+                self.records.put({**found, "body": {**found["body"], "parentContexts": parents}, "update_time": now()})
+        return {}
+
     def _ancestors(self, context: str) -> set[str]:
         seen: set[str] = set()
         todo = [context]

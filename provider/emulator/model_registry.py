@@ -37,7 +37,9 @@ DEFAULT = "default"
 _MODEL_ID = re.compile(r"^[a-z_][a-z0-9_-]{0,62}$")
 _ALIAS = re.compile(r"^[a-z][a-zA-Z0-9-]{0,126}[a-z0-9]$")
 _OUTPUT_ONLY = ("name", "versionId", "createTime", "updateTime", "versionCreateTime", "versionUpdateTime",
-                "deployedModels", "supportedExportFormats", "trainingPipeline", "etag", "modelSourceInfo")
+                "deployedModels", "supportedExportFormats", "trainingPipeline", "etag", "modelSourceInfo", "originalModelInfo")
+# The one export format Vertex AI gives a custom model (model_changes.py exports it).
+EXPORT_FORMATS = ({"id": "custom-trained", "exportableContents": ["ARTIFACT"]},)
 
 
 def _key(model_id: str) -> str:
@@ -64,34 +66,42 @@ def check_model(model: Json, at: str = "model") -> None:
     if not (model.get("containerSpec") or {}).get("imageUri"):
         raise _violation(f"{at}.container_spec.image_uri", "Required field is not set: the emulator registers "
                                                             "custom models, whose serving container is required.")
-    for alias in model.get("versionAliases") or []:
+    check_aliases(model.get("versionAliases") or [], f"{at}.version_aliases")
+
+
+def check_aliases(aliases: list[str], at: str) -> None:
+    for alias in aliases:
         if not _ALIAS.match(alias) or alias.isdigit():
-            raise _violation(f"{at}.version_aliases", f"Invalid alias {alias!r}: an alias matches "
-                                                      "[a-z][a-zA-Z0-9-]{0,126}[a-z0-9] and is not a number.")
+            raise _violation(at, f"Invalid alias {alias!r}: an alias matches [a-z][a-zA-Z0-9-]{{0,126}}[a-z0-9] "
+                                 "and is not a number.")
 
 
 class ModelRegistry:
     def __init__(self, store: EmulatorStore, operations: Operations) -> None:
         self.store = store
         self.operations = operations
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
     # -- reading --------------------------------------------------------------------------------
-    def _record(self, parent: str, model_id: str) -> Json:
+    def record(self, parent: str, model_id: str) -> Json:
         record = self.store.job(_key(model_id))
         if record is None or record["kind"] != KIND or record["parent"] != parent:
             raise not_found(f"The Model {parent}/models/{model_id} does not exist.")
         return record
 
     @staticmethod
-    def _default(record: Json) -> Json:
+    def default(record: Json) -> Json:
         versions: list[Json] = record["body"]["versions"]
         return next((v for v in versions if DEFAULT in (v.get("versionAliases") or [])), versions[-1])
 
     @staticmethod
-    def _version(record: Json, version: str, name: str) -> Json:
+    def is_default(record: Json, version: Json) -> bool:
+        return ModelRegistry.default(record) is version
+
+    @staticmethod
+    def version(record: Json, version: str, name: str) -> Json:
         if not version:
-            return ModelRegistry._default(record)
+            return ModelRegistry.default(record)
         versions: list[Json] = record["body"]["versions"]
         found = next((v for v in versions if v["versionId"] == version or version in (v.get("versionAliases") or [])),
                      None)
@@ -102,16 +112,16 @@ class ModelRegistry:
 
     def get(self, name: str) -> Json:
         parent, model_id, version = split_name(name)
-        return self._version(self._record(parent, model_id), version, name)
+        return self.version(self.record(parent, model_id), version, name)
 
     def page(self, parent: str, params: dict[str, str]) -> Json:
-        return listing.page(lambda after: self.store.walk(KIND, parent, after), self._default, "models", parent, params)
+        return listing.page(lambda after: self.store.walk(KIND, parent, after), self.default, "models", parent, params)
 
     def list_versions(self, name: str, params: dict[str, str]) -> Json:
         parent, model_id, version = split_name(name)
         if version:
             raise invalid(f"listVersions takes a model's name without a version: {parent}/models/{model_id}.")
-        versions = self._record(parent, model_id)["body"]["versions"]
+        versions = self.record(parent, model_id)["body"]["versions"]
         # Oldest first, as Vertex AI lists versions; positions are (create time, version id).
         ordered = [{**v, "create_time": v["versionCreateTime"], "id": f"{int(v['versionId']):012d}"}
                    for v in versions]
@@ -141,7 +151,7 @@ class ModelRegistry:
         if source:
             body.update(source)
         stamp = now()
-        with self._lock:
+        with self.lock:
             if parent_model:
                 if model_id:
                     raise _violation("model_id", "model_id and parent_model cannot both be set: a new version "
@@ -150,7 +160,7 @@ class ModelRegistry:
                 if p_parent != parent or p_version:
                     raise _violation("parent_model", f"{parent_model!r} is not a model of {parent} (give "
                                                      f"{parent}/models/ID, without a version).")
-                record = self._record(parent, p_id)
+                record = self.record(parent, p_id)
                 versions = record["body"]["versions"]
                 version = str(max(int(v["versionId"]) for v in versions) + 1)
                 first = versions[0]
@@ -170,13 +180,15 @@ class ModelRegistry:
                 entry = {**body, "name": f"{parent}/models/{model_id}", "versionId": version, "createTime": stamp}
                 entry["versionAliases"] = sorted(set(entry.get("versionAliases") or []) | {DEFAULT})
             entry.update(updateTime=stamp, versionCreateTime=stamp, versionUpdateTime=stamp)
-            self._claim(versions, entry.get("versionAliases") or [], stamp)
+            if entry.get("artifactUri"):
+                entry["supportedExportFormats"] = [dict(f) for f in EXPORT_FORMATS]
+            self.claim(versions, entry.get("versionAliases") or [], stamp)
             versions.append(entry)
             self.store.put_job(record)
         return entry["name"], version
 
     @staticmethod
-    def _claim(versions: list[Json], aliases: list[str], stamp: str) -> None:
+    def claim(versions: list[Json], aliases: list[str], stamp: str) -> None:
         """An alias names one version: take ``aliases`` off every other version."""
         for other in versions:
             kept = [a for a in other.get("versionAliases") or [] if a not in aliases]
@@ -194,18 +206,15 @@ class ModelRegistry:
             raise _violation("version_aliases", "Required field is not set.")
         adds = [a for a in changes if not a.startswith("-")]
         removes = [a[1:] for a in changes if a.startswith("-")]
-        for alias in adds + removes:
-            if not _ALIAS.match(alias) or alias.isdigit():
-                raise _violation("version_aliases", f"Invalid alias {alias!r}: an alias matches "
-                                                    "[a-z][a-zA-Z0-9-]{0,126}[a-z0-9] and is not a number.")
+        check_aliases(adds + removes, "version_aliases")
         if DEFAULT in removes:
             raise _violation("version_aliases", "The default alias cannot be removed: add it to another version "
                                                 "to move it.")
-        with self._lock:
-            record = self._record(parent, model_id)
-            target = self._version(record, version, name)
+        with self.lock:
+            record = self.record(parent, model_id)
+            target = self.version(record, version, name)
             stamp = now()
-            self._claim([v for v in record["body"]["versions"] if v is not target], adds, stamp)
+            self.claim([v for v in record["body"]["versions"] if v is not target], adds, stamp)
             aliases = [a for a in target.get("versionAliases") or [] if a not in removes]
             target["versionAliases"] = aliases + [a for a in adds if a not in aliases]
             target["versionUpdateTime"] = stamp
@@ -217,16 +226,16 @@ class ModelRegistry:
         if version:
             raise invalid(f"models.delete deletes a whole model; to delete one version use "
                           f"DELETE {name}:deleteVersion.")
-        with self._lock:
-            self._record(parent, model_id)
+        with self.lock:
+            self.record(parent, model_id)
             self.store.drop_job(_key(model_id))
         return self.operations.finished(name, "DeleteOperationMetadata", EMPTY)
 
     def delete_version(self, name: str) -> Json:
         parent, model_id, version = split_name(name)
-        with self._lock:
-            record = self._record(parent, model_id)
-            target = self._version(record, version, name)
+        with self.lock:
+            record = self.record(parent, model_id)
+            target = self.version(record, version, name)
             if DEFAULT in (target.get("versionAliases") or []):
                 raise failed_precondition(f"Version {target['versionId']} of {parent}/models/{model_id} is its "
                                           "default version and cannot be deleted: make another version the default "

@@ -32,6 +32,8 @@ Json = dict[str, Any]
 _TYPE = "type.googleapis.com/google.cloud.aiplatform.v1."
 ID_PATTERN = r"[a-z0-9][a-z0-9-]{0,127}"
 _OUTPUT_ONLY = ("etag", "parentContexts", "blobStoragePathPrefix", "runCount")
+BLOB_BUCKET = "trainjobs-tensorboards"  # the emulated storage's bucket of TensorBoard blobs (tensorboard_reads.py)
+_UNSTAMPED = ("metadataSchemas", "evaluations", "slices")  # messages with a create time only
 
 
 class Kind(Record):
@@ -46,6 +48,8 @@ class Kind(Record):
     list_field: str  # the list response's field
     list_message: str
     required: tuple[str, ...] = ()  # body fields create needs
+    mutable: bool = True  # served patch and delete (a metadata schema has neither)
+    client_fields: tuple[str, ...] = ()  # fields wire.parse drops as output only that this message's client sets
 
     def create_metadata(self) -> str:
         return f"Create{self.message}OperationMetadata"
@@ -64,9 +68,11 @@ KINDS = {k.collection: k for k in (
          "ListMetadataStoresResponse"),
     Kind("contexts", "Context", "metadataStores", "contextId", False, False, "contexts", "ListContextsResponse"),
     Kind("artifacts", "Artifact", "metadataStores", "artifactId", False, False, "artifacts",
-         "ListArtifactsResponse"),
+         "ListArtifactsResponse", client_fields=("state",)),
     Kind("executions", "Execution", "metadataStores", "executionId", False, False, "executions",
-         "ListExecutionsResponse"),
+         "ListExecutionsResponse", client_fields=("state",)),
+    Kind("metadataSchemas", "MetadataSchema", "metadataStores", "metadataSchemaId", False, False, "metadataSchemas",
+         "ListMetadataSchemasResponse", ("schema",), mutable=False),
 )}
 
 
@@ -77,6 +83,11 @@ def _snake(name: str) -> str:
 def _camel(path: str) -> str:
     head, *rest = path.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def blob_prefix(name: str) -> str:
+    """The blobStoragePathPrefix of a tensorboard (or of what is below one): bucket/folder, without gs://."""
+    return f"{BLOB_BUCKET}/{name.split('/')[1]}"
 
 
 def location_of(name: str) -> str:
@@ -104,9 +115,13 @@ class NestedService:
 
     def render(self, record: Json) -> Json:
         """The resource's REST JSON (canonical: enum names)."""
-        out: Json = {**record["body"], "name": record["name"], "createTime": record["create_time"],
-                     "updateTime": record["update_time"]}
-        if record.get("etag") and record["collection"] != "metadataStores":  # the one message with no etag
+        out: Json = {**record["body"], "name": record["name"], "createTime": record["create_time"]}
+        if record["collection"] in _UNSTAMPED:
+            return out
+        out["updateTime"] = record["update_time"]
+        if record["collection"] == "tensorboards":
+            out["blobStoragePathPrefix"] = blob_prefix(record["name"])
+        if record.get("etag") and record["collection"] != "metadataStores":  # a message with no etag
             out["etag"] = record["etag"]
         return out
 
@@ -187,7 +202,7 @@ class NestedService:
 
     def create(self, kind: Kind, parent: str, given_id: str | None, raw: bytes) -> tuple[Json, Json | None]:
         """The new resource's JSON and, for a collection whose create is long-running, its Operation."""
-        record = self.insert(kind, parent, given_id, wire.parse(kind.message, raw))
+        record = self.insert(kind, parent, given_id, wire.parse(kind.message, raw, kind.client_fields))
         view = self.render(record)
         if not kind.lro_create:
             return view, None
@@ -195,7 +210,7 @@ class NestedService:
                                     {"@type": _TYPE + kind.message, **view})
 
     def patch(self, kind: Kind, name: str, raw: bytes, mask_text: str) -> Json:
-        body = wire.parse(kind.message, raw)
+        body = wire.parse(kind.message, raw, kind.client_fields)
         for key in _OUTPUT_ONLY:
             body.pop(key, None)
         with self.records.lock:

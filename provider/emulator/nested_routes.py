@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from provider.core.record import Record
-from provider.emulator import query, wire
+from provider.emulator import metadata_schemas, query, wire
 from provider.emulator.errors import ApiError, invalid, not_found
 from provider.emulator.metadata_links import MetadataLinks
+from provider.emulator.metadata_purge import PURGED, purge
 from provider.emulator.nested import KINDS, Kind, NestedService
 from provider.emulator.resource_store import ResourceStore
 from provider.emulator.storage import Answer
 from provider.emulator.store import EmulatorStore
 from provider.emulator.tensorboard_data import TensorboardData
+from provider.emulator.tensorboard_reads import TensorboardReads, make_blob_bucket
 
 if TYPE_CHECKING:
     from provider.emulator.routes import Request
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 _LIST = (*query.LIST, "orderBy")
-_SERVED = ("tensorboards (experiments, runs, timeSeries) and metadataStores (contexts, artifacts, executions)")
+_SERVED = ("tensorboards (experiments, runs, timeSeries) and metadataStores (contexts, artifacts, executions, "
+           "metadataSchemas)")
 
 
 class Tracking:
@@ -108,6 +111,10 @@ def _batch_create(app: Emulator, request: Request, t: Target, kind: Kind, parent
 def collection(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     t = _target(m)
     nested = app.tracking.nested
+    if t.kind.collection == "tensorboards":  # where the uploader writes blobs (tensorboard_reads.py)
+        make_blob_bucket(app.storage_root)
+    if t.kind.collection == "metadataSchemas":  # the store's system schemas, written on first use
+        metadata_schemas.seed(nested, t.name.rsplit("/metadataSchemas/", 1)[0] if t.item else t.name)
     if t.item:
         return item(app, request, t)
     if request.method == "GET" and not t.verb:
@@ -117,6 +124,9 @@ def collection(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
         _params(request, f"{t.kind.collection}.create", (t.kind.id_param,) if t.kind.id_param else ())
         view, op = nested.create(t.kind, t.name, request.params.get(t.kind.id_param), request.body)
         return Answer(data=wire.encode_any(op)) if op is not None else _answer(t.kind.message, view, request)
+    if request.method == "POST" and t.verb == "purge" and t.kind.collection in PURGED:
+        _params(request, f"{t.kind.collection}.purge")
+        return Answer(data=wire.encode_any(purge(nested, t.kind.collection, t.name, request.body)))
     if request.method == "POST" and t.verb == "batchCreate" and t.kind.collection == "runs":
         _params(request, "runs.batchCreate")
         nested.record(KINDS["experiments"], t.name)
@@ -153,7 +163,29 @@ def _lineage(call: Callable[[MetadataLinks, str], Json]) -> _GetVerb:
     return handler
 
 
+def _reads(app: Emulator) -> TensorboardReads:
+    return TensorboardReads(app.tracking.data, app.storage_root)
+
+
+def _read_blobs(app: Emulator, request: Request, t: Target) -> Answer:
+    _params(request, "timeSeries.readBlobData", ("blobIds",))
+    ids = [v for k, v in parse_qsl(request.query, keep_blank_values=True) if k == "blobIds"]
+    # A server-streaming method: over REST its answer is a JSON array of the stream's messages (one here).
+    one = wire.encode("ReadTensorboardBlobDataResponse", _reads(app).read_blobs(t.name, ids), request.enums_as_ints)
+    return Answer(data=b"[" + one + b"]")
+
+
+def _tensorboard_read(call: Callable[[TensorboardReads, str], Json], message: str) -> _GetVerb:
+    def handler(app: Emulator, request: Request, t: Target) -> Answer:
+        _params(request, f"tensorboards.{t.verb}")
+        return _answer(message, call(_reads(app), t.name), request)
+    return handler
+
+
 _GET_VERBS: dict[tuple[str, str], _GetVerb] = {
+    ("tensorboards", "readSize"): _tensorboard_read(TensorboardReads.read_size, "ReadTensorboardSizeResponse"),
+    ("tensorboards", "readUsage"): _tensorboard_read(TensorboardReads.read_usage, "ReadTensorboardUsageResponse"),
+    ("timeSeries", "readBlobData"): _read_blobs,
     ("timeSeries", "read"): _read,
     ("tensorboards", "batchRead"): _batch_read,
     ("contexts", "queryContextLineageSubgraph"): _lineage(MetadataLinks.context_lineage),
@@ -165,6 +197,8 @@ _POST_VERBS: dict[tuple[str, str], tuple[str, Callable[[Tracking, str, bytes], J
     ("experiments", "write"): ("WriteTensorboardExperimentDataResponse",
                                lambda tr, n, b: tr.data.write_experiment(n, b)),
     ("contexts", "addContextChildren"): ("AddContextChildrenResponse", lambda tr, n, b: tr.links.add_children(n, b)),
+    ("contexts", "removeContextChildren"): ("RemoveContextChildrenResponse",
+                                            lambda tr, n, b: tr.links.remove_children(n, b)),
     ("contexts", "addContextArtifactsAndExecutions"): (
         "AddContextArtifactsAndExecutionsResponse", lambda tr, n, b: tr.links.add_artifacts_and_executions(n, b)),
     ("executions", "addExecutionEvents"): ("AddExecutionEventsResponse",
@@ -184,11 +218,16 @@ def item(app: Emulator, request: Request, t: Target) -> Answer:
         _params(request, f"{t.kind.collection}.{t.verb}")
         message, call = _POST_VERBS[key]
         return _answer(message, call(app.tracking, t.name, request.body), request)
+    if request.method == "POST" and key == ("timeSeries", "exportTensorboardTimeSeries"):
+        _params(request, "timeSeries.exportTensorboardTimeSeries")
+        return _answer("ExportTensorboardTimeSeriesDataResponse", _reads(app).export(t.name, request.body), request)
     if request.method == "POST" and key == ("experiments", "batchCreate"):
         _params(request, "timeSeries.batchCreate")
         nested.record(t.kind, t.name)
         return _answer("BatchCreateTensorboardTimeSeriesResponse",
                        _batch_create(app, request, t, KINDS["timeSeries"], "runs"), request)
+    if request.method in ("PATCH", "DELETE") and not t.kind.mutable:
+        raise _unserved(request, t)
     if request.method == "PATCH" and not t.verb:
         _params(request, f"{t.kind.collection}.patch", ("updateMask", "allowMissing"))
         view = nested.patch(t.kind, t.name, request.body, request.params.get("updateMask", ""))

@@ -36,10 +36,12 @@ class Operations:
     def __init__(self, store: EmulatorStore) -> None:
         self.store = store
 
-    def finished(self, owner: str, metadata_type: str, response: Json, partial_failures: tuple[Json, ...] = ()) -> Json:
+    def finished(self, owner: str, metadata_type: str, response: Json, partial_failures: tuple[Json, ...] = (),
+                 metadata: Json | None = None) -> Json:
         """A done operation of ``owner`` (a resource or a location name), stored; its public JSON.
 
-        ``response`` is an ``Any`` already (``@type`` and fields): ``EMPTY``, or ``typed(...)``."""
+        ``response`` is an ``Any`` already (``@type`` and fields): ``EMPTY``, or ``typed(...)``;
+        ``metadata`` holds the metadata's own fields beside ``genericMetadata`` (ExportModel's outputInfo)."""
         stamp = now()
         op_id = new_job_id()
         while self.store.operation(op_id) is not None:
@@ -48,7 +50,7 @@ class Operations:
         if partial_failures:
             generic["partialFailures"] = list(partial_failures)
         op = {"id": op_id, "name": f"{owner}/operations/{op_id}", "done": True,
-              "metadata": {"@type": AIPLATFORM + metadata_type, "genericMetadata": generic},
+              "metadata": {"@type": AIPLATFORM + metadata_type, "genericMetadata": generic, **(metadata or {})},
               "response": response}
         self.store.put_operation(op)
         return public(op)

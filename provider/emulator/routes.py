@@ -14,7 +14,15 @@ from urllib.parse import unquote
 
 from provider.core import job_kinds
 from provider.core.record import Record
-from provider.emulator import job_tracking, nested_routes, persistent_routes, query, training_routes, wire
+from provider.emulator import (
+    job_tracking,
+    model_routes,
+    nested_routes,
+    persistent_routes,
+    query,
+    training_routes,
+    wire,
+)
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.framing import Body
 from provider.emulator.storage import Answer
@@ -174,7 +182,7 @@ ROUTES: tuple[tuple[str, re.Pattern[str], Handler], ...] = tuple(
         ("PUT", r"/upload/storage/v1/b/(?P<bucket>[^/]+)/o", upload_chunk),
         ("POST", r"/v2/entries:list", list_log_entries),
         *((method, (r"/(?:v1|ui)" if ui else "/v1") + f"/projects/{_NAME}" + suffix, handler)
-          for method, suffix, handler, ui in (*persistent_routes.ROUTES, *training_routes.ROUTES,
+          for method, suffix, handler, ui in (*persistent_routes.ROUTES, *training_routes.ROUTES, *model_routes.ROUTES,
                                                *nested_routes.ROUTES)),
     )
 )

@@ -84,6 +84,12 @@ def _rfc3339(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def folder_stamp() -> str:
+    """Now, as Vertex AI writes it in the folders it makes in Cloud Storage (a dataset's or a
+    model's export): 2026-01-31T12:00:00.000Z."""
+    return _rfc3339(time.time())
+
+
 def int_param(params: dict[str, str], key: str, minimum: int = 0) -> int | None:
     """A query parameter that must be an integer (a generation, maxResults); 400 when it is not."""
     raw = params.get(key)

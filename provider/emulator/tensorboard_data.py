@@ -39,7 +39,7 @@ class TensorboardData:
     def open(self) -> None:
         private_dir(self.dir)
 
-    def _file(self, series: str) -> Path:
+    def file(self, series: str) -> Path:
         return self.dir / (hashlib.sha256(series.encode()).hexdigest()[:32] + ".jsonl")
 
     # -- writing --------------------------------------------------------------------------------
@@ -68,7 +68,7 @@ class TensorboardData:
                 if not values:
                     continue
                 lines = "".join(json.dumps(v, separators=(",", ":")) + "\n" for v in values)
-                fd = os.open(self._file(record["name"]), os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+                fd = os.open(self.file(record["name"]), os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
                 try:
                     os.write(fd, lines.encode())
                 finally:
@@ -104,7 +104,7 @@ class TensorboardData:
     # -- reading --------------------------------------------------------------------------------
     def points(self, series: str) -> list[Json]:
         try:
-            text = self._file(series).read_text()
+            text = self.file(series).read_text()
         except FileNotFoundError:
             return []
         return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.core.job_kinds import CUSTOM_JOB
-from provider.emulator import job_tracking, query, wire
+from provider.emulator import dataset_transfer, job_tracking, model_routes, query, wire
 from provider.emulator.errors import ApiError, invalid
 from provider.emulator.storage import Answer
 
@@ -100,9 +100,8 @@ def upload_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def list_models(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "models.list", (*_LIST, "orderBy"))
-    if request.params.get("orderBy", "create_time desc") not in ("create_time desc", "createTime desc"):
-        raise invalid(f"models.list orderBy {request.params['orderBy']!r} is not served by the emulator: it lists "
-                      "newest first (\"create_time desc\"); leave orderBy out or give that.")
+    if request.params.get("orderBy"):  # else newest first, as the other collections
+        return _answer(request, "ListModelsResponse", model_routes.changes(app).ordered_page(_parent(m), request.params))
     return _answer(request, "ListModelsResponse", app.models.page(_parent(m), request.params))
 
 
@@ -126,7 +125,9 @@ def merge_aliases(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def delete_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "models.delete")
-    return _operation(app.models.delete(_model(m)))
+    operation = app.models.delete(_model(m))
+    model_routes.evaluations(app).forget(_model(m))
+    return _operation(operation)
 
 
 def delete_version(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
@@ -157,6 +158,16 @@ def get_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 def delete_dataset(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "datasets.delete")
     return _operation(app.datasets.delete(_dataset(m)))
+
+
+def import_data(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.import")
+    return _operation(dataset_transfer.import_data(app.datasets, _dataset(m), request.body))
+
+
+def export_data(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
+    _params(request, "datasets.export")
+    return _operation(dataset_transfer.export_data(app.datasets, _dataset(m), request.body))
 
 
 # -- operations, serving -------------------------------------------------------------------------
@@ -192,6 +203,8 @@ ROUTES: tuple[tuple[str, str, Handler, bool], ...] = (
     ("GET", "/datasets", list_datasets, False),
     ("GET", f"/datasets/{_ID}", get_dataset, False),
     ("DELETE", f"/datasets/{_ID}", delete_dataset, False),
+    ("POST", f"/datasets/{_ID}:import", import_data, False),
+    ("POST", f"/datasets/{_ID}:export", export_data, False),
     ("GET", rf"/(?P<owner>models|datasets|trainingPipelines)/{_ID}/operations/(?P<op>[^/:]+)", get_operation, True),
     *((method, rf"/(?P<serving>{'|'.join(SERVING)})(?:[/:].*)?", not_served, False)
       for method in ("GET", "POST", "DELETE", "PATCH")),

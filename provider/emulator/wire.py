@@ -82,8 +82,9 @@ def _payload_error(type_name: str, why: str) -> Exception:
     return invalid(f"Invalid JSON payload received. {text}", (FieldViolation(at, text),))
 
 
-def parse(type_name: str, raw: bytes) -> Json:
-    """A request body -> canonical JSON, output-only fields dropped; INVALID_ARGUMENT when malformed."""
+def parse(type_name: str, raw: bytes, keep: tuple[str, ...] = ()) -> Json:
+    """A request body -> canonical JSON, output-only fields dropped (except ``keep``: an artifact's or
+    execution's ``state`` is the client's to set); INVALID_ARGUMENT when malformed."""
     from google.protobuf.json_format import ParseError
 
     data = loads(raw, _snake(type_name))
@@ -97,7 +98,8 @@ def parse(type_name: str, raw: bytes) -> Json:
     canonical: Json = json.loads(cls.to_json(message, use_integers_for_enums=False, indent=None,
                                              always_print_fields_with_no_presence=False))
     for key in OUTPUT_ONLY:
-        canonical.pop(key, None)
+        if key not in keep:
+            canonical.pop(key, None)
     return canonical
 
 
