@@ -139,10 +139,15 @@ class Cluster:
                for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
+        gcs = self.sup.gcs()
+        if "pythonPackageSpec" in spec:  # a container gets the storage at /gcs from its engine (container_argv)
+            argv = gcs.wrap(argv, self.sup.job_dir / "root" / (self.trial or "job") / proc.name)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
         store.private_dirs(workdir)
         log = self.log_path(proc)
         with store.open_private(log) as out:
+            if not gcs.reaches_storage and not proc.restarts:
+                out.write(f"--- trainjobs: {gcs.describe()} ---\n".encode())
             if proc.restarts:
                 out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts} of at most {MAX_RESTARTS}) ---\n"
                           .encode())
