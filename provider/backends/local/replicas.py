@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import JobState, ReplicaState
 from provider.backends.local import cluster as cl
-from provider.backends.local import reaper, store
+from provider.backends.local import reaper, store, trainer_env
 from provider.backends.polling import Backoff, poll_until
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ class Cluster:
         layout = [p.replica for p in self.procs]
         spec = cl.pool_specs(self.job_spec)[proc.replica.pool]
         env = self.sup.base_env()
-        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial))
+        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial,
+                                  self.sup.record.get("parent", "")))
         task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
         for item in task.get("env", []):
             env[item["name"]] = str(item.get("value", ""))
@@ -135,6 +136,8 @@ class Cluster:
         if self.sup.env is not None and "pythonPackageSpec" in spec:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
+            if self.sup.api_endpoint:
+                env.update(trainer_env.emulated(self.sup.job_dir, self.sup.api_endpoint, env))
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") or v.startswith("/gcs/") else v
                for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)

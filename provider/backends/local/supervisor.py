@@ -72,6 +72,7 @@ class Supervisor:
         self.cpu_only = bool(opts.get("cpu_only"))
         self.max_wait = opts.get("max_wait_seconds")
         self.engine = opts.get("engine")
+        self.api_endpoint: str | None = opts.get("api_endpoint")  # the emulator's, for the trainers' SDKs
         self.kind = record["kind"]
         body = record["request"]
         self.study = body.get("studySpec") if self.kind == TUNING_JOB.name else None
