@@ -37,12 +37,12 @@ JOB_TIMEOUT = 300.0  # generous: the machine is loaded
 HOST_HAS_GCS = os.path.lexists("/gcs")
 
 
-def _run(emulator: Emulator, client: Any, name: str) -> Any:
+def _run(emulator: Emulator, client: Any, name: str, child: str = "sh") -> Any:
     from google.cloud import aiplatform_v1 as v1
 
     bucket = gcs_client(PROJECT, emulator.endpoint).bucket(BUCKET)
     bucket.blob("data/input.csv").upload_from_string("a,b\n1,2\n3,4\n")
-    doc = probe_spec(name, args=["--bucket", BUCKET])
+    doc = probe_spec(name, args=["--bucket", BUCKET, "--child", child])
     doc["spec"]["application"]["pythonPackage"].update(path=str(TRAINER), module="gcs_paths.task")
     _, request = request_for(emulator, doc)
     job = client.create_custom_job(parent=PARENT, custom_job=v1.CustomJob.from_json(json.dumps(request.body)))
@@ -73,6 +73,27 @@ def test_paths_the_trainer_builds_reach_the_emulated_storage(emulator: Emulator,
     assert "listed: ['child.txt', 'count.txt', 'model']" in log
     assert "do not reach storage" not in log
     assert not os.path.lexists("/gcs")  # the host is untouched: /gcs existed in the trainer's namespace only
+
+
+@pytest.mark.skipif(HOST_HAS_GCS, reason="this machine has its own /gcs")
+def test_without_a_namespace_python_code_still_reaches_the_storage(emulator: Emulator, client: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Python hook (gcs_hook.py), as where user namespaces are forbidden: open, os, pathlib and a
+    Python child reach the storage; the log and the record say what does not."""
+    monkeypatch.setenv("TRAINJOBS_GCS_FUSE", "python")
+    job = _run(emulator, client, "gcs_python", child="python")
+    assert job.state.name == "JOB_STATE_SUCCEEDED", job.error.message
+    bucket = gcs_client(PROJECT, emulator.endpoint).bucket(BUCKET)
+    assert bucket.blob("out/count.txt").download_as_text() == "3 rows\n"
+    assert bucket.blob("out/model/weights.bin").download_as_bytes() == bytes(range(16))
+    assert bucket.blob("out/child.txt").download_as_text() == "from-a-child\n"
+    said = (f"/gcs/ is the storage root {emulator.storage_root} for the trainer's Python code only (open, os, "
+            "pathlib; no mount namespace here: TRAINJOBS_GCS_FUSE=python): programs that are not Python, and "
+            "libraries that open files in C, do not see it: use the paths Vertex AI gives the trainer instead")
+    log = _chief_log(emulator, job)
+    assert log.startswith(f"--- trainjobs: {said}"), log[:400]
+    record = emulator.local.get(job.name.rsplit("/", 1)[1]).extra["gcs"]
+    assert record["mode"] == "python" and record["message"].startswith(said)
 
 
 @pytest.mark.skipif(HOST_HAS_GCS, reason="this machine has its own /gcs")

@@ -133,23 +133,23 @@ class Cluster:
         if self.sup.metric_tag:
             env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
         env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, proc.replica.gpus))
-        if self.sup.env is not None and "pythonPackageSpec" in spec:
+        python = "pythonPackageSpec" in spec
+        gcs = self.sup.gcs()  # what /gcs is for the trainer's own paths (gcs_fuse.py)
+        if self.sup.env is not None and python:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
-            if self.sup.api_endpoint:
-                env.update(trainer_env.emulated(self.sup.job_dir, self.sup.api_endpoint, env))
+            env.update(trainer_env.site_env(self.sup.job_dir, env, self.sup.api_endpoint, gcs.hook_root))
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") or v.startswith("/gcs/") else v
                for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
-        gcs = self.sup.gcs()
-        if "pythonPackageSpec" in spec:  # a container gets the storage at /gcs from its engine (container_argv)
+        if python:  # a container gets the storage at /gcs from its engine (container_argv)
             argv = gcs.wrap(argv, self.sup.job_dir / "root" / (self.trial or "job") / proc.name)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
         store.private_dirs(workdir)
         log = self.log_path(proc)
         with store.open_private(log) as out:
-            if not gcs.reaches_storage and not proc.restarts:
+            if python and not gcs.complete and not proc.restarts:
                 out.write(f"--- trainjobs: {gcs.describe()} ---\n".encode())
             if proc.restarts:
                 out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts} of at most {MAX_RESTARTS}) ---\n"

@@ -1,4 +1,5 @@
-"""The ``sitecustomize`` of a Python trainer that runs under the emulator (copied to the job's ``site/``).
+"""The ``sitecustomize`` of a Python trainer the local backend runs (copied to the job's ``site/``, first on
+its PYTHONPATH, when it has something to do: under the emulator, or for gcs_hook.py).
 
 On Vertex AI, google-cloud-aiplatform inside a trainer reaches Vertex AI with the job's project
 (``CLOUD_ML_PROJECT_ID``), region (``CLOUD_ML_REGION``) and the machine's credentials, so a
@@ -8,7 +9,9 @@ this file first on the trainer's PYTHONPATH: once the trainer imports ``google.c
 its defaults become that project and region, the emulator's endpoint over REST, and anonymous
 credentials (the emulator has no authentication), as ``aiplatform.init`` would set them. A
 trainer's own ``init(api_endpoint=...)`` still wins. ``STORAGE_EMULATOR_HOST`` does the same for
-google-cloud-storage. Then the next ``sitecustomize`` on the path, if any, runs as it would have.
+google-cloud-storage. With ``TRAINJOBS_GCS_ROOT`` it installs the /gcs path hook (gcs_hook.py, copied
+beside it as ``_trainjobs_gcs_hook``). Then the next ``sitecustomize`` on the path, if any, runs as it
+would have.
 
 Only the standard library is imported here, at the trainer's start; nothing from trainjobs.
 """
@@ -82,9 +85,15 @@ def _next_sitecustomize() -> None:
         spec.loader.exec_module(module)
 
 
+HOOK = "_trainjobs_gcs_hook"  # gcs_hook.py's name in the job's site/
+
+
 def install() -> None:
     if os.environ.get(ENDPOINT):
         sys.meta_path.insert(0, _Finder())
+    root = os.environ.get("TRAINJOBS_GCS_ROOT")
+    if root:
+        importlib.import_module(HOOK).install(root)
 
 
 if __name__ == "sitecustomize":
