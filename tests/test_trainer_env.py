@@ -95,3 +95,34 @@ def test_start_run_resume_in_the_trainer_reaches_the_named_run(sdk: Any, emulato
     assert sdk.ExperimentRun("second", experiment="resumed").get_params() == {"learning_rate": 0.01,
                                                                               "optimizer": "adam"}
     assert sdk.ExperimentRun("first", experiment="resumed").get_params() == {}
+
+
+def test_only_what_the_job_names_is_given() -> None:
+    from provider.backends.local.cluster import tracking_env
+
+    assert tracking_env({}, PARENT) == {"CLOUD_ML_PROJECT_ID": PROJECT, "CLOUD_ML_REGION": LOCATION}
+    board = f"{PARENT}/tensorboards/7"
+    assert tracking_env({"tensorboard": board, "experiment": f"{CONTEXTS}/e"}, PARENT) == {
+        "CLOUD_ML_PROJECT_ID": PROJECT, "CLOUD_ML_REGION": LOCATION, "AIP_TENSORBOARD_RESOURCE_NAME": board,
+        "AIP_EXPERIMENT_NAME": f"{CONTEXTS}/e"}
+
+
+def test_a_trainers_own_sitecustomize_still_runs(tmp_path: Path) -> None:
+    """trainer_site.py hides any sitecustomize later on the path: it runs that one itself."""
+    import subprocess
+    import sys
+
+    from provider.backends.local import trainer_env
+
+    job_dir, theirs = tmp_path / "job", tmp_path / "theirs"
+    job_dir.mkdir()
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("import os\nos.environ['THEIRS'] = 'ran'\n")
+    env = trainer_env.site_env(job_dir, {"PYTHONPATH": str(theirs)}, "http://127.0.0.1:9", None)
+    assert env["PYTHONPATH"] == f"{job_dir / 'site'}:{theirs}"
+    assert env["STORAGE_EMULATOR_HOST"] == "http://127.0.0.1:9"
+    done = subprocess.run([sys.executable, "-c", "import os, sys; print(os.environ.get('THEIRS'), "
+                           "type(sys.meta_path[0]).__name__)"], env={**env, "PATH": "/usr/bin:/bin"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["ran", "_Finder"], done.stderr
+    assert trainer_env.site_env(job_dir, {}, None, None) == {}  # nothing to do: the trainer's path is left alone
