@@ -362,7 +362,7 @@ class Emulator:
             raise
         self.port = self._server.server_address[1]
         self.binding = Binding.of(self.host, self.port, self.allow_hosts)
-        self.storage.base_url = self.endpoint
+        self.storage.base_url = self.local.api_endpoint = self.endpoint  # the local backend: for its trainers
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name=f"emulator-{self.port}", daemon=True)
         self._thread.start()

@@ -84,6 +84,9 @@ class LocalBackend(Polled):
         self.adopt = adopt
         self.storage = Storage(Path(storage_root).expanduser() if storage_root else default_storage(self.home))
         self.store = store.JobStore(self.home)
+        # The API that serves these jobs (the emulator's endpoint): Python trainers' google-cloud-aiplatform
+        # and google-cloud-storage reach it (trainer_site.py); None runs them as on Vertex AI.
+        self.api_endpoint: str | None = None
 
     # -- submit ---------------------------------------------------------------------------------
     def submit(self, submission: Submission) -> JobStatus:
@@ -108,7 +111,8 @@ class LocalBackend(Polled):
             "create_time": store.now(),
             "home": str(self.home),
             "storage_root": str(self.storage.root),
-            "options": {"cpu_only": cpu_only, "max_wait_seconds": submission.max_wait_seconds, "engine": engine},
+            "options": {"cpu_only": cpu_only, "max_wait_seconds": submission.max_wait_seconds, "engine": engine,
+                        "api_endpoint": self.api_endpoint},
             "secret_env": sorted(submission.secret_env),  # their values: "***" here, given to the supervisor only
         }
         try:

@@ -4,7 +4,9 @@ For every replica of every pool: CLUSTER_SPEC (workerpool0-3, task type/index/tr
 TF_CONFIG (chief/worker/ps, evaluators only as a task, and only for multi-replica jobs), the
 AIP_*_DIR variables from baseOutputDirectory, CLOUD_ML_JOB_ID, and MASTER_ADDR/MASTER_PORT/
 WORLD_SIZE/RANK for PyTorch. Shapes follow tools/catalog/reference/job_rules.json
-(environment_variables.vertex) and the AI Platform distributed PyTorch guide.
+(environment_variables.vertex) and the AI Platform distributed PyTorch guide. ``tracking_env``:
+the job's project and region, and the experiment and run it is run in, from which
+google-cloud-aiplatform inside the trainer finds them (initializer.py, metadata/metadata.py).
 """
 
 from __future__ import annotations
@@ -123,11 +125,31 @@ def tf_config(replicas: list[Replica], me: Replica, job_spec: Json, trial: str, 
     return {"cluster": cluster, "task": task, "job": job_spec, "environment": "cloud"}
 
 
-def replica_env(replicas: list[Replica], me: Replica, job_spec: Json, job_id: str, trial: str = "") -> dict[str, str]:
+def tracking_env(job_spec: Json, parent: str) -> dict[str, str]:
+    """Where the job runs and what it is tracked in, as the SDK reads them in the trainer.
+
+    CLOUD_ML_PROJECT_ID is the project NUMBER on Vertex AI; here the parent's project, which the SDK
+    takes alike. AIP_EXPERIMENT_NAME and AIP_EXPERIMENT_RUN_NAME are the resource names in
+    ``jobSpec.experiment`` and ``experimentRun`` (what CustomJob.run(experiment=, experiment_run=)
+    sends): the SDK's tracker resolves the run from them, so ``log_params``/``log_metrics`` and
+    ``start_run(resume=True)`` in the trainer reach that run. ``tensorboard`` is
+    AIP_TENSORBOARD_RESOURCE_NAME, which training_utils reads."""
+    parts = parent.split("/")
+    env = {"CLOUD_ML_PROJECT_ID": parts[1], "CLOUD_ML_REGION": parts[3]} if len(parts) >= 4 else {}
+    for field, name in (("experiment", "AIP_EXPERIMENT_NAME"), ("experimentRun", "AIP_EXPERIMENT_RUN_NAME"),
+                        ("tensorboard", "AIP_TENSORBOARD_RESOURCE_NAME")):
+        if job_spec.get(field):
+            env[name] = str(job_spec[field])
+    return env
+
+
+def replica_env(replicas: list[Replica], me: Replica, job_spec: Json, job_id: str, trial: str = "",
+                parent: str = "") -> dict[str, str]:
     """The variables Vertex AI sets for ``me`` (before the spec's own env)."""
     env = {
         "CLUSTER_SPEC": json.dumps(cluster_spec(replicas, me, job_spec, trial)),
         "CLOUD_ML_JOB_ID": job_id,
+        **tracking_env(job_spec, parent),
     }
     if len(replicas) > 1:
         env["TF_CONFIG"] = json.dumps(tf_config(replicas, me, job_spec, trial, job_id))

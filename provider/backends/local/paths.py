@@ -10,7 +10,7 @@
 * Cloud Storage FUSE: on Vertex AI a bucket is mounted at ``/gcs/BUCKET``. Here ``/gcs/BUCKET/PATH``
   in a trainer's arguments, its ``AIP_*`` variables and any environment value that starts with
   ``/gcs/`` is rewritten to the same file as ``gs://BUCKET/PATH`` (``localize``). A path the trainer's
-  own code builds is not seen: it reaches the storage only where ``/gcs`` is a link to the storage root.
+  own code builds reaches the storage through the replica's own mount namespace (gcs_fuse.py).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from provider.backends.base import JobState, ReplicaState
 from provider.backends.local import cluster as cl
-from provider.backends.local import reaper, store
+from provider.backends.local import reaper, store, trainer_env
 from provider.backends.polling import Backoff, poll_until
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ class Cluster:
         layout = [p.replica for p in self.procs]
         spec = cl.pool_specs(self.job_spec)[proc.replica.pool]
         env = self.sup.base_env()
-        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial))
+        env.update(cl.replica_env(layout, proc.replica, self.job_spec, self.sup.job_id, self.trial,
+                                  self.sup.record.get("parent", "")))
         task = spec.get("containerSpec") or spec.get("pythonPackageSpec") or {}
         for item in task.get("env", []):
             env[item["name"]] = str(item.get("value", ""))
@@ -132,17 +133,24 @@ class Cluster:
         if self.sup.metric_tag:
             env["CLOUD_ML_HP_METRIC_TAG"] = self.sup.metric_tag
         env["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, proc.replica.gpus))
-        if self.sup.env is not None and "pythonPackageSpec" in spec:
+        python = "pythonPackageSpec" in spec
+        gcs = self.sup.gcs()  # what /gcs is for the trainer's own paths (gcs_fuse.py)
+        if self.sup.env is not None and python:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
+            env.update(trainer_env.site_env(self.sup.job_dir, env, self.sup.api_endpoint, gcs.hook_root))
         env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") or v.startswith("/gcs/") else v
                for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
+        if python:  # a container gets the storage at /gcs from its engine (container_argv)
+            argv = gcs.wrap(argv, self.sup.job_dir / "root" / (self.trial or "job") / proc.name)
         workdir = self.sup.job_dir / "work" / (self.trial or "job") / proc.name
         store.private_dirs(workdir)
         log = self.log_path(proc)
         with store.open_private(log) as out:
+            if python and not gcs.complete and not proc.restarts:
+                out.write(f"--- trainjobs: {gcs.describe()} ---\n".encode())
             if proc.restarts:
                 out.write(f"--- trainjobs: {proc.name} restarted ({proc.restarts} of at most {MAX_RESTARTS}) ---\n"
                           .encode())

@@ -83,5 +83,5 @@ def _status(record: Json, state: Json) -> JobStatus:
         output_dir=spec.get("baseOutputDirectory", {}).get("outputUriPrefix"),
         restarts=state.get("restarts", 0),
         extra={"error_code": error.get("code") if isinstance(error, dict) else None, "request": body,
-               "parent": record["parent"]},
+               "parent": record["parent"], "gcs": state.get("gcs")},
     )

@@ -38,7 +38,7 @@ from typing import Any
 
 from provider.backends.base import JobState
 from provider.backends.local import cluster as cl
-from provider.backends.local import envs, gpus, reaper, store, tuning
+from provider.backends.local import envs, gcs_fuse, gpus, reaper, store, tuning
 from provider.backends.local.journal import Journal
 from provider.backends.local.log_times import Stamper
 from provider.backends.local.paths import Storage
@@ -72,6 +72,7 @@ class Supervisor:
         self.cpu_only = bool(opts.get("cpu_only"))
         self.max_wait = opts.get("max_wait_seconds")
         self.engine = opts.get("engine")
+        self.api_endpoint: str | None = opts.get("api_endpoint")  # the emulator's, for the trainers' SDKs
         self.kind = record["kind"]
         body = record["request"]
         self.study = body.get("studySpec") if self.kind == TUNING_JOB.name else None
@@ -92,6 +93,7 @@ class Supervisor:
         self.poll = POLL_MIN
         self.journal = Journal(job_dir, record, self.event)
         self.stamper = Stamper(job_dir / "logs")  # when each log line was written (log_times.py)
+        self._gcs: gcs_fuse.GcsView | None = None
 
     # -- state -------------------------------------------------------------------------------
     def write(self, **changes: Any) -> bool:
@@ -137,6 +139,14 @@ class Supervisor:
         env["TRAINJOBS_STORAGE_ROOT"] = str(self.storage.root)
         return env
 
+    def gcs(self) -> gcs_fuse.GcsView:
+        """What /gcs is for this job's replicas: decided at the first start, said in the log and the state."""
+        if self._gcs is None:
+            self._gcs = gcs_fuse.view(self.storage.root, self.job_dir / "root" / "probe")
+            self.event(self._gcs.describe())
+            self.write(gcs={"mode": self._gcs.mode.value, "message": self._gcs.describe()})
+        return self._gcs
+
     def argv(self, spec: Json, trial: str, params: Json) -> list[str]:
         extra = tuning.trial_args(params) if params else []
         if "containerSpec" in spec:
@@ -150,7 +160,7 @@ class Supervisor:
 
     def container_argv(self, c: Json, args: list[str]) -> list[str]:
         root = str(self.storage.root)
-        cmd = [self.engine or "docker", "run", "--rm", "--network=host", "-v", f"{root}:{root}"]
+        cmd = [self.engine or "docker", "run", "--rm", "--network=host", "-v", f"{root}:{root}", "-v", f"{root}:/gcs"]
         command = c.get("command") or []
         if command:
             cmd += ["--entrypoint", command[0]]
