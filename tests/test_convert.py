@@ -232,3 +232,25 @@ def test_gcloud_job_fields_reach_the_request() -> None:
     assert body["jobSpec"]["enableWebAccess"] is True
     assert body["encryptionSpec"] == {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"}
     assert "does not carry" not in vertex.stderr + legacy.stderr
+
+
+def test_a_tuning_body_count_of_0_as_a_string_is_not_given_as_gcloud_reads_it(tmp_path: Path) -> None:
+    """maxTrialCount "0" (a quoted count, as hand-written configs and REST bodies write int32) is 0: not given, so
+    1 (gcloud's HpTuningJobsClient.Create), said in a warning; "03" and " 4" are the numbers int() reads."""
+    from .test_vertex_tuning import HEATMAP_CONFIG
+
+    body = {k: v for k, v in yaml.safe_load(HEATMAP_CONFIG).items() if k not in ("maxTrialCount", "parallelTrialCount")}
+    for counts, trials in (({"maxTrialCount": "0", "parallelTrialCount": "0"}, (1, 1)),
+                           ({"maxTrialCount": "03", "parallelTrialCount": " 4"}, (3, 4))):
+        path = tmp_path / "tune.yaml"
+        path.write_text(yaml.safe_dump({"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "t"},
+                                        "spec": {"region": "us-central1", "displayName": "t", **body, **counts}}))
+        proc = run_cli("convert", str(path), cwd=tmp_path)
+        no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr
+        written = yaml.safe_load(proc.stdout)["spec"]["hyperparameters"]
+        assert (written["maxTrials"], written["maxParallelTrials"]) == trials
+        zero = [k for k, v in counts.items() if v == "0"]
+        for key in zero:
+            assert f"# warning: {key} is '0': gcloud reads a count of 0 as not given, so the job runs 1" in proc.stdout
+        assert "gcloud reads a count of 0" in proc.stdout if zero else "gcloud reads a count of 0" not in proc.stdout

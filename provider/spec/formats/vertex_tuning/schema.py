@@ -123,15 +123,18 @@ def _study() -> Schema:
 
 
 def _job() -> Schema:
-    counts = {"type": "integer", "minimum": 1}
+    # A count of 0 ("0" alike) is read as gcloud reads it: not given, so 1 (study.py ``_count`` says so);
+    # a string is the number Python's int() reads in it, as apitools reads a --config.
+    counts = {"type": "integer", "minimum": 0}
+    count_text = {"type": "string", "pattern": "^\\s*\\+?[0-9]+\\s*$"}
     output_only = {key: {"description": f"output only ({why}): ignored with a warning"}
                    for key, why in OUTPUT_ONLY["HyperparameterTuningJob"].items()}
     return obj(
         {"region": {"$ref": "#/$defs/region"},
          "displayName": string("the tuning job's display name", maxLength=128),
          "studySpec": {"$ref": "#/$defs/vertexStudy"},
-         "maxTrialCount": {"anyOf": [counts, {"type": "string", "pattern": "^[1-9][0-9]*$"}]},
-         "parallelTrialCount": {"anyOf": [counts, {"type": "string", "pattern": "^[1-9][0-9]*$"}]},
+         "maxTrialCount": {"anyOf": [counts, count_text]},
+         "parallelTrialCount": {"anyOf": [counts, count_text]},
          "maxFailedTrialCount": {"anyOf": [{"type": "integer", "minimum": 0},
                                            {"type": "string", "pattern": "^[0-9]+$"}]},
          "trialJobSpec": {"$ref": "#/$defs/vertexTrialSpec"},

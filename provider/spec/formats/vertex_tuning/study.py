@@ -33,6 +33,8 @@ PARENT_CONDITIONS = ("parentIntValues", "parentDiscreteValues", "parentCategoric
 CONDITION_OF = {ParamType.INTEGER: "parentIntValues", ParamType.DISCRETE: "parentDiscreteValues",
                 ParamType.CATEGORICAL: "parentCategoricalValues"}
 SOURCE = "google/cloud/aiplatform_v1/types/study.py StudySpec.ParameterSpec.ConditionalParameterSpec"
+COUNTS_SOURCE = ("gcloud: api_lib/ai/hp_tuning_jobs/client.py HpTuningJobsClient.Create (a count of 0 is not given: 1), "
+                 "apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
 
 
 def _unspecified(value: str | None) -> str | None:
@@ -141,6 +143,21 @@ def _trial_stopping(study: Node, notes: list[Note], k: KeyName) -> TrialStopping
     return trial_stopping(node, kinds[0], k)
 
 
+def _count(job: Node, key: str, notes: list[Note]) -> int:
+    """A trial count as gcloud reads a config: a string is the number Python's int() reads in it
+    ("3", "03", " 4"), and a count of 0 ("0" alike) or none is not given, so the job runs 1."""
+    raw = job.data.get(key)
+    try:
+        value = int(raw) if isinstance(raw, str) else job.integer(key, 1) or 0
+    except ValueError:
+        raise ConversionError(f"{key} is not an integer") from None
+    if value == 0:
+        notes.append(Note(f"{key} is {raw!r}: gcloud reads a count of 0 as not given, so the job runs 1", job.at(key),
+                          "vx.hpt.count", COUNTS_SOURCE, allowed=f"{key}: a count of 1 or more"))
+        return 1
+    return value
+
+
 def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperparameters:
     """A HyperparameterTuningJob's studySpec and trial counts (format rules broken go to ``notes``)."""
     study = job.child(k("studySpec"))
@@ -154,8 +171,8 @@ def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperpa
         goal=first.goal,
         metric=first.id,
         params=tuple(parameter(p, notes, k) for p in study.items("parameters")),
-        max_trials=job.integer(k("maxTrialCount"), 1) or 0,
-        max_parallel_trials=job.integer(k("parallelTrialCount"), 1) or 0,
+        max_trials=_count(job, k("maxTrialCount"), notes),
+        max_parallel_trials=_count(job, k("parallelTrialCount"), notes),
         max_failed_trials=job.integer(k("maxFailedTrialCount"), 0) or 0,
         algorithm=study.text("algorithm") or "ALGORITHM_UNSPECIFIED",
         safety=first.safety,
