@@ -87,6 +87,8 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
         raise ConversionError("a parameter needs exactly one value spec")
     ptype, spec = VALUE_SPECS[kinds[0]], p.child(k(kinds[0])) or Node({}, p.at(k(kinds[0])))
     low, high, default = spec.raw(k("minValue")), spec.raw(k("maxValue")), spec.raw(k("defaultValue"))
+    if ptype in (ParamType.DOUBLE, ParamType.INTEGER):  # proto3 JSON leaves out a bound of 0: the service reads 0
+        low, high = 0 if low is None else low, 0 if high is None else high
     conditions = []
     for c in p.items(k("conditionalParameterSpecs")):
         parents = [key for key in PARENT_CONDITIONS if k(key) in c]
