@@ -72,7 +72,8 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
         return
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     newer = successor(containers, name, ctx.today)
-    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest)" if newer else
+    unverified = "" if not newer or containers[newer].get("verified", True) else ", unverified: not on the stored page"
+    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})" if newer else
                f"a {rec.get('framework')} container the containers page lists as available (the catalog, as of "
                f"{ctx.catalog.as_of()}, lists none still served), or your own image")
     if eoa is not None and eoa < ctx.today:
