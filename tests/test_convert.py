@@ -254,3 +254,48 @@ def test_a_tuning_body_count_of_0_as_a_string_is_not_given_as_gcloud_reads_it(tm
         for key in zero:
             assert f"# warning: {key} is '0': gcloud reads a count of 0 as not given, so the job runs 1" in proc.stdout
         assert "gcloud reads a count of 0" in proc.stdout if zero else "gcloud reads a count of 0" not in proc.stdout
+
+
+AIP_NO_VERTEX_PLACE = """\
+trainingInput:
+  scaleTier: BASIC
+  region: us-central1
+  packageUris: [gs://b/trainer-0.1.tar.gz]
+  pythonModule: trainer.task
+  runtimeVersion: '2.11'
+  pythonVersion: '3.7'
+  scheduling: {maxRunningTime: 7200s, priority: PRIORITY}
+  hyperparameters:
+    goal: MAXIMIZE
+    hyperparameterMetricTag: acc
+    maxTrials: 4
+    enableTrialEarlyStopping: EARLY
+    RESUME
+    params:
+    - {parameterName: lr, type: DOUBLE, minValue: 0.001, maxValue: 0.1, scaleType: UNIT_LOG_SCALE}
+"""
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_ai_platform_fields_vertex_has_no_place_for_are_named_never_dropped(tmp_path: Path, given: bool) -> None:
+    """scheduling.priority, hyperparameters.enableTrialEarlyStopping and resumePreviousJobId (ml v1 fields) have
+    no Vertex AI field: set, each is named in a warning with what happens instead; at their defaults, nothing."""
+    text = AIP_NO_VERTEX_PLACE.replace("PRIORITY", "3" if given else "0").replace("EARLY", str(given).lower())
+    text = text.replace("RESUME", "resumePreviousJobId: old_tuning_job" if given else "")
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    said = [
+        "# warning: trainingInput.scheduling.priority (3) is not sent to Vertex AI: Vertex AI's Scheduling has no "
+        "priority among jobs",
+        "# warning: trainingInput.hyperparameters.enableTrialEarlyStopping (true) is not sent to Vertex AI: Vertex AI "
+        "stops trials early only with a studySpec stopping spec",
+        "# warning: trainingInput.hyperparameters.resumePreviousJobId (\"old_tuning_job\") is not sent to Vertex AI: "
+        "a Vertex AI tuning job cannot continue an AI Platform job's study",
+    ]
+    for line in said:
+        assert (line in proc.stdout) is given, proc.stdout
+    request = json.loads(run_cli("convert", str(path), "--format", "request", cwd=tmp_path).stdout)["body"]
+    assert request["maxTrialCount"] == 4 and request["trialJobSpec"]["scheduling"] == {"timeout": "7200s"}

@@ -174,6 +174,8 @@ def _legacy_hyperparameters() -> Schema:
             "hyperparameterMetricTag": string("the metric tag the trainer reports"),
             "algorithm": {"enum": ["ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH"]},
             "enableTrialEarlyStopping": {"type": "boolean"},
+            "resumePreviousJobId": string("an earlier AI Platform tuning job to continue (not sent to Vertex AI: "
+                                          "a warning says so)"),
         },
         required=("goal", "params"),
         description="a HyperparameterSpec: goal, params, maxTrials, maxParallelTrials, hyperparameterMetricTag, algorithm",
