@@ -299,3 +299,21 @@ def test_ai_platform_fields_vertex_has_no_place_for_are_named_never_dropped(tmp_
         assert (line in proc.stdout) is given, proc.stdout
     request = json.loads(run_cli("convert", str(path), "--format", "request", cwd=tmp_path).stdout)["body"]
     assert request["maxTrialCount"] == 4 and request["trialJobSpec"]["scheduling"] == {"timeout": "7200s"}
+
+
+def test_container_args_beside_training_input_args_are_refused_as_ai_platform_refuses_them(tmp_path: Path) -> None:
+    """ml v1 ReplicaConfig: containerCommand and containerArgs are each mutually exclusive with trainingInput.args
+    (job_rules.json aip.container_command_args); trainjobs used to join them in silence."""
+    base = ("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n  region: us-central1\n"
+            "  masterConfig:\n    imageUri: gcr.io/p/trainer:1\n    containerArgs: [--foo]\n")
+    path = tmp_path / "config.yaml"
+    path.write_text(base + "  args: [--epochs, '3']\n")
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "config.yaml:7:20: error: masterConfig.containerArgs and trainingInput.args are both set: AI Platform " \
+           "refuses them together" in proc.stderr, proc.stderr
+    path.write_text(base)
+    proc = run_cli("convert", str(path), "--format", "request", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--foo"]
