@@ -317,3 +317,18 @@ def test_container_args_beside_training_input_args_are_refused_as_ai_platform_re
     proc = run_cli("convert", str(path), "--format", "request", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--foo"]
+
+
+def test_an_ai_platform_trial_count_of_0_is_its_default_one_and_said(tmp_path: Path) -> None:
+    """ml v1 HyperparameterSpec: maxTrials and maxParallelTrials default to one; gcloud sends a config's "0" as 0
+    (unset), so the job runs one trial at a time, said in a warning; "05" is five, as apitools reads it."""
+    path = tmp_path / "config.yaml"
+    path.write_text(AIP_NO_VERTEX_PLACE.replace("PRIORITY", "0").replace("EARLY", "false").replace("RESUME", "")
+                    .replace("maxTrials: 4", "maxTrials: '0'\n    maxParallelTrials: '05'"))
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert "# warning: maxTrials is '0': AI Platform reads a count of 0 as not given (its default, one), so the " \
+           "job runs 1" in proc.stdout
+    written = yaml.safe_load(proc.stdout)["spec"]["hyperparameters"]
+    assert (written["maxTrials"], written["maxParallelTrials"]) == (1, 5)

@@ -159,6 +159,7 @@ def convert(doc: Node) -> TrainingJob:
     app = application(spec, ti, notes)
     _tf_config_note(app, pools, ti, notes)
     user_args = _user_args(args)
+    tuning = hyperparameters(ti.child("hyperparameters"), notes)
     return TrainingJob(
         name=meta.name,
         team=meta.team,
@@ -173,7 +174,7 @@ def convert(doc: Node) -> TrainingJob:
         staging_bucket=spec.text("stagingBucket"),
         scheduling=_scheduling(ti),
         service_account=_text(service_account),
-        hyperparameters=hyperparameters(ti.child("hyperparameters")),
+        hyperparameters=tuning,
         source_format=SourceFormat.AI_PLATFORM,
         desired_state=spec.text("desiredState") or "COMPLETED",
         vertex=_vertex_options(ti),

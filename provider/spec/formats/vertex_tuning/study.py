@@ -12,7 +12,7 @@ SDK's low-level client (``study_spec``, ``parameter_id``; provider.spec.formats.
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import KeyName, study_stopping, trial_stopping
+from provider.spec.formats.study_fields import KeyName, study_stopping, trial_count, trial_stopping
 from provider.spec.model import (
     DocPath,
     HyperParam,
@@ -146,18 +146,7 @@ def _trial_stopping(study: Node, notes: list[Note], k: KeyName) -> TrialStopping
 
 
 def _count(job: Node, key: str, notes: list[Note]) -> int:
-    """A trial count as gcloud reads a config: a string is the number Python's int() reads in it
-    ("3", "03", " 4"), and a count of 0 ("0" alike) or none is not given, so the job runs 1."""
-    raw = job.data.get(key)
-    try:
-        value = int(raw) if isinstance(raw, str) else job.integer(key, 1) or 0
-    except ValueError:
-        raise ConversionError(f"{key} is not an integer") from None
-    if value == 0:
-        notes.append(Note(f"{key} is {raw!r}: gcloud reads a count of 0 as not given, so the job runs 1", job.at(key),
-                          "vx.hpt.count", COUNTS_SOURCE, allowed=f"{key}: a count of 1 or more"))
-        return 1
-    return value
+    return trial_count(job, key, notes, "gcloud reads a count of 0 as not given", COUNTS_SOURCE)
 
 
 def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperparameters:
