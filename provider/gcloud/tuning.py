@@ -25,23 +25,12 @@ from typing import Any
 
 from provider.gcloud.command import GcloudError, Generation
 from provider.gcloud.precedence import not_applied, replaced
+from provider.spec.formats.study_fields import config_count
 
 # flag key -> the trialJobSpec field it sets (only when set: a switch only when on)
 _TRIAL = {"network": "--network", "serviceAccount": "--service-account", "enableWebAccess": "--enable-web-access",
           "enableDashboardAccess": "--enable-dashboard-access"}
 _COUNTS = {"maxTrialCount": "--max-trial-count", "parallelTrialCount": "--parallel-trial-count"}
-
-
-def config_count(value: object) -> object:
-    """A count as gcloud reads it from the config: apitools turns a string into ``int(value)`` when
-    Python can (``"0"``, ``"03"``, ``" 4"``), and leaves any other value as written
-    (third_party/apitools/base/protorpclite/protojson.py ``ProtoJson.decode_field``)."""
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _counts(body: dict[str, Any], values: dict[str, object], notes: list[str]) -> None:
