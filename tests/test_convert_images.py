@@ -174,3 +174,17 @@ def test_a_current_image_is_written_when_the_framework_is_known(tmp_path: Path) 
     assert pool["pythonPackageSpec"]["env"] == [{"name": "VECL_FISHER_MODEL_ID", "value": "google/gemma-4-31B-it"},
                                                 {"name": "PYTHONUNBUFFERED", "value": "1"}]
     assert body["jobSpec"]["scheduling"] == {"timeout": "10800s", "disableRetries": True}
+
+
+def test_a_runtime_version_on_a_retired_container_is_said(tmp_path: Path) -> None:
+    """runtimeVersion 2.11 runs tf-cpu.2-11 (catalog runtime_to_container), retired on 2024-11-15: the spec keeps
+    the runtime (no image is invented) and a note says which container it runs and that it is retired."""
+    path = tmp_path / "runtime.yaml"
+    path.write_text(NO_IMAGE["runtime.yaml"], encoding="utf-8")
+    proc = run_cli("convert", str(path), cwd=tmp_path, timeout=120)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    mapped = CATALOG.runtimes()["runtime_to_container"]["map"]["2.11"]["cpu"]
+    assert _retired(f"us-docker.pkg.dev/vertex-ai/training/{mapped}:latest", dt.date.today())
+    assert f"# note: runtimeVersion '2.11' runs the prebuilt container {mapped} on Vertex AI" in proc.stdout
+    assert "which reached its end of availability on 2024-11-15: give executorImage" in proc.stdout
