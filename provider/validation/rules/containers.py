@@ -81,7 +81,8 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
             f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
             "so a job that names it does not start",
             where, "container.end_of_availability", SOURCE, allowed=instead,
-            severity=Severity.ERROR if newer and ctx.target is Target.VERTEX else Severity.WARNING)
+            # an error only with a fix the containers page itself lists (an unverified successor stays a hint)
+            severity=Severity.ERROR if newer and not unverified and ctx.target is Target.VERTEX else Severity.WARNING)
     elif eos is not None and eos < ctx.today:
         yield Finding(
             f"the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "
