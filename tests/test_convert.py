@@ -232,3 +232,103 @@ def test_gcloud_job_fields_reach_the_request() -> None:
     assert body["jobSpec"]["enableWebAccess"] is True
     assert body["encryptionSpec"] == {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"}
     assert "does not carry" not in vertex.stderr + legacy.stderr
+
+
+def test_a_tuning_body_count_of_0_as_a_string_is_not_given_as_gcloud_reads_it(tmp_path: Path) -> None:
+    """maxTrialCount "0" (a quoted count, as hand-written configs and REST bodies write int32) is 0: not given, so
+    1 (gcloud's HpTuningJobsClient.Create), said in a warning; "03" and " 4" are the numbers int() reads."""
+    from .test_vertex_tuning import HEATMAP_CONFIG
+
+    body = {k: v for k, v in yaml.safe_load(HEATMAP_CONFIG).items() if k not in ("maxTrialCount", "parallelTrialCount")}
+    for counts, trials in (({"maxTrialCount": "0", "parallelTrialCount": "0"}, (1, 1)),
+                           ({"maxTrialCount": "03", "parallelTrialCount": " 4"}, (3, 4))):
+        path = tmp_path / "tune.yaml"
+        path.write_text(yaml.safe_dump({"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "t"},
+                                        "spec": {"region": "us-central1", "displayName": "t", **body, **counts}}))
+        proc = run_cli("convert", str(path), cwd=tmp_path)
+        no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr
+        written = yaml.safe_load(proc.stdout)["spec"]["hyperparameters"]
+        assert (written["maxTrials"], written["maxParallelTrials"]) == trials
+        zero = [k for k, v in counts.items() if v == "0"]
+        for key in zero:
+            assert f"# warning: {key} is '0': gcloud reads a count of 0 as not given, so the job runs 1" in proc.stdout
+        assert "gcloud reads a count of 0" in proc.stdout if zero else "gcloud reads a count of 0" not in proc.stdout
+
+
+AIP_NO_VERTEX_PLACE = """\
+trainingInput:
+  scaleTier: BASIC
+  region: us-central1
+  packageUris: [gs://b/trainer-0.1.tar.gz]
+  pythonModule: trainer.task
+  runtimeVersion: '2.11'
+  pythonVersion: '3.7'
+  scheduling: {maxRunningTime: 7200s, priority: PRIORITY}
+  hyperparameters:
+    goal: MAXIMIZE
+    hyperparameterMetricTag: acc
+    maxTrials: 4
+    enableTrialEarlyStopping: EARLY
+    RESUME
+    params:
+    - {parameterName: lr, type: DOUBLE, minValue: 0.001, maxValue: 0.1, scaleType: UNIT_LOG_SCALE}
+"""
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_ai_platform_fields_vertex_has_no_place_for_are_named_never_dropped(tmp_path: Path, given: bool) -> None:
+    """scheduling.priority, hyperparameters.enableTrialEarlyStopping and resumePreviousJobId (ml v1 fields) have
+    no Vertex AI field: set, each is named in a warning with what happens instead; at their defaults, nothing."""
+    text = AIP_NO_VERTEX_PLACE.replace("PRIORITY", "3" if given else "0").replace("EARLY", str(given).lower())
+    text = text.replace("RESUME", "resumePreviousJobId: old_tuning_job" if given else "")
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    said = [
+        "# warning: trainingInput.scheduling.priority (3) is not sent to Vertex AI: Vertex AI's Scheduling has no "
+        "priority among jobs",
+        "# warning: trainingInput.hyperparameters.enableTrialEarlyStopping (true) is not sent to Vertex AI: Vertex AI "
+        "stops trials early only with a studySpec stopping spec",
+        "# warning: trainingInput.hyperparameters.resumePreviousJobId (\"old_tuning_job\") is not sent to Vertex AI: "
+        "a Vertex AI tuning job cannot continue an AI Platform job's study",
+    ]
+    for line in said:
+        assert (line in proc.stdout) is given, proc.stdout
+    request = json.loads(run_cli("convert", str(path), "--format", "request", cwd=tmp_path).stdout)["body"]
+    assert request["maxTrialCount"] == 4 and request["trialJobSpec"]["scheduling"] == {"timeout": "7200s"}
+
+
+def test_container_args_beside_training_input_args_are_refused_as_ai_platform_refuses_them(tmp_path: Path) -> None:
+    """ml v1 ReplicaConfig: containerCommand and containerArgs are each mutually exclusive with trainingInput.args
+    (job_rules.json aip.container_command_args); trainjobs used to join them in silence."""
+    base = ("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-4\n  region: us-central1\n"
+            "  masterConfig:\n    imageUri: gcr.io/p/trainer:1\n    containerArgs: [--foo]\n")
+    path = tmp_path / "config.yaml"
+    path.write_text(base + "  args: [--epochs, '3']\n")
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "config.yaml:7:20: error: masterConfig.containerArgs and trainingInput.args are both set: AI Platform " \
+           "refuses them together" in proc.stderr, proc.stderr
+    path.write_text(base)
+    proc = run_cli("convert", str(path), "--format", "request", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--foo"]
+
+
+def test_an_ai_platform_trial_count_of_0_is_its_default_one_and_said(tmp_path: Path) -> None:
+    """ml v1 HyperparameterSpec: maxTrials and maxParallelTrials default to one; gcloud sends a config's "0" as 0
+    (unset), so the job runs one trial at a time, said in a warning; "05" is five, as apitools reads it."""
+    path = tmp_path / "config.yaml"
+    path.write_text(AIP_NO_VERTEX_PLACE.replace("PRIORITY", "0").replace("EARLY", "false").replace("RESUME", "")
+                    .replace("maxTrials: 4", "maxTrials: '0'\n    maxParallelTrials: '05'"))
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert "# warning: maxTrials is '0': AI Platform reads a count of 0 as not given (its default, one), so the " \
+           "job runs 1" in proc.stdout
+    written = yaml.safe_load(proc.stdout)["spec"]["hyperparameters"]
+    assert (written["maxTrials"], written["maxParallelTrials"]) == (1, 5)

@@ -1,24 +1,29 @@
-"""`trainjobs convert` never writes a prebuilt container Vertex AI no longer serves on its own accord.
+"""`trainjobs convert` never writes a prebuilt container Vertex AI no longer serves, where it knows one it does.
 
 Every spec convert writes from the sample corpora (real configs from public repositories, gcloud
---config files) and from configs that name no image (a package with no runtime, one with a
-runtimeVersion, one with GPUs) is read back, and every image it names is judged by the catalog's
-containers page dates (the same table the validation rule ``container.retired`` reads): a
-retired prebuilt container may appear only where the input itself named it (what the user wrote
-is kept, never swapped in silence), and then the output says so in a warning.
+--config files, the public cases below) and from configs that name no image (a package with no
+runtime, one with a runtimeVersion, one with GPUs) is read back, and every image it names is judged
+by the catalog's containers page dates (the table the validation rule
+``container.end_of_availability`` reads). A retired prebuilt container the input names is
+written as the newest container of its framework and accelerator the catalog lists as served,
+and a note names what the input wrote; it stays only where the catalog lists no served one (then
+a warning says so): convert never invents an image.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import glob
+import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from provider.catalog import CATALOG
-from provider.validation.rules.containers import prebuilt_name
+from provider.validation.rules.containers import prebuilt_name, successor
 
 from .conftest import ROOT, no_traceback, run_cli
 
@@ -86,14 +91,100 @@ def test_an_input_without_an_image_gets_no_retired_one(tmp_path: Path, name: str
     assert [i for i in images if _retired(i, today)] == []
 
 
+def _containers() -> dict[str, Any]:
+    containers: dict[str, Any] = CATALOG.runtimes()["prebuilt_training_containers"]
+    return containers
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=[Path(s).name for s in SAMPLES])
-def test_a_retired_image_in_a_written_spec_is_the_users_own_and_is_said(sample: str) -> None:
+def test_a_written_spec_names_no_retired_image_where_a_served_one_exists(sample: str) -> None:
     path = Path(sample)
     source = path.read_text(encoding="utf-8")
     text, images = _convert(path)
     today = dt.date.today()
     for image in images:
         if _retired(image, today):
-            assert image in source, f"{path.name}: convert wrote {image}, which the input does not name"
             name = prebuilt_name(image)
+            assert name is not None and successor(_containers(), name, today) is None, \
+                f"{path.name}: convert wrote {image} though the catalog lists a served successor"
+            assert image in source, f"{path.name}: convert wrote {image}, which the input does not name"
             assert f"# warning: the prebuilt container {name} reached its end of availability" in text, text
+    for name in sorted(set(re.findall(r"vertex-ai/training/([^:@/\s'\"]+)", source))):
+        if name in _containers() and _retired(f"us-docker.pkg.dev/vertex-ai/training/{name}:latest", today):
+            newer = successor(_containers(), name, today)
+            if newer is not None and text:
+                assert any(prebuilt_name(i) == newer for i in images), (path.name, name, images)
+                assert f"# note: the input's prebuilt container {name} reached its end of availability" in text
+
+
+# A public Vertex AI --config (gcloud ai custom-jobs create --config job.yaml): PyTorch on an A100 80GB with
+# pythonPackageSpec.env. Source: a zsh launcher in a public repository (search index file id 68844792860,
+# "vecl-qb" Fisher evaluation) that writes this job.yaml and runs gcloud ai custom-jobs create
+# --region=us-central1 --config; its shell variables are written as their values.
+PYTORCH_CONFIG = """\
+workerPoolSpecs:
+- machineSpec:
+    machineType: a2-ultragpu-1g
+    acceleratorType: NVIDIA_A100_80GB
+    acceleratorCount: 1
+  replicaCount: 1
+  diskSpec:
+    bootDiskType: pd-ssd
+    bootDiskSizeGb: 500
+  pythonPackageSpec:
+    executorImageUri: us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest
+    packageUris:
+    - gs://my-bucket/packages/vecl-qb-fisher-eval-20260101-000000.tar.gz
+    pythonModule: fisher_eval_job
+    env:
+    - name: VECL_FISHER_MODEL_ID
+      value: "google/gemma-4-31B-it"
+    - name: PYTHONUNBUFFERED
+      value: "1"
+scheduling:
+  timeout: 10800s
+  disableRetries: true
+baseOutputDirectory:
+  outputUriPrefix: gs://my-bucket/vertex-outputs
+"""
+
+
+def test_a_current_image_is_written_when_the_framework_is_known(tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(PYTORCH_CONFIG, encoding="utf-8")
+    proc = run_cli("convert", str(path), "--region", "europe-west4", cwd=tmp_path, timeout=120)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    today = dt.date.today()
+    newer = successor(_containers(), "pytorch-gpu.2-4.py310", today)
+    assert newer is not None and _containers()[newer]["framework"] == "pytorch"
+    written = yaml.safe_load(proc.stdout)["spec"]["application"]["pythonPackage"]
+    # the host the input wrote stays (us-docker.pkg.dev), the container is the served one
+    assert written["executorImage"] == f"us-docker.pkg.dev/vertex-ai/training/{newer}:latest"
+    assert not _retired(written["executorImage"], today)
+    assert "# note: the input's prebuilt container pytorch-gpu.2-4.py310 reached its end of availability on " \
+           "2026-07-24" in proc.stdout
+    assert "# warning: the prebuilt container pytorch-gpu.2-4.py310" not in proc.stdout  # the note replaces it
+    request = run_cli("convert", str(path), "--region", "europe-west4", "--output", "request", cwd=tmp_path,
+                      timeout=120)
+    assert request.returncode == 0, request.stderr
+    body = json.loads(request.stdout)["body"]
+    pool = body["jobSpec"]["workerPoolSpecs"][0]
+    assert pool["pythonPackageSpec"]["executorImageUri"] == written["executorImage"]
+    assert pool["pythonPackageSpec"]["env"] == [{"name": "VECL_FISHER_MODEL_ID", "value": "google/gemma-4-31B-it"},
+                                                {"name": "PYTHONUNBUFFERED", "value": "1"}]
+    assert body["jobSpec"]["scheduling"] == {"timeout": "10800s", "disableRetries": True}
+
+
+def test_a_runtime_version_on_a_retired_container_is_said(tmp_path: Path) -> None:
+    """runtimeVersion 2.11 runs tf-cpu.2-11 (catalog runtime_to_container), retired on 2024-11-15: the spec keeps
+    the runtime (no image is invented) and a note says which container it runs and that it is retired."""
+    path = tmp_path / "runtime.yaml"
+    path.write_text(NO_IMAGE["runtime.yaml"], encoding="utf-8")
+    proc = run_cli("convert", str(path), cwd=tmp_path, timeout=120)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    mapped = CATALOG.runtimes()["runtime_to_container"]["map"]["2.11"]["cpu"]
+    assert _retired(f"us-docker.pkg.dev/vertex-ai/training/{mapped}:latest", dt.date.today())
+    assert f"# note: runtimeVersion '2.11' runs the prebuilt container {mapped} on Vertex AI" in proc.stdout
+    assert "which reached its end of availability on 2024-11-15: give executorImage" in proc.stdout

@@ -162,3 +162,85 @@ def test_the_sdks_defaults_and_its_refusals() -> None:
     log_at_zero["parameter_spec"]["lr"]["DoubleParameterSpec"]["scale"] = "log"
     errors = [p for p in _result(log_at_zero).problems if p.is_error]
     assert [(p.rule, p.path) for p in errors] == [("hpt.log_scale", "spec.parameter_spec.lr.DoubleParameterSpec.scale")]
+
+
+# Conditional parameters as the SDK takes them: conditional_parameter_spec on the parent (child id -> its hpt
+# class), parent_values on the child; under INTEGER, CATEGORICAL and DISCRETE parents, and one level deeper.
+CONDITIONAL: dict[str, Any] = {
+    "units": {"IntegerParameterSpec": {"min": 16, "max": 64, "scale": "linear", "conditional_parameter_spec": {
+        "dropout": {"DoubleParameterSpec": {"min": 0.1, "max": 0.5, "scale": "linear", "parent_values": [32, 64]}},
+        "layers": {"hpt.DiscreteParameterSpec": {"values": [1, 2, 4], "scale": "linear", "parent_values": [16]}}}}},
+    "opt": {"CategoricalParameterSpec": {"values": ["adam", "sgd"], "conditional_parameter_spec": {
+        "momentum": {"DoubleParameterSpec": {"min": 0.0, "max": 0.9, "scale": "linear", "parent_values": ["sgd"]}},
+        "beta": {"CategoricalParameterSpec": {"values": ["low", "high"], "parent_values": ["adam"],
+                                              "conditional_parameter_spec": {
+            "eps": {"DoubleParameterSpec": {"min": 1e-8, "max": 1e-6, "scale": "log", "parent_values": ["high"]}}}}}}}},
+    "batch": {"DiscreteParameterSpec": {"values": [16, 32, 64], "scale": "unspecified", "conditional_parameter_spec": {
+        "accum": {"IntegerParameterSpec": {"min": 1, "max": 8, "scale": "linear", "parent_values": [16, 32]}}}}},
+}
+
+
+def _sdk_objects(written: dict[str, Any]) -> dict[str, Any]:
+    """The hpt objects a script builds for the written arguments (conditional children built first)."""
+    from google.cloud.aiplatform import hyperparameter_tuning as hpt
+
+    out = {}
+    for name, spec in written.items():
+        (cls, kwargs), = spec.items()
+        kwargs = dict(kwargs)
+        if "conditional_parameter_spec" in kwargs:
+            kwargs["conditional_parameter_spec"] = _sdk_objects(kwargs["conditional_parameter_spec"])
+        out[name] = getattr(hpt, cls.removeprefix("hpt."))(**kwargs)
+    return out
+
+
+def _wire(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    from google.cloud import aiplatform_v1
+    from google.protobuf import json_format
+
+    pb = aiplatform_v1.StudySpec.ParameterSpec.pb()
+    return [json_format.MessageToDict(json_format.ParseDict(p, pb())) for p in params]
+
+
+def test_conditional_parameters_send_what_the_sdk_sends(sdk: Any) -> None:
+    custom = sdk.CustomJob(display_name="trial", worker_pool_specs=POOLS, base_output_dir="gs://b/hpt")
+    args = {"metric_spec": {"accuracy": "maximize"}, "max_trial_count": 20, "parallel_trial_count": 2}
+    job = sdk.HyperparameterTuningJob(display_name="tune", custom_job=custom, parameter_spec=_sdk_objects(CONDITIONAL),
+                                      **args)
+    sent = _rest(job._gca_resource)
+    ours = _request({"region": "us-central1", "display_name": "tune", "parameter_spec": CONDITIONAL,
+                     "custom_job": {"worker_pool_specs": POOLS, "base_output_dir": "gs://b/hpt"}, **args})
+    # What the SDK sends, field for field (the REST JSON of its own StudySpec), is what trainjobs sends, once
+    # trainjobs' JSON is read as the service reads it (proto3: minValue 0.0 and no minValue are one value).
+    assert _wire(ours["studySpec"]["parameters"]) == sent["studySpec"]["parameters"]
+    assert ours == _request({"region": "us-central1", **sent})
+    eps = ours["studySpec"]["parameters"][1]["conditionalParameterSpecs"][1]["parameterSpec"]
+    assert eps["conditionalParameterSpecs"][0]["parentCategoricalValues"] == {"values": ["high"]}
+
+
+def test_a_conditional_parameter_the_sdk_would_send_broken_is_refused_by_name() -> None:
+    base: dict[str, Any] = {"region": "us-central1", "custom_job": {"worker_pool_specs": POOLS},
+                            "metric_spec": {"loss": "minimize"}}
+    child = {"DoubleParameterSpec": {"min": 0.1, "max": 0.5, "scale": "linear"}}
+    cases = {
+        # the SDK would send a condition with no values
+        "no parent_values": ({"units": {"IntegerParameterSpec": {"min": 1, "max": 4, "scale": "linear",
+                                                                 "conditional_parameter_spec": {"d": child}}}},
+                             "conditional parameter 'd' has no parent_values"),
+        # the SDK would send a condition with no parent kind: a DOUBLE parent has none
+        "double parent": ({"lr": {"DoubleParameterSpec": {"min": 0.1, "max": 0.5, "scale": "linear",
+                                                          "conditional_parameter_spec": {"d": {"DoubleParameterSpec": {
+                                                              **child["DoubleParameterSpec"], "parent_values": [0.2]}}}}}},
+                          "DOUBLE parameter 'lr' has conditional parameters"),
+        # parent_values on a parameter with no parent: the SDK never reads it
+        "orphan": ({"d": {"DoubleParameterSpec": {**child["DoubleParameterSpec"], "parent_values": [1]}}},
+                   "parameter 'd' has parent_values but no parent"),
+        # a value the parent cannot take
+        "outside": ({"units": {"IntegerParameterSpec": {"min": 1, "max": 4, "scale": "linear",
+                                                        "conditional_parameter_spec": {"d": {"DoubleParameterSpec": {
+                                                            **child["DoubleParameterSpec"], "parent_values": [9]}}}}}},
+                    "a value 'units' cannot take"),
+    }
+    for name, (params, message) in cases.items():
+        said = [f"{p.path}: {p.message}" for p in _result({**base, "parameter_spec": params}).problems if p.is_error]
+        assert any(message in line for line in said), (name, said)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import re
 import sys
@@ -125,13 +126,20 @@ def run(args: argparse.Namespace) -> int:
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
-    errors = [p for p in result.problems if p.is_error]
-    if errors or result.job is None:
+    from provider.cli.convert_images import current_images, runtime_note, still_named
+
+    job, problems = result.job, result.problems
+    if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
+        job = current_images(job, _containers(), _today(), notes)
+        runtime_note(job, _runtimes(), _today(), notes)
+        notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
+        problems = still_named(job, problems)
+    errors = [p for p in problems if p.is_error]
+    if errors or job is None:
         for note in notes:
             print(f"{shown}: note: {note}", file=sys.stderr)
-        reporter("text", sys.stderr).report(result.problems, 1, 1, sys.stderr)
+        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
-    job = result.job
     out = _Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
     if args.output in ("request", "json"):  # JSON holds no comments: the notes go to stderr
@@ -154,11 +162,11 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
     for text in notes:
         header.append(f"# note: {text}")
-    reported = {p.message for p in result.problems}
+    reported = {p.message for p in problems}
     for model_note in job.notes:
         if model_note.message not in reported:  # a note that became a problem is shown once, below
             header.append(f"# note: {model_note.message}")
-    for p in result.problems:
+    for p in problems:
         header.append(f"# {p.severity.value}: {p.message}")
     return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
 
@@ -179,6 +187,21 @@ class _Output:
             raise UserError(f"--write {self.target}: {exc.strerror or exc}") from exc
         print(f"wrote {self.target}", file=sys.stderr)
         return 0
+
+
+def _runtimes() -> dict[str, Any]:
+    from provider.catalog import CATALOG
+
+    return CATALOG.runtimes()
+
+
+def _containers() -> dict[str, Any]:
+    containers: dict[str, Any] = _runtimes()["prebuilt_training_containers"]
+    return containers
+
+
+def _today() -> dt.date:
+    return dt.date.today()
 
 
 def _context() -> Context:

@@ -6,7 +6,8 @@ same, flag by flag:
 
 - ``--display-name`` (required) replaces ``displayName``;
 - ``--max-trial-count`` / ``--parallel-trial-count`` replace the config's count when not 0, and a
-  count that neither gives is 1;
+  count that neither gives is 1; the config's count is read as apitools reads it (a string such as
+  ``"3"`` or ``"03"`` is the number, and ``0`` or ``"0"`` is not given);
 - ``--network``, ``--service-account``, ``--enable-web-access`` and ``--enable-dashboard-access``
   set the field of ``trialJobSpec`` (a switch only when on, so ``--no-...`` leaves the config's);
 - ``--algorithm`` sets ``studySpec.algorithm`` (``grid-search`` -> ``GRID_SEARCH``);
@@ -24,6 +25,7 @@ from typing import Any
 
 from provider.gcloud.command import GcloudError, Generation
 from provider.gcloud.precedence import not_applied, replaced
+from provider.spec.formats.study_fields import config_count
 
 # flag key -> the trialJobSpec field it sets (only when set: a switch only when on)
 _TRIAL = {"network": "--network", "serviceAccount": "--service-account", "enableWebAccess": "--enable-web-access",
@@ -34,12 +36,17 @@ _COUNTS = {"maxTrialCount": "--max-trial-count", "parallelTrialCount": "--parall
 def _counts(body: dict[str, Any], values: dict[str, object], notes: list[str]) -> None:
     for key, flag in _COUNTS.items():
         given = values.pop(key, None)
+        written = body.get(key)
         if given:
-            replaced(notes, flag, key, body.get(key), given)
+            replaced(notes, flag, key, written, given)
             body[key] = given
             continue
-        if not body.get(key):
-            body[key] = 1
+        current = config_count(written)
+        # gcloud: ``if not job_spec.maxTrialCount and not max_trial_count: ... = 1`` (0 and "0" alike)
+        body[key] = 1 if current == 0 or current is None else current
+        if written is not None and current == 0:
+            not_applied(notes, f"the config's {key}: {written!r}", f"gcloud reads a count of 0 as not given, so "
+                        f"{key} is 1", f"Write {key} as a count of 1 or more (or give {flag}).")
         if given == 0:
             not_applied(notes, f"{flag}=0", f"gcloud reads 0 as not given, so {key} is {body[key]}",
                         f"Give {flag} a count of 1 or more.")

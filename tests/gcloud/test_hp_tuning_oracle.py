@@ -110,3 +110,54 @@ def test_the_request_is_what_gcloud_sends(name: str, standin: tuple[StandIn, Pat
     sent = _gcloud_sends(standin, config)
     assert _canonical("HyperparameterTuningJob", _trainjobs_builds(CONFIGS[name])) == \
         _canonical("HyperparameterTuningJob", sent)
+
+
+# Trial counts as a config writes them (strings included: a REST body or a describe output writes int32 as
+# JSON numbers, but hand-written configs quote them) under the count flags: gcloud reads a string count with
+# int() and a count of 0 ("0" alike) as not given (1).
+COUNTS = [
+    ({"maxTrialCount": "0", "parallelTrialCount": "0"}, []),
+    ({"maxTrialCount": "0", "parallelTrialCount": "0"}, ["--max-trial-count=0"]),
+    ({"maxTrialCount": "0", "parallelTrialCount": "0"}, ["--max-trial-count=5", "--parallel-trial-count=0"]),
+    ({"maxTrialCount": 0}, []),
+    ({"maxTrialCount": "03", "parallelTrialCount": " 2"}, []),
+    ({"maxTrialCount": "3", "parallelTrialCount": "2"}, ["--max-trial-count=0", "--parallel-trial-count=4"]),
+    ({}, []),
+]
+
+
+_FLAG = {"maxTrialCount": "--max-trial-count", "parallelTrialCount": "--parallel-trial-count"}
+
+
+@pytest.mark.parametrize(("counts", "flags"), COUNTS, ids=[f"{c}{f}" for c, f in COUNTS])
+def test_trial_counts_of_the_config_are_read_as_gcloud_reads_them(
+        counts: dict[str, Any], flags: list[str], standin: tuple[StandIn, Path], tmp_path: Path) -> None:
+    from provider.gcloud.build import build
+    from provider.gcloud.command import parse
+    from provider.gcloud.words import split_words
+    from provider.validation.validator import check_document
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    body = {k: v for k, v in yaml.safe_load(HEATMAP_CONFIG).items() if k not in _FLAG}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({**body, **counts}, sort_keys=False))
+    line = ["gcloud", "ai", "hp-tuning-jobs", "create", "--region=us-central1", "--display-name=counts",
+            "--config=config.yaml", *flags]
+    server, cfg = standin
+    before = len(server.requests)
+    subprocess.run(line, env={**os.environ, "CLOUDSDK_CONFIG": str(cfg)}, cwd=tmp_path, capture_output=True,
+                   text=True, timeout=300)
+    sent = [json.loads(r.body) for r in server.requests[before:] if r.method == "POST"
+            and r.path.split("?")[0].endswith("/hyperparameterTuningJobs")]
+    assert len(sent) == 1
+
+    built = build(parse(split_words(" ".join(line), {})), tmp_path)
+    result = check_document(built.document, "spec.yaml", Context())
+    assert result.job is not None and not [p for p in result.problems if p.is_error], result.problems
+    request = build_request(result.job, "standin-project").body
+    assert (request["maxTrialCount"], request["parallelTrialCount"]) == \
+        (sent[0]["maxTrialCount"], sent[0]["parallelTrialCount"])
+    notes = "\n".join(built.notes)
+    for key, value in counts.items():
+        overridden = any(f.startswith(_FLAG[key] + "=") and not f.endswith("=0") for f in flags)
+        said = f"the config's {key}: {value!r} is not applied: gcloud reads a count of 0 as not given"
+        assert (said in notes) == (int(value) == 0 and not overridden), notes

@@ -1,13 +1,14 @@
 """Reading a StudySpec's stopping settings into the model: shared by the native ``hyperparameters``
 block and Vertex AI's ``studySpec`` (provider/spec/formats/native/tuning.py, vertex_tuning/study.py),
-which name the same fields alike but for the runtime constraints' keys."""
+which name the same fields alike but for the runtime constraints' keys; and the trial counts as a
+gcloud config writes them (Vertex's maxTrialCount and AI Platform's maxTrials alike)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from provider.spec.model import StoppingKind, StudyStopping, TimeConstraint, TrialStopping
-from provider.spec.reader import Node
+from provider.spec.model import Note, StoppingKind, StudyStopping, TimeConstraint, TrialStopping
+from provider.spec.reader import ConversionError, Node
 
 KeyName = Callable[[str], str]  # a camelCase field name -> the key a body writes it as (snake_case in SDK dicts)
 
@@ -44,3 +45,34 @@ def study_stopping(node: Node | None, minimum: str, maximum: str, k: KeyName = _
         min_num_trials=node.integer(k("minNumTrials")), max_num_trials=node.integer(k("maxNumTrials")),
         max_num_trials_no_progress=node.integer(k("maxNumTrialsNoProgress")),
         max_duration_no_progress_seconds=node.duration(k("maxDurationNoProgress")), at={"": node.path})
+
+
+def config_count(value: object) -> object:
+    """A count as gcloud reads it from a config: apitools turns a string into ``int(value)`` when Python
+    can ("0", "03", " 4") and leaves any other value as written
+    (third_party/apitools/base/protorpclite/protojson.py ``ProtoJson.decode_field``)."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def trial_count(node: Node, key: str, notes: list[Note], why: str, source: str) -> int:
+    """A trial count as gcloud reads a config (apitools' ``ProtoJson.decode_field``: a string is the number
+    Python's int() reads in it, "3", "03", " 4"); a count of 0 ("0" alike) is not given, so the job runs 1
+    (``why`` says whose rule that is), said in a warning; none is 1."""
+    raw = node.data.get(key)
+    if isinstance(raw, str):
+        read = config_count(raw)
+        if not isinstance(read, int):
+            raise ConversionError(f"{key} is not an integer")
+        value = read
+    else:
+        value = node.integer(key, 1) or 0
+    if value == 0:
+        notes.append(Note(f"{key} is {raw!r}: {why}, so the job runs 1", node.at(key), "vx.hpt.count", source,
+                          allowed=f"{key}: a count of 1 or more"))
+        return 1
+    return value

@@ -72,7 +72,8 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
         return
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     newer = successor(containers, name, ctx.today)
-    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest)" if newer else
+    unverified = "" if not newer or containers[newer].get("verified", True) else ", unverified: not on the stored page"
+    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})" if newer else
                f"a {rec.get('framework')} container the containers page lists as available (the catalog, as of "
                f"{ctx.catalog.as_of()}, lists none still served), or your own image")
     if eoa is not None and eoa < ctx.today:
@@ -80,7 +81,8 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
             f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
             "so a job that names it does not start",
             where, "container.end_of_availability", SOURCE, allowed=instead,
-            severity=Severity.ERROR if newer and ctx.target is Target.VERTEX else Severity.WARNING)
+            # an error only with a fix the containers page itself lists (an unverified successor stays a hint)
+            severity=Severity.ERROR if newer and not unverified and ctx.target is Target.VERTEX else Severity.WARNING)
     elif eos is not None and eos < ctx.today:
         yield Finding(
             f"the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "

@@ -83,8 +83,28 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
     )
 
 
+def _args_or_container_args(spec: Node, ti: Node, notes: Notes) -> None:
+    """AI Platform refuses trainingInput.args (gcloud's ``-- ARGS``) beside any replica's containerCommand or
+    containerArgs (job_rules.json aip.container_command_args: each is mutually exclusive with it)."""
+    if not effective(spec, ti, "args")[0]:
+        return
+    for role in Role:
+        cfg = replica(ti, role)
+        for key in ("containerCommand", "containerArgs"):
+            if cfg is not None and key in cfg:
+                notes.error(
+                    f"{role.legacy_prefix}Config.{key} and trainingInput.args are both set: AI Platform refuses "
+                    "them together (each is mutually exclusive with trainingInput.args)",
+                    cfg.at(key),
+                    "aip.container_command_args",
+                    allowed=f"the arguments in {role.legacy_prefix}Config.containerArgs (with containerCommand), "
+                    "or in trainingInput.args (gcloud: after --) with no containerCommand/containerArgs",
+                )
+
+
 def application(spec: Node, ti: Node, notes: Notes) -> Application:
     """The job's application; ``ti`` is trainingInput with gcloud's flags laid over it."""
+    _args_or_container_args(spec, ti, notes)
     master = replica(ti, Role.CHIEF)
     image = master.text("imageUri") if master else None
     if master is not None and image is not None:

@@ -12,6 +12,8 @@ returned as error notes, each citing the rule id of tools/catalog/reference/job_
 
 from __future__ import annotations
 
+import json
+
 from provider.spec.envelope import Metadata, body, merge_labels, metadata_fields
 from provider.spec.formats.legacy.application import application
 from provider.spec.formats.legacy.flags import effective, overlay
@@ -76,6 +78,29 @@ def _not_carried(ti: Node, notes: Notes) -> None:
                        "request yet", ti.at(key), "aip.gcloud.not_carried")
 
 
+# AI Platform fields Vertex AI has no place for: each one set is named in a warning, with what happens instead
+# (the ml v1 fields: tools/catalog/reference/job_rules.json).
+_NO_VERTEX_PLACE = {
+    ("scheduling", "priority"): (
+        "aip.scheduling.priority", "Vertex AI's Scheduling has no priority among jobs, so the job runs without it"),
+    ("hyperparameters", "enableTrialEarlyStopping"): (
+        "aip.hyperparameters", "Vertex AI stops trials early only with a studySpec stopping spec "
+        "(decayCurveStoppingSpec, medianAutomatedStoppingSpec or convexAutomatedStoppingSpec), so every trial runs to "
+        "its end; write the job as a Vertex HyperparameterTuningJob (studySpec) with one to keep early stopping"),
+    ("hyperparameters", "resumePreviousJobId"): (
+        "aip.hyperparameters", "a Vertex AI tuning job cannot continue an AI Platform job's study, so the study "
+        "starts afresh (maxTrials new trials)"),
+}
+
+
+def _no_vertex_place(ti: Node, notes: Notes) -> None:
+    for (parent, key), (rule, what) in _NO_VERTEX_PLACE.items():
+        node = ti.child(parent)
+        if node is not None and node.raw(key) not in (None, False, 0, ""):  # the default loses nothing
+            notes.warn(f"trainingInput.{parent}.{key} ({json.dumps(node.raw(key))}) is not sent to Vertex AI: {what}",
+                       node.at(key), rule)
+
+
 def _scheduling(ti: Node) -> Scheduling:
     sched = ti.child("scheduling")
     if sched is None:
@@ -123,6 +148,7 @@ def convert(doc: Node) -> TrainingJob:
     ti = overlay(spec, ti)
     tier = _scale_tier(ti, notes)
     _not_carried(ti, notes)
+    _no_vertex_place(ti, notes)
     pools = read_pools(ti, tier, notes)
     if not pools:
         raise ConversionError("no master pool", notes=tuple(notes))
@@ -133,6 +159,7 @@ def convert(doc: Node) -> TrainingJob:
     app = application(spec, ti, notes)
     _tf_config_note(app, pools, ti, notes)
     user_args = _user_args(args)
+    tuning = hyperparameters(ti.child("hyperparameters"), notes)
     return TrainingJob(
         name=meta.name,
         team=meta.team,
@@ -147,7 +174,7 @@ def convert(doc: Node) -> TrainingJob:
         staging_bucket=spec.text("stagingBucket"),
         scheduling=_scheduling(ti),
         service_account=_text(service_account),
-        hyperparameters=hyperparameters(ti.child("hyperparameters")),
+        hyperparameters=tuning,
         source_format=SourceFormat.AI_PLATFORM,
         desired_state=spec.text("desiredState") or "COMPLETED",
         vertex=_vertex_options(ti),

@@ -7,7 +7,8 @@ unset); ``GOAL_TYPE_UNSPECIFIED`` is read as MAXIMIZE, as the service did.
 
 from __future__ import annotations
 
-from provider.spec.model import HyperParam, Hyperparameters, ParamType
+from provider.spec.formats.study_fields import trial_count
+from provider.spec.model import HyperParam, Hyperparameters, Note, ParamType
 from provider.spec.reader import ConversionError, Node
 
 DEFAULT_METRIC_TAG = "training/hptuning/metric"
@@ -46,7 +47,14 @@ def _param(p: Node) -> HyperParam:
     )
 
 
-def hyperparameters(node: Node | None) -> Hyperparameters | None:
+# ml v1 HyperparameterSpec: "maxTrials ... Defaults to one", "maxParallelTrials ... Defaults to one"; gcloud
+# sends a config's "0" (or 0) as 0, which proto3 reads as unset.
+COUNTS_SOURCE = ("tools/catalog/reference/job_rules.json (ai_platform hyperparameters: maxTrials and maxParallelTrials "
+                 "default to one); apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
+_UNSET = "AI Platform reads a count of 0 as not given (its default, one)"
+
+
+def hyperparameters(node: Node | None, notes: list[Note]) -> Hyperparameters | None:
     """The tuning spec, or None when the job does not tune."""
     if node is None:
         return None
@@ -56,8 +64,8 @@ def hyperparameters(node: Node | None) -> Hyperparameters | None:
         goal="MAXIMIZE" if goal == "GOAL_TYPE_UNSPECIFIED" else goal,
         metric=node.text("hyperparameterMetricTag") or DEFAULT_METRIC_TAG,
         params=params,
-        max_trials=node.integer("maxTrials", 1) or 0,
-        max_parallel_trials=node.integer("maxParallelTrials", 1) or 0,
+        max_trials=trial_count(node, "maxTrials", notes, _UNSET, COUNTS_SOURCE),
+        max_parallel_trials=trial_count(node, "maxParallelTrials", notes, _UNSET, COUNTS_SOURCE),
         max_failed_trials=node.integer("maxFailedTrials", 0) or 0,
         algorithm=node.text("algorithm") or "ALGORITHM_UNSPECIFIED",
         at={"": node.path, "params": node.at("params"), "max_trials": node.at("maxTrials"),

@@ -143,6 +143,7 @@ def _legacy_cluster_flags(props: dict[str, Schema], machine_names: list[str]) ->
 
 
 def _legacy_hyperparameters() -> Schema:
+    count = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^\\s*\\+?[0-9]+\\s*$"}]}
     param = obj(
         {
             "parameterName": string("the parameter name", pattern="^\\S+$"),
@@ -168,12 +169,15 @@ def _legacy_hyperparameters() -> Schema:
         {
             "goal": {"enum": ["MAXIMIZE", "MINIMIZE"]},
             "params": {"type": "array", "minItems": 1, "items": param},
-            "maxTrials": {"type": "integer", "minimum": 1},
-            "maxParallelTrials": {"type": "integer", "minimum": 1},
+            # 0 ("0" alike, as gcloud reads a config) is not given: AI Platform's default, one (hyperparameters.py)
+            "maxTrials": count,
+            "maxParallelTrials": count,
             "maxFailedTrials": {"type": "integer", "minimum": 0},
             "hyperparameterMetricTag": string("the metric tag the trainer reports"),
             "algorithm": {"enum": ["ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH"]},
             "enableTrialEarlyStopping": {"type": "boolean"},
+            "resumePreviousJobId": string("an earlier AI Platform tuning job to continue (not sent to Vertex AI: "
+                                          "a warning says so)"),
         },
         required=("goal", "params"),
         description="a HyperparameterSpec: goal, params, maxTrials, maxParallelTrials, hyperparameterMetricTag, algorithm",

@@ -48,10 +48,12 @@ def _param() -> Schema:
     values = {"type": "array", "minItems": 1, "maxItems": hp["max_discrete_values"]}
     conditions = ["parentIntValues", "parentDiscreteValues", "parentCategoricalValues"]
     value_specs = {
+        # Not required: proto3 JSON (a describe output, what the SDK sends) leaves out a bound of 0, and
+        # the service reads a missing bound as 0 (study.py reads it so).
         "doubleValueSpec": obj({"minValue": number, "maxValue": number, "defaultValue": number},
-                               required=("minValue", "maxValue"), description="minValue, maxValue, defaultValue"),
+                               description="minValue, maxValue (0 where left out, as in proto3 JSON), defaultValue"),
         "integerValueSpec": obj({"minValue": whole, "maxValue": whole, "defaultValue": whole},
-                                required=("minValue", "maxValue"), description="minValue, maxValue, defaultValue"),
+                                description="minValue, maxValue (0 where left out, as in proto3 JSON), defaultValue"),
         "categoricalValueSpec": obj({"values": {**values, "items": {"type": "string"}},
                                      "defaultValue": {"type": "string"}},
                                     required=("values",), description="values (strings), defaultValue"),
@@ -123,15 +125,18 @@ def _study() -> Schema:
 
 
 def _job() -> Schema:
-    counts = {"type": "integer", "minimum": 1}
+    # A count of 0 ("0" alike) is read as gcloud reads it: not given, so 1 (study.py ``_count`` says so);
+    # a string is the number Python's int() reads in it, as apitools reads a --config.
+    counts = {"type": "integer", "minimum": 0}
+    count_text = {"type": "string", "pattern": "^\\s*\\+?[0-9]+\\s*$"}
     output_only = {key: {"description": f"output only ({why}): ignored with a warning"}
                    for key, why in OUTPUT_ONLY["HyperparameterTuningJob"].items()}
     return obj(
         {"region": {"$ref": "#/$defs/region"},
          "displayName": string("the tuning job's display name", maxLength=128),
          "studySpec": {"$ref": "#/$defs/vertexStudy"},
-         "maxTrialCount": {"anyOf": [counts, {"type": "string", "pattern": "^[1-9][0-9]*$"}]},
-         "parallelTrialCount": {"anyOf": [counts, {"type": "string", "pattern": "^[1-9][0-9]*$"}]},
+         "maxTrialCount": {"anyOf": [counts, count_text]},
+         "parallelTrialCount": {"anyOf": [counts, count_text]},
          "maxFailedTrialCount": {"anyOf": [{"type": "integer", "minimum": 0},
                                            {"type": "string", "pattern": "^[0-9]+$"}]},
          "trialJobSpec": {"$ref": "#/$defs/vertexTrialSpec"},
@@ -172,27 +177,42 @@ def _snake_tree(node: Any) -> Any:
     return out
 
 
-def _sdk() -> Schema:
-    """aiplatform.HyperparameterTuningJob's arguments (formats/vertex_tuning/sdk.py)."""
+def _sdk_param() -> Schema:
+    """One hpt class by name with its keyword arguments, conditional children included (recursive)."""
     number = {"type": "number"}
     scale = {"enum": ["linear", "log", "reverse_log", "unspecified"],
              "description": "the SDK's scale: linear, log, reverse_log or unspecified"}
     values = {"type": "array", "minItems": 1, "maxItems": limits()["hyperparameters"]["max_discrete_values"]}
+    # _ParameterSpec.__init__: every class takes conditional_parameter_spec (child id -> its hpt class) and,
+    # as a child, parent_values (the parent's values it is searched on).
+    conditional = {
+        "conditional_parameter_spec": {
+            "type": "object", "minProperties": 1, "propertyNames": {"pattern": "^\\S+$"},
+            "additionalProperties": {"$ref": "#/$defs/vertexTuningSdkParam"},
+            "description": "conditional parameter id -> its hpt class, with parent_values"},
+        "parent_values": {"type": "array", "minItems": 1, "items": {"type": ["number", "string"]},
+                          "description": "as a conditional parameter: the parent's values it is searched on"}}
     classes = {
-        "DoubleParameterSpec": obj({"min": number, "max": number, "scale": scale}, required=("min", "max"),
-                                   description="hpt.DoubleParameterSpec(min, max, scale)"),
-        "IntegerParameterSpec": obj({"min": {"type": "integer"}, "max": {"type": "integer"}, "scale": scale},
+        "DoubleParameterSpec": obj({"min": number, "max": number, "scale": scale, **conditional},
+                                   required=("min", "max"), description="hpt.DoubleParameterSpec(min, max, scale)"),
+        "IntegerParameterSpec": obj({"min": {"type": "integer"}, "max": {"type": "integer"}, "scale": scale,
+                                     **conditional},
                                     required=("min", "max"), description="hpt.IntegerParameterSpec(min, max, scale)"),
-        "CategoricalParameterSpec": obj({"values": {**values, "items": {"type": "string"}}}, required=("values",),
-                                        description="hpt.CategoricalParameterSpec(values)"),
-        "DiscreteParameterSpec": obj({"values": {**values, "items": number}, "scale": scale}, required=("values",),
-                                     description="hpt.DiscreteParameterSpec(values, scale)"),
+        "CategoricalParameterSpec": obj({"values": {**values, "items": {"type": "string"}}, **conditional},
+                                        required=("values",), description="hpt.CategoricalParameterSpec(values)"),
+        "DiscreteParameterSpec": obj({"values": {**values, "items": number}, "scale": scale, **conditional},
+                                     required=("values",), description="hpt.DiscreteParameterSpec(values, scale)"),
     }
-    param = {"type": "object", "minProperties": 1, "maxProperties": 1,
-             "properties": {**classes, **{f"hpt.{name}": schema for name, schema in classes.items()}},
-             "additionalProperties": False,
-             "description": "one hpt class by name (DoubleParameterSpec, IntegerParameterSpec, "
-             "CategoricalParameterSpec, DiscreteParameterSpec) with its keyword arguments"}
+    return {"type": "object", "minProperties": 1, "maxProperties": 1,
+            "properties": {**classes, **{f"hpt.{name}": schema for name, schema in classes.items()}},
+            "additionalProperties": False,
+            "description": "one hpt class by name (DoubleParameterSpec, IntegerParameterSpec, "
+            "CategoricalParameterSpec, DiscreteParameterSpec) with its keyword arguments"}
+
+
+def _sdk() -> Schema:
+    """aiplatform.HyperparameterTuningJob's arguments (formats/vertex_tuning/sdk.py)."""
+    param = {"$ref": "#/$defs/vertexTuningSdkParam"}
     count = {"type": "integer", "minimum": 1}
     return obj(
         {"region": {"$ref": "#/$defs/region"},
@@ -229,4 +249,5 @@ def defs() -> dict[str, Schema]:
     snake_defs["vertexTuningJobSnake"]["description"] = (
         "a Vertex AI HyperparameterTuningJob as the Python SDK's low-level client takes it (snake_case: "
         "study_spec, trial_job_spec, max_trial_count ...) with region beside it")
-    return {**camel, **snake_defs, "vertexTrialSpecSnake": _trial_spec(snake_case=True), "vertexTuningSdk": _sdk()}
+    return {**camel, **snake_defs, "vertexTrialSpecSnake": _trial_spec(snake_case=True), "vertexTuningSdk": _sdk(),
+            "vertexTuningSdkParam": _sdk_param()}

@@ -23,18 +23,35 @@ each parameter a one-key map naming the ``hpt`` class (``hpt.`` prefix allowed) 
 arguments. The mapping is the SDK's own (google/cloud/aiplatform/hyperparameter_tuning.py and
 jobs.py HyperparameterTuningJob.__init__): goals upper-cased; scales linear, log, reverse_log and
 unspecified to UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, UNIT_REVERSE_LOG_SCALE and unset; search_algorithm
-None (Bayesian), grid or random; measurement_selection best (the SDK's default) or last. The SDK's
-conditional parameters (``conditional_parameter_spec``) are refused by the schema with the keys it
-takes: write such a study as ``study_spec`` (the low-level client's form, which carries them).
+None (Bayesian), grid or random; measurement_selection best (the SDK's default) or last. A
+conditional parameter is written as the SDK takes it: ``conditional_parameter_spec`` on the parent
+(child id -> its hpt class) and ``parent_values`` on the child, sent as the parent's condition kind
+(``parentIntValues``, ``parentDiscreteValues`` or ``parentCategoricalValues``)::
+
+    units: {IntegerParameterSpec: {min: 16, max: 64, scale: linear,
+            conditional_parameter_spec: {dropout: {DoubleParameterSpec: {min: 0.1, max: 0.5, scale: linear,
+                                                                         parent_values: [32, 64]}}}}}
 """
 
 from __future__ import annotations
+
+from typing import NoReturn
 
 from provider.core.record import replace
 from provider.spec.envelope import body, merge_labels, metadata_fields
 from provider.spec.formats.vertex.convert import custom_job
 from provider.spec.formats.vertex_tuning import SDK_MARKER as MARKER
-from provider.spec.model import HyperParam, Hyperparameters, Metric, ParamType, SourceFormat, TrainingJob
+from provider.spec.model import (
+    DocPath,
+    HyperParam,
+    Hyperparameters,
+    Metric,
+    Note,
+    ParamCondition,
+    ParamType,
+    SourceFormat,
+    TrainingJob,
+)
 from provider.spec.reader import ConversionError, Node
 
 CLASSES = {"DoubleParameterSpec": ParamType.DOUBLE, "IntegerParameterSpec": ParamType.INTEGER,
@@ -43,6 +60,7 @@ SCALES = {"linear": "UNIT_LINEAR_SCALE", "log": "UNIT_LOG_SCALE", "reverse_log":
           "unspecified": None}
 ALGORITHMS = {None: "ALGORITHM_UNSPECIFIED", "grid": "GRID_SEARCH", "random": "RANDOM_SEARCH"}
 SELECTIONS = {"best": "BEST_MEASUREMENT", "last": "LAST_MEASUREMENT"}
+SDK_SOURCE = "google/cloud/aiplatform/hyperparameter_tuning.py _ParameterSpec._to_parameter_spec"
 
 
 def _class(node: Node) -> tuple[ParamType, Node]:
@@ -53,21 +71,52 @@ def _class(node: Node) -> tuple[ParamType, Node]:
     return CLASSES[keys[0].removeprefix("hpt.")], args
 
 
-def _param(name: str, node: Node) -> HyperParam:
+def _numbers(raw: list[object], what: str) -> tuple[float, ...]:
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw):
+        raise ConversionError(f"{what} are not numbers")
+    return tuple(float(v) for v in raw)  # type: ignore[arg-type]
+
+
+def _refuse(message: str, at: DocPath, allowed: str) -> NoReturn:
+    note = Note(message, at, "vx.hpt.condition", SDK_SOURCE, allowed=allowed, error=True)
+    raise ConversionError(message, notes=(note,))
+
+
+def _condition(parent: ParamType, name: str, node: Node) -> ParamCondition:
+    """A child of ``conditional_parameter_spec``: the SDK sends ``spec.parent_values`` as the condition of the
+    parent's type (``_ParameterSpec._to_parameter_spec``), the child's own spec under it."""
+    _, args = _class(node)
+    raw = args.raw("parent_values")
+    if not isinstance(raw, list) or not raw:
+        _refuse(f"conditional parameter {name!r} has no parent_values: the SDK would send a condition with no values",
+                args.at("parent_values") if "parent_values" in args else node.path,
+                "parent_values: the parent's values this parameter is searched on")
+    values: tuple[str | float, ...] = tuple(raw) if parent is ParamType.CATEGORICAL else _numbers(raw, "parent_values")
+    return ParamCondition(parent_values=values, param=_param(name, node, child=True),
+                          at={"": node.path, "parent_values": args.at("parent_values"),
+                              "parent": args.at("parent_values")})
+
+
+def _param(name: str, node: Node, child: bool = False) -> HyperParam:
     ptype, args = _class(node)
     raw = args.raw("values") or []
     if not isinstance(raw, list):
         raise ConversionError("values is not a list")
-    values: tuple[str | float, ...] = tuple(raw)
-    if ptype is not ParamType.CATEGORICAL:
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw):
-            raise ConversionError("values are not numbers")
-        values = tuple(float(v) for v in raw)
+    values: tuple[str | float, ...] = tuple(raw) if ptype is ParamType.CATEGORICAL else _numbers(raw, "values")
+    if not child and args.raw("parent_values") is not None:
+        _refuse(f"parameter {name!r} has parent_values but no parent: the SDK reads parent_values only on a "
+                "parameter inside another's conditional_parameter_spec", args.at("parent_values"),
+                "parent_values on a conditional parameter only (or remove it)")
+    children = args.child("conditional_parameter_spec")
+    kids = children.data if children is not None and isinstance(children.data, dict) else {}
+    conditions = tuple(_condition(ptype, kid, children.child(kid) or Node({}, children.at(kid)))
+                       for kid in kids if children is not None)
     return HyperParam(
         name=name, type=ptype, min=args.number("min"), max=args.number("max"), values=values,
-        scale=SCALES.get(args.text("scale") or "unspecified"),
+        scale=SCALES.get(args.text("scale") or "unspecified"), conditions=conditions,
         at={"": node.path, "name": node.path, "min": args.at("min"), "max": args.at("max"),
-            "values": args.at("values"), "scale": args.at("scale")})
+            "values": args.at("values"), "scale": args.at("scale"),
+            "conditions": args.at("conditional_parameter_spec")})
 
 
 def hyperparameters(spec: Node) -> Hyperparameters:

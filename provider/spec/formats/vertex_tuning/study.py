@@ -12,7 +12,7 @@ SDK's low-level client (``study_spec``, ``parameter_id``; provider.spec.formats.
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import KeyName, study_stopping, trial_stopping
+from provider.spec.formats.study_fields import KeyName, study_stopping, trial_count, trial_stopping
 from provider.spec.model import (
     DocPath,
     HyperParam,
@@ -33,6 +33,8 @@ PARENT_CONDITIONS = ("parentIntValues", "parentDiscreteValues", "parentCategoric
 CONDITION_OF = {ParamType.INTEGER: "parentIntValues", ParamType.DISCRETE: "parentDiscreteValues",
                 ParamType.CATEGORICAL: "parentCategoricalValues"}
 SOURCE = "google/cloud/aiplatform_v1/types/study.py StudySpec.ParameterSpec.ConditionalParameterSpec"
+COUNTS_SOURCE = ("gcloud: api_lib/ai/hp_tuning_jobs/client.py HpTuningJobsClient.Create (a count of 0 is not given: 1), "
+                 "apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
 
 
 def _unspecified(value: str | None) -> str | None:
@@ -85,6 +87,8 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
         raise ConversionError("a parameter needs exactly one value spec")
     ptype, spec = VALUE_SPECS[kinds[0]], p.child(k(kinds[0])) or Node({}, p.at(k(kinds[0])))
     low, high, default = spec.raw(k("minValue")), spec.raw(k("maxValue")), spec.raw(k("defaultValue"))
+    if ptype in (ParamType.DOUBLE, ParamType.INTEGER):  # proto3 JSON leaves out a bound of 0: the service reads 0
+        low, high = 0 if low is None else low, 0 if high is None else high
     conditions = []
     for c in p.items(k("conditionalParameterSpecs")):
         parents = [key for key in PARENT_CONDITIONS if k(key) in c]
@@ -141,6 +145,10 @@ def _trial_stopping(study: Node, notes: list[Note], k: KeyName) -> TrialStopping
     return trial_stopping(node, kinds[0], k)
 
 
+def _count(job: Node, key: str, notes: list[Note]) -> int:
+    return trial_count(job, key, notes, "gcloud reads a count of 0 as not given", COUNTS_SOURCE)
+
+
 def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperparameters:
     """A HyperparameterTuningJob's studySpec and trial counts (format rules broken go to ``notes``)."""
     study = job.child(k("studySpec"))
@@ -154,8 +162,8 @@ def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperpa
         goal=first.goal,
         metric=first.id,
         params=tuple(parameter(p, notes, k) for p in study.items("parameters")),
-        max_trials=job.integer(k("maxTrialCount"), 1) or 0,
-        max_parallel_trials=job.integer(k("parallelTrialCount"), 1) or 0,
+        max_trials=_count(job, k("maxTrialCount"), notes),
+        max_parallel_trials=_count(job, k("parallelTrialCount"), notes),
         max_failed_trials=job.integer(k("maxFailedTrialCount"), 0) or 0,
         algorithm=study.text("algorithm") or "ALGORITHM_UNSPECIFIED",
         safety=first.safety,
