@@ -281,18 +281,29 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     return resource
 
 
+# The collector's first threshold while the jobs are declared and registered (CPython's default: 700).
+JOBS_GC_THRESHOLD = 7000
+
+
 def declare_jobs(specs: list[LoadedSpec], stack: StackConfig, infra: TeamInfra,
                  persistent: Mapping[str, pulumi.Resource] | None = None) -> list[tuple[LoadedSpec, TrainingJob]]:
     """Every spec's TrainingJob (``declare_job``), each beside its spec.
 
     What exists when this starts lives until the program ends: the imports (the SDK's and
     pulumi_gcp's above all: some 100,000 objects the collector tracks), the catalog and schema,
-    the specs, the team's infrastructure.
-    ``gc.freeze()`` moves it out of the garbage collector's sight first, so the full collections
-    that N jobs' registrations set off walk what the jobs made, not that again each time (at 300
-    jobs they cost about a sixth of the program's CPU; the SDK's floor imports none of it)."""
+    the specs, the team's infrastructure. ``gc.freeze()`` moves it out of the collector's sight,
+    so the full collections that N jobs set off walk what the jobs made, not that again each time.
+    The jobs' registrations then make many small objects that also live to the end (each input's
+    Output and futures); at the default threshold the collector ran some 800 times over them at
+    300 jobs, six of them full collections that together freed a few hundred objects. Both cost
+    about a sixth of the program's CPU (bench/RESULTS.md, issue 31, third round).
+    """
     gc.freeze()
-    return [(spec, declare_job(spec, stack, infra, persistent)) for spec in specs]
+    gc.set_threshold(JOBS_GC_THRESHOLD, *gc.get_threshold()[1:])
+    declared = []
+    for spec in specs:  # a loop, not a comprehension: the SDK walks every frame of the stack per resource
+        declared.append((spec, declare_job(spec, stack, infra, persistent)))
+    return declared
 
 
 def _plain_config(value: Any) -> dict[str, Any]:
