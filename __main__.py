@@ -11,5 +11,5 @@ stack = program.stack_config()
 specs = program.load_specs(stack)
 infra = program.TeamInfra(stack)
 persistent = program.declare_persistent_resources(stack, infra)
-jobs = [(spec, program.declare_job(spec, stack, infra, persistent)) for spec in specs]
+jobs = program.declare_jobs(specs, stack, infra, persistent)
 program.export(stack, infra, jobs)
