@@ -1,6 +1,6 @@
 """Benchmark: ``trainjobs plan`` over repositories of N specs, a change touching 20 files.
 
-    .venv/bin/python bench/plan_bench.py [--sizes 100,500,2000] [--changed 20] [--repeat 5]
+    .venv/bin/python bench/plan_bench.py [--sizes 100,500,2000] [--changed 20] [--repeat 5] [--repos DIR]
 
 For each size N it builds a throwaway git repository in a temporary directory: four team stacks,
 N specs (generated like bench/validate_bench.py's, one in five packaging a local trainer), one commit;
@@ -12,6 +12,13 @@ file, one stack's quota). It times, cold and as a user runs them, side by side:
 * the baseline, what a reviewer could do without plan: write the base commit's tree out with
   ``git archive`` and run ``trainjobs validate`` there, then ``trainjobs validate`` on the head
   (it checks both sides but says nothing about what changes).
+
+Generating a large repository takes longer than planning it: with ``--repos DIR`` each size's
+repository is kept in DIR/N and reused by later runs (built again only if missing or made with
+another --changed). Beside the timed runs, one more plan runs in-process under tracemalloc: the
+peak of the Python heap it allocates, per spec, says whether the plan holds a constant amount for
+each spec (flat as N grows) or more; "marginal" columns divide the growth from the previous size
+by the specs added, so the fixed cost (modules, catalog, schema) drops out.
 
 Medians of --repeat runs: wall time, CPU time (user + system of the command and the git it runs:
 load on the machine does not inflate it), and peak RSS (of the command, and of the largest process
@@ -156,20 +163,50 @@ def baseline(repo: Path, scratch: Path) -> Run:
     return Run(time.perf_counter() - start, cpu, rss, 0, "", "")
 
 
-def one_size(n: int, changed: int, repeat: int) -> tuple[list[Run], list[Run], int, list[str]]:
-    """(plan runs, baseline runs, files touched, the plan's summary lines) for a repository of n specs."""
+TRACED = """
+import io, sys, tracemalloc
+from pathlib import Path
+from provider.gitops import report_text
+from provider.gitops.load import sides
+from provider.gitops.plan import make_plan
+tracemalloc.start()  # after the imports: what the plan allocates, not the modules
+with sides(Path.cwd(), "HEAD~1") as (base, head):
+    result = make_plan(base, head, None)
+report_text.render(result, io.StringIO(), show_requests=False)
+print(tracemalloc.get_traced_memory()[1])
+"""
+
+
+def repository(n: int, changed: int, keep: Path | None, tmp: Path) -> tuple[Path, int]:
+    """The repository of n specs (kept in ``keep``/n and reused when asked) and the number of files touched."""
+    repo = (keep / str(n)) if keep else tmp / "repo"
+    stamp = repo / ".git" / "bench-touched"
+    if keep and stamp.is_file() and stamp.read_text().split()[:1] == [str(changed)]:
+        return repo, int(stamp.read_text().split()[1])
+    if repo.exists():
+        shutil.rmtree(repo)
+    repo.mkdir(parents=True)
+    t0 = time.perf_counter()
+    touched = build(repo, n, changed)
+    stamp.write_text(f"{changed} {len(touched)}\n")
+    print(f"  (repository of {n} specs generated in {time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+    return repo, len(touched)
+
+
+def one_size(n: int, changed: int, repeat: int, keep: Path | None) -> tuple[list[Run], list[Run], int, list[str], int]:
+    """(plan runs, baseline runs, files touched, the plan's summary lines, peak traced bytes) for n specs."""
     with tempfile.TemporaryDirectory(prefix="trainjobs-plan-bench-") as tmp:
-        repo = Path(tmp) / "repo"
-        repo.mkdir()
-        touched = build(repo, n, changed)
+        repo, touched = repository(n, changed, keep, Path(tmp))
         plans, bases = [], []
         for _ in range(repeat):
             run = timed([PY, "-m", "provider", "plan", "--base", "HEAD~1"], repo)
             assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
             plans.append(run)
             bases.append(baseline(repo, Path(tmp) / "base"))
+        traced = timed([PY, "-c", TRACED], repo)
+        assert traced.returncode == 0, traced.stderr[-3000:]
         summary = [line for line in plans[-1].stdout.splitlines() if line.startswith(("stack ", "this change"))]
-    return plans, bases, len(touched), summary
+    return plans, bases, touched, summary, int(traced.stdout.split()[-1])
 
 
 def main() -> int:
@@ -177,12 +214,13 @@ def main() -> int:
     parser.add_argument("--sizes", default="100,500,2000", help="numbers of specs, comma-separated")
     parser.add_argument("--changed", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repos", type=Path, help="keep each size's repository in DIR/N and reuse it")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     med = statistics.median
-    rows, summaries, touched = [], {}, 0
+    rows, summaries, touched, traced = [], {}, 0, {}
     for n in sizes:
-        plans, bases, touched, summaries[n] = one_size(n, args.changed, args.repeat)
+        plans, bases, touched, summaries[n], traced[n] = one_size(n, args.changed, args.repeat, args.repos)
         for label, runs in (("trainjobs plan --base HEAD~1", plans), ("baseline: archive + validate x2", bases)):
             rows.append((label, n, med(r.wall for r in runs), med(r.cpu for r in runs), max(r.rss_kb for r in runs),
                          min(r.wall for r in runs), max(r.wall for r in runs)))
@@ -190,10 +228,20 @@ def main() -> int:
     print(f"plan over N specs in {len(TEAMS)} stacks, a change touching {touched} files (median of {args.repeat} "
           f"runs, {os.cpu_count()} cores, Python {sys.version.split()[0]})")
     print(f"  {'command':34s} {'N':>6s} {'wall s':>7s} {'CPU s':>7s} {'x first (CPU)':>14s} {'ms CPU/spec':>11s} "
-          f"{'peak RSS':>9s}")
+          f"{'peak RSS':>9s} {'KB RSS/spec':>11s} {'KB traced/spec':>14s}")
+    previous: dict[str, tuple[int, int]] = {}
     for label, n, wall, cpu, rss, _, _ in rows:
+        plan = label.startswith("trainjobs plan")
+        heap = f"{traced[n] / 1024 / n:14.1f}" if plan else f"{'':14s}"
+        margin = ""
+        if label in previous:
+            n0, rss0 = previous[label]
+            margin = f" marginal: {(rss - rss0) / (n - n0):.1f} KB RSS/spec"
+            if plan:
+                margin += f", {(traced[n] - traced[n0]) / 1024 / (n - n0):.1f} KB traced/spec"
+        previous[label] = (n, rss)
         print(f"  {label:34s} {n:6d} {wall:7.3f} {cpu:7.3f} {cpu / first[label][1]:13.2f}x {cpu / n * 1000:11.2f} "
-              f"{rss / 1024:6.1f} MB")
+              f"{rss / 1024:6.1f} MB {rss / n:11.1f} {heap}{margin}")
     for label, n, wall, _, _, lo, hi in rows:
         if label.startswith("trainjobs plan") and n == 500:
             print(f"  plan over 500 specs: min {lo:.3f} s, max {hi:.3f} s; target < 2 s: {'met' if wall < 2 else 'MISSED'}")

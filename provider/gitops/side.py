@@ -19,7 +19,7 @@ from provider.document.loaded import LoadedDocument
 from provider.gitops.globs import matching
 from provider.gitops.sources import built_image, staged_packages
 from provider.gitops.tree import CommitTree, Tree
-from provider.spec.model import TrainingJob
+from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.stack.check import SpecBytes, validate_in
 from provider.stack.config import StackConfig, parse_stack, stack_name
 from provider.stack.membership import StackIndex
@@ -161,9 +161,34 @@ class Side:
                 if result is None or result.job is None or result.job.name in out:
                     continue
                 job = result.job
+                same = self._same_job(stack, path, job)
+                if same is not None:
+                    out[job.name] = same
+                    continue
                 request = build_request(job, config.project_id, labels=config.labels_dict,
                                         package_uris=staged_packages(job, path, self.tree, config),
                                         image_uri=built_image(job, path, self.tree))
                 out[job.name] = SideJob(stack, job.name, path, job, request)
         self._jobs[stack] = out
         return out
+
+    def _same_job(self, stack: str, path: str, job: TrainingJob) -> SideJob | None:
+        """The other side's job when it must be this one: the same spec file in the same stack file, and
+        no local sources (a package path, extra package files, a build context) whose files may differ
+        between the sides. The base side of a plan then builds, and holds, a request only for what changed."""
+        other = self._reuse
+        if other is None or stack not in other._jobs or _local_sources(job):
+            return None
+        mine, theirs = self.stacks.get(stack), other.stacks.get(stack)
+        if mine is None or theirs is None or mine.content != theirs.content or self.files.get(path) != other.files.get(path):
+            return None
+        found = other._jobs[stack].get(job.name)
+        return found if found is not None and found.file == path and found.job is job else None
+
+
+def _local_sources(job: TrainingJob) -> bool:
+    """The job's request depends on files of the tree beside its spec (provider.gitops.sources)."""
+    app = job.application
+    if isinstance(app, PythonPackage):
+        return app.source_path is not None or bool(app.extra_packages)
+    return isinstance(app, Container) and app.build is not None

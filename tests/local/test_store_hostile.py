@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,25 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path, monkeypatch: py
         store.write_json(target, {"state": "SUCCEEDED"})
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
     assert json.loads(target.read_text()) == {"state": "RUNNING"}
+
+
+def test_the_listing_is_kept_while_the_jobs_folder_is_unchanged_and_read_again_when_it_changes(home: Path) -> None:
+    """ids() lists jobs/ again only when its mtime moves (once it has settled): an entry slipped in with the
+    old mtime put back is not seen, the next real change is, and a folder changed just now is never kept."""
+    from provider.backends.local.store import JobStore
+    from tests.history import write_history
+
+    ids = write_history(home, 3)
+    store = JobStore(home)
+    jobs = home / "jobs"
+    assert store.ids() == ids  # just written: listed, not kept
+    (jobs / "0").mkdir()
+    assert store.ids() == [*ids, "0"]  # so a change in the same tick of the clock is seen
+    old = time.time() - 60
+    os.utime(jobs, (old, old))
+    assert store.ids() == [*ids, "0"]  # settled: kept
+    (jobs / "00").mkdir()
+    os.utime(jobs, (old, old))
+    assert store.ids() == [*ids, "0"]  # the kept listing, not a listing per call
+    newer = write_history(home, 1)
+    assert store.ids() == [*newer, *ids, "00", "0"]

@@ -201,9 +201,9 @@ class LocalBackend(Polled):
                     continue
                 if labels and any(record_labels(record).get(k) != v for k, v in labels.items()):
                     continue
-                found = self.store.read(job_id)
-                if found is not None:
-                    out.append(checked_status(job_id, self.store.job_dir(job_id), *found))
+                state = self.store.state(job_id)  # the record is read above, once
+                if state is not None:
+                    out.append(checked_status(job_id, self.store.job_dir(job_id), record, state))
             except store.Unreadable as exc:
                 broken.append(UnreadableJob(job_id, exc.path, exc.reason))
             except JobUnreadable as exc:
