@@ -55,6 +55,11 @@ EDGES: list[tuple[str, Any]] = [
     ("ai platform and vertex", {"spec": {"trainingInput": {"scaleTier": "BASIC"}, "workerPoolSpecs": [1]}}),
     ("empty spec", {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "x"}, "spec": {}}),
     ("wrong types", {"metadata": [], "spec": {"workerPools": "chief", "application": 3}}),
+    ("sdk tuning, wrong types", {"spec": {"custom_job": {"worker_pool_specs": [
+        {"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": 1,
+         "container_spec": {"image_uri": "gcr.io/p/t:1"}}]},
+        "metric_spec": ["accuracy"], "parameter_spec": {"lr": {"DoubleParameterSpec": "0.1"}},
+        "max_trial_count": 2}}),
 ]
 
 
