@@ -17,6 +17,7 @@ from provider.core.problem import Problem
 from provider.core.record import replace
 from provider.resources.job_args import JobArgs
 from provider.resources.job_diff import REPLACE_ORDERS
+from provider.resources.job_request import MADE_OF
 from provider.resources.unknowns import UNKNOWN as UNKNOWN_VALUE
 from provider.resources.unknowns import has_unknown, is_unknown
 from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
@@ -94,22 +95,24 @@ def job_check(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[CheckFailu
     if failures:
         return inputs, failures
     job = None
-    if not any(has_unknown(getattr(args, k)) for k in STACK_INPUTS):
+    unknown = {k for k in {*STACK_INPUTS, *MADE_OF} if has_unknown(getattr(args, k))}  # each walked once
+    if not unknown & set(STACK_INPUTS):
         spec_failures, job = _spec_failures(args)
         failures += spec_failures
     if args.request is None:  # carried by the program only for a stack with a secret environment
-        request = _request(args, job, failures)
+        request = _request(args, job, failures, unknown)
         if request is not None:
             inputs[REQUEST] = request
     return inputs, failures + _settings_failures(args)
 
 
-def _request(args: JobArgs, job: JobModel | None, failures: list[CheckFailure]) -> Any:
-    """The job's request (provider.resources.job_request): unknown while what it is made of is, none
-    when the spec failed (the engine stops at the failures)."""
-    from provider.resources.job_request import build_request, request_unknown
+def _request(args: JobArgs, job: JobModel | None, failures: list[CheckFailure], unknown: set[str]) -> Any:
+    """The job's request (provider.resources.job_request): unknown while what it is made of is
+    (``unknown``: the fields holding an unknown), none when the spec failed (the engine stops at
+    the failures)."""
+    from provider.resources.job_request import build_request
 
-    if request_unknown(args):
+    if unknown & set(MADE_OF):
         return UNKNOWN_VALUE
     if failures:
         return None

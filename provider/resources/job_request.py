@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from provider.core.record import replace
 from provider.resources.job_args import JobArgs
-from provider.resources.unknowns import has_unknown
 
 if TYPE_CHECKING:
     from provider.spec.model import TrainingJob as JobModel
@@ -30,11 +29,6 @@ if TYPE_CHECKING:
 # leaves the spec's checks to ``pulumi up`` but not the request.
 MADE_OF = ("job_name", "backend", "spec", "spec_file", "stack", "team", "project", "region", "stack_labels",
            "image", "service_account", "bucket")
-
-
-def request_unknown(args: JobArgs) -> bool:
-    """The request cannot be built yet: something it is made of is not known (a preview)."""
-    return any(has_unknown(getattr(args, k)) for k in MADE_OF)
 
 
 def build_request(args: JobArgs, job: JobModel) -> dict[str, Any]:
