@@ -98,12 +98,34 @@ def declared_inputs(project: Path, n: int) -> dict[str, dict[str, Any]]:
     return inputs
 
 
+def checked_inputs(project: Path, inputs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each job's inputs through the provider's Check (which builds the request the program no longer
+    carries), in the project as the engine's host runs: what an earlier ``pulumi up`` stored, and
+    what the engine sends to Diff after Check."""
+    from provider.resources.training_job import TrainingJobProvider
+
+    here = Path.cwd()
+    os.chdir(project)
+    try:
+        provider = TrainingJobProvider()
+        out = {}
+        for name, props in inputs.items():
+            result = provider.check({}, dict(props))
+            assert not result.failures, result.failures
+            out[name] = dict(result.inputs)
+        return out
+    finally:
+        os.chdir(here)
+
+
 Requests = list[tuple[Any, Any]]  # (CheckRequest, DiffRequest) per job
 
 
-def requests_for(inputs: dict[str, dict[str, Any]], echo: bool = False) -> Requests:
-    """The Check and Diff requests the engine sends for each job, serialised by the SDK's rpc module;
-    with ``echo``, the same inputs for the floor's echo provider (bench/echo_provider.py)."""
+def requests_for(inputs: dict[str, dict[str, Any]], checked: dict[str, dict[str, Any]],
+                 echo: bool = False) -> Requests:
+    """The Check and Diff requests the engine sends for each job, serialised by the SDK's rpc module
+    (Check gets the program's inputs; Diff the checked inputs, against the same stored): with
+    ``echo``, the same inputs for the floor's echo provider (bench/echo_provider.py)."""
     from pulumi.runtime.proto import provider_pb2
 
     from tests.pulumi.host import URN, ProviderHost
@@ -111,11 +133,15 @@ def requests_for(inputs: dict[str, dict[str, Any]], echo: bool = False) -> Reque
     empty = ProviderHost.struct({})
     out = []
     echo_provider = echo_provider_string() if echo else None
+
+    def struct(props: dict[str, Any]) -> Any:
+        return ProviderHost.struct({**props, "__provider": echo_provider} if echo_provider else props)
+
     for name, props in inputs.items():
-        news = ProviderHost.struct({**props, "__provider": echo_provider} if echo_provider else props)
+        stored = struct(checked[name])
         urn = URN.format(name=name)
-        out.append((provider_pb2.CheckRequest(urn=urn, olds=empty, news=news),
-                    provider_pb2.DiffRequest(id="1", urn=urn, olds=news, news=news)))
+        out.append((provider_pb2.CheckRequest(urn=urn, olds=empty, news=struct(props)),
+                    provider_pb2.DiffRequest(id="1", urn=urn, olds=stored, news=stored)))
     return out
 
 
@@ -144,7 +170,8 @@ ECHO_ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "bench"), str(R
                                           if p)}
 
 
-def through_host(requests: Requests, env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
+def through_host(requests: Requests, project: Path,
+                 env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
     """Seconds for host start + Configure, for all Check + Diff calls after it, the host's peak RSS (KB),
     and the CPU seconds the host spent on the calls (load on the machine does not inflate it).
 
@@ -155,7 +182,7 @@ def through_host(requests: Requests, env: dict[str, str] | None = None) -> tuple
     from tests.pulumi.host import ProviderHost
 
     start = time.perf_counter()
-    host = ProviderHost(env=env)
+    host = ProviderHost(env=env, cwd=project)  # the engine starts it in the program's directory
     started = time.perf_counter()
     try:
         cpu0 = cpu_s(host.proc.pid)
@@ -211,16 +238,17 @@ def run_provider(inputs: list[dict[str, Any]]) -> None:
     for props in inputs:
         result = provider.check({}, props)
         assert not result.failures, result.failures
-        assert not provider.diff("1", props, result.inputs).changes
+        assert not provider.diff("1", result.inputs, result.inputs).changes
 
 
 def child(mode: str, inputs_file: Path, n: int, profile: int) -> None:
     """In a fresh process: warm the imports, then time one pass; print JSON {seconds, rss_kb, profile}."""
-    inputs = dict(list(json.loads(inputs_file.read_text()).items())[:n])
+    both = json.loads(inputs_file.read_text())
+    inputs, checked = dict(list(both["inputs"].items())[:n]), both["checked"]
     warm = dict(list(inputs.items())[:1])
     if mode == "servicer":
-        requests = requests_for(inputs)
-        run_servicer(host_servicer(), requests_for(warm))  # imports; the provider is unpickled per servicer
+        requests = requests_for(inputs, checked)
+        run_servicer(host_servicer(), requests_for(warm, checked))  # imports; the provider is unpickled per servicer
         servicer = host_servicer()
 
         def work() -> None:
@@ -248,8 +276,8 @@ def child(mode: str, inputs_file: Path, n: int, profile: int) -> None:
 
 
 def in_child(mode: str, inputs_file: Path, n: int, profile: int = 0) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, __file__, "--child", mode, "--inputs", str(inputs_file), "--n", str(n),
-                           "--profile", str(profile)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", mode, "--inputs", str(inputs_file),
+                           "--n", str(n), "--profile", str(profile)], cwd=inputs_file.parent, capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         raise SystemExit(f"the {mode} child failed: {proc.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
@@ -285,14 +313,15 @@ def main() -> int:
         t0 = time.perf_counter()
         inputs = declared_inputs(Path(tmp), sizes[-1])
         program_s = time.perf_counter() - t0
+        checked = checked_inputs(Path(tmp), inputs)
         inputs_file = Path(tmp) / "inputs.json"
-        inputs_file.write_text(json.dumps(inputs))
+        inputs_file.write_text(json.dumps({"inputs": inputs, "checked": checked}))
         provider_str = next(iter(inputs.values()))["__provider"]
         for n in sizes:
-            requests = requests_for(dict(list(inputs.items())[:n]))
-            host = [through_host(requests) for _ in range(args.repeat)]
-            echo_requests = requests_for(dict(list(inputs.items())[:n]), echo=True)
-            echo = [through_host(echo_requests, ECHO_ENV) for _ in range(args.repeat)]
+            requests = requests_for(dict(list(inputs.items())[:n]), checked)
+            host = [through_host(requests, Path(tmp)) for _ in range(args.repeat)]
+            echo_requests = requests_for(dict(list(inputs.items())[:n]), checked, echo=True)
+            echo = [through_host(echo_requests, Path(tmp), ECHO_ENV) for _ in range(args.repeat)]
             servicer = [in_child("servicer", inputs_file, n) for _ in range(args.repeat)]
             base = [in_child("provider", inputs_file, n) for _ in range(args.repeat)]
             rows.append({

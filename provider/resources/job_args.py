@@ -4,11 +4,12 @@
 policy pack and the provider see them; a field left at None is not carried, since every input
 costs the SDK the same to serialise whatever it holds); ``JobArgs.from_props()`` reads such a
 map back (a key the map lacks is None; provider.resources.props says how engine values, floats
-and unknowns, are read). Inputs that wait on other resources (the request waits
-on the image and the service account) are ``pulumi.Output`` values here.
+and unknowns, are read). Inputs that wait on other resources (the built image and
+the service account) are ``pulumi.Output`` values here.
 
 What a resource carries is what its Check and Diff read, and what create stages and submits:
 nothing twice (the job's identity label is in the request's labels, not an input of its own).
+The request itself is built by Check (provider.resources.job_request), not carried by the program.
 """
 
 from __future__ import annotations
@@ -49,7 +50,13 @@ class JobArgs(Props):
     secret_env_names: list[str] | None = None
     spec: dict[str, Any] | None = None  # the spec document, as Check validates it
     spec_file: str | None = None
-    request: Any = None  # the create request's body (an Output while the image or account is unknown)
+    # What the request is made of that only the program knows (provider.resources.job_request):
+    image: Any = None  # the built image's pinned ref (an Output), for a spec that builds one
+    service_account: Any = None  # the team's service account (an Output of TeamInfra)
+    bucket: str | None = None  # the stack's staging bucket (packages' URIs)
+    # The create request's body: built by Check from the above and returned among the checked
+    # inputs (the program carries it itself only for a stack with a secret environment).
+    request: Any = None
     request_kind: str | None = None
     parent: str | None = None
     desired_state: str | None = None

@@ -9,20 +9,27 @@ The inputs are read through JobArgs (provider.resources.job_args); a failure nam
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pulumi.dynamic import CheckFailure
 
 from provider.core.problem import Problem
+from provider.core.record import replace
 from provider.resources.job_args import JobArgs
 from provider.resources.job_diff import REPLACE_ORDERS
+from provider.resources.job_request import MADE_OF
+from provider.resources.unknowns import UNKNOWN as UNKNOWN_VALUE
 from provider.resources.unknowns import has_unknown, is_unknown
 from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
 
-REQUIRED = ("job_name", "backend", "spec", "request", "request_kind", "parent")
+if TYPE_CHECKING:
+    from provider.spec.model import TrainingJob as JobModel
+
+REQUIRED = ("job_name", "backend", "spec", "request_kind", "parent")
 # What the spec's validation and the quotas read: all must be known to run them.
 STACK_INPUTS = ("job_name", "backend", "spec", "spec_file", "stack", "team", "project", "region", "quotas", "policy",
                 "stack_labels")
+REQUEST = JobArgs.prop("request")
 WAIT_UNTIL = WaitUntil.values()
 RETENTION = Retention.values()
 TIMEOUT_KEYS = ("create", "update", "delete")
@@ -34,9 +41,9 @@ def _failure_text(problem: Problem) -> str:
     return f"{problem.file}{where}: {problem.message}{allowed}"
 
 
-def _spec_failures(args: JobArgs) -> list[CheckFailure]:
+def _spec_failures(args: JobArgs) -> tuple[list[CheckFailure], JobModel | None]:
     """The spec checked in its stack (provider.stack.check): its own errors under ``spec``, the
-    stack's quotas and policy under ``quotas``."""
+    stack's quotas and policy under ``quotas``; and the job it describes."""
     from provider.stack.check import SpecDocument, check_in_stack, is_policy
     from provider.stack.policy_inputs import stack_config
 
@@ -46,7 +53,8 @@ def _spec_failures(args: JobArgs) -> list[CheckFailure]:
     if result.job is not None and result.job.name != args.job_name:
         failures.append(CheckFailure("jobName", f"jobName {args.job_name!r} differs from the spec's "
                                                 f"metadata.name {result.job.name!r}"))
-    return failures + [CheckFailure("quotas", _failure_text(p)) for p in result.problems if is_policy(p)]
+    failures += [CheckFailure("quotas", _failure_text(p)) for p in result.problems if is_policy(p)]
+    return failures, result.job
 
 
 def _one_of(key: str, value: Any, allowed: tuple[str, ...], default: str | None = None) -> list[CheckFailure]:
@@ -75,13 +83,39 @@ def _settings_failures(args: JobArgs) -> list[CheckFailure]:
     return failures
 
 
-def job_check(props: Mapping[str, Any]) -> list[CheckFailure]:
-    """Every failure of the resource's inputs, as the engine sends them (none for what is not known yet)."""
+def job_check(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[CheckFailure]]:
+    """The checked inputs and every failure of the resource's inputs, as the engine sends them (none
+    for what is not known yet). The checked inputs are the news with the job's ``request``, built
+    here (provider.resources.job_request) when the program did not carry it: unknown as a whole
+    while something it is made of is unknown, left out when the spec fails its checks."""
     args = JobArgs.from_props(props)
+    inputs = dict(props)
     failures = [CheckFailure(JobArgs.prop(k), f"{JobArgs.prop(k)} is required") for k in REQUIRED
                 if getattr(args, k) in (None, "")]
     if failures:
-        return failures
-    if not any(has_unknown(getattr(args, k)) for k in STACK_INPUTS):
-        failures += _spec_failures(args)
-    return failures + _settings_failures(args)
+        return inputs, failures
+    job = None
+    unknown = {k for k in {*STACK_INPUTS, *MADE_OF} if has_unknown(getattr(args, k))}  # each walked once
+    if not unknown & set(STACK_INPUTS):
+        spec_failures, job = _spec_failures(args)
+        failures += spec_failures
+    if args.request is None:  # carried by the program only for a stack with a secret environment
+        request = _request(args, job, failures, unknown)
+        if request is not None:
+            inputs[REQUEST] = request
+    return inputs, failures + _settings_failures(args)
+
+
+def _request(args: JobArgs, job: JobModel | None, failures: list[CheckFailure], unknown: set[str]) -> Any:
+    """The job's request (provider.resources.job_request): unknown while what it is made of is
+    (``unknown``: the fields holding an unknown), none when the spec failed (the engine stops at
+    the failures)."""
+    from provider.resources.job_request import build_request
+
+    if unknown & set(MADE_OF):
+        return UNKNOWN_VALUE
+    if failures:
+        return None
+    if job is None:  # only the quotas or the policy are unknown: the spec alone gives the job
+        _, job = _spec_failures(replace(args, quotas=None, policy=None))
+    return None if job is None else build_request(args, job)

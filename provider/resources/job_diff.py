@@ -50,7 +50,7 @@ def _request_replaces(old: JobArgs, new: JobArgs) -> bool:
     from provider.submission.diffing import Action, diff, run_body
 
     before, after = old.request, new.request
-    if not has_unknown(after) and before == after:
+    if before == after:  # the olds are a state, all known: an unknown (the SDK's Unknown) equals nothing there
         return False
     if not isinstance(after, Mapping) or not isinstance(before, Mapping):
         return True  # unknown as a whole (or no request before): what runs may change

@@ -222,7 +222,7 @@ def stack_inputs(stack: StackConfig) -> StackInputs:
         wait={"until": stack.wait.until.value, "timeout": stack.wait.timeout_seconds},
         retention=stack.retention.value, replace=stack.replace,
         timeouts=dict(stack.custom_timeouts) or None,
-        api_endpoint=stack.api_endpoint or None, local_home=stack.local_home or None,
+        api_endpoint=stack.api_endpoint or None, local_home=stack.local_home or None, bucket=stack.bucket,
         # the names only (not secret): the local backend stores "***" for them
         secret_env_names=_secret_env_names() if secret_env is not None else None,
     )
@@ -248,12 +248,12 @@ def _image(spec: LoadedSpec, infra: TeamInfra) -> pulumi.Output[str] | None:
 
 
 def _computed(spec: LoadedSpec, stack: StackConfig, image: pulumi.Output[str] | None, account: pulumi.Output[str],
-              secret_env: pulumi.Output[dict[str, str]] | None) -> pulumi.Output[dict[str, Any]]:
-    """The job's request once the image, the account and the secret env are known: one Output over
-    those that are Outputs (a job without a built image nor secrets waits on the account alone;
-    the SDK's cost grows with each Output)."""
-    if image is None and secret_env is None:
-        return account.apply(lambda a: _request(spec, stack, None, a, None))
+              secret_env: pulumi.Output[dict[str, str]]) -> pulumi.Output[dict[str, Any]]:
+    """The job's request with the stack's secret environment, once the image and the account are
+    known: carried by the program only for a stack with a secretEnv (Check builds it otherwise,
+    provider.resources.job_request). The engine keeps an input secret only when the program sent
+    it secret: the dynamic host accepts no secrets, and an input that Check adds is stored as
+    Check returns it, so a request holding secret values must come from here, as a secret."""
     return pulumi.Output.all(image, account, secret_env).apply(lambda v: _request(spec, stack, v[0], v[1], v[2]))
 
 
@@ -264,13 +264,16 @@ def declare_job(spec: LoadedSpec, stack: StackConfig, infra: TeamInfra,
     shared = stack_inputs(stack)
     image = _image(spec, infra)
     secret_env = shared.secret_env
-    # The request is built once, when the image and the account are known (the account is an
-    # output of TeamInfra). Where the job goes and its kind are known now, so a preview's unknown
-    # image never makes them unknown (which would read as "may move: replace").
-    computed = _computed(spec, stack, image, infra.service_account, secret_env)
+    # The request is built by the provider's Check from the spec, the image and the account (an
+    # output of TeamInfra): not carried (issue 31: the SDK's work per node of ~70 per job). Where
+    # the job goes and its kind are known now, so a preview's unknown image never makes them
+    # unknown (which would read as "may move: replace").
+    account = infra.service_account
+    computed = None if secret_env is None else _computed(spec, stack, image, account, secret_env)
     kind, parent = request_where(job, stack.project_id)
     args = replace(
         shared.args, job_name=job.name, region=job.region, spec=spec.data, spec_file=str(spec.path),
+        image=None if computed else image, service_account=None if computed else account,
         request=computed, request_kind=kind, parent=parent, desired_state=job.desired_state,
         adopt=dict(stack.adopt).get(job.name) or None, max_wait_seconds=job.scheduling.max_wait_seconds,
         **_packages(spec, stack))

@@ -2,7 +2,9 @@
 
 * check()  runs the one validator and the stack's quotas on the spec; failures come back per
            property, so ``pulumi preview`` shows them (provider.resources.job_check; unknowns
-           during a preview are left to ``pulumi up``).
+           during a preview are left to ``pulumi up``). It builds the job's request from the
+           spec, the image and the account (provider.resources.job_request) and returns it among
+           the checked inputs: the program does not carry it.
 * diff()   jobs are immutable: a change to what runs (the request, its project or region, the
            backend) replaces the job, deleting the old one first unless the stack says
            createFirst; a change to anything else (wait policy, description, labels) is a no-op;
@@ -137,7 +139,8 @@ class TrainingJobProvider(ResourceProvider):
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         from provider.resources.job_check import job_check
 
-        return CheckResult(news, job_check(news))
+        inputs, failures = job_check(news)
+        return CheckResult(inputs, failures)
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         from provider.resources.job_diff import job_diff

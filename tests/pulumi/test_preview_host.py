@@ -6,6 +6,10 @@ at any depth. Every input of a job, and every value nested in its request and sp
 unknown here in turn; the whole program is also run in preview mode under mocks, with built
 images and service accounts unknown, for every stack in stacks/, and its registered inputs go to
 the host: Check, then Diff against the state of an earlier ``pulumi up``.
+
+The program does not carry the request: Check builds it (provider.resources.job_request) and
+returns it among the checked inputs, which are what the engine stores and sends to Diff. So the
+state here is the checked inputs of an earlier run, and a Diff's news are Check's answer.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from typing import Any
 import pytest
 from pulumi.runtime import rpc
 
+from provider.resources.job_args import JobArgs
 from provider.resources.job_diff import WHERE
+from provider.resources.job_request import MADE_OF
 from provider.resources.unknowns import UNKNOWN, is_unknown
 from provider.stack.membership import StackIndex
 
@@ -43,6 +49,16 @@ def state(inputs: dict[str, Any]) -> dict[str, Any]:
 def jobs(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     assert report["error"] is None, report["error"]
     return {name: report["dynamicInputs"][name] for name in by_type(report, JOB)}
+
+
+def checked_jobs(host: ProviderHost, report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each job's checked inputs: the program's inputs through Check (which builds the request)."""
+    out = {}
+    for name, inputs in jobs(report).items():
+        checked, failures = host.check(inputs, name=name)
+        assert failures == [], (name, failures)
+        out[name] = checked
+    return out
 
 
 def leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -72,9 +88,24 @@ def host() -> Iterator[ProviderHost]:
 
 
 @pytest.fixture(scope="module")
-def declared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict[str, Any]]]:
+def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict[str, Any]]]:
+    """The program's inputs of each job (no request)."""
     tmp = tmp_path_factory.mktemp("declared")
     return {stack: jobs(run_program(tmp, stack)) for stack in ("local", "vision-dev")}
+
+
+@pytest.fixture(scope="module")
+def declared(host: ProviderHost, programs: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The checked inputs of each job: what the engine stores (the request built by Check)."""
+    return {stack: {name: checked_jobs_one(host, name, inputs) for name, inputs in by_name.items()}
+            for stack, by_name in programs.items()}
+
+
+def checked_jobs_one(host: ProviderHost, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    checked, failures = host.check(inputs, name=name)
+    assert failures == [], (name, failures)
+    assert "request" not in inputs and isinstance(checked["request"], dict), name
+    return checked
 
 
 def test_the_sentinel_is_the_engines() -> None:
@@ -84,24 +115,33 @@ def test_the_sentinel_is_the_engines() -> None:
     assert is_unknown(UNKNOWN) and is_unknown(Unknown()) and not is_unknown("04da6b54")
 
 
+MAKES_THE_REQUEST = set(JobArgs.props_of(MADE_OF))
+
+
 def _expected(key: str) -> tuple[str, tuple[str, ...]]:
-    if key in WHERE or key == "request":
-        return "DIFF_SOME", (key,)  # it may move the job or change what runs: a replace
+    replaces = ({key} & set(WHERE)) | ({"request"} if key in MAKES_THE_REQUEST | {"request"} else set())
+    if replaces:
+        return "DIFF_SOME", tuple(sorted(replaces))  # it may move the job or change what runs: a replace
     if key == "desiredState":
         return "DIFF_SOME", ()  # it may become CANCELLED: an update
     return "DIFF_NONE", ()
 
 
 @pytest.mark.parametrize("stack", ["local", "vision-dev"])
-def test_every_input_may_be_unknown(host: ProviderHost, declared: dict[str, Any], stack: str) -> None:
-    for name, inputs in declared[stack].items():
-        olds = state(inputs)
-        for key in sorted((set(inputs) | set(WHERE)) - {"__provider"}):
+def test_every_input_may_be_unknown(host: ProviderHost, programs: dict[str, Any], declared: dict[str, Any],
+                                    stack: str) -> None:
+    """Each of the program's inputs (and the request, as a state or an older program holds it) unknown in
+    turn: Check fails nothing, and the request it returns is unknown as a whole where the key is
+    something the request is made of (the image, the account, the spec, ...), so Diff replaces."""
+    for name, inputs in programs[stack].items():
+        olds = state(declared[stack][name])
+        for key in sorted((set(inputs) | set(WHERE) | {"request"}) - {"__provider"}):
             news = {**inputs, key: UNKNOWN}
             checked, failures = host.check(news, olds, name=name)
             assert failures == [], (name, key, failures)
             assert is_unknown(checked[key])
-            answer = host.diff(olds["jobId"], olds, news, name=name)
+            assert is_unknown(checked["request"]) == (key in MAKES_THE_REQUEST | {"request"}), (name, key)
+            answer = host.diff(olds["jobId"], olds, checked, name=name)
             changes, replaces = _expected(key)
             assert (answer.changes, answer.replaces) == (changes, replaces), (name, key, answer)
             if replaces:
@@ -123,15 +163,20 @@ def test_unknowns_nested_in_the_request_replace_unless_only_labels(host: Provide
                 assert (answer.changes, answer.replaces) == ("DIFF_SOME", ("request",)), (name, path)
 
 
-def test_unknowns_nested_in_the_spec_are_left_to_pulumi_up(host: ProviderHost, declared: dict[str, Any]) -> None:
+def test_unknowns_nested_in_the_spec_are_left_to_pulumi_up(host: ProviderHost, programs: dict[str, Any],
+                                                           declared: dict[str, Any]) -> None:
     for name, inputs in declared["local"].items():
         olds = state(inputs)
         for path in leaves(inputs["spec"]):
-            news = {**inputs, "spec": with_unknown(inputs["spec"], path)}
+            news = {**inputs, "spec": with_unknown(inputs["spec"], path)}  # beside a known request
             _, failures = host.check(news, olds, name=name)
             assert failures == [], (name, path, failures)
             assert host.diff("1", olds, news, name=name).changes == "DIFF_NONE"
-        bad = copy.deepcopy(inputs)  # known values are still checked alongside an unknown
+            # from the program (no request): what runs cannot be known yet, a replace in the preview
+            checked, failures = host.check({**programs["local"][name], "spec": news["spec"]}, olds, name=name)
+            assert failures == [] and is_unknown(checked["request"]), (name, path, failures)
+            assert host.diff("1", olds, checked, name=name).replaces == ("request",), (name, path)
+        bad = copy.deepcopy(programs["local"][name])  # known values are still checked alongside an unknown
         bad["spec"]["spec"]["workerPools"]["chief"]["machineType"] = "n1-standard-999"
         bad["wait"] = {"until": UNKNOWN, "timeout": UNKNOWN}
         _, failures = host.check(bad, olds, name=name)
@@ -194,8 +239,13 @@ def test_two_checkouts_of_one_stack_show_no_changes(tmp_path: Path, host: Provid
             assert str(checkout) not in text and str(tmp_path) not in text, stack  # no local path in the state
         assert {n: r["inputs"] for n, r in a["resources"].items()} == \
                {n: r["inputs"] for n, r in b["resources"].items()}, stack
-        for name, inputs in jobs(b).items():
-            answer = host.diff("1", state(jobs(a)[name]), inputs, name=name)
+        # each checkout's Check (its host started there, as the engine starts it) builds the same request
+        with ProviderHost(cwd=first) as host_a, ProviderHost(cwd=second) as host_b:
+            olds, news = checked_jobs(host_a, a), checked_jobs(host_b, b)
+        assert str(tmp_path) not in json.dumps(news), stack
+        for name, inputs in news.items():
+            assert inputs["request"] == olds[name]["request"], (stack, name)
+            answer = host.diff("1", state(olds[name]), inputs, name=name)
             assert answer == DiffAnswer("DIFF_NONE", (), False), (stack, name, answer)
 
 
@@ -212,16 +262,17 @@ def test_package_sources_are_relative_to_the_project(tmp_path: Path) -> None:
 # -- the whole program in preview ------------------------------------------------------------------
 @pytest.mark.parametrize("stack", STACKS)
 def test_the_program_in_preview_through_the_host(tmp_path: Path, host: ProviderHost, stack: str) -> None:
-    before = jobs(run_program(tmp_path, stack))  # the state an earlier `pulumi up` left
+    before = checked_jobs(host, run_program(tmp_path, stack))  # the state an earlier `pulumi up` left
     preview = run_program(tmp_path, stack, preview=True)
     news = jobs(preview)
     assert sorted(news) == sorted(before)
     vertex = news and next(iter(news.values()))["backend"] == "vertex"
     for name, inputs in news.items():
         olds = state(before[name])
-        assert is_unknown(inputs["request"]) == bool(vertex), name  # the account (and images) unknown
+        assert "request" not in inputs and is_unknown(inputs["serviceAccount"]) == bool(vertex), name
         checked, failures = host.check(inputs, olds, name=name)
         assert failures == [], (stack, name, failures)
+        assert is_unknown(checked["request"]) == bool(vertex), name  # the account (and images) unknown
         answer = host.diff("1", olds, checked, name=name)
         if vertex:  # what runs may change: the preview shows a replace, never an error
             assert answer == DiffAnswer("DIFF_SOME", ("request",), True), (stack, name, answer)

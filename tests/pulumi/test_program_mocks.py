@@ -11,6 +11,7 @@ from provider.stack.membership import StackIndex
 from provider.submission.diffing import Action, diff
 
 from .conftest import ROOT, by_type, project_copy, registration, run_program, stack_config
+from .host import ProviderHost
 
 INDEX = StackIndex.load(ROOT / "stacks")
 STACKS = sorted(s.name for s in INDEX.stacks)
@@ -30,12 +31,30 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     return {name: run_program(tmp, name) for name in STACKS}
 
 
+def checked_jobs(report: dict[str, Any], project: Path = ROOT) -> dict[str, dict[str, Any]]:
+    """Each job's inputs as the engine stores them: the program's, through the provider's Check in the
+    SDK's own host (started in the project, as the engine starts it), which builds the request."""
+    with ProviderHost(cwd=project) as host:
+        out = {}
+        for name in by_type(report, JOB):
+            checked, failures = host.check(report["dynamicInputs"][name], name=name)
+            assert failures == [], (name, failures)
+            out[name] = checked
+        return out
+
+
+@pytest.fixture(scope="module")
+def checked(reports: dict[str, dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    return {name: checked_jobs(report) for name, report in reports.items() if report["error"] is None}
+
+
 def _short(dep: str) -> str:
     return dep.rsplit("::", 1)[-1]
 
 
 @pytest.mark.parametrize("stack_name", STACKS)
-def test_program_declares_the_stack(reports: dict[str, dict[str, Any]], stack_name: str) -> None:
+def test_program_declares_the_stack(reports: dict[str, dict[str, Any]],
+                                    checked: dict[str, dict[str, dict[str, Any]]], stack_name: str) -> None:
     report = reports[stack_name]
     assert report["error"] is None, report["error"]
     stack = INDEX.stack(stack_name)
@@ -49,7 +68,8 @@ def test_program_declares_the_stack(reports: dict[str, dict[str, Any]], stack_na
     labels_expected = {**stack.labels_dict, "managed-by": "trainjobs", "trainjobs-stack": stack.name}
     for name, job in jobs.items():
         inputs = job["inputs"]
-        req = inputs["request"]
+        assert "request" not in inputs  # the program does not carry it: Check builds it
+        req = checked[stack_name][name]["request"]
         assert inputs["backend"] == stack.backend and inputs["stack"] == stack.name
         assert inputs["parent"] == f"projects/{stack.project_id}/locations/{stack.region}"
         assert labels_expected.items() <= req["labels"].items()
@@ -71,7 +91,8 @@ def _plain_quotas(stack_name: str) -> Any:
 
 
 @pytest.mark.parametrize("stack_name", [s for s in STACKS if INDEX.stack(s).backend == "vertex"])  # type: ignore[union-attr]
-def test_vertex_infrastructure_least_privilege(reports: dict[str, dict[str, Any]], stack_name: str) -> None:
+def test_vertex_infrastructure_least_privilege(reports: dict[str, dict[str, Any]],
+                                               checked: dict[str, dict[str, dict[str, Any]]], stack_name: str) -> None:
     report = reports[stack_name]
     stack = INDEX.stack(stack_name)
     assert stack is not None
@@ -103,10 +124,11 @@ def test_vertex_infrastructure_least_privilege(reports: dict[str, dict[str, Any]
     exports = report["exports"]
     assert exports["registry"] == f"{region}-docker.pkg.dev/{project}/{team}-{env}"
     assert exports["serviceAccount"] == account["email"]
-    for job in by_type(report, JOB).values():
+    for name, job in by_type(report, JOB).items():
         spec_account = job["inputs"]["spec"]["spec"].get("serviceAccount")
-        assert job["inputs"]["request"].get("jobSpec", job["inputs"]["request"].get("trialJobSpec"))[
-            "serviceAccount"] == (spec_account or account["email"])
+        assert job["inputs"]["serviceAccount"] == account["email"]
+        request = checked[stack_name][name]["request"]
+        assert request.get("jobSpec", request.get("trialJobSpec"))["serviceAccount"] == (spec_account or account["email"])
 
 
 def test_local_stack_creates_the_local_equivalents(reports: dict[str, dict[str, Any]]) -> None:
@@ -134,24 +156,26 @@ def test_images_built_from_source_are_pinned_by_digest(tmp_path: Path) -> None:
     assert image["inputs"]["registries"][0]["address"] == "us-central1-docker.pkg.dev"
     tag = image["inputs"]["tags"][0]
     assert tag.startswith("us-central1-docker.pkg.dev/acme-vision-dev/vision-dev/vision-cassava-multiworker:src-")
-    job = first["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    assert first["resources"]["vision_cassava_multiworker"]["inputs"]["image"] == image["outputs"]["ref"]
+    first_checked = checked_jobs(first, project)
+    job = first_checked["vision_cassava_multiworker"]["request"]
     pinned = job["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"]
     assert pinned == image["outputs"]["ref"] and "@sha256:" in pinned
 
     unchanged = run_program(tmp_path, "vision-dev", project=project)
-    same = unchanged["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    same = checked_jobs(unchanged, project)["vision_cassava_multiworker"]["request"]
     assert diff(job, same).action is Action.UNCHANGED
 
     (project / "examples/containers/cassava/trainer/task.py").write_text("# a new trainer\n")
     changed = run_program(tmp_path, "vision-dev", project=project)
-    new = changed["resources"]["vision_cassava_multiworker"]["inputs"]["request"]
+    changed_checked = checked_jobs(changed, project)
+    new = changed_checked["vision_cassava_multiworker"]["request"]
     assert new["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["imageUri"] != pinned
     verdict = diff(job, new)
     assert verdict.action is Action.REPLACE and {c.label for c in verdict.changes} == {"chief: image", "workers: image"}
     # the other built job, whose context did not change, is untouched
     other = "vision_hptune_container"
-    assert diff(first["resources"][other]["inputs"]["request"],
-                changed["resources"][other]["inputs"]["request"]).action is Action.UNCHANGED
+    assert diff(first_checked[other]["request"], changed_checked[other]["request"]).action is Action.UNCHANGED
 
 
 def test_secret_env_values_stay_secret(tmp_path: Path) -> None:

@@ -73,15 +73,21 @@ EMULATED_STACK = """config:
 @dataclass
 class World:
     kind: str  # local | emulator
-    inputs: dict[str, dict[str, Any]]  # what the program declares, per job
+    inputs: dict[str, dict[str, Any]]  # what the program declares, per job (no request: Check builds it)
     host: ProviderHost
     backend: Any  # LocalBackend, or VertexBackend against the emulator
     staged: Callable[[str], bool]  # is this gs:// URI staged?
     logs_hint: Callable[[JobStatus], str]  # where a failed job's error tells the user to look
 
+    def checked(self, name: str) -> dict[str, Any]:
+        """A job's declared inputs through Check: what the engine stores, the request built by Check."""
+        checked, failures = self.host.check(self.inputs[name], name=name)
+        assert failures == [], (name, failures)
+        return checked
+
     def job(self, name: str, tag: str, **changes: Any) -> dict[str, Any]:
-        """A job's declared inputs, with an identity of its own (so tests never adopt each other's jobs)."""
-        inputs = copy.deepcopy(self.inputs[name])
+        """A job's checked inputs, with an identity of its own (so tests never adopt each other's jobs)."""
+        inputs = copy.deepcopy(self.checked(name))
         labels = inputs["request"]["labels"]
         labels["trainjobs_id"] = hashlib.sha256(f"{labels['trainjobs_id']}/{tag}".encode()).hexdigest()[:32]
         inputs.update(changes)
@@ -177,11 +183,24 @@ def test_the_serialized_provider_is_small_and_carries_no_state(world: World) -> 
 
 
 # -- Check: pulumi preview ----------------------------------------------------------------------
-def test_check_accepts_what_the_program_declares(world: World) -> None:
+def test_check_accepts_what_the_program_declares_and_builds_its_request(world: World) -> None:
     for name, inputs in world.inputs.items():
+        assert "request" not in inputs  # the program carries what it is made of, not the request
         checked, failures = world.host.check(inputs, name=name)
         assert failures == [], (name, failures)
-        assert checked["request"] == inputs["request"]
+        request = checked["request"]
+        assert {k: v for k, v in checked.items() if k != "request"} == inputs  # the rest as it came
+        labels = request["labels"]
+        assert len(labels["trainjobs_id"]) == 32 and labels["trainjobs-stack"] == inputs["stack"]
+        pool = request["jobSpec"]["workerPoolSpecs"][0]
+        assert pool["pythonPackageSpec"]["packageUris"] == [inputs["package"]["uri"]]  # what create stages
+        assert pool["pythonPackageSpec"]["args"] == SPECS[name]
+        if world.kind == "emulator":  # the team's account, which the program passes as an input
+            assert request["jobSpec"]["serviceAccount"] == inputs["serviceAccount"]
+        again, _ = world.host.check(inputs, name=name)
+        assert again["request"] == request  # the same inputs, the same request (and identity)
+        kept, _ = world.host.check(checked, name=name)
+        assert kept == checked  # a request already there (a state, a secret stack's program) is kept
 
 
 def test_check_reports_each_problem_on_its_property(world: World) -> None:

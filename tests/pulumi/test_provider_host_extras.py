@@ -76,8 +76,6 @@ def test_the_provider_stages_and_installs_requirements_and_extra_packages(tmp_pa
     home = tmp_path / "home"
 
     inputs = _declare(tmp_path, project, home, "pluggy==1.7.0")
-    uris = inputs["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
-    assert uris == [inputs["package"]["uri"], inputs["extraPackages"][0]["uri"], inputs["requirements"]["uri"]]
     assert inputs["extraPackages"][0]["source"] == f"trainers/extras/dist/{WHEEL}"  # relative to the project
     assert inputs["requirements"]["lines"] == ["pluggy==1.7.0"]
 
@@ -85,6 +83,9 @@ def test_the_provider_stages_and_installs_requirements_and_extra_packages(tmp_pa
     host = ProviderHost(env={"TRAINJOBS_ENV_CACHE": str(env_cache), "TRAINJOBS_LOCAL_GPUS": "none",
                              "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(WHEELHOUSE)}, cwd=project)
     try:
+        checked = host.check(inputs)[0]  # the request, built by the provider's Check
+        uris = checked["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+        assert uris == [inputs["package"]["uri"], inputs["extraPackages"][0]["uri"], inputs["requirements"]["uri"]]
         job_id, outs = host.check_and_create(inputs)
         assert outs["state"] == "SUCCEEDED", outs
         assert all(backend.storage.path(u).is_file() for u in uris)
@@ -93,8 +94,9 @@ def test_the_provider_stages_and_installs_requirements_and_extra_packages(tmp_pa
 
         changed = _declare(tmp_path, project, home, "pluggy>=1.7")
         assert changed["requirements"]["uri"] != inputs["requirements"]["uri"]
-        assert "request" in host.diff(job_id, inputs, changed).replaces
-        assert host.diff(job_id, inputs, _declare(tmp_path, project, home, "pluggy==1.7.0")).replaces == ()
+        assert "request" in host.diff(job_id, checked, host.check(changed)[0]).replaces
+        again = host.check(_declare(tmp_path, project, home, "pluggy==1.7.0"))[0]
+        assert host.diff(job_id, checked, again).replaces == ()
     finally:
         try:
             cleanup(backend)

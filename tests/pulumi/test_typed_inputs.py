@@ -69,11 +69,13 @@ def test_engine_floats_become_ints_and_unknowns_stay() -> None:
     args = JobArgs.from_props({
         "jobName": "resnet", "maxWaitSeconds": 600.0, "quotas": {"maxGpusPerJob": 8.0, "ratio": 0.5},
         "persistentResources": [UNKNOWN], "wait": unknown, "request": {"replicaCount": 1.0},
-        "jobId": "123", "__provider": "x"})
+        "serviceAccount": unknown, "image": UNKNOWN, "jobId": "123", "__provider": "x"})
     assert args.max_wait_seconds == 600 and isinstance(args.max_wait_seconds, int)
     assert args.quotas == {"maxGpusPerJob": 8, "ratio": 0.5} and isinstance(args.quotas["maxGpusPerJob"], int)
     assert args.persistent_resources == [UNKNOWN] and args.wait is unknown
     assert args.request == {"replicaCount": 1.0} and isinstance(args.request["replicaCount"], float)  # as it came
+    # what Check builds the request from, unknown during a preview: kept for Check to ask
+    assert args.service_account is unknown and args.image == UNKNOWN
 
 
 @pytest.mark.parametrize("args", [
