@@ -27,7 +27,7 @@ import pytest
 from provider.emulator.server import Emulator
 from tests.conftest import port_closes, stop_process
 from tests.vertex import conftest as vertex
-from tests.vertex.conftest import LOCATION, PARENT, PROJECT, ROOT, probe_spec, request_for
+from tests.vertex.conftest import PARENT, PROJECT, ROOT, emulator_stack, probe_spec, request_for
 
 # the emulator's fixtures (tests/vertex/conftest.py): an emulator per test, the jobs' environment, a client
 job_env, emulators, emulator, client = vertex.job_env, vertex.emulators, vertex.emulator, vertex.client
@@ -42,18 +42,7 @@ JOB_TIMEOUT = 300.0  # generous: the machine is loaded
 
 def _project(tmp_path: Path, emulator: Emulator) -> Path:
     proj = tmp_path / "project"
-    (proj / "stacks").mkdir(parents=True)
-    (proj / "stacks" / f"Pulumi.{STACK}.yaml").write_text(f"""\
-config:
-  trainjobs:backend: vertex
-  trainjobs:team: team
-  trainjobs:environment: emu
-  gcp:project: {PROJECT}
-  gcp:region: {LOCATION}
-  trainjobs:apiEndpoint: {emulator.endpoint}
-  trainjobs:specs:
-    - specs/*.yaml
-""")
+    emulator_stack(proj, STACK, emulator.endpoint)
     return proj
 
 

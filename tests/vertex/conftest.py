@@ -130,3 +130,23 @@ def request_for(emulator: Emulator, doc: dict[str, Any], identity: str | None = 
 def submit(backend: VertexBackend, emulator: Emulator, doc: dict[str, Any], identity: str | None = None) -> JobStatus:
     job, request = request_for(emulator, doc, identity)
     return backend.submit(submission(job, request))
+
+
+def emulator_stack(proj: Path, stack: str, endpoint: str, extra: str = "") -> Path:
+    """``stacks/Pulumi.STACK.yaml`` under ``proj``: a vertex stack of team ``team`` whose
+    ``trainjobs:apiEndpoint`` is the emulator at ``endpoint``, its specs ``specs/*.yaml``; ``extra``
+    holds more config lines, each indented two spaces."""
+    path = proj / "stacks" / f"Pulumi.{stack}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"""\
+config:
+  trainjobs:backend: vertex
+  trainjobs:team: team
+  trainjobs:environment: emu
+  gcp:project: {PROJECT}
+  gcp:region: {LOCATION}
+  trainjobs:apiEndpoint: {endpoint}
+  trainjobs:specs:
+    - specs/*.yaml
+{extra}""")
+    return path

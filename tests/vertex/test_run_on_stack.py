@@ -29,7 +29,7 @@ from provider.stack.check import validate_in
 from provider.submission.stack_request import stack_request, team_account
 from provider.workspace import Workspace
 from tests.conftest import no_traceback
-from tests.vertex.conftest import BUCKET, LOCATION, PROBE, PROJECT, ROOT
+from tests.vertex.conftest import BUCKET, LOCATION, PROBE, PROJECT, ROOT, emulator_stack
 
 pytestmark = pytest.mark.slow
 
@@ -58,21 +58,8 @@ spec:
 @pytest.fixture
 def project(tmp_path: Path, emulator: Emulator) -> Path:
     proj = tmp_path / "project"
-    (proj / "stacks").mkdir(parents=True)
+    emulator_stack(proj, STACK, emulator.endpoint, f"  trainjobs:bucket: {BUCKET}\n  trainjobs:labels: {{env: emu}}\n")
     (proj / "Pulumi.yaml").write_text("name: emu\nruntime: python\n")
-    (proj / "stacks" / f"Pulumi.{STACK}.yaml").write_text(f"""\
-config:
-  trainjobs:backend: vertex
-  trainjobs:team: team
-  trainjobs:environment: emu
-  gcp:project: {PROJECT}
-  gcp:region: {LOCATION}
-  trainjobs:apiEndpoint: {emulator.endpoint}
-  trainjobs:bucket: {BUCKET}
-  trainjobs:specs:
-    - specs/*.yaml
-  trainjobs:labels: {{env: emu}}
-""")
     shutil.copytree(PROBE.parent, proj / "trainer")
     (proj / "specs").mkdir()
     (proj / "specs" / "quick.yaml").write_text(SPEC.format(name="emu_quick", steps=1, bucket=BUCKET))

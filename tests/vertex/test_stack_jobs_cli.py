@@ -23,7 +23,7 @@ from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.submission.launch import labels_for, prepare, submission
 from tests.conftest import no_traceback, port_closes, stop_process
-from tests.vertex.conftest import LOCATION, PROJECT, ROOT, probe_spec, vertex_job
+from tests.vertex.conftest import LOCATION, PROJECT, ROOT, emulator_stack, probe_spec, vertex_job
 
 pytestmark = pytest.mark.slow
 
@@ -33,18 +33,7 @@ STACK = "team-emu"
 @pytest.fixture
 def project(tmp_path: Path, emulator: Emulator) -> Path:
     proj = tmp_path / "project"
-    (proj / "stacks").mkdir(parents=True)
-    (proj / "stacks" / f"Pulumi.{STACK}.yaml").write_text(f"""\
-config:
-  trainjobs:backend: vertex
-  trainjobs:team: team
-  trainjobs:environment: emu
-  gcp:project: {PROJECT}
-  gcp:region: {LOCATION}
-  trainjobs:apiEndpoint: {emulator.endpoint}
-  trainjobs:specs:
-    - specs/*.yaml
-""")
+    emulator_stack(proj, STACK, emulator.endpoint)
     return proj
 
 
