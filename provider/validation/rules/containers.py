@@ -10,6 +10,13 @@ and a named image is judged the same way, with one condition: an error needs a f
 newer container of the same framework and accelerator that the catalog still lists as served).
 Where the catalog, as of its date, lists none, the finding stays a warning that says so, rather
 than refusing every job of that framework on a page copy that may predate Google's next release.
+
+A legacy spec's ``runtimeVersion`` names no image, but runs one: the container the catalog maps it
+to (provider/catalog/containers.py, the one home the request asks too). It is judged by the same
+dates, and named as the user wrote it (the runtime, the Python), then the container it runs. Past
+its end of availability it is refused in a vertex stack, as the ``default_without_runtime``
+container is: trainjobs chose it, the request would name a container Vertex AI no longer serves,
+and the fix is always at hand (an executorImage).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from typing import Any
 
 from provider.core.problem import Severity
 from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
-from provider.validation.rules.base import Context, Finding, Target, rule
+from provider.validation.rules.base import Context, Finding, Target, join, rule
 
 SOURCE = "tools/catalog/curated/prebuilt_containers.json (Vertex AI prebuilt containers for custom training)"
 # us-/europe-/asia-docker.pkg.dev/vertex-ai/training/NAME:TAG, and the older gcr.io/cloud-aiplatform/training/.
@@ -65,6 +72,16 @@ def successor(containers: dict[str, Any], name: str, today: dt.date) -> str | No
     return max(served)[1] if served else None
 
 
+def _instead(containers: dict[str, Any], name: str, ctx: Context) -> str:
+    """The container to run instead of ``name``: its served successor, or what to look for."""
+    newer = successor(containers, name, ctx.today)
+    if newer:
+        unverified = "" if containers[newer].get("verified", True) else ", unverified: not on the stored page"
+        return f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})"
+    return (f"a {containers[name].get('framework')} container the containers page lists as available (the catalog, "
+            f"as of {ctx.catalog.as_of()}, lists none still served), or your own image")
+
+
 def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     containers: dict[str, Any] = ctx.catalog.runtimes()["prebuilt_training_containers"]
     rec = containers.get(name)
@@ -73,9 +90,7 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     newer = successor(containers, name, ctx.today)
     unverified = "" if not newer or containers[newer].get("verified", True) else ", unverified: not on the stored page"
-    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})" if newer else
-               f"a {rec.get('framework')} container the containers page lists as available (the catalog, as of "
-               f"{ctx.catalog.as_of()}, lists none still served), or your own image")
+    instead = _instead(containers, name, ctx)
     if eoa is not None and eoa < ctx.today:
         yield Finding(
             f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
@@ -88,6 +103,80 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
             f"the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "
             + (f"until {eoa}, unpatched" if eoa else "unpatched"),
             where, "container.end_of_support", SOURCE, allowed=instead, severity=Severity.WARNING)
+
+
+def _package_builds(job: TrainingJob, app: PythonPackage, ctx: Context) -> dict[str | None, list[str]]:
+    """The container each package pool runs by the runtime (None: none is mapped), with the pools' names."""
+    runtime = app.runtime_version or ""
+    builds: dict[str | None, list[str]] = {}
+    for pool in job.pools:
+        if pool.override is None or not pool.override.image_uri:  # a pool's own image runs instead
+            name = ctx.catalog.implied_container(runtime, app.python_version, pool.gpus > 0)
+            builds.setdefault(name, []).append("pools with GPUs" if pool.gpus else "pools without GPUs")
+    return builds
+
+
+def _written(app: PythonPackage) -> str:
+    python = f" with pythonVersion {app.python_version!r}" if app.python_version else ""
+    return f"runtimeVersion {app.runtime_version!r}{python}"
+
+
+@rule
+def runtime_container(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """The container a legacy spec's runtimeVersion runs on Vertex AI (catalog containers.py) is judged by
+    the containers page's dates, as a named one is: what the user wrote is named, then what it runs."""
+    app = job.application
+    if not isinstance(app, PythonPackage) or app.executor_image_uri or not app.runtime_version:
+        return
+    runtimes = ctx.catalog.runtimes()
+    mapped = runtimes["runtime_to_container"]["map"].get(app.runtime_version)
+    containers: dict[str, Any] = runtimes["prebuilt_training_containers"]
+    source = SOURCE + "; runtime_to_container (runtime X.Y runs tf-cpu.X-Y / tf-gpu.X-Y, by name: unverified)"
+    for name, pools in sorted(_package_builds(job, app, ctx).items(), key=lambda kv: kv[0] or ""):
+        if name is None:
+            if mapped and app.python_version and offered_python(app.runtime_version, app.python_version, runtimes):
+                yield Finding(
+                    f"{_written(app)} has no Vertex AI prebuilt training container: {mapped.get('cpu')}, the "
+                    f"container of runtime {app.runtime_version}, runs Python {mapped.get('python')}",
+                    path_of(app, "python_version"), "runtime.container", source,
+                    allowed=f"pythonVersion {mapped.get('python')!r}, or an executorImage that runs your Python",
+                    severity=ctx.offering_severity)
+            continue
+        rec = containers.get(name) or {}
+        eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
+        runs = f"{_written(app)} runs the prebuilt container {name} on Vertex AI ({join(pools, 'and')})"
+        instead = "executorImage: " + _instead(containers, name, ctx)
+        newer = successor(containers, name, ctx.today)
+        served = (f"its served successor is {newer}" if newer else
+                  f"the catalog, as of {ctx.catalog.as_of()}, lists no {rec.get('framework')} {rec.get('accelerator')} "
+                  "container still served")
+        where = path_of(app, "runtime_version")
+        if eoa is not None and eoa < ctx.today:
+            # trainjobs chooses this container, as it chooses default_without_runtime's: refused in a vertex
+            # stack, where the request would name a container Vertex AI no longer serves
+            yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
+                          f"so the job does not start ({served})", where, "runtime.end_of_availability", source,
+                          allowed=instead, severity=ctx.offering_severity)
+        elif eos is not None and eos < ctx.today:
+            yield Finding(f"{runs}, past its end of patch and support ({eos}): Vertex AI serves it "
+                          + (f"until {eoa}, unpatched" if eoa else "unpatched"), where, "runtime.end_of_support",
+                          source, allowed=instead, severity=Severity.WARNING)
+
+
+def offered_python(runtime: str, python: str, runtimes: dict[str, Any]) -> bool:
+    """Whether AI Platform offered ``python`` with ``runtime`` (the catalog's ``python_versions`` spans)."""
+    span = runtimes["python_versions"].get(python)
+    if span is None:
+        return False
+    lo, hi = span.get("min_runtime"), span.get("max_runtime")
+    return not (lo and _runtime_key(runtime) < _runtime_key(lo)) and not (hi and _runtime_key(runtime) > _runtime_key(hi))
+
+
+def _runtime_key(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split("."))
+    except ValueError:
+        return (0,)
 
 
 @rule
