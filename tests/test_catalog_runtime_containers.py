@@ -64,29 +64,28 @@ def test_the_request_sends_the_implied_container() -> None:
                       True: "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest"}
 
 
-def test_a_retired_runtime_container_is_named_and_refused_in_a_vertex_stack() -> None:
-    day = dt.date(2026, 11, 26)
-    (cpu, gpu) = found(doc("2.11"), Context(target=Target.VERTEX, today=day), "runtime.end_of_availability")
+def test_a_retired_runtime_container_is_named_and_judged_as_a_named_image() -> None:
+    """Refused in a vertex stack while the containers page lists a served successor to name (2025-01-01: the
+    request's tf-cpu.2-11 would be refused by the emulator too); a warning once the catalog lists none, as for a
+    named image (rules/containers.py), and outside vertex stacks."""
+    then = dt.date(2025, 1, 1)
+    (cpu, gpu) = found(doc("2.11"), Context(target=Target.VERTEX, today=then), "runtime.end_of_availability")
     assert cpu.severity is Severity.ERROR and gpu.severity is Severity.ERROR
     assert cpu.message.startswith("runtimeVersion '2.11' with pythonVersion '3.7' runs the prebuilt container "
                                   "tf-cpu.2-11 on Vertex AI (pools without GPUs), which reached its end of "
                                   "availability on 2024-11-15: Vertex AI no longer serves it")
     assert "tf-gpu.2-11 on Vertex AI (pools with GPUs)" in gpu.message
-    # outside a stack and in a local one it is a warning: nothing there sends it to Vertex AI
     for target in (Target.ANY, Target.LOCAL):
-        (warned, _) = found(doc("2.11"), Context(target=target, today=day), "runtime.end_of_availability")
+        (warned, _) = found(doc("2.11"), Context(target=target, today=then), "runtime.end_of_availability")
         assert warned.severity is Severity.WARNING
-
-
-def test_the_served_successor_is_named_while_there_is_one() -> None:
-    """On 2025-01-01 tf-cpu.2-11 was gone and tf-cpu.2-17.py310 served (to 2026-07-11): the message names it,
-    and the fix is an executorImage of it; once none is served the message says the catalog lists none."""
-    (then,) = found(doc("2.11", gpu=False), Context(today=dt.date(2025, 1, 1)), "runtime.end_of_availability")
-    assert then.message.endswith("(its served successor is tf-cpu.2-17.py310)")
-    assert then.allowed.startswith("executorImage: tf-cpu.2-17.py310 (us-docker.pkg.dev/vertex-ai/training/"
-                                   "tf-cpu.2-17.py310:latest")
-    (now,) = found(doc("2.11", gpu=False), Context(today=dt.date(2026, 11, 26)), "runtime.end_of_availability")
-    assert "lists no tensorflow cpu container still served)" in now.message
+    now = Context(target=Target.VERTEX, today=dt.date(2026, 11, 26))
+    assert [p.severity for p in found(doc("2.11"), now, "runtime.end_of_availability")] == [Severity.WARNING] * 2
+    named = doc("2.11", executorImage="us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest")
+    for day in (then, now.today):
+        ctx = Context(target=Target.VERTEX, today=day)
+        (implied,) = found(doc("2.11", gpu=False), ctx, "runtime.end_of_availability")
+        (written,) = found(named, ctx, "container.end_of_availability")
+        assert implied.severity is written.severity
 
 
 def test_end_of_support_is_a_warning_with_the_day_it_stops() -> None:
@@ -99,7 +98,7 @@ def test_end_of_support_is_a_warning_with_the_day_it_stops() -> None:
 
 
 def test_an_executor_image_or_a_pools_own_image_replaces_the_runtimes_container() -> None:
-    day = Context(target=Target.VERTEX, today=dt.date(2026, 11, 26))
+    day = Context(target=Target.VERTEX, today=dt.date(2025, 1, 1))
     named = doc("2.11", executorImage="us-docker.pkg.dev/p/r/trainer:1")
     assert not found(named, day, "runtime.end_of_availability")
     own = doc("2.11", gpu=False)

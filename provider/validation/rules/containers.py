@@ -13,10 +13,9 @@ than refusing every job of that framework on a page copy that may predate Google
 
 A legacy spec's ``runtimeVersion`` names no image, but runs one: the container the catalog maps it
 to (provider/catalog/containers.py, the one home the request asks too). It is judged by the same
-dates, and named as the user wrote it (the runtime, the Python), then the container it runs. Past
-its end of availability it is refused in a vertex stack, as the ``default_without_runtime``
-container is: trainjobs chose it, the request would name a container Vertex AI no longer serves,
-and the fix is always at hand (an executorImage).
+dates and the same condition as a named image (the request names it, and the emulator judges the
+request as validation judges a named image: one verdict from every entry point), and named as the
+user wrote it (the runtime, the Python), then the container it runs and its served successor.
 """
 
 from __future__ import annotations
@@ -152,11 +151,13 @@ def runtime_container(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                   "container still served")
         where = path_of(app, "runtime_version")
         if eoa is not None and eoa < ctx.today:
-            # trainjobs chooses this container, as it chooses default_without_runtime's: refused in a vertex
-            # stack, where the request would name a container Vertex AI no longer serves
+            # judged as the request's executorImageUri is judged once sent (the emulator checks the request
+            # with _check): an error in a vertex stack only with a served successor the page itself lists
+            verified = bool(newer) and bool(containers[newer or ""].get("verified", True))
             yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
                           f"so the job does not start ({served})", where, "runtime.end_of_availability", source,
-                          allowed=instead, severity=ctx.offering_severity)
+                          allowed=instead, severity=Severity.ERROR if verified and ctx.target is Target.VERTEX
+                          else Severity.WARNING)
         elif eos is not None and eos < ctx.today:
             yield Finding(f"{runs}, past its end of patch and support ({eos}): Vertex AI serves it "
                           + (f"until {eoa}, unpatched" if eoa else "unpatched"), where, "runtime.end_of_support",
