@@ -111,7 +111,9 @@ def _package_builds(job: TrainingJob, app: PythonPackage, ctx: Context) -> dict[
     for pool in job.pools:
         if pool.override is None or not pool.override.image_uri:  # a pool's own image runs instead
             name = ctx.catalog.implied_container(runtime, app.python_version, pool.gpus > 0)
-            builds.setdefault(name, []).append("pools with GPUs" if pool.gpus else "pools without GPUs")
+            kind = "pools with GPUs" if pool.gpus else "pools without GPUs"
+            if kind not in builds.setdefault(name, []):
+                builds[name].append(kind)
     return builds
 
 
