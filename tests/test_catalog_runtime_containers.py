@@ -88,6 +88,18 @@ def test_a_retired_runtime_container_is_named_and_judged_as_a_named_image() -> N
         assert implied.severity is written.severity
 
 
+def test_the_served_successor_is_named_while_there_is_one() -> None:
+    """On 2025-01-01 tf-cpu.2-11 was gone and tf-cpu.2-17.py310 served (to 2026-07-11): the message names it,
+    and the fix is an executorImage of it; once none is served the message says the catalog lists none."""
+    (then,) = found(doc("2.11", gpu=False), Context(today=dt.date(2025, 1, 1)), "runtime.end_of_availability")
+    assert then.message.endswith("(its served successor is tf-cpu.2-17.py310)")
+    assert "tf-cpu.2-11 on Vertex AI (pools without GPUs), which" in then.message  # two such pools, said once
+    assert then.allowed.startswith("executorImage: tf-cpu.2-17.py310 (us-docker.pkg.dev/vertex-ai/training/"
+                                   "tf-cpu.2-17.py310:latest")
+    (now,) = found(doc("2.11", gpu=False), Context(today=dt.date(2026, 11, 26)), "runtime.end_of_availability")
+    assert "lists no tensorflow cpu container still served)" in now.message
+
+
 def test_end_of_support_is_a_warning_with_the_day_it_stops() -> None:
     (warned,) = found(doc("2.11", gpu=False), Context(target=Target.VERTEX, today=dt.date(2024, 1, 1)),
                       "runtime.end_of_support")
