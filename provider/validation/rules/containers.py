@@ -122,6 +122,9 @@ def _written(app: PythonPackage) -> str:
     return f"runtimeVersion {app.runtime_version!r}{python}"
 
 
+_RUNTIME_SOURCE = SOURCE + "; runtime_to_container (runtime X.Y runs tf-cpu.X-Y / tf-gpu.X-Y, by name: unverified)"
+
+
 @rule
 def runtime_container(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """The container a legacy spec's runtimeVersion runs on Vertex AI (catalog containers.py) is judged by
@@ -130,40 +133,49 @@ def runtime_container(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     if not isinstance(app, PythonPackage) or app.executor_image_uri or not app.runtime_version:
         return
     runtimes = ctx.catalog.runtimes()
-    mapped = runtimes["runtime_to_container"]["map"].get(app.runtime_version)
-    containers: dict[str, Any] = runtimes["prebuilt_training_containers"]
-    source = SOURCE + "; runtime_to_container (runtime X.Y runs tf-cpu.X-Y / tf-gpu.X-Y, by name: unverified)"
     for name, pools in sorted(_package_builds(job, app, ctx).items(), key=lambda kv: kv[0] or ""):
         if name is None:
-            if mapped and app.python_version and offered_python(app.runtime_version, app.python_version, runtimes):
-                yield Finding(
-                    f"{_written(app)} has no Vertex AI prebuilt training container: {mapped.get('cpu')}, the "
-                    f"container of runtime {app.runtime_version}, runs Python {mapped.get('python')}",
-                    path_of(app, "python_version"), "runtime.container", source,
-                    allowed=f"pythonVersion {mapped.get('python')!r}, or an executorImage that runs your Python",
-                    severity=ctx.offering_severity)
-            continue
-        rec = containers.get(name) or {}
-        eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
-        runs = f"{_written(app)} runs the prebuilt container {name} on Vertex AI ({join(pools, 'and')})"
-        instead = "executorImage: " + _instead(containers, name, ctx)
-        newer = successor(containers, name, ctx.today)
+            yield from _no_container(app, runtimes, ctx)
+        else:
+            yield from _runtime_dates(app, name, pools, ctx)
+
+
+def _no_container(app: PythonPackage, runtimes: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    """A mapped runtime with a Python its container does not run (2.7 with 1.15), offered by AI Platform."""
+    runtime, python = app.runtime_version or "", app.python_version
+    mapped = runtimes["runtime_to_container"]["map"].get(runtime)
+    if mapped and python and offered_python(runtime, python, runtimes):
+        yield Finding(
+            f"{_written(app)} has no Vertex AI prebuilt training container: {mapped.get('cpu')}, the "
+            f"container of runtime {runtime}, runs Python {mapped.get('python')}",
+            path_of(app, "python_version"), "runtime.container", _RUNTIME_SOURCE,
+            allowed=f"pythonVersion {mapped.get('python')!r}, or an executorImage that runs your Python",
+            severity=ctx.offering_severity)
+
+
+def _runtime_dates(app: PythonPackage, name: str, pools: list[str], ctx: Context) -> Iterator[Finding]:
+    containers: dict[str, Any] = ctx.catalog.runtimes()["prebuilt_training_containers"]
+    rec = containers.get(name) or {}
+    eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
+    runs = f"{_written(app)} runs the prebuilt container {name} on Vertex AI ({join(pools, 'and')})"
+    instead = "executorImage: " + _instead(containers, name, ctx)
+    newer = successor(containers, name, ctx.today)
+    where = path_of(app, "runtime_version")
+    if eoa is not None and eoa < ctx.today:
         served = (f"its served successor is {newer}" if newer else
                   f"the catalog, as of {ctx.catalog.as_of()}, lists no {rec.get('framework')} {rec.get('accelerator')} "
                   "container still served")
-        where = path_of(app, "runtime_version")
-        if eoa is not None and eoa < ctx.today:
-            # judged as the request's executorImageUri is judged once sent (the emulator checks the request
-            # with _check): an error in a vertex stack only with a served successor the page itself lists
-            verified = bool(newer) and bool(containers[newer or ""].get("verified", True))
-            yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
-                          f"so the job does not start ({served})", where, "runtime.end_of_availability", source,
-                          allowed=instead, severity=Severity.ERROR if verified and ctx.target is Target.VERTEX
-                          else Severity.WARNING)
-        elif eos is not None and eos < ctx.today:
-            yield Finding(f"{runs}, past its end of patch and support ({eos}): Vertex AI serves it "
-                          + (f"until {eoa}, unpatched" if eoa else "unpatched"), where, "runtime.end_of_support",
-                          source, allowed=instead, severity=Severity.WARNING)
+        # judged as the request's executorImageUri is judged once sent (the emulator checks the request
+        # with _check): an error in a vertex stack only with a served successor the page itself lists
+        verified = bool(newer) and bool(containers[newer or ""].get("verified", True))
+        yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
+                      f"so the job does not start ({served})", where, "runtime.end_of_availability", _RUNTIME_SOURCE,
+                      allowed=instead, severity=Severity.ERROR if verified and ctx.target is Target.VERTEX
+                      else Severity.WARNING)
+    elif eos is not None and eos < ctx.today:
+        yield Finding(f"{runs}, past its end of patch and support ({eos}): Vertex AI serves it "
+                      + (f"until {eoa}, unpatched" if eoa else "unpatched"), where, "runtime.end_of_support",
+                      _RUNTIME_SOURCE, allowed=instead, severity=Severity.WARNING)
 
 
 def offered_python(runtime: str, python: str, runtimes: dict[str, Any]) -> bool:
