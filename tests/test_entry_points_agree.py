@@ -71,8 +71,12 @@ T4 = "      accelerator: {type: NVIDIA_TESLA_T4, count: %d}\n"
 CHIEF = "    chief:\n      machineType: n1-standard-16\n"
 PACKAGE = ("    pythonPackage:\n      path: ../trainer/trainer\n      module: trainer.task\n"
            "      executorImage: us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-17.py310:latest\n")
+# An AI Platform runtime names no image but runs one, past its end of availability: the same warning everywhere.
+RUNTIME = ("    pythonPackage:\n      uris: [gs://acme-vision/p.tar.gz]\n      module: trainer.task\n"
+           "      runtimeVersion: '2.11'\n      pythonVersion: '3.7'\n")
 SPECS = {
     "specs/vision/ok.yaml": spec("vision_ok", CHIEF + T4 % 1),
+    "specs/vision/runtime.yaml": spec("vision_runtime", CHIEF + T4 % 1, application=RUNTIME),
     "specs/vision/quota.yaml": spec("vision_quota", CHIEF + T4 % 4 + "    workers:\n      machineType: n1-standard-16\n"
                                     "      replicas: 1\n" + T4 % 4),
     "specs/vision/policy.yaml": spec("vision_policy", CHIEF + T4 % 1, labels="{team: vision}"),

@@ -126,12 +126,11 @@ def run(args: argparse.Namespace) -> int:
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
-    from provider.cli.convert_images import current_images, runtime_note, still_named
+    from provider.cli.convert_images import current_images, still_named
 
     job, problems = result.job, result.problems
     if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
         job = current_images(job, _containers(), _today(), notes)
-        runtime_note(job, _runtimes(), _today(), notes)
         notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
         problems = still_named(job, problems)
     errors = [p for p in problems if p.is_error]

@@ -65,26 +65,6 @@ def current_images(job: TrainingJob, containers: dict[str, Any], today: dt.date,
     return replace(job, application=app, pools=tuple(pools))
 
 
-def runtime_note(job: TrainingJob, runtimes: dict[str, Any], today: dt.date, notes: list[str]) -> None:
-    """A package on an AI Platform ``runtimeVersion`` runs the container the catalog maps it to
-    (``runtime_to_container``): where that one is retired, the note says so (validation judges named images)."""
-    app = job.application
-    if not isinstance(app, PythonPackage) or app.executor_image_uri or not app.runtime_version:
-        return
-    mapped = runtimes["runtime_to_container"]["map"].get(app.runtime_version) or {}
-    builds = {mapped.get("gpu" if p.gpus and "gpu" in mapped else "cpu") for p in job.pools} - {None}
-    containers = runtimes["prebuilt_training_containers"]
-    for name in sorted(n for n in builds if isinstance(n, str)):
-        end = (containers.get(name) or {}).get("end_of_availability")
-        if end and dt.date.fromisoformat(end) < today:
-            newer = successor(containers, name, today)
-            notes.append(f"runtimeVersion {app.runtime_version!r} runs the prebuilt container {name} on Vertex AI "
-                         f"(the catalog's runtime_to_container, by name), which reached its end of availability on "
-                         f"{end}: give executorImage, "
-                         + (f"such as {newer}" if newer else f"a {containers[name].get('framework')} container Vertex "
-                            "AI serves (the catalog lists none) or your own image") + ", to choose what runs")
-
-
 def still_named(job: TrainingJob, problems: list[Problem]) -> list[Problem]:
     """``problems`` less the end-of-availability findings of containers the written spec no longer names."""
     names = {prebuilt_name(image) for image, _ in named_images(job)}

@@ -57,11 +57,8 @@ def executor_image(job: TrainingJob, pool: WorkerPool) -> str | None:
         return app.executor_image_uri
     if app.runtime_version is None:
         return default_executor_image(job.region, pool.gpus > 0)
-    mapping = CATALOG.runtimes()["runtime_to_container"]["map"].get(app.runtime_version)
-    if mapping is None:
-        return None
-    name = mapping["gpu"] if pool.gpus and "gpu" in mapping else mapping["cpu"]
-    return f"{image_host(job.region)}/vertex-ai/training/{name}:latest"
+    name = CATALOG.implied_container(app.runtime_version, app.python_version, pool.gpus > 0)
+    return f"{image_host(job.region)}/vertex-ai/training/{name}:latest" if name else None
 
 
 def job_args(job: TrainingJob, base: tuple[str, ...]) -> list[str]:

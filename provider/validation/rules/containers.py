@@ -10,6 +10,12 @@ and a named image is judged the same way, with one condition: an error needs a f
 newer container of the same framework and accelerator that the catalog still lists as served).
 Where the catalog, as of its date, lists none, the finding stays a warning that says so, rather
 than refusing every job of that framework on a page copy that may predate Google's next release.
+
+A legacy spec's ``runtimeVersion`` names no image, but runs one: the container the catalog maps it
+to (provider/catalog/containers.py, the one home the request asks too). It is judged by the same
+dates and the same condition as a named image (the request names it, and the emulator judges the
+request as validation judges a named image: one verdict from every entry point), and named as the
+user wrote it (the runtime, the Python), then the container it runs and its served successor.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 
 from provider.core.problem import Severity
 from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
-from provider.validation.rules.base import Context, Finding, Target, rule
+from provider.validation.rules.base import Context, Finding, Target, join, rule
 
 SOURCE = "tools/catalog/curated/prebuilt_containers.json (Vertex AI prebuilt containers for custom training)"
 # us-/europe-/asia-docker.pkg.dev/vertex-ai/training/NAME:TAG, and the older gcr.io/cloud-aiplatform/training/.
@@ -65,6 +71,16 @@ def successor(containers: dict[str, Any], name: str, today: dt.date) -> str | No
     return max(served)[1] if served else None
 
 
+def _instead(containers: dict[str, Any], name: str, ctx: Context) -> str:
+    """The container to run instead of ``name``: its served successor, or what to look for."""
+    newer = successor(containers, name, ctx.today)
+    if newer:
+        unverified = "" if containers[newer].get("verified", True) else ", unverified: not on the stored page"
+        return f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})"
+    return (f"a {containers[name].get('framework')} container the containers page lists as available (the catalog, "
+            f"as of {ctx.catalog.as_of()}, lists none still served), or your own image")
+
+
 def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     containers: dict[str, Any] = ctx.catalog.runtimes()["prebuilt_training_containers"]
     rec = containers.get(name)
@@ -73,9 +89,7 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     newer = successor(containers, name, ctx.today)
     unverified = "" if not newer or containers[newer].get("verified", True) else ", unverified: not on the stored page"
-    instead = (f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})" if newer else
-               f"a {rec.get('framework')} container the containers page lists as available (the catalog, as of "
-               f"{ctx.catalog.as_of()}, lists none still served), or your own image")
+    instead = _instead(containers, name, ctx)
     if eoa is not None and eoa < ctx.today:
         yield Finding(
             f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
@@ -88,6 +102,96 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
             f"the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "
             + (f"until {eoa}, unpatched" if eoa else "unpatched"),
             where, "container.end_of_support", SOURCE, allowed=instead, severity=Severity.WARNING)
+
+
+def _package_builds(job: TrainingJob, app: PythonPackage, ctx: Context) -> dict[str | None, list[str]]:
+    """The container each package pool runs by the runtime (None: none is mapped), with the pools' names."""
+    runtime = app.runtime_version or ""
+    builds: dict[str | None, list[str]] = {}
+    for pool in job.pools:
+        if pool.override is None or not pool.override.image_uri:  # a pool's own image runs instead
+            name = ctx.catalog.implied_container(runtime, app.python_version, pool.gpus > 0)
+            kind = "pools with GPUs" if pool.gpus else "pools without GPUs"
+            if kind not in builds.setdefault(name, []):
+                builds[name].append(kind)
+    return builds
+
+
+def _written(app: PythonPackage) -> str:
+    python = f" with pythonVersion {app.python_version!r}" if app.python_version else ""
+    return f"runtimeVersion {app.runtime_version!r}{python}"
+
+
+_RUNTIME_SOURCE = SOURCE + "; runtime_to_container (runtime X.Y runs tf-cpu.X-Y / tf-gpu.X-Y, by name: unverified)"
+
+
+@rule
+def runtime_container(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """The container a legacy spec's runtimeVersion runs on Vertex AI (catalog containers.py) is judged by
+    the containers page's dates, as a named one is: what the user wrote is named, then what it runs."""
+    app = job.application
+    if not isinstance(app, PythonPackage) or app.executor_image_uri or not app.runtime_version:
+        return
+    runtimes = ctx.catalog.runtimes()
+    for name, pools in sorted(_package_builds(job, app, ctx).items(), key=lambda kv: kv[0] or ""):
+        if name is None:
+            yield from _no_container(app, runtimes, ctx)
+        else:
+            yield from _runtime_dates(app, name, pools, ctx)
+
+
+def _no_container(app: PythonPackage, runtimes: dict[str, Any], ctx: Context) -> Iterator[Finding]:
+    """A mapped runtime with a Python its container does not run (2.7 with 1.15), offered by AI Platform."""
+    runtime, python = app.runtime_version or "", app.python_version
+    mapped = runtimes["runtime_to_container"]["map"].get(runtime)
+    if mapped and python and offered_python(runtime, python, runtimes):
+        yield Finding(
+            f"{_written(app)} has no Vertex AI prebuilt training container: {mapped.get('cpu')}, the "
+            f"container of runtime {runtime}, runs Python {mapped.get('python')}",
+            path_of(app, "python_version"), "runtime.container", _RUNTIME_SOURCE,
+            allowed=f"pythonVersion {mapped.get('python')!r}, or an executorImage that runs your Python",
+            severity=ctx.offering_severity)
+
+
+def _runtime_dates(app: PythonPackage, name: str, pools: list[str], ctx: Context) -> Iterator[Finding]:
+    containers: dict[str, Any] = ctx.catalog.runtimes()["prebuilt_training_containers"]
+    rec = containers.get(name) or {}
+    eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
+    runs = f"{_written(app)} runs the prebuilt container {name} on Vertex AI ({join(pools, 'and')})"
+    instead = "executorImage: " + _instead(containers, name, ctx)
+    newer = successor(containers, name, ctx.today)
+    where = path_of(app, "runtime_version")
+    if eoa is not None and eoa < ctx.today:
+        served = (f"its served successor is {newer}" if newer else
+                  f"the catalog, as of {ctx.catalog.as_of()}, lists no {rec.get('framework')} {rec.get('accelerator')} "
+                  "container still served")
+        # judged as the request's executorImageUri is judged once sent (the emulator checks the request
+        # with _check): an error in a vertex stack only with a served successor the page itself lists
+        verified = bool(newer) and bool(containers[newer or ""].get("verified", True))
+        yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
+                      f"so the job does not start ({served})", where, "runtime.end_of_availability", _RUNTIME_SOURCE,
+                      allowed=instead, severity=Severity.ERROR if verified and ctx.target is Target.VERTEX
+                      else Severity.WARNING)
+    elif eos is not None and eos < ctx.today:
+        yield Finding(f"{runs}, past its end of patch and support ({eos}): Vertex AI serves it "
+                      + (f"until {eoa}, unpatched" if eoa else "unpatched"), where, "runtime.end_of_support",
+                      _RUNTIME_SOURCE, allowed=instead, severity=Severity.WARNING)
+
+
+def offered_python(runtime: str, python: str, runtimes: dict[str, Any]) -> bool:
+    """Whether AI Platform offered ``python`` with ``runtime`` (the catalog's ``python_versions`` spans)."""
+    span = runtimes["python_versions"].get(python)
+    if span is None:
+        return False
+    lo, hi = span.get("min_runtime"), span.get("max_runtime")
+    return not (lo and _runtime_key(runtime) < _runtime_key(lo)) and not (hi and _runtime_key(runtime) > _runtime_key(hi))
+
+
+def _runtime_key(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split("."))
+    except ValueError:
+        return (0,)
 
 
 @rule

@@ -20,7 +20,7 @@ from provider.validation.rules.base import (
     join,
     rule,
 )
-from provider.validation.rules.containers import named_images
+from provider.validation.rules.containers import named_images, offered_python
 
 _SPACE = re.compile(r"\s")  # what str.isspace() counts as whitespace
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_-]+\}|<[A-Za-z_-]+>|\$\{?[A-Z_]+\}?")
@@ -150,7 +150,7 @@ def runtime_and_python(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                           allowed=join(sorted(runtimes["python_versions"])))
         else:
             lo, hi = rules.get("min_runtime"), rules.get("max_runtime")
-            if (lo and _version_key(runtime) < _version_key(lo)) or (hi and _version_key(runtime) > _version_key(hi)):
+            if not offered_python(runtime, app.python_version, runtimes):
                 span = f"runtime {lo} or later" if lo and not hi else f"runtime {hi} or earlier" if hi and not lo else f"runtimes {lo} to {hi}"
                 yield Finding(
                     f"Python {app.python_version} is not available with runtime {runtime}",
