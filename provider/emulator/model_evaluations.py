@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from provider.emulator import wire
-from provider.emulator.model_registry import ModelRegistry, split_name
 from provider.emulator.errors import not_found
+from provider.emulator.model_registry import ModelRegistry, split_name
 from provider.emulator.nested import Kind, NestedService, violation
 
 if TYPE_CHECKING:
