@@ -362,9 +362,8 @@ def test_custom_job_run_with_an_experiment_run_through_the_sdk(sdk: Any, emulato
     assert run.get_state() == "COMPLETE"  # CustomJob.run() ends the run once the job has
 
 
-def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator) -> None:
-    """A custom-task pipeline naming a TensorBoard: its backing job's trainer gets AIP_TENSORBOARD_LOG_DIR,
-    and reading the pipeline uploads what it wrote there, as reading a CustomJob does."""
+def _pipeline(emulator: Emulator, name: str, fields: dict[str, Any]) -> Any:
+    """A custom-task pipeline of the curves trainer with ``fields`` in its inputs, read until it ends."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import aiplatform_v1 as v1
 
@@ -372,9 +371,6 @@ def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator)
     from provider.packaging.stage import stage
     from tests.vertex.conftest import BUCKET
 
-    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
-    tbs, _ = _clients(emulator)
-    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="pipelines")).result(timeout=60)
     uri = f"gs://{BUCKET}/pkgs/curves-0.1.tar.gz"
     stage(CURVES, uri, GcsStager(gcs_client(PROJECT, emulator.endpoint)))
     pipelines = v1.PipelineServiceClient(transport="rest", credentials=AnonymousCredentials(),
@@ -383,18 +379,44 @@ def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator)
                                    "pythonPackageSpec": {"executorImageUri": EXECUTOR, "packageUris": [uri],
                                                          "pythonModule": "curves.task"}}],
               "baseOutputDirectory": {"outputUriPrefix": f"gs://{BUCKET}/pipeline-out"},
-              "tensorboard": tb.name, "serviceAccount": TRACKED_ACCOUNT}
+              "serviceAccount": TRACKED_ACCOUNT, **fields}
     pipeline = pipelines.create_training_pipeline(parent=PARENT, training_pipeline=v1.TrainingPipeline(
-        display_name="curves", training_task_definition=CUSTOM_TASK, training_task_inputs=inputs))
+        display_name=name, training_task_definition=CUSTOM_TASK, training_task_inputs=inputs))
     deadline = time.monotonic() + JOB_TIMEOUT
     while pipeline.state.name not in ("PIPELINE_STATE_SUCCEEDED", "PIPELINE_STATE_FAILED") \
             and time.monotonic() < deadline:
         time.sleep(0.2)
         pipeline = pipelines.get_training_pipeline(name=pipeline.name)
     assert pipeline.state.name == "PIPELINE_STATE_SUCCEEDED", pipeline.error
+    return pipeline
+
+
+def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator) -> None:
+    """A custom-task pipeline naming a TensorBoard: its backing job's trainer gets AIP_TENSORBOARD_LOG_DIR,
+    and reading the pipeline uploads what it wrote there, as reading a CustomJob does."""
+    from google.cloud import aiplatform_v1 as v1
+
+    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
+    tbs, _ = _clients(emulator)
+    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="pipelines")).result(timeout=60)
+    pipeline = _pipeline(emulator, "curves", {"tensorboard": tb.name})
     job_id = pipeline.training_task_metadata["backingCustomJob"].rsplit("/", 1)[1]
     runs = {r.display_name: r.name for r in tbs.list_tensorboard_runs(parent=f"{tb.name}/experiments/{job_id}")}
     assert sorted(runs) == ["eval", "train"]
     series = {s.display_name: s.name for s in tbs.list_tensorboard_time_series(parent=runs["train"])}
     loss = tbs.read_tensorboard_time_series_data(tensorboard_time_series=series["loss"]).time_series_data
     assert [(p.step, round(p.scalar.value, 4)) for p in loss.values] == [(0, 1.0), (1, 0.5), (2, 0.3333)]
+
+
+def test_a_training_pipeline_in_an_experiment_gets_a_run(sdk: Any, emulator: Emulator, client: Any) -> None:
+    """A custom-task pipeline whose inputs name an experiment and no run: its backing job gets the run
+    the emulator makes for a job (named by the job's ID), which ends when the pipeline is read ended."""
+    sdk.init(experiment="piped")
+    store = f"{PARENT}/metadataStores/default/contexts"
+    pipeline = _pipeline(emulator, "in-an-experiment", {"experiment": f"{store}/piped"})
+    backing = pipeline.training_task_metadata["backingCustomJob"]
+    job_id = backing.rsplit("/", 1)[1]
+    run = sdk.ExperimentRun(job_id, experiment="piped")
+    assert run.get_state() == "COMPLETE"  # the pipeline was read: the job is never read itself before here
+    assert client.get_custom_job(name=backing).job_spec.experiment_run == f"{store}/piped-{job_id}"
+    assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [backing]
