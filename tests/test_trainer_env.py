@@ -104,7 +104,7 @@ def test_a_job_run_in_an_experiment_alone_gets_a_run_named_by_its_id(sdk: Any, e
     """CustomJob.run(experiment=...) without a run: the emulator makes one, as Vertex AI does
     (job_tracking.prepare), the trainer logs to it, and it ends with the job."""
     sdk.init(experiment="made")
-    job = _run(sdk, emulator, "no-run", [], experiment="made")
+    job = _run(sdk, emulator, "no-run", ["--series"], experiment="made")
     assert job.state.name == "JOB_STATE_SUCCEEDED", _log(emulator, job)
     job_id = job.name  # the SDK's name is the job's ID
     run_name = f"{CONTEXTS}/made-{job_id}"
@@ -119,6 +119,9 @@ def test_a_job_run_in_an_experiment_alone_gets_a_run_named_by_its_id(sdk: Any, e
     assert run.get_metrics() == {"accuracy": 0.75, "loss": 0.5}
     assert run.get_state() == "COMPLETE"
     assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [job.resource_name]
+    # log_time_series_metrics in the trainer gave the run a backing TensorBoard run (the experiment's board)
+    series = run._backing_tensorboard_run.resource.read_time_series_data()
+    assert [(p.step, round(p.scalar.value, 6)) for p in series["loss"].values] == [(1, 0.9), (2, 0.4)]
     frame = sdk.get_experiment_df("made").set_index("run_name")
     assert list(frame.index) == [job_id]
     assert frame.loc[job_id, "param.optimizer"] == "adam" and frame.loc[job_id, "metric.accuracy"] == 0.75
