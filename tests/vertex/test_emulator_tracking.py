@@ -420,3 +420,20 @@ def test_a_training_pipeline_in_an_experiment_gets_a_run(sdk: Any, emulator: Emu
     assert run.get_state() == "COMPLETE"  # the pipeline was read: the job is never read itself before here
     assert client.get_custom_job(name=backing).job_spec.experiment_run == f"{store}/piped-{job_id}"
     assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [backing]
+
+
+def test_a_run_that_cannot_be_named_refuses_the_job(emulator: Emulator, client: Any) -> None:
+    """The run made for a job is the context {experiment}-{job ID}: past the 128 characters of a context
+    ID, the job is refused by name, and nothing is created or started."""
+    from google.api_core.exceptions import BadRequest
+    from google.cloud import aiplatform_v1 as v1
+
+    _, md = _clients(emulator)
+    store = md.create_metadata_store(parent=PARENT, metadata_store=v1.MetadataStore(),
+                                     metadata_store_id="default").result(timeout=60)
+    experiment = md.create_context(parent=store.name, context_id="e" * 110, context=v1.Context(
+        display_name="e" * 110, schema_title="system.Experiment"))
+    with pytest.raises(BadRequest, match=r"not a valid context ID.*name the run yourself"):
+        run_curves_job(emulator, client, "long", {"experiment": experiment.name})
+    assert list(client.list_custom_jobs(parent=PARENT)) == []
+    assert [c.name for c in md.list_contexts(parent=store.name)] == [experiment.name]
