@@ -16,7 +16,9 @@ version (``models/M@2``, an alias, or ``models/M`` for the default version) and 
 evaluations only (``models/M``: the default version's); a get names the version, or none (then the
 evaluation is found under whichever version holds it, as the SDK's
 ``Model.get_model_evaluation(evaluation_id)`` names it). Deleting a version or the model deletes
-its evaluations (``held_by`` before the delete, ``forget`` after it).
+its evaluations (``held_by`` before the delete, ``forget`` after it). Evaluations an older emulator
+stored under the model's bare name are moved to its default version when the model's evaluations
+are next read.
 """
 
 from __future__ import annotations
@@ -49,13 +51,30 @@ class ModelEvaluations:
         """``models/M@ID`` for the version ``name`` names (its ID, an alias, or none: the default)."""
         version = self.models.get(name)
         parent, model_id, _ = split_name(name)
+        self._adopt(f"{parent}/models/{model_id}")
         return f"{parent}/models/{model_id}@{version['versionId']}"
+
+    def _adopt(self, model: str) -> None:
+        """Evaluations stored under the model's bare name (before they were kept per version) move,
+        with their slices, to its default version: what the bare name names."""
+        legacy = list(self.records.walk(EVALUATIONS.collection, model))
+        if not legacy:
+            return
+        target = f"{model}@{self.models.get(model)['versionId']}"
+        with self.records.lock:
+            for record in legacy:
+                moved = f"{target}/evaluations/{record['id']}"
+                for one in list(self.records.walk(SLICES.collection, record["name"])):
+                    self.records.put({**one, "name": f"{moved}/slices/{one['id']}", "parent": moved})
+                self.records.put({**record, "name": moved, "parent": target})
+                self.records.drop(record["name"])
 
     def held_by(self, name: str) -> list[str]:
         """Where the evaluations of ``name`` lie: the version's, or every version's for a model's name."""
         parent, model_id, version = split_name(name)
         if version:
             return [self._version(name)]
+        self._version(name)
         versions = self.models.record(parent, model_id)["body"]["versions"]
         return [f"{parent}/models/{model_id}@{v['versionId']}" for v in versions]
 

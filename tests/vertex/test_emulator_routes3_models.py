@@ -237,7 +237,8 @@ def test_evaluations_patches_and_copies_survive_a_restart(emulators: Emulators) 
 
 def test_a_model_stored_without_export_formats_gets_them_on_read(emulators: Emulators) -> None:
     """A model registered before the emulator kept supportedExportFormats (its record, as it was
-    written then) reads with them, through the SDK: Model, Model.list, and the export they allow."""
+    written then) reads with them, through the SDK: Model, Model.list, and the export they allow; an
+    evaluation stored then under the model's bare name moves to its default version."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import aiplatform
     from google.cloud.aiplatform import initializer
@@ -255,6 +256,14 @@ def test_a_model_stored_without_export_formats_gets_them_on_read(emulators: Emul
     for version in record["body"]["versions"]:
         del version["supportedExportFormats"]  # the old shape
     path.write_text(json.dumps(record))
+    from provider.emulator.resource_store import ResourceStore
+
+    old = ResourceStore(emulators.state_dir)  # an evaluation and its slice, where an older emulator kept them
+    stamp = "2026-01-01T00:00:00.000000Z"
+    for parent, collection, rid, body in ((name, "evaluations", "7", {"displayName": "old-eval"}),
+                                          (f"{name}/evaluations/7", "slices", "8", {"slice": {"dimension": "label"}})):
+        old.put({"name": f"{parent}/{collection}/{rid}", "collection": collection, "parent": parent, "id": rid,
+                 "create_time": stamp, "update_time": stamp, "etag": "1", "body": body})
 
     again = emulators.start()
     try:
@@ -266,5 +275,9 @@ def test_a_model_stored_without_export_formats_gets_them_on_read(emulators: Emul
         assert [m.supported_export_formats for m in aiplatform.Model.list()] == [model.supported_export_formats]
         exported = model.export_model(export_format_id="custom-trained", artifact_destination=f"gs://{BUCKET}/out")
         assert exported["artifactOutputUri"].startswith(f"gs://{BUCKET}/out")
+        assert [e.resource_name for e in model.list_model_evaluations()] == [f"{name}@1/evaluations/7"]
+        client = _client(again, "ModelServiceClient")
+        assert [s.name for s in client.list_model_evaluation_slices(parent=f"{name}/evaluations/7")] == [
+            f"{name}@1/evaluations/7/slices/8"]
     finally:
         initializer.global_config.__init__()  # type: ignore[misc]  # forget the endpoint for later tests
