@@ -130,7 +130,7 @@ def test_a_job_run_in_an_experiment_alone_gets_a_run_named_by_its_id(sdk: Any, e
 
 def test_the_run_made_for_a_failed_job_fails_with_it(sdk: Any, emulator: Emulator) -> None:
     """Submitted without waiting (CustomJob.run would end the run itself): the emulator ends the run it
-    made once the job is read FAILED; a run the caller named is left to the caller."""
+    made once the job is listed FAILED; a run the caller named is left to the caller."""
     import time
 
     sdk.init(experiment="failing")
@@ -140,11 +140,12 @@ def test_the_run_made_for_a_failed_job_fails_with_it(sdk: Any, emulator: Emulato
     named = _run(sdk, emulator, "fails-named", ["--no-such-flag"], experiment="failing", experiment_run="named",
                  submit=True)
     deadline = time.monotonic() + 300
-    for job in (made, named):
-        while job.state.name != "JOB_STATE_FAILED" and time.monotonic() < deadline:
-            time.sleep(0.2)
-            job = sdk.CustomJob.get(job.resource_name)  # a read: the run made for it ends with it
-        assert job.state.name == "JOB_STATE_FAILED", _log(emulator, job)
+    states: dict[str, str] = {}
+    while set(states.values()) != {"JOB_STATE_FAILED"} and time.monotonic() < deadline:
+        time.sleep(0.2)  # listed, never read one by one: the run made for a job ends with it
+        states = {j.resource_name: j.state.name for j in sdk.CustomJob.list()}
+    assert states == {made.resource_name: "JOB_STATE_FAILED", named.resource_name: "JOB_STATE_FAILED"}, \
+        _log(emulator, made)
     assert sdk.ExperimentRun(made.name, experiment="failing").get_state() == "FAILED"
     assert sdk.ExperimentRun("named", experiment="failing").get_state() == "RUNNING"
     assert sorted(r.name for r in sdk.ExperimentRun.list(experiment="failing")) == sorted(["named", made.name])

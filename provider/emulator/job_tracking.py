@@ -10,8 +10,8 @@
   the run's name is the job's ID (what the SDK's ``job.name`` is), so
   ``aiplatform.ExperimentRun(job.name, experiment=...)`` finds it; its context ID is
   ``{experiment}-{job ID}``, as the SDK names a run's context.
-* ``ended``: a run made for a job ends with it, once the job is read in a final state (as its
-  TensorBoard logs are uploaded): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
+* ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
+  (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
   as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
   ``CustomJob.run`` ends it).
 * ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
