@@ -94,3 +94,50 @@ def test_validate_a_stack_file_checks_it_and_the_specs_it_holds(tmp_path: Path) 
     assert f"{broken}:4:22: error: 'vertx' is not allowed for trainjobs:backend" in proc.stdout
     assert "did you mean 'vertex'?" in proc.stdout
     no_traceback(proc)
+
+
+def _tracked_spec(path: Path, tracking: str) -> Path:
+    path.write_text(f"""\
+apiVersion: trainjobs/v1
+kind: TrainingJob
+metadata: {{name: {path.stem}, team: platform}}
+spec:
+  region: europe-west4
+  workerPools:
+    chief: {{machineType: n1-standard-4}}
+  application:
+    pythonPackage:
+      path: {ROOT / "examples" / "trainers" / "simple" / "trainer"}
+      module: trainer.task
+      executorImage: us-docker.pkg.dev/vertex-ai/training/pytorch-xla.2-4.py310:latest
+  jobDir: gs://local-bucket/jobs/{path.stem}
+  serviceAccount: trainer@p.iam.gserviceaccount.com
+{tracking}""")
+    return path
+
+
+def test_dry_run_shows_what_the_trainer_would_be_tracked_in(tmp_path: Path) -> None:
+    """The plan's environment is the one a run gives (cluster.replica_env): the job's project and
+    region, its TensorBoard and log dir, its experiment and run."""
+    home = {"TRAINJOBS_HOME": str(tmp_path / "home")}
+    contexts = "projects/p/locations/europe-west4/metadataStores/default/contexts"
+    board = "projects/p/locations/europe-west4/tensorboards/7"
+    runs = _tracked_spec(tmp_path / "in_a_run.yaml", f"  experiment: {contexts}/exp\n"
+                                                     f"  experimentRun: {contexts}/exp-first\n")
+    boards = _tracked_spec(tmp_path / "with_a_board.yaml", f"  tensorboard: {board}\n")
+    shown = []
+    for spec in (runs, boards):
+        proc = run_cli("run", str(spec), "--dry-run", "--format", "json", env=home)
+        no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr
+        [replica] = json.loads(proc.stdout)["replicas"]
+        shown.append({k: v for k, v in replica["env"].items() if k.startswith(("AIP_", "CLOUD_ML_"))})
+    where = {"CLOUD_ML_PROJECT_ID": "local", "CLOUD_ML_REGION": "europe-west4", "CLOUD_ML_JOB_ID": "DRY-RUN"}
+    logs = {"AIP_MODEL_DIR": "model/", "AIP_CHECKPOINT_DIR": "checkpoints/", "AIP_TENSORBOARD_LOG_DIR": "logs/"}
+    assert shown[0] == {**where, **{k: f"gs://local-bucket/jobs/in_a_run/{v}" for k, v in logs.items()},
+                        "AIP_EXPERIMENT_NAME": f"{contexts}/exp", "AIP_EXPERIMENT_RUN_NAME": f"{contexts}/exp-first"}
+    assert shown[1] == {**where, **{k: f"gs://local-bucket/jobs/with_a_board/{v}" for k, v in logs.items()},
+                        "AIP_TENSORBOARD_RESOURCE_NAME": board}
+    text = run_cli("run", str(runs), "--dry-run", env=home).stdout
+    assert f"    AIP_EXPERIMENT_RUN_NAME={contexts}/exp-first\n" in text and "    CLOUD_ML_REGION=europe-west4\n" in text
+    assert not (tmp_path / "home" / "jobs").exists()  # nothing started

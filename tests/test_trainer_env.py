@@ -59,7 +59,10 @@ def _run(sdk: Any, emulator: Emulator, name: str, args: list[str], **run: Any) -
                                       "python_module": "tracked.task", "args": args,
                                       "env": [{"name": "SDK_SITE", "value": site}]}}]
     job = sdk.CustomJob(display_name=name, worker_pool_specs=specs)
-    job.run(service_account=ACCOUNT, **run)
+    if run.pop("submit", False):
+        job.submit(service_account=ACCOUNT, **run)
+    else:
+        job.run(service_account=ACCOUNT, **run)
     return job
 
 
@@ -95,6 +98,57 @@ def test_start_run_resume_in_the_trainer_reaches_the_named_run(sdk: Any, emulato
     assert sdk.ExperimentRun("second", experiment="resumed").get_params() == {"learning_rate": 0.01,
                                                                               "optimizer": "adam"}
     assert sdk.ExperimentRun("first", experiment="resumed").get_params() == {}
+
+
+def test_a_job_run_in_an_experiment_alone_gets_a_run_named_by_its_id(sdk: Any, emulator: Emulator) -> None:
+    """CustomJob.run(experiment=...) without a run: the emulator makes one, as Vertex AI does
+    (job_tracking.prepare), the trainer logs to it, and it ends with the job."""
+    sdk.init(experiment="made")
+    job = _run(sdk, emulator, "no-run", ["--series"], experiment="made")
+    assert job.state.name == "JOB_STATE_SUCCEEDED", _log(emulator, job)
+    job_id = job.name  # the SDK's name is the job's ID
+    run_name = f"{CONTEXTS}/made-{job_id}"
+    assert job.job_spec.experiment_run == run_name  # filled in by the emulator
+    seen = next(json.loads(line[len("env: "):]) for line in _log(emulator, job).splitlines() if line.startswith("env: "))
+    assert seen["AIP_EXPERIMENT_RUN_NAME"] == run_name
+    runs = sdk.ExperimentRun.list(experiment="made")
+    assert [r.name for r in runs] == [job_id]
+    run = sdk.ExperimentRun(job_id, experiment="made")
+    assert run.resource_name == run_name
+    assert run.get_params() == {"learning_rate": 0.01, "optimizer": "adam"}
+    assert run.get_metrics() == {"accuracy": 0.75, "loss": 0.5}
+    assert run.get_state() == "COMPLETE"
+    assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [job.resource_name]
+    # log_time_series_metrics in the trainer gave the run a backing TensorBoard run (the experiment's board)
+    series = run._backing_tensorboard_run.resource.read_time_series_data()
+    assert [(p.step, round(p.scalar.value, 6)) for p in series["loss"].values] == [(1, 0.9), (2, 0.4)]
+    frame = sdk.get_experiment_df("made").set_index("run_name")
+    assert list(frame.index) == [job_id]
+    assert frame.loc[job_id, "param.optimizer"] == "adam" and frame.loc[job_id, "metric.accuracy"] == 0.75
+    assert frame.loc[job_id, "state"] == "COMPLETE"
+
+
+def test_the_run_made_for_a_failed_job_fails_with_it(sdk: Any, emulator: Emulator) -> None:
+    """Submitted without waiting (CustomJob.run would end the run itself): the emulator ends the run it
+    made once the job is listed FAILED; a run the caller named is left to the caller."""
+    import time
+
+    sdk.init(experiment="failing")
+    sdk.start_run("named")
+    sdk.end_run(state=sdk.gapic.Execution.State.RUNNING)
+    made = _run(sdk, emulator, "fails", ["--no-such-flag"], experiment="failing", submit=True)
+    named = _run(sdk, emulator, "fails-named", ["--no-such-flag"], experiment="failing", experiment_run="named",
+                 submit=True)
+    deadline = time.monotonic() + 300
+    states: dict[str, str] = {}
+    while set(states.values()) != {"JOB_STATE_FAILED"} and time.monotonic() < deadline:
+        time.sleep(0.2)  # listed, never read one by one: the run made for a job ends with it
+        states = {j.resource_name: j.state.name for j in sdk.CustomJob.list()}
+    assert states == {made.resource_name: "JOB_STATE_FAILED", named.resource_name: "JOB_STATE_FAILED"}, \
+        _log(emulator, made)
+    assert sdk.ExperimentRun(made.name, experiment="failing").get_state() == "FAILED"
+    assert sdk.ExperimentRun("named", experiment="failing").get_state() == "RUNNING"
+    assert sorted(r.name for r in sdk.ExperimentRun.list(experiment="failing")) == sorted(["named", made.name])
 
 
 def test_only_what_the_job_names_is_given() -> None:

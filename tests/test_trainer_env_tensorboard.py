@@ -27,17 +27,14 @@ import pytest
 from provider.emulator.server import Emulator
 from tests.conftest import port_closes, stop_process
 from tests.vertex import conftest as vertex
-from tests.vertex.conftest import PARENT, PROJECT, ROOT, emulator_stack, probe_spec, request_for
+from tests.vertex.conftest import PARENT, ROOT, emulator_stack, run_curves_job
 
 # the emulator's fixtures (tests/vertex/conftest.py): an emulator per test, the jobs' environment, a client
 job_env, emulators, emulator, client = vertex.job_env, vertex.emulators, vertex.emulator, vertex.client
 
 pytestmark = pytest.mark.slow
 
-CURVES = ROOT / "tests" / "fixtures" / "trainers" / "curves"
-ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"  # the validator wants one with a tensorboard
 STACK = "emu"
-JOB_TIMEOUT = 300.0  # generous: the machine is loaded
 
 
 def _project(tmp_path: Path, emulator: Emulator) -> Path:
@@ -53,18 +50,8 @@ def _job_with_a_tensorboard(emulator: Emulator, client: Any) -> Any:
     boards = v1.TensorboardServiceClient(transport="rest", credentials=AnonymousCredentials(),
                                          client_options={"api_endpoint": emulator.endpoint})
     board = boards.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="curves"))
-    doc = probe_spec("curves_tb", output="gs://test-bucket/curves-tb")
-    doc["spec"]["application"]["pythonPackage"].update(path=str(CURVES), module="curves.task")
-    _, request = request_for(emulator, doc)
-    body = {**request.body, "jobSpec": {**request.body["jobSpec"], "tensorboard": board.result(timeout=60).name,
-                                        "serviceAccount": ACCOUNT}}
-    job = client.create_custom_job(parent=PARENT, custom_job=v1.CustomJob.from_json(json.dumps(body)))
-    deadline = time.monotonic() + JOB_TIMEOUT
-    while job.state.name not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED") and time.monotonic() < deadline:
-        time.sleep(0.2)
-        job = client.get_custom_job(name=job.name)
-    assert job.state.name == "JOB_STATE_SUCCEEDED", job.error
-    return job
+    return run_curves_job(emulator, client, "curves_tb", {"tensorboard": board.result(timeout=60).name},
+                          output="gs://test-bucket/curves-tb")
 
 
 def _get(port: int, path: str) -> Any:

@@ -7,8 +7,10 @@ than a real run refuses.
 
 The plan is what the local backend would give each replica: its name and task, an address (the
 ports are examples: a run takes free ones when it starts), the GPUs it would hold, and the
-environment Vertex AI sets (CLUSTER_SPEC, TF_CONFIG, AIP_*, the PyTorch variables), then the
-spec's own ``env``; secret values (``trainjobs:secretEnv``) are shown as ``***``.
+environment Vertex AI sets (CLUSTER_SPEC, TF_CONFIG, AIP_*, the PyTorch variables, and what the
+job is tracked in: CLOUD_ML_PROJECT_ID, CLOUD_ML_REGION, AIP_EXPERIMENT_NAME,
+AIP_EXPERIMENT_RUN_NAME, AIP_TENSORBOARD_RESOURCE_NAME: the one ``cluster.replica_env`` a run
+uses), then the spec's own ``env``; secret values (``trainjobs:secretEnv``) are shown as ``***``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def plan(request: Any, cpu_only: bool, secret_names: frozenset[str] = frozenset(
     trial = "1" if tuning else ""
     out = []
     for r in replicas:
-        env = cluster.replica_env(replicas, r, job_spec, "DRY-RUN", trial)
+        env = cluster.replica_env(replicas, r, job_spec, "DRY-RUN", trial, request.parent)
         pool = cluster.pool_specs(job_spec)[r.pool]
         container = pool.get("containerSpec") or pool.get("pythonPackageSpec") or {}
         for item in container.get("env", []):

@@ -1,7 +1,19 @@
 """A job's ties to TensorBoard and experiments, as Vertex AI makes them.
 
-* ``check``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
-  resources that exist (NOT_FOUND otherwise, before the job is created).
+* ``prepare``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
+  resources that exist (NOT_FOUND otherwise, before the job is created). A job run in an experiment
+  without a run (``CustomJob.run(experiment=...)`` alone, or a training pipeline whose custom task
+  names one) gets one, as Vertex AI makes one: before the job runs, the emulator creates the
+  ExperimentRun (a ``system.ExperimentRun`` context, child of the experiment's, with the
+  ``_params``, ``_metrics`` and ``_state`` the SDK reads) and fills ``jobSpec.experimentRun``, so
+  the trainer gets ``AIP_EXPERIMENT_RUN_NAME``. Vertex AI does not document the name it gives; here
+  the run's name is the job's ID (what the SDK's ``job.name`` is), so
+  ``aiplatform.ExperimentRun(job.name, experiment=...)`` finds it; its context ID is
+  ``{experiment}-{job ID}``, as the SDK names a run's context.
+* ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
+  (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
+  as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
+  ``CustomJob.run`` ends it).
 * ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
   (what ``ExperimentRun.get_logged_custom_jobs`` reads).
 * ``upload_logs``: the TensorBoard event files a job wrote to ``AIP_TENSORBOARD_LOG_DIR``
@@ -23,8 +35,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from provider.emulator.errors import not_found
-from provider.emulator.nested import KINDS
+from provider.backends.local.store import new_job_id, now
+from provider.emulator import metadata_schemas
+from provider.emulator.errors import invalid, not_found
+from provider.emulator.nested import ID_PATTERN, KINDS
 
 if TYPE_CHECKING:
     from provider.emulator.nested_routes import Tracking
@@ -32,6 +46,10 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 _RUN_NAME = re.compile(r"[^a-zA-Z0-9\n-]")  # the SDK uploader's reformat_run_name
 _SCALAR = "SCALAR"
+_RUN_SCHEMA = "system.ExperimentRun"
+_RUNNING = "RUNNING"
+# A job's final state -> its run's (aiplatform_v1.Execution.State names, what ExperimentRun.get_state reads).
+_ENDS = {"JOB_STATE_SUCCEEDED": "COMPLETE", "JOB_STATE_FAILED": "FAILED", "JOB_STATE_CANCELLED": "CANCELLED"}
 
 
 def _spec(job: Json) -> Json:
@@ -39,8 +57,8 @@ def _spec(job: Json) -> Json:
     return spec if isinstance(spec, dict) else {}
 
 
-def check(tracking: Tracking, body: Json) -> None:
-    """Called by the job service once the job is valid (JobService.references)."""
+def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
+    """Called by the job service once the job is valid, before it runs (JobService.tracking)."""
     spec = _spec(body)
     for field, collection in (("tensorboard", "tensorboards"), ("experiment", "contexts"),
                               ("experimentRun", "contexts")):
@@ -49,6 +67,43 @@ def check(tracking: Tracking, body: Json) -> None:
             snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
             raise not_found(f"The {KINDS[collection].message} {name} named in job_spec.{snake} does not exist: "
                             "create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
+    experiment = spec.get("experiment")
+    if isinstance(experiment, str) and experiment and not spec.get("experimentRun"):
+        spec["experimentRun"] = _make_run(tracking, experiment, job_name)
+
+
+def _make_run(tracking: Tracking, experiment: str, job: str) -> str:
+    """The ExperimentRun made for ``job``, named by its ID, as ExperimentRun.create makes one."""
+    run_id = job.rsplit("/", 1)[1]
+    store, _, experiment_id = experiment.rpartition("/contexts/")
+    context_id = f"{experiment_id}-{run_id}"
+    if not re.fullmatch(ID_PATTERN, context_id):
+        raise invalid(f"The experiment run made for this job would be the context {context_id!r}, which is not a "
+                      f"valid context ID ({ID_PATTERN}): name the run yourself (job_spec.experiment_run, the "
+                      "SDK's experiment_run=) or use a shorter experiment name.")
+    with tracking.records.lock:
+        record = tracking.nested.insert(KINDS["contexts"], store, context_id, {
+            "displayName": run_id, "schemaTitle": _RUN_SCHEMA, "schemaVersion": metadata_schemas.VERSION,
+            "metadata": {"_params": {}, "_metrics": {}, "_state": _RUNNING}})
+        tracking.records.put({**record, "made_for": job})  # ended() ends only the runs made for a job
+    tracking.links.add_children(experiment, json.dumps({"childContexts": [record["name"]]}).encode())
+    return str(record["name"])
+
+
+def ended(tracking: Tracking, job: Json) -> None:
+    """The job was read: the run made for it ends with it, once."""
+    run, state = _spec(job).get("experimentRun"), _ENDS.get(str(job.get("state")))
+    if not run or state is None:
+        return
+    with tracking.records.lock:
+        record = tracking.records.get(run)
+        if record is None or record.get("made_for") != job["name"]:
+            return
+        metadata = dict(record["body"].get("metadata") or {})
+        if metadata.get("_state") != _RUNNING:
+            return
+        tracking.records.put({**record, "body": {**record["body"], "metadata": {**metadata, "_state": state}},
+                              "update_time": now(), "etag": new_job_id()})
 
 
 def created(tracking: Tracking, job: Json) -> None:
@@ -63,6 +118,7 @@ def created(tracking: Tracking, job: Json) -> None:
         jobs = [*metadata.get("_custom_jobs", []), {"custom_job_resource_name": job["name"],
                                                     "custom_job_console_uri": ""}]
         tracking.records.put({**record, "body": {**record["body"], "metadata": {**metadata, "_custom_jobs": jobs}}})
+    ended(tracking, job)  # a job the local backend could not run is FAILED from the start
 
 
 def log_dir(storage_root: Path, output_uri: str) -> Path | None:
@@ -144,7 +200,8 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
 
 
 def seen(tracking: Tracking, storage_root: Path, job: Json) -> None:
-    """A job was read: upload what it has written to its TensorBoard since."""
+    """A job was read: upload what it has written to its TensorBoard since; end its run if it has ended."""
+    ended(tracking, job)
     spec = _spec(job)
     tensorboard = spec.get("tensorboard")
     output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix") or ""

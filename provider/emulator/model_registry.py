@@ -42,6 +42,14 @@ _OUTPUT_ONLY = ("name", "versionId", "createTime", "updateTime", "versionCreateT
 EXPORT_FORMATS = ({"id": "custom-trained", "exportableContents": ["ARTIFACT"]},)
 
 
+def with_export_formats(version: Json) -> Json:
+    """The version, with the export formats Vertex AI gives a custom model's version with artifacts:
+    set when it is registered, and on read for a version stored before the emulator kept them."""
+    if version.get("artifactUri") and "supportedExportFormats" not in version:
+        version["supportedExportFormats"] = [dict(f) for f in EXPORT_FORMATS]
+    return version
+
+
 def _key(model_id: str) -> str:
     """The store's id of a model's record (models and jobs share the store; a model ID never has a dot)."""
     return f"{KIND}.{model_id}"
@@ -87,12 +95,15 @@ class ModelRegistry:
         record = self.store.job(_key(model_id))
         if record is None or record["kind"] != KIND or record["parent"] != parent:
             raise not_found(f"The Model {parent}/models/{model_id} does not exist.")
+        for version in record["body"]["versions"]:
+            with_export_formats(version)
         return record
 
     @staticmethod
     def default(record: Json) -> Json:
         versions: list[Json] = record["body"]["versions"]
-        return next((v for v in versions if DEFAULT in (v.get("versionAliases") or [])), versions[-1])
+        return with_export_formats(next((v for v in versions if DEFAULT in (v.get("versionAliases") or [])),
+                                        versions[-1]))
 
     @staticmethod
     def is_default(record: Json, version: Json) -> bool:
@@ -180,8 +191,7 @@ class ModelRegistry:
                 entry = {**body, "name": f"{parent}/models/{model_id}", "versionId": version, "createTime": stamp}
                 entry["versionAliases"] = sorted(set(entry.get("versionAliases") or []) | {DEFAULT})
             entry.update(updateTime=stamp, versionCreateTime=stamp, versionUpdateTime=stamp)
-            if entry.get("artifactUri"):
-                entry["supportedExportFormats"] = [dict(f) for f in EXPORT_FORMATS]
+            with_export_formats(entry)
             self.claim(versions, entry.get("versionAliases") or [], stamp)
             versions.append(entry)
             self.store.put_job(record)

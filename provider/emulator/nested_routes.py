@@ -47,11 +47,11 @@ class Tracking:
         self.records.open()
         self.data.open()
 
-    def check_job(self, body: Json) -> None:
-        """NOT_FOUND unless the tensorboard, experiment and run a valid job names exist."""
+    def prepare_job(self, name: str, body: Json) -> None:
+        """Before the job ``name`` runs: what it names must exist; the run Vertex AI makes for it is made."""
         from provider.emulator import job_tracking
 
-        job_tracking.check(self, body)
+        job_tracking.prepare(self, name, body)
 
 
 class Target(Record):

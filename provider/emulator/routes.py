@@ -84,6 +84,8 @@ def create_job(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 def list_jobs(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, _LIST)
     page = app.jobs.list(m["collection"], _parent(m), request.params)
+    for job in page.get(m["collection"]) or []:  # the runs made for the jobs listed end with them
+        job_tracking.ended(app.tracking, job)
     kind = job_kinds.of_collection(m["collection"])
     assert kind is not None  # the route's pattern admits the collections only
     return Answer(data=wire.encode(kind.list_response, page, request.enums_as_ints))

@@ -338,7 +338,7 @@ class Emulator:
         self.storage = StorageService(self.storage_root)
         self.operations, self.models, self.datasets, self.pipelines = training_services(self.jobs, self.storage_root)
         self.tracking = Tracking(self.state_dir, self.store)  # TensorBoard and the metadata service
-        self.jobs.references = self.tracking.check_job
+        self.jobs.tracking = self.tracking.prepare_job
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

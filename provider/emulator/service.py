@@ -49,7 +49,9 @@ class JobService:
         self._finished: dict[str, JobStatus] = {}  # local jobs that ended: their status never changes
         self._create_lock = threading.Lock()
         self.workspace: Workspace | None = None  # whose stacks' quotas and policy apply (emulator --workspace)
-        self.references: Callable[[Json], None] | None = None  # checks the resources a valid job names
+        # Before a valid job runs, given its name-to-be: checks the resources it names, and makes
+        # what Vertex AI makes for it (job_tracking.prepare: an experiment run).
+        self.tracking: Callable[[str, Json], None] | None = None
 
     # -- start-up -------------------------------------------------------------------------------
     def reconcile(self) -> None:
@@ -142,16 +144,17 @@ class JobService:
                 task["env"] = [*(task.get("env") or []), *added]
         if self.persistent is not None:
             self.persistent.check_target(parent, kind, body)
-        if self.references is not None:  # its tensorboard, experiment and run exist (job_tracking.check)
-            self.references(body)
         with self._create_lock:
+            job_id = new_job_id()
+            while self.store.job(job_id) is not None or self.local.store.job_dir(job_id).exists():
+                job_id = new_job_id()
+            if self.tracking is not None:
+                self.tracking(f"{parent}/{collection}/{job_id}", body)
             try:
-                status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only))
+                status = self.local.submit(Submission(VertexRequest(kind, parent, body), cpu_only=self.cpu_only),
+                                           job_id)
             except BackendError as exc:
                 # Vertex AI would accept the job and fail it later: create it FAILED, saying why.
-                job_id = new_job_id()
-                while self.store.job(job_id) is not None:
-                    job_id = new_job_id()
                 created = now()
                 record = {"id": job_id, "kind": kind, "parent": parent, "body": body, "create_time": created,
                           "end_time": created, "local": False,

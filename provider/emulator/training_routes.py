@@ -125,14 +125,20 @@ def merge_aliases(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
 
 def delete_model(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "models.delete")
+    evaluations = model_routes.evaluations(app)
+    held = evaluations.held_by(_model(m))
     operation = app.models.delete(_model(m))
-    model_routes.evaluations(app).forget(_model(m))
+    evaluations.forget(held)
     return _operation(operation)
 
 
 def delete_version(app: Emulator, request: Request, m: dict[str, str]) -> Answer:
     _params(request, "models.deleteVersion")
-    return _operation(app.models.delete_version(_model(m)))
+    evaluations = model_routes.evaluations(app)
+    held = evaluations.held_by(_model(m))
+    operation = app.models.delete_version(_model(m))
+    evaluations.forget(held)
+    return _operation(operation)
 
 
 # -- datasets ------------------------------------------------------------------------------------

@@ -132,6 +132,34 @@ def submit(backend: VertexBackend, emulator: Emulator, doc: dict[str, Any], iden
     return backend.submit(submission(job, request))
 
 
+CURVES = ROOT / "tests" / "fixtures" / "trainers" / "curves"  # writes TensorBoard event files
+TRACKED_ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"  # the SDK and the validator want one with tracking
+JOB_TIMEOUT = 300.0  # generous: the machine is loaded
+
+
+def run_curves_job(emulator: Emulator, client: Any, name: str, spec_fields: dict[str, Any],
+                   output: str = "gs://test-bucket/out") -> Any:
+    """A python-package CustomJob of the curves trainer, created through the gapic ``client`` (as
+    ``CustomJob.run(tensorboard=...)`` sends it) with ``spec_fields`` (its ``tensorboard``, ``experiment``
+    ...) and a service account in its jobSpec, polled until it ends; it must have SUCCEEDED."""
+    import json
+    import time
+
+    from google.cloud import aiplatform_v1 as v1
+
+    doc = probe_spec(name, output=output)
+    doc["spec"]["application"]["pythonPackage"].update(path=str(CURVES), module="curves.task")
+    _, request = request_for(emulator, doc)
+    body = {**request.body, "jobSpec": {**request.body["jobSpec"], **spec_fields, "serviceAccount": TRACKED_ACCOUNT}}
+    job = client.create_custom_job(parent=PARENT, custom_job=v1.CustomJob.from_json(json.dumps(body)))
+    deadline = time.monotonic() + JOB_TIMEOUT
+    while job.state.name not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job = client.get_custom_job(name=job.name)
+    assert job.state.name == "JOB_STATE_SUCCEEDED", job.error
+    return job
+
+
 def emulator_stack(proj: Path, stack: str, endpoint: str, extra: str = "") -> Path:
     """``stacks/Pulumi.STACK.yaml`` under ``proj``: a vertex stack of team ``team`` whose
     ``trainjobs:apiEndpoint`` is the emulator at ``endpoint``, its specs ``specs/*.yaml``; ``extra``

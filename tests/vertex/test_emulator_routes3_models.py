@@ -98,7 +98,7 @@ def test_model_evaluations_import_get_list_and_slices(sdk: Any, emulator: Emulat
     schema = "gs://google-cloud-aiplatform/schema/modelevaluation/classification_metrics_1.0.0.yaml"
     imported = models.import_model_evaluation(parent=model.resource_name, model_evaluation=aiplatform_v1.ModelEvaluation(
         display_name="eval-1", metrics_schema_uri=schema, metrics={"auPrc": 0.9, "logLoss": 0.2}))
-    assert imported.name.startswith(f"{model.resource_name}/evaluations/")
+    assert imported.name.startswith(f"{model.resource_name}@1/evaluations/")  # under the version it evaluates
     assert imported.metrics["auPrc"] == pytest.approx(0.9)
 
     # The SDK's readers.
@@ -120,6 +120,45 @@ def test_model_evaluations_import_get_list_and_slices(sdk: Any, emulator: Emulat
     model.delete()
     with pytest.raises(NotFound):
         models.get_model_evaluation(name=imported.name)
+
+
+def test_an_evaluation_belongs_to_the_version_it_was_imported_under(emulator: Emulator) -> None:
+    """Vertex AI keeps evaluations per model version (models/M@V/evaluations): each version lists its
+    own; a get without a version finds it under its version; deleting a version deletes its own."""
+    from google.api_core.exceptions import NotFound
+    from google.cloud import aiplatform_v1
+
+    models = _client(emulator, "ModelServiceClient")
+
+    def upload(**extra: Any) -> str:
+        model = aiplatform_v1.Model(display_name="versioned", artifact_uri=f"gs://{BUCKET}/v",
+                                    container_spec={"image_uri": SERVING})
+        return str(models.upload_model(request={"parent": PARENT, "model": model, **extra}).result(timeout=30).model)
+
+    name = upload()
+    assert upload(parent_model=name) == name  # version 2, not the default
+    one = models.import_model_evaluation(parent=f"{name}@1", model_evaluation={"display_name": "of-1"})
+    two = models.import_model_evaluation(parent=f"{name}@2", model_evaluation={"display_name": "of-2"})
+    default = models.import_model_evaluation(parent=name, model_evaluation={"display_name": "of-default"})
+    assert one.name.startswith(f"{name}@1/evaluations/") and two.name.startswith(f"{name}@2/evaluations/")
+    assert default.name.startswith(f"{name}@1/evaluations/")  # the model's name is its default version's
+
+    def listed(parent: str) -> list[str]:
+        return [e.display_name for e in models.list_model_evaluations(parent=parent)]
+    assert listed(f"{name}@2") == ["of-2"]
+    assert listed(f"{name}@1") == listed(name) == listed(f"{name}@default") == ["of-1", "of-default"]
+    evaluation_id = two.name.rsplit("/", 1)[1]
+    assert models.get_model_evaluation(name=f"{name}/evaluations/{evaluation_id}").name == two.name
+    with pytest.raises(NotFound, match="does not exist"):
+        models.get_model_evaluation(name=f"{name}@1/evaluations/{evaluation_id}")  # not version 1's
+    sliced = models.batch_import_model_evaluation_slices(parent=two.name, model_evaluation_slices=[
+        {"slice_": {"dimension": "label", "value": "cat"}, "metrics": {"auPrc": 0.8}}])
+    assert sliced.imported_model_evaluation_slices[0].startswith(f"{two.name}/slices/")
+
+    models.delete_model_version(name=f"{name}@2").result(timeout=30)
+    with pytest.raises(NotFound):
+        models.get_model_evaluation(name=two.name)
+    assert listed(name) == ["of-1", "of-default"]  # the other version's stay
 
 
 def test_a_pipelines_model_knows_its_training_job_across_a_restart(emulators: Emulators, tmp_path: Path,
@@ -194,3 +233,51 @@ def test_evaluations_patches_and_copies_survive_a_restart(emulators: Emulators) 
     assert again.get_model(name=copied.model).original_model_info.model == f"{uploaded.model}@1"
     assert [m.name for m in again.list_models(request={"parent": PARENT, "order_by": "create_time desc"})] == [
         copied.model, uploaded.model]
+
+
+def test_a_model_stored_without_export_formats_gets_them_on_read(emulators: Emulators) -> None:
+    """A model registered before the emulator kept supportedExportFormats (its record, as it was
+    written then) reads with them, through the SDK: Model, Model.list, and the export they allow; an
+    evaluation stored then under the model's bare name moves to its default version."""
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import aiplatform
+    from google.cloud.aiplatform import initializer
+
+    first = emulators.start()
+    gcs_client(PROJECT, first.endpoint).create_bucket(BUCKET)
+    gcs_client(PROJECT, first.endpoint).bucket(BUCKET).blob("old/model.pkl").upload_from_string(b"weights")
+    models = _client(first, "ModelServiceClient")
+    made = models.upload_model(request={"parent": PARENT, "model_id": "old", "model": {
+        "display_name": "old", "artifact_uri": f"gs://{BUCKET}/old", "container_spec": {"image_uri": SERVING}}})
+    name = made.result(timeout=30).model
+    emulators.stop(first)
+    path = emulators.state_dir / "jobs" / "Model.old.json"
+    record = json.loads(path.read_text())
+    for version in record["body"]["versions"]:
+        del version["supportedExportFormats"]  # the old shape
+    path.write_text(json.dumps(record))
+    from provider.emulator.resource_store import ResourceStore
+
+    old = ResourceStore(emulators.state_dir)  # an evaluation and its slice, where an older emulator kept them
+    stamp = "2026-01-01T00:00:00.000000Z"
+    for parent, collection, rid, body in ((name, "evaluations", "7", {"displayName": "old-eval"}),
+                                          (f"{name}/evaluations/7", "slices", "8", {"slice": {"dimension": "label"}})):
+        old.put({"name": f"{parent}/{collection}/{rid}", "collection": collection, "parent": parent, "id": rid,
+                 "create_time": stamp, "update_time": stamp, "etag": "1", "body": body})
+
+    again = emulators.start()
+    try:
+        aiplatform.init(project=PROJECT, location="us-central1", api_endpoint=again.endpoint, api_transport="rest",
+                        credentials=AnonymousCredentials())
+        model = aiplatform.Model(name)
+        assert model.supported_export_formats == {"custom-trained": [
+            aiplatform.gapic.Model.ExportFormat.ExportableContent.ARTIFACT]}
+        assert [m.supported_export_formats for m in aiplatform.Model.list()] == [model.supported_export_formats]
+        exported = model.export_model(export_format_id="custom-trained", artifact_destination=f"gs://{BUCKET}/out")
+        assert exported["artifactOutputUri"].startswith(f"gs://{BUCKET}/out")
+        assert [e.resource_name for e in model.list_model_evaluations()] == [f"{name}@1/evaluations/7"]
+        client = _client(again, "ModelServiceClient")
+        assert [s.name for s in client.list_model_evaluation_slices(parent=f"{name}/evaluations/7")] == [
+            f"{name}@1/evaluations/7/slices/8"]
+    finally:
+        initializer.global_config.__init__()  # type: ignore[misc]  # forget the endpoint for later tests

@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 from provider.emulator.server import Emulator
-from tests.vertex.conftest import LOCATION, PARENT, PROJECT, ROOT, Emulators, probe_spec, request_for
+from tests.vertex.conftest import (
+    CURVES,
+    JOB_TIMEOUT,
+    LOCATION,
+    PARENT,
+    PROJECT,
+    TRACKED_ACCOUNT,
+    Emulators,
+    run_curves_job,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -285,28 +294,8 @@ def test_unknown_paths_and_parameters_are_refused_by_name(emulator: Emulator) ->
     assert code == 404 and "Tensorboard" in body["error"]["message"]
 
 
-CURVES = ROOT / "tests" / "fixtures" / "trainers" / "curves"
-JOB_TIMEOUT = 300.0  # generous: the machine is loaded
 EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest"
 CUSTOM_TASK = "gs://google-cloud-aiplatform/schema/trainingjob/definition/custom_task_1.0.0.yaml"
-ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"  # the SDK and the validator want one with a tensorboard
-
-
-def _run_job(emulator: Emulator, client: Any, name: str, spec_fields: dict[str, Any]) -> Any:
-    """A python-package CustomJob of the curves trainer, with ``spec_fields`` in its jobSpec, run to its end."""
-    from google.cloud import aiplatform_v1 as v1
-
-    doc = probe_spec(name)
-    doc["spec"]["application"]["pythonPackage"].update(path=str(CURVES), module="curves.task")
-    _, request = request_for(emulator, doc)
-    body = {**request.body, "jobSpec": {**request.body["jobSpec"], **spec_fields, "serviceAccount": ACCOUNT}}
-    job = client.create_custom_job(parent=PARENT, custom_job=v1.CustomJob.from_json(json.dumps(body)))
-    deadline = time.monotonic() + JOB_TIMEOUT
-    while job.state.name not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED") and time.monotonic() < deadline:
-        time.sleep(0.2)
-        job = client.get_custom_job(name=job.name)
-    assert job.state.name == "JOB_STATE_SUCCEEDED", job.error
-    return job
 
 
 def test_a_jobs_tensorboard_logs_become_its_tensorboards_curves(emulator: Emulator, client: Any) -> None:
@@ -317,8 +306,8 @@ def test_a_jobs_tensorboard_logs_become_its_tensorboards_curves(emulator: Emulat
     tbs, _ = _clients(emulator)
     tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="jobs")).result(timeout=60)
     with pytest.raises(NotFound, match=r"named in job_spec\.tensorboard does not exist"):
-        _run_job(emulator, client, "no_board", {"tensorboard": f"{PARENT}/tensorboards/404"})
-    job = _run_job(emulator, client, "curves", {"tensorboard": tb.name})
+        run_curves_job(emulator, client, "no_board", {"tensorboard": f"{PARENT}/tensorboards/404"})
+    job = run_curves_job(emulator, client, "curves", {"tensorboard": tb.name})
     job_id = job.name.rsplit("/", 1)[1]
 
     # In the emulated storage, where Vertex AI puts AIP_TENSORBOARD_LOG_DIR: baseOutputDirectory/logs/.
@@ -341,7 +330,7 @@ def test_a_job_run_in_an_experiment_run_is_logged_there(sdk: Any, emulator: Emul
     run = sdk.start_run("run-1")
     sdk.end_run()
     store = f"{PARENT}/metadataStores/default/contexts"
-    job = _run_job(emulator, client, "in_a_run", {"experiment": f"{store}/with-jobs",
+    job = run_curves_job(emulator, client, "in_a_run", {"experiment": f"{store}/with-jobs",
                                                    "experimentRun": f"{store}/with-jobs-run-1"})
     logged = sdk.ExperimentRun("run-1", experiment="with-jobs")._metadata_node.metadata["_custom_jobs"]
     assert [j["custom_job_resource_name"] for j in logged] == [job.name]
@@ -366,16 +355,15 @@ def test_custom_job_run_with_an_experiment_run_through_the_sdk(sdk: Any, emulato
                                                             ".py310:latest",
                                       "package_uris": [uri], "python_module": "curves.task"}}]
     job = sdk.CustomJob(display_name="in-a-run", worker_pool_specs=specs)
-    job.run(experiment="sdk-jobs", experiment_run="first", service_account=ACCOUNT)
+    job.run(experiment="sdk-jobs", experiment_run="first", service_account=TRACKED_ACCOUNT)
     assert job.state.name == "JOB_STATE_SUCCEEDED"
     run = sdk.ExperimentRun("first", experiment="sdk-jobs")
     assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [job.resource_name]
     assert run.get_state() == "COMPLETE"  # CustomJob.run() ends the run once the job has
 
 
-def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator) -> None:
-    """A custom-task pipeline naming a TensorBoard: its backing job's trainer gets AIP_TENSORBOARD_LOG_DIR,
-    and reading the pipeline uploads what it wrote there, as reading a CustomJob does."""
+def _pipeline(emulator: Emulator, name: str, fields: dict[str, Any]) -> Any:
+    """A custom-task pipeline of the curves trainer with ``fields`` in its inputs, read until it ends."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud import aiplatform_v1 as v1
 
@@ -383,9 +371,6 @@ def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator)
     from provider.packaging.stage import stage
     from tests.vertex.conftest import BUCKET
 
-    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
-    tbs, _ = _clients(emulator)
-    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="pipelines")).result(timeout=60)
     uri = f"gs://{BUCKET}/pkgs/curves-0.1.tar.gz"
     stage(CURVES, uri, GcsStager(gcs_client(PROJECT, emulator.endpoint)))
     pipelines = v1.PipelineServiceClient(transport="rest", credentials=AnonymousCredentials(),
@@ -394,18 +379,61 @@ def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator)
                                    "pythonPackageSpec": {"executorImageUri": EXECUTOR, "packageUris": [uri],
                                                          "pythonModule": "curves.task"}}],
               "baseOutputDirectory": {"outputUriPrefix": f"gs://{BUCKET}/pipeline-out"},
-              "tensorboard": tb.name, "serviceAccount": ACCOUNT}
+              "serviceAccount": TRACKED_ACCOUNT, **fields}
     pipeline = pipelines.create_training_pipeline(parent=PARENT, training_pipeline=v1.TrainingPipeline(
-        display_name="curves", training_task_definition=CUSTOM_TASK, training_task_inputs=inputs))
+        display_name=name, training_task_definition=CUSTOM_TASK, training_task_inputs=inputs))
     deadline = time.monotonic() + JOB_TIMEOUT
     while pipeline.state.name not in ("PIPELINE_STATE_SUCCEEDED", "PIPELINE_STATE_FAILED") \
             and time.monotonic() < deadline:
         time.sleep(0.2)
         pipeline = pipelines.get_training_pipeline(name=pipeline.name)
     assert pipeline.state.name == "PIPELINE_STATE_SUCCEEDED", pipeline.error
+    return pipeline
+
+
+def test_a_training_pipelines_tensorboard_logs_become_curves(emulator: Emulator) -> None:
+    """A custom-task pipeline naming a TensorBoard: its backing job's trainer gets AIP_TENSORBOARD_LOG_DIR,
+    and reading the pipeline uploads what it wrote there, as reading a CustomJob does."""
+    from google.cloud import aiplatform_v1 as v1
+
+    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
+    tbs, _ = _clients(emulator)
+    tb = tbs.create_tensorboard(parent=PARENT, tensorboard=v1.Tensorboard(display_name="pipelines")).result(timeout=60)
+    pipeline = _pipeline(emulator, "curves", {"tensorboard": tb.name})
     job_id = pipeline.training_task_metadata["backingCustomJob"].rsplit("/", 1)[1]
     runs = {r.display_name: r.name for r in tbs.list_tensorboard_runs(parent=f"{tb.name}/experiments/{job_id}")}
     assert sorted(runs) == ["eval", "train"]
     series = {s.display_name: s.name for s in tbs.list_tensorboard_time_series(parent=runs["train"])}
     loss = tbs.read_tensorboard_time_series_data(tensorboard_time_series=series["loss"]).time_series_data
     assert [(p.step, round(p.scalar.value, 4)) for p in loss.values] == [(0, 1.0), (1, 0.5), (2, 0.3333)]
+
+
+def test_a_training_pipeline_in_an_experiment_gets_a_run(sdk: Any, emulator: Emulator, client: Any) -> None:
+    """A custom-task pipeline whose inputs name an experiment and no run: its backing job gets the run
+    the emulator makes for a job (named by the job's ID), which ends when the pipeline is read ended."""
+    sdk.init(experiment="piped")
+    store = f"{PARENT}/metadataStores/default/contexts"
+    pipeline = _pipeline(emulator, "in-an-experiment", {"experiment": f"{store}/piped"})
+    backing = pipeline.training_task_metadata["backingCustomJob"]
+    job_id = backing.rsplit("/", 1)[1]
+    run = sdk.ExperimentRun(job_id, experiment="piped")
+    assert run.get_state() == "COMPLETE"  # the pipeline was read: the job is never read itself before here
+    assert client.get_custom_job(name=backing).job_spec.experiment_run == f"{store}/piped-{job_id}"
+    assert [j["custom_job_resource_name"] for j in run._metadata_node.metadata["_custom_jobs"]] == [backing]
+
+
+def test_a_run_that_cannot_be_named_refuses_the_job(emulator: Emulator, client: Any) -> None:
+    """The run made for a job is the context {experiment}-{job ID}: past the 128 characters of a context
+    ID, the job is refused by name, and nothing is created or started."""
+    from google.api_core.exceptions import BadRequest
+    from google.cloud import aiplatform_v1 as v1
+
+    _, md = _clients(emulator)
+    store = md.create_metadata_store(parent=PARENT, metadata_store=v1.MetadataStore(),
+                                     metadata_store_id="default").result(timeout=60)
+    experiment = md.create_context(parent=store.name, context_id="e" * 110, context=v1.Context(
+        display_name="e" * 110, schema_title="system.Experiment"))
+    with pytest.raises(BadRequest, match=r"not a valid context ID.*name the run yourself"):
+        run_curves_job(emulator, client, "long", {"experiment": experiment.name})
+    assert list(client.list_custom_jobs(parent=PARENT)) == []
+    assert [c.name for c in md.list_contexts(parent=store.name)] == [experiment.name]

@@ -89,7 +89,8 @@ class LocalBackend(Polled):
         self.api_endpoint: str | None = None
 
     # -- submit ---------------------------------------------------------------------------------
-    def submit(self, submission: Submission) -> JobStatus:
+    def submit(self, submission: Submission, job_id: str | None = None) -> JobStatus:
+        """``job_id``: the id to give the job (LocalStore.create), the emulator's; a new one when None."""
         _reap()
         request = submission.request
         body = request.body
@@ -116,7 +117,7 @@ class LocalBackend(Polled):
             "secret_env": sorted(submission.secret_env),  # their values: "***" here, given to the supervisor only
         }
         try:
-            job_dir = self.store.create(record)
+            job_dir = self.store.create(record, job_id)
         except OSError as exc:
             raise FailedPrecondition(f"cannot write the job's record under {self.store.jobs}: "
                                      f"{'disk full' if store.disk_full(exc) else exc.strerror} ({exc}); nothing "

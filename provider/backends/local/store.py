@@ -192,17 +192,21 @@ class JobStore:
             raise KeyError(job_id)
         return self.jobs / job_id
 
-    def create(self, record: Json) -> Path:
+    def create(self, record: Json, job_id: str | None = None) -> Path:
+        """A new job's folder; ``job_id`` when given (the emulator names what it makes for a job by it
+        before the job runs), FileExistsError if that job exists."""
         private_dir(self.home)
         private_dir(self.jobs)
         while True:
-            job_id = new_job_id()
-            job_dir = self.jobs / job_id
+            job_dir = self.jobs / (job_id or new_job_id())
             try:
                 job_dir.mkdir(mode=DIR_MODE)
                 break
             except FileExistsError:
+                if job_id:
+                    raise
                 continue
+        job_id = job_dir.name
         record = {**record, "id": job_id}
         try:
             (job_dir / "logs").mkdir(mode=DIR_MODE)
