@@ -55,6 +55,11 @@ def _job_env(home: Path, env_cache: Path) -> dict[str, str]:
     return env
 
 
+# Where google-cloud-aiplatform and -storage are installed: a trainer given it in its environment
+# appends it to sys.path, as a prebuilt container has them (tests/fixtures/trainers/tracked does too).
+SDK_SITE = next(p for p in sys.path if p.endswith("site-packages"))
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterator[Served]:
     """A ``trainjobs emulator`` process for the module, with a bucket; stopped (SIGTERM) at the end,
