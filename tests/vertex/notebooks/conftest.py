@@ -112,7 +112,19 @@ def aiplatform(served: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]
              credentials=AnonymousCredentials())
     yield aip
     metadata._experiment_tracker.reset()
+    metadata._experiment_tracker._global_tensorboard = None  # reset() keeps it: the next module's would be asked
     initializer.global_config.__init__()  # type: ignore[misc]
+
+
+def no_adc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Application Default Credentials that are anonymous. Once an experiment has a TensorBoard
+    (``init(experiment_tensorboard=...)``), the SDK's next ``init(experiment=...)`` reads ADC with
+    ``google.auth.default()`` whatever credentials ``init`` was given (metadata.py,
+    ``_get_global_tensorboard``); this machine has none, a user's machine has theirs."""
+    import google.auth
+    from google.auth.credentials import AnonymousCredentials
+
+    monkeypatch.setattr(google.auth, "default", lambda *a, **k: (AnonymousCredentials(), PROJECT_ID))
 
 
 def gapic(served: Served, name: str) -> Any:
