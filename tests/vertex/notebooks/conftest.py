@@ -61,9 +61,11 @@ SDK_SITE = next(p for p in sys.path if p.endswith("site-packages"))
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterator[Served]:
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           env_cache: Path) -> Iterator[Served]:
     """A ``trainjobs emulator`` process for the module, with a bucket; stopped (SIGTERM) at the end,
-    and every job it started cancelled and checked gone."""
+    and every job it started cancelled and checked gone. A module's ``EMULATOR_ARGS`` are added to
+    its command line (``--cpu`` for a notebook that trains on a GPU)."""
     base = tmp_path_factory.mktemp("notebook")
     env = _job_env(base / "home", env_cache)
     state = base / "state"
@@ -71,7 +73,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, env_cache: Path) -> Iterato
     # Files, not pipes: a pipe nobody reads would stall the emulator once it filled.
     with out.open("w") as stdout, err.open("w") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "provider", "emulator", "--port", "0",
-                                 "--state-dir", str(state)], cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
+                                 "--state-dir", str(state), *getattr(request.module, "EMULATOR_ARGS", ())], cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
     try:
         first = wait_for(lambda: proc.poll() is not None or "\n" in out.read_text(), deadline=120)
         m = re.match(r"trainjobs emulator: Vertex AI on (http://127\.0\.0\.1:\d+)$",

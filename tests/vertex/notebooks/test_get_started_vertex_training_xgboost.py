@@ -111,7 +111,7 @@ def test_hyperparameter_tuning_job_of_the_same_package(aiplatform: Any, served: 
     DISK_TYPE = "pd-ssd"
     DISK_SIZE = 100
     disk_spec = {"boot_disk_type": DISK_TYPE, "boot_disk_size_gb": DISK_SIZE}
-    MODEL_DIR = "{}/aiplatform-custom-job".format(BUCKET_URI)
+    MODEL_DIR = "{}/aiplatform-custom-job".format(BUCKET_URI)  # noqa: UP032  (the notebook's own)
     DATASET_DIR = "gs://cloud-samples-data/ai-platform/iris"
     CMDARGS = [
         "--dataset-data-url=" + DATASET_DIR + "/iris_data.csv",
@@ -169,5 +169,5 @@ def test_hyperparameter_tuning_job_of_the_same_package(aiplatform: Any, served: 
                 )
     assert best[3] == min(1.0, best[1] / 100)
     BEST_MODEL_DIR = MODEL_DIR + "/" + best[0] + "/model"
-    assert blob_text(served, BEST_MODEL_DIR + "/model.bst") == "booster rounds=%d" % best[1]
+    assert blob_text(served, BEST_MODEL_DIR + "/model.bst") == f"booster rounds={int(best[1])}"
     hpt_job.delete()

@@ -45,7 +45,7 @@ def test_the_samples_one_after_another(aiplatform: Any, monkeypatch: pytest.Monk
     aiplatform.log_params({"learning_rate": 0.1, "dropout_rate": 0.2})
     aiplatform.log_metrics({"accuracy": 0.9, "recall": 0.8})
     # log_time_series_metrics_sample
-    wall = datetime.datetime(2026, 11, 26, 5, 0, tzinfo=datetime.timezone.utc)
+    wall = datetime.datetime(2026, 11, 26, 5, 0, tzinfo=datetime.UTC)
     for step in (1, 2, 3):
         aiplatform.init(experiment=experiment_name, project=project, location=location)
         aiplatform.start_run(run=run_name, resume=True)

@@ -23,8 +23,15 @@ from typing import Any
 
 import pytest
 
-from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, Served, blob_text, upload_text, \
-    write_package
+from tests.vertex.notebooks.conftest import (
+    BUCKET_URI,
+    LOCATION,
+    PROJECT_ID,
+    Served,
+    blob_text,
+    upload_text,
+    write_package,
+)
 
 project, location, staging_bucket = PROJECT_ID, LOCATION, BUCKET_URI
 EXECUTOR = "us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest"

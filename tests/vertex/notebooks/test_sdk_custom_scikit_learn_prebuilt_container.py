@@ -38,8 +38,8 @@ def test_script_job_then_upload_async(aiplatform: Any, served: Served, tmp_path:
     UUID = "a1b2c3d4"
     TRAIN_VERSION = "scikit-learn-cpu.0-23"
     DEPLOY_VERSION = "sklearn-cpu.1-0"
-    TRAIN_IMAGE = "us-docker.pkg.dev/vertex-ai/training/{}:latest".format(TRAIN_VERSION)
-    DEPLOY_IMAGE = "us-docker.pkg.dev/vertex-ai/prediction/{}:latest".format(DEPLOY_VERSION)
+    TRAIN_IMAGE = "us-docker.pkg.dev/vertex-ai/training/{}:latest".format(TRAIN_VERSION)  # noqa: UP032  (the notebook's own)
+    DEPLOY_IMAGE = "us-docker.pkg.dev/vertex-ai/prediction/{}:latest".format(DEPLOY_VERSION)  # noqa: UP032  (the notebook's own)
     TRAIN_COMPUTE = "n1-standard-4"
     os.makedirs(tmp_path / "custom" / "trainer")
     (tmp_path / "custom" / "trainer" / "task.py").write_text(TASK)
@@ -48,7 +48,7 @@ def test_script_job_then_upload_async(aiplatform: Any, served: Served, tmp_path:
         script_path=str(tmp_path / "custom/trainer/task.py"),
         container_uri=TRAIN_IMAGE,
     )
-    MODEL_DIR = "{}/{}".format(BUCKET_URI, UUID)
+    MODEL_DIR = "{}/{}".format(BUCKET_URI, UUID)  # noqa: UP032  (the notebook's own)
     job.run(
         replica_count=1, machine_type=TRAIN_COMPUTE, base_output_dir=MODEL_DIR, sync=True
     )

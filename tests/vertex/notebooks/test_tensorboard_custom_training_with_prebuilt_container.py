@@ -46,7 +46,7 @@ def test_package_job_with_a_tensorboard(aiplatform: Any, served: Served, tmp_pat
     TENSORBOARD_RESOURCE_NAME = tensorboard.gca_resource.name
     JOB_NAME = "tensorboard-example-job"
     GCS_BUCKET_OUTPUT = BUCKET_URI
-    BASE_OUTPUT_DIR = "{}/{}".format(GCS_BUCKET_OUTPUT, JOB_NAME)
+    BASE_OUTPUT_DIR = "{}/{}".format(GCS_BUCKET_OUTPUT, JOB_NAME)  # noqa: UP032  (the notebook's own)
     job = aiplatform.CustomPythonPackageTrainingJob(
         display_name=JOB_NAME,
         python_module_name="trainer.task",
