@@ -91,7 +91,7 @@ def test_training_pipeline_samples_with_their_defaults(aiplatform: Any, served: 
     aiplatform.init(project=project, location=location)
     tabular = aiplatform.TabularDataset.create(display_name="rows", gcs_source=f"{BUCKET_URI}/data/rows.csv")
     tabular.wait()
-    assert tabular.column_names == ["x", "y"]
+    assert sorted(tabular.column_names) == ["x", "y"]  # the SDK returns them from a set
 
     # upload_new_model_version_using_custom_training_pipeline_sample, on that dataset
     aiplatform.init(project=project, location=location)
