@@ -5,6 +5,7 @@ Fields, as Vertex AI documents them (snake_case or camelCase):
 * ``display_name``: ``=``, ``!=``, and ``:`` with ``*`` wildcards (``display_name:"my_job_*"``)
 * ``state``: ``=``, ``!=`` (``state="JOB_STATE_SUCCEEDED"``)
 * ``create_time``, ``update_time``: ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` with an RFC 3339 time
+  (or a full date, ``"2022-06-11"``: that day's start in UTC)
 * ``labels.KEY``: ``=``, ``!=``, and ``:`` (``labels.key:*`` means the key is set)
 
 Terms combine with ``AND``, ``OR``, ``NOT`` (or a leading ``-``) and parentheses. As in AIP-160,
@@ -70,7 +71,12 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _time(text: str, value: str) -> dt.datetime:
+    if _DATE.fullmatch(value):  # RFC 3339's full-date, as Google's samples write it: that day's start, UTC
+        value += "T00:00:00Z"
     try:
         parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:

@@ -26,6 +26,7 @@ when its backing job is deleted, and a restarted emulator serves it.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,25 @@ def _rehome(exc: ApiError, old: str, new: str) -> ApiError:
                     violations, http=exc.http)
 
 
+def _numbers_as_strings(inputs: Json) -> Json:
+    """The custom task's inputs with numbers among a worker pool's ``args`` as the strings a trainer
+    gets: ``trainingTaskInputs`` is a protobuf Value, and the SDK's ``CustomTrainingJob.run(args=...)``
+    takes ``List[Union[str, float, int]]`` (its own samples pass numbers). 3 and 3.0 both give "3"."""
+    def text(arg: object) -> object:
+        if isinstance(arg, bool) or not isinstance(arg, (int, float)):
+            return arg
+        return str(int(arg)) if float(arg).is_integer() else repr(float(arg))
+
+    inputs = copy.deepcopy(inputs)  # the pipeline keeps its inputs as given
+    pools = inputs.get("workerPoolSpecs", inputs.get("worker_pool_specs"))
+    for pool in pools if isinstance(pools, list) else ():
+        for key in ("pythonPackageSpec", "python_package_spec", "containerSpec", "container_spec"):
+            spec = pool.get(key) if isinstance(pool, dict) else None
+            if isinstance(spec, dict) and isinstance(spec.get("args"), list):
+                spec["args"] = [text(arg) for arg in spec["args"]]
+    return inputs
+
+
 def _violation(field: str, description: str) -> ApiError:
     v = FieldViolation(field, description)
     return invalid(f"List of found errors:\t1.Field: {field}; Message: {description}\t", (v,))
@@ -104,7 +124,7 @@ class PipelineService:
             raise _violation(AT, "Required field is not set: the custom task's CustomJobSpec (worker_pool_specs, "
                                  "base_output_directory ...).")
         try:
-            return wire.parse("CustomJobSpec", json.dumps(inputs).encode())
+            return wire.parse("CustomJobSpec", json.dumps(_numbers_as_strings(inputs)).encode())
         except ApiError as exc:
             raise _rehome(exc, "custom_job_spec", AT) from None
 

@@ -5,8 +5,10 @@ tighter), over these restrictions, as Vertex AI documents them for ListArtifacts
 ListExecutions and ListTensorboards*:
 
 * a field of the resource, snake_case or camelCase: ``display_name``, ``schema_title``, ``uri``,
-  ``state``, ``is_default``, ``value_type``, ... with ``=``, ``!=`` and ``:`` (``*`` wildcards);
-* ``create_time`` and ``update_time`` with ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` and an RFC 3339 time;
+  ``state``, ``is_default``, ``value_type``, ... with ``=``, ``!=`` and ``:`` (``*`` wildcards, with
+  ``=`` too as AIP-160 has them: the SDK's sample lists ``display_name="my_model_*"``);
+* ``create_time`` and ``update_time`` with ``=``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` and an RFC 3339 time
+  (or a full date, ``"2022-06-11"``: that day's start in UTC);
 * ``labels.KEY`` and ``metadata.KEY`` (``metadata.KEY.number_value``, ``.string_value``,
   ``.bool_value`` as the reference writes them) with the same operators, numbers compared as numbers;
 * ``in_context("CONTEXT")``: an artifact or execution attributed or associated to that context;
@@ -103,6 +105,9 @@ class _Parser(filters._Parser):
         if op == ":":
             return lambda view: getter(view) is not None and (value == "*" or
                                                               filters._glob(value, str(_scalar(getter(view)))))
+        if op in ("=", "!=") and "*" in value:  # AIP-160: '=' with a '*' in a string is a wildcard match
+            return lambda view: (getter(view) is not None and filters._glob(value, str(_scalar(getter(view))))) \
+                == (op == "=")
         wanted = _literal(value)
         compare = _COMPARE[op]
 
