@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, Served, gapic, upload_text
 
 DEPLOY_IMAGE = "us-docker.pkg.dev/vertex-ai/prediction/tf2-cpu.2-12:latest"
 
 
-@pytest.mark.xfail(strict=True, reason="an evaluation belongs to one model version on Vertex AI; here to the model "
-                   "(provider/emulator/model_evaluations.py, engineer exprun's, fixes it on that branch)")
 def test_import_evaluations_to_two_versions(aiplatform: Any, served: Served) -> None:
     from google.cloud.aiplatform import gapic as gapic_types
 
