@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -40,6 +41,11 @@ def default_storage(home: Path) -> Path:
 
 class StorageError(ValueError):
     pass
+
+
+def _folder(path: Path) -> None:
+    with contextlib.suppress(OSError):  # a file in the way, a full or read-only disk: the trainer says so itself
+        path.mkdir(parents=True, exist_ok=True)
 
 
 class Storage(Record):
@@ -71,14 +77,20 @@ class Storage(Record):
         return "gs://" + rel.as_posix()
 
     def localize(self, text: str) -> str:
-        """Replace gs:// URIs and /gcs/ (FUSE) paths inside an argument (--job-dir=gs://b/x) with local paths."""
+        """Replace gs:// URIs and /gcs/ (FUSE) paths inside an argument (--job-dir=gs://b/x) with local paths.
+
+        The folder each names (a URI that ends in ``/``), or lies in, is made: Cloud Storage FUSE shows
+        every prefix as a folder, so on Vertex AI a trainer that turns ``--model-dir=gs://b/run/`` into
+        ``/gcs/b/run/`` itself may open ``model.pth`` there; here it is given the local path, and the
+        ``gs://`` branch that would have made the folder is skipped."""
         if "gs://" not in text and "/gcs/" not in text:
             return text
         def repl(m: re.Match[str]) -> str:
             uri = "gs://" + m.group(0)[len("/gcs/"):] if m.group(0).startswith("/gcs/") else m.group(0)
             try:
-                local = str(self.path(uri))
+                path = self.path(uri)
             except StorageError:
                 return m.group(0)
-            return local + "/" if m.group(0).endswith("/") else local
+            _folder(path if uri.endswith("/") else path.parent)
+            return str(path) + "/" if m.group(0).endswith("/") else str(path)
         return re.sub(r"gs://[^\s,;\"']+|(?<![^\s=,;:\"'])/gcs/[^\s,;\"']+", repl, text)

@@ -16,8 +16,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, Served, blob_text, upload_text
 
 EMULATOR_ARGS = ("--cpu",)
@@ -51,10 +49,6 @@ with open(gcs_model_path, "w") as f:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the local backend rewrites the gs:// --model-dir argument to a local path "
-                   "before the trainer sees it (provider/backends/local/paths.py, Storage.localize), so the trainer's "
-                   "gs:// -> /gcs/ branch and its os.makedirs are skipped and the write finds no directory; on Vertex "
-                   "AI the argument stays gs:// and the trainer makes the FUSE directory itself")
 def test_fuse_reads_and_writes_on_a_t4(aiplatform: Any, served: Served, tmp_path: Path) -> None:
     aiplatform.init(project=PROJECT_ID, location=LOCATION, staging_bucket=BUCKET_URI)
     TRAIN_GPU, TRAIN_NGPU = (aiplatform.gapic.AcceleratorType.NVIDIA_TESLA_T4, 1)
