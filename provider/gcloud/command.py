@@ -161,9 +161,22 @@ def _choice(flag: Flag, name: str, text: str) -> str:
     return text
 
 
+# iam_util.GetIamAccountFormatValidator, the type of --service-account in all three commands:
+# "overly broad on purpose", an email or a numeric unique id.
+_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")
+
+
+def _text(flag: Flag, name: str, text: str) -> str:
+    if flag.key == "serviceAccount" and not _SERVICE_ACCOUNT.match(text):
+        raise GcloudError(f"argument {name}: Bad value [{text}]: Not a valid service account identifier. It should be "
+                          "either a numeric string representing the unique_id or an email of the form: "
+                          "my-iam-account@somedomain.com or my-iam-account@PROJECT_ID.iam.gserviceaccount.com")
+    return text
+
+
 # How each kind of flag turns its text into the value kept under its key.
 _READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
-    Kind.VALUE: lambda f, n, t, c: t,
+    Kind.VALUE: lambda f, n, t, c: _text(f, n, t),
     Kind.KMS_PART: lambda f, n, t, c: t,
     Kind.INT: lambda f, n, t, c: _int(n, t),
     Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
