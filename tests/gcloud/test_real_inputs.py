@@ -82,3 +82,35 @@ def test_local_packages_are_uploaded_with_the_job_and_must_exist(tmp_path: Path)
     with pytest.raises(GcloudError) as missing:
         _build(line.replace("extra-0.1", "missing-0.1"), work)
     assert "--packages dist/missing-0.1-py3-none-any.whl" in str(missing.value)
+
+
+@pytest.mark.parametrize(("pool", "refusal"), [
+    ("machine-type=n1-standard-4,executor-image-uri=gcr.io/p/train:1", "Key [python-module] is required."),
+    ("machine-type=n1-standard-4,container-image-uri=gcr.io/p/i,python-module=t",
+     "Key [python-module] is not allowed together with key [container-image-uri]."),
+    ("machine-type=n1-standard-4", "Exactly one of keys [executor-image-uri, container-image-uri] is required."),
+    ("container-image-uri=gcr.io/p/i", "Key [machine-type] required in dict arg but not provided."),
+    ("machine-type=n1-standard-4,accelerator-count=1,container-image-uri=gcr.io/p/i",
+     "Key [accelerator-type] required as [accelerator-count] is specified."),
+    ("machine-type=n1-standard-4,container-image-uri=gcr.io/p/i,requirements=pandas",
+     "Keys [requirements] are not allowed: Only allow to specify together with `local-package-path`"),
+])
+def test_worker_pool_specs_gcloud_refuses_are_refused_in_its_words(pool: str, refusal: str, tmp_path: Path) -> None:
+    with pytest.raises(GcloudError) as refused:
+        _build(f"gcloud ai custom-jobs create --region=us-central1 --display-name=d --worker-pool-spec={pool}", tmp_path)
+    assert f"Invalid value for [--worker-pool-spec]: {refusal}" in str(refused.value)
+
+
+def test_a_custom_job_without_config_or_pools_is_refused(tmp_path: Path) -> None:
+    """--python-package-uris alone (a public plan's command): gcloud's argument group needs --config or a pool."""
+    with pytest.raises(GcloudError) as refused:
+        _build("gcloud ai custom-jobs create --region=us-east1 --display-name=d "
+               "--python-package-uris=gs://my-bucket/trainer.tar.gz", tmp_path)
+    assert "argument (--config --worker-pool-spec): Must be specified." in str(refused.value)
+
+
+def test_every_unrecognized_flag_is_named_as_gcloud_names_them() -> None:
+    with pytest.raises(GcloudError) as refused:
+        parse(split_words("gcloud ai custom-jobs create --region=us-central1 --display-name=d --python-module=t "
+                          "--machine-type n1-standard-4 --accelerator-count=1 --args=--x=1", {}))
+    assert "unrecognized arguments: --python-module, --machine-type, --accelerator-count;" in str(refused.value)
