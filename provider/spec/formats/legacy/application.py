@@ -50,8 +50,8 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
     # gcloud's --packages replaces trainingInput.packageUris, like every other flag; its local files
     # are uploaded with the job (gcloud stages them beside the built package), as extraPackages are.
     written = (spec.strs("packages") if "packages" in spec else ti.strs("packageUris")) or ()
-    uris = tuple(u for u in written if u.startswith("gs://"))
-    local = tuple(u for u in written if not u.startswith("gs://"))
+    local = tuple(u for u in written if not u.startswith("gs://")) if "packages" in spec else ()
+    uris = tuple(u for u in written if u not in local)
     uris_path = spec.at("packages") if "packages" in spec else ti.at("packageUris")
     source_path = spec.text("packagePath")
     if not isinstance(module, str) or not module:
