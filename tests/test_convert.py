@@ -332,3 +332,40 @@ def test_an_ai_platform_trial_count_of_0_is_its_default_one_and_said(tmp_path: P
            "job runs 1" in proc.stdout
     written = yaml.safe_load(proc.stdout)["spec"]["hyperparameters"]
     assert (written["maxTrials"], written["maxParallelTrials"]) == (1, 5)
+
+
+# Shapes of public REST bodies of projects.locations.customJobs.create, found with the search tool (find_string
+# ids 54511118889 and 36510813970; repositories not named): a CustomJob's own fields beside its jobSpec.
+REST_CUSTOM_JOB = {
+    "displayName": "sm-equivalent-train",
+    "jobSpec": {"workerPoolSpecs": [{"machineSpec": {"machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+                                                     "acceleratorCount": 1},
+                                     "replicaCount": 1, "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}],
+                "baseOutputDirectory": {"outputUriPrefix": "gs://my-bucket/output"}, "enableWebAccess": False,
+                "scheduling": {"restartJobOnWorkerRestart": True}},
+    "labels": {"team": "ml"},
+    "encryptionSpec": {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/cryptoKeys/k"},
+}
+
+
+def test_a_custom_job_bodys_own_fields_reach_the_request(tmp_path: Path) -> None:
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(REST_CUSTOM_JOB))
+    proc = run_cli("convert", str(path), "--region", "us-central1", "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)["body"]
+    assert body["encryptionSpec"] == REST_CUSTOM_JOB["encryptionSpec"]
+    assert body["labels"] == {"team": "ml"} and body["displayName"] == "sm-equivalent-train"
+    assert body["jobSpec"]["scheduling"] == {"restartJobOnWorkerRestart": True}
+
+
+def test_a_field_a_custom_job_does_not_have_is_refused_by_name(tmp_path: Path) -> None:
+    """experimentConfig is no CustomJob field (experiment and experimentRun are the jobSpec's): never dropped."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({**REST_CUSTOM_JOB, "experimentConfig": {"experiment": "exp-1"}}))
+    proc = run_cli("convert", str(path), "--region", "us-central1")
+    no_traceback(proc)
+    assert proc.returncode == 1 and not proc.stdout
+    assert "unknown key 'experimentConfig' in spec" in proc.stderr
+    assert "did you mean 'experiment' or 'experimentRun'?" in proc.stderr

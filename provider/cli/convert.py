@@ -24,7 +24,7 @@ _BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs", "studySpe
 
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note.
 OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
-               "errorMessage", "error", "webAccessUris", "predictionOutput")
+               "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi")
 
 
 def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
@@ -58,11 +58,29 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data["jobSpec"] if "jobSpec" in data else data
     _apply_flags(spec, args)
-    for key in ("displayName", "labels"):
-        if key in data and "jobSpec" in data:
-            spec[key] = data[key]
+    if "jobSpec" in data:
+        _custom_job_fields(data, spec, notes)
     return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": _job_name(data, path, args, notes)},
             "spec": spec}
+
+
+def _custom_job_fields(data: dict[str, Any], spec: dict[str, Any], notes: list[str]) -> None:
+    """A CustomJob body's own fields beside its jobSpec: each goes into the spec, so none is dropped in silence.
+
+    ``encryptionSpec: {kmsKeyName: KEY}`` is the spec's ``kmsKey`` (gcloud --kms-key); any other field
+    stands in the spec as written, where the schema names what it does not know (``experimentConfig``...).
+    """
+    for key, value in data.items():
+        if key == "jobSpec":
+            continue
+        if key == "encryptionSpec" and isinstance(value, dict) and set(value) == {"kmsKeyName"} \
+                and "kmsKey" not in spec:
+            spec["kmsKey"] = value["kmsKeyName"]
+            notes.append("encryptionSpec.kmsKeyName is the spec's kmsKey")
+            continue
+        if key in spec and spec[key] != value:
+            notes.append(f"{key} is given beside jobSpec and in it: the CustomJob's own {key} is kept")
+        spec[key] = value
 
 
 def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> str:

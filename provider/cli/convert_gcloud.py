@@ -42,6 +42,10 @@ def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
     path = spec.get("packagePath")
     if isinstance(path, str):
         spec["packagePath"] = os.path.relpath(cwd / path, base)
+    packages = spec.get("packages")
+    if isinstance(packages, list):  # gcloud --packages: its local files, not its gs:// URIs
+        spec["packages"] = [p if not isinstance(p, str) or p.startswith("gs://") else os.path.relpath(cwd / p, base)
+                            for p in packages]
     app = spec.get("application")
     package = app.get("pythonPackage") if isinstance(app, dict) else None
     if isinstance(package, dict) and isinstance(package.get("path"), str):

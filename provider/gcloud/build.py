@@ -77,6 +77,10 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
         spec["labels"] = config["labels"]
     if isinstance(values.get("packagePath"), str):  # refused here, not written for validate to refuse
         paths.in_repository(str(values["packagePath"]), built.cwd, "--package-path", "a package folder")
+    packages = values.get("packages")
+    for package in packages if isinstance(packages, list) else ():  # a local file gcloud uploads must be there
+        if isinstance(package, str) and not package.startswith("gs://"):
+            paths.in_repository(package, built.cwd, "--packages", "a package file (.whl, .tar.gz, .zip)")
     if isinstance(values.get("jobDir"), str):
         values["jobDir"] = gcs.job_dir(str(values["jobDir"]))
     if isinstance(values.get("stagingBucket"), str):
@@ -143,6 +147,7 @@ def build(cmd: GcloudCommand, cwd: Path, staging_bucket: str | None = None) -> B
         where = paths.in_repository(config_value, cwd, "--config", "a file")
         built.config = config_doc.read(where)  # ConfigProblems when it cannot be read
         config = built.config.data
+        config_doc.unset_nulls(built.config, built.notes)
     made = _MAKERS[cmd.generation](cmd, config, built)
     metadata = {"name": made["name"], **({"displayName": made["displayName"]} if "displayName" in made else {})}
     built.document = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": metadata,

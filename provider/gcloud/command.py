@@ -161,9 +161,22 @@ def _choice(flag: Flag, name: str, text: str) -> str:
     return text
 
 
+# iam_util.GetIamAccountFormatValidator, the type of --service-account in all three commands:
+# "overly broad on purpose", an email or a numeric unique id.
+_SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")
+
+
+def _text(flag: Flag, name: str, text: str) -> str:
+    if flag.key == "serviceAccount" and not _SERVICE_ACCOUNT.match(text):
+        raise GcloudError(f"argument {name}: Bad value [{text}]: Not a valid service account identifier. It should be "
+                          "either a numeric string representing the unique_id or an email of the form: "
+                          "my-iam-account@somedomain.com or my-iam-account@PROJECT_ID.iam.gserviceaccount.com")
+    return text
+
+
 # How each kind of flag turns its text into the value kept under its key.
 _READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
-    Kind.VALUE: lambda f, n, t, c: t,
+    Kind.VALUE: lambda f, n, t, c: _text(f, n, t),
     Kind.KMS_PART: lambda f, n, t, c: t,
     Kind.INT: lambda f, n, t, c: _int(n, t),
     Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
@@ -182,7 +195,7 @@ def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
 
 
-def _unknown(name: str, flags: dict[str, Flag], generation: Generation) -> GcloudError:
+def _unknown(name: str, flags: dict[str, Flag], generation: Generation, others: tuple[str, ...] = ()) -> GcloudError:
     if any(f.name == name and f.pre_ga for f in generation.flags):  # gcloud's own words for a beta-only flag
         beta = generation.value.replace("gcloud ", "gcloud beta ", 1)
         return GcloudError(f"unrecognized arguments: {name} ({name} flag is available in one or more alternate "
@@ -191,18 +204,29 @@ def _unknown(name: str, flags: dict[str, Flag], generation: Generation) -> Gclou
 
     close = close_matches(name, flags, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return GcloudError(f"unrecognized arguments: {name}{hint}; see the flags in {generation.value} --help")
+    more = "".join(f", {other}" for other in dict.fromkeys(others) if other != name)  # gcloud lists them all
+    return GcloudError(f"unrecognized arguments: {name}{hint}{more}; see the flags in {generation.value} --help")
 
 
-def _flag(word: str, flags: dict[str, Flag], generation: Generation) -> tuple[Flag, str, bool | None, str | None]:
+def _known(name: str, flags: dict[str, Flag]) -> Flag | None:
+    if name in flags:
+        return flags[name]
+    if name.startswith("--no-") and f"--{name[5:]}" in flags and flags[f"--{name[5:]}"].kind in (Kind.BOOL, Kind.NOTE_BOOL):
+        return flags[f"--{name[5:]}"]
+    return None
+
+
+def _flag(word: str, flags: dict[str, Flag], generation: Generation,
+          after: list[str]) -> tuple[Flag, str, bool | None, str | None]:
     """The flag a word names, the name as written, its --no- value, and an inline =VALUE."""
     name, eq, inline = word.partition("=")
     value = inline if eq else None
-    if name in flags:
-        return flags[name], name, None, value
-    if name.startswith("--no-") and f"--{name[5:]}" in flags and flags[f"--{name[5:]}"].kind in (Kind.BOOL, Kind.NOTE_BOOL):
-        return flags[f"--{name[5:]}"], name, False, value
-    raise _unknown(name, flags, generation)
+    flag = _known(name, flags)
+    if flag is not None:
+        return flag, name, (False if name not in flags else None), value
+    words = after[:after.index("--")] if "--" in after else after
+    others = tuple(w.partition("=")[0] for w in words if w.startswith("--") and _known(w.partition("=")[0], flags) is None)
+    raise _unknown(name, flags, generation, others)
 
 
 def _switch(cmd: GcloudCommand, flag: Flag, name: str, negated: bool | None, inline: str | None) -> None:
@@ -233,7 +257,7 @@ def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> 
         if not word.startswith("-") or word == "-":
             positional.append(word)
             continue
-        flag, name, negated, inline = _flag(word, flags, cmd.generation)
+        flag, name, negated, inline = _flag(word, flags, cmd.generation, rest[i:])
         if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
             _switch(cmd, flag, name, negated, inline)
             continue

@@ -57,6 +57,25 @@ def read(path: Path) -> Config:
     return Config(shown, doc)
 
 
+def unset_nulls(config: Config, notes: list[str]) -> None:
+    """Drop the config's ``KEY: null`` entries, each named in a note: gcloud reads a null as a field not set.
+
+    (apitools' DictToMessage / PyValueToMessage skip a None value, so the field is not sent.)
+    """
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, dict):
+            for key in [k for k, v in node.items() if v is None]:
+                del node[key]
+                notes.append(f"{config.shown}: {where}{key}: null is read as not set, as gcloud reads it (nothing is sent)")
+            for key, value in node.items():
+                walk(value, f"{where}{key}.")
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{where[:-1]}[{i}].")
+
+    walk(config.data, "")
+
+
 def around(config: Config, document: dict[str, Any]) -> LoadedDocument:
     """``document`` (which embeds the config's mappings) with the config's positions and flags."""
     doc = config.doc

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from provider.gcloud import local_package
+from provider.gcloud import local_package, pool_checks
 from provider.gcloud.command import GcloudError
 from provider.gcloud.precedence import not_applied, replaced
 from provider.spec.formats.vertex.keys import is_snake_case, snake
@@ -147,6 +147,11 @@ def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path
             notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({_count(config['workerPoolSpecs'])}) "
                          "whole, as gcloud does")
         return display, local_package.document(values, config, cwd, notes)
+    pools = values.get("workerPoolSpecs")
+    if isinstance(pools, list):
+        pool_checks.check(pools)
+    elif config is None:  # gcloud's argument group: one of them is required
+        raise GcloudError("argument (--config --worker-pool-spec): Must be specified.")
     # The config's own mapping (not a copy), so problems in it point at its lines.
     spec: dict[str, Any] = config if config is not None else {}
     snake_case = is_snake_case(spec) if spec else False

@@ -16,6 +16,7 @@ the SDK's for ``worker_pool_specs``, gcloud's --config loader's for ``workerPool
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,14 +59,20 @@ def header(path: Path) -> Header:
                   tuple(fields["warn"]))
 
 
+# Pools of other public repositories (KFP pipelines, guides), found with the search tool: "search:ID" then
+# what the file is. The search tool names no repository for such an excerpt; its id finds it again.
+SEARCHED = re.compile(r"^search:\d+ ")
+
+
 def test_corpus_is_large_enough_and_from_googles_samples() -> None:
     assert len(FILES) >= 20
     for path in FILES:
         h = header(path)
-        assert h.source.startswith(REPOSITORIES), f"{path.name}: source {h.source!r}"
+        assert h.source.startswith(REPOSITORIES) or SEARCHED.match(h.source), f"{path.name}: source {h.source!r}"
         assert h.transcription, f"{path.name} does not say how it was transcribed"
         assert h.expect, f"{path.name} has no '# expect:' line"
-    assert {header(p).source.split("@")[0] for p in FILES} == {r.rstrip("@") for r in REPOSITORIES}
+    googles = {header(p).source.split("@")[0] for p in FILES if not SEARCHED.match(header(p).source)}
+    assert googles == {r.rstrip("@") for r in REPOSITORIES}
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

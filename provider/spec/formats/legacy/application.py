@@ -47,8 +47,11 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
     runtime, runtime_path = effective(spec, ti, "runtimeVersion")
     python, python_path = effective(spec, ti, "pythonVersion")
     module, module_path = effective(spec, ti, "moduleName")
-    # gcloud's --packages replaces trainingInput.packageUris, like every other flag.
-    uris = (spec.strs("packages") if "packages" in spec else ti.strs("packageUris")) or ()
+    # gcloud's --packages replaces trainingInput.packageUris, like every other flag; its local files
+    # are uploaded with the job (gcloud stages them beside the built package), as extraPackages are.
+    written = (spec.strs("packages") if "packages" in spec else ti.strs("packageUris")) or ()
+    local = tuple(u for u in written if not u.startswith("gs://")) if "packages" in spec else ()
+    uris = tuple(u for u in written if u not in local)
     uris_path = spec.at("packages") if "packages" in spec else ti.at("packageUris")
     source_path = spec.text("packagePath")
     if not isinstance(module, str) or not module:
@@ -59,7 +62,7 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
             allowed="a module name such as trainer.task, or masterConfig.imageUri for a custom container",
         )
         module = ""
-    if not uris and source_path is None:
+    if not written and source_path is None:
         notes.error(
             "no training package: set trainingInput.packageUris, packages or packagePath",
             uris_path,
@@ -70,6 +73,7 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
         module=str(module),
         source_path=source_path,
         package_uris=uris,
+        extra_packages=local,
         runtime_version=runtime if isinstance(runtime, str) else None,
         python_version=python if isinstance(python, str) else None,
         at={
@@ -77,6 +81,7 @@ def _package(spec: Node, ti: Node, notes: Notes) -> PythonPackage:
             "module": module_path,
             "source_path": spec.at("packagePath"),
             "package_uris": uris_path,
+            "extra_packages": uris_path,
             "runtime_version": runtime_path,
             "python_version": python_path,
         },

@@ -102,7 +102,10 @@ def _legacy_spec() -> Schema:
             "labels": {"$ref": "#/$defs/labels"},
             "region": {"$ref": "#/$defs/region"},
             "packagePath": string("a local package directory (gcloud --package-path), relative to this file"),
-            "packages": strings("gs:// package URIs (gcloud --packages)", items={"$ref": "#/$defs/gcsObject"}),
+            # gcloud --packages: gs:// URIs as they are, local archives uploaded with the job (like extraPackages)
+            "packages": strings("gs:// package URIs or local package files, relative to this file (gcloud --packages)",
+                                items={"anyOf": [{"$ref": "#/$defs/gcsObject"},
+                                                 {"type": "string", "minLength": 1, "pattern": "^(?!gs://)"}]}),
             "moduleName": string("the module to run (gcloud --module-name)"),
             "jobDir": {"$ref": "#/$defs/gcsPath"},
             "stagingBucket": {"$ref": "#/$defs/gcsBucket"},
