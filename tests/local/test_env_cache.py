@@ -51,3 +51,37 @@ def test_the_second_spec_with_the_same_trainer_installs_nothing(tmp_path: Path) 
     two = envs.ensure(cache, [second], log)
     assert two == one
     assert log.read_text().count("$ ") == installs  # no pip ran for the second
+
+
+@pytest.mark.slow
+def test_a_bare_source_archive_is_installed_with_what_its_setup_py_requires(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook's ``tar`` of a folder with a setup.py (no PKG-INFO) says what it requires only once
+    built: its install_requires reaches the trainer, not dropped with --no-deps."""
+    import tarfile
+
+    src = tmp_path / "trainer-0.1"
+    (src / "needs_pluggy").mkdir(parents=True)
+    (src / "needs_pluggy" / "__init__.py").write_text("")
+    (src / "setup.py").write_text("import setuptools\nsetuptools.setup(name='needs-pluggy', version='0.1', "
+                                  "install_requires=['pluggy==1.7.0'], packages=['needs_pluggy'])\n")
+    archive = tmp_path / "trainer-0.1.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(src, arcname=src.name)
+    assert not envs.static_metadata(archive) and envs.requirements(archive) == []
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # offline: pluggy and setuptools from the setup's wheelhouse
+    monkeypatch.setenv("PIP_FIND_LINKS", str(ROOT / ".venv" / "wheelhouse"))
+    heard: list[str] = []
+    env = envs.ensure(tmp_path / "envs", [archive], tmp_path / "setup.log", heard.append)
+    assert any("setup.py" in line and archive.name in line for line in heard), heard
+    import subprocess
+
+    out = subprocess.run([str(env.python), "-c", "import needs_pluggy, pluggy; print(pluggy.__name__)"],
+                         env={"PYTHONPATH": str(env.pythonpath), "PATH": os.environ["PATH"]},
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "pluggy", out.stderr
+
+
+def test_an_sdist_and_a_wheel_say_what_they_require_without_a_build(tmp_path: Path) -> None:
+    sdist = build_sdist(TRAINER, tmp_path / "a")
+    assert envs.static_metadata(sdist)

@@ -72,8 +72,29 @@ def _requirements_from_metadata(text: str) -> list[str]:
     return out
 
 
+def static_metadata(path: Path) -> bool:
+    """Whether the archive says what it requires without being built: a wheel always does; a source
+    archive when it holds PKG-INFO or an egg-info requires.txt. A bare tar of a folder with a
+    ``setup.py`` (what notebooks make with ``tar``) does not: its ``install_requires`` is known only
+    once pip runs ``setup.py``."""
+    name = path.name
+    if name.endswith(".whl"):
+        return True
+    if name.endswith((".tar.gz", ".tgz")):
+        with tarfile.open(path) as t:
+            names = t.getnames()
+    elif name.endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+    else:
+        return True
+    return any((n.endswith("/PKG-INFO") and n.count("/") == 1)
+               or (n.endswith(".egg-info/requires.txt") and n.count("/") == 2) for n in names)
+
+
 def requirements(path: Path) -> list[str]:
-    """What a built package requires (sdist: egg-info requires.txt or PKG-INFO; wheel: METADATA)."""
+    """What a built package requires (sdist: egg-info requires.txt or PKG-INFO; wheel: METADATA).
+    A source archive without either says nothing here (static_metadata): pip reads its setup.py."""
     name = path.name
     if name.endswith(".whl"):
         with zipfile.ZipFile(path) as z:
@@ -240,8 +261,17 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
     _build(deps, steps, log, progress, cancelled)
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
-    _build(pkg, [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, packages)])], log, progress,
-           cancelled)
+    # A package whose requirements only its setup.py knows is installed with them, into its own layer,
+    # rather than without them in silence.
+    static = [p for p in packages if static_metadata(p)]
+    dynamic = [p for p in packages if p not in static]
+    steps = [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, static)])] if static else []
+    if dynamic:
+        if progress is not None and not (pkg / ".ready").exists():
+            progress(f"{', '.join(p.name for p in dynamic)} name no requirements but in setup.py: "
+                     "installing them with what it requires")
+        steps.append(("pip", [str(python), "--target", str(pkg), *map(str, dynamic)]))
+    _build(pkg, steps, log, progress, cancelled)
     for layer in (deps, pkg):
         mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)

@@ -76,13 +76,14 @@ class Storage(Record):
             return None
         return "gs://" + rel.as_posix()
 
-    def localize(self, text: str) -> str:
+    def localize(self, text: str, folders: bool = False) -> str:
         """Replace gs:// URIs and /gcs/ (FUSE) paths inside an argument (--job-dir=gs://b/x) with local paths.
 
-        The folder each names (a URI that ends in ``/``), or lies in, is made: Cloud Storage FUSE shows
-        every prefix as a folder, so on Vertex AI a trainer that turns ``--model-dir=gs://b/run/`` into
-        ``/gcs/b/run/`` itself may open ``model.pth`` there; here it is given the local path, and the
-        ``gs://`` branch that would have made the folder is skipped."""
+        With ``folders`` (a trainer's arguments), the folder each names (a URI that ends in ``/``), or
+        lies in, is made: a trainer that turns ``--model-dir=gs://b/run/`` into ``/gcs/b/run/`` itself,
+        and makes that folder only on its ``gs://`` branch, is given the local path here and skips
+        the branch. Not for the ``AIP_*`` variables: Vertex AI makes no folder for them, and a
+        trainer that lists the output directory would see empty ones."""
         if "gs://" not in text and "/gcs/" not in text:
             return text
         def repl(m: re.Match[str]) -> str:
@@ -91,6 +92,7 @@ class Storage(Record):
                 path = self.path(uri)
             except StorageError:
                 return m.group(0)
-            _folder(path if uri.endswith("/") else path.parent)
+            if folders:
+                _folder(path if uri.endswith("/") else path.parent)
             return str(path) + "/" if m.group(0).endswith("/") else str(path)
         return re.sub(r"gs://[^\s,;\"']+|(?<![^\s=,;:\"'])/gcs/[^\s,;\"']+", repl, text)

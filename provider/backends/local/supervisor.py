@@ -151,11 +151,11 @@ class Supervisor:
         extra = tuning.trial_args(params) if params else []
         if "containerSpec" in spec:
             c = spec["containerSpec"]
-            args = [self.storage.localize(a) for a in _trial_job_dir(c.get("args", []), trial)] + extra
+            args = [self.storage.localize(a, folders=True) for a in _trial_job_dir(c.get("args", []), trial)] + extra
             return self.container_argv(c, args)
         p = spec["pythonPackageSpec"]
         assert self.env is not None
-        args = [self.storage.localize(a) for a in _trial_job_dir(p.get("args", []), trial)] + extra
+        args = [self.storage.localize(a, folders=True) for a in _trial_job_dir(p.get("args", []), trial)] + extra
         return [*self.env.command(p["pythonModule"]), *args]
 
     def container_argv(self, c: Json, args: list[str]) -> list[str]:
