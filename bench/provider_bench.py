@@ -21,7 +21,8 @@ depend on its spec and the stack only). For each N it times, side by side in one
   ``pulumi/dynamic/__main__.py``, executed without its ``main()``) called in a fresh process
   with the same requests: deserialise, unpickle the provider once, Check/Diff, serialise;
 * the baseline: the same Check + Diff calls on a TrainingJobProvider in a fresh process (no
-  gRPC, no serialisation; imports warmed before the clock starts): the floor the host adds to.
+  gRPC, no serialisation; configured as the host configures it; imports warmed before the clock
+  starts): the floor the host adds to.
 
 The two in-process rows run in child processes of their own (so each peak RSS is theirs), after
 their imports. Beside wall time, each row has the CPU time of the process doing the work (the
@@ -232,9 +233,12 @@ def run_servicer(servicer: Any, requests: Requests) -> None:
 
 
 def run_provider(inputs: list[dict[str, Any]]) -> None:
+    from pulumi.dynamic import Config, ConfigureRequest
+
     from provider.resources.training_job import TrainingJobProvider
 
     provider = TrainingJobProvider()
+    provider.configure(ConfigureRequest(Config({}, "bench")))  # as the host does, once, when it unpickles it
     for props in inputs:
         result = provider.check({}, props)
         assert not result.failures, result.failures

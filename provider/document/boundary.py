@@ -59,10 +59,66 @@ def memo() -> Iterator[None]:
         _roots = outer
 
 
+# (cwd, directory) -> (its boundary, the directories its lookup read, their stat), once ``watch()``.
+_watched: dict[tuple[str, Path], tuple[Path, tuple[str, ...], tuple[tuple[int, ...], ...]]] | None = None
+
+
+def watch() -> None:
+    """From now on in this process, a directory's boundary is looked up again only when a directory
+    the lookup read has changed (its inode, mtime, ctime or link count), however many specs share it.
+
+    For a process that checks many specs over its life with no run to scope ``memo()`` to: the
+    Pulumi provider's host, which Checks every job of a stack, one call each (issue 31). What it
+    remembers is re-validated on every call (a few ``stat``s instead of the lookup's ``lstat`` per
+    component and per marker), so a tree changed since (a new ``.git``, a moved symlink) gets its
+    new answer; a change made within the same tick of the file system's clock as the lookup that read
+    it (the directory's times unchanged to the nanosecond they are kept) is not seen.
+    """
+    global _watched
+    if _watched is None:
+        _watched = {}
+
+
+def _chain(path: str) -> list[str]:
+    out = [path]
+    while (parent := os.path.dirname(out[-1])) != out[-1]:
+        out.append(parent)
+    return out
+
+
+def _stats(dirs: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
+    out = []
+    for directory in dirs:
+        try:
+            st = os.stat(directory)
+        except (OSError, ValueError):
+            return None  # cannot be watched: looked up each time
+        out.append((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink))
+    return tuple(out)
+
+
+def _watched_root(start: Path, watched: dict[tuple[str, Path], tuple[Path, tuple[str, ...],
+                                                                     tuple[tuple[int, ...], ...]]]) -> Path:
+    cwd = os.getcwd()
+    key = (cwd, start)
+    seen = watched.get(key)
+    if seen is not None and _stats(seen[1]) == seen[2]:
+        return seen[0]
+    here = os.path.join(cwd, start)
+    # every directory the lookup reads: the path as written (a symlink on it moved changes what its
+    # stat follows to), where it really is, and the current directory (the fallback), and above
+    dirs = tuple(dict.fromkeys([*_chain(here), *_chain(os.path.realpath(here)), *_chain(os.path.realpath(cwd))]))
+    stats = _stats(dirs)  # before the lookup: a change during it is seen by the next call
+    found = _repository_root(start)
+    if stats is not None:
+        watched[key] = (found, dirs, stats)
+    return found
+
+
 def repository_root(start: Path) -> Path:
     """The boundary for a spec whose directory is ``start`` (see the module docstring)."""
     if _roots is None:
-        return _repository_root(start)
+        return _repository_root(start) if _watched is None else _watched_root(start, _watched)
     found = _roots.get(start)
     if found is None:
         found = _roots[start] = _repository_root(start)

@@ -54,8 +54,9 @@ class JobArgs(Props):
     image: Any = None  # the built image's pinned ref (an Output), for a spec that builds one
     service_account: Any = None  # the team's service account (an Output of TeamInfra)
     bucket: str | None = None  # the stack's staging bucket (packages' URIs)
-    # The create request's body: built by Check from the above and returned among the checked
-    # inputs (the program carries it itself only for a stack with a secret environment).
+    # The create request's body as canonical JSON (provider.resources.job_request.encode; a map in
+    # states written before): built by Check from the above and returned among the checked inputs
+    # (the program carries it itself only for a stack with a secret environment).
     request: Any = None
     request_kind: str | None = None
     parent: str | None = None

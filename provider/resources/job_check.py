@@ -17,13 +17,14 @@ from provider.core.problem import Problem
 from provider.core.record import replace
 from provider.resources.job_args import JobArgs
 from provider.resources.job_diff import REPLACE_ORDERS
-from provider.resources.job_request import MADE_OF
+from provider.resources.job_request import MADE_OF, encode
 from provider.resources.unknowns import UNKNOWN as UNKNOWN_VALUE
 from provider.resources.unknowns import has_unknown, is_unknown
 from provider.stack.settings import DEFAULT_RETENTION, Retention, WaitUntil
 
 if TYPE_CHECKING:
     from provider.spec.model import TrainingJob as JobModel
+    from provider.stack.config import StackConfig
 
 REQUIRED = ("job_name", "backend", "spec", "request_kind", "parent")
 # What the spec's validation and the quotas read: all must be known to run them.
@@ -41,20 +42,21 @@ def _failure_text(problem: Problem) -> str:
     return f"{problem.file}{where}: {problem.message}{allowed}"
 
 
-def _spec_failures(args: JobArgs) -> tuple[list[CheckFailure], JobModel | None]:
+def _spec_failures(args: JobArgs) -> tuple[list[CheckFailure], JobModel | None, StackConfig]:
     """The spec checked in its stack (provider.stack.check): its own errors under ``spec``, the
-    stack's quotas and policy under ``quotas``; and the job it describes."""
+    stack's quotas and policy under ``quotas``; the job it describes, and the stack."""
     from provider.stack.check import SpecDocument, check_in_stack, is_policy
     from provider.stack.policy_inputs import stack_config
 
     spec_file = str(args.spec_file or args.job_name)
-    result = check_in_stack(SpecDocument(args.spec, spec_file), stack_config(args))
+    stack = stack_config(args)
+    result = check_in_stack(SpecDocument(args.spec, spec_file), stack)
     failures = [CheckFailure("spec", _failure_text(p)) for p in result.problems if p.is_error and not is_policy(p)]
     if result.job is not None and result.job.name != args.job_name:
         failures.append(CheckFailure("jobName", f"jobName {args.job_name!r} differs from the spec's "
                                                 f"metadata.name {result.job.name!r}"))
     failures += [CheckFailure("quotas", _failure_text(p)) for p in result.problems if is_policy(p)]
-    return failures, result.job
+    return failures, result.job, stack
 
 
 def _one_of(key: str, value: Any, allowed: tuple[str, ...], default: str | None = None) -> list[CheckFailure]:
@@ -94,28 +96,30 @@ def job_check(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[CheckFailu
                 if getattr(args, k) in (None, "")]
     if failures:
         return inputs, failures
-    job = None
+    job = stack = None
     unknown = {k for k in {*STACK_INPUTS, *MADE_OF} if has_unknown(getattr(args, k))}  # each walked once
     if not unknown & set(STACK_INPUTS):
-        spec_failures, job = _spec_failures(args)
+        spec_failures, job, stack = _spec_failures(args)
         failures += spec_failures
     if args.request is None:  # carried by the program only for a stack with a secret environment
-        request = _request(args, job, failures, unknown)
+        request = _request(args, job, stack, failures, unknown)
         if request is not None:
             inputs[REQUEST] = request
     return inputs, failures + _settings_failures(args)
 
 
-def _request(args: JobArgs, job: JobModel | None, failures: list[CheckFailure], unknown: set[str]) -> Any:
-    """The job's request (provider.resources.job_request): unknown while what it is made of is
-    (``unknown``: the fields holding an unknown), none when the spec failed (the engine stops at
-    the failures)."""
+def _request(args: JobArgs, job: JobModel | None, stack: StackConfig | None, failures: list[CheckFailure],
+             unknown: set[str]) -> Any:
+    """The job's request as the resource carries it (provider.resources.job_request: its canonical
+    JSON): unknown while what it is made of is (``unknown``: the fields holding an unknown), none
+    when the spec failed (the engine stops at the failures). ``job`` and ``stack``: the spec's
+    check's, when it ran."""
     from provider.resources.job_request import build_request
 
     if unknown & set(MADE_OF):
         return UNKNOWN_VALUE
     if failures:
         return None
-    if job is None:  # only the quotas or the policy are unknown: the spec alone gives the job
-        _, job = _spec_failures(replace(args, quotas=None, policy=None))
-    return None if job is None else build_request(args, job)
+    if job is None or stack is None:  # only the quotas or the policy are unknown: the spec alone gives the job
+        _, job, stack = _spec_failures(replace(args, quotas=None, policy=None))
+    return None if job is None else encode(build_request(args, job, stack))

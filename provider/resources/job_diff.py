@@ -37,8 +37,9 @@ WHERE = JobArgs.props_of(WHERE_FIELDS)
 DELETE_FIRST = "deleteFirst"
 CREATE_FIRST = "createFirst"
 REPLACE_ORDERS = (DELETE_FIRST, CREATE_FIRST)
-# Diff reads neither the spec nor the stack's quotas and policy, and compares the request as it came.
-_AS_IS = frozenset({"request", "spec", "quotas", "policy"})
+# Diff compares the olds and the news as the engine sent both (whole floats alike on both sides):
+# nothing is converted or copied.
+_AS_IS = frozenset(f.name for f in JobArgs.__record_fields__)
 
 
 def delete_first(args: JobArgs) -> bool:
@@ -47,10 +48,15 @@ def delete_first(args: JobArgs) -> bool:
 
 
 def _request_replaces(old: JobArgs, new: JobArgs) -> bool:
+    from provider.resources.job_request import decode
     from provider.submission.diffing import Action, diff, run_body
 
-    before, after = old.request, new.request
-    if before == after:  # the olds are a state, all known: an unknown (the SDK's Unknown) equals nothing there
+    # Equal canonical JSON (provider.resources.job_request.encode) is the same request: no decoding.
+    # The olds are a state, all known: an unknown (the SDK's Unknown) equals nothing there.
+    if old.request == new.request:
+        return False
+    before, after = decode(old.request), decode(new.request)  # a map in a state written before
+    if before == after:
         return False
     if not isinstance(after, Mapping) or not isinstance(before, Mapping):
         return True  # unknown as a whole (or no request before): what runs may change

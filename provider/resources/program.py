@@ -19,6 +19,7 @@ from provider.core.problem import Problem
 from provider.core.record import Record, replace
 from provider.packaging.digest import directory_digest
 from provider.resources.job_args import JobArgs
+from provider.resources.job_request import encode
 from provider.resources.team import TeamInfra
 from provider.resources.training_job import TrainingJob
 from provider.spec.model import Container
@@ -116,12 +117,13 @@ def _secret_env_names() -> list[str]:
 
 
 def _request(spec: LoadedSpec, stack: StackConfig, image: str | None, account: str | None,
-             secret_env: Mapping[str, str] | None) -> dict[str, Any]:
+             secret_env: Mapping[str, str] | None) -> str:
     """The job's request as the stack submits it (provider.submission.stack_request: ``trainjobs run
-    --stack`` builds the same, so both give the job the same identity label)."""
+    --stack`` builds the same, so both give the job the same identity label), carried as Check
+    returns it (provider.resources.job_request.encode)."""
     request = stack_request(spec.job, ROOT / spec.path.parent, stack, image=image, account=account,
                             secret_env=secret_env)
-    return request.body
+    return encode(request.body)
 
 
 def _packages(spec: LoadedSpec, stack: StackConfig) -> dict[str, Any]:
@@ -248,7 +250,7 @@ def _image(spec: LoadedSpec, infra: TeamInfra) -> pulumi.Output[str] | None:
 
 
 def _computed(spec: LoadedSpec, stack: StackConfig, image: pulumi.Output[str] | None, account: pulumi.Output[str],
-              secret_env: pulumi.Output[dict[str, str]]) -> pulumi.Output[dict[str, Any]]:
+              secret_env: pulumi.Output[dict[str, str]]) -> pulumi.Output[str]:
     """The job's request with the stack's secret environment, once the image and the account are
     known: carried by the program only for a stack with a secretEnv (Check builds it otherwise,
     provider.resources.job_request). The engine keeps an input secret only when the program sent

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 from pulumi.dynamic import (
     CheckResult,
+    ConfigureRequest,
     CreateResult,
     DiffResult,
     ReadResult,
@@ -95,8 +96,9 @@ def opened(p: JobArgs) -> "Opened":
 
 def request_of(p: JobArgs) -> "VertexRequest":
     from provider.core.vertex_request import VertexRequest
+    from provider.resources.job_request import decode
 
-    return VertexRequest(kind=str(p.request_kind), parent=str(p.parent), body=dict(p.request))
+    return VertexRequest(kind=str(p.request_kind), parent=str(p.parent), body=dict(decode(p.request)))
 
 
 def _limit(p: JobArgs, operation: str, seconds: float) -> float:
@@ -135,6 +137,14 @@ class TrainingJobProvider(ResourceProvider):
 
     # Secrets in the inputs (env values from the stack's secret config) never reach this object.
     serialize_as_secret_always = False
+
+    def configure(self, _req: ConfigureRequest) -> None:
+        """The SDK's host calls this once, when it unpickles the provider: from then on its process
+        looks a spec folder's repository boundary up again only when the tree there has changed, not
+        once per job (provider.document.boundary.watch; the program holds ``memo()`` for its run)."""
+        from provider.document.boundary import watch
+
+        watch()
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         from provider.resources.job_check import job_check

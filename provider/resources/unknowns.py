@@ -25,8 +25,22 @@ def is_unknown(value: Any) -> bool:
     return type(value).__name__ == "Unknown" and type(value).__module__.startswith("pulumi")
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def has_unknown(value: Any) -> bool:
     """The value, or anything inside it, is not known yet."""
+    # What the host deserialises is made of exactly these types: each is answered without the ABC
+    # checks below (Check walks every input for unknowns once per job: issue 31's profile).
+    kind = type(value)
+    if kind is str:
+        return bool(value == UNKNOWN)
+    if kind is dict:
+        return any(has_unknown(v) for v in value.values())
+    if kind is list:
+        return any(has_unknown(v) for v in value)
+    if kind in _SCALARS:
+        return False
     if is_unknown(value):
         return True
     if isinstance(value, Mapping):

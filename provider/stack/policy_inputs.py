@@ -29,6 +29,13 @@ TYPE_TOKEN = "pulumi-python:dynamic/trainjobs:TrainingJob"
 def plain(value: Any) -> Any:
     """Engine values (pulumi_policy wraps them in read-only proxies) -> plain Python: mappings and
     lists copied, whole floats made ints."""
+    kind = type(value)  # the exact types first: the provider's Check reads every input through here
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {str(k): plain(v) for k, v in value.items()}
+    if kind is list:
+        return [plain(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):

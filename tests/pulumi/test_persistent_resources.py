@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from provider.resources.job_request import decode
+
 from .conftest import by_type, project_copy, registration, run_program, stack_config
 from .host import ProviderHost
 
@@ -57,7 +59,7 @@ def test_a_vertex_stack_declares_its_persistent_resources_before_the_jobs(tmp_pa
     if not preview:  # in a preview the request waits for the service account: unknown
         with ProviderHost(cwd=project) as host:  # the provider's Check builds the request
             checked, failures = host.check(report["dynamicInputs"]["vision_detector_l4"], name="vision_detector_l4")
-        assert failures == [] and checked["request"]["jobSpec"]["persistentResourceId"] == "vision-l4"
+        assert failures == [] and decode(checked["request"])["jobSpec"]["persistentResourceId"] == "vision-l4"
     assert target["persistentResources"] == ["vision-l4"]
     assert "vision-vision-l4" in {_short(d) for d in registration(report, "vision_detector_l4")["dependencies"]}
     others = [n for n in jobs if n != "vision_detector_l4"]

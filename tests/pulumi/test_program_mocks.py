@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from provider.resources.job_request import decode, encode
 from provider.stack.membership import StackIndex
 from provider.submission.diffing import Action, diff
 
@@ -33,13 +34,16 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
 
 def checked_jobs(report: dict[str, Any], project: Path = ROOT) -> dict[str, dict[str, Any]]:
     """Each job's inputs as the engine stores them: the program's, through the provider's Check in the
-    SDK's own host (started in the project, as the engine starts it), which builds the request."""
+    SDK's own host (started in the project, as the engine starts it), which builds the request; the
+    request, which the state carries as its body's canonical JSON, read back as the body."""
     with ProviderHost(cwd=project) as host:
         out = {}
         for name in by_type(report, JOB):
             checked, failures = host.check(report["dynamicInputs"][name], name=name)
             assert failures == [], (name, failures)
-            out[name] = checked
+            body = decode(checked["request"])
+            assert isinstance(body, dict) and encode(body) == checked["request"], (name, checked["request"])
+            out[name] = {**checked, "request": body}
         return out
 
 
@@ -187,7 +191,8 @@ def test_secret_env_values_stay_secret(tmp_path: Path) -> None:
         assert reg["additionalSecretOutputs"] == ["request", "spec"]
         request = report["resources"][name]["inputs"]["request"]
         assert "__secret__" in request  # the engine stores it encrypted
-        body = request["__secret__"]
+        body = decode(request["__secret__"])  # carried as Check would return it: its canonical JSON
+        assert isinstance(body, dict) and encode(body) == request["__secret__"]
         job_spec = body.get("jobSpec") or body["trialJobSpec"]
         for pool in job_spec["workerPoolSpecs"]:
             code = pool.get("pythonPackageSpec") or pool["containerSpec"]

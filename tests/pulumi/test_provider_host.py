@@ -23,6 +23,7 @@ import yaml
 
 from provider.backends.base import JobStatus, NotFound
 from provider.backends.local.backend import LocalBackend
+from provider.resources.job_request import decode, encode
 from tests.local.conftest import cleanup
 
 from .conftest import ROOT, project_copy, run_program, stack_config
@@ -88,8 +89,10 @@ class World:
     def job(self, name: str, tag: str, **changes: Any) -> dict[str, Any]:
         """A job's checked inputs, with an identity of its own (so tests never adopt each other's jobs)."""
         inputs = copy.deepcopy(self.checked(name))
-        labels = inputs["request"]["labels"]
+        request = decode(inputs["request"])
+        labels = request["labels"]
         labels["trainjobs_id"] = hashlib.sha256(f"{labels['trainjobs_id']}/{tag}".encode()).hexdigest()[:32]
+        inputs["request"] = encode(request)
         inputs.update(changes)
         return inputs
 
@@ -188,7 +191,8 @@ def test_check_accepts_what_the_program_declares_and_builds_its_request(world: W
         assert "request" not in inputs  # the program carries what it is made of, not the request
         checked, failures = world.host.check(inputs, name=name)
         assert failures == [], (name, failures)
-        request = checked["request"]
+        request = decode(checked["request"])  # one property: the body's canonical JSON
+        assert checked["request"] == encode(request) and isinstance(request, dict), name
         assert {k: v for k, v in checked.items() if k != "request"} == inputs  # the rest as it came
         labels = request["labels"]
         assert len(labels["trainjobs_id"]) == 32 and labels["trainjobs-stack"] == inputs["stack"]
@@ -198,7 +202,7 @@ def test_check_accepts_what_the_program_declares_and_builds_its_request(world: W
         if world.kind == "emulator":  # the team's account, which the program passes as an input
             assert request["jobSpec"]["serviceAccount"] == inputs["serviceAccount"]
         again, _ = world.host.check(inputs, name=name)
-        assert again["request"] == request  # the same inputs, the same request (and identity)
+        assert again["request"] == checked["request"]  # the same inputs, the same request (and identity)
         kept, _ = world.host.check(checked, name=name)
         assert kept == checked  # a request already there (a state, a secret stack's program) is kept
 
@@ -249,9 +253,14 @@ def test_diff_tells_replace_from_update_from_nothing(world: World) -> None:
     assert host.diff("1", old, {**old, "description": "new words"}).changes == "DIFF_NONE"
     assert host.diff("1", old, {**old, "wait": {"until": "none", "timeout": 5}}).changes == "DIFF_NONE"
 
-    new = copy.deepcopy(old)
-    new["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["args"].append("--more")
+    # a state written before the request was one JSON string holds it as a map: the same request
+    assert host.diff("1", {**old, "request": decode(old["request"])}, old).changes == "DIFF_NONE"
+
+    body = decode(old["request"])
+    body["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["args"].append("--more")
+    new = {**old, "request": encode(body)}
     answer = host.diff("1", old, new)
+    assert host.diff("1", {**old, "request": decode(old["request"])}, new).replaces == ("request",)
     # delete before replace: the stack's default order (trainjobs:replace deleteFirst), issue 10
     assert (answer.changes, answer.replaces, answer.delete_before_replace) == ("DIFF_SOME", ("request",), True)
 
@@ -276,19 +285,19 @@ def test_create_stages_runs_and_waits_for_the_job(world: World) -> None:
     assert outs["createTime"] and outs["endTime"] and outs["error"] == ""
     status = world.backend.get(job_id)
     assert status.state.value == "SUCCEEDED"
-    assert dict(status.labels)["trainjobs_id"] == inputs["request"]["labels"]["trainjobs_id"]
+    assert dict(status.labels)["trainjobs_id"] == decode(inputs["request"])["labels"]["trainjobs_id"]
     assert world.staged(inputs["package"]["uri"]) and inputs["package"]["uri"].endswith(".tar.gz")
 
     again, outs2 = world.host.check_and_create(inputs)  # a retried `pulumi up`: adopted, not re-run
     assert again == job_id and outs2["state"] == "SUCCEEDED"
-    assert [j.id for j in world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})] == [job_id]
+    assert [j.id for j in world.backend.list({"trainjobs_id": decode(inputs["request"])["labels"]["trainjobs_id"]})] == [job_id]
 
 
 def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
     inputs = world.job("host_failing", "fail")
     with pytest.raises(HostError) as caught:
         world.host.check_and_create(inputs)
-    (failed,) = world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})
+    (failed,) = world.backend.list({"trainjobs_id": decode(inputs["request"])["labels"]["trainjobs_id"]})
     assert failed.state.value == "FAILED"
     # The SDK's host prints a traceback first; the line that ends what `pulumi up` shows is ours.
     assert caught.value.last_line == (
@@ -298,7 +307,7 @@ def test_a_failed_job_fails_the_update_with_its_error(world: World) -> None:
 
     with pytest.raises(HostError):  # `pulumi up` again is a retry: a second job, not the failed one
         world.host.check_and_create(inputs)
-    assert len(world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})) == 2
+    assert len(world.backend.list({"trainjobs_id": decode(inputs["request"])["labels"]["trainjobs_id"]})) == 2
 
 
 def _gone_or_cancelled(world: World, job_id: str) -> None:
@@ -316,7 +325,7 @@ def test_a_wait_that_runs_out_records_the_running_job(world: World, limits: dict
     ``waitNotice`` says the wait ran out. The shorter of the wait's timeout and customTimeouts wins."""
     inputs = world.job("host_slow", f"timeout-{len(limits)}", **limits)
     job_id, outs = world.host.check_and_create(inputs)
-    (running,) = world.backend.list({"trainjobs_id": inputs["request"]["labels"]["trainjobs_id"]})
+    (running,) = world.backend.list({"trainjobs_id": decode(inputs["request"])["labels"]["trainjobs_id"]})
     assert job_id == running.id == outs["jobId"] and not running.state.terminal
     assert outs["state"] in ("QUEUED", "PENDING", "RUNNING"), outs["state"]
     assert outs["waitNotice"].startswith(f"training job host_slow ({job_id}) was still ")
@@ -339,7 +348,7 @@ def test_adopt_records_an_existing_job_without_starting_one(world: World) -> Non
                          adopt=ref)
         adopted_id, outs = world.host.check_and_create(spec)
         assert adopted_id == job_id and outs["state"] == "RUNNING" and outs["jobId"] == job_id
-        assert world.backend.list({"trainjobs_id": spec["request"]["labels"]["trainjobs_id"]}) == []  # nothing new started
+        assert world.backend.list({"trainjobs_id": decode(spec["request"])["labels"]["trainjobs_id"]}) == []  # nothing new started
         without = {k: v for k, v in spec.items() if k != "adopt"}  # the stack option removed later: no change
         assert world.host.diff(job_id, outs, without).changes == "DIFF_NONE"
     with pytest.raises(HostError) as caught:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from provider.backends.local.backend import LocalBackend
+from provider.resources.job_request import decode
 from tests.gcloud.test_local_package_extras import WHEEL, tiny_wheel
 from tests.local.conftest import cleanup
 
@@ -84,7 +85,7 @@ def test_the_provider_stages_and_installs_requirements_and_extra_packages(tmp_pa
                              "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(WHEELHOUSE)}, cwd=project)
     try:
         checked = host.check(inputs)[0]  # the request, built by the provider's Check
-        uris = checked["request"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
+        uris = decode(checked["request"])["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["packageUris"]
         assert uris == [inputs["package"]["uri"], inputs["extraPackages"][0]["uri"], inputs["requirements"]["uri"]]
         job_id, outs = host.check_and_create(inputs)
         assert outs["state"] == "SUCCEEDED", outs
