@@ -240,6 +240,21 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
             raise
 
 
+def _package_steps(python: Path, pkg: Path, packages: list[Path],
+                   progress: Progress | None) -> list[tuple[str, list[str]]]:
+    """The package layer's pip steps. A package whose requirements only its setup.py knows is
+    installed with them, into this layer, rather than without them in silence."""
+    static = [p for p in packages if static_metadata(p)]
+    dynamic = [p for p in packages if p not in static]
+    steps = [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, static)])] if static else []
+    if dynamic:
+        if progress is not None and not (pkg / ".ready").exists():
+            progress(f"{', '.join(p.name for p in dynamic)} name no requirements but in setup.py: "
+                     "installing them with what it requires")
+        steps.append(("pip", [str(python), "--target", str(pkg), *map(str, dynamic)]))
+    return steps
+
+
 def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress | None = None,
            cancelled: Cancelled | None = None) -> PythonEnv:
     """The environment for ``packages`` (local files), built if it is not cached yet.
@@ -261,17 +276,7 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
     _build(deps, steps, log, progress, cancelled)
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
-    # A package whose requirements only its setup.py knows is installed with them, into its own layer,
-    # rather than without them in silence.
-    static = [p for p in packages if static_metadata(p)]
-    dynamic = [p for p in packages if p not in static]
-    steps = [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, static)])] if static else []
-    if dynamic:
-        if progress is not None and not (pkg / ".ready").exists():
-            progress(f"{', '.join(p.name for p in dynamic)} name no requirements but in setup.py: "
-                     "installing them with what it requires")
-        steps.append(("pip", [str(python), "--target", str(pkg), *map(str, dynamic)]))
-    _build(pkg, steps, log, progress, cancelled)
+    _build(pkg, _package_steps(python, pkg, packages, progress), log, progress, cancelled)
     for layer in (deps, pkg):
         mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)
