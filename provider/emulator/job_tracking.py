@@ -1,7 +1,8 @@
 """A job's ties to TensorBoard and experiments, as Vertex AI makes them.
 
-* ``prepare``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
-  resources that exist (NOT_FOUND otherwise, before the job is created). A job run in an experiment
+* ``prepare``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` (a
+  tuning job's ``trialJobSpec``'s) name resources that exist (NOT_FOUND otherwise, before the job is
+  created). A job run in an experiment
   without a run (``CustomJob.run(experiment=...)`` alone, or a training pipeline whose custom task
   names one) gets one, as Vertex AI makes one: before the job runs, the emulator creates the
   ExperimentRun (a ``system.ExperimentRun`` context, child of the experiment's, with the
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from provider.backends.local.store import new_job_id, now
+from provider.core import job_kinds
 from provider.emulator import metadata_schemas
 from provider.emulator.errors import invalid, not_found
 from provider.emulator.nested import ID_PATTERN, KINDS
@@ -59,14 +61,18 @@ def _spec(job: Json) -> Json:
 
 def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
     """Called by the job service once the job is valid, before it runs (JobService.tracking)."""
-    spec = _spec(body)
+    kind = job_kinds.of_collection(job_name.split("/")[-2]) or job_kinds.CUSTOM_JOB
+    raw = body.get(kind.spec_field)
+    spec: Json = raw if isinstance(raw, dict) else {}
     for field, collection in (("tensorboard", "tensorboards"), ("experiment", "contexts"),
                               ("experimentRun", "contexts")):
         name = spec.get(field)
         if isinstance(name, str) and name and tracking.records.get(name) is None:
             snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
-            raise not_found(f"The {KINDS[collection].message} {name} named in job_spec.{snake} does not exist: "
-                            "create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
+            raise not_found(f"The {KINDS[collection].message} {name} named in {kind.spec_field_snake}.{snake} does "
+                            "not exist: create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
+    if kind.tuning:
+        return
     experiment = spec.get("experiment")
     if isinstance(experiment, str) and experiment and not spec.get("experimentRun"):
         spec["experimentRun"] = _make_run(tracking, experiment, job_name)
