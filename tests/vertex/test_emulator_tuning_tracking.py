@@ -6,6 +6,7 @@ parameter). What they name must exist before the job is created, as a CustomJob'
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from typing import Any
@@ -51,11 +52,9 @@ def _experiment(emulator: Emulator, experiment_id: str) -> str:
     from google.cloud import aiplatform_v1 as v1
 
     md = _metadata(emulator)
-    try:
+    with contextlib.suppress(AlreadyExists):  # one store per emulator; the second experiment finds it
         md.create_metadata_store(parent=PARENT, metadata_store=v1.MetadataStore(),
                                  metadata_store_id="default").result(timeout=60)
-    except AlreadyExists:
-        pass
     return str(md.create_context(parent=STORE, context_id=experiment_id, context=v1.Context(
         display_name=experiment_id, schema_title="system.Experiment")).name)
 
@@ -72,7 +71,7 @@ def test_what_a_trial_spec_names_must_exist_before_the_tuning_job_is_created(emu
     for fields, message, field in cases:
         with pytest.raises(NotFound) as caught:
             _create(client, fields)
-        error = caught.value.response.json()["error"]  # type: ignore[attr-defined]
+        error = caught.value.response.json()["error"]
         missing = fields.get("experimentRun") or next(iter(fields.values()))
         assert error["status"] == "NOT_FOUND", error
         assert error["message"] == (f"The {message} {missing} named in trial_job_spec.{field} does not exist: create "
