@@ -36,6 +36,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.backends.local.cluster import trial_run
 from provider.backends.local.store import new_job_id, now
 from provider.core import job_kinds
 from provider.emulator import metadata_schemas
@@ -52,6 +53,7 @@ _RUN_SCHEMA = "system.ExperimentRun"
 _RUNNING = "RUNNING"
 # A job's final state -> its run's (aiplatform_v1.Execution.State names, what ExperimentRun.get_state reads).
 _ENDS = {"JOB_STATE_SUCCEEDED": "COMPLETE", "JOB_STATE_FAILED": "FAILED", "JOB_STATE_CANCELLED": "CANCELLED"}
+_TRIAL_ENDS = {"SUCCEEDED": "COMPLETE", "INFEASIBLE": "FAILED"}  # a trial's final state -> its run's
 
 
 def _spec(job: Json) -> Json:
@@ -71,22 +73,32 @@ def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
             snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
             raise not_found(f"The {KINDS[collection].message} {name} named in {kind.spec_field_snake}.{snake} does "
                             "not exist: create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
-    if kind.tuning:
-        return
     experiment = spec.get("experiment")
-    if isinstance(experiment, str) and experiment and not spec.get("experimentRun"):
-        spec["experimentRun"] = _make_run(tracking, experiment, job_name)
+    if not isinstance(experiment, str) or not experiment or spec.get("experimentRun"):
+        return
+    if kind.tuning:  # a run per trial, made now: a trial's trainer logs to it as soon as it starts
+        job_id, trials = job_name.rsplit("/", 1)[1], int(body.get("maxTrialCount") or 1)
+        _run_context(experiment, f"{job_id}-{trials}", kind)  # the longest name fits, or nothing is made
+        for trial in range(1, trials + 1):
+            _make_run(tracking, experiment, job_name, f"{job_id}-{trial}", kind)
+    else:
+        spec["experimentRun"] = _make_run(tracking, experiment, job_name, job_name.rsplit("/", 1)[1], kind)
 
 
-def _make_run(tracking: Tracking, experiment: str, job: str) -> str:
-    """The ExperimentRun made for ``job``, named by its ID, as ExperimentRun.create makes one."""
-    run_id = job.rsplit("/", 1)[1]
+def _run_context(experiment: str, run_id: str, kind: job_kinds.JobKind) -> tuple[str, str]:
+    """(metadata store, context ID) of the run ``run_id`` of ``experiment``, as the SDK names a run's context."""
     store, _, experiment_id = experiment.rpartition("/contexts/")
     context_id = f"{experiment_id}-{run_id}"
     if not re.fullmatch(ID_PATTERN, context_id):
         raise invalid(f"The experiment run made for this job would be the context {context_id!r}, which is not a "
-                      f"valid context ID ({ID_PATTERN}): name the run yourself (job_spec.experiment_run, the "
-                      "SDK's experiment_run=) or use a shorter experiment name.")
+                      f"valid context ID ({ID_PATTERN}): name the run yourself ({kind.spec_field_snake}."
+                      "experiment_run, the SDK's experiment_run=) or use a shorter experiment name.")
+    return store, context_id
+
+
+def _make_run(tracking: Tracking, experiment: str, job: str, run_id: str, kind: job_kinds.JobKind) -> str:
+    """The ExperimentRun ``run_id`` made for ``job``, as ExperimentRun.create makes one."""
+    store, context_id = _run_context(experiment, run_id, kind)
     with tracking.records.lock:
         record = tracking.nested.insert(KINDS["contexts"], store, context_id, {
             "displayName": run_id, "schemaTitle": _RUN_SCHEMA, "schemaVersion": metadata_schemas.VERSION,
@@ -97,19 +109,47 @@ def _make_run(tracking: Tracking, experiment: str, job: str) -> str:
 
 
 def ended(tracking: Tracking, job: Json) -> None:
-    """The job was read: the run made for it ends with it, once."""
-    run, state = _spec(job).get("experimentRun"), _ENDS.get(str(job.get("state")))
-    if not run or state is None:
+    """The job was read: the run made for it ends with it, once; a tuning job's, with their trials."""
+    if "trialJobSpec" in job:
+        _trials_ended(tracking, job)
         return
+    run, state = _spec(job).get("experimentRun"), _ENDS.get(str(job.get("state")))
+    if run and state is not None:
+        _end(tracking, run, job["name"], state)
+
+
+def _end(tracking: Tracking, run: str, job: str, state: str) -> None:
     with tracking.records.lock:
         record = tracking.records.get(run)
-        if record is None or record.get("made_for") != job["name"]:
+        if record is None or record.get("made_for") != job:
             return
         metadata = dict(record["body"].get("metadata") or {})
         if metadata.get("_state") != _RUNNING:
             return
         tracking.records.put({**record, "body": {**record["body"], "metadata": {**metadata, "_state": state}},
                               "update_time": now(), "etag": new_job_id()})
+
+
+def _trials_ended(tracking: Tracking, job: Json) -> None:
+    """Each trial's run ends with the trial (or with the job, for a trial it stopped); once the job has
+    ended, the runs made for trials that never started are deleted (an experiment lists no phantom runs)."""
+    spec = job["trialJobSpec"]
+    experiment = spec.get("experiment")
+    if not experiment or spec.get("experimentRun"):
+        return
+    job_state = _ENDS.get(str(job.get("state")))
+    states = {str(t.get("id")): str(t.get("state")) for t in job.get("trials") or []}
+    job_id = job["name"].rsplit("/", 1)[1]
+    for trial in range(1, int(job.get("maxTrialCount") or 1) + 1):
+        run = trial_run(experiment, job_id, str(trial))
+        state = _TRIAL_ENDS.get(states.get(str(trial), ""), job_state if str(trial) in states else None)
+        if state is not None:
+            _end(tracking, run, job["name"], state)
+        elif job_state is not None and str(trial) not in states:
+            record = tracking.records.get(run)
+            if record is not None and record.get("made_for") == job["name"]:
+                tracking.links.remove_children(experiment, json.dumps({"childContexts": [run]}).encode())
+                tracking.records.drop(run)
 
 
 def created(tracking: Tracking, job: Json) -> None:
