@@ -10,11 +10,16 @@
   the trainer gets ``AIP_EXPERIMENT_RUN_NAME``. Vertex AI does not document the name it gives; here
   the run's name is the job's ID (what the SDK's ``job.name`` is), so
   ``aiplatform.ExperimentRun(job.name, experiment=...)`` finds it; its context ID is
-  ``{experiment}-{job ID}``, as the SDK names a run's context.
+  ``{experiment}-{job ID}``, as the SDK names a run's context. A tuning job whose trialJobSpec
+  names an experiment and no run gets one run per trial, ``{job ID}-{trial ID}``, all made when it
+  is created (a trial's trainer logs as soon as it starts, and the trials start in the local
+  backend's supervisor); each trial's replicas get theirs as ``AIP_EXPERIMENT_RUN_NAME``
+  (provider.backends.local.cluster.trial_run, the one home of the name).
 * ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
   (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
   as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
-  ``CustomJob.run`` ends it).
+  ``CustomJob.run`` ends it). A trial's run ends with the trial; once the tuning job has ended, the
+  runs made for trials that never started are deleted.
 * ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
   (what ``ExperimentRun.get_logged_custom_jobs`` reads).
 * ``upload_logs``: the TensorBoard event files a job wrote to ``AIP_TENSORBOARD_LOG_DIR``
