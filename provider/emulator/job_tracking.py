@@ -214,11 +214,10 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         return 0
     if importlib.util.find_spec("tensorboard") is None:  # the tensorboard extra reads event files
         return 0
-    nested = tracking.nested
     experiment = f"{tensorboard}/experiments/{experiment_id}"
     with tracking.records.lock:
         if tracking.records.get(experiment) is None:
-            nested.insert(KINDS["experiments"], tensorboard, experiment_id, {"displayName": experiment_id})
+            tracking.nested.insert(KINDS["experiments"], tensorboard, experiment_id, {"displayName": experiment_id})
         done: dict[str, int] = dict((tracking.records.get(experiment) or {}).get("uploaded") or {})
     new = 0
     for path in files:
@@ -226,21 +225,7 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         points = _scalars(path)[done.get(str(relative), 0):]
         if not points:
             continue
-        folder = str(relative.parent)
-        run_id = _RUN_NAME.sub("-", folder if folder != "." else "default").lower().strip("-") or "default"
-        run = f"{experiment}/runs/{run_id}"
-        if tracking.records.get(run) is None:
-            nested.insert(KINDS["runs"], experiment, run_id, {"displayName": folder if folder != "." else "default"})
-        series: dict[str, str] = {r["body"]["displayName"]: r["id"] for r in tracking.records.walk("timeSeries", run)}
-        batch: dict[str, list[Json]] = {}
-        for tag, point in points:
-            if tag not in series:
-                series[tag] = nested.insert(KINDS["timeSeries"], run, None,
-                                            {"displayName": tag, "valueType": _SCALAR})["id"]
-            batch.setdefault(series[tag], []).append(point)
-        tracking.data.write_run(run, json.dumps({"timeSeriesData": [
-            {"tensorboardTimeSeriesId": sid, "valueType": _SCALAR, "values": values}
-            for sid, values in batch.items()]}).encode())
+        _write_points(tracking, experiment, str(relative.parent), points)
         done[str(relative)] = done.get(str(relative), 0) + len(points)
         new += len(points)
     with tracking.records.lock:
@@ -248,6 +233,25 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         if record is not None:
             tracking.records.put({**record, "uploaded": done})
     return new
+
+
+def _write_points(tracking: Tracking, experiment: str, folder: str, points: list[tuple[str, Json]]) -> None:
+    """Write ``points`` (tag, point) of the log folder ``folder`` to its run of ``experiment``."""
+    nested = tracking.nested
+    run_id = _RUN_NAME.sub("-", folder if folder != "." else "default").lower().strip("-") or "default"
+    run = f"{experiment}/runs/{run_id}"
+    if tracking.records.get(run) is None:
+        nested.insert(KINDS["runs"], experiment, run_id, {"displayName": folder if folder != "." else "default"})
+    series: dict[str, str] = {r["body"]["displayName"]: r["id"] for r in tracking.records.walk("timeSeries", run)}
+    batch: dict[str, list[Json]] = {}
+    for tag, point in points:
+        if tag not in series:
+            series[tag] = nested.insert(KINDS["timeSeries"], run, None,
+                                        {"displayName": tag, "valueType": _SCALAR})["id"]
+        batch.setdefault(series[tag], []).append(point)
+    tracking.data.write_run(run, json.dumps({"timeSeriesData": [
+        {"tensorboardTimeSeriesId": sid, "valueType": _SCALAR, "values": values}
+        for sid, values in batch.items()]}).encode())
 
 
 def seen(tracking: Tracking, storage_root: Path, job: Json) -> None:
