@@ -1,7 +1,8 @@
 """A job's ties to TensorBoard and experiments, as Vertex AI makes them.
 
-* ``prepare``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` name
-  resources that exist (NOT_FOUND otherwise, before the job is created). A job run in an experiment
+* ``prepare``: a valid CustomJob's ``jobSpec.tensorboard``, ``experiment`` and ``experimentRun`` (a
+  tuning job's ``trialJobSpec``'s) name resources that exist (NOT_FOUND otherwise, before the job is
+  created). A job run in an experiment
   without a run (``CustomJob.run(experiment=...)`` alone, or a training pipeline whose custom task
   names one) gets one, as Vertex AI makes one: before the job runs, the emulator creates the
   ExperimentRun (a ``system.ExperimentRun`` context, child of the experiment's, with the
@@ -9,11 +10,16 @@
   the trainer gets ``AIP_EXPERIMENT_RUN_NAME``. Vertex AI does not document the name it gives; here
   the run's name is the job's ID (what the SDK's ``job.name`` is), so
   ``aiplatform.ExperimentRun(job.name, experiment=...)`` finds it; its context ID is
-  ``{experiment}-{job ID}``, as the SDK names a run's context.
+  ``{experiment}-{job ID}``, as the SDK names a run's context. A tuning job whose trialJobSpec
+  names an experiment and no run gets one run per trial, ``{job ID}-{trial ID}``, all made when it
+  is created (a trial's trainer logs as soon as it starts, and the trials start in the local
+  backend's supervisor); each trial's replicas get theirs as ``AIP_EXPERIMENT_RUN_NAME``
+  (provider.backends.local.cluster.trial_run, the one home of the name).
 * ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
   (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
   as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
-  ``CustomJob.run`` ends it).
+  ``CustomJob.run`` ends it). A trial's run ends with the trial; once the tuning job has ended, the
+  runs made for trials that never started are deleted.
 * ``created``: a job run in an experiment run is listed in that run's ``_custom_jobs`` metadata
   (what ``ExperimentRun.get_logged_custom_jobs`` reads).
 * ``upload_logs``: the TensorBoard event files a job wrote to ``AIP_TENSORBOARD_LOG_DIR``
@@ -35,7 +41,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.backends.local.cluster import trial_run
 from provider.backends.local.store import new_job_id, now
+from provider.core import job_kinds
 from provider.emulator import metadata_schemas
 from provider.emulator.errors import invalid, not_found
 from provider.emulator.nested import ID_PATTERN, KINDS
@@ -50,6 +58,7 @@ _RUN_SCHEMA = "system.ExperimentRun"
 _RUNNING = "RUNNING"
 # A job's final state -> its run's (aiplatform_v1.Execution.State names, what ExperimentRun.get_state reads).
 _ENDS = {"JOB_STATE_SUCCEEDED": "COMPLETE", "JOB_STATE_FAILED": "FAILED", "JOB_STATE_CANCELLED": "CANCELLED"}
+_TRIAL_ENDS = {"SUCCEEDED": "COMPLETE", "INFEASIBLE": "FAILED"}  # a trial's final state -> its run's
 
 
 def _spec(job: Json) -> Json:
@@ -59,28 +68,42 @@ def _spec(job: Json) -> Json:
 
 def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
     """Called by the job service once the job is valid, before it runs (JobService.tracking)."""
-    spec = _spec(body)
+    kind = job_kinds.of_collection(job_name.split("/")[-2]) or job_kinds.CUSTOM_JOB
+    raw = body.get(kind.spec_field)
+    spec: Json = raw if isinstance(raw, dict) else {}
     for field, collection in (("tensorboard", "tensorboards"), ("experiment", "contexts"),
                               ("experimentRun", "contexts")):
         name = spec.get(field)
         if isinstance(name, str) and name and tracking.records.get(name) is None:
             snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
-            raise not_found(f"The {KINDS[collection].message} {name} named in job_spec.{snake} does not exist: "
-                            "create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
+            raise not_found(f"The {KINDS[collection].message} {name} named in {kind.spec_field_snake}.{snake} does "
+                            "not exist: create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
     experiment = spec.get("experiment")
-    if isinstance(experiment, str) and experiment and not spec.get("experimentRun"):
-        spec["experimentRun"] = _make_run(tracking, experiment, job_name)
+    if not isinstance(experiment, str) or not experiment or spec.get("experimentRun"):
+        return
+    if kind.tuning:  # a run per trial, made now: a trial's trainer logs to it as soon as it starts
+        job_id, trials = job_name.rsplit("/", 1)[1], int(body.get("maxTrialCount") or 1)
+        _run_context(experiment, f"{job_id}-{trials}", kind)  # the longest name fits, or nothing is made
+        for trial in range(1, trials + 1):
+            _make_run(tracking, experiment, job_name, f"{job_id}-{trial}", kind)
+    else:
+        spec["experimentRun"] = _make_run(tracking, experiment, job_name, job_name.rsplit("/", 1)[1], kind)
 
 
-def _make_run(tracking: Tracking, experiment: str, job: str) -> str:
-    """The ExperimentRun made for ``job``, named by its ID, as ExperimentRun.create makes one."""
-    run_id = job.rsplit("/", 1)[1]
+def _run_context(experiment: str, run_id: str, kind: job_kinds.JobKind) -> tuple[str, str]:
+    """(metadata store, context ID) of the run ``run_id`` of ``experiment``, as the SDK names a run's context."""
     store, _, experiment_id = experiment.rpartition("/contexts/")
     context_id = f"{experiment_id}-{run_id}"
     if not re.fullmatch(ID_PATTERN, context_id):
         raise invalid(f"The experiment run made for this job would be the context {context_id!r}, which is not a "
-                      f"valid context ID ({ID_PATTERN}): name the run yourself (job_spec.experiment_run, the "
-                      "SDK's experiment_run=) or use a shorter experiment name.")
+                      f"valid context ID ({ID_PATTERN}): name the run yourself ({kind.spec_field_snake}."
+                      "experiment_run, the SDK's experiment_run=) or use a shorter experiment name.")
+    return store, context_id
+
+
+def _make_run(tracking: Tracking, experiment: str, job: str, run_id: str, kind: job_kinds.JobKind) -> str:
+    """The ExperimentRun ``run_id`` made for ``job``, as ExperimentRun.create makes one."""
+    store, context_id = _run_context(experiment, run_id, kind)
     with tracking.records.lock:
         record = tracking.nested.insert(KINDS["contexts"], store, context_id, {
             "displayName": run_id, "schemaTitle": _RUN_SCHEMA, "schemaVersion": metadata_schemas.VERSION,
@@ -91,19 +114,47 @@ def _make_run(tracking: Tracking, experiment: str, job: str) -> str:
 
 
 def ended(tracking: Tracking, job: Json) -> None:
-    """The job was read: the run made for it ends with it, once."""
-    run, state = _spec(job).get("experimentRun"), _ENDS.get(str(job.get("state")))
-    if not run or state is None:
+    """The job was read: the run made for it ends with it, once; a tuning job's, with their trials."""
+    if "trialJobSpec" in job:
+        _trials_ended(tracking, job)
         return
+    run, state = _spec(job).get("experimentRun"), _ENDS.get(str(job.get("state")))
+    if run and state is not None:
+        _end(tracking, run, job["name"], state)
+
+
+def _end(tracking: Tracking, run: str, job: str, state: str) -> None:
     with tracking.records.lock:
         record = tracking.records.get(run)
-        if record is None or record.get("made_for") != job["name"]:
+        if record is None or record.get("made_for") != job:
             return
         metadata = dict(record["body"].get("metadata") or {})
         if metadata.get("_state") != _RUNNING:
             return
         tracking.records.put({**record, "body": {**record["body"], "metadata": {**metadata, "_state": state}},
                               "update_time": now(), "etag": new_job_id()})
+
+
+def _trials_ended(tracking: Tracking, job: Json) -> None:
+    """Each trial's run ends with the trial (or with the job, for a trial it stopped); once the job has
+    ended, the runs made for trials that never started are deleted (an experiment lists no phantom runs)."""
+    spec = job["trialJobSpec"]
+    experiment = spec.get("experiment")
+    if not experiment or spec.get("experimentRun"):
+        return
+    job_state = _ENDS.get(str(job.get("state")))
+    states = {str(t.get("id")): str(t.get("state")) for t in job.get("trials") or []}
+    job_id = job["name"].rsplit("/", 1)[1]
+    for trial in range(1, int(job.get("maxTrialCount") or 1) + 1):
+        run = trial_run(experiment, job_id, str(trial))
+        state = _TRIAL_ENDS.get(states.get(str(trial), ""), job_state if str(trial) in states else None)
+        if state is not None:
+            _end(tracking, run, job["name"], state)
+        elif job_state is not None and str(trial) not in states:
+            record = tracking.records.get(run)
+            if record is not None and record.get("made_for") == job["name"]:
+                tracking.links.remove_children(experiment, json.dumps({"childContexts": [run]}).encode())
+                tracking.records.drop(run)
 
 
 def created(tracking: Tracking, job: Json) -> None:
@@ -163,11 +214,10 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         return 0
     if importlib.util.find_spec("tensorboard") is None:  # the tensorboard extra reads event files
         return 0
-    nested = tracking.nested
     experiment = f"{tensorboard}/experiments/{experiment_id}"
     with tracking.records.lock:
         if tracking.records.get(experiment) is None:
-            nested.insert(KINDS["experiments"], tensorboard, experiment_id, {"displayName": experiment_id})
+            tracking.nested.insert(KINDS["experiments"], tensorboard, experiment_id, {"displayName": experiment_id})
         done: dict[str, int] = dict((tracking.records.get(experiment) or {}).get("uploaded") or {})
     new = 0
     for path in files:
@@ -175,21 +225,7 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         points = _scalars(path)[done.get(str(relative), 0):]
         if not points:
             continue
-        folder = str(relative.parent)
-        run_id = _RUN_NAME.sub("-", folder if folder != "." else "default").lower().strip("-") or "default"
-        run = f"{experiment}/runs/{run_id}"
-        if tracking.records.get(run) is None:
-            nested.insert(KINDS["runs"], experiment, run_id, {"displayName": folder if folder != "." else "default"})
-        series: dict[str, str] = {r["body"]["displayName"]: r["id"] for r in tracking.records.walk("timeSeries", run)}
-        batch: dict[str, list[Json]] = {}
-        for tag, point in points:
-            if tag not in series:
-                series[tag] = nested.insert(KINDS["timeSeries"], run, None,
-                                            {"displayName": tag, "valueType": _SCALAR})["id"]
-            batch.setdefault(series[tag], []).append(point)
-        tracking.data.write_run(run, json.dumps({"timeSeriesData": [
-            {"tensorboardTimeSeriesId": sid, "valueType": _SCALAR, "values": values}
-            for sid, values in batch.items()]}).encode())
+        _write_points(tracking, experiment, str(relative.parent), points)
         done[str(relative)] = done.get(str(relative), 0) + len(points)
         new += len(points)
     with tracking.records.lock:
@@ -197,6 +233,25 @@ def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: 
         if record is not None:
             tracking.records.put({**record, "uploaded": done})
     return new
+
+
+def _write_points(tracking: Tracking, experiment: str, folder: str, points: list[tuple[str, Json]]) -> None:
+    """Write ``points`` (tag, point) of the log folder ``folder`` to its run of ``experiment``."""
+    nested = tracking.nested
+    run_id = _RUN_NAME.sub("-", folder if folder != "." else "default").lower().strip("-") or "default"
+    run = f"{experiment}/runs/{run_id}"
+    if tracking.records.get(run) is None:
+        nested.insert(KINDS["runs"], experiment, run_id, {"displayName": folder if folder != "." else "default"})
+    series: dict[str, str] = {r["body"]["displayName"]: r["id"] for r in tracking.records.walk("timeSeries", run)}
+    batch: dict[str, list[Json]] = {}
+    for tag, point in points:
+        if tag not in series:
+            series[tag] = nested.insert(KINDS["timeSeries"], run, None,
+                                        {"displayName": tag, "valueType": _SCALAR})["id"]
+        batch.setdefault(series[tag], []).append(point)
+    tracking.data.write_run(run, json.dumps({"timeSeriesData": [
+        {"tensorboardTimeSeriesId": sid, "valueType": _SCALAR, "values": values}
+        for sid, values in batch.items()]}).encode())
 
 
 def seen(tracking: Tracking, storage_root: Path, job: Json) -> None:

@@ -125,21 +125,31 @@ def tf_config(replicas: list[Replica], me: Replica, job_spec: Json, trial: str, 
     return {"cluster": cluster, "task": task, "job": job_spec, "environment": "cloud"}
 
 
-def tracking_env(job_spec: Json, parent: str) -> dict[str, str]:
+def trial_run(experiment: str, job_id: str, trial: str) -> str:
+    """The ExperimentRun a tuning job's trial is run in when its trialJobSpec names an experiment and
+    no run: the context ``{experiment ID}-{job ID}-{trial ID}`` beside the experiment's, as the SDK
+    names a run ``{job ID}-{trial ID}``'s context. The emulator makes it (job_tracking.py)."""
+    return f"{experiment}-{job_id}-{trial}"
+
+
+def tracking_env(job_spec: Json, parent: str, job_id: str = "", trial: str = "") -> dict[str, str]:
     """Where the job runs and what it is tracked in, as the SDK reads them in the trainer.
 
     CLOUD_ML_PROJECT_ID is the project NUMBER on Vertex AI; here the parent's project, which the SDK
     takes alike. AIP_EXPERIMENT_NAME and AIP_EXPERIMENT_RUN_NAME are the resource names in
     ``jobSpec.experiment`` and ``experimentRun`` (what CustomJob.run(experiment=, experiment_run=)
     sends): the SDK's tracker resolves the run from them, so ``log_params``/``log_metrics`` and
-    ``start_run(resume=True)`` in the trainer reach that run. ``tensorboard`` is
-    AIP_TENSORBOARD_RESOURCE_NAME, which training_utils reads."""
+    ``start_run(resume=True)`` in the trainer reach that run; a trial of a tuning job in an experiment
+    without a run, its own (``trial_run``). ``tensorboard`` is AIP_TENSORBOARD_RESOURCE_NAME, which
+    training_utils reads."""
     parts = parent.split("/")
     env = {"CLOUD_ML_PROJECT_ID": parts[1], "CLOUD_ML_REGION": parts[3]} if len(parts) >= 4 else {}
     for field, name in (("experiment", "AIP_EXPERIMENT_NAME"), ("experimentRun", "AIP_EXPERIMENT_RUN_NAME"),
                         ("tensorboard", "AIP_TENSORBOARD_RESOURCE_NAME")):
         if job_spec.get(field):
             env[name] = str(job_spec[field])
+    if trial and job_spec.get("experiment") and not job_spec.get("experimentRun"):
+        env["AIP_EXPERIMENT_RUN_NAME"] = trial_run(str(job_spec["experiment"]), job_id, trial)
     return env
 
 
@@ -149,7 +159,7 @@ def replica_env(replicas: list[Replica], me: Replica, job_spec: Json, job_id: st
     env = {
         "CLUSTER_SPEC": json.dumps(cluster_spec(replicas, me, job_spec, trial)),
         "CLOUD_ML_JOB_ID": job_id,
-        **tracking_env(job_spec, parent),
+        **tracking_env(job_spec, parent, job_id, trial),
     }
     if len(replicas) > 1:
         env["TF_CONFIG"] = json.dumps(tf_config(replicas, me, job_spec, trial, job_id))
