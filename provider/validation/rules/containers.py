@@ -60,20 +60,38 @@ def _version(rec: dict[str, Any]) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", str(rec.get("version", ""))))
 
 
+def _served_order(containers: dict[str, Any]) -> dict[tuple[Any, Any], list[tuple[dt.date, str]]]:
+    """Each (framework, accelerator)'s containers, newest first, with the last day each is served.
+
+    Built once per containers table (the catalog's is loaded once and never changed) rather than
+    per image of every spec: a stack of 1,000 specs asked for it 2,000 times. The table is held
+    beside its index, so an ``is`` match can never be another table at a reused id."""
+    held = _ORDERS.get(id(containers))
+    if held is not None and held[0] is containers:
+        return held[1]
+    order: dict[tuple[Any, Any], list[tuple[tuple[int, ...], str, dt.date]]] = {}
+    for n, rec in containers.items():
+        order.setdefault((rec.get("framework"), rec.get("accelerator")), []).append(
+            (_version(rec), n, _date(rec.get("end_of_availability")) or dt.date.max))
+    index = {key: [(end, n) for _, n, end in sorted(recs, reverse=True)] for key, recs in order.items()}
+    if len(_ORDERS) >= 8:  # tests build tables of their own; the provider's process has one
+        _ORDERS.clear()
+    _ORDERS[id(containers)] = (containers, index)
+    return index
+
+
+_ORDERS: dict[int, tuple[dict[str, Any], dict[tuple[Any, Any], list[tuple[dt.date, str]]]]] = {}
+
+
 def successor(containers: dict[str, Any], name: str, today: dt.date) -> str | None:
     """The newest container of the same framework and accelerator that Vertex AI still serves today."""
     rec = containers[name]
-    served = [
-        (_version(other), n) for n, other in containers.items()
-        if other.get("framework") == rec.get("framework") and other.get("accelerator") == rec.get("accelerator")
-        and (_date(other.get("end_of_availability")) or dt.date.max) >= today  # served through that day
-    ]
-    return max(served)[1] if served else None
+    group = _served_order(containers)[(rec.get("framework"), rec.get("accelerator"))]
+    return next((n for end, n in group if end >= today), None)  # served through that day
 
 
-def _instead(containers: dict[str, Any], name: str, ctx: Context) -> str:
-    """The container to run instead of ``name``: its served successor, or what to look for."""
-    newer = successor(containers, name, ctx.today)
+def _instead(containers: dict[str, Any], name: str, ctx: Context, newer: str | None) -> str:
+    """The container to run instead of ``name``: its served successor ``newer``, or what to look for."""
     if newer:
         unverified = "" if containers[newer].get("verified", True) else ", unverified: not on the stored page"
         return f"{newer} (us-docker.pkg.dev/vertex-ai/training/{newer}:latest{unverified})"
@@ -89,7 +107,7 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     newer = successor(containers, name, ctx.today)
     unverified = "" if not newer or containers[newer].get("verified", True) else ", unverified: not on the stored page"
-    instead = _instead(containers, name, ctx)
+    instead = _instead(containers, name, ctx, newer)
     if eoa is not None and eoa < ctx.today:
         yield Finding(
             f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
@@ -158,8 +176,8 @@ def _runtime_dates(app: PythonPackage, name: str, pools: list[str], ctx: Context
     rec = containers.get(name) or {}
     eos, eoa = _date(rec.get("end_of_support")), _date(rec.get("end_of_availability"))
     runs = f"{_written(app)} runs the prebuilt container {name} on Vertex AI ({join(pools, 'and')})"
-    instead = "executorImage: " + _instead(containers, name, ctx)
     newer = successor(containers, name, ctx.today)
+    instead = "executorImage: " + _instead(containers, name, ctx, newer)
     where = path_of(app, "runtime_version")
     if eoa is not None and eoa < ctx.today:
         served = (f"its served successor is {newer}" if newer else
