@@ -55,6 +55,8 @@ Json = dict[str, Any]
 _RUN_NAME = re.compile(r"[^a-zA-Z0-9\n-]")  # the SDK uploader's reformat_run_name
 _SCALAR = "SCALAR"
 _RUN_SCHEMA = "system.ExperimentRun"
+_BACKING_TENSORBOARD = "backing_tensorboard_resource"  # the SDK's metadata/constants.py names
+_EXPERIMENT_TB_LABEL = {"vertex_tensorboard_experiment_source": "vertex_experiment"}
 _RUNNING = "RUNNING"
 # A job's final state -> its run's (aiplatform_v1.Execution.State names, what ExperimentRun.get_state reads).
 _ENDS = {"JOB_STATE_SUCCEEDED": "COMPLETE", "JOB_STATE_FAILED": "FAILED", "JOB_STATE_CANCELLED": "CANCELLED"}
@@ -101,9 +103,28 @@ def _run_context(experiment: str, run_id: str, kind: job_kinds.JobKind) -> tuple
     return store, context_id
 
 
+def _backing_experiment(tracking: Tracking, experiment: str) -> None:
+    """The experiment's TensorboardExperiment in its backing TensorBoard, made if missing.
+
+    ExperimentRun.create makes it (or finds it) when the experiment has a backing TensorBoard; a run
+    made here has none yet, so the SDK assigns one lazily, and ExperimentRun.list does that for
+    every such run at once, in threads: each GETs the TensorboardExperiment, finds none, creates it,
+    and all but one fail with ALREADY_EXISTS. Made here, once, the lazy assignments only add runs."""
+    context = tracking.records.get(experiment)
+    tensorboard = ((context or {}).get("body", {}).get("metadata") or {}).get(_BACKING_TENSORBOARD)
+    if not isinstance(tensorboard, str) or tracking.records.get(tensorboard) is None:
+        return
+    experiment_id = experiment.rpartition("/contexts/")[2]
+    with tracking.records.lock:
+        if tracking.records.get(f"{tensorboard}/experiments/{experiment_id}") is None:
+            tracking.nested.insert(KINDS["experiments"], tensorboard, experiment_id,
+                                   {"displayName": experiment_id, "labels": dict(_EXPERIMENT_TB_LABEL)})
+
+
 def _make_run(tracking: Tracking, experiment: str, job: str, run_id: str, kind: job_kinds.JobKind) -> str:
     """The ExperimentRun ``run_id`` made for ``job``, as ExperimentRun.create makes one."""
     store, context_id = _run_context(experiment, run_id, kind)
+    _backing_experiment(tracking, experiment)
     with tracking.records.lock:
         record = tracking.nested.insert(KINDS["contexts"], store, context_id, {
             "displayName": run_id, "schemaTitle": _RUN_SCHEMA, "schemaVersion": metadata_schemas.VERSION,

@@ -145,6 +145,8 @@ def test_each_trial_in_an_experiment_logs_to_its_own_run(sdk: Any, emulator: Emu
         assert run.get_metrics() == {"score": pytest.approx(-((lr - 0.01) ** 2))}
         assert run.get_state() == "COMPLETE"  # ended with its trial: the job was read once it had
         assert f'"AIP_EXPERIMENT_RUN_NAME": "{run.resource_name}"' in logs
+    # the SDK lists them as it lists any experiment's runs (each run's TensorBoard assigned in threads at once)
+    assert sorted(r.name for r in sdk.ExperimentRun.list(experiment="tuned")) == [f"{job_id}-{t}" for t in (1, 2)]
     runs = [c for c in _metadata(emulator).list_contexts(parent=STORE) if c.schema_title == "system.ExperimentRun"]
     assert sorted((c.name, c.parent_contexts[0]) for c in runs) == [
         (f"{STORE}/contexts/tuned-{job_id}-{t}", f"{STORE}/contexts/tuned") for t in (1, 2)]
