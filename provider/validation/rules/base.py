@@ -61,6 +61,10 @@ class Finding(Record):
     hint: str | None = None
     severity: Severity = Severity.ERROR
     on_key: bool = False
+    # A finding in another file the spec names (its Dockerfile): that file, relative to the spec's
+    # directory, and its 1-based line; the spec's ``path`` still says which key named the file.
+    file: str | None = None
+    line: int | None = None
 
 
 Rule = Callable[[TrainingJob, Context], Iterable[Finding]]
