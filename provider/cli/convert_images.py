@@ -27,7 +27,7 @@ from typing import Any
 
 from provider.core.problem import Problem
 from provider.core.record import replace
-from provider.spec.model import Container, PoolOverride, PythonPackage, TrainingJob, WorkerPool
+from provider.spec.model import Container, PoolOverride, PythonPackage, Role, TrainingJob, WorkerPool
 from provider.validation.rules.containers import named_images, prebuilt_name, successor
 
 _HOST = re.compile(r"^((?:us|europe|asia)-docker\.pkg\.dev)/")
@@ -63,29 +63,41 @@ def _retired(name: str | None, containers: dict[str, Any], today: dt.date) -> st
     return str(end) if end and dt.date.fromisoformat(str(end)) < today else None
 
 
+def _runtime_successors(job: TrainingJob, app: PythonPackage, containers: dict[str, Any],
+                        today: dt.date) -> dict[Role, tuple[str, str]] | None:
+    """Each runtime pool's (retired container, served successor), or None: a pool's container is
+    still served, none is mapped, or one has no served successor."""
+    from provider.catalog import CATALOG
+
+    out: dict[Role, tuple[str, str]] = {}
+    for pool in job.pools:
+        if pool.override is not None and pool.override.image_uri:
+            continue  # the pool's own image runs, not the runtime's
+        name = CATALOG.implied_container(app.runtime_version or "", app.python_version, pool.gpus > 0)
+        newer = successor(containers, name, today) if name and _retired(name, containers, today) else None
+        if name is None or newer is None:
+            return None
+        out[pool.role] = (name, newer)
+    return out or None
+
+
 def _runtime_images(job: TrainingJob, app: PythonPackage, containers: dict[str, Any], today: dt.date,
                     notes: list[str]) -> TrainingJob:
     """``job`` running the served successors of the retired containers its runtimeVersion runs, where
     every pool's has one; else ``job`` as it is (the runtime stays, validation warns by name)."""
-    from provider.catalog import CATALOG
     from provider.submission.request import image_host
 
-    runtime, python = app.runtime_version or "", app.python_version
-    own = [p for p in job.pools if p.override is None or not p.override.image_uri]  # the runtime's pools
-    implied = {p.role: CATALOG.implied_container(runtime, python, p.gpus > 0) for p in own}
-    if not implied or any(n is None or not _retired(n, containers, today) for n in implied.values()):
-        return job  # no container, or one still served: nothing to change
-    newer = {n: successor(containers, n, today) for n in set(implied.values()) if n}
-    if any(v is None for v in newer.values()):
+    pairs = _runtime_successors(job, app, containers, today)
+    if pairs is None:
         return job
     host = image_host(job.region)
-    image = {p.role: f"{host}/vertex-ai/training/{newer[implied[p.role] or '']}:latest" for p in own}
+    image = {role: f"{host}/vertex-ai/training/{newer}:latest" for role, (_, newer) in pairs.items()}
     chief = image.get(job.chief.role) or next(iter(image.values()))
     pools = tuple(replace(p, override=replace(p.override or PoolOverride(), image_uri=image[p.role]))
-                  if p.role in image and image[p.role] != chief else p for p in job.pools)
-    uses = {implied[role]: ("its executorImage" if img == chief else "the image of the pools that ran it")
-            for role, img in image.items()}
-    notes += _runtime_notes(app, {n: (newer[n] or "", uses[n]) for n in newer}, containers, today)
+                  if image.get(p.role, chief) != chief else p for p in job.pools)
+    uses = {old: (newer, "its executorImage" if image[role] == chief else "the image of the pools that ran it")
+            for role, (old, newer) in pairs.items()}
+    notes += _runtime_notes(app, uses, containers, today)
     app = replace(app, executor_image_uri=chief, runtime_version=None, python_version=None)
     return replace(job, application=app, pools=pools)
 
