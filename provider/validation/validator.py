@@ -244,20 +244,13 @@ def _unread(filename: str, doc: LoadedDocument | None, found: list[Problem]) -> 
 def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDocument | None) -> list[Problem]:
     out = []
     for finding in run_rules(job, ctx):
-        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
-        if finding.file is not None:  # a line of a file the spec names (its Dockerfile), beside the spec
-            pos = (finding.line, 1) if finding.line else None
+        file, line, column = finding.placed(filename, locate(doc, finding.path, on_key=finding.on_key) if doc else None)
         out.append(Problem(
-            file=_beside(filename, finding.file), line=pos[0] if pos else None, column=pos[1] if pos else None,
+            file=file, line=line, column=column,
             path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
     return out
-
-
-def _beside(filename: str, other: str | None) -> str:
-    """How a file the spec names is shown: relative to the spec as shown (``specs/docker/Dockerfile``)."""
-    return filename if other is None else os.path.normpath(os.path.join(os.path.dirname(filename), other))
 
 
 def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument | None = None) -> SpecResult:
