@@ -13,6 +13,8 @@ import datetime as dt
 import subprocess
 from pathlib import Path
 
+import yaml
+
 from provider.core.problem import Problem, Severity
 from provider.validation.rules import Context, Target
 from provider.validation.rules.dockerfile_from import base_images
@@ -157,3 +159,22 @@ def test_run_dry_run_judges_it_too(tmp_path: Path) -> None:
     proc = run_cli("run", "--dry-run", "specs/job.yaml", cwd=root, timeout=120)
     no_traceback(proc)
     assert f"docker/Dockerfile:1:1: warning: the Dockerfile builds FROM {TF211}" in proc.stdout + proc.stderr
+
+
+def test_the_providers_check_reads_the_spec_folders_dockerfile(tmp_path: Path) -> None:
+    """The provider's Check (the spec as the program sends it, with its file): the Dockerfile is read
+    from the spec's folder, as validate reads it; one linked outside the repository is refused."""
+    from provider.resources.job_check import job_check
+
+    root = _repo(tmp_path, "FROM python:3.10\n")
+    outside = tmp_path / "elsewhere.Dockerfile"
+    outside.write_text(f"FROM {TF211}\n")
+    (root / "docker" / "Dockerfile").unlink()
+    (root / "docker" / "Dockerfile").symlink_to(outside)
+    spec_file = root / "specs" / "job.yaml"
+    props = {"jobName": "built", "backend": "vertex", "spec": yaml.safe_load(spec_file.read_text()),
+             "specFile": str(spec_file), "requestKind": "CustomJob", "parent": "projects/p/locations/us-central1",
+             "project": "p", "region": "us-central1", "stack": "vision-dev", "team": "vision"}
+    _, failures = job_check(props)
+    (refused,) = [f for f in failures if f.property == "spec"]
+    assert "the Dockerfile Dockerfile resolves to" in refused.reason and "outside the repository" in refused.reason
