@@ -84,6 +84,12 @@ def test_arg_defaults_before_the_first_from() -> None:
     assert (first.image, first.line) == (TF211, 4)
 
 
+def test_an_arg_default_may_name_an_earlier_arg() -> None:
+    (base,) = base_images("ARG HOST=us-docker.pkg.dev\nARG BASE=${HOST}/vertex-ai/training/tf-gpu.2-11:latest\n"
+                          "FROM $BASE\n")
+    assert base.image == TF211
+
+
 def test_an_arg_without_default_is_not_judged_and_says_why() -> None:
     (base,) = base_images("ARG BASE\nFROM $BASE\n")
     assert base.image is None and base.unresolved and "$BASE has no default" in base.unresolved

@@ -163,7 +163,7 @@ def _expand(text: str, args: dict[str, str | None], missing: list[str]) -> str:
 def _global_args(words: list[str], args: dict[str, str | None]) -> None:
     for word in words:
         name, eq, default = word.partition("=")
-        args[name] = default if eq else args.get(name)
+        args[name] = _expand(default, args, []) if eq else args.get(name)  # a default may name an earlier ARG
 
 
 def _needs(words: list[str]) -> tuple[str, ...]:
