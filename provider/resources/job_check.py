@@ -9,6 +9,7 @@ The inputs are read through JobArgs (provider.resources.job_args); a failure nam
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pulumi.dynamic import CheckFailure
@@ -50,7 +51,9 @@ def _spec_failures(args: JobArgs) -> tuple[list[CheckFailure], JobModel | None, 
 
     spec_file = str(args.spec_file or args.job_name)
     stack = stack_config(args)
-    result = check_in_stack(SpecDocument(args.spec, spec_file), stack)
+    # the spec's folder: the files it names (its Dockerfile) are judged here as in the program
+    spec_dir = Path(args.spec_file).parent if args.spec_file else None
+    result = check_in_stack(SpecDocument(args.spec, spec_file, spec_dir), stack)
     failures = [CheckFailure("spec", _failure_text(p)) for p in result.problems if p.is_error and not is_policy(p)]
     if result.job is not None and result.job.name != args.job_name:
         failures.append(CheckFailure("jobName", f"jobName {args.job_name!r} differs from the spec's "

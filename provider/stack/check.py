@@ -42,6 +42,7 @@ class SpecDocument(Record):
 
     data: Any
     file: str
+    spec_dir: Path | None = None  # the provider's Check: where the spec file is, for the files it names
 
 
 class SpecBytes(Record):
@@ -152,7 +153,7 @@ def validate_in(spec: Spec, stacks: Stacks, shown: str | None = None, target: Ta
 
     ctx = context_for(stacks, target=target)
     if isinstance(spec, SpecDocument):
-        return validate_data(spec.data, spec.file, ctx)
+        return validate_data(spec.data, spec.file, replace(ctx, spec_dir=spec.spec_dir))
     if isinstance(spec, SpecBytes):
         return validate_bytes(spec.raw, spec.file, replace(ctx, spec_dir=spec.spec_dir))
     name = shown or display_name(spec)

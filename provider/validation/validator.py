@@ -244,9 +244,9 @@ def _unread(filename: str, doc: LoadedDocument | None, found: list[Problem]) -> 
 def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDocument | None) -> list[Problem]:
     out = []
     for finding in run_rules(job, ctx):
-        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
+        file, line, column = finding.placed(filename, locate(doc, finding.path, on_key=finding.on_key) if doc else None)
         out.append(Problem(
-            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
+            file=file, line=line, column=column,
             path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))

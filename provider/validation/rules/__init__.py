@@ -3,6 +3,7 @@
 from provider.validation.rules import (  # noqa: F401  (registers the rules)
     accelerators,
     containers,
+    dockerfile,
     hardware,
     inputs,
     job,

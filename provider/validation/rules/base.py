@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -61,6 +62,17 @@ class Finding(Record):
     hint: str | None = None
     severity: Severity = Severity.ERROR
     on_key: bool = False
+    # A finding in another file the spec names (its Dockerfile): that file, relative to the spec's
+    # directory, and its 1-based line; the spec's ``path`` still says which key named the file.
+    file: str | None = None
+    line: int | None = None
+
+    def placed(self, filename: str, pos: tuple[int, int] | None) -> tuple[str, int | None, int | None]:
+        """The file, line and column to report: the spec's ``pos`` of ``path``, or the line of the file it
+        names, shown relative to the spec as shown (``specs/../docker/Dockerfile`` is ``docker/Dockerfile``)."""
+        if self.file is None:
+            return filename, pos[0] if pos else None, pos[1] if pos else None
+        return os.path.normpath(os.path.join(os.path.dirname(filename), self.file)), self.line, 1 if self.line else None
 
 
 Rule = Callable[[TrainingJob, Context], Iterable[Finding]]

@@ -99,7 +99,10 @@ def _instead(containers: dict[str, Any], name: str, ctx: Context, newer: str | N
             f"as of {ctx.catalog.as_of()}, lists none still served), or your own image")
 
 
-def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
+def judge(name: str, where: DocPath, ctx: Context, said: str = "", kind: str = "container",
+          file: str | None = None, line: int | None = None) -> Iterator[Finding]:
+    """The one verdict on a prebuilt container the user names: ``said`` leads with how (a Dockerfile's
+    FROM), ``kind`` prefixes the rule, ``file`` and ``line`` place it in a file the spec names."""
     containers: dict[str, Any] = ctx.catalog.runtimes()["prebuilt_training_containers"]
     rec = containers.get(name)
     if rec is None:
@@ -110,16 +113,16 @@ def _check(name: str, where: DocPath, ctx: Context) -> Iterator[Finding]:
     instead = _instead(containers, name, ctx, newer)
     if eoa is not None and eoa < ctx.today:
         yield Finding(
-            f"the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer serves it, "
-            "so a job that names it does not start",
-            where, "container.end_of_availability", SOURCE, allowed=instead,
+            f"{said}the prebuilt container {name} reached its end of availability on {eoa}: Vertex AI no longer "
+            "serves it, so a job that names it does not start",
+            where, f"{kind}.end_of_availability", SOURCE, allowed=instead, file=file, line=line,
             # an error only with a fix the containers page itself lists (an unverified successor stays a hint)
             severity=Severity.ERROR if newer and not unverified and ctx.target is Target.VERTEX else Severity.WARNING)
     elif eos is not None and eos < ctx.today:
         yield Finding(
-            f"the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "
+            f"{said}the prebuilt container {name} is past its end of patch and support ({eos}): Vertex AI serves it "
             + (f"until {eoa}, unpatched" if eoa else "unpatched"),
-            where, "container.end_of_support", SOURCE, allowed=instead, severity=Severity.WARNING)
+            where, f"{kind}.end_of_support", SOURCE, allowed=instead, severity=Severity.WARNING, file=file, line=line)
 
 
 def _package_builds(job: TrainingJob, app: PythonPackage, ctx: Context) -> dict[str | None, list[str]]:
@@ -184,7 +187,7 @@ def _runtime_dates(app: PythonPackage, name: str, pools: list[str], ctx: Context
                   f"the catalog, as of {ctx.catalog.as_of()}, lists no {rec.get('framework')} {rec.get('accelerator')} "
                   "container still served")
         # judged as the request's executorImageUri is judged once sent (the emulator checks the request
-        # with _check): an error in a vertex stack only with a served successor the page itself lists
+        # with judge): an error in a vertex stack only with a served successor the page itself lists
         verified = bool(newer) and bool(containers[newer or ""].get("verified", True))
         yield Finding(f"{runs}, which reached its end of availability on {eoa}: Vertex AI no longer serves it, "
                       f"so the job does not start ({served})", where, "runtime.end_of_availability", _RUNTIME_SOURCE,
@@ -220,5 +223,5 @@ def prebuilt_containers(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         if name is None or name in seen:
             continue
         seen.add(name)
-        yield from _check(name, where, ctx)
+        yield from judge(name, where, ctx)
 
