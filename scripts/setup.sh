@@ -57,7 +57,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
       .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
         --dest .venv/wheelhouse -r "$wanted" 2>&1 | sed -u '/^WARNING: Location/d'
     done
-    # the notebooks' trainers' requirements, with their dependencies at the versions just installed
+    # the notebooks' trainers' requirements, with their dependencies at constraints.txt's versions
     .venv/bin/python -m pip download --disable-pip-version-check --quiet -c constraints.txt \
       --dest .venv/wheelhouse -r tests/fixtures/wheelhouse-sdk.txt 2>&1 | sed -u '/^WARNING: Location/d'
     echo "setup: installing MLflow and scikit-learn beside the venv, for aiplatform.autolog() (tests/fixtures/autologging.txt)"
