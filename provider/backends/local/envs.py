@@ -120,8 +120,9 @@ def _requirements(egg: bytes | None, metadata: bytes | None) -> tuple[str, ...]:
 
 
 def _read_tar(path: Path) -> Staged:
-    # One sequential read (a .tar.gz cannot seek back but by decompressing again), in the archive's
-    # order: the first requires.txt or PKG-INFO counts; the digest then takes the members by name.
+    # One sequential read, in the archive's order (a .tar.gz seeks back only by decompressing again):
+    # the first requires.txt or PKG-INFO counts; the digest then takes the members by name, so their
+    # bytes are held meanwhile (a trainer's sdist is small; a wheel, read by name from a zip, is not held).
     files: list[tuple[str, bool, bytes]] = []
     with tarfile.open(path) as t:
         for member in t:
