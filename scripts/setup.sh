@@ -39,7 +39,8 @@ pip_install() {  # pip install "$@", with progress on a terminal and one line a 
 stamp=".venv/.trainjobs-installed-${extras:-runtime}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ] \
    || [ tests/js/package-lock.json -nt "$stamp" ] || [ tests/fixtures/wheelhouse.txt -nt "$stamp" ] \
-   || [ tests/fixtures/wheelhouse-lowest.txt -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
+   || [ tests/fixtures/wheelhouse-lowest.txt -nt "$stamp" ] || [ tests/fixtures/wheelhouse-sdk.txt -nt "$stamp" ] \
+   || [ tests/fixtures/autologging.txt -nt "$stamp" ] || [ setup.py -nt "$stamp" ] \
    || [ provider/document/_reader.c -nt "$stamp" ]; then
   spec="."
   [ -n "$extras" ] && spec=".[$extras]"
@@ -56,6 +57,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
       .venv/bin/python -m pip download --disable-pip-version-check --quiet --no-deps \
         --dest .venv/wheelhouse -r "$wanted" 2>&1 | sed -u '/^WARNING: Location/d'
     done
+    # the notebooks' trainers' requirements, with their dependencies at constraints.txt's versions
+    .venv/bin/python -m pip download --disable-pip-version-check --quiet -c constraints.txt \
+      --dest .venv/wheelhouse -r tests/fixtures/wheelhouse-sdk.txt 2>&1 | sed -u '/^WARNING: Location/d'
+    echo "setup: installing MLflow and scikit-learn beside the venv, for aiplatform.autolog() (tests/fixtures/autologging.txt)"
+    rm -rf .venv/autologging
+    .venv/bin/python -m pip install --disable-pip-version-check --quiet --no-deps --target .venv/autologging \
+      -r tests/fixtures/autologging.txt 2>&1 | sed -u '/^WARNING: Location/d'
   fi
   if [[ ",$extras," == *",dev,"* ]]; then
     if command -v npm >/dev/null 2>&1; then

@@ -8,8 +8,10 @@ installs nothing.
 from __future__ import annotations
 
 import os
+import tarfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,13 +42,23 @@ def test_a_changed_trainer_has_another_content_digest(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_second_spec_with_the_same_trainer_installs_nothing(tmp_path: Path) -> None:
+def test_the_second_spec_with_the_same_trainer_installs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = build_sdist(TRAINER, tmp_path / "a")
     time.sleep(1.1)
     second = build_sdist(TRAINER, tmp_path / "b")
     cache = tmp_path / "envs"
     log = tmp_path / "setup.log"
+    opened: list[str] = []
+    real_open = tarfile.open
+
+    def counted(name: Any, *args: Any, **kwargs: Any) -> tarfile.TarFile:
+        opened.append(Path(name).name)
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(tarfile, "open", counted)  # pip runs in its own process: only envs' reads count
     one = envs.ensure(cache, [first], log)
+    assert opened == [first.name]  # requirements, content digest and whether they are static: one read
+    monkeypatch.undo()
     installs = log.read_text().count("$ ")
     two = envs.ensure(cache, [second], log)
     assert two == one
@@ -58,7 +70,6 @@ def test_a_bare_source_archive_is_installed_with_what_its_setup_py_requires(tmp_
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A notebook's ``tar`` of a folder with a setup.py (no PKG-INFO) says what it requires only once
     built: its install_requires reaches the trainer, not dropped with --no-deps."""
-    import tarfile
 
     src = tmp_path / "trainer-0.1"
     (src / "needs_pluggy").mkdir(parents=True)

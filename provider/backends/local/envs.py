@@ -72,83 +72,114 @@ def _requirements_from_metadata(text: str) -> list[str]:
     return out
 
 
-def static_metadata(path: Path) -> bool:
+def _requirements_from_egg_info(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("["):
+            break  # extras and markers sections
+        if line.strip():
+            out.append(line.strip())
+    return out
+
+
+def _is_pkg_info(name: str) -> bool:
+    return name.endswith("/PKG-INFO") and name.count("/") == 1
+
+
+def _is_egg_requires(name: str) -> bool:
+    return name.endswith(".egg-info/requires.txt") and name.count("/") == 2
+
+
+class Staged(Record):
+    """What one read of a staged package archive tells the environment cache."""
+
+    requirements: tuple[str, ...]
+    """What the built package requires (sdist: egg-info requires.txt, else PKG-INFO; wheel: METADATA).
+    Empty for a source archive without either: pip reads its setup.py (``static``)."""
+    digest: str
+    """SHA-256 of what the package holds: its members' names, (for a tar) whether each is executable,
+    and their bytes, not the archive's own bytes. An sdist rebuilt from the same sources (for another
+    spec, or another job dir) has new timestamps in its tar headers and so another file digest, but
+    the same content digest."""
+    static: bool
     """Whether the archive says what it requires without being built: a wheel always does; a source
     archive when it holds PKG-INFO or an egg-info requires.txt. A bare tar of a folder with a
     ``setup.py`` (what notebooks make with ``tar``) does not: its ``install_requires`` is known only
     once pip runs ``setup.py``."""
-    name = path.name
-    if name.endswith(".whl"):
-        return True
-    if name.endswith((".tar.gz", ".tgz")):
-        with tarfile.open(path) as t:
-            names = t.getnames()
-    elif name.endswith(".zip"):
-        with zipfile.ZipFile(path) as z:
-            names = z.namelist()
-    else:
-        return True
-    return any((n.endswith("/PKG-INFO") and n.count("/") == 1)
-               or (n.endswith(".egg-info/requires.txt") and n.count("/") == 2) for n in names)
 
 
-def requirements(path: Path) -> list[str]:
-    """What a built package requires (sdist: egg-info requires.txt or PKG-INFO; wheel: METADATA).
-    A source archive without either says nothing here (static_metadata): pip reads its setup.py."""
+def _header(name: str, size: int, executable: bool | None = None) -> bytes:
+    """What the digest takes before a member's bytes (a tar's executable bit; a zip keeps none)."""
+    return (f"{name}\0{size}\0" if executable is None else f"{name}\0{executable}\0{size}\0").encode()
+
+
+def _requirements(egg: bytes | None, metadata: bytes | None) -> tuple[str, ...]:
+    if egg is not None:
+        return tuple(_requirements_from_egg_info(egg.decode()))
+    return tuple(_requirements_from_metadata(metadata.decode())) if metadata is not None else ()
+
+
+def _read_tar(path: Path) -> Staged:
+    # One sequential read, in the archive's order (a .tar.gz seeks back only by decompressing again):
+    # the first requires.txt or PKG-INFO counts; the digest then takes the members by name, so their
+    # bytes are held meanwhile (a trainer's sdist is small; a wheel, read by name from a zip, is not held).
+    files: list[tuple[str, bool, bytes]] = []
+    with tarfile.open(path) as t:
+        for member in t:
+            if member.isfile():
+                f = t.extractfile(member)
+                files.append((member.name, member.mode & 0o111 != 0, f.read() if f else b""))
+    egg = next((data for name, _, data in files if _is_egg_requires(name)), None)
+    pkg_info = next((data for name, _, data in files if _is_pkg_info(name)), None)
+    h = hashlib.sha256()
+    for name, executable, data in sorted(files, key=lambda m: m[0]):
+        h.update(_header(name, len(data), executable))
+        h.update(data)
+    return Staged(requirements=_requirements(egg, pkg_info), digest=h.hexdigest(),
+                  static=egg is not None or pkg_info is not None)
+
+
+def _read_zip(path: Path, wheel: bool) -> Staged:
+    h = hashlib.sha256()
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        wanted = ((lambda n: n.endswith(".dist-info/METADATA")) if wheel else _is_pkg_info)
+        meta_name = next((n for n in names if wanted(n)), None)
+        meta: bytes | None = None
+        for info in sorted(z.infolist(), key=lambda i: i.filename):
+            if not info.is_dir():
+                data = z.read(info)
+                h.update(_header(info.filename, len(data)))
+                h.update(data)
+                meta = data if info.filename == meta_name else meta
+    static = wheel or meta_name is not None or any(_is_egg_requires(n) for n in names)
+    return Staged(requirements=_requirements(None, meta), digest=h.hexdigest(), static=static)
+
+
+def read_staged(path: Path) -> Staged:
+    """One pass over a staged package (.tar.gz/.tgz sdist, .whl, or a source .zip, which gcloud's
+    extra-packages take) for its requirements, content digest and whether they are static."""
     name = path.name
-    if name.endswith(".whl"):
-        with zipfile.ZipFile(path) as z:
-            meta = next((n for n in z.namelist() if n.endswith(".dist-info/METADATA")), None)
-            return _requirements_from_metadata(z.read(meta).decode()) if meta else []
     if name.endswith((".tar.gz", ".tgz")):
-        with tarfile.open(path) as t:
-            members = t.getnames()
-            req = next((n for n in members if n.endswith(".egg-info/requires.txt") and n.count("/") == 2), None)
-            if req is not None:
-                f = t.extractfile(req)
-                lines = f.read().decode().splitlines() if f else []
-                out = []
-                for line in lines:
-                    if line.startswith("["):
-                        break  # extras and markers sections
-                    if line.strip():
-                        out.append(line.strip())
-                return out
-            pkg_info = next((n for n in members if n.endswith("/PKG-INFO") and n.count("/") == 1), None)
-            if pkg_info is not None:
-                f = t.extractfile(pkg_info)
-                return _requirements_from_metadata(f.read().decode()) if f else []
-        return []
-    if name.endswith(".zip"):  # a source distribution as a zip (gcloud's extra-packages take them)
-        with zipfile.ZipFile(path) as z:
-            pkg_info = next((n for n in z.namelist() if n.endswith("/PKG-INFO") and n.count("/") == 1), None)
-            return _requirements_from_metadata(z.read(pkg_info).decode()) if pkg_info else []
+        return _read_tar(path)
+    if name.endswith((".whl", ".zip")):
+        return _read_zip(path, wheel=name.endswith(".whl"))
     raise EnvError(f"{path.name}: not a Python package (expected .tar.gz, .whl or .zip)")
 
 
+def requirements(path: Path) -> list[str]:
+    """``read_staged(path).requirements``, as a list."""
+    return list(read_staged(path).requirements)
+
+
 def content_digest(path: Path) -> str:
-    """SHA-256 of what a package holds: its members' names, modes and bytes, not the archive's own
-    bytes. An sdist rebuilt from the same sources (for another spec, or another job dir) has new
-    timestamps in its tar headers and so another file digest, but the same content digest."""
-    h = hashlib.sha256()
-    name = path.name
-    if name.endswith((".tar.gz", ".tgz")):
-        with tarfile.open(path) as t:
-            for member in sorted((m for m in t.getmembers() if m.isfile()), key=lambda m: m.name):
-                f = t.extractfile(member)
-                data = f.read() if f else b""
-                h.update(f"{member.name}\0{member.mode & 0o111 != 0}\0{len(data)}\0".encode())
-                h.update(data)
-        return h.hexdigest()
-    if name.endswith((".whl", ".zip")):
-        with zipfile.ZipFile(path) as z:
-            for info in sorted(z.infolist(), key=lambda i: i.filename):
-                if not info.is_dir():
-                    data = z.read(info)
-                    h.update(f"{info.filename}\0{len(data)}\0".encode())
-                    h.update(data)
-        return h.hexdigest()
-    return file_digest(path)
+    """``read_staged(path).digest``."""
+    return read_staged(path).digest
+
+
+def static_metadata(path: Path) -> bool:
+    """``read_staged(path).static``."""
+    return read_staged(path).static
 
 
 Progress = Callable[[str], None]
@@ -240,12 +271,12 @@ def _build(target: Path, build: list[tuple[str, list[str]]], log: Path, progress
             raise
 
 
-def _package_steps(python: Path, pkg: Path, packages: list[Path],
+def _package_steps(python: Path, pkg: Path, packages: list[tuple[Path, Staged]],
                    progress: Progress | None) -> list[tuple[str, list[str]]]:
     """The package layer's pip steps. A package whose requirements only its setup.py knows is
     installed with them, into this layer, rather than without them in silence."""
-    static = [p for p in packages if static_metadata(p)]
-    dynamic = [p for p in packages if p not in static]
+    static = [p for p, staged in packages if staged.static]
+    dynamic = [p for p, staged in packages if not staged.static]
     steps = [("pip", [str(python), "--no-deps", "--target", str(pkg), *map(str, static)])] if static else []
     if dynamic:
         if progress is not None and not (pkg / ".ready").exists():
@@ -261,10 +292,11 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
 
     ``progress`` hears what is being installed: the requirements first, then pip's own lines; when
     ``cancelled`` says so, pip is killed and EnvCancelled raised (the layer being built is removed)."""
-    reqs = sorted({r for p in packages for r in requirements(p)})
+    staged = [(p, read_staged(p)) for p in packages]  # each archive read once
+    reqs = sorted({r for _, s in staged for r in s.requirements})
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     deps_key = hashlib.sha256("\n".join([version, *reqs]).encode()).hexdigest()[:24]
-    pkg_key = hashlib.sha256("\n".join([version, *(content_digest(p) for p in packages)]).encode()).hexdigest()[:24]
+    pkg_key = hashlib.sha256("\n".join([version, *(s.digest for _, s in staged)]).encode()).hexdigest()[:24]
     deps = envs_dir / f"deps-{deps_key}"
     pkg = envs_dir / f"pkg-{pkg_key}"
     python = deps / "bin" / "python"
@@ -276,7 +308,7 @@ def ensure(envs_dir: Path, packages: list[Path], log: Path, progress: Progress |
     _build(deps, steps, log, progress, cancelled)
     if progress is not None and not (pkg / ".ready").exists():
         progress(f"installing the package {', '.join(p.name for p in packages)}")
-    _build(pkg, _package_steps(python, pkg, packages, progress), log, progress, cancelled)
+    _build(pkg, _package_steps(python, pkg, staged, progress), log, progress, cancelled)
     for layer in (deps, pkg):
         mark_used(layer)
     return PythonEnv(python=python, pythonpath=pkg)

@@ -3,10 +3,11 @@ no arguments, autologging with runs made for it and by hand, then every experime
 
 Source: GoogleCloudPlatform/vertex-ai-samples@cc0d791ef25a4f8a9bbd9b6c9ef4928b8b96c35a
 notebooks/official/experiments/get_started_with_vertex_experiments_autologging.ipynb (cells
-16-62). ``autolog()`` needs MLflow (the SDK's ``autologging`` extra, mlflow<=2.16.0), which is not
-installed here: that part skips, saying so, when it is absent. The notebook's scikit-learn
-training is kept (a DecisionTreeClassifier on a small frame, without category_encoders); its
-TensorFlow and PyTorch trainings are not (neither is installed).
+16-62). ``autolog()`` needs MLflow (the SDK's ``autologging`` extra, mlflow<=2.16.0):
+``scripts/setup.sh dev`` installs mlflow-skinny 2.16.0 and scikit-learn beside the venv, in
+``.venv/autologging`` (tests/fixtures/autologging.txt says why beside it), which the test puts on
+sys.path. The notebook's scikit-learn training is kept (a DecisionTreeClassifier on a small frame,
+without category_encoders); its TensorFlow and PyTorch trainings are not (neither is installed).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, no_adc
+from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, ROOT, no_adc, set_up_by_setup_sh
+
+AUTOLOGGING = ROOT / ".venv" / "autologging"
 
 
 def test_experiment_with_a_default_tensorboard_and_cleanup(aiplatform: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,8 +51,10 @@ def test_experiment_with_a_default_tensorboard_and_cleanup(aiplatform: Any, monk
 
 
 def test_autolog_with_an_automatic_and_a_manual_run(aiplatform: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("mlflow", reason="aiplatform.autolog() needs MLflow (google-cloud-aiplatform[autologging])")
-    pytest.importorskip("sklearn", reason="the notebook's autologged training is scikit-learn's")
+    if not (AUTOLOGGING / "mlflow").is_dir() or not (AUTOLOGGING / "sklearn").is_dir():
+        set_up_by_setup_sh(f"MLflow and scikit-learn for aiplatform.autolog() in {AUTOLOGGING}")
+    monkeypatch.syspath_prepend(str(AUTOLOGGING))
+    import mlflow
     import pandas as pd
     from sklearn.tree import DecisionTreeClassifier
 
@@ -82,6 +87,7 @@ def test_autolog_with_an_automatic_and_a_manual_run(aiplatform: Any, monkeypatch
     experiment_df = vertex_ai.get_experiment_df()
     assert autologged_manual_run_experiment_name in list(experiment_df.run_name)
     vertex_ai.autolog(disable=True)
+    assert mlflow.get_tracking_uri() != "vertex-mlflow-plugin://"  # autolog(disable=True) gave MLflow back
     experiment_list = vertex_ai.Experiment.list()
     for experiment in experiment_list:
         experiment.delete()
