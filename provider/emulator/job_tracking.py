@@ -14,7 +14,8 @@
   names an experiment and no run gets one run per trial, ``{job ID}-{trial ID}``, all made when it
   is created (a trial's trainer logs as soon as it starts, and the trials start in the local
   backend's supervisor); each trial's replicas get theirs as ``AIP_EXPERIMENT_RUN_NAME``
-  (provider.backends.local.cluster.trial_run, the one home of the name).
+  (provider.backends.local.cluster.trial_run; the emulator makes it from the same trial_run_id and
+  run_context, so the two names can never differ).
 * ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
   (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
   as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
@@ -41,7 +42,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from provider.backends.local.cluster import trial_run
+from provider.backends.local.cluster import run_context, trial_run, trial_run_id
 from provider.backends.local.store import new_job_id, now
 from provider.core import job_kinds
 from provider.emulator import metadata_schemas
@@ -85,17 +86,16 @@ def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
         return
     if kind.tuning:  # a run per trial, made now: a trial's trainer logs to it as soon as it starts
         job_id, trials = job_name.rsplit("/", 1)[1], int(body.get("maxTrialCount") or 1)
-        _run_context(experiment, f"{job_id}-{trials}", kind)  # the longest name fits, or nothing is made
+        _run_context(experiment, trial_run_id(job_id, str(trials)), kind)  # the longest fits, or none is made
         for trial in range(1, trials + 1):
-            _make_run(tracking, experiment, job_name, f"{job_id}-{trial}", kind)
+            _make_run(tracking, experiment, job_name, trial_run_id(job_id, str(trial)), kind)
     else:
         spec["experimentRun"] = _make_run(tracking, experiment, job_name, job_name.rsplit("/", 1)[1], kind)
 
 
 def _run_context(experiment: str, run_id: str, kind: job_kinds.JobKind) -> tuple[str, str]:
     """(metadata store, context ID) of the run ``run_id`` of ``experiment``, as the SDK names a run's context."""
-    store, _, experiment_id = experiment.rpartition("/contexts/")
-    context_id = f"{experiment_id}-{run_id}"
+    store, _, context_id = run_context(experiment, run_id).rpartition("/contexts/")
     if not re.fullmatch(ID_PATTERN, context_id):
         raise invalid(f"The experiment run made for this job would be the context {context_id!r}, which is not a "
                       f"valid context ID ({ID_PATTERN}): name the run yourself ({kind.spec_field_snake}."
