@@ -47,12 +47,6 @@ class Tracking:
         self.records.open()
         self.data.open()
 
-    def prepare_job(self, name: str, body: Json) -> None:
-        """Before the job ``name`` runs: what it names must exist; the run Vertex AI makes for it is made."""
-        from provider.emulator import job_tracking
-
-        job_tracking.prepare(self, name, body)
-
 
 class Target(Record):
     """What a path names: a collection (``name`` is its parent) or one resource, and a custom method."""
