@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 
 Json = dict[str, Any]
 EVERY = 0.5  # seconds between two reads of the jobs followed
+# A job is followed from its prepare, before the job service has stored it: NOT_FOUND means "not yet"
+# for this long, "deleted" after.
+CREATING = 60.0
 
 
 class RunWatch:
@@ -43,7 +47,7 @@ class RunWatch:
         self.tracking = tracking
         self.storage_root = storage_root
         self.every = every
-        self._followed: set[str] = set()
+        self._followed: dict[str, float] = {}  # job name -> when it was followed (time.monotonic)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -57,7 +61,7 @@ class RunWatch:
 
     def follow(self, name: str) -> None:
         with self._lock:
-            self._followed.add(name)
+            self._followed.setdefault(name, time.monotonic())
 
     def followed(self) -> set[str]:
         with self._lock:
@@ -93,7 +97,7 @@ class RunWatch:
                 continue
             if done:
                 with self._lock:
-                    self._followed.discard(name)
+                    self._followed.pop(name, None)
 
     def _read(self, name: str) -> bool:
         """True once nothing is left to do for the job ``name``."""
@@ -103,8 +107,10 @@ class RunWatch:
             return True
         try:
             job = self.jobs.get(parts[4], "/".join(parts[:4]), parts[5])
-        except ApiError:  # deleted: nothing to follow any more
-            return True
+        except ApiError:  # being created (prepare comes first), or deleted: then nothing is left to follow
+            with self._lock:
+                since = self._followed.get(name, 0.0)
+            return time.monotonic() - since > CREATING
         if not job_tracking.has_ended(job):
             job_tracking.ended(self.tracking, job)  # a tuning job's trial runs end with their trials
             return False

@@ -2,7 +2,7 @@
 (provider/emulator/run_watch.py): a client that reads only the experiment sees a run end as its
 job does, across an emulator restart, and a tuning job's trial runs end as their trials do.
 
-Each test serves a real ``trainjobs emulator`` process and drives it with the real
+Each test of a job serves a real ``trainjobs emulator`` process and drives it with the real
 google-cloud-aiplatform (its high-level classes, and its gapic JobServiceClient for a tuning job,
 whose SDK class has no experiment parameter). The waits poll the experiment runs only, never the
 job, unless the test says why.
@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import pytest
 
 from provider.backends.local.backend import LocalBackend
+from provider.emulator.server import Emulator
 from provider.packaging.gcs import GcsStager, gcs_client
 from provider.packaging.stage import stage
 from tests.local.conftest import PROBE, cleanup
@@ -267,3 +268,18 @@ def test_a_tuning_job_cancelled_part_way_keeps_the_runs_of_the_trials_that_ran(s
     kids = [c.name for c in metadata.list_contexts(parent=STORE) if list(c.parent_contexts) == [experiment.name]]
     assert sorted(kids) == [f"{STORE}/contexts/tuned-{job_id}-{t}" for t in (1, 2)]
     assert client.get_hyperparameter_tuning_job(name=name).state.name == "JOB_STATE_CANCELLED"
+
+
+def test_a_job_is_followed_while_it_is_created_and_forgotten_once_gone(emulator: Emulator,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """RunWatch follows a job from job_tracking.prepare, before the job service has stored it: a
+    job it cannot find yet is still being created, for run_watch.CREATING seconds; after, it is gone."""
+    from provider.emulator import run_watch
+
+    name = f"{PARENT}/customJobs/1234"  # no such job (yet)
+    emulator.watch.follow(name)
+    emulator.watch.sweep()
+    assert name in emulator.watch.followed()
+    monkeypatch.setattr(run_watch, "CREATING", 0.0)
+    emulator.watch.sweep()
+    assert name not in emulator.watch.followed()
