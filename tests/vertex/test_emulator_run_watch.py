@@ -196,6 +196,31 @@ def test_a_job_that_ended_while_no_emulator_was_up_has_its_run_ended_at_start(se
     assert _until(lambda: _run_state(sdk, run, "restarted"), lambda s: s != "RUNNING", "the run") == "COMPLETE"
 
 
+def test_a_jobs_tensorboard_logs_are_uploaded_once_it_ends_unread(served: Served, sdk: Any) -> None:
+    """CustomJob.submit(tensorboard=...): the event files its trainer wrote become the TensorBoard's
+    curves when it ends, read through the TensorBoard alone."""
+    from google.api_core.exceptions import NotFound
+
+    pytest.importorskip("tensorboard", reason="reading event files needs the tensorboard extra")
+    endpoint = served.start()
+    _init(sdk, endpoint, "boards")
+    board = sdk.Tensorboard.create(display_name="board")
+    job = _job(sdk, "logged", _package(endpoint, CURVES, "curves"), "curves.task", [])
+    job.submit(tensorboard=board.resource_name, service_account=TRACKED_ACCOUNT)
+    experiment = f"{board.resource_name}/experiments/{job.resource_name.rsplit('/', 1)[1]}"
+
+    def curves() -> list[tuple[str, str]]:  # (run, tag) of what is uploaded
+        try:
+            return sorted((run.display_name, series.display_name)
+                          for run in sdk.TensorboardRun.list(tensorboard_experiment_name=experiment)
+                          for series in sdk.TensorboardTimeSeries.list(tensorboard_run_name=run.resource_name))
+        except NotFound:  # not uploaded yet
+            return []
+
+    expected = [("eval", "loss"), ("train", "accuracy"), ("train", "loss")]
+    assert _until(curves, lambda found: found == expected, "the job's curves") == expected
+
+
 def _tuning_job(endpoint: str, uri: str, module: str, trials: int, parallel: int, env: dict[str, str]) -> str:
     """A tuning job whose trialJobSpec names the experiment ``tuned`` and no run, created through the
     gapic client; its name."""
