@@ -14,9 +14,11 @@
   names an experiment and no run gets one run per trial, ``{job ID}-{trial ID}``, all made when it
   is created (a trial's trainer logs as soon as it starts, and the trials start in the local
   backend's supervisor); each trial's replicas get theirs as ``AIP_EXPERIMENT_RUN_NAME``
-  (provider.backends.local.cluster.trial_run, the one home of the name).
-* ``ended``: a run made for a job ends with it, once the job is read or listed in a final state
-  (reading it also uploads its TensorBoard logs): ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
+  (provider.backends.local.cluster.trial_run; the emulator makes it from the same trial_run_id and
+  run_context, so the two names can never differ).
+* ``ended``: a run made for a job ends with it, once the job is in a final state, whoever reads
+  what: the emulator follows the job (run_watch.py, which also uploads its TensorBoard logs then),
+  and a read or list of the job ends it too: ``COMPLETE`` when it succeeded, ``FAILED`` or ``CANCELLED`` else,
   as ``end_run`` ends a run the SDK owns. A run the caller named is the caller's to end (the SDK's
   ``CustomJob.run`` ends it). A trial's run ends with the trial; once the tuning job has ended, the
   runs made for trials that never started are deleted.
@@ -38,10 +40,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from provider.backends.local.cluster import trial_run
+from provider.backends.local.cluster import run_context, trial_run, trial_run_id
 from provider.backends.local.store import new_job_id, now
 from provider.core import job_kinds
 from provider.emulator import metadata_schemas
@@ -60,6 +63,7 @@ _EXPERIMENT_TB_LABEL = {"vertex_tensorboard_experiment_source": "vertex_experime
 _RUNNING = "RUNNING"
 # A job's final state -> its run's (aiplatform_v1.Execution.State names, what ExperimentRun.get_state reads).
 _ENDS = {"JOB_STATE_SUCCEEDED": "COMPLETE", "JOB_STATE_FAILED": "FAILED", "JOB_STATE_CANCELLED": "CANCELLED"}
+_UPLOADING = threading.Lock()
 _TRIAL_ENDS = {"SUCCEEDED": "COMPLETE", "INFEASIBLE": "FAILED"}  # a trial's final state -> its run's
 
 
@@ -68,8 +72,9 @@ def _spec(job: Json) -> Json:
     return spec if isinstance(spec, dict) else {}
 
 
-def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
-    """Called by the job service once the job is valid, before it runs (JobService.tracking)."""
+def prepare(tracking: Tracking, job_name: str, body: Json) -> bool:
+    """Called by the job service once the job is valid, before it runs (run_watch.RunWatch.prepare):
+    whether the job is to be followed (a run was made for it, or it logs to a TensorBoard)."""
     kind = job_kinds.of_collection(job_name.split("/")[-2]) or job_kinds.CUSTOM_JOB
     raw = body.get(kind.spec_field)
     spec: Json = raw if isinstance(raw, dict) else {}
@@ -82,20 +87,20 @@ def prepare(tracking: Tracking, job_name: str, body: Json) -> None:
                             "not exist: create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
     experiment = spec.get("experiment")
     if not isinstance(experiment, str) or not experiment or spec.get("experimentRun"):
-        return
+        return bool(spec.get("tensorboard"))
     if kind.tuning:  # a run per trial, made now: a trial's trainer logs to it as soon as it starts
         job_id, trials = job_name.rsplit("/", 1)[1], int(body.get("maxTrialCount") or 1)
-        _run_context(experiment, f"{job_id}-{trials}", kind)  # the longest name fits, or nothing is made
+        _run_context(experiment, trial_run_id(job_id, str(trials)), kind)  # the longest fits, or none is made
         for trial in range(1, trials + 1):
-            _make_run(tracking, experiment, job_name, f"{job_id}-{trial}", kind)
+            _make_run(tracking, experiment, job_name, trial_run_id(job_id, str(trial)), kind)
     else:
         spec["experimentRun"] = _make_run(tracking, experiment, job_name, job_name.rsplit("/", 1)[1], kind)
+    return True
 
 
 def _run_context(experiment: str, run_id: str, kind: job_kinds.JobKind) -> tuple[str, str]:
     """(metadata store, context ID) of the run ``run_id`` of ``experiment``, as the SDK names a run's context."""
-    store, _, experiment_id = experiment.rpartition("/contexts/")
-    context_id = f"{experiment_id}-{run_id}"
+    store, _, context_id = run_context(experiment, run_id).rpartition("/contexts/")
     if not re.fullmatch(ID_PATTERN, context_id):
         raise invalid(f"The experiment run made for this job would be the context {context_id!r}, which is not a "
                       f"valid context ID ({ID_PATTERN}): name the run yourself ({kind.spec_field_snake}."
@@ -132,6 +137,18 @@ def _make_run(tracking: Tracking, experiment: str, job: str, run_id: str, kind: 
         tracking.records.put({**record, "made_for": job})  # ended() ends only the runs made for a job
     tracking.links.add_children(experiment, json.dumps({"childContexts": [record["name"]]}).encode())
     return str(record["name"])
+
+
+def has_ended(job: Json) -> bool:
+    """Whether the job (its REST JSON) is in a final state."""
+    return str(job.get("state")) in _ENDS
+
+
+def running_jobs(tracking: Tracking) -> set[str]:
+    """The jobs that runs still RUNNING were made for (RunWatch follows them again after a restart)."""
+    with tracking.records.lock:
+        return {str(r["made_for"]) for r in tracking.records.everywhere("contexts")
+                if r.get("made_for") and (r["body"].get("metadata") or {}).get("_state") == _RUNNING}
 
 
 def ended(tracking: Tracking, job: Json) -> None:
@@ -172,10 +189,11 @@ def _trials_ended(tracking: Tracking, job: Json) -> None:
         if state is not None:
             _end(tracking, run, job["name"], state)
         elif job_state is not None and str(trial) not in states:
-            record = tracking.records.get(run)
-            if record is not None and record.get("made_for") == job["name"]:
-                tracking.links.remove_children(experiment, json.dumps({"childContexts": [run]}).encode())
-                tracking.records.drop(run)
+            with tracking.records.lock:  # RunWatch and a read may both get here
+                record = tracking.records.get(run)
+                if record is not None and record.get("made_for") == job["name"]:
+                    tracking.links.remove_children(experiment, json.dumps({"childContexts": [run]}).encode())
+                    tracking.records.drop(run)
 
 
 def created(tracking: Tracking, job: Json) -> None:
@@ -228,6 +246,11 @@ def _rfc3339(stamp: str) -> str:
 
 def upload_logs(tracking: Tracking, tensorboard: str, experiment_id: str, logs: Path) -> int:
     """Write the scalars of the event files under ``logs`` not yet written; how many points were new."""
+    with _UPLOADING:  # RunWatch and a read of the job may upload at once: each point is written once
+        return _upload(tracking, tensorboard, experiment_id, logs)
+
+
+def _upload(tracking: Tracking, tensorboard: str, experiment_id: str, logs: Path) -> int:
     if tracking.records.get(tensorboard) is None or not logs.is_dir():
         return 0
     files = sorted(p for p in logs.rglob("*") if p.is_file() and ".tfevents." in p.name)
@@ -276,11 +299,12 @@ def _write_points(tracking: Tracking, experiment: str, folder: str, points: list
 
 
 def seen(tracking: Tracking, storage_root: Path, job: Json) -> None:
-    """A job was read: upload what it has written to its TensorBoard since; end its run if it has ended."""
-    ended(tracking, job)
+    """A job was read: upload what it has written to its TensorBoard since; end its run if it has ended
+    (after the upload: a client that sees the run ended finds its curves whole)."""
     spec = _spec(job)
     tensorboard = spec.get("tensorboard")
     output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix") or ""
     logs = log_dir(storage_root, output)
     if tensorboard and logs is not None:
         upload_logs(tracking, tensorboard, job["name"].rsplit("/", 1)[1], logs)
+    ended(tracking, job)

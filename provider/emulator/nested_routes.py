@@ -47,12 +47,6 @@ class Tracking:
         self.records.open()
         self.data.open()
 
-    def prepare_job(self, name: str, body: Json) -> None:
-        """Before the job ``name`` runs: what it names must exist; the run Vertex AI makes for it is made."""
-        from provider.emulator import job_tracking
-
-        job_tracking.prepare(self, name, body)
-
 
 class Target(Record):
     """What a path names: a collection (``name`` is its parent) or one resource, and a custom method."""
@@ -147,13 +141,17 @@ _GetVerb = Callable[["Emulator", "Request", Target], Answer]
 
 def _read(app: Emulator, request: Request, t: Target) -> Answer:
     _params(request, "timeSeries.read", ("maxDataPoints", "filter"))
-    return _answer("ReadTensorboardTimeSeriesDataResponse", app.tracking.data.read(t.name, request.params), request)
+    data = app.tracking.data.read(t.name, request.params)
+    _reads(app).viewed(t.name)  # what readUsage counts (tensorboard_reads.py)
+    return _answer("ReadTensorboardTimeSeriesDataResponse", data, request)
 
 
 def _batch_read(app: Emulator, request: Request, t: Target) -> Answer:
     _params(request, "tensorboards.batchRead", ("timeSeries",))
     names = [v for k, v in parse_qsl(request.query, keep_blank_values=True) if k == "timeSeries"]
-    return _answer("BatchReadTensorboardTimeSeriesDataResponse", app.tracking.data.batch_read(t.name, names), request)
+    data = app.tracking.data.batch_read(t.name, names)
+    _reads(app).viewed(t.name)  # what readUsage counts (tensorboard_reads.py)
+    return _answer("BatchReadTensorboardTimeSeriesDataResponse", data, request)
 
 
 def _lineage(call: Callable[[MetadataLinks, str], Json]) -> _GetVerb:

@@ -11,9 +11,8 @@ Limits, so that no client can hold it or crash it:
 
 * a listen backlog of ``BACKLOG`` and a thread per connection (daemon threads): a burst of
   hundreds of concurrent requests is served, not reset;
-* a connection that sends nothing for ``IDLE_TIMEOUT`` seconds, or takes longer than
-  ``READ_TIMEOUT`` seconds to send a request's line and headers (a slow drip), is closed; a body
-  gets ``READ_TIMEOUT`` plus one second per MiB;
+* a connection that sends nothing for ``IDLE_TIMEOUT`` seconds, or takes longer than ``READ_TIMEOUT`` seconds
+  to send a request's line and headers (a slow drip), is closed; a body gets ``READ_TIMEOUT`` plus one second per MiB;
 * every error, down to a garbage request line or an unknown method, is a Google-style JSON
   error with a 4xx code (5xx only for a bug); JSON nested beyond 100 levels is refused;
 * a body is framed as RFC 9112 says, or refused and the connection closed (framing.py): chunked
@@ -45,7 +44,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.core.trust import Binding
-from provider.emulator import gate
+from provider.emulator import gate, run_watch
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.nested_routes import Tracking
@@ -338,7 +337,7 @@ class Emulator:
         self.storage = StorageService(self.storage_root)
         self.operations, self.models, self.datasets, self.pipelines = training_services(self.jobs, self.storage_root)
         self.tracking = Tracking(self.state_dir, self.store)  # TensorBoard and the metadata service
-        self.jobs.tracking = self.tracking.prepare_job
+        self.watch = run_watch.RunWatch(self.jobs, self.tracking, self.storage_root)  # the job service's hook too
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -366,6 +365,7 @@ class Emulator:
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name=f"emulator-{self.port}", daemon=True)
         self._thread.start()
+        self.watch.start()  # the experiment runs made for jobs follow them (run_watch.py)
         return self
 
     def warnings(self) -> list[str]:
@@ -381,6 +381,7 @@ class Emulator:
 
     def stop(self) -> None:
         """Stop serving and release the state dir. Jobs keep running; a new emulator finds them."""
+        self.watch.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server.close_connections()

@@ -3,9 +3,15 @@ reference has them (``projects.locations.tensorboards`` and its ``...runs.timeSe
 
 * ``readSize`` GET ``{tensorboard}:readSize``: ``storageSizeByte``, the bytes its time series'
   points take in the state dir plus its blobs in the emulated storage.
-* ``readUsage`` GET ``{tensorboard}:readUsage``: ``monthlyUsageData``, the views of its web
-  TensorBoard by month and user. The emulator serves no web TensorBoard (``trainjobs tensorboard``
-  and the console read the state dir, as no user of Vertex AI), so no view is counted: the map is empty.
+* ``readUsage`` GET ``{tensorboard}:readUsage``: ``monthlyUsageData``, its views by month (``YYYYMM``,
+  UTC) and user, as ``perUserUsageData`` (``username``, ``viewCount``). Vertex AI's reference says what a
+  view is: "the number of times the user has read data within the Tensorboard". The emulator serves
+  no web TensorBoard app, so here a view is one request that reads its data points: a time series'
+  ``:read``, the tensorboard's ``:batchRead``, an ``exportTensorboardTimeSeries`` (its first page:
+  the pages that follow are the same read) and ``readBlobData``; what the console's experiments page
+  and the SDK's readers send. A request that fails counts nothing. The emulator has no
+  authentication, so the user is the one the emulator runs as (a local tool, one user). The counts
+  are kept in the tensorboard's record: they survive a restart.
 * ``exportTensorboardTimeSeries`` POST ``{timeSeries}:exportTensorboardTimeSeries``: its points,
   ``filter`` over ``step`` and ``wall_time`` (the list filter's operators), ``orderBy`` ``step``
   or ``wall_time`` (``desc`` allowed; by step when absent), ``pageSize`` (1000 by default, at most
@@ -24,6 +30,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import getpass
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +72,23 @@ class TensorboardReads:
         return {"storageSizeByte": str(size)}
 
     def read_usage(self, tensorboard: str) -> Json:
-        self.nested.record(KINDS["tensorboards"], tensorboard)
-        return {"monthlyUsageData": {}}
+        views: dict[str, dict[str, int]] = self.nested.record(KINDS["tensorboards"], tensorboard).get("views") or {}
+        return {"monthlyUsageData": {month: {"userUsageData": [{"username": user, "viewCount": str(count)}
+                                                                for user, count in sorted(users.items())]}
+                                     for month, users in sorted(views.items())}}
+
+    def viewed(self, name: str) -> None:
+        """One view of the tensorboard that ``name`` is or lies in (what readUsage counts), this month."""
+        tensorboard = "/".join(name.split("/")[:6])  # projects/P/locations/L/tensorboards/T
+        month, user = time.strftime("%Y%m", time.gmtime()), _user()
+        records = self.data.records
+        with records.lock:
+            record = records.get(tensorboard)
+            if record is None:
+                return
+            views = {m: dict(users) for m, users in (record.get("views") or {}).items()}
+            views.setdefault(month, {})[user] = views.get(month, {}).get(user, 0) + 1
+            records.put({**record, "views": views})
 
     def export(self, series: str, raw: bytes) -> Json:
         body = wire.parse("ExportTensorboardTimeSeriesDataRequest", raw)
@@ -90,6 +113,8 @@ class TensorboardReads:
         out: Json = {"timeSeriesDataPoints": points[start:start + size]}
         if start + size < len(points):
             out["nextPageToken"] = paging.encode((str(start + size), "offset"), *request)
+        if after is None:  # the pages that follow are the same read
+            self.viewed(series)
         return out
 
     def read_blobs(self, series: str, ids: list[str]) -> Json:
@@ -115,4 +140,13 @@ class TensorboardReads:
                 raise not_found(f"The blob {blob_id!r} of {series} does not exist: no write carried its data and "
                                 f"there is no object {where}.")
             blobs.append({"id": blob_id, "data": base64.b64encode(path.read_bytes()).decode()})
+        self.viewed(series)
         return {"blobs": blobs}
+
+
+def _user() -> str:
+    """Who reads: the user the emulator runs as (it has no authentication)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name and no passwd entry (a bare container)
+        return "local"

@@ -62,8 +62,8 @@ def test_export_time_series_with_filter_order_and_pages(emulator: Emulator) -> N
 
     size = tb.read_tensorboard_size(tensorboard=board).storage_size_byte
     assert size > 0
-    usage = tb.read_tensorboard_usage(tensorboard=board)
-    assert dict(usage.monthly_usage_data) == {}  # no web TensorBoard here, so no view is counted
+    usage = tb.read_tensorboard_usage(tensorboard=board)  # two exports read its data (one of three pages)
+    assert [u.view_count for m in usage.monthly_usage_data.values() for u in m.user_usage_data] == [2]
 
 
 def test_blob_sequences_as_the_uploader_writes_them(emulators: Emulators, monkeypatch: pytest.MonkeyPatch) -> None:

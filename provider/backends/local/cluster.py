@@ -125,11 +125,22 @@ def tf_config(replicas: list[Replica], me: Replica, job_spec: Json, trial: str, 
     return {"cluster": cluster, "task": task, "job": job_spec, "environment": "cloud"}
 
 
+def run_context(experiment: str, run_id: str) -> str:
+    """The context of the run ``run_id`` of ``experiment`` (a context's resource name): beside the
+    experiment's, ``{experiment ID}-{run ID}``, as the SDK names a run's context."""
+    return f"{experiment}-{run_id}"
+
+
+def trial_run_id(job_id: str, trial: str) -> str:
+    """The name of the run a tuning job's trial is run in (its display name): ``{job ID}-{trial ID}``."""
+    return f"{job_id}-{trial}"
+
+
 def trial_run(experiment: str, job_id: str, trial: str) -> str:
     """The ExperimentRun a tuning job's trial is run in when its trialJobSpec names an experiment and
-    no run: the context ``{experiment ID}-{job ID}-{trial ID}`` beside the experiment's, as the SDK
-    names a run ``{job ID}-{trial ID}``'s context. The emulator makes it (job_tracking.py)."""
-    return f"{experiment}-{job_id}-{trial}"
+    no run: the context of its run ``trial_run_id`` in ``experiment``. The emulator makes it
+    (job_tracking.py, from these same two functions, so the two can never differ)."""
+    return run_context(experiment, trial_run_id(job_id, trial))
 
 
 def tracking_env(job_spec: Json, parent: str, job_id: str = "", trial: str = "") -> dict[str, str]:
