@@ -58,7 +58,7 @@ def _setup(aiplatform: Any) -> tuple[Any, Any, int, str, str]:
     TF = "2.1".replace(".", "-")
     TRAIN_VERSION = "tf-gpu.{}".format(TF) if TRAIN_GPU else "tf-cpu.{}".format(TF)  # noqa: UP032  (the notebook's own)
     REGION = "us-central1"
-    TRAIN_IMAGE = "{}-docker.pkg.dev/vertex-ai/training/{}:latest".format(  # noqa: UP032  (the notebook's own)
+    TRAIN_IMAGE = "{}-docker.pkg.dev/vertex-ai/training/{}:latest".format(
         REGION.split("-")[0], TRAIN_VERSION
     )
     MACHINE_TYPE = "n1-standard"

@@ -16,8 +16,8 @@ from tests.vertex.notebooks.conftest import LOCATION, PROJECT_ID, Served
 
 
 def test_metadata_store_resources_and_lineage(aiplatform: Any, served: Served) -> None:
-    from google.auth.credentials import AnonymousCredentials
     import google.cloud.aiplatform_v1beta1 as aip_beta
+    from google.auth.credentials import AnonymousCredentials
 
     REGION = LOCATION
     PARENT = "projects/" + PROJECT_ID + "/locations/" + REGION

@@ -89,7 +89,7 @@ def test_script_job_then_upload_then_deploy_refused(aiplatform: Any, served: Ser
             "--epochs=" + str(EPOCHS),
             "--steps=" + str(STEPS),
         ]
-    assert not TRAIN_GPU
+    assert (TRAIN_GPU, TRAIN_NGPU, DEPLOY_NGPU) == (None, None, None)  # cell 53's CPU branch
     job.run(
         args=CMDARGS,
         replica_count=1,
