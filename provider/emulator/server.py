@@ -45,7 +45,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.core.trust import Binding
-from provider.emulator import gate
+from provider.emulator import gate, wire
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.nested_routes import Tracking
@@ -356,6 +356,7 @@ class Emulator:
             self.persistent.open()
             self.tracking.open()
             self.jobs.reconcile()
+            wire.message_type("CustomJob")  # seconds to import: not in a first answer (a 5 s client deadline)
             self._server = _Server((self.host, self.port), self)
         except BaseException:
             self.store.close()
