@@ -189,7 +189,10 @@ class ModelRegistry:
                 versions = record["body"]["versions"]
                 version = "1"
                 entry = {**body, "name": f"{parent}/models/{model_id}", "versionId": version, "createTime": stamp}
-                entry["versionAliases"] = sorted(set(entry.get("versionAliases") or []) | {DEFAULT})
+                # The first version is the default; Vertex keeps the aliases in the order given, with
+                # ``default`` after them when the upload did not name it (the SDK compares the lists).
+                given = list(dict.fromkeys(entry.get("versionAliases") or []))
+                entry["versionAliases"] = given if DEFAULT in given else [*given, DEFAULT]
             entry.update(updateTime=stamp, versionCreateTime=stamp, versionUpdateTime=stamp)
             with_export_formats(entry)
             self.claim(versions, entry.get("versionAliases") or [], stamp)

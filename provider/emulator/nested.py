@@ -206,8 +206,11 @@ class NestedService:
         view = self.render(record)
         if not kind.lro_create:
             return view, None
+        # A new metadata store's operation answers with its name alone (the store is provisioned
+        # after): get_started_with_vertex_ml_metadata reads the name as ``str(result())[7:-2]``.
+        answered = {"name": view["name"]} if kind.collection == "metadataStores" else view
         return view, self.operation(location_of(parent), kind.create_metadata(),
-                                    {"@type": _TYPE + kind.message, **view})
+                                    {"@type": _TYPE + kind.message, **answered})
 
     def patch(self, kind: Kind, name: str, raw: bytes, mask_text: str) -> Json:
         body = wire.parse(kind.message, raw, kind.client_fields)

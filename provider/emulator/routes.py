@@ -7,6 +7,7 @@ both in Google's error format.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -194,6 +195,11 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
     """The handler for a request; ApiError 404 or 405 when there is none."""
     allowed = []
     decoded = unquote(path) if path.startswith(("/v1/", "/ui/")) else path
+    if path.startswith("/v1beta1/"):
+        # v1beta1 serves these resources at the same paths with the same shapes (a superset of
+        # v1): the SDK's ``aiplatform_v1beta1`` clients and the notebooks that use them reach v1's.
+        handler, found = route(method, "/v1/" + unquote(path)[len("/v1beta1/"):])
+        return _in_beta(handler), found
     for route_method, pattern, handler in ROUTES:
         m = pattern.match(decoded)
         if m is None:
@@ -204,7 +210,27 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
     if allowed:
         raise ApiError("UNIMPLEMENTED", f"Method {method} is not allowed on {path}; allowed: {', '.join(allowed)}.",
                        http=405, headers=(("Allow", ", ".join(allowed)),))
-    raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 "
+    raise ApiError("NOT_FOUND", f"The trainjobs emulator serves no {method} {path}: it emulates the Vertex AI v1 (and v1beta1) "
                                 "customJobs, hyperparameterTuningJobs, persistentResources, trainingPipelines, models, "
                                 "datasets, tensorboards, metadataStores and operations, and the "
                                 "Cloud Storage JSON API's buckets, objects and uploads.")
+
+
+_V1_TYPE = '"type.googleapis.com/google.cloud.aiplatform.v1.'
+
+
+def _in_beta(handler: Handler) -> Handler:
+    """``handler`` answering a v1beta1 call: its Any values typed as v1beta1's messages (a v1beta1
+    client finds no v1 type by its URL, and fails to read an operation's metadata or response)."""
+    def answer(app: Emulator, request: Request, match: dict[str, str]) -> Answer:
+        got = handler(app, request, match)
+        if got.json is not None:
+            return Answer(status=got.status, json=json.loads(_retype(json.dumps(got.json))), headers=got.headers)
+        if got.data is not None and got.file is None:
+            return Answer(status=got.status, data=_retype(got.data.decode()).encode(), headers=got.headers)
+        return got
+    return answer
+
+
+def _retype(text: str) -> str:
+    return text.replace(_V1_TYPE, '"type.googleapis.com/google.cloud.aiplatform.v1beta1.')

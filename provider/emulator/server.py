@@ -3,9 +3,8 @@
     with Emulator(state_dir, port=0) as emu:     # or emu.start() ... emu.stop()
         emu.endpoint                             # http://127.0.0.1:PORT
 
-State dir layout: ``jobs/`` and ``operations/`` (the emulator's records), ``persistentResources/``
-(persistent.py's), ``local/`` (the local backend's home: job files, logs), ``storage/`` (gs://
-objects, unless ``storage_root`` says otherwise), ``emulator.lock``.
+State dir layout: ``jobs/``, ``operations/`` (the emulator's records), ``persistentResources/`` (persistent.py's),
+``local/`` (the local backend's home), ``storage/`` (gs:// objects, unless ``storage_root`` says), ``emulator.lock``.
 
 Limits, so that no client can hold it or crash it:
 
@@ -44,7 +43,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from provider.backends.local.backend import LocalBackend
 from provider.core.trust import Binding
-from provider.emulator import gate, run_watch
+from provider.emulator import gate, run_watch, wire
 from provider.emulator.errors import ApiError
 from provider.emulator.framing import BLOCK, MAX_BODY, MAX_JSON, Body, is_large, read_body
 from provider.emulator.nested_routes import Tracking
@@ -355,6 +354,7 @@ class Emulator:
             self.persistent.open()
             self.tracking.open()
             self.jobs.reconcile()
+            wire.message_type("CustomJob")  # seconds to import: not in a first answer (a 5 s client deadline)
             self._server = _Server((self.host, self.port), self)
         except BaseException:
             self.store.close()
