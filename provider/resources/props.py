@@ -35,10 +35,12 @@ class Props(Record):
 
     AS_IS: ClassVar[frozenset[str]] = frozenset()
     _names: ClassVar[tuple[tuple[str, str], ...]] = ()  # (field, property), made once per class
+    _fields: ClassVar[dict[str, str]] = {}  # property -> field, made once per class
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._names = tuple((f.name, camel(f.name)) for f in cls.__record_fields__)
+        cls._fields = {prop: name for name, prop in cls._names}
 
     @classmethod
     def prop(cls, field: str) -> str:
@@ -59,8 +61,10 @@ class Props(Record):
         """The args a property map holds (the engine's inputs or a state); a missing key reads as None.
         ``as_is`` (default: the class's AS_IS) names the fields passed without ``plain``."""
         keep = cls.AS_IS if as_is is None else as_is
+        fields = cls._fields
         values = {}
-        for name, prop in cls._names:
-            value = props.get(prop)
-            values[name] = value if name in keep or value is None else plain(value)
+        for prop, value in props.items():  # what is carried: a field it lacks keeps its default, None
+            name = fields.get(prop)
+            if name is not None and value is not None:
+                values[name] = value if name in keep else plain(value)
         return cls(**values)

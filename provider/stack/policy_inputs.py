@@ -16,10 +16,13 @@ violation reads "limit 8", not "limit 8.0".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Protocol
 
 from provider.core.problem import Problem
+from provider.core.record import replace
 from provider.spec.model import TrainingJob
 from provider.stack.config import NS, StackConfig, from_mapping
 
@@ -77,20 +80,39 @@ class StackInputs(Protocol):
 
 
 def stack_config(args: StackInputs) -> StackConfig:
-    """The resource's stack, as its stack file would give it."""
+    """The resource's stack, as its stack file would give it.
+
+    Every job of a stack carries the same stack-wide inputs, and the provider's host checks them all
+    in one process: the stack is read once per distinct inputs (``_stack_of``, keyed on their
+    JSON, in their order: everything it is read from but the job's own spec file), and each job's is that
+    one with its ``specs``, the same value ``from_mapping`` gives."""
     config = {
         NS + "backend": args.backend,
         NS + "team": args.team,
         "gcp:project": args.project,
         "gcp:region": args.region,
-        NS + "specs": [args.spec_file] if args.spec_file else [],
+        NS + "specs": [],
         NS + "quotas": plain(args.quotas or {}),
         NS + "policy": plain(args.policy or {}),
         NS + "labels": plain(args.stack_labels or {}),
         NS + "persistentResources": _declared(args.persistent_resources),
     }
     name = str(args.stack or "")
-    return from_mapping(name, {k: v for k, v in config.items() if v is not None}, source=f"stack {name}")
+    config = {k: v for k, v in config.items() if v is not None}
+    try:
+        key = json.dumps(config)  # in order: the labels' order is the stack's
+    except (TypeError, ValueError):  # a value JSON cannot hold (not from the engine): read as it is
+        stack = from_mapping(name, config, source=f"stack {name}")
+    else:
+        stack = _stack_of(name, key)
+    return replace(stack, specs=(args.spec_file,)) if args.spec_file else stack
+
+
+@lru_cache(maxsize=64)
+def _stack_of(name: str, config: str) -> StackConfig:
+    """The stack named ``name`` whose config is ``config`` (JSON; its specs left empty). The config
+    maps JSON reads back are new objects: a StackConfig is frozen and holds none of them."""
+    return from_mapping(name, json.loads(config), source=f"stack {name}")
 
 
 def _declared(ids: Any) -> list[dict[str, Any]] | None:
