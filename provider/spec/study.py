@@ -112,8 +112,8 @@ class Hyperparameters(Record):
     params: tuple[HyperParam, ...]
     max_trials: int = 1
     max_parallel_trials: int = 1
-    max_failed_trials: int = 0
-    algorithm: str = "ALGORITHM_UNSPECIFIED"
+    max_failed_trials: int | None = None  # None: not written (an explicit 0 is sent, as gcloud does)
+    algorithm: str | None = None  # None: not written; an explicit ALGORITHM_UNSPECIFIED is sent as written
     safety: Safety | None = None
     other_metrics: tuple[Metric, ...] = ()
     measurement_selection: str | None = None  # LAST_MEASUREMENT | BEST_MEASUREMENT

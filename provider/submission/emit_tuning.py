@@ -97,8 +97,8 @@ def _options(hp: Hyperparameters, out: Json) -> Json:
 def tuning(hp: Hyperparameters) -> Json:
     out: Json = {"goal": hp.goal, "metric": hp.metric, "params": [_param(p) for p in hp.params],
                  "maxTrials": hp.max_trials, "maxParallelTrials": hp.max_parallel_trials}
-    if hp.max_failed_trials:
+    if hp.max_failed_trials is not None:
         out["maxFailedTrials"] = hp.max_failed_trials
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+    if hp.algorithm is not None:
         out["algorithm"] = hp.algorithm
     return _options(hp, out)

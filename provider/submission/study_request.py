@@ -123,7 +123,7 @@ def study_spec(hp: Hyperparameters) -> Json:
             metric["safetyConfig"] = safety
         metrics.append(metric)
     study: Json = {"metrics": metrics, "parameters": [parameter(p) for p in hp.params]}
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+    if hp.algorithm is not None:  # ALGORITHM_UNSPECIFIED too, when written: gcloud sends it
         study["algorithm"] = hp.algorithm
     if hp.observation_noise:
         study["observationNoise"] = hp.observation_noise
