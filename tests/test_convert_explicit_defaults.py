@@ -28,6 +28,11 @@ POOL = {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1,
 STUDY = {"metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"}],
          "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}],
          "algorithm": "ALGORITHM_UNSPECIFIED"}
+STUDY_DEFAULTS = {"measurementSelectionType": "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED",
+                  "observationNoise": "OBSERVATION_NOISE_UNSPECIFIED",
+                  "medianAutomatedStoppingSpec": {"useElapsedDuration": False}}
+CATEGORICAL = {"parameterId": "opt", "categoricalValueSpec": {"values": ["sgd", "adam"]},
+               "scaleType": "SCALE_TYPE_UNSPECIFIED"}
 
 
 def _request(spec: dict[str, Any]) -> dict[str, Any]:
@@ -62,6 +67,16 @@ def test_a_tuning_body_s_explicit_defaults_are_sent() -> None:
     assert body["studySpec"]["algorithm"] == "ALGORITHM_UNSPECIFIED"
     assert body["maxFailedTrialCount"] == 0
     assert body["trialJobSpec"]["scheduling"] == {"restartJobOnWorkerRestart": False}
+
+
+def test_a_study_s_explicit_defaults_are_sent() -> None:
+    """*_UNSPECIFIED enums (a CATEGORICAL parameter's scale among them: the default is no scale) and a
+    stopping spec's false are sent as written, and read as the service's defaults, not refused."""
+    study = {**STUDY, **STUDY_DEFAULTS, "parameters": [*STUDY["parameters"], CATEGORICAL]}
+    body = _request({"studySpec": study, "maxTrialCount": 4, "parallelTrialCount": 2,
+                     "trialJobSpec": {"workerPoolSpecs": [POOL]}})
+    assert {k: body["studySpec"][k] for k in STUDY_DEFAULTS} == STUDY_DEFAULTS
+    assert body["studySpec"]["parameters"][1] == CATEGORICAL
 
 
 def test_what_is_not_written_is_not_sent() -> None:

@@ -71,12 +71,12 @@ class TrialStopping(Record):
     """A study's automated stopping spec; the step and measurement counts are the convex spec's."""
 
     kind: StoppingKind
-    use_elapsed_duration: bool = False
+    use_elapsed_duration: bool | None = None  # None: not written; an explicit false is sent
     max_step_count: int | None = None
     min_step_count: int | None = None
     min_measurement_count: int | None = None
     learning_rate_parameter_name: str | None = None
-    update_all_stopped_trials: bool = False
+    update_all_stopped_trials: bool | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -88,7 +88,7 @@ def _trial_stopping(s: TrialStopping) -> Json:
         "useElapsedDuration": s.use_elapsed_duration,
         "updateAllStoppedTrials": s.update_all_stopped_trials,
     }
-    return {k: v for k, v in values.items() if v not in (None, False)}
+    return {k: v for k, v in values.items() if v is not None}  # an explicit false as written
 
 
 def _time(c: TimeConstraint | None) -> Json | None:

@@ -54,7 +54,7 @@ def _discrete(p: HyperParam) -> Iterator[Finding]:
 
 
 def _categorical(p: HyperParam) -> Iterator[Finding]:
-    if p.type is ParamType.CATEGORICAL and p.scale:
+    if p.type is ParamType.CATEGORICAL and p.scale not in (None, "", "SCALE_TYPE_UNSPECIFIED"):
         yield Finding(f"CATEGORICAL parameter {p.name!r} has a scale", path_of(p, "scale"), "hpt.scale", SOURCE,
                       allowed="no scale for CATEGORICAL parameters")
 
