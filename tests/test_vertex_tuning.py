@@ -191,6 +191,7 @@ def test_rest_body() -> None:
                                             "parameterSpec": {"parameterId": "momentum",
                                                               "doubleValueSpec": {"minValue": 0.0, "maxValue": 0.9}}}]},
         ],
+        "algorithm": "ALGORITHM_UNSPECIFIED",  # written explicitly: sent as written, as gcloud sends it
         "observationNoise": "LOW",
     }
     assert (request["maxTrialCount"], request["parallelTrialCount"], request["maxFailedTrialCount"]) == (20, 4, 2)

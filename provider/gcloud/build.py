@@ -67,6 +67,21 @@ def _kms(values: dict[str, object]) -> None:
                             f"keyRings/{parts['kmsKeyring']}/cryptoKeys/{key}")
 
 
+def _region_and_tier(values: dict[str, object]) -> None:
+    """What gcloud ai-platform jobs submit training refuses before it reads the config
+    (command_lib/ml_engine/jobs_util.py: SubmitTraining, TrainingCustomInputServerConfig.ValidateConfig)."""
+    if not values.get("region"):
+        raise GcloudError("no --region: gcloud takes the region from --region or its compute/region property, and "
+                          "refuses the command when neither is set (\"The required property [region] is not currently "
+                          "set\"; a config's trainingInput.region does not count); trainjobs cannot read your gcloud "
+                          "configuration: add --region REGION")
+    tier = values.get("scaleTier")
+    if isinstance(tier, str) and tier.upper() == "CUSTOM" and not values.get("masterMachineType"):
+        raise GcloudError("--master-machine-type is required if --scale-tier is CUSTOM: gcloud refuses the command "
+                          "without it, even when the config names a masterType (drop --scale-tier and let the "
+                          "config's scaleTier: CUSTOM stand, or add --master-machine-type)")
+
+
 def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
     values = dict(cmd.values)
     values.pop("config", None)
@@ -85,6 +100,7 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
         values["jobDir"] = gcs.job_dir(str(values["jobDir"]))
     if isinstance(values.get("stagingBucket"), str):
         values["stagingBucket"] = gcs.staging_bucket(str(values["stagingBucket"]))
+    _region_and_tier(values)
     tier = values.pop("scaleTier", None)
     if isinstance(tier, str):
         spec["scaleTier"] = tier.upper().replace("-", "_")

@@ -220,9 +220,10 @@ class Scheduling(Record):
 
     max_wait_seconds: float | None = None
     max_running_seconds: float | None = None
-    restart_job_on_worker_restart: bool = False
+    # None: not written. An explicit false is kept: gcloud sends what a config sets, defaults included.
+    restart_job_on_worker_restart: bool | None = None
     strategy: str | None = None
-    disable_retries: bool = False
+    disable_retries: bool | None = None
     # The max wait was written as Vertex AI's maxWaitDuration (FLEX_START only), not maxWaitTime.
     max_wait_is_vertex: bool = False
     at: Where = field(default_factory=dict, compare=False, repr=False)
@@ -251,13 +252,13 @@ class VertexOptions(Record):
     """
 
     persistent_resource_id: str | None = None
-    enable_web_access: bool = False
+    enable_web_access: bool | None = None  # None: not written; an explicit false is sent as written
     network: str | None = None
     reserved_ip_ranges: tuple[str, ...] = ()
     tensorboard: str | None = None
     experiment: str | None = None
     experiment_run: str | None = None
-    enable_dashboard_access: bool = False
+    enable_dashboard_access: bool | None = None
     kms_key_name: str | None = None  # the job's CustomJob.encryptionSpec.kmsKeyName (gcloud --kms-key)
     protected_artifact_location_id: str | None = None
     models: tuple[str, ...] = ()  # Model Registry models (and versions) the job may use

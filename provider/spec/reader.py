@@ -104,6 +104,11 @@ class Node:
             raise ConversionError(f"{key} is not a boolean")
         return v
 
+    def given_flag(self, key: str) -> bool | None:
+        """A boolean as written: None when absent, so an explicit ``false`` reaches the request (gcloud
+        sends it)."""
+        return None if self.data.get(key) is None else self.flag(key)
+
     def strs(self, key: str) -> tuple[str, ...] | None:
         v = self.data.get(key)
         if v is None:

@@ -71,12 +71,12 @@ class TrialStopping(Record):
     """A study's automated stopping spec; the step and measurement counts are the convex spec's."""
 
     kind: StoppingKind
-    use_elapsed_duration: bool = False
+    use_elapsed_duration: bool | None = None  # None: not written; an explicit false is sent
     max_step_count: int | None = None
     min_step_count: int | None = None
     min_measurement_count: int | None = None
     learning_rate_parameter_name: str | None = None
-    update_all_stopped_trials: bool = False
+    update_all_stopped_trials: bool | None = None
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -112,8 +112,8 @@ class Hyperparameters(Record):
     params: tuple[HyperParam, ...]
     max_trials: int = 1
     max_parallel_trials: int = 1
-    max_failed_trials: int = 0
-    algorithm: str = "ALGORITHM_UNSPECIFIED"
+    max_failed_trials: int | None = None  # None: not written (an explicit 0 is sent, as gcloud does)
+    algorithm: str | None = None  # None: not written; an explicit ALGORITHM_UNSPECIFIED is sent as written
     safety: Safety | None = None
     other_metrics: tuple[Metric, ...] = ()
     measurement_selection: str | None = None  # LAST_MEASUREMENT | BEST_MEASUREMENT

@@ -68,13 +68,13 @@ def options(spec: Node, key: KeyName = _same) -> VertexOptions:
     encryption = spec.child(key("encryptionSpec"))
     return VertexOptions(
         persistent_resource_id=spec.text(key("persistentResourceId")),
-        enable_web_access=spec.flag(key("enableWebAccess")),
+        enable_web_access=spec.given_flag(key("enableWebAccess")),
         network=spec.text("network"),
         reserved_ip_ranges=spec.strs(key("reservedIpRanges")) or (),
         tensorboard=spec.text("tensorboard"),
         experiment=spec.text("experiment"),
         experiment_run=spec.text(key("experimentRun")),
-        enable_dashboard_access=spec.flag(key("enableDashboardAccess")),
+        enable_dashboard_access=spec.given_flag(key("enableDashboardAccess")),
         kms_key_name=spec.text(key("kmsKey")) or (encryption.text(key("kmsKeyName")) if encryption else None),
         protected_artifact_location_id=spec.text(key("protectedArtifactLocationId")),
         models=spec.strs("models") or (),

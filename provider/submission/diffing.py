@@ -56,9 +56,35 @@ def run_body(body: Json) -> Json:
     return {k: v for k, v in body.items() if k not in NOT_RUN}
 
 
+def is_proto3_default(value: Any) -> bool:
+    """A value Vertex AI cannot tell from an absent field: a proto3 scalar without presence at its
+    default (false, 0, "", an enum's *_UNSPECIFIED) or an empty list."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0
+    if isinstance(value, str):
+        return value == "" or value.endswith("_UNSPECIFIED")
+    return isinstance(value, list) and not value
+
+
+def without_defaults(value: Any) -> Any:
+    """``value`` with every mapping's proto3-default fields left out (lists keep their places: an
+    empty pool {} is positional). The request carries what the spec wrote, explicit defaults
+    included (as gcloud sends them); a state written before left them out: both read alike here,
+    so a spec that writes ``restartJobOnWorkerRestart: false`` neither replaces its job nor
+    changes its identity."""
+    if isinstance(value, dict):
+        return {k: without_defaults(v) for k, v in value.items() if not is_proto3_default(v)}
+    if isinstance(value, list):
+        return [without_defaults(v) for v in value]
+    return value
+
+
 def fingerprint(body: Json) -> str:
-    """A stable digest of what the job runs: equal requests give equal fingerprints."""
-    text = json.dumps(run_body(body), sort_keys=True, separators=(",", ":"))
+    """A stable digest of what the job runs: equal requests give equal fingerprints (explicit
+    defaults read as absent, as Vertex AI reads them)."""
+    text = json.dumps(without_defaults(run_body(body)), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -152,7 +178,7 @@ def label(path: str) -> str:
 
 
 def field_changes(old: Json, new: Json) -> list[FieldChange]:
-    a, b = flatten(old), flatten(new)
+    a, b = flatten(without_defaults(old)), flatten(without_defaults(new))
     out = []
     for path in sorted(set(a) | set(b), key=lambda p: (label(p), p)):
         if a.get(path) != b.get(path):

@@ -121,12 +121,12 @@ def _scheduling(job: TrainingJob) -> Json:
         sched["maxWaitDuration" if s.max_wait_is_vertex else "maxWaitTime"] = format_duration(s.max_wait_seconds)
     if s.max_running_seconds is not None:
         sched["maxRunningTime"] = format_duration(s.max_running_seconds)
-    if s.restart_job_on_worker_restart:
-        sched["restartJobOnWorkerRestart"] = True
+    if s.restart_job_on_worker_restart is not None:
+        sched["restartJobOnWorkerRestart"] = s.restart_job_on_worker_restart
     if s.strategy:
         sched["strategy"] = s.strategy
-    if s.disable_retries:
-        sched["disableRetries"] = True
+    if s.disable_retries is not None:
+        sched["disableRetries"] = s.disable_retries
     return sched
 
 

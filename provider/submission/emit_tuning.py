@@ -83,11 +83,11 @@ def _options(hp: Hyperparameters, out: Json) -> Json:
         out["observationNoise"] = hp.observation_noise
     s = hp.trial_stopping
     if s is not None:
-        stop: Json = {"type": _STOPPING_TYPE[s.kind.value], "useElapsedDuration": s.use_elapsed_duration or None,
+        stop: Json = {"type": _STOPPING_TYPE[s.kind.value], "useElapsedDuration": s.use_elapsed_duration,
                       "maxStepCount": s.max_step_count, "minStepCount": s.min_step_count,
                       "minMeasurementCount": s.min_measurement_count,
                       "learningRateParameterName": s.learning_rate_parameter_name,
-                      "updateAllStoppedTrials": s.update_all_stopped_trials or None}
+                      "updateAllStoppedTrials": s.update_all_stopped_trials}
         out["stopping"] = {k: v for k, v in stop.items() if v is not None}
     if hp.study_stopping is not None:
         out["studyStopping"] = _study_stopping(hp.study_stopping)
@@ -97,8 +97,8 @@ def _options(hp: Hyperparameters, out: Json) -> Json:
 def tuning(hp: Hyperparameters) -> Json:
     out: Json = {"goal": hp.goal, "metric": hp.metric, "params": [_param(p) for p in hp.params],
                  "maxTrials": hp.max_trials, "maxParallelTrials": hp.max_parallel_trials}
-    if hp.max_failed_trials:
+    if hp.max_failed_trials is not None:
         out["maxFailedTrials"] = hp.max_failed_trials
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+    if hp.algorithm is not None:
         out["algorithm"] = hp.algorithm
     return _options(hp, out)

@@ -196,14 +196,16 @@ def custom_job_spec(job: TrainingJob, package_uris: list[str] | None = None, ima
     sched: Json = {}
     if job.scheduling.max_running_seconds is not None:
         sched["timeout"] = format_duration(job.scheduling.max_running_seconds)
-    if job.scheduling.restart_job_on_worker_restart:
-        sched["restartJobOnWorkerRestart"] = True
-    if job.scheduling.strategy and job.scheduling.strategy != "STRATEGY_UNSPECIFIED":
+    # What the spec wrote is sent as written, an explicit default (false, STRATEGY_UNSPECIFIED) too:
+    # gcloud sends a config's explicit values (apitools encodes every assigned field).
+    if job.scheduling.restart_job_on_worker_restart is not None:
+        sched["restartJobOnWorkerRestart"] = job.scheduling.restart_job_on_worker_restart
+    if job.scheduling.strategy:
         sched["strategy"] = job.scheduling.strategy
     if job.scheduling.strategy == "FLEX_START" and job.scheduling.max_wait_seconds is not None:
         sched["maxWaitDuration"] = format_duration(job.scheduling.max_wait_seconds)
-    if job.scheduling.disable_retries:
-        sched["disableRetries"] = True
+    if job.scheduling.disable_retries is not None:
+        sched["disableRetries"] = job.scheduling.disable_retries
     if sched:
         spec["scheduling"] = sched
     if job.service_account:
@@ -244,7 +246,8 @@ def vertex_options(job: TrainingJob) -> Json:
         "models": list(v.models),
         "pscInterfaceConfig": _psc(v.psc_interface),
     }
-    return {name: value for name, value in values.items() if value}
+    # An explicit false (enableWebAccess: false) is sent as written, as gcloud sends it.
+    return {name: value for name, value in values.items() if value or value is False}
 
 
 def _encryption(job: TrainingJob, body: Json) -> Json:
@@ -285,7 +288,7 @@ def build_request(
         "parallelTrialCount": hp.max_parallel_trials,
         "trialJobSpec": spec,
     }
-    if hp.max_failed_trials:
+    if hp.max_failed_trials is not None:
         body["maxFailedTrialCount"] = hp.max_failed_trials
     if all_labels:
         body["labels"] = all_labels

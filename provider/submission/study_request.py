@@ -88,7 +88,7 @@ def _trial_stopping(s: TrialStopping) -> Json:
         "useElapsedDuration": s.use_elapsed_duration,
         "updateAllStoppedTrials": s.update_all_stopped_trials,
     }
-    return {k: v for k, v in values.items() if v not in (None, False)}
+    return {k: v for k, v in values.items() if v is not None}  # an explicit false as written
 
 
 def _time(c: TimeConstraint | None) -> Json | None:
@@ -123,7 +123,7 @@ def study_spec(hp: Hyperparameters) -> Json:
             metric["safetyConfig"] = safety
         metrics.append(metric)
     study: Json = {"metrics": metrics, "parameters": [parameter(p) for p in hp.params]}
-    if hp.algorithm != "ALGORITHM_UNSPECIFIED":
+    if hp.algorithm is not None:  # ALGORITHM_UNSPECIFIED too, when written: gcloud sends it
         study["algorithm"] = hp.algorithm
     if hp.observation_noise:
         study["observationNoise"] = hp.observation_noise

@@ -84,7 +84,7 @@ def test_job_dir_and_buckets_as_gcloud_checks_them(tmp_path: Path) -> None:
 
 
 def test_kms_key_from_its_parts(tmp_path: Path) -> None:
-    built = build(_parse("gcloud ai-platform jobs submit training j --kms-key k --kms-keyring r "
+    built = build(_parse("gcloud ai-platform jobs submit training j --region us-central1 --kms-key k --kms-keyring r "
                          "--kms-location l --kms-project p"), tmp_path)
     assert built.document["spec"]["kmsKey"] == "projects/p/locations/l/keyRings/r/cryptoKeys/k"
     with pytest.raises(GcloudError, match="give --kms-keyring"):

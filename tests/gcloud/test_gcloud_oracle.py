@@ -187,8 +187,6 @@ def _carries(sent: Any, ours: Any, where: str) -> None:
     if isinstance(sent, dict):
         assert isinstance(ours, dict), f"{where}: gcloud sent a mapping, trainjobs has {ours!r}"
         for key, value in sent.items():
-            if key not in ours and _proto3_default(value):
-                continue  # gcloud sends a config's explicit default (false, ALGORITHM_UNSPECIFIED): the same message
             assert key in ours, f"{where}.{key}: gcloud sent {value!r}, trainjobs's request lacks it"
             _carries(value, ours[key], f"{where}.{key}")
     else:

@@ -65,6 +65,28 @@ CONFIGS = {
     # https://github.com/pontusj101/compromise_heatmap (scripts/hp_config.yaml)
     "heatmap": HEATMAP_CONFIG,
     "every_field": _every_field(),
+    # every field the config sets at its proto3 default: gcloud sends each as written (apitools encodes
+    # every assigned field); so does trainjobs
+    "explicit_defaults": """\
+studySpec:
+  metrics: [{metricId: accuracy, goal: MAXIMIZE}]
+  parameters:
+  - {parameterId: lr, doubleValueSpec: {minValue: 0.001, maxValue: 0.1}, scaleType: SCALE_TYPE_UNSPECIFIED}
+  - {parameterId: opt, categoricalValueSpec: {values: [sgd, adam]}, scaleType: SCALE_TYPE_UNSPECIFIED}
+  algorithm: ALGORITHM_UNSPECIFIED
+  observationNoise: OBSERVATION_NOISE_UNSPECIFIED
+  measurementSelectionType: MEASUREMENT_SELECTION_TYPE_UNSPECIFIED
+  medianAutomatedStoppingSpec: {useElapsedDuration: false}
+maxFailedTrialCount: 0
+trialJobSpec:
+  workerPoolSpecs:
+  - machineSpec: {machineType: n1-standard-4}
+    replicaCount: 1
+    containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
+  scheduling: {restartJobOnWorkerRestart: false, disableRetries: false}
+  enableWebAccess: false
+  enableDashboardAccess: false
+""",
 }
 
 
@@ -108,8 +130,22 @@ def test_the_request_is_what_gcloud_sends(name: str, standin: tuple[StandIn, Pat
     config.write_text(CONFIGS[name])
     assert yaml.safe_load(CONFIGS[name])["studySpec"]
     sent = _gcloud_sends(standin, config)
-    assert _canonical("HyperparameterTuningJob", _trainjobs_builds(CONFIGS[name])) == \
-        _canonical("HyperparameterTuningJob", sent)
+    ours = _trainjobs_builds(CONFIGS[name])
+    assert _canonical("HyperparameterTuningJob", ours) == _canonical("HyperparameterTuningJob", sent)
+    # field by field: _canonical reads an explicit default as absent; gcloud sends what the config sets
+    assert _fields(ours) == _fields(sent)
+
+
+def _fields(value: Any, where: str = "") -> set[str]:
+    """The path of every field a body holds, explicit defaults (false, 0, *_UNSPECIFIED) included."""
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out |= {f"{where}.{key}"} | _fields(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            out |= _fields(item, f"{where}[{i}]")
+    return out
 
 
 # Trial counts as a config writes them (strings included: a REST body or a describe output writes int32 as

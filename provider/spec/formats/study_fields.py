@@ -20,11 +20,11 @@ def _same(name: str) -> str:
 def trial_stopping(node: Node, kind: StoppingKind, k: KeyName = _same) -> TrialStopping:
     """An automated stopping spec (decay curve, median, convex) of ``kind``."""
     return TrialStopping(
-        kind=kind, use_elapsed_duration=node.flag(k("useElapsedDuration")),
+        kind=kind, use_elapsed_duration=node.given_flag(k("useElapsedDuration")),
         max_step_count=node.integer(k("maxStepCount")), min_step_count=node.integer(k("minStepCount")),
         min_measurement_count=node.integer(k("minMeasurementCount")),
         learning_rate_parameter_name=node.text(k("learningRateParameterName")),
-        update_all_stopped_trials=node.flag(k("updateAllStoppedTrials")), at={"": node.path})
+        update_all_stopped_trials=node.given_flag(k("updateAllStoppedTrials")), at={"": node.path})
 
 
 def time_constraint(node: Node | None, k: KeyName = _same) -> TimeConstraint | None:

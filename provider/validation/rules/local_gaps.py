@@ -44,8 +44,11 @@ def _study_gaps(job: TrainingJob) -> Iterator[tuple[str, str, DocPath]]:
         return
     if hp.trial_stopping is not None:
         yield "StudySpec", hp.trial_stopping.kind.value, path_of(hp, "trial_stopping")
-    for field, value, part in (("observationNoise", hp.observation_noise, "observation_noise"),
-                               ("measurementSelectionType", hp.measurement_selection not in (None, "LAST_MEASUREMENT"),
+    # *_UNSPECIFIED, written explicitly, is the service's default: no noise model, the last measurement.
+    for field, value, part in (("observationNoise", hp.observation_noise not in (None, "OBSERVATION_NOISE_UNSPECIFIED"),
+                                "observation_noise"),
+                               ("measurementSelectionType", hp.measurement_selection not in (
+                                   None, "LAST_MEASUREMENT", "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED"),
                                 "measurement_selection"),
                                ("studyStoppingConfig", hp.study_stopping, "study_stopping")):
         if value:

@@ -54,7 +54,7 @@ def _discrete(p: HyperParam) -> Iterator[Finding]:
 
 
 def _categorical(p: HyperParam) -> Iterator[Finding]:
-    if p.type is ParamType.CATEGORICAL and p.scale:
+    if p.type is ParamType.CATEGORICAL and p.scale not in (None, "", "SCALE_TYPE_UNSPECIFIED"):
         yield Finding(f"CATEGORICAL parameter {p.name!r} has a scale", path_of(p, "scale"), "hpt.scale", SOURCE,
                       allowed="no scale for CATEGORICAL parameters")
 
@@ -100,7 +100,7 @@ def _grid(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
 
 
 def _counts(hp: Hyperparameters) -> Iterator[Finding]:
-    if hp.max_failed_trials > hp.max_trials:
+    if hp.max_failed_trials is not None and hp.max_failed_trials > hp.max_trials:
         yield Finding(f"maxFailedTrials {hp.max_failed_trials} is above maxTrials {hp.max_trials}",
                       path_of(hp, "max_failed_trials"), "hpt.counts", SOURCE, allowed=f"at most {hp.max_trials}")
     if hp.max_parallel_trials > hp.max_trials:
@@ -111,7 +111,7 @@ def _counts(hp: Hyperparameters) -> Iterator[Finding]:
 
 def _recommendation(hp: Hyperparameters) -> Iterator[Finding]:
     recommended = 10 * len(hp.params)
-    if hp.algorithm == "ALGORITHM_UNSPECIFIED" and hp.max_trials < recommended:
+    if hp.algorithm in (None, "ALGORITHM_UNSPECIFIED") and hp.max_trials < recommended:
         yield Finding(
             f"Bayesian optimisation with {len(hp.params)} parameter(s) and only {hp.max_trials} trials",
             path_of(hp, "max_trials"),

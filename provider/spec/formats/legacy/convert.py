@@ -41,7 +41,9 @@ def _vertex_options(ti: Node) -> VertexOptions:
     """AI Platform's enableWebAccess, network and encryptionConfig, as Vertex AI's job fields."""
     encryption = ti.child("encryptionConfig")
     return VertexOptions(
-        enable_web_access=ti.flag("enableWebAccess"),
+        # AI Platform's trainingInput is another API's message: gcloud ai-platform sends enableWebAccess
+        # false whenever the flag is absent, which says nothing of a Vertex AI request; false is unset here.
+        enable_web_access=ti.flag("enableWebAccess") or None,
         network=ti.text("network"),
         kms_key_name=encryption.text("kmsKeyName") if encryption is not None else None,
         at={"enableWebAccess": ti.at("enableWebAccess"), "network": ti.at("network"),
@@ -108,7 +110,7 @@ def _scheduling(ti: Node) -> Scheduling:
     return Scheduling(
         max_wait_seconds=sched.duration("maxWaitTime"),
         max_running_seconds=sched.duration("maxRunningTime"),
-        restart_job_on_worker_restart=sched.flag("resilientToWorkerRestart"),
+        restart_job_on_worker_restart=sched.flag("resilientToWorkerRestart") or None,
         strategy=sched.text("strategy"),
         at={"": sched.path, "max_wait": sched.at("maxWaitTime"), "max_running": sched.at("maxRunningTime"),
             "strategy": sched.at("strategy")},

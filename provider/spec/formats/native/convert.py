@@ -137,9 +137,9 @@ def scheduling(node: Node | None) -> Scheduling:
     return Scheduling(
         max_wait_seconds=node.duration(wait_key),
         max_running_seconds=node.duration("maxRunningTime"),
-        restart_job_on_worker_restart=node.flag("restartJobOnWorkerRestart"),
+        restart_job_on_worker_restart=node.given_flag("restartJobOnWorkerRestart"),
         strategy=node.text("strategy"),
-        disable_retries=node.flag("disableRetries"),
+        disable_retries=node.given_flag("disableRetries"),
         max_wait_is_vertex=vertex_wait,
         at={
             "": node.path,

@@ -178,9 +178,9 @@ def _scheduling(sched: Node | None, k: Keys) -> Scheduling:
     return Scheduling(
         max_wait_seconds=sched.duration(k("maxWaitDuration")),
         max_running_seconds=sched.duration("timeout"),
-        restart_job_on_worker_restart=sched.flag(k("restartJobOnWorkerRestart")),
+        restart_job_on_worker_restart=sched.given_flag(k("restartJobOnWorkerRestart")),
         strategy=sched.text("strategy"),
-        disable_retries=sched.flag(k("disableRetries")),
+        disable_retries=sched.given_flag(k("disableRetries")),
         max_wait_is_vertex=True,
         at={"": sched.path, "max_wait": sched.at(k("maxWaitDuration")), "max_running": sched.at("timeout"),
             "strategy": sched.at("strategy"), "disable_retries": sched.at(k("disableRetries"))},

@@ -135,8 +135,9 @@ def hyperparameters(spec: Node) -> Hyperparameters:
         goal=first.goal, metric=first.id, params=tuple(params),
         max_trials=spec.integer("max_trial_count", 1) or 0,
         max_parallel_trials=spec.integer("parallel_trial_count", 1) or 0,
-        max_failed_trials=spec.integer("max_failed_trial_count", 0) or 0,
-        algorithm=ALGORITHMS.get(spec.text("search_algorithm"), "ALGORITHM_UNSPECIFIED"),
+        # The SDK sends a proto: its defaults (0, ALGORITHM_UNSPECIFIED for None) never reach the wire.
+        max_failed_trials=spec.integer("max_failed_trial_count") or None,
+        algorithm=None if spec.text("search_algorithm") is None else ALGORITHMS.get(spec.text("search_algorithm")),
         other_metrics=tuple(metrics[1:]),
         measurement_selection=SELECTIONS.get(spec.text("measurement_selection") or "best"),
         at={"": spec.at(MARKER), "params": spec.at("parameter_spec"), "metric": first.at["id"],

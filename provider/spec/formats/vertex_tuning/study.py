@@ -3,8 +3,8 @@
 Every field of google.cloud.aiplatform.v1.StudySpec: the metrics (the first is the one trials
 are ranked by locally), the parameters with their value specs, defaults, scales and
 conditional children, the algorithm, observation noise, measurement selection, one of the
-three automated stopping specs and the study stopping config. The ``*_UNSPECIFIED`` values
-mean the service's default and are read as unset. int64 values may be numbers or decimal
+three automated stopping specs and the study stopping config. A ``*_UNSPECIFIED`` value means
+the service's default; it is kept as written, so the request sends it as gcloud does. int64 values may be numbers or decimal
 strings (the REST API's JSON writes them as strings). Every reader takes ``k``, which names a
 camelCase field as the body writes it: itself in REST, snake_case in the dicts of the Python
 SDK's low-level client (``study_spec``, ``parameter_id``; provider.spec.formats.vertex.keys).
@@ -35,10 +35,6 @@ CONDITION_OF = {ParamType.INTEGER: "parentIntValues", ParamType.DISCRETE: "paren
 SOURCE = "google/cloud/aiplatform_v1/types/study.py StudySpec.ParameterSpec.ConditionalParameterSpec"
 COUNTS_SOURCE = ("gcloud: api_lib/ai/hp_tuning_jobs/client.py HpTuningJobsClient.Create (a count of 0 is not given: 1), "
                  "apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
-
-
-def _unspecified(value: str | None) -> str | None:
-    return None if value is None or value.endswith("_UNSPECIFIED") else value
 
 
 def _number(value: object, what: str) -> float:
@@ -110,7 +106,7 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
         min=None if low is None else _number(low, k("minValue")),
         max=None if high is None else _number(high, k("maxValue")),
         values=_values(spec, ptype),
-        scale=_unspecified(p.text(k("scaleType"))),
+        scale=p.text(k("scaleType")),
         default=None if default is None else default if ptype is ParamType.CATEGORICAL else _number(default, k("defaultValue")),
         conditions=tuple(conditions),
         at={"": p.path, "name": p.at(k("parameterId")), "min": spec.at(k("minValue")), "max": spec.at(k("maxValue")),
@@ -164,12 +160,12 @@ def hyperparameters(job: Node, notes: list[Note], k: KeyName = _same) -> Hyperpa
         params=tuple(parameter(p, notes, k) for p in study.items("parameters")),
         max_trials=_count(job, k("maxTrialCount"), notes),
         max_parallel_trials=_count(job, k("parallelTrialCount"), notes),
-        max_failed_trials=job.integer(k("maxFailedTrialCount"), 0) or 0,
-        algorithm=study.text("algorithm") or "ALGORITHM_UNSPECIFIED",
+        max_failed_trials=job.integer(k("maxFailedTrialCount")),
+        algorithm=study.text("algorithm"),
         safety=first.safety,
         other_metrics=tuple(metrics[1:]),
-        measurement_selection=_unspecified(study.text(k("measurementSelectionType"))),
-        observation_noise=_unspecified(study.text(k("observationNoise"))),
+        measurement_selection=study.text(k("measurementSelectionType")),
+        observation_noise=study.text(k("observationNoise")),
         trial_stopping=_trial_stopping(study, notes, k),
         study_stopping=study_stopping(study.child(k("studyStoppingConfig")), k("minimumRuntimeConstraint"),
                                       k("maximumRuntimeConstraint"), k),

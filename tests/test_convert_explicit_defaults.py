@@ -1,0 +1,104 @@
+"""A field written at its proto3 default reaches the request as written, as gcloud sends it.
+
+gcloud reads a ``--config`` (or a REST body) into apitools messages and encodes every field that
+was assigned, ``false``, ``0`` and ``*_UNSPECIFIED`` included (apitools protojson: only unset
+fields and empty lists are left out). trainjobs carries what the spec wrote the same way, through
+each door: a Vertex config, a native spec, a tuning body, and ``convert`` (to_native) back again.
+A state written before (without those fields) reads as the same request: Diff and the identity
+fingerprint see an explicit default as absent, as Vertex AI does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from provider.resources.job_diff import job_diff
+from provider.submission.diffing import Action, diff, fingerprint, without_defaults
+from provider.submission.emit import to_native
+from provider.submission.request import build_request
+from provider.validation.rules import Context
+from provider.validation.validator import validate_bytes
+
+SCHEDULING = {"restartJobOnWorkerRestart": False, "disableRetries": False, "strategy": "STRATEGY_UNSPECIFIED"}
+OPTIONS = {"enableWebAccess": False, "enableDashboardAccess": False}
+POOL = {"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": 1,
+        "containerSpec": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1"}}
+STUDY = {"metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"}],
+         "parameters": [{"parameterId": "lr", "doubleValueSpec": {"minValue": 0.001, "maxValue": 0.1}}],
+         "algorithm": "ALGORITHM_UNSPECIFIED"}
+STUDY_DEFAULTS = {"measurementSelectionType": "MEASUREMENT_SELECTION_TYPE_UNSPECIFIED",
+                  "observationNoise": "OBSERVATION_NOISE_UNSPECIFIED",
+                  "medianAutomatedStoppingSpec": {"useElapsedDuration": False}}
+CATEGORICAL = {"parameterId": "opt", "categoricalValueSpec": {"values": ["sgd", "adam"]},
+               "scaleType": "SCALE_TYPE_UNSPECIFIED"}
+
+
+def _request(spec: dict[str, Any]) -> dict[str, Any]:
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "defaults"},
+           "spec": {"region": "us-central1", **spec}}
+    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "spec.yaml", Context())
+    assert result.job is not None and not [p for p in result.problems if p.is_error], result.problems
+    body: dict[str, Any] = build_request(result.job, "p").body
+    again = validate_bytes(yaml.safe_dump(to_native(result.job)).encode(), "native.yaml", Context())
+    assert again.job is not None
+    assert build_request(again.job, "p").body == body  # convert writes the explicit values too
+    return body
+
+
+def test_a_vertex_config_s_explicit_defaults_are_sent() -> None:
+    body = _request({"workerPoolSpecs": [POOL], "scheduling": SCHEDULING, **OPTIONS})
+    assert body["jobSpec"]["scheduling"] == SCHEDULING
+    assert {k: body["jobSpec"][k] for k in OPTIONS} == OPTIONS
+
+
+def test_a_native_spec_s_explicit_defaults_are_sent() -> None:
+    body = _request({"workerPools": {"chief": {"machineType": "n1-standard-4"}},
+                     "application": {"container": {"image": "us-docker.pkg.dev/p/r/trainer:1"}},
+                     "scheduling": {"restartJobOnWorkerRestart": False, "disableRetries": False}, **OPTIONS})
+    assert body["jobSpec"]["scheduling"] == {"restartJobOnWorkerRestart": False, "disableRetries": False}
+    assert {k: body["jobSpec"][k] for k in OPTIONS} == OPTIONS
+
+
+def test_a_tuning_body_s_explicit_defaults_are_sent() -> None:
+    body = _request({"studySpec": STUDY, "maxTrialCount": 4, "parallelTrialCount": 2, "maxFailedTrialCount": 0,
+                     "trialJobSpec": {"workerPoolSpecs": [POOL], "scheduling": {"restartJobOnWorkerRestart": False}}})
+    assert body["studySpec"]["algorithm"] == "ALGORITHM_UNSPECIFIED"
+    assert body["maxFailedTrialCount"] == 0
+    assert body["trialJobSpec"]["scheduling"] == {"restartJobOnWorkerRestart": False}
+
+
+def test_a_study_s_explicit_defaults_are_sent() -> None:
+    """*_UNSPECIFIED enums (a CATEGORICAL parameter's scale among them: the default is no scale) and a
+    stopping spec's false are sent as written, and read as the service's defaults, not refused."""
+    study = {**STUDY, **STUDY_DEFAULTS, "parameters": [*STUDY["parameters"], CATEGORICAL]}
+    body = _request({"studySpec": study, "maxTrialCount": 4, "parallelTrialCount": 2,
+                     "trialJobSpec": {"workerPoolSpecs": [POOL]}})
+    assert {k: body["studySpec"][k] for k in STUDY_DEFAULTS} == STUDY_DEFAULTS
+    assert body["studySpec"]["parameters"][1] == CATEGORICAL
+
+
+def test_what_is_not_written_is_not_sent() -> None:
+    body = _request({"workerPoolSpecs": [POOL]})
+    assert "scheduling" not in body["jobSpec"]
+    assert not set(OPTIONS) & set(body["jobSpec"])
+    tuned = _request({"studySpec": {k: v for k, v in STUDY.items() if k != "algorithm"}, "maxTrialCount": 4,
+                      "parallelTrialCount": 2, "trialJobSpec": {"workerPoolSpecs": [POOL]}})
+    assert "algorithm" not in tuned["studySpec"] and "maxFailedTrialCount" not in tuned
+
+
+def test_a_state_written_before_reads_as_the_same_request() -> None:
+    """Pulumi: the state's request (no explicit defaults) and today's (with them) are the same job."""
+    new = _request({"workerPoolSpecs": [POOL], "scheduling": SCHEDULING, **OPTIONS})
+    old = without_defaults(new)
+    assert "scheduling" not in old["jobSpec"] or not old["jobSpec"]["scheduling"]
+    assert diff(old, new).action is Action.UNCHANGED
+    assert fingerprint(old) == fingerprint(new)  # the identity label stays
+    props = {"backend": "vertex", "parent": "projects/p/locations/us-central1", "requestKind": "CustomJob",
+             "desiredState": "COMPLETED"}
+    assert not job_diff({**props, "request": old}, {**props, "request": new}).replaces
+    # a real change still replaces: true is not the default
+    flipped = {**new, "jobSpec": {**new["jobSpec"], "scheduling": {**SCHEDULING, "disableRetries": True}}}
+    assert diff(old, flipped).action is Action.REPLACE
+    assert job_diff({**props, "request": old}, {**props, "request": flipped}).replaces == ["request"]
