@@ -198,7 +198,7 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
     if path.startswith("/v1beta1/"):
         # v1beta1 serves these resources at the same paths with the same shapes (a superset of
         # v1): the SDK's ``aiplatform_v1beta1`` clients and the notebooks that use them reach v1's.
-        handler, found = route(method, "/v1/" + unquote(path)[len("/v1beta1/"):])
+        handler, found = route(method, "/v1/" + path[len("/v1beta1/"):])  # decoded once, below, as a v1 path is
         return _in_beta(handler), found
     for route_method, pattern, handler in ROUTES:
         m = pattern.match(decoded)

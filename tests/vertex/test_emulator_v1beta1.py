@@ -5,6 +5,7 @@ first version keeps its aliases in the order the upload gave them, ``default`` a
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -64,3 +65,21 @@ def test_first_version_keeps_the_aliases_order(emulator: Emulator) -> None:
         display_name="named", artifact_uri="gs://b/m", container_spec=spec,
         version_aliases=["default", "beta"]))).result(timeout=60)
     assert list(models.get_model(name=done.model).version_aliases) == ["default", "beta"]
+
+
+def _error(url: str) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(url) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_v1beta1_paths_are_decoded_once_as_v1_paths_are(emulator: Emulator) -> None:
+    # %252F is "%2F" once decoded: a job ID no job has. Decoded twice it would be a "/" and reach
+    # another route; a v1beta1 path must answer exactly as its v1 twin.
+    tail = f"{PARENT}/customJobs/a%252Fb"
+    v1 = _error(f"{emulator.endpoint}/v1/{tail}")
+    beta = _error(f"{emulator.endpoint}/v1beta1/{tail}")
+    assert v1[0] == beta[0] == 404
+    assert beta[1] == v1[1]
