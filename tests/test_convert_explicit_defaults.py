@@ -102,3 +102,92 @@ def test_a_state_written_before_reads_as_the_same_request() -> None:
     flipped = {**new, "jobSpec": {**new["jobSpec"], "scheduling": {**SCHEDULING, "disableRetries": True}}}
     assert diff(old, flipped).action is Action.REPLACE
     assert job_diff({**props, "request": old}, {**props, "request": flipped}).replaces == ["request"]
+
+
+# A worker pool's machineSpec and diskSpec at their defaults (gcloud sends each as written).
+NO_ACCELERATOR = {"acceleratorType": "ACCELERATOR_TYPE_UNSPECIFIED", "acceleratorCount": 0}
+DISK_DEFAULTS = {"bootDiskType": "", "bootDiskSizeGb": 0}
+
+
+def _pool(machine: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {**POOL, "machineSpec": {**POOL["machineSpec"], **machine}, **extra}
+
+
+def _problems(spec: dict[str, Any]) -> list[str]:
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "defaults"},
+           "spec": {"region": "us-central1", **spec}}
+    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "spec.yaml", Context())
+    return [p.message for p in result.problems if p.is_error]
+
+
+def test_a_pool_s_unspecified_accelerator_and_zero_count_are_sent() -> None:
+    body = _request({"workerPoolSpecs": [_pool(NO_ACCELERATOR)]})
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "n1-standard-4", **NO_ACCELERATOR}
+
+
+def test_each_accelerator_default_alone_is_sent_alone() -> None:
+    for machine in ({"acceleratorType": "ACCELERATOR_TYPE_UNSPECIFIED"}, {"acceleratorCount": 0}):
+        body = _request({"workerPoolSpecs": [_pool(machine)]})
+        assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "n1-standard-4", **machine}
+
+
+def test_a_machine_without_accelerators_takes_the_unspecified_one() -> None:
+    """e2-standard-4 takes no accelerator; ACCELERATOR_TYPE_UNSPECIFIED with count 0 says none (a public config)."""
+    body = _request({"workerPoolSpecs": [_pool({"machineType": "e2-standard-4", **NO_ACCELERATOR})]})
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "e2-standard-4", **NO_ACCELERATOR}
+    assert any("e2-standard-4 takes no accelerators" in p for p in _problems(
+        {"workerPoolSpecs": [_pool({"machineType": "e2-standard-4", "acceleratorType": "NVIDIA_TESLA_T4",
+                                    "acceleratorCount": 1})]}))
+
+
+def test_an_unspecified_accelerator_with_a_count_is_refused_by_name() -> None:
+    for machine in ({"acceleratorType": "ACCELERATOR_TYPE_UNSPECIFIED", "acceleratorCount": 2},):
+        problems = _problems({"workerPoolSpecs": [_pool(machine)]})
+        assert any("ACCELERATOR_TYPE_UNSPECIFIED" in p and "acceleratorType" in p for p in problems), problems
+    native = {"workerPools": {"chief": {"machineType": "n1-standard-4",
+                                        "accelerator": {"type": "ACCELERATOR_TYPE_UNSPECIFIED", "count": 2}}},
+              "application": {"container": {"image": "us-docker.pkg.dev/p/r/trainer:1"}}}
+    problems = _problems(native)
+    assert any("ACCELERATOR_TYPE_UNSPECIFIED" in p for p in problems), problems
+
+
+def test_a_pool_s_disk_defaults_are_sent() -> None:
+    for disk in (DISK_DEFAULTS, {"bootDiskSizeGb": 0}, {"bootDiskType": ""}):
+        body = _request({"workerPoolSpecs": [_pool({}, diskSpec=disk)]})
+        assert body["jobSpec"]["workerPoolSpecs"][0]["diskSpec"] == disk
+    # a disk that sets something gets the catalog's default for what it leaves out, as before
+    sized = _request({"workerPoolSpecs": [_pool({}, diskSpec={"bootDiskSizeGb": 200})]})
+    assert sized["jobSpec"]["workerPoolSpecs"][0]["diskSpec"] == {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 200}
+
+
+def test_a_native_pool_s_defaults_are_sent() -> None:
+    chief = {"machineType": "n1-standard-4", "accelerator": {"type": "ACCELERATOR_TYPE_UNSPECIFIED", "count": 0},
+             "disk": {"type": "", "sizeGb": 0}}
+    body = _request({"workerPools": {"chief": chief},
+                     "application": {"container": {"image": "us-docker.pkg.dev/p/r/trainer:1"}}})
+    pool = body["jobSpec"]["workerPoolSpecs"][0]
+    assert pool["machineSpec"] == {"machineType": "n1-standard-4", **NO_ACCELERATOR}
+    assert pool["diskSpec"] == DISK_DEFAULTS
+
+
+def test_a_tuning_trial_pool_s_defaults_are_sent() -> None:
+    body = _request({"studySpec": STUDY, "maxTrialCount": 4, "parallelTrialCount": 2,
+                     "trialJobSpec": {"workerPoolSpecs": [_pool(NO_ACCELERATOR, diskSpec=DISK_DEFAULTS)]}})
+    pool = body["trialJobSpec"]["workerPoolSpecs"][0]
+    assert pool["machineSpec"] == {"machineType": "n1-standard-4", **NO_ACCELERATOR}
+    assert pool["diskSpec"] == DISK_DEFAULTS
+
+
+def test_a_pool_written_before_without_defaults_is_the_same_job() -> None:
+    """A state whose pools had no accelerator or disk fields reads as today's request that writes them."""
+    new = _request({"workerPoolSpecs": [_pool(NO_ACCELERATOR, diskSpec=DISK_DEFAULTS)],
+                    "scheduling": {"disableRetries": False}})
+    old = _request({"workerPoolSpecs": [POOL]})  # what a state written before holds: no such fields at all
+    assert "diskSpec" not in old["jobSpec"]["workerPoolSpecs"][0] and "scheduling" not in old["jobSpec"]
+    assert diff(old, new).action is Action.UNCHANGED
+    assert fingerprint(old) == fingerprint(new)
+    props = {"backend": "vertex", "parent": "projects/p/locations/us-central1", "requestKind": "CustomJob",
+             "desiredState": "COMPLETED"}
+    assert not job_diff({**props, "request": old}, {**props, "request": new}).replaces
+    gpu = _request({"workerPoolSpecs": [_pool({"acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1})]})
+    assert diff(old, gpu).action is Action.REPLACE and fingerprint(old) != fingerprint(gpu)

@@ -87,8 +87,23 @@ class Accelerator(Record):
     at: Where = field(default_factory=dict, compare=False, repr=False)
 
 
+# The AcceleratorType enum's zero: no accelerator (Vertex AI's default).
+ACCELERATOR_TYPE_UNSPECIFIED = "ACCELERATOR_TYPE_UNSPECIFIED"
+
+
+class NoAccelerator(Record):
+    """machineSpec's acceleratorType and acceleratorCount written at their defaults
+    (``ACCELERATOR_TYPE_UNSPECIFIED``, ``0``): no accelerator, sent as written, as gcloud sends them
+    (None: that field was not written). A count above 0 names no accelerator: the schema refuses it."""
+
+    type: str | None = None
+    count: int | None = None
+    at: Where = field(default_factory=dict, compare=False, repr=False)
+
+
 class Disk(Record):
-    """A replica's boot disk: its type and size (None: Vertex AI's default)."""
+    """A replica's boot disk: its type and size (None: not written; ``""`` and 0, written, are Vertex AI's
+    defaults too, and are sent as written, as gcloud sends them)."""
 
     type: str | None = None
     size_gb: int | None = None
@@ -140,6 +155,7 @@ class WorkerPool(Record):
     machine_type: str
     replica_count: int = 1
     accelerator: Accelerator | None = None
+    no_accelerator: NoAccelerator | None = None  # an explicit ACCELERATOR_TYPE_UNSPECIFIED and/or count 0
     tpu_topology: str | None = None
     disk: Disk = Disk()
     override: PoolOverride | None = None

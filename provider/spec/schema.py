@@ -85,12 +85,15 @@ def common_defs() -> Schema:
             "errorMessage": "not an accelerator type of the Vertex AI API (such as NVIDIA_TESLA_T4, NVIDIA_L4, "
             "NVIDIA_TESLA_A100); run trainjobs validate for the closest name",
         },
-        "diskType": {"enum": lim["boot_disk"]["types"], "description": "pd-ssd (default), pd-standard or hyperdisk-balanced"},
+        # "" and 0 are the API's defaults, written (gcloud sends them): pd-ssd and 100 GB.
+        "diskType": {"enum": [*lim["boot_disk"]["types"], ""],
+                     "description": "pd-ssd (default, also \"\"), pd-standard or hyperdisk-balanced"},
         "diskSizeGb": {
             "type": "integer",
-            "minimum": lim["boot_disk"]["min_gb"],
-            "maximum": lim["boot_disk"]["max_gb"],
-            "description": f"boot disk size in GB, {lim['boot_disk']['min_gb']} to {lim['boot_disk']['max_gb']}",
+            "if": {"const": 0},
+            "else": {"minimum": lim["boot_disk"]["min_gb"], "maximum": lim["boot_disk"]["max_gb"]},
+            "description": f"boot disk size in GB, {lim['boot_disk']['min_gb']} to {lim['boot_disk']['max_gb']} "
+                           f"(0: the default, {lim['boot_disk']['default_gb']})",
         },
         "envName": _str("a C identifier: letters, digits and '_', not starting with a digit", pattern=lim["env"]["name_regex"]),
         "serviceAccount": _str(

@@ -68,6 +68,11 @@ def is_proto3_default(value: Any) -> bool:
     return isinstance(value, list) and not value
 
 
+# Messages Vertex AI reads alike empty or absent (a diskSpec of "" and 0, a scheduling of false):
+# left out when only defaults were in them. A stopping spec is not one: its presence chooses it.
+EMPTY_IS_ABSENT = frozenset({"diskSpec", "scheduling"})
+
+
 def without_defaults(value: Any) -> Any:
     """``value`` with every mapping's proto3-default fields left out (lists keep their places: an
     empty pool {} is positional). The request carries what the spec wrote, explicit defaults
@@ -75,7 +80,8 @@ def without_defaults(value: Any) -> Any:
     so a spec that writes ``restartJobOnWorkerRestart: false`` neither replaces its job nor
     changes its identity."""
     if isinstance(value, dict):
-        return {k: without_defaults(v) for k, v in value.items() if not is_proto3_default(v)}
+        kept = {k: without_defaults(v) for k, v in value.items() if not is_proto3_default(v)}
+        return {k: v for k, v in kept.items() if not (k in EMPTY_IS_ABSENT and v == {})}
     if isinstance(value, list):
         return [without_defaults(v) for v in value]
     return value

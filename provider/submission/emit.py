@@ -33,15 +33,14 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
         out["replicas"] = pool.replica_count
     if pool.accelerator is not None:
         out["accelerator"] = {"type": pool.accelerator.type, "count": pool.accelerator.count}
+    elif pool.no_accelerator is not None:  # written at the defaults: kept as written, as gcloud sends them
+        none = {"type": pool.no_accelerator.type, "count": pool.no_accelerator.count}
+        out["accelerator"] = {k: v for k, v in none.items() if v is not None}
     if pool.tpu_topology:
         out["tpuTopology"] = pool.tpu_topology
-    if pool.disk.type or pool.disk.size_gb:
-        disk: Json = {}
-        if pool.disk.type:
-            disk["type"] = pool.disk.type
-        if pool.disk.size_gb:
-            disk["sizeGb"] = pool.disk.size_gb
-        out["disk"] = disk
+    disk = {"type": pool.disk.type, "sizeGb": pool.disk.size_gb}
+    if any(v is not None for v in disk.values()):  # "" and 0 too: the request sends what is written
+        out["disk"] = {k: v for k, v in disk.items() if v is not None}
     ov = pool.override
     if ov is not None:
         if ov.image_uri:

@@ -74,6 +74,11 @@ def _machine_spec(pool: WorkerPool) -> Json:
     if pool.accelerator is not None:
         spec["acceleratorType"] = pool.accelerator.type
         spec["acceleratorCount"] = pool.accelerator.count
+    elif pool.no_accelerator is not None:  # written at the defaults: sent as written, as gcloud sends them
+        if pool.no_accelerator.type is not None:
+            spec["acceleratorType"] = pool.no_accelerator.type
+        if pool.no_accelerator.count is not None:
+            spec["acceleratorCount"] = pool.no_accelerator.count
     if pool.tpu_topology:
         spec["tpuTopology"] = pool.tpu_topology
     if pool.reservation is not None:
@@ -109,14 +114,21 @@ def _env(job: TrainingJob) -> list[Json]:
 
 
 def _disk_spec(pool: WorkerPool) -> Json | None:
-    """The boot disk, with the catalog's defaults for what the pool leaves out; None when it sets neither."""
-    if not (pool.disk.type or pool.disk.size_gb):
+    """The boot disk, with the catalog's defaults for what the pool leaves out; None when it writes neither.
+
+    What is written is sent as written, ``""`` and 0 too (gcloud sends them; Vertex AI reads them as its
+    defaults). A disk written only at those defaults gets no catalog default beside them: the request
+    then reads as one without a disk (Diff, the fingerprint), as a state written before has it.
+    """
+    disk = pool.disk
+    if disk.type is None and disk.size_gb is None:
         return None
+    written = {"bootDiskType": disk.type, "bootDiskSizeGb": disk.size_gb}
+    if not (disk.type or disk.size_gb):
+        return {name: value for name, value in written.items() if value is not None}
     limits = CATALOG.limits()["boot_disk"]
-    return {
-        "bootDiskType": pool.disk.type or limits["default_type"],
-        "bootDiskSizeGb": pool.disk.size_gb or limits["default_gb"],
-    }
+    defaults = {"bootDiskType": limits["default_type"], "bootDiskSizeGb": limits["default_gb"]}
+    return {name: defaults[name] if value is None else value for name, value in written.items()}
 
 
 def _runs_container(job: TrainingJob, pool: WorkerPool) -> bool:

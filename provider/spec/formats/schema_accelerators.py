@@ -15,6 +15,26 @@ from typing import Any
 
 from provider.catalog import CATALOG
 from provider.spec.formats.schema_kit import Schema
+from provider.spec.model import ACCELERATOR_TYPE_UNSPECIFIED
+
+# An accelerator written at its proto3 defaults says "none" (gcloud sends it as written): fine on any machine.
+NO_ACCELERATOR_TYPE: Schema = {"const": ACCELERATOR_TYPE_UNSPECIFIED}
+NO_ACCELERATOR_COUNT: Schema = {"enum": [0, "0"]}
+
+
+def accelerator_type(ref: str = "#/$defs/acceleratorType") -> Schema:
+    """An accelerator type of the API, or ACCELERATOR_TYPE_UNSPECIFIED (no accelerator; with a count
+    above 0, ``count_needs_type`` refuses it by name)."""
+    return {"if": NO_ACCELERATOR_TYPE, "else": {"$ref": ref}}
+
+
+def only_default(default: Schema, description: str) -> Schema:
+    """A field the machine cannot take, but for its default, which names no accelerator."""
+    return {"description": description, "if": default, "else": False}
+
+
+def nested_none(type_key: str, count_key: str) -> Schema:
+    return {"properties": {type_key: NO_ACCELERATOR_TYPE, count_key: NO_ACCELERATOR_COUNT}}
 
 
 @cache
@@ -52,11 +72,14 @@ def nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, coun
         if topologies is not None:
             then = {
                 "description": f"{label} are TPU machine types: set tpuTopology ({', '.join(topologies)}), no accelerator",
-                "properties": {acc_key: False, "tpuTopology": {"enum": topologies}},
+                "properties": {acc_key: only_default(nested_none(type_key, count_key), f"{label} take no accelerator"),
+                               "tpuTopology": {"enum": topologies}},
                 "required": ["tpuTopology"],
             }
         elif not counts:
-            then = {"description": f"{label} take no accelerators", "properties": {acc_key: False, "tpuTopology": False}}
+            words = f"{label} take no accelerators"
+            then = {"description": words, "properties": {
+                acc_key: only_default(nested_none(type_key, count_key), words), "tpuTopology": False}}
         else:
             per_type = [
                 {
@@ -153,9 +176,11 @@ def flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: st
                 "required": [topology_key],
             }
         elif not counts:
+            words = f"{label} take no accelerators"
             then = {
-                "description": f"{label} take no accelerators",
-                "properties": {type_key: False, count_key: False, topology_key: False},
+                "description": words,
+                "properties": {type_key: only_default(NO_ACCELERATOR_TYPE, words),
+                               count_key: only_default(NO_ACCELERATOR_COUNT, words), topology_key: False},
             }
         else:
             then = {

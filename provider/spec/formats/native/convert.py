@@ -9,12 +9,14 @@ from __future__ import annotations
 from provider.spec.envelope import body, merge_labels, metadata_fields
 from provider.spec.formats.native.tuning import hyperparameters
 from provider.spec.model import (
+    ACCELERATOR_TYPE_UNSPECIFIED,
     Accelerator,
     Application,
     Container,
     ContainerBuild,
     Disk,
     EnvVar,
+    NoAccelerator,
     OutputDir,
     PoolOverride,
     PythonPackage,
@@ -31,13 +33,22 @@ POOL_KEYS = {role.value: role for role in Role}
 
 
 def accelerator(node: Node | None) -> Accelerator | None:
-    if node is None:
+    """The accelerator attached (None: none, ACCELERATOR_TYPE_UNSPECIFIED included: see ``no_accelerator``)."""
+    if node is None or node.text("type") in (None, ACCELERATOR_TYPE_UNSPECIFIED):
         return None
     return Accelerator(
         type=node.req_str("type"),
         count=node.integer("count") or 0,
         at={"": node.path, "type": node.at("type"), "count": node.at("count")},
     )
+
+
+def no_accelerator(node: Node | None) -> NoAccelerator | None:
+    """``accelerator: {type: ACCELERATOR_TYPE_UNSPECIFIED, count: 0}`` (either part alone too): none, as written."""
+    if node is None or node.text("type") not in (None, ACCELERATOR_TYPE_UNSPECIFIED):
+        return None
+    return NoAccelerator(type=node.text("type"), count=node.integer("count"),
+                         at={"": node.path, "type": node.at("type"), "count": node.at("count")})
 
 
 def disk(node: Node | None, type_key: str = "type", size_key: str = "sizeGb") -> Disk:
@@ -60,6 +71,7 @@ def pool(role: Role, node: Node) -> WorkerPool:
         machine_type=node.req_str("machineType"),
         replica_count=node.integer("replicas", 1) or 0,
         accelerator=accelerator(node.child("accelerator")),
+        no_accelerator=no_accelerator(node.child("accelerator")),
         tpu_topology=node.text("tpuTopology"),
         disk=disk(node.child("disk")),
         override=override,

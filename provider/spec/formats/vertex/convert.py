@@ -12,12 +12,14 @@ from provider.core.record import replace
 from provider.spec.envelope import Metadata, body, merge_labels, metadata_fields
 from provider.spec.formats.vertex.keys import Keys, is_snake_case
 from provider.spec.model import (
+    ACCELERATOR_TYPE_UNSPECIFIED,
     Accelerator,
     Application,
     Container,
     Disk,
     DocPath,
     EnvVar,
+    NoAccelerator,
     Note,
     OutputDir,
     PoolOverride,
@@ -43,14 +45,13 @@ def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
     ms = node.child(k("machineSpec"))
     if ms is None:
         raise ConversionError("machineSpec is missing")
-    acc_type = ms.text(k("acceleratorType"))
-    acc = None
-    if acc_type is not None and acc_type != "ACCELERATOR_TYPE_UNSPECIFIED":
-        acc = Accelerator(
-            type=acc_type,
-            count=ms.integer(k("acceleratorCount"), 0) or 0,
-            at={"": ms.path, "type": ms.at(k("acceleratorType")), "count": ms.at(k("acceleratorCount"))},
-        )
+    acc_type, acc_count = ms.text(k("acceleratorType")), ms.integer(k("acceleratorCount"))
+    acc_at = {"": ms.path, "type": ms.at(k("acceleratorType")), "count": ms.at(k("acceleratorCount"))}
+    acc, none = None, None
+    if acc_type is not None and acc_type != ACCELERATOR_TYPE_UNSPECIFIED:
+        acc = Accelerator(type=acc_type, count=acc_count or 0, at=acc_at)
+    elif acc_type is not None or acc_count is not None:  # written at the defaults: gcloud sends them
+        none = NoAccelerator(type=acc_type, count=acc_count, at=acc_at)
     ds = node.child(k("diskSpec"))
     disk = Disk()
     if ds is not None:
@@ -64,6 +65,7 @@ def _pool(role: Role, node: Node, k: Keys) -> WorkerPool:
         machine_type=ms.req_str(k("machineType")),
         replica_count=node.integer(k("replicaCount"), 1) or 0,
         accelerator=acc,
+        no_accelerator=none,
         tpu_topology=ms.text(k("tpuTopology")),
         disk=disk,
         reservation=reservation(ms.child(k("reservationAffinity")), k),

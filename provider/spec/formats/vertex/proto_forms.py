@@ -15,8 +15,8 @@ What each does, as observed with google-cloud-aiplatform 2.7.0 and gcloud 528.0.
 form                               SDK (proto-plus)                 gcloud --config (protojson)
 =================================  ===============================  ===========================
 ``null`` for any field             unset                            unset (``message.reset``)
-``accelerator_count: 0``, no type  unset (proto3 default)           0 = the default: unset
-``bootDiskSizeGb: 0``, ``""``      unset (proto3 default)           the default: unset
+``accelerator_count: 0``, no type  unset (proto3 default)           sent as written (the default)
+``bootDiskSizeGb: 0``, ``""``      unset (proto3 default)           sent as written (the default)
 an enum as a number                the proto's number (5 = T4)      apitools' index (agrees 0-5)
 one string for a list field        the list of its characters       a one-item list
 one mapping for a list of pools    TypeError (not iterable)         a one-item list
@@ -28,7 +28,8 @@ a list for a single value          TypeError                        ValidationEr
 ``read`` returns the document as the reader would have taken it (a copy; the original is
 not changed) with notes: a warning wherever the reading is not what the writer likely meant
 (a number for an enum, a string for a list), an error where the reader refuses the form,
-saying what it takes instead. ``null`` and zero defaults are read silently: they mean unset.
+saying what it takes instead. ``null`` is read silently as unset, and so are the SDK's zero defaults;
+gcloud's apitools encodes every field a config assigns, so its zero defaults are kept and sent.
 Enum numbers come from the catalog (``tools/catalog/curated/enum_numbers.json``). The
 fields and the reader are in ``proto_reader.py``, imported only when a document carries a
 Vertex body.

@@ -97,7 +97,8 @@ MESSAGES: dict[str, dict[str, Field]] = {
     "GcsDestination": {"outputUriPrefix": _S},
 }
 
-# Fields whose proto3 default (0, "") the readers send as nothing: read as unset.
+# Fields whose proto3 default (0, "") the SDK's proto-plus sends as nothing: read as unset. gcloud's
+# apitools encodes every field a config assigns, defaults included: its reading keeps them.
 _DEFAULT_IS_UNSET = {("DiskSpec", "bootDiskSizeGb"), ("DiskSpec", "bootDiskType")}
 
 
@@ -136,15 +137,17 @@ class _Reader:
                 out[key] = item  # not modelled here: the schema says what is allowed
                 continue
             camel, f = fields[key]
-            if (name, camel) in _DEFAULT_IS_UNSET and item in (0, "") and not isinstance(item, bool):
+            if (self.style is Style.SDK and (name, camel) in _DEFAULT_IS_UNSET and item in (0, "")
+                    and not isinstance(item, bool)):
                 continue
             out[key] = _READ[f.kind](self, f, key, item, path + (key,))
-        if name == "MachineSpec":
+        if name == "MachineSpec" and self.style is Style.SDK:
             self._no_accelerator(out)
         return out
 
     def _no_accelerator(self, spec: dict[str, Any]) -> None:
-        """0 accelerators with no type (or ACCELERATOR_TYPE_UNSPECIFIED) is no accelerator."""
+        """0 accelerators with no type (or ACCELERATOR_TYPE_UNSPECIFIED) is no accelerator, which proto-plus
+        sends as nothing."""
         type_key, count_key = self.key("acceleratorType"), self.key("acceleratorCount")
         unspecified = spec.get(type_key, "ACCELERATOR_TYPE_UNSPECIFIED") == "ACCELERATOR_TYPE_UNSPECIFIED"
         count = spec.get(count_key, 0)

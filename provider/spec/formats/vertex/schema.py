@@ -10,7 +10,7 @@ document's ``$defs``.
 from __future__ import annotations
 
 from provider.catalog import CATALOG
-from provider.spec.formats.schema_accelerators import flat_rules, machine_type_schema
+from provider.spec.formats.schema_accelerators import accelerator_type, flat_rules, machine_type_schema
 from provider.spec.formats.schema_kit import (
     GPU_PARTITION,
     JOB_FIELD_SCHEMAS,
@@ -52,7 +52,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
     machine_spec = obj(
         {
             k("machineType"): machine_type_schema(machine_names),
-            k("acceleratorType"): {"$ref": "#/$defs/acceleratorType"},
+            k("acceleratorType"): accelerator_type(),
             k("acceleratorCount"): {"type": "integer", "minimum": 0},
             k("tpuTopology"): string("TPU slice topology"),
             k("reservationAffinity"): reservation_affinity(k),
