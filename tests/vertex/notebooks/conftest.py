@@ -118,6 +118,28 @@ def aiplatform(served: Served, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]
     initializer.global_config.__init__()  # type: ignore[misc]
 
 
+# The setup's wheelhouse (scripts/setup.sh dev): a notebook's setup.py that requires
+# google-cloud-aiplatform is installed from there by the trainer's pip, offline, as it would be from
+# PyPI on Vertex (tests/fixtures/wheelhouse-sdk.txt lists what it holds).
+WHEELHOUSE = ROOT / ".venv" / "wheelhouse"
+
+
+@pytest.fixture(scope="module")
+def offline_pip() -> Iterator[None]:
+    """The module's emulator (started after this) and so its trainers' pip install from the setup's
+    wheelhouse, never an index. Used by a module as ``pytestmark = pytest.mark.usefixtures("offline_pip")``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PIP_NO_INDEX", "1")
+        patch.setenv("PIP_FIND_LINKS", str(WHEELHOUSE))
+        yield
+
+
+def needs_sdk_wheels() -> None:
+    """A trainer requires google-cloud-aiplatform: its wheels must be in the setup's wheelhouse."""
+    if not any(WHEELHOUSE.glob("google_cloud_aiplatform-*.whl")):
+        set_up_by_setup_sh(f"google-cloud-aiplatform's wheels in {WHEELHOUSE}")
+
+
 def set_up_by_setup_sh(what: str) -> None:
     """``what`` (installed by ``scripts/setup.sh dev``) is missing: under CI (CI=true), where that
     set-up has run, the test fails; elsewhere (a venv made before it) it is skipped, naming the fix."""

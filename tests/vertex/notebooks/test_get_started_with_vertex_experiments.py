@@ -8,7 +8,6 @@ trainer (cell 70) is the notebook's own: it only makes Vertex AI calls.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,14 @@ from tests.vertex.notebooks.conftest import (
     BUCKET_URI,
     LOCATION,
     PROJECT_ID,
-    ROOT,
     Served,
-    set_up_by_setup_sh,
+    needs_sdk_wheels,
     write_package,
 )
 
-# The setup's wheelhouse (scripts/setup.sh dev): cell 68's setup.py requires google-cloud-aiplatform,
-# which the trainer's pip installs from there, offline, as it would from PyPI on Vertex.
-WHEELHOUSE = ROOT / ".venv" / "wheelhouse"
+# cell 68's setup.py requires google-cloud-aiplatform: the trainer's pip installs it from the setup's
+# wheelhouse, offline (conftest.offline_pip).
+pytestmark = pytest.mark.usefixtures("offline_pip")
 
 TRAIN_IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-12.py310:latest"
 TRAIN_COMPUTE = "n1-standard-4"
@@ -161,19 +159,8 @@ def test_artifacts_and_an_execution_in_a_run(aiplatform: Any) -> None:
     assert execution.state.name == "COMPLETE"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _offline_pip() -> Iterator[None]:
-    """The emulator (started after this) and so its trainers' pip install from the setup's wheelhouse,
-    never an index: it holds google-cloud-aiplatform and its dependencies (tests/fixtures/wheelhouse-sdk.txt)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PIP_NO_INDEX", "1")
-        patch.setenv("PIP_FIND_LINKS", str(WHEELHOUSE))
-        yield
-
-
 def test_a_python_package_training_job_logs_to_its_run(aiplatform: Any, served: Served, tmp_path: Path) -> None:
-    if not any(WHEELHOUSE.glob("google_cloud_aiplatform-*.whl")):
-        set_up_by_setup_sh(f"google-cloud-aiplatform's wheels in {WHEELHOUSE}")
+    needs_sdk_wheels()
     aiplatform.init(project=PROJECT_ID, location=LOCATION, staging_bucket=BUCKET_URI)
     # cell 68's setup.py: install_requires=['google-cloud-aiplatform']
     write_package(tmp_path, TASK, served, f"{BUCKET_URI}/trainer.tar.gz", requires=("google-cloud-aiplatform",))

@@ -5,19 +5,20 @@ run (its lineage link as a metric), then a package job whose trainer logs to the
 Source: GoogleCloudPlatform/vertex-ai-samples@cc0d791ef25a4f8a9bbd9b6c9ef4928b8b96c35a
 notebooks/community/ml_ops/stage2/get_started_vertex_experiments.ipynb (cells 31-89). The
 trainer of cell 75 is the notebook's own (it only calls the SDK); its setup.py requires
-google-cloud-aiplatform, which the local backend installs from PyPI: that test is skipped unless
-TRAINJOBS_TEST_PYPI is set, as test_get_started_with_vertex_experiments's is.
+google-cloud-aiplatform, which the trainer's pip installs from the setup's wheelhouse, offline
+(conftest.offline_pip), as test_get_started_with_vertex_experiments's does.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, Served, write_package
+from tests.vertex.notebooks.conftest import BUCKET_URI, LOCATION, PROJECT_ID, Served, needs_sdk_wheels, write_package
+
+pytestmark = pytest.mark.usefixtures("offline_pip")
 
 REGION = LOCATION
 TIMESTAMP = "20261126"
@@ -181,10 +182,8 @@ def test_runs_then_delete_then_lineage_in_a_run(aiplatform: Any) -> None:
     assert EXPERIMENT_NAME not in [e.name for e in aiplatform.Experiment.list()]
 
 
-@pytest.mark.skipif(not os.environ.get("TRAINJOBS_TEST_PYPI"), reason="its setup.py requires google-cloud-aiplatform, "
-                    "which the local backend installs from PyPI (about 270 MB); set TRAINJOBS_TEST_PYPI=1 to run it. "
-                    "tests/local/test_env_cache.py checks a setup.py's requirements offline")
 def test_a_package_job_whose_trainer_logs_to_the_experiment(aiplatform: Any, served: Served, tmp_path: Path) -> None:
+    needs_sdk_wheels()
     aiplatform.init(project=PROJECT_ID, location=REGION, staging_bucket=BUCKET_URI)
     EXPERIMENT_NAME = "example-pkg-" + TIMESTAMP
     aiplatform.init(experiment=EXPERIMENT_NAME)
