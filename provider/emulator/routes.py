@@ -216,7 +216,8 @@ def route(method: str, path: str) -> tuple[Handler, dict[str, str]]:
                                 "Cloud Storage JSON API's buckets, objects and uploads.")
 
 
-_V1_TYPE = '"type.googleapis.com/google.cloud.aiplatform.v1.'
+_V1_TYPE = "type.googleapis.com/google.cloud.aiplatform.v1."
+_BETA_TYPE = "type.googleapis.com/google.cloud.aiplatform.v1beta1."
 
 
 def _in_beta(handler: Handler) -> Handler:
@@ -225,12 +226,26 @@ def _in_beta(handler: Handler) -> Handler:
     def answer(app: Emulator, request: Request, match: dict[str, str]) -> Answer:
         got = handler(app, request, match)
         if got.json is not None:
-            return Answer(status=got.status, json=json.loads(_retype(json.dumps(got.json))), headers=got.headers)
-        if got.data is not None and got.file is None:
-            return Answer(status=got.status, data=_retype(got.data.decode()).encode(), headers=got.headers)
+            return Answer(status=got.status, json=_retype(got.json), headers=got.headers)
+        if got.data is not None and got.file is None and _V1_TYPE.encode() in got.data:
+            try:
+                parsed = json.loads(got.data)
+            except ValueError:  # not JSON: bytes as they are
+                return got
+            retyped = _retype(parsed)
+            if retyped != parsed:
+                return Answer(status=got.status, data=json.dumps(retyped).encode(), headers=got.headers)
         return got
     return answer
 
 
-def _retype(text: str) -> str:
-    return text.replace(_V1_TYPE, '"type.googleapis.com/google.cloud.aiplatform.v1beta1.')
+def _retype(value: Any) -> Any:
+    """``value`` (JSON) with each ``@type`` that names a v1 message naming v1beta1's; nothing else is
+    touched: a display name, label or env value that reads like a type URL is the user's, as written."""
+    if isinstance(value, dict):
+        return {key: _BETA_TYPE + item[len(_V1_TYPE):]
+                if key == "@type" and isinstance(item, str) and item.startswith(_V1_TYPE) else _retype(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_retype(item) for item in value]
+    return value

@@ -336,7 +336,7 @@ class Emulator:
         self.storage = StorageService(self.storage_root)
         self.operations, self.models, self.datasets, self.pipelines = training_services(self.jobs, self.storage_root)
         self.tracking = Tracking(self.state_dir, self.store)  # TensorBoard and the metadata service
-        self.watch = run_watch.RunWatch(self.jobs, self.tracking, self.storage_root)  # the job service's hook too
+        self.watch = run_watch.RunWatch(self.jobs, self.tracking, self.storage_root, self.state_dir)  # jobs' hook too
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

@@ -303,8 +303,8 @@ def test_a_job_is_followed_while_it_is_created_and_forgotten_once_gone(emulator:
 
     name = f"{PARENT}/customJobs/1234"  # no such job (yet)
     emulator.watch.follow(name)
-    emulator.watch.sweep()
+    emulator.watch.sweep(time.monotonic() + run_watch.EVERY)  # due: read, and not found
     assert name in emulator.watch.followed()
     monkeypatch.setattr(run_watch, "CREATING", 0.0)
-    emulator.watch.sweep()
+    emulator.watch.sweep(time.monotonic() + run_watch.LONGEST)
     assert name not in emulator.watch.followed()
