@@ -68,9 +68,10 @@ def is_proto3_default(value: Any) -> bool:
     return isinstance(value, list) and not value
 
 
-# Messages Vertex AI reads alike empty or absent (a diskSpec of "" and 0, a scheduling of false):
-# left out when only defaults were in them. A stopping spec is not one: its presence chooses it.
-EMPTY_IS_ABSENT = frozenset({"diskSpec", "scheduling"})
+# Messages Vertex AI reads alike empty or absent (a diskSpec of "" and 0, a scheduling of false, a
+# reservationAffinity of TYPE_UNSPECIFIED): left out when only defaults were in them. A stopping spec is
+# not one: its presence chooses it.
+EMPTY_IS_ABSENT = frozenset({"diskSpec", "scheduling", "reservationAffinity"})
 
 
 def without_defaults(value: Any) -> Any:
