@@ -10,6 +10,8 @@ fingerprint see an explicit default as absent, as Vertex AI does.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -18,8 +20,10 @@ from provider.resources.job_diff import job_diff
 from provider.submission.diffing import Action, diff, fingerprint, without_defaults
 from provider.submission.emit import to_native
 from provider.submission.request import build_request
-from provider.validation.rules import Context
+from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_bytes
+
+from .conftest import no_traceback, run_cli
 
 SCHEDULING = {"restartJobOnWorkerRestart": False, "disableRetries": False, "strategy": "STRATEGY_UNSPECIFIED"}
 OPTIONS = {"enableWebAccess": False, "enableDashboardAccess": False}
@@ -191,3 +195,84 @@ def test_a_pool_written_before_without_defaults_is_the_same_job() -> None:
     assert not job_diff({**props, "request": old}, {**props, "request": new}).replaces
     gpu = _request({"workerPoolSpecs": [_pool({"acceleratorType": "NVIDIA_TESLA_T4", "acceleratorCount": 1})]})
     assert diff(old, gpu).action is Action.REPLACE and fingerprint(old) != fingerprint(gpu)
+
+
+# machineSpec's other scalars at their defaults: tpuTopology "", gpuPartitionSize "", and a reservationAffinity
+# of TYPE_UNSPECIFIED (key "" beside it). gcloud sends each as written (values [] it leaves out, as apitools
+# leaves every empty list out: tests/gcloud/corpus.yaml machine_spec_defaults); Vertex AI reads them as unset.
+TOPOLOGY_DEFAULTS = {"tpuTopology": "", "gpuPartitionSize": ""}
+NO_RESERVATION = {"reservationAffinityType": "TYPE_UNSPECIFIED"}
+RESERVATION_DEFAULTS = {"reservationAffinityType": "TYPE_UNSPECIFIED", "key": "", "values": []}
+RESERVATION_SENT = {"reservationAffinityType": "TYPE_UNSPECIFIED", "key": ""}
+
+
+def test_a_pool_s_empty_topology_and_partition_are_sent() -> None:
+    for machine in (TOPOLOGY_DEFAULTS, {"tpuTopology": ""}, {"gpuPartitionSize": ""},
+                    {"machineType": "e2-standard-4", **TOPOLOGY_DEFAULTS, **NO_ACCELERATOR}):
+        body = _request({"workerPoolSpecs": [_pool(machine)]})
+        assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "n1-standard-4", **machine}
+
+
+def test_an_unspecified_reservation_is_sent_as_written() -> None:
+    for reservation, sent in ((NO_RESERVATION, NO_RESERVATION), (RESERVATION_DEFAULTS, RESERVATION_SENT),
+                              ({**NO_RESERVATION, "values": []}, NO_RESERVATION)):
+        body = _request({"workerPoolSpecs": [_pool({"reservationAffinity": reservation})]})
+        assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["reservationAffinity"] == sent
+
+
+def test_a_rest_body_s_machine_defaults_are_sent(tmp_path: Path) -> None:
+    """A CustomJob REST body through ``trainjobs convert --output request``: the defaults come out as written."""
+    machine = {"machineType": "n1-standard-4", **NO_ACCELERATOR, **TOPOLOGY_DEFAULTS,
+               "reservationAffinity": RESERVATION_DEFAULTS}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"displayName": "defaults", "jobSpec": {"workerPoolSpecs": [
+        {**POOL, "machineSpec": machine}]}}))
+    proc = run_cli("convert", str(path), "--region", "us-central1", "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        **machine, "reservationAffinity": RESERVATION_SENT}
+
+
+def test_a_native_pool_s_machine_defaults_are_sent() -> None:
+    chief = {"machineType": "n1-standard-4", **TOPOLOGY_DEFAULTS, "reservationAffinity": RESERVATION_DEFAULTS}
+    body = _request({"workerPools": {"chief": chief},
+                     "application": {"container": {"image": "us-docker.pkg.dev/p/r/trainer:1"}}})
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {
+        "machineType": "n1-standard-4", **TOPOLOGY_DEFAULTS, "reservationAffinity": RESERVATION_SENT}
+
+
+def test_machine_defaults_are_read_as_not_set_by_validation() -> None:
+    """"" is no topology and no partition; TYPE_UNSPECIFIED with a key or values is refused by name."""
+    tpu = _problems({"workerPoolSpecs": [_pool({"machineType": "ct5lp-hightpu-4t", "tpuTopology": ""})]})
+    assert tpu == ["ct5lp-hightpu-4t needs a tpuTopology"], tpu  # as if it were absent
+    topology = _problems({"workerPoolSpecs": [_pool({"tpuTopology": "2x2"})]})
+    assert any("tpuTopology" in p for p in topology), topology  # a topology is still refused on n1
+    partition = _problems({"workerPoolSpecs": [_pool({"gpuPartitionSize": "1g.5gb"})]})
+    assert any("missing the required key 'acceleratorType'" in p for p in partition), partition  # "" needs none
+    for reservation in ({**NO_RESERVATION, "key": "compute.googleapis.com/reservation-name"},
+                        {**NO_RESERVATION, "values": ["projects/p/zones/us-central1-a/reservations/r"]}):
+        problems = _problems({"workerPoolSpecs": [_pool({"reservationAffinity": reservation})]})
+        assert any("TYPE_UNSPECIFIED" in p and "SPECIFIC_RESERVATION" in p for p in problems), problems
+    local = validate_bytes(yaml.safe_dump({
+        "apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "defaults"},
+        "spec": {"region": "us-central1", "workerPoolSpecs": [
+            _pool({**TOPOLOGY_DEFAULTS, "reservationAffinity": RESERVATION_DEFAULTS})]}}).encode(),
+        "spec.yaml", Context(target=Target.LOCAL))
+    assert not [p for p in local.problems if "reservationAffinity" in p.message or "gpuPartitionSize" in p.message]
+
+
+def test_machine_defaults_read_as_absent_by_diff_and_fingerprint() -> None:
+    old = _request({"workerPoolSpecs": [POOL]})
+    new = _request({"workerPoolSpecs": [_pool({**TOPOLOGY_DEFAULTS, "reservationAffinity": RESERVATION_DEFAULTS})]})
+    assert diff(old, new).action is Action.UNCHANGED and fingerprint(old) == fingerprint(new)
+    chosen = _request({"workerPoolSpecs": [_pool({"reservationAffinity": {"reservationAffinityType": "ANY_RESERVATION"}})]})
+    assert diff(old, chosen).action is Action.REPLACE and fingerprint(old) != fingerprint(chosen)
+
+
+def test_the_sdk_s_form_reads_empty_topology_and_partition_as_unset() -> None:
+    """proto-plus sends a string at "" as nothing (the SDK's worker_pool_specs), where gcloud sends it."""
+    pool = {"machine_spec": {"machine_type": "n1-standard-4", "tpu_topology": "", "gpu_partition_size": ""},
+            "replica_count": 1, "container_spec": {"image_uri": "us-docker.pkg.dev/p/r/trainer:1"}}
+    body = _request({"worker_pool_specs": [pool]})
+    assert body["jobSpec"]["workerPoolSpecs"][0]["machineSpec"] == {"machineType": "n1-standard-4"}

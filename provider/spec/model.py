@@ -120,13 +120,25 @@ class PoolOverride(Record):
     container: bool = False
 
 
-class Reservation(Record):
-    """machineSpec.reservationAffinity: which Compute Engine reservation the machines come from."""
+# ReservationAffinity.Type's default: "This should not be used" (aiplatform_v1 types); it chooses nothing.
+RESERVATION_TYPE_UNSPECIFIED = "TYPE_UNSPECIFIED"
 
-    type: str  # NO_RESERVATION | ANY_RESERVATION | SPECIFIC_RESERVATION
+
+class Reservation(Record):
+    """machineSpec.reservationAffinity: which Compute Engine reservation the machines come from.
+
+    The type and key are kept as written, their defaults too (TYPE_UNSPECIFIED, ``key: ""``: gcloud sends
+    them; key None: not written); ``values: []`` is no values, as gcloud's apitools leaves an empty list out."""
+
+    type: str  # NO_RESERVATION | ANY_RESERVATION | SPECIFIC_RESERVATION (or TYPE_UNSPECIFIED, written)
     key: str | None = None
     values: tuple[str, ...] = ()
     at: Where = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def is_unset(self) -> bool:
+        """Written only at its defaults: no reservation chosen, as if reservationAffinity were absent."""
+        return self.type == RESERVATION_TYPE_UNSPECIFIED and not self.key and not self.values
 
 
 class NfsMount(Record):

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from provider.core.record import Record
+from provider.submission.api_types import is_default, messages, root_of
 
 Json = dict[str, Any]
 
@@ -56,35 +57,49 @@ def run_body(body: Json) -> Json:
     return {k: v for k, v in body.items() if k not in NOT_RUN}
 
 
-def is_proto3_default(value: Any) -> bool:
-    """A value Vertex AI cannot tell from an absent field: a proto3 scalar without presence at its
-    default (false, 0, "", an enum's *_UNSPECIFIED) or an empty list."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value == 0
-    if isinstance(value, str):
-        return value == "" or value.endswith("_UNSPECIFIED")
-    return isinstance(value, list) and not value
+# Messages Vertex AI reads alike empty or absent (a diskSpec of "" and 0, a scheduling of false, a
+# reservationAffinity of TYPE_UNSPECIFIED): left out when only defaults were in them. A stopping spec is
+# not one: its presence chooses it.
+EMPTY_IS_ABSENT = frozenset({"DiskSpec", "Scheduling", "ReservationAffinity"})
+# Messages that are the user's data, kept whole: an environment variable's value, "" or "X_UNSPECIFIED"
+# alike, is what the container sees.
+USER_DATA = frozenset({"EnvVar"})
 
 
-# Messages Vertex AI reads alike empty or absent (a diskSpec of "" and 0, a scheduling of false):
-# left out when only defaults were in them. A stopping spec is not one: its presence chooses it.
-EMPTY_IS_ABSENT = frozenset({"diskSpec", "scheduling"})
+def without_defaults(value: Any, message: str | None = None) -> Any:
+    """``value`` (a request body, or a part of it of type ``message``) with every field at its proto3
+    default left out, as the API's own types say (provider/submission/api_types.py): a scalar without
+    presence at "", 0 or false, an enum at its zero value, an empty list or map. The contents of lists
+    and maps (args, command, labels) and of an environment variable are the user's and never read as
+    defaults; lists keep their places (an empty pool {} is positional); a key the API does not have is
+    kept as written.
+
+    The request carries what the spec wrote, explicit defaults included (as gcloud sends them); a state
+    written before left them out: both read alike here, so a spec that writes
+    ``restartJobOnWorkerRestart: false`` neither replaces its job nor changes its identity."""
+    if not isinstance(value, dict):
+        return value
+    name = message or root_of(value)
+    fields = messages().get(name)
+    if fields is None or name in USER_DATA:
+        return value
+    out: Json = {}
+    for key, item in value.items():
+        kind = fields.get(key)
+        if kind is None:
+            out[key] = item
+        elif not is_default(kind, item):
+            out[key] = _typed(kind, item)
+    return {k: v for k, v in out.items() if not (v == {} and fields.get(k, "").split(" ")[-1] in EMPTY_IS_ABSENT)}
 
 
-def without_defaults(value: Any) -> Any:
-    """``value`` with every mapping's proto3-default fields left out (lists keep their places: an
-    empty pool {} is positional). The request carries what the spec wrote, explicit defaults
-    included (as gcloud sends them); a state written before left them out: both read alike here,
-    so a spec that writes ``restartJobOnWorkerRestart: false`` neither replaces its job nor
-    changes its identity."""
-    if isinstance(value, dict):
-        kept = {k: without_defaults(v) for k, v in value.items() if not is_proto3_default(v)}
-        return {k: v for k, v in kept.items() if not (k in EMPTY_IS_ABSENT and v == {})}
-    if isinstance(value, list):
-        return [without_defaults(v) for v in value]
-    return value
+def _typed(kind: str, item: Any) -> Any:
+    """A field's value without its own defaults: a message's, or each message's of a list."""
+    if kind.startswith("message "):
+        return without_defaults(item, kind[len("message "):])
+    if kind.startswith("messages ") and isinstance(item, list):
+        return [without_defaults(v, kind[len("messages "):]) for v in item]
+    return item
 
 
 def fingerprint(body: Json) -> str:

@@ -36,7 +36,7 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
     elif pool.no_accelerator is not None:  # written at the defaults: kept as written, as gcloud sends them
         none = {"type": pool.no_accelerator.type, "count": pool.no_accelerator.count}
         out["accelerator"] = {k: v for k, v in none.items() if v is not None}
-    if pool.tpu_topology:
+    if pool.tpu_topology is not None:  # "" too: kept as written
         out["tpuTopology"] = pool.tpu_topology
     disk = {"type": pool.disk.type, "sizeGb": pool.disk.size_gb}
     if any(v is not None for v in disk.values()):  # "" and 0 too: the request sends what is written
@@ -53,7 +53,7 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
             out["container"] = True
     if pool.reservation is not None:
         out["reservationAffinity"] = reservation_json(pool.reservation)
-    if pool.gpu_partition_size:
+    if pool.gpu_partition_size is not None:
         out["gpuPartitionSize"] = pool.gpu_partition_size
     out.update(mounts_json(pool))
     image = _default_image(job, pool)

@@ -79,11 +79,11 @@ def _machine_spec(pool: WorkerPool) -> Json:
             spec["acceleratorType"] = pool.no_accelerator.type
         if pool.no_accelerator.count is not None:
             spec["acceleratorCount"] = pool.no_accelerator.count
-    if pool.tpu_topology:
+    if pool.tpu_topology is not None:  # "" too: sent as written, as gcloud sends it
         spec["tpuTopology"] = pool.tpu_topology
     if pool.reservation is not None:
         spec["reservationAffinity"] = reservation_json(pool.reservation)
-    if pool.gpu_partition_size:
+    if pool.gpu_partition_size is not None:
         spec["gpuPartitionSize"] = pool.gpu_partition_size
     return spec
 
@@ -100,9 +100,10 @@ def mounts_json(pool: WorkerPool) -> Json:
 
 
 def reservation_json(reservation: Reservation) -> Json:
-    """A ReservationAffinity as the REST API writes it."""
+    """A ReservationAffinity as gcloud sends it: what was written, ``key: ""`` too (``values: []`` is left
+    out, as apitools leaves an empty list out)."""
     out: Json = {"reservationAffinityType": reservation.type}
-    if reservation.key:
+    if reservation.key is not None:
         out["key"] = reservation.key
     if reservation.values:
         out["values"] = list(reservation.values)

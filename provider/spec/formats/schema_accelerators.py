@@ -33,6 +33,11 @@ def only_default(default: Schema, description: str) -> Schema:
     return {"description": description, "if": default, "else": False}
 
 
+def no_topology(label: str) -> Schema:
+    """tpuTopology on a machine that is no TPU slice: only its default "" (no topology), as gcloud sends it."""
+    return only_default({"const": ""}, f"{label} are not TPU machine types: no tpuTopology")
+
+
 def nested_none(type_key: str, count_key: str) -> Schema:
     return {"properties": {type_key: NO_ACCELERATOR_TYPE, count_key: NO_ACCELERATOR_COUNT}}
 
@@ -79,7 +84,7 @@ def nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, coun
         elif not counts:
             words = f"{label} take no accelerators"
             then = {"description": words, "properties": {
-                acc_key: only_default(nested_none(type_key, count_key), words), "tpuTopology": False}}
+                acc_key: only_default(nested_none(type_key, count_key), words), "tpuTopology": no_topology(label)}}
         else:
             per_type = [
                 {
@@ -101,7 +106,7 @@ def nested_rules(table: str, machine_key: str, acc_key: str, type_key: str, coun
                         },
                         "allOf": per_type,
                     },
-                    "tpuTopology": False,
+                    "tpuTopology": no_topology(label),
                 },
             }
             if requires:
@@ -180,14 +185,15 @@ def flat_rules(machine_key: str, type_key: str, count_key: str, topology_key: st
             then = {
                 "description": words,
                 "properties": {type_key: only_default(NO_ACCELERATOR_TYPE, words),
-                               count_key: only_default(NO_ACCELERATOR_COUNT, words), topology_key: False},
+                               count_key: only_default(NO_ACCELERATOR_COUNT, words),
+                               topology_key: no_topology(label)},
             }
         else:
             then = {
                 "description": f"accelerators for {label}: {counts_text(counts)}",
                 "properties": {
                     type_key: fitting_types(sorted(counts), label),
-                    topology_key: False,
+                    topology_key: no_topology(label),
                 },
                 "allOf": [
                     {

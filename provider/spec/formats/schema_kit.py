@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.catalog import CATALOG
+from provider.spec.model import RESERVATION_TYPE_UNSPECIFIED
 from provider.spec.vertex_fields import KeyName
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -123,24 +124,31 @@ def mounts(k: KeyName) -> dict[str, Schema]:
                                 "description": "Managed Lustre file systems mounted in every replica of the pool"}}
 
 
+def partition_set(partition_key: str) -> Schema:
+    """gpuPartitionSize written, and not at its default "" (which partitions nothing: gcloud sends it as written)."""
+    return {"required": [partition_key], "properties": {partition_key: {"not": {"const": ""}}}}
+
+
 def partition_needs_one_gpu(partition_key: str, type_key: str, count_key: str) -> Schema:
     """MachineSpec.gpu_partition_size: "If set, the accelerator_count should be set to 1" (aiplatform_v1 types)."""
-    return {"if": {"required": [partition_key]},
+    return {"if": partition_set(partition_key),
             "then": {"required": [type_key, count_key], "properties": {count_key: {"const": 1}},
                      "description": f"{partition_key} partitions one GPU: {type_key} with {count_key} 1"}}
 
 
-GPU_PARTITION: Schema = string("split each GPU into MIG partitions of this size, such as 1g.10gb",
-                               pattern="^[0-9]+g\\.[0-9]+gb$")
+GPU_PARTITION: Schema = string("split each GPU into MIG partitions of this size, such as 1g.10gb (\"\": none, "
+                               "the API's default)", pattern="^([0-9]+g\\.[0-9]+gb)?$")
 
 
 def reservation_affinity(k: KeyName) -> Schema:
     """machineSpec.reservationAffinity: consume a Compute Engine reservation."""
     types = CATALOG.job_fields()["reservationAffinity"]["types"]
+    # The API's defaults, written, are taken and sent as written (gcloud sends them): TYPE_UNSPECIFIED,
+    # key "" and values []; TYPE_UNSPECIFIED with a key or values is refused by name (rules/vertex_fields.py).
     return obj(
-        {k("reservationAffinityType"): {"enum": types},
+        {k("reservationAffinityType"): {"enum": [*types, RESERVATION_TYPE_UNSPECIFIED]},
          "key": string("the reservation label key; compute.googleapis.com/reservation-name for a named reservation"),
-         "values": strings("the reservation's full resource name (projects/P/zones/Z/reservations/NAME)", minItems=1)},
+         "values": strings("the reservation's full resource name (projects/P/zones/Z/reservations/NAME)")},
         required=(k("reservationAffinityType"),),
         description="reservationAffinityType (NO_RESERVATION, ANY_RESERVATION or SPECIFIC_RESERVATION), key, values",
     )

@@ -174,7 +174,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                     MACHINE_SPEC,
                     allowed=f"no accelerator; set tpuTopology ({join(topologies)})",
                 )
-            if pool.tpu_topology is None:
+            if not pool.tpu_topology:  # "" (the API's default, written) is no topology
                 yield Finding(f"{pool.machine_type} needs a tpuTopology", path_of(pool), "tpu.topology", MACHINE_SPEC,
                               allowed=join(topologies))
             elif pool.tpu_topology not in topologies:

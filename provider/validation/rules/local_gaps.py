@@ -28,7 +28,7 @@ def _gaps(job: TrainingJob) -> Iterator[tuple[str, str, DocPath]]:
     if job.scheduling.disable_retries:
         yield "Scheduling", "disableRetries", path_of(job.scheduling, "disable_retries")
     for pool in job.pools:
-        if pool.reservation is not None:
+        if pool.reservation is not None and not pool.reservation.is_unset:
             yield "MachineSpec", "reservationAffinity", path_of(pool.reservation)
         for field, value, part in (("gpuPartitionSize", pool.gpu_partition_size, "gpu_partition_size"),
                                    ("nfsMounts", pool.nfs_mounts, "nfs_mounts"),

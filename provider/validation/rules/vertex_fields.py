@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from provider.core.problem import Severity
-from provider.spec.model import Reservation, TrainingJob, path_of
+from provider.spec.model import RESERVATION_TYPE_UNSPECIFIED, Reservation, TrainingJob, path_of
 from provider.validation.rules.base import Context, Finding, rule
 
 FIELDS = "tools/catalog/curated/vertex_job_fields.json"
@@ -50,6 +50,12 @@ def _reservation_problem(res: Reservation, specific_key: str) -> tuple[str, str]
             return ("SPECIFIC_RESERVATION needs key and values naming the reservation",
                     f"key: {specific_key} and values: [the reservation's full resource name]")
         return None
+    if res.type == RESERVATION_TYPE_UNSPECIFIED and (res.key or res.values):
+        # ReservationAffinity.Type: TYPE_UNSPECIFIED is the "Default value. This should not be used"; key and
+        # values identify a reservation "when [SPECIFIC_RESERVATION is] chosen" (aiplatform_v1 types)
+        return ("reservationAffinityType TYPE_UNSPECIFIED (the API's default) chooses no reservation, so key and "
+                "values select nothing: Vertex AI takes them only with SPECIFIC_RESERVATION",
+                "reservationAffinityType: SPECIFIC_RESERVATION with key and values, or no key and values")
     if res.key or res.values:
         return (f"{res.type} takes no key or values", "key and values only with SPECIFIC_RESERVATION")
     return None

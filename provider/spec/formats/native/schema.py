@@ -20,6 +20,7 @@ from provider.spec.formats.schema_kit import (
     limits,
     mounts,
     obj,
+    partition_set,
     reservation_affinity,
     string,
     strings,
@@ -80,7 +81,7 @@ def _native_pool() -> Schema:
         required=("machineType",),
         description="a worker pool: machineType, replicas, accelerator, disk",
         allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count") + [{
-            "if": {"required": ["gpuPartitionSize"]},
+            "if": partition_set("gpuPartitionSize"),
             "then": {"required": ["accelerator"], "properties": {"accelerator": {"properties": {"count": {"const": 1}}}},
                      "description": "gpuPartitionSize partitions one GPU: an accelerator with count 1"}}],
     )

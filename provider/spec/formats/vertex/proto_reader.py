@@ -99,7 +99,8 @@ MESSAGES: dict[str, dict[str, Field]] = {
 
 # Fields whose proto3 default (0, "") the SDK's proto-plus sends as nothing: read as unset. gcloud's
 # apitools encodes every field a config assigns, defaults included: its reading keeps them.
-_DEFAULT_IS_UNSET = {("DiskSpec", "bootDiskSizeGb"), ("DiskSpec", "bootDiskType")}
+_DEFAULT_IS_UNSET = {("DiskSpec", "bootDiskSizeGb"), ("DiskSpec", "bootDiskType"), ("MachineSpec", "tpuTopology"),
+                     ("MachineSpec", "gpuPartitionSize")}
 
 
 def enum_numbers(enum_name: str, reader: str) -> dict[int, str]:
