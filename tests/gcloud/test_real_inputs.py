@@ -3,7 +3,8 @@
 The gcloud oracle (test_gcloud_oracle.py) compares each corpus command with what gcloud sends;
 these tests hold the three readings it found wrong where gcloud is not installed:
 ``--service-account`` is checked as gcloud checks it, a ``KEY: null`` in a config is a field not
-set (named in a note), and ``--packages`` takes local files, uploaded with the job.
+set (named in a note), and ``--packages`` takes local files, uploaded with the job. Round 9 added: a ``--config`` is read as
+YAML 1.1, as gcloud reads it, and an ``accelerator-type`` gcloud does not offer is refused in its words.
 """
 
 from __future__ import annotations
