@@ -163,6 +163,7 @@ def build(cmd: GcloudCommand, cwd: Path, staging_bucket: str | None = None) -> B
         where = paths.in_repository(config_value, cwd, "--config", "a file")
         built.config = config_doc.read(where)  # ConfigProblems when it cannot be read
         config = built.config.data
+        built.notes.extend(built.config.readings)
         config_doc.unset_nulls(built.config, built.notes)
     made = _MAKERS[cmd.generation](cmd, config, built)
     metadata = {"name": made["name"], **({"displayName": made["displayName"]} if "displayName" in made else {})}

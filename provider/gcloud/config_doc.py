@@ -24,6 +24,8 @@ class Config(Record):
 
     shown: str
     doc: LoadedDocument
+    # the plain scalars read as gcloud reads them (YAML 1.1), each named: notes for the user
+    readings: tuple[str, ...] = ()
 
     @property
     def data(self) -> dict[str, Any]:
@@ -52,9 +54,44 @@ def read(path: Path) -> Config:
     if problem is not None or raw is None:
         raise ConfigProblems([problem or Problem(file=shown, message="cannot be read", line=1, column=1)])
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
+    readings: list[str] = []
+    if doc is not None:
+        problems = _as_gcloud_reads(doc, shown, readings)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
-    return Config(shown, doc)
+    return Config(shown, doc, tuple(readings))
+
+
+def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:
+    """The scalars the strict reader refuses as ambiguous between YAML 1.1 and 1.2, given gcloud's value.
+
+    gcloud reads a --config as YAML 1.1 (yaml11.py), so ``learning_rate: 1e-5`` is the number gcloud
+    sends; each one is named in a note. The document's other problems stay; the rest are returned.
+    """
+    from provider.gcloud import yaml11
+
+    ambiguous = {(p.line, p.column) for p in doc.problems if p.rule == "yaml.ambiguous-scalar"}
+    if not ambiguous:
+        return list(doc.problems)
+
+    def walk(node: object, path: tuple[Any, ...]) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
+                     else doc.item_positions.get(id(node), [])[key])
+            text = doc.raw_plain.get((id(node), key), value if isinstance(value, str) else None)
+            if (*path, key) in doc.flagged and where in ambiguous and text is not None:
+                node[key] = yaml11.read(text)  # type: ignore[index]
+                doc.flagged.discard((*path, key))
+                resolved.add(where)
+                readings.append(f"{shown}:{where[0]}:{where[1]}: unquoted {text} is read as gcloud reads its --config "
+                                f"(YAML 1.1): {node[key]!r}")  # type: ignore[index]
+            walk(value, (*path, key))
+
+    resolved: set[Any] = set()
+    walk(doc.data, ())
+    doc.problems = [p for p in doc.problems if (p.line, p.column) not in resolved]
+    return list(doc.problems)
 
 
 def unset_nulls(config: Config, notes: list[str]) -> None:

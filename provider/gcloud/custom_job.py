@@ -47,7 +47,7 @@ def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
         return {}
     machine: dict[str, Any] = {"machineType": raw.get("machine-type")}
     if raw.get("accelerator-type"):
-        machine["acceleratorType"] = str(raw["accelerator-type"]).upper().replace("-", "_")
+        machine["acceleratorType"] = raw["accelerator-type"]  # as written: pool_checks refuses what gcloud refuses
         machine["acceleratorCount"] = raw.get("accelerator-count", 1)
     pool: dict[str, Any] = {"machineSpec": machine, "replicaCount": raw.get("replica-count", 1)}
     if raw.get("container-image-uri"):

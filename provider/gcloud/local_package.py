@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.record import Record
+from provider.gcloud import pool_checks
 from provider.gcloud.command import GcloudError
 
 LOCAL = "local-package-path"
@@ -261,15 +262,12 @@ def _pools(pools: list[Any]) -> dict[str, Any]:
     for role, raw in zip(_ROLES, pools, strict=False):
         if not raw:
             continue
-        if "machine-type" not in raw:  # gcloud's hardware checks (validation.py), for every pool
-            raise _fail("Key [machine-type] required in dict arg but not provided.")
-        if "accelerator-count" in raw and "accelerator-type" not in raw:
-            raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
+        pool_checks.hardware(raw)  # gcloud's hardware checks (validation.py), for every pool
         pool: dict[str, Any] = {"machineType": raw["machine-type"]}
         if raw.get("replica-count", 1) != 1:
             pool["replicas"] = raw["replica-count"]
         if raw.get("accelerator-type"):
-            pool["accelerator"] = {"type": str(raw["accelerator-type"]).upper().replace("-", "_"),
+            pool["accelerator"] = {"type": raw["accelerator-type"],
                                    "count": raw.get("accelerator-count", 1)}
         out[role] = pool
     if len(pools) > len(_ROLES):

@@ -2,7 +2,8 @@
 
 command_lib/ai/custom_jobs/validation.py ``_ValidateWorkerPoolSpecArgs`` (Google Cloud CLI 528):
 the first pool is not empty; every pool names its machine type, and an accelerator count only with
-a type; each pool runs exactly one of ``container-image-uri`` or ``executor-image-uri`` (the
+a type, which is one of MachineSpec.AcceleratorType's NVIDIA_ or TPU_ names as written (gcloud does
+not change its case: ``nvidia-tesla-t4`` is refused); each pool runs exactly one of ``container-image-uri`` or ``executor-image-uri`` (the
 latter with ``python-module``, the former without it); the keys of a local package
 (``local-package-path`` after the first pool, ``script``, ``requirements``, ``extra-packages``,
 ``extra-dirs``) only with ``local-package-path`` in the first pool (local_package.py checks that
@@ -20,11 +21,24 @@ def _fail(message: str) -> GcloudError:
     return GcloudError(f"Invalid value for [--worker-pool-spec]: {message}")
 
 
-def _hardware(spec: dict[str, object]) -> None:
+def _gcloud_accelerators() -> list[str]:
+    """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones."""
+    from provider.catalog import load
+
+    names: dict[str, int] = load("enum_numbers")["enums"]["AcceleratorType"]["gcloud"]
+    return sorted(n for n in names if n.startswith(("NVIDIA", "TPU")))
+
+
+def hardware(spec: dict[str, object]) -> None:
+    """gcloud's checks of a pool's machine and accelerator (``_ValidateHardwareInWorkerPoolSpecArgs``)."""
     if "machine-type" not in spec:
         raise _fail("Key [machine-type] required in dict arg but not provided.")
     if "accelerator-count" in spec and "accelerator-type" not in spec:
         raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
+    accelerator = spec.get("accelerator-type")
+    if accelerator and accelerator not in (offered := _gcloud_accelerators()):
+        raise _fail(f"Found invalid value of [accelerator-type]: {accelerator}. "
+                    f"Available values are [{', '.join(offered)}].")
 
 
 def _software(spec: dict[str, object]) -> None:
@@ -48,7 +62,7 @@ def check(pools: list[object]) -> None:
     for spec in pools:
         if not isinstance(spec, dict) or not spec:
             continue
-        _hardware(spec)
+        hardware(spec)
         if spec is not pools[0] and "local-package-path" in spec:
             raise _fail("Key [local-package-path] is only allowed in the first `--worker-pool-spec` flag.")
         _software(spec)

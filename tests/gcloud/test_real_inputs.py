@@ -3,7 +3,8 @@
 The gcloud oracle (test_gcloud_oracle.py) compares each corpus command with what gcloud sends;
 these tests hold the three readings it found wrong where gcloud is not installed:
 ``--service-account`` is checked as gcloud checks it, a ``KEY: null`` in a config is a field not
-set (named in a note), and ``--packages`` takes local files, uploaded with the job.
+set (named in a note), and ``--packages`` takes local files, uploaded with the job. Round 9 added: a ``--config`` is read as
+YAML 1.1, as gcloud reads it, and an ``accelerator-type`` gcloud does not offer is refused in its words.
 """
 
 from __future__ import annotations
@@ -114,3 +115,53 @@ def test_every_unrecognized_flag_is_named_as_gcloud_names_them() -> None:
         parse(split_words("gcloud ai custom-jobs create --region=us-central1 --display-name=d --python-module=t "
                           "--machine-type n1-standard-4 --accelerator-count=1 --args=--x=1", {}))
     assert "unrecognized arguments: --python-module, --machine-type, --accelerator-count;" in str(refused.value)
+
+
+def test_a_config_is_read_as_gcloud_reads_it_yaml_1_1_each_reading_named(tmp_path: Path) -> None:
+    """gcloud loads --config as YAML 1.1 (googlecloudsdk.core.yaml): 1e-5 is a number there, yes a boolean,
+    010 octal; the strict reader's YAML 1.1/1.2 refusals do not apply to what gcloud itself reads."""
+    work = _repo(tmp_path)
+    (work / "hp.yaml").write_text(
+        "studySpec:\n  metrics: [{metricId: loss, goal: MINIMIZE}]\n  parameters:\n"
+        "  - {parameterId: lr, doubleValueSpec: {minValue: 1e-5, maxValue: 1E-3}, scaleType: UNIT_LOG_SCALE}\n"
+        "  - {parameterId: depth, integerValueSpec: {minValue: 010, maxValue: 1_000}}\n"
+        "trialJobSpec:\n  enableWebAccess: yes\n  workerPoolSpecs:\n  - machineSpec: {machineType: n1-standard-4}\n"
+        "    replicaCount: 1\n    containerSpec: {imageUri: gcr.io/p/i, args: ['08']}\n")
+    built = _build("gcloud ai hp-tuning-jobs create --region=us-central1 --display-name=d --config=hp.yaml "
+                   "--max-trial-count=2 --parallel-trial-count=1", work)
+    spec = built.document["spec"]
+    assert spec["studySpec"]["parameters"][0]["doubleValueSpec"] == {"minValue": 1e-05, "maxValue": 0.001}
+    assert spec["studySpec"]["parameters"][1]["integerValueSpec"] == {"minValue": 8, "maxValue": 1000}
+    assert spec["trialJobSpec"]["enableWebAccess"] is True
+    assert spec["trialJobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["08"]  # quoted: a string
+    readings = [n for n in built.notes if "as gcloud reads its --config (YAML 1.1)" in n]
+    assert [n.split(": unquoted ")[1].split(" ")[0] for n in readings] == ["1e-5", "1E-3", "010", "1_000", "yes"]
+    assert readings[0].endswith("hp.yaml:4:51: unquoted 1e-5 is read as gcloud reads its --config (YAML 1.1): 1e-05")
+    result = check_document(built.document, "<test>", Context())
+    assert not [p for p in result.problems if p.is_error], result.problems
+
+
+def test_an_unreadable_config_is_still_refused_with_its_position(tmp_path: Path) -> None:
+    work = _repo(tmp_path)
+    (work / "hp.yaml").write_text("studySpec: {metrics: [}\n")
+    with pytest.raises(GcloudError) as refused:
+        _build("gcloud ai hp-tuning-jobs create --region=us-central1 --display-name=d --config=hp.yaml", work)
+    assert "hp.yaml:1:" in str(refused.value)
+
+
+@pytest.mark.parametrize("pool", [
+    "machine-type=n1-standard-8,accelerator-type=nvidia-tesla-t4,accelerator-count=1,container-image-uri=gcr.io/p/i",
+    "machine-type=n1-standard-8,accelerator-type=NVIDIA_TESLA_T4X,container-image-uri=gcr.io/p/i",
+    "machine-type=n1-standard-8,accelerator-type=nvidia-tesla-t4,executor-image-uri=gcr.io/p/e,"
+    "local-package-path=.,python-module=trainer.task",
+])
+def test_an_accelerator_type_is_taken_as_written_and_one_gcloud_does_not_offer_is_refused(pool: str,
+                                                                                          tmp_path: Path) -> None:
+    """gcloud compares accelerator-type with its enum's NVIDIA_/TPU_ names as written (validation.py): no case change."""
+    work = _repo(tmp_path)
+    with pytest.raises(GcloudError) as refused:
+        _build(f"gcloud ai custom-jobs create --region=us-central1 --display-name=d --worker-pool-spec={pool}", work)
+    written = pool.split("accelerator-type=")[1].split(",")[0]
+    assert f"Invalid value for [--worker-pool-spec]: Found invalid value of [accelerator-type]: {written}. " \
+           "Available values are [NVIDIA_A100_80GB, " in str(refused.value)
+    assert "TPU_V4_POD, TPU_V5_LITEPOD]." in str(refused.value)
