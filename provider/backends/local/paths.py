@@ -82,8 +82,11 @@ class Storage(Record):
         With ``folders`` (a trainer's arguments), the folder each names (a URI that ends in ``/``), or
         lies in, is made: a trainer that turns ``--model-dir=gs://b/run/`` into ``/gcs/b/run/`` itself,
         and makes that folder only on its ``gs://`` branch, is given the local path here and skips
-        the branch. Not for the ``AIP_*`` variables: Vertex AI makes no folder for them, and a
-        trainer that lists the output directory would see empty ones."""
+        the branch. Of the ``AIP_*`` variables, only for ``AIP_MODEL_DIR`` (``.../model/``): a trainer
+        that turns it into ``/gcs/...`` and makes the folder only on that branch (ML Ops'
+        get_started_vertex_training_sklearn) writes there, and a training pipeline's model must be
+        there anyway. Vertex AI makes no folder for the others, and a trainer that lists the output
+        directory would see empty ones."""
         if "gs://" not in text and "/gcs/" not in text:
             return text
         def repl(m: re.Match[str]) -> str:

@@ -139,8 +139,9 @@ class Cluster:
             env["PYTHONPATH"] = str(self.sup.env.pythonpath)
             env["PYTHONNOUSERSITE"] = "1"
             env.update(trainer_env.site_env(self.sup.job_dir, env, self.sup.api_endpoint, gcs.hook_root))
-        env = {k: self.sup.storage.localize(v) if k.startswith("AIP_") or v.startswith("/gcs/") else v
-               for k, v in env.items()}
+        # AIP_MODEL_DIR's folder is made (paths.localize): a trainer that makes it only on its gs:// branch
+        env = {k: self.sup.storage.localize(v, folders=k == "AIP_MODEL_DIR") if k.startswith("AIP_")
+               or v.startswith("/gcs/") else v for k, v in env.items()}
         env[reaper.MARKER] = self.marker(proc)
         argv = self.sup.argv(spec, self.trial, self.params)
         if python:  # a container gets the storage at /gcs from its engine (container_argv)
