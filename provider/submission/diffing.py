@@ -59,6 +59,12 @@ def run_body(body: Json) -> Json:
 def is_proto3_default(value: Any) -> bool:
     """A value Vertex AI cannot tell from an absent field: a proto3 scalar without presence at its
     default (false, 0, "", an enum's *_UNSPECIFIED) or an empty list."""
+    kind = type(value)  # a request's most common nodes first, without the isinstance chain
+    if kind is str:
+        text: str = value
+        return text == "" or text.endswith("_UNSPECIFIED")
+    if kind is dict:
+        return False
     if isinstance(value, bool):
         return not value
     if isinstance(value, (int, float)):
