@@ -63,6 +63,10 @@ class Git:
         return subprocess.run(["git", *args], cwd=self.cwd, input=data, capture_output=True, check=True,
                                env=env).stdout
 
+    def run(self, *args: str, data: bytes | None = None) -> bytes:
+        """git ``args`` in the project directory: its output (CalledProcessError on a non-zero exit)."""
+        return self._run(*args, data=data)
+
     def commit(self, ref: str) -> str | None:
         """The commit a ref names, or None if it names none."""
         try:

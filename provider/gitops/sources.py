@@ -15,13 +15,21 @@ import posixpath
 
 from provider.gitops.tree import Tree
 from provider.packaging import planned_package_uris
-from provider.packaging.digest import directory_digest, image_tag
+from provider.packaging.digest import directory_digest, image_tag, once, same
+from provider.packaging.files import BUILD_FILES
 from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.stack.config import StackConfig
 
 
 def _relative(spec_file: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(spec_file), path))
+
+
+def _mark(tree: Tree, folder: str, beside: tuple[str, ...] = ()) -> None:
+    """Mark this side's copy of ``folder`` as the other side's when both hold it alike (provider.gitops.shared)."""
+    key = tree.shared.key(folder, beside) if tree.shared is not None else None
+    if key is not None:
+        same(tree.root / posixpath.normpath(folder), key)
 
 
 def built_image(job: TrainingJob, spec_file: str, tree: Tree) -> str | None:
@@ -32,7 +40,11 @@ def built_image(job: TrainingJob, spec_file: str, tree: Tree) -> str | None:
         return None
     context = _relative(spec_file, app.build.context)
     local = tree.local_dir(context)
-    tag = image_tag(job.name, directory_digest(local)) if local.is_dir() else "missing"
+    if local.is_dir():
+        _mark(tree, context)
+        tag = image_tag(job.name, once("context", local, lambda: directory_digest(local)))
+    else:
+        tag = "missing"
     dockerfile = f", {app.build.dockerfile}" if app.build.dockerfile else ""
     return f"<built from {context}{dockerfile}: {tag}>"
 
@@ -43,7 +55,9 @@ def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackCo
     if not isinstance(app, PythonPackage):
         return None
     if app.source_path:
-        tree.local_dir(_relative(spec_file, app.source_path))
+        source = _relative(spec_file, app.source_path)
+        tree.local_dir(source)
+        _mark(tree, source, BUILD_FILES)  # a package's digest reads the build files beside it too
     for extra in app.extra_packages:  # a file: its folder holds it, as this tree has it
         tree.local_dir(posixpath.dirname(_relative(spec_file, extra)) or ".")
     spec_dir = tree.root / posixpath.dirname(spec_file)

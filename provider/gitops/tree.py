@@ -23,6 +23,7 @@ from provider.core.problem import Problem
 from provider.document import boundary
 from provider.document.files import read_file
 from provider.gitops.git import Entry, Git, blob_id
+from provider.gitops.shared import SharedFolders
 
 MAX_HOPS = 40  # links followed in a row, as the kernel's limit (ELOOP)
 LINK_ALLOWED = "a regular file or folder, or a symlink to a regular file inside the repository"
@@ -41,6 +42,7 @@ class Tree(Protocol):
     label: str  # "working tree", or "main (1a2b3c4)"
     root: Path  # where local_dir() puts what it is asked for
     unreadable: dict[str, Problem]  # files read() could not read, and why
+    shared: SharedFolders | None  # the folders both sides of the plan hold alike (None: not known)
 
     def paths(self) -> list[str]:
         """Every file, relative to the project directory, sorted."""
@@ -70,6 +72,7 @@ class WorkTree:
         # Files that are there but cannot be read as a spec (a link out of the repository, a loop,
         # not a regular file): the plan reports each, with the reader's one message.
         self.unreadable: dict[str, Problem] = {}
+        self.shared: SharedFolders | None = None
 
     def paths(self) -> list[str]:
         if self._paths is None:
@@ -117,6 +120,7 @@ class CommitTree:
         self._written: set[str] = set()
         self._known: dict[str, bytes] = {}
         self.unreadable: dict[str, Problem] = {}
+        self.shared: SharedFolders | None = None
 
     def reuse(self, files: Iterable[bytes]) -> None:
         """Contents read elsewhere (the working tree): blobs with the same id need no reading."""

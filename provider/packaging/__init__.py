@@ -67,9 +67,9 @@ def checked_source(job: TrainingJob, spec_dir: Path) -> Path | None:
 
 def source_digest(package_dir: Path) -> str:
     """SHA-256 over the package's file names, modes and contents (provider.packaging.digest)."""
-    from provider.packaging.digest import files_digest
+    from provider.packaging.digest import files_digest, once
 
-    return files_digest(source_files(package_dir))
+    return once("source", package_dir, lambda: files_digest(source_files(package_dir)))
 
 
 def staging_base(job: TrainingJob, default_bucket: str | None = None) -> str | None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,41 @@ if TYPE_CHECKING:
     import hashlib
 
 _CHUNK = 1 << 20
+
+# Within ``shared()``: folders a caller proved to hold the same files (``same``: trainjobs plan's
+# base commit and working tree, provider.gitops.shared) -> the proof's key; and each key's digests.
+# A context variable: plans made at once in the console's threads do not share it.
+_shared: ContextVar[tuple[dict[str, str], dict[tuple[str, str], str]] | None] = ContextVar("shared_digests",
+                                                                                         default=None)
+
+
+@contextmanager
+def shared() -> Iterator[None]:
+    """Within this block, folders marked alike by ``same`` are digested once (``once``)."""
+    token = _shared.set(({}, {}))
+    try:
+        yield
+    finally:
+        _shared.reset(token)
+
+
+def same(folder: Path, key: str) -> None:
+    """``folder`` holds the files every other folder marked with ``key`` holds (within ``shared()``)."""
+    state = _shared.get()
+    if state is not None:
+        state[0][os.path.realpath(folder)] = key
+
+
+def once(kind: str, folder: Path, digest: Callable[[], str]) -> str:
+    """``digest()`` of ``folder``, or the digest of this ``kind`` already made of a folder marked the same."""
+    state = _shared.get()
+    key = None if state is None else state[0].get(os.path.realpath(folder))
+    if state is None or key is None:
+        return digest()
+    found = state[1].get((kind, key))
+    if found is None:
+        found = state[1][(kind, key)] = digest()
+    return found
 
 
 def _update(h: hashlib._Hash, rel: str, path: Path, root: Path | None) -> None:

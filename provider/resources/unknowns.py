@@ -35,10 +35,15 @@ def has_unknown(value: Any) -> bool:
     kind = type(value)
     if kind is str:
         return bool(value == UNKNOWN)
-    if kind is dict:
-        return any(has_unknown(v) for v in value.values())
-    if kind is list:
-        return any(has_unknown(v) for v in value)
+    if kind is dict or kind is list:
+        for v in value.values() if kind is dict else value:  # a leaf is answered here, not by a call
+            leaf = type(v)
+            if leaf is str:
+                if v == UNKNOWN:
+                    return True
+            elif leaf not in _SCALARS and has_unknown(v):
+                return True
+        return False
     if kind in _SCALARS:
         return False
     if is_unknown(value):

@@ -29,16 +29,21 @@ from provider.stack.config import NS, StackConfig, from_mapping
 TYPE_TOKEN = "pulumi-python:dynamic/trainjobs:TrainingJob"
 
 
+_AS_IS = frozenset({str, int, bool, type(None)})  # what ``plain`` returns as it is
+
+
 def plain(value: Any) -> Any:
     """Engine values (pulumi_policy wraps them in read-only proxies) -> plain Python: mappings and
     lists copied, whole floats made ints."""
     kind = type(value)  # the exact types first: the provider's Check reads every input through here
     if kind is str or kind is int or kind is bool or value is None:
         return value
-    if kind is dict:
-        return {str(k): plain(v) for k, v in value.items()}
+    if kind is float:  # the engine's every number: before the ABC checks below (issue 31's profile)
+        return int(value) if value.is_integer() else value
+    if kind is dict:  # a leaf that stays as it is is not a call
+        return {str(k): v if type(v) in _AS_IS else plain(v) for k, v in value.items()}
     if kind is list:
-        return [plain(v) for v in value]
+        return [v if type(v) in _AS_IS else plain(v) for v in value]
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
