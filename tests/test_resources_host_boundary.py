@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = textwrap.dedent("""
-    import os, shutil, sys
+    import os, shutil, sys, time
     from pathlib import Path
 
     from pulumi.dynamic import Config, ConfigureRequest
@@ -54,11 +54,33 @@ SCRIPT = textwrap.dedent("""
         truth = real(start)
         assert got == truth == expected, (start, got, truth, expected)
 
+    def remembered(start, expected):
+        # An answer is remembered once every directory its lookup read last changed more than
+        # boundary.RACY_NS before it (racy git): the tree was just made, and /tmp above it changes
+        # whenever anything on the machine makes a file there. Poll until two calls in a row cost
+        # one lookup: an unchanged tree is then not looked up again.
+        deadline = time.time() + 120
+        while True:
+            check(start, expected)
+            before = len(lookups)
+            check(start, expected)
+            if len(lookups) == before:
+                return
+            assert time.time() < deadline, f"an unchanged tree is looked up on every call: {lookups}"
+            time.sleep(0.2)
+
     rel = Path("specs/team")
+    remembered(rel, project)
+    remembered(team, project)
+    # A directory changed within RACY_NS of a lookup: its answer is not remembered (read as if
+    # every change were that recent), since a second change in the same tick could keep its times.
+    racy, boundary.RACY_NS = boundary.RACY_NS, 10**18
+    (project / "specs" / "new").mkdir()
+    before = len(lookups)
     check(rel, project)
     check(rel, project)
-    check(team, project)
-    assert lookups == [rel, team], lookups  # the same folder again: not looked up again
+    assert len(lookups) == before + 2, lookups
+    boundary.RACY_NS = racy
 
     (project / "specs" / ".git").mkdir()  # a repository made above the spec folder
     check(rel, project / "specs")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,8 +72,11 @@ def watch() -> None:
     Pulumi provider's host, which Checks every job of a stack, one call each (issue 31). What it
     remembers is re-validated on every call (a few ``stat``s instead of the lookup's ``lstat`` per
     component and per marker), so a tree changed since (a new ``.git``, a moved symlink) gets its
-    new answer; a change made within the same tick of the file system's clock as the lookup that read
-    it (the directory's times unchanged to the nanosecond they are kept) is not seen.
+    new answer. As git does with its index ("racy git"), an answer is remembered only when every
+    directory it read last changed more than ``RACY_NS`` before the lookup: a file system stamps a
+    change with a coarse clock (a tick of 1-10 ms on Linux, up to 2 s elsewhere), so a second change
+    within the tick of one already seen could leave the times as they were; one made a tick after
+    the lookup always moves them.
     """
     global _watched
     if _watched is None:
@@ -84,6 +88,10 @@ def _chain(path: str) -> list[str]:
     while (parent := os.path.dirname(out[-1])) != out[-1]:
         out.append(parent)
     return out
+
+
+# A change this recent (ns) may share its time stamp with the next one: its lookup is not remembered.
+RACY_NS = 2_000_000_000
 
 
 def _stats(dirs: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
@@ -108,10 +116,13 @@ def _watched_root(start: Path, watched: dict[tuple[str, Path], tuple[Path, tuple
     # every directory the lookup reads: the path as written (a symlink on it moved changes what its
     # stat follows to), where it really is, and the current directory (the fallback), and above
     dirs = tuple(dict.fromkeys([*_chain(here), *_chain(os.path.realpath(here)), *_chain(os.path.realpath(cwd))]))
+    now = time.time_ns()
     stats = _stats(dirs)  # before the lookup: a change during it is seen by the next call
     found = _repository_root(start)
-    if stats is not None:
+    if stats is not None and all(st[3] < now - RACY_NS for st in stats):  # st[3]: ctime, moved by any change
         watched[key] = (found, dirs, stats)
+    else:
+        watched.pop(key, None)
     return found
 
 
