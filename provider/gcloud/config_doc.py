@@ -63,29 +63,33 @@ def read(path: Path) -> Config:
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:
-    """The scalars the strict reader refuses as ambiguous between YAML 1.1 and 1.2, given gcloud's value.
+    """Every plain scalar given gcloud's value (YAML 1.1, yaml11.py), each changed one named in a note.
 
-    gcloud reads a --config as YAML 1.1 (yaml11.py), so ``learning_rate: 1e-5`` is the number gcloud
-    sends; each one is named in a note. The document's other problems stay; the rest are returned.
+    Two kinds: those the strict reader refuses as ambiguous between YAML 1.1 and 1.2
+    (``learning_rate: 1e-5`` is the number gcloud sends), and the YAML-1.2-only forms it reads as
+    numbers where gcloud reads strings (``0o17``, ``-.5``). The document's other problems stay
+    (a non-finite ``.inf`` is still refused); the rest are returned.
     """
     from provider.gcloud import yaml11
 
     ambiguous = {(p.line, p.column) for p in doc.problems if p.rule == "yaml.ambiguous-scalar"}
-    if not ambiguous:
-        return list(doc.problems)
 
     def walk(node: object, path: tuple[Any, ...]) -> None:
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in list(items):
             where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
                      else doc.item_positions.get(id(node), [])[key])
-            text = doc.raw_plain.get((id(node), key), value if isinstance(value, str) else None)
-            if (*path, key) in doc.flagged and where in ambiguous and text is not None:
-                node[key] = yaml11.read(text)  # type: ignore[index]
-                doc.flagged.discard((*path, key))
-                resolved.add(where)
-                readings.append(f"{shown}:{where[0]}:{where[1]}: unquoted {text} is read as gcloud reads its --config "
-                                f"(YAML 1.1): {node[key]!r}")  # type: ignore[index]
+            raw = doc.raw_plain.get((id(node), key))  # the text of a plain scalar the strict reader read as no string
+            flagged = (*path, key) in doc.flagged and where in ambiguous
+            text = raw if raw is not None else value if flagged and isinstance(value, str) else None
+            if text is not None and (flagged or raw is not None):
+                gcloud = yaml11.read(text)
+                if flagged or type(gcloud) is not type(value) or gcloud != value:
+                    node[key] = gcloud  # type: ignore[index]
+                    doc.flagged.discard((*path, key))
+                    resolved.add(where)
+                    at = f"{shown}:{where[0]}:{where[1]}" if where else shown
+                    readings.append(f"{at}: unquoted {text} is read as gcloud reads its --config (YAML 1.1): {gcloud!r}")
             walk(value, (*path, key))
 
     resolved: set[Any] = set()
