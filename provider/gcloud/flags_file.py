@@ -30,10 +30,10 @@ def _scalar(value: Any) -> str:
 
 
 def _words(name: str, value: Any) -> list[str]:
-    if value is None or value is True:
+    # gcloud (calliope/cli.py) puts a null or boolean value on the command line as the bare flag:
+    # ``--enable-web-access: false`` sets the flag, as gcloud 528 sends it (_read names it in a note)
+    if value is None or isinstance(value, bool):
         return [name]
-    if value is False:
-        return [f"--no-{name[2:]}"]
     if isinstance(value, list):
         # gcloud hands a list to the flag's parser as it is, items not made text: a number, boolean
         # or null item fails there (custom-jobs --args: "Expected type <class 'str'> for field args")
@@ -99,6 +99,9 @@ def _read(path_text: str, depth: int, notes: list[str]) -> list[str]:
                 for nested in value if isinstance(value, list) else [value]:
                     out += _read(_scalar(nested), depth + 1, notes)
             else:
+                if value is False:
+                    notes.append(f"{shown}: {name}: false is read as gcloud reads a flags file: the bare flag {name}, "
+                                 "which sets it (gcloud sends it so); remove the line to leave the flag unset")
                 try:
                     out += _words(name, value)
                 except FlagsFileError as exc:

@@ -28,7 +28,7 @@ NO_GCLOUD = shutil.which("gcloud") is None or not GCLOUD_PYTHON.is_file()
 COMMAND = "gcloud ai custom-jobs create --region=us-central1 --flags-file=flags.yaml"
 FLAGS = ("--display-name: 010\n"
          "--worker-pool-spec: {machine-type: n1-standard-4, replica-count: 1, container-image-uri: gcr.io/p/i}\n"
-         "--labels: {a: yes, c: on}\n"
+         "--labels: {a: yes, c: on}\n--enable-web-access: false\n"
          "--args: [1:30, x]\n--command: [yes, '1e-5']\n")
 
 
@@ -54,6 +54,10 @@ def test_a_flags_file_is_read_as_gcloud_reads_it_each_reading_named(tmp_path: Pa
     assert spec["labels"] == {"a": "yes", "c": "on"}  # YAML 1.2 strings, refused by the strict reader before
     assert spec["workerPoolSpecs"][0]["containerSpec"]["args"] == ["1:30", "x"]
     assert spec["workerPoolSpecs"][0]["containerSpec"]["command"] == ["yes", "1e-5"]
+    assert spec["enableWebAccess"] is True  # false in a flags file is the bare flag to gcloud
+    assert any(n.endswith("flags.yaml: --enable-web-access: false is read as gcloud reads a flags file: the bare flag "
+                          "--enable-web-access, which sets it (gcloud sends it so); remove the line to leave the flag "
+                          "unset") for n in built.notes), built.notes
     readings = [n for n in built.notes if "as gcloud reads a --flags-file" in n]
     assert [n.split(": unquoted ")[1].split(" ")[0] for n in readings] == ["010", "yes", "on", "1:30", "yes"]
     assert readings[0].endswith("flags.yaml:1:17: unquoted 010 is read as gcloud reads a --flags-file "
@@ -125,6 +129,7 @@ def test_gcloud_sends_what_trainjobs_reads_from_the_flags_file(tmp_path: Path) -
     built = _ours(work)
     assert sent["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["command"] == ["yes", "1e-5"]
     assert sent["displayName"] == built.document["spec"]["displayName"]
+    assert sent["jobSpec"]["enableWebAccess"] is built.document["spec"]["enableWebAccess"] is True
     assert sent["labels"] == built.document["spec"]["labels"]
     assert sent["jobSpec"]["workerPoolSpecs"][0]["containerSpec"] == \
         built.document["spec"]["workerPoolSpecs"][0]["containerSpec"]
