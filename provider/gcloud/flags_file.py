@@ -6,7 +6,8 @@ is a list flag's items; a mapping is a dict flag's ``KEY=VALUE`` pairs; ``--flag
 the file reads more files. Each ``--flags-file`` is replaced by its contents, where it stands, so
 the usual precedence applies. Files are read relative to the current directory and, as
 ``--config`` is, only inside the repository: regular files of at most 1 MiB, no symlink out, no
-FIFO or device (provider.gcloud.paths), read by the strict YAML reader; nested at most MAX_DEPTH
+FIFO or device (provider.gcloud.paths), read by the strict YAML reader, its plain scalars then
+given gcloud's flags-file values (flags_yaml.py: YAML 1.2, not the 1.1 of --config); nested at most MAX_DEPTH
 deep. An error names the file, the line and what is wrong, never what the file holds.
 """
 
