@@ -43,6 +43,10 @@ def _words(name: str, value: Any) -> list[str]:
                 raise FlagsFileError(f"{name}: item {i + 1} of its list is {type(item).__name__}, not text: gcloud "
                                      "fails on it (it passes a flags file's list items as they are, unconverted); "
                                      "allowed: text items; quote it")
+            if "," in item:  # gcloud keeps the item whole; the comma-joined flag below would split it
+                raise FlagsFileError(f"{name}: item {i + 1} of its list holds a comma, which trainjobs cannot yet carry "
+                                     "from a flags file as one item (gcloud does; splitting it would change what runs); "
+                                     "allowed: items without a comma")
         return [f"{name}={','.join(value)}"]
     if isinstance(value, dict):
         return [f"{name}={','.join(f'{k}={_scalar(v)}' for k, v in value.items())}"]
