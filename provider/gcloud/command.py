@@ -291,11 +291,11 @@ def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
 def parse(words: list[str]) -> GcloudCommand:
     """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
     generation, ga, rest = _which(words)
+    cmd = GcloudCommand(generation)
     try:
-        rest = flags_file.expand(rest)
+        rest = flags_file.expand(rest, cmd.notes)
     except flags_file.FlagsFileError as exc:
         raise GcloudError(str(exc)) from None
-    cmd = GcloudCommand(generation)
     positional = _read_flags(cmd, rest, table(generation.flags, ga))
     _positional(cmd, positional)
     return cmd

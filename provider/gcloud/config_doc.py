@@ -10,6 +10,7 @@ problem in a value that came from a flag (it has no position) is reported agains
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,29 +64,52 @@ def read(path: Path) -> Config:
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:
-    """The scalars the strict reader refuses as ambiguous between YAML 1.1 and 1.2, given gcloud's value.
+    """Every plain scalar given gcloud's --config value (YAML 1.1, yaml11.py), each changed one named.
 
-    gcloud reads a --config as YAML 1.1 (yaml11.py), so ``learning_rate: 1e-5`` is the number gcloud
-    sends; each one is named in a note. The document's other problems stay; the rest are returned.
+    Two kinds: those the strict reader refuses as ambiguous between YAML 1.1 and 1.2
+    (``learning_rate: 1e-5`` is the number gcloud sends), and the YAML-1.2-only forms it reads as
+    numbers where gcloud reads strings (``0o17``, ``-.5``). The document's other problems stay
+    (a non-finite ``.inf`` is still refused); the rest are returned.
     """
     from provider.gcloud import yaml11
 
+    return reread(doc, shown, yaml11.read, "its --config (YAML 1.1)", readings)
+
+
+class UnreadableAt(ValueError):
+    """A plain scalar gcloud itself cannot read; the message is its file, line and column."""
+
+
+def reread(doc: LoadedDocument, shown: str, read: Callable[[str], object], how: str,
+           readings: list[str]) -> list[Problem]:
+    """``doc``'s plain scalars given the value ``read`` makes of their text, as gcloud reads the file.
+
+    A scalar the strict reader refused as ambiguous (YAML 1.1 or 1.2) or read as other than a string
+    is read again from its text; each one whose value that changes, and each refused one, is named in
+    ``readings`` (``FILE:LINE:COLUMN: unquoted TEXT is read as gcloud reads HOW: VALUE``) and its
+    refusal dropped. UnreadableAt where ``read`` raises ValueError (gcloud fails on that text too).
+    """
     ambiguous = {(p.line, p.column) for p in doc.problems if p.rule == "yaml.ambiguous-scalar"}
-    if not ambiguous:
-        return list(doc.problems)
 
     def walk(node: object, path: tuple[Any, ...]) -> None:
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in list(items):
             where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
                      else doc.item_positions.get(id(node), [])[key])
-            text = doc.raw_plain.get((id(node), key), value if isinstance(value, str) else None)
-            if (*path, key) in doc.flagged and where in ambiguous and text is not None:
-                node[key] = yaml11.read(text)  # type: ignore[index]
-                doc.flagged.discard((*path, key))
-                resolved.add(where)
-                readings.append(f"{shown}:{where[0]}:{where[1]}: unquoted {text} is read as gcloud reads its --config "
-                                f"(YAML 1.1): {node[key]!r}")  # type: ignore[index]
+            at = f"{shown}:{where[0]}:{where[1]}" if where else shown
+            raw = doc.raw_plain.get((id(node), key))  # the text of a plain scalar the strict reader read as no string
+            flagged = (*path, key) in doc.flagged and where in ambiguous
+            text = raw if raw is not None else value if flagged and isinstance(value, str) else None
+            if text is not None:
+                try:
+                    gcloud = read(text)
+                except ValueError:
+                    raise UnreadableAt(at) from None
+                if flagged or type(gcloud) is not type(value) or gcloud != value:
+                    node[key] = gcloud  # type: ignore[index]
+                    doc.flagged.discard((*path, key))
+                    resolved.add(where)
+                    readings.append(f"{at}: unquoted {text} is read as gcloud reads {how}: {gcloud!r}")
             walk(value, (*path, key))
 
     resolved: set[Any] = set()

@@ -6,7 +6,8 @@ is a list flag's items; a mapping is a dict flag's ``KEY=VALUE`` pairs; ``--flag
 the file reads more files. Each ``--flags-file`` is replaced by its contents, where it stands, so
 the usual precedence applies. Files are read relative to the current directory and, as
 ``--config`` is, only inside the repository: regular files of at most 1 MiB, no symlink out, no
-FIFO or device (provider.gcloud.paths), read by the strict YAML reader; nested at most MAX_DEPTH
+FIFO or device (provider.gcloud.paths), read by the strict YAML reader, its plain scalars then
+given gcloud's flags-file values (flags_yaml.py: YAML 1.2, not the 1.1 of --config); nested at most MAX_DEPTH
 deep. An error names the file, the line and what is wrong, never what the file holds.
 """
 
@@ -30,25 +31,39 @@ def _scalar(value: Any) -> str:
 
 
 def _words(name: str, value: Any) -> list[str]:
-    if value is None or value is True:
+    # gcloud (calliope/cli.py) puts a null or boolean value on the command line as the bare flag:
+    # ``--enable-web-access: false`` sets the flag, as gcloud 528 sends it (_read names it in a note)
+    if value is None or isinstance(value, bool):
         return [name]
-    if value is False:
-        return [f"--no-{name[2:]}"]
     if isinstance(value, list):
-        return [f"{name}={','.join(_scalar(v) for v in value)}"]
+        # gcloud hands a list to the flag's parser as it is, items not made text: a number, boolean
+        # or null item fails there (custom-jobs --args: "Expected type <class 'str'> for field args")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise FlagsFileError(f"{name}: item {i + 1} of its list is {type(item).__name__}, not text: gcloud "
+                                     "fails on it (it passes a flags file's list items as they are, unconverted); "
+                                     "allowed: text items; quote it")
+            if "," in item:  # gcloud keeps the item whole; the comma-joined flag below would split it
+                raise FlagsFileError(f"{name}: item {i + 1} of its list holds a comma, which trainjobs cannot yet carry "
+                                     "from a flags file as one item (gcloud does; splitting it would change what runs); "
+                                     "allowed: items without a comma")
+        return [f"{name}={','.join(value)}"]
     if isinstance(value, dict):
         return [f"{name}={','.join(f'{k}={_scalar(v)}' for k, v in value.items())}"]
     return [f"{name}={_scalar(value)}"]
 
 
-def _load(path_text: str) -> tuple[Any, str]:
+def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
     """The flags file's data and its name as shown: inside the repository, read safely, its YAML
-    read by the strict reader (bounded, no alias bombs). A problem is said by line, column and
-    kind, never by quoting the file: it may not be a flags file at all."""
+    read by the strict reader (bounded, no alias bombs), each plain scalar then given the value
+    gcloud's flags-file loader gives it (flags_yaml.py), each changed reading named in ``notes``.
+    A problem is said by line, column and kind, never by quoting the file: it may not be a flags
+    file at all."""
     from provider.document import load_text
     from provider.document.text import decode
-    from provider.gcloud import paths
+    from provider.gcloud import flags_yaml, paths
     from provider.gcloud.command import GcloudError
+    from provider.gcloud.config_doc import UnreadableAt, reread
 
     try:
         raw, shown = paths.read(path_text, Path.cwd(), FLAG)
@@ -56,7 +71,13 @@ def _load(path_text: str) -> tuple[Any, str]:
         raise FlagsFileError(str(exc)) from None
     text, problems = decode(raw, shown)
     doc = load_text(text, shown) if text is not None else None
-    problems = problems if doc is None else doc.problems
+    if doc is not None:
+        try:
+            problems = reread(doc, shown, flags_yaml.read, "a --flags-file (YAML 1.2, Python's int and float)", notes)
+        except UnreadableAt as exc:
+            raise FlagsFileError(f"{FLAG}={path_text}: {exc}: an unquoted number gcloud cannot read in a flags file "
+                                 "(its loader fails on 0x, 0o and 0b prefixes, .inf and .nan; the file's text is not "
+                                 "shown); quote it for a string, or write the number in decimal") from None
     if problems or doc is None:
         first = problems[0] if problems else None
         where = f"{shown}:{first.line}:{first.column}" if first is not None and first.line else shown
@@ -66,10 +87,10 @@ def _load(path_text: str) -> tuple[Any, str]:
     return doc.data, shown
 
 
-def _read(path_text: str, depth: int) -> list[str]:
+def _read(path_text: str, depth: int, notes: list[str]) -> list[str]:
     if depth >= MAX_DEPTH:
         raise FlagsFileError(f"{FLAG}={path_text}: flags files nested more than {MAX_DEPTH} deep")
-    data, shown = _load(path_text)
+    data, shown = _load(path_text, notes)
     groups = data if isinstance(data, list) else [data]
     out: list[str] = []
     for k, group in enumerate(groups):
@@ -81,14 +102,22 @@ def _read(path_text: str, depth: int) -> list[str]:
                                      "(its text is not shown); allowed: flag names such as --region")
             if name == FLAG:
                 for nested in value if isinstance(value, list) else [value]:
-                    out += _read(_scalar(nested), depth + 1)
+                    out += _read(_scalar(nested), depth + 1, notes)
             else:
-                out += _words(name, value)
+                if value is False:
+                    notes.append(f"{shown}: {name}: false is read as gcloud reads a flags file: the bare flag {name}, "
+                                 "which sets it (gcloud sends it so); remove the line to leave the flag unset")
+                try:
+                    out += _words(name, value)
+                except FlagsFileError as exc:
+                    raise FlagsFileError(f"{FLAG}={path_text}: {shown}: {exc}") from None
     return out
 
 
-def expand(words: list[str], depth: int = 0) -> list[str]:
-    """``words`` with every ``--flags-file FILE`` (or ``--flags-file=FILE``) replaced by its flags."""
+def expand(words: list[str], notes: list[str] | None = None) -> list[str]:
+    """``words`` with every ``--flags-file FILE`` (or ``--flags-file=FILE``) replaced by its flags;
+    a value read otherwise than the strict reader reads it (flags_yaml.py) is named in ``notes``."""
+    notes = [] if notes is None else notes
     out: list[str] = []
     i = 0
     while i < len(words):
@@ -104,7 +133,7 @@ def expand(words: list[str], depth: int = 0) -> list[str]:
                     raise FlagsFileError(f"argument {FLAG}: expected one argument")
                 value = words[i]
                 i += 1
-            out += _read(value, depth)
+            out += _read(value, 0, notes)
             continue
         out.append(word)
     return out
