@@ -119,8 +119,9 @@ def uploads(job: TrainingJob, spec_dir: Path, default_bucket: str | None = None,
     if not isinstance(app, PythonPackage) or base is None:
         return []
     out = []
-    boundary = root or repository_root(spec_dir)
     source = resolve_source(job, spec_dir)
+    # the boundary only where a local file is read: a lookup is a walk up the tree (issue 31)
+    boundary = root or (repository_root(spec_dir) if source is not None or app.extra_packages else spec_dir)
     if source is not None and source.is_dir():
         assert app.source_path is not None
         check_boundary(spec_dir / app.source_path, boundary)

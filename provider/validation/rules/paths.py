@@ -40,11 +40,12 @@ def _named_paths(job: TrainingJob) -> list[tuple[str, DocPath, str, str]]:
 @rule
 def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """A package path or build context exists where the spec says (relative to it), inside the repository."""
-    if ctx.spec_dir is None:
-        return
+    named = _named_paths(job)
+    if ctx.spec_dir is None or not named:
+        return  # no local path: no walk up the tree for the boundary (issue 31)
     root = repository_root(ctx.spec_dir)
     boundary = f"a directory inside the repository that holds the spec ({root}), relative to the spec file"
-    for raw, where, what, word in _named_paths(job):
+    for raw, where, what, word in named:
         rel = clip(raw, 120)
         target = resolve(ctx.spec_dir / raw)
         if target.path is None:
