@@ -1,13 +1,16 @@
 """Benchmark: the TrainingJob provider's Check + Diff through the SDK's host, for stacks of N jobs.
 
-    .venv/bin/python bench/provider_bench.py [--sizes 100,300,1000] [--repeat 3] [--profile 20]
+    .venv/bin/python bench/provider_bench.py [--sizes 100,300,1000] [--repeat 3] [--profile 20] [--olds stored|none]
 
 What ``pulumi preview`` costs the provider for a stack of N jobs that are already deployed: the
 engine starts ``python -u -m pulumi.dynamic``, then calls Check and Diff once per resource over
 gRPC. This builds a throwaway project with a vertex stack of max(--sizes) generated specs (the
 validate benchmark's, one in five a tuning job) and runs the real program under pulumi mocks once
 to get the exact inputs it declares; a stack of N jobs is the first N of them (each job's inputs
-depend on its spec and the stack only). For each N it times, side by side in one run:
+depend on its spec and the stack only). Check gets, as the engine sends it for a resource its state
+holds, the inputs stored by the last ``pulumi up`` as its olds (step_generator.go: ``Olds: oldInputs``;
+the state here: each job's inputs through the provider's Check); ``--olds none`` sends none, as for a
+stack never deployed (every job new). For each N it times, side by side in one run:
 
 * through the host: start ``python -u -m pulumi.dynamic`` and Configure, then Check + Diff for
   every job over gRPC (the host unpickles the provider and imports the validator on its first
@@ -123,9 +126,10 @@ Requests = list[tuple[Any, Any]]  # (CheckRequest, DiffRequest) per job
 
 
 def requests_for(inputs: dict[str, dict[str, Any]], checked: dict[str, dict[str, Any]],
-                 echo: bool = False) -> Requests:
+                 echo: bool = False, olds: bool = True) -> Requests:
     """The Check and Diff requests the engine sends for each job, serialised by the SDK's rpc module
-    (Check gets the program's inputs; Diff the checked inputs, against the same stored): with
+    (Check gets the program's inputs, and the stored ones as its olds unless not ``olds``; Diff the
+    checked inputs, against the same stored): with
     ``echo``, the same inputs for the floor's echo provider (bench/echo_provider.py)."""
     from pulumi.runtime.proto import provider_pb2
 
@@ -141,7 +145,7 @@ def requests_for(inputs: dict[str, dict[str, Any]], checked: dict[str, dict[str,
     for name, props in inputs.items():
         stored = struct(checked[name])
         urn = URN.format(name=name)
-        out.append((provider_pb2.CheckRequest(urn=urn, olds=empty, news=struct(props)),
+        out.append((provider_pb2.CheckRequest(urn=urn, olds=stored if olds else empty, news=struct(props)),
                     provider_pb2.DiffRequest(id="1", urn=urn, olds=stored, news=stored)))
     return out
 
@@ -232,36 +236,37 @@ def run_servicer(servicer: Any, requests: Requests) -> None:
         assert servicer.Diff(diff, context).changes == provider_pb2.DiffResponse.DIFF_NONE
 
 
-def run_provider(inputs: list[dict[str, Any]]) -> None:
+def run_provider(inputs: list[dict[str, Any]], stored: list[dict[str, Any]] | None = None) -> None:
     from pulumi.dynamic import Config, ConfigureRequest
 
     from provider.resources.training_job import TrainingJobProvider
 
     provider = TrainingJobProvider()
     provider.configure(ConfigureRequest(Config({}, "bench")))  # as the host does, once, when it unpickles it
-    for props in inputs:
-        result = provider.check({}, props)
+    for i, props in enumerate(inputs):
+        result = provider.check(stored[i] if stored else {}, props)
         assert not result.failures, result.failures
         assert not provider.diff("1", result.inputs, result.inputs).changes
 
 
-def child(mode: str, inputs_file: Path, n: int, profile: int) -> None:
+def child(mode: str, inputs_file: Path, n: int, profile: int, olds: bool = True) -> None:
     """In a fresh process: warm the imports, then time one pass; print JSON {seconds, rss_kb, profile}."""
     both = json.loads(inputs_file.read_text())
     inputs, checked = dict(list(both["inputs"].items())[:n]), both["checked"]
     warm = dict(list(inputs.items())[:1])
+    stored = [checked[name] for name in inputs] if olds else None
     if mode == "servicer":
-        requests = requests_for(inputs, checked)
-        run_servicer(host_servicer(), requests_for(warm, checked))  # imports; the provider is unpickled per servicer
+        requests = requests_for(inputs, checked, olds=olds)
+        run_servicer(host_servicer(), requests_for(warm, checked, olds=olds))  # imports; the provider is unpickled per servicer
         servicer = host_servicer()
 
         def work() -> None:
             run_servicer(servicer, requests)
     else:
-        run_provider(list(warm.values()))
+        run_provider(list(warm.values()), stored[:1] if stored else None)
 
         def work() -> None:
-            run_provider(list(inputs.values()))
+            run_provider(list(inputs.values()), stored)
     profiler = cProfile.Profile() if profile else None
     cpu0 = time.process_time()
     start = time.perf_counter()
@@ -279,9 +284,9 @@ def child(mode: str, inputs_file: Path, n: int, profile: int) -> None:
                       "profile": text}))
 
 
-def in_child(mode: str, inputs_file: Path, n: int, profile: int = 0) -> dict[str, Any]:
+def in_child(mode: str, inputs_file: Path, n: int, profile: int = 0, olds: bool = True) -> dict[str, Any]:
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", mode, "--inputs", str(inputs_file),
-                           "--n", str(n), "--profile", str(profile)], cwd=inputs_file.parent, capture_output=True, text=True, timeout=900)
+                           "--n", str(n), "--profile", str(profile), "--olds", "stored" if olds else "none"], cwd=inputs_file.parent, capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         raise SystemExit(f"the {mode} child failed: {proc.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
@@ -306,9 +311,13 @@ def main() -> int:
     parser.add_argument("--child", choices=("servicer", "provider"), help=argparse.SUPPRESS)
     parser.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--olds", choices=("stored", "none"), default="stored",
+                        help="Check's olds: the stored inputs (a deployed stack, as the engine sends them) or none "
+                             "(a stack never deployed)")
     args = parser.parse_args()
+    olds = args.olds == "stored"
     if args.child:
-        child(args.child, args.inputs, args.n, args.profile)
+        child(args.child, args.inputs, args.n, args.profile, olds)
         return 0
     sizes = sorted(int(s) for s in args.sizes.split(","))
     med = statistics.median
@@ -322,12 +331,12 @@ def main() -> int:
         inputs_file.write_text(json.dumps({"inputs": inputs, "checked": checked}))
         provider_str = next(iter(inputs.values()))["__provider"]
         for n in sizes:
-            requests = requests_for(dict(list(inputs.items())[:n]), checked)
+            requests = requests_for(dict(list(inputs.items())[:n]), checked, olds=olds)
             host = [through_host(requests, Path(tmp)) for _ in range(args.repeat)]
-            echo_requests = requests_for(dict(list(inputs.items())[:n]), checked, echo=True)
+            echo_requests = requests_for(dict(list(inputs.items())[:n]), checked, echo=True, olds=olds)
             echo = [through_host(echo_requests, Path(tmp), ECHO_ENV) for _ in range(args.repeat)]
-            servicer = [in_child("servicer", inputs_file, n) for _ in range(args.repeat)]
-            base = [in_child("provider", inputs_file, n) for _ in range(args.repeat)]
+            servicer = [in_child("servicer", inputs_file, n, olds=olds) for _ in range(args.repeat)]
+            base = [in_child("provider", inputs_file, n, olds=olds) for _ in range(args.repeat)]
             rows.append({
                 "n": n,
                 "through the host: start + Configure": (med(h[0] for h in host), None, None),
@@ -342,9 +351,10 @@ def main() -> int:
                 "baseline: provider in-process (no host)": (med(r["seconds"] for r in base), med(r["cpu"] for r in base),
                                                             max(r["rss_kb"] for r in base)),
             })
-        profiled = in_child("servicer", inputs_file, sizes[-1], args.profile) if args.profile else None
+        profiled = in_child("servicer", inputs_file, sizes[-1], args.profile, olds) if args.profile else None
     first = rows[0]
-    print(f"provider Check + Diff for a stack of N jobs (median of {args.repeat} runs, 2 cores, "
+    print(f"provider Check + Diff for a stack of N jobs, Check's olds: {'the stored inputs (a deployed stack)' if olds else 'none (a new stack)'} "
+          f"(median of {args.repeat} runs, 2 cores, "
           f"Python {sys.version.split()[0]}); CPU: of the process doing the work (the host, or the child)")
     print(f"  {'N':>5} {'what':42} {'wall s':>7} {'x first':>8} {'CPU s':>7} {'x first':>8} {'CPU ms/job':>10} "
           f"{'peak RSS':>9}")

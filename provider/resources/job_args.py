@@ -58,6 +58,8 @@ class JobArgs(Props):
     # states written before): built by Check from the above and returned among the checked inputs
     # (the program carries it itself only for a stack with a secret environment).
     request: Any = None
+    # Check's stamp on a verdict it may carry to the next Check (provider.resources.check_carry)
+    checked: str | None = None
     request_kind: str | None = None
     parent: str | None = None
     desired_state: str | None = None

@@ -108,7 +108,13 @@ def job_check(props: Mapping[str, Any]) -> tuple[dict[str, Any], list[CheckFailu
         request = _request(args, job, stack, failures, unknown)
         if request is not None:
             inputs[REQUEST] = request
-    return inputs, failures + _settings_failures(args)
+    failures += _settings_failures(args)
+    if not failures and job is not None and not job.names_local_files \
+            and not any(has_unknown(v) for v in props.values()):  # a preview's verdict is not one to carry
+        from provider.resources.check_carry import STAMP, stamp
+
+        inputs[STAMP] = stamp()  # a verdict the next Check may carry (provider.resources.check_carry)
+    return inputs, failures
 
 
 def _request(args: JobArgs, job: JobModel | None, stack: StackConfig | None, failures: list[CheckFailure],

@@ -146,9 +146,13 @@ class TrainingJobProvider(ResourceProvider):
 
         watch()
 
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        from provider.resources.check_carry import carried
         from provider.resources.job_check import job_check
 
+        kept = carried(olds, news)  # an unchanged job of a deployed stack: the olds hold its verdict
+        if kept is not None:
+            return CheckResult(kept, [])
         inputs, failures = job_check(news)
         return CheckResult(inputs, failures)
 

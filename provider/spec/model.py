@@ -364,6 +364,15 @@ class TrainingJob(Record):
         return sum(p.replica_count for p in self.pools)
 
     @property
+    def names_local_files(self) -> bool:
+        """Whether the spec names a local path (a package path, an extra package, a build context):
+        what its check and its request read from the files there."""
+        app = self.application
+        if isinstance(app, PythonPackage):
+            return app.source_path is not None or bool(app.extra_packages)
+        return app.build is not None
+
+    @property
     def labels_dict(self) -> dict[str, str]:
         return dict(self.labels)
 

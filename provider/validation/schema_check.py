@@ -35,6 +35,13 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 # An installed package carries them as provider/schemas/ (setup.py copies them there); a checkout
 # has schemas/ beside provider/.
 _SCHEMA_DIR = _PACKAGE / "schemas" if (_PACKAGE / "schemas").is_dir() else _PACKAGE.parent / "schemas"
+
+
+def schema_dir() -> Path:
+    """Where the committed schemas this check reads are (provider.resources.check_carry digests them)."""
+    return _SCHEMA_DIR
+
+
 BODIES_DIR = "bodies"  # schemas/bodies/: the spec schema narrowed to each body (schema_narrow)
 Generator = Callable[[], dict[str, Any]]
 
