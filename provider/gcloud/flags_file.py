@@ -64,7 +64,7 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
     from provider.document.text import decode
     from provider.gcloud import flags_yaml, paths
     from provider.gcloud.command import GcloudError
-    from provider.gcloud.config_doc import UnreadableAt, reread
+    from provider.gcloud.config_doc import UnreadableAt, reread, unquoted_dates
 
     try:
         raw, shown = paths.read(path_text, Path.cwd(), FLAG)
@@ -79,6 +79,12 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
             raise FlagsFileError(f"{FLAG}={path_text}: {exc}: an unquoted number gcloud cannot read in a flags file "
                                  "(its loader fails on 0x, 0o and 0b prefixes, .inf and .nan; the file's text is not "
                                  "shown); quote it for a string, or write the number in decimal") from None
+    dates = unquoted_dates(doc, raw) if doc is not None and not problems else []
+    if dates:
+        line, column, _ = dates[0]
+        raise FlagsFileError(f"{FLAG}={path_text}: {shown}:{line}:{column}: an unquoted date, which gcloud's flags-file "
+                             "loader reads as a timestamp and then crashes on (the file's text is not shown); quote "
+                             "it for the string")
     if problems or doc is None:
         first = problems[0] if problems else None
         where = f"{shown}:{first.line}:{first.column}" if first is not None and first.line else shown
