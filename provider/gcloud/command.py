@@ -6,7 +6,9 @@ Three commands are understood, in every release track:
 them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
 an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
 (``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes;
-``--flags-file`` is read in place (flags_file.py).
+``--flags-file`` is read in place (flags_file.py). List and dict values (with gcloud's ``^DELIM^``
+escape, and a flags file's lists and mappings handed over as they are) are split as gcloud's
+ArgList and ArgDict split them (arg_types.py).
 """
 
 from __future__ import annotations
