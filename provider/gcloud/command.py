@@ -6,7 +6,9 @@ Three commands are understood, in every release track:
 them (``--flag VALUE``, ``--flag=VALUE``, ``--no-flag``, a unique prefix is *not* accepted);
 an unknown flag is an error with gcloud's did-you-mean; flags that mean nothing to a stored job
 (``--async``, ``--stream-logs``, ``--project``, ``--format`` ...) are kept as notes;
-``--flags-file`` is read in place (flags_file.py).
+``--flags-file`` is read in place (flags_file.py). List and dict values (with gcloud's ``^DELIM^``
+escape, and a flags file's lists and mappings handed over as they are) are split as gcloud's
+ArgList and ArgDict split them (arg_types.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Callable
 
 from provider.core.record import Record, field
 from provider.gcloud import flags_file
+from provider.gcloud.arg_types import GcloudError as GcloudError
+from provider.gcloud.arg_types import Lexed, items, labels, pairs
 from provider.gcloud.flags import (
     AI_PLATFORM,
     ALGORITHMS,
@@ -28,10 +32,6 @@ from provider.gcloud.flags import (
     Kind,
     table,
 )
-
-
-class GcloudError(ValueError):
-    """The command is not one gcloud would accept (the message says what gcloud would say)."""
 
 
 class Generation(enum.Enum):
@@ -89,20 +89,6 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
     raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
 
-def _dict(flag: str, text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in text.split(","):
-        if not part:
-            continue
-        key, eq, value = part.partition("=")
-        if not eq:
-            raise GcloudError(f"argument {flag}: Bad syntax for dict arg: [{part}]. Please see "
-                              "`gcloud topic flags-file` or `gcloud topic escaping` for information on providing "
-                              "list or dictionary flag values with special characters. (expected KEY=VALUE,...)")
-        out[key] = value
-    return out
-
-
 def _int(flag: str, text: str) -> int:
     if not text.isdigit():
         raise GcloudError(f"argument {flag}: Value must be greater than or equal to 0; received: {text}"
@@ -110,34 +96,65 @@ def _int(flag: str, text: str) -> int:
     return int(text)
 
 
-def _accelerator(flag: str, text: str) -> dict[str, object]:
-    raw = _dict(flag, text)
-    unknown = sorted(set(raw) - {"count", "type"})
+def _whole(flag: str, value: object) -> int:
+    """An int-valued key of a dict flag: text as ``_int`` reads it; a flags file's number or boolean
+    built by Python's ``int`` (gcloud's spec type: 2.7 is 2, true is 1)."""
+    if isinstance(value, str):
+        return _int(flag, value)
+    if isinstance(value, bool | int | float):
+        return int(value)
+    raise GcloudError(f"argument {flag}: invalid ArgDict value: a {type(value).__name__} where a number goes "
+                      "(gcloud fails on it); allowed: a whole number")
+
+
+def _text_of(value: object) -> str:
+    # A str-valued key of a dict flag: gcloud's spec type is Python's str (a flags file's true is True).
+    return value if isinstance(value, str) else str(value)
+
+
+def _accelerator(flag: str, value: str | Lexed) -> dict[str, object]:
+    raw = pairs(flag, value)
+    unknown = sorted(str(k) for k in set(raw) - {"count", "type"})
     if unknown:
         raise GcloudError(f"argument {flag}: valid keys are [count, type]; received: {unknown[0]}")
     out: dict[str, object] = {}
     if "type" in raw:
-        out["type"] = raw["type"].upper().replace("-", "_")
+        out["type"] = _text_of(raw["type"]).upper().replace("-", "_")
     if "count" in raw:
-        out["count"] = _int(flag, raw["count"])
+        out["count"] = _whole(flag, raw["count"])
     return out
 
 
-def _pool(flag: str, text: str) -> dict[str, object]:
+def _pool(flag: str, value: str | Lexed) -> dict[str, object]:
     out: dict[str, object] = {}
-    if not text:
-        return out
-    for key, value in _dict(flag, text).items():
-        kind = POOL_KEYS.get(key)
-        if kind is None:
+    for key, raw in pairs(flag, value).items():
+        kind = POOL_KEYS.get(key) if isinstance(key, str) else None
+        if kind is None or not isinstance(key, str):
             raise GcloudError(f"argument {flag}: valid keys are [{', '.join(sorted(POOL_KEYS))}]; received: {key}")
-        out[key] = _int(flag, value) if kind is int else value.split(";") if kind is list else value
+        if kind is int:
+            out[key] = _whole(flag, raw)
+        elif kind is list:  # ArgList(custom_delim_char=';'): a flags file's list as it is
+            out[key] = items(flag, Lexed(raw) if isinstance(raw, list) else _text_of(raw), ";")
+        else:
+            out[key] = _text_of(raw)
     return out
 
 
-def _append(cmd: GcloudCommand, key: str, items: list[object]) -> list[object]:
+def _append(cmd: GcloudCommand, key: str, new: list[object]) -> list[object]:
     prior = cmd.values.get(key)
-    return (prior if isinstance(prior, list) else []) + items
+    return (prior if isinstance(prior, list) else []) + new
+
+
+def _update(cmd: GcloudCommand, name: str, key: str, new: list[object]) -> list[object]:
+    """A repeatable list flag (--args, --command: gcloud's UpdateAction): its items add up, and an item
+    already there, from this value or an earlier one, is refused, as gcloud refuses it."""
+    out = _append(cmd, key, [])
+    for item in new:
+        if item in out:
+            raise GcloudError(f'argument {name}: "{item}" cannot be specified multiple times (gcloud refuses a '
+                              "repeated item of this flag); allowed: each item once")
+        out.append(item)
+    return out
 
 
 def _merge(cmd: GcloudCommand, name: str, key: str, items: dict[str, str]) -> dict[str, str]:
@@ -150,6 +167,13 @@ def _merge(cmd: GcloudCommand, name: str, key: str, items: dict[str, str]) -> di
                               f"{merged[k]}, {value}")
         merged[k] = value
     return merged
+
+
+def _single(name: str, value: str | Lexed) -> str:
+    if isinstance(value, Lexed):
+        raise GcloudError(f"argument {name}: the --flags-file gives it a {value.kind}, but it takes one value; "
+                          "allowed: a single value")
+    return value
 
 
 def _choice(flag: Flag, name: str, text: str) -> str:
@@ -175,22 +199,22 @@ def _text(flag: Flag, name: str, text: str) -> str:
 
 
 # How each kind of flag turns its text into the value kept under its key.
-_READERS: dict[Kind, Callable[[Flag, str, str, GcloudCommand], object]] = {
-    Kind.VALUE: lambda f, n, t, c: _text(f, n, t),
-    Kind.KMS_PART: lambda f, n, t, c: t,
-    Kind.INT: lambda f, n, t, c: _int(n, t),
-    Kind.LIST: lambda f, n, t, c: [v for v in t.split(",") if v],
-    Kind.APPEND_LIST: lambda f, n, t, c: _append(c, f.key, list(t.split(","))),
-    Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, _dict(n, t)),
+_READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] = {
+    Kind.VALUE: lambda f, n, t, c: _text(f, n, _single(n, t)),
+    Kind.KMS_PART: lambda f, n, t, c: _single(n, t),
+    Kind.INT: lambda f, n, t, c: _int(n, _single(n, t)),
+    Kind.LIST: lambda f, n, t, c: items(n, t),
+    Kind.APPEND_LIST: lambda f, n, t, c: _update(c, n, f.key, items(n, t)),
+    Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, labels(n, t)),
     Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
-    Kind.CHOICE: lambda f, n, t, c: _choice(f, n, t),
+    Kind.CHOICE: lambda f, n, t, c: _choice(f, n, _single(n, t)),
 }
 
 
-def _value(flag: Flag, name: str, text: str, cmd: GcloudCommand) -> None:
+def _value(flag: Flag, name: str, text: str | Lexed, cmd: GcloudCommand) -> None:
     if flag.kind is Kind.NOTE:
-        cmd.notes.append(f"{name}={text} is a gcloud setting, not part of the job: ignored")
+        cmd.notes.append(f"{name}={_single(name, text)} is a gcloud setting, not part of the job: ignored")
         return
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
 
@@ -217,7 +241,7 @@ def _known(name: str, flags: dict[str, Flag]) -> Flag | None:
 
 
 def _flag(word: str, flags: dict[str, Flag], generation: Generation,
-          after: list[str]) -> tuple[Flag, str, bool | None, str | None]:
+          after: list[str | Lexed]) -> tuple[Flag, str, bool | None, str | None]:
     """The flag a word names, the name as written, its --no- value, and an inline =VALUE."""
     name, eq, inline = word.partition("=")
     value = inline if eq else None
@@ -225,7 +249,8 @@ def _flag(word: str, flags: dict[str, Flag], generation: Generation,
     if flag is not None:
         return flag, name, (False if name not in flags else None), value
     words = after[:after.index("--")] if "--" in after else after
-    others = tuple(w.partition("=")[0] for w in words if w.startswith("--") and _known(w.partition("=")[0], flags) is None)
+    others = tuple(w.partition("=")[0] for w in words
+                   if isinstance(w, str) and w.startswith("--") and _known(w.partition("=")[0], flags) is None)
     raise _unknown(name, flags, generation, others)
 
 
@@ -239,20 +264,26 @@ def _switch(cmd: GcloudCommand, flag: Flag, name: str, negated: bool | None, inl
         cmd.notes.append(f"{name} is a gcloud setting, not part of the job: ignored")
 
 
-def _takes_next(rest: list[str], i: int) -> bool:
+def _takes_next(rest: list[str | Lexed], i: int) -> bool:
     """Whether the word at ``i`` can be a flag's value (argparse: not another --flag)."""
-    return i < len(rest) and not (rest[i].startswith("--") and rest[i] != "--" and len(rest[i]) > 2)
+    if i >= len(rest):
+        return False
+    word = rest[i]
+    return isinstance(word, Lexed) or not (word.startswith("--") and word != "--" and len(word) > 2)
 
 
-def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> list[str]:
+def _read_flags(cmd: GcloudCommand, rest: list[str | Lexed], flags: dict[str, Flag]) -> list[str]:
     """Every flag into ``cmd`` (user args after ``--`` too); the positional words left."""
     positional: list[str] = []
     i = 0
     while i < len(rest):
         word = rest[i]
         i += 1
+        if isinstance(word, Lexed):  # after a flag that takes no value
+            raise GcloudError(f"argument {rest[i - 2]}: the --flags-file gives it a {word.kind}, but it takes no "
+                              "value; allowed: null (or true) for the bare flag")
         if word == "--":
-            cmd.user_args = rest[i:]
+            cmd.user_args = [str(w) for w in rest[i:]]
             break
         if not word.startswith("-") or word == "-":
             positional.append(word)
@@ -261,12 +292,13 @@ def _read_flags(cmd: GcloudCommand, rest: list[str], flags: dict[str, Flag]) -> 
         if flag.kind in (Kind.BOOL, Kind.NOTE_BOOL):
             _switch(cmd, flag, name, negated, inline)
             continue
-        if inline is None:
+        value: str | Lexed | None = inline
+        if value is None:
             if not _takes_next(rest, i):
                 raise GcloudError(f"argument {name}: expected one argument")
-            inline = rest[i]
+            value = rest[i]
             i += 1
-        _value(flag, name, inline, cmd)
+        _value(flag, name, value, cmd)
     return positional
 
 
@@ -293,9 +325,9 @@ def parse(words: list[str]) -> GcloudCommand:
     generation, ga, rest = _which(words)
     cmd = GcloudCommand(generation)
     try:
-        rest = flags_file.expand(rest, cmd.notes)
+        expanded = flags_file.expand(rest, cmd.notes)
     except flags_file.FlagsFileError as exc:
         raise GcloudError(str(exc)) from None
-    positional = _read_flags(cmd, rest, table(generation.flags, ga))
+    positional = _read_flags(cmd, expanded, table(generation.flags, ga))
     _positional(cmd, positional)
     return cmd

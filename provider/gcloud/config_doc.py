@@ -57,7 +57,7 @@ def read(path: Path) -> Config:
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
     readings: list[str] = []
     if doc is not None:
-        problems = _as_gcloud_reads(doc, shown, readings)
+        problems = _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
     return Config(shown, doc, tuple(readings))
@@ -74,6 +74,47 @@ def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> li
     from provider.gcloud import yaml11
 
     return reread(doc, shown, yaml11.read, "its --config (YAML 1.1)", readings)
+
+
+def unquoted_dates(doc: LoadedDocument, raw: bytes) -> list[tuple[int, int, str]]:
+    """(line, column, text) of each unquoted date or datetime (``2020-01-01``, ``2020-01-01T10:00:00Z``)
+    the strict reader keeps as text: gcloud's loader (ruamel, YAML 1.1 and 1.2 alike) reads a
+    timestamp there, on which gcloud fails (a --config: JSON cannot carry it; a --flags-file: it
+    crashes). Quoted, a block scalar or tagged, it is text to both."""
+    from provider.gcloud.yaml11 import TIMESTAMP
+
+    lines = raw.decode("utf-8", "replace").splitlines()
+    found: list[tuple[int, int, str]] = []
+
+    def walk(node: object) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
+                     else doc.item_positions.get(id(node), [])[key])
+            if isinstance(value, str) and where is not None and TIMESTAMP.match(value) and 0 < where[0] <= len(lines):
+                first = lines[where[0] - 1][where[1] - 1:where[1]]  # no quote, block or tag: a plain scalar
+                if first not in ("'", '"', "|", ">", "!"):
+                    found.append((where[0], where[1], value))
+            walk(value)
+
+    walk(doc.data)
+    return found
+
+
+def _dates(doc: LoadedDocument, shown: str, raw: bytes) -> list[Problem]:
+    """The config's unquoted dates, refused where they stand: gcloud reads each as a date, which it cannot
+    put in the request (custom-jobs: ``Cannot parse YAML: [Object of type date is not JSON serializable]``;
+    ai-platform and hp-tuning-jobs crash on it)."""
+    out = []
+    for line, column, value in unquoted_dates(doc, raw):
+        kind = "date" if len(value) == 10 else "datetime"
+        out.append(Problem(
+            file=shown, line=line, column=column, rule="gcloud.config-date",
+            message=f"unquoted {value} is a {kind} to gcloud (its --config is YAML 1.1, where this is a timestamp), "
+                    f"and gcloud fails on it (Object of type {kind} is not JSON serializable); quote it ('{value}') "
+                    "for the string",
+            allowed="text: quote it for the string"))
+    return out
 
 
 class UnreadableAt(ValueError):

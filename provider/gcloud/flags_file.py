@@ -2,7 +2,8 @@
 
 As ``gcloud topic flags-file`` documents: the file is a mapping of flag names to values (or a list
 of such mappings, for flags given more than once); a null value is a flag that takes none; a list
-is a list flag's items; a mapping is a dict flag's ``KEY=VALUE`` pairs; ``--flags-file`` inside
+is a list flag's items, kept whole; a mapping is a dict flag's keys and values, unconverted (both handed
+to the flag as they are, as gcloud hands them: arg_types.py); ``--flags-file`` inside
 the file reads more files. Each ``--flags-file`` is replaced by its contents, where it stands, so
 the usual precedence applies. Files are read relative to the current directory and, as
 ``--config`` is, only inside the repository: regular files of at most 1 MiB, no symlink out, no
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from provider.gcloud.arg_types import Lexed
 
 MAX_DEPTH = 8
 FLAG = "--flags-file"
@@ -30,11 +33,13 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def _words(name: str, value: Any) -> list[str]:
+def _words(name: str, value: Any) -> list[str | Lexed]:
     # gcloud (calliope/cli.py) puts a null or boolean value on the command line as the bare flag:
     # ``--enable-web-access: false`` sets the flag, as gcloud 528 sends it (_read names it in a note)
     if value is None or isinstance(value, bool):
         return [name]
+    # a list or a mapping is handed to the flag as it is, not as text (cli.py's separate_value_arg): a list's
+    # items stay whole, commas and all; a mapping's values reach the flag's types unconverted (arg_types.py)
     if isinstance(value, list):
         # gcloud hands a list to the flag's parser as it is, items not made text: a number, boolean
         # or null item fails there (custom-jobs --args: "Expected type <class 'str'> for field args")
@@ -43,13 +48,9 @@ def _words(name: str, value: Any) -> list[str]:
                 raise FlagsFileError(f"{name}: item {i + 1} of its list is {type(item).__name__}, not text: gcloud "
                                      "fails on it (it passes a flags file's list items as they are, unconverted); "
                                      "allowed: text items; quote it")
-            if "," in item:  # gcloud keeps the item whole; the comma-joined flag below would split it
-                raise FlagsFileError(f"{name}: item {i + 1} of its list holds a comma, which trainjobs cannot yet carry "
-                                     "from a flags file as one item (gcloud does; splitting it would change what runs); "
-                                     "allowed: items without a comma")
-        return [f"{name}={','.join(value)}"]
+        return [name, Lexed(value)]
     if isinstance(value, dict):
-        return [f"{name}={','.join(f'{k}={_scalar(v)}' for k, v in value.items())}"]
+        return [name, Lexed(value)]
     return [f"{name}={_scalar(value)}"]
 
 
@@ -63,7 +64,7 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
     from provider.document.text import decode
     from provider.gcloud import flags_yaml, paths
     from provider.gcloud.command import GcloudError
-    from provider.gcloud.config_doc import UnreadableAt, reread
+    from provider.gcloud.config_doc import UnreadableAt, reread, unquoted_dates
 
     try:
         raw, shown = paths.read(path_text, Path.cwd(), FLAG)
@@ -78,6 +79,12 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
             raise FlagsFileError(f"{FLAG}={path_text}: {exc}: an unquoted number gcloud cannot read in a flags file "
                                  "(its loader fails on 0x, 0o and 0b prefixes, .inf and .nan; the file's text is not "
                                  "shown); quote it for a string, or write the number in decimal") from None
+    dates = unquoted_dates(doc, raw) if doc is not None and not problems else []
+    if dates:
+        line, column, _ = dates[0]
+        raise FlagsFileError(f"{FLAG}={path_text}: {shown}:{line}:{column}: an unquoted date, which gcloud's flags-file "
+                             "loader reads as a timestamp and then crashes on (the file's text is not shown); quote "
+                             "it for the string")
     if problems or doc is None:
         first = problems[0] if problems else None
         where = f"{shown}:{first.line}:{first.column}" if first is not None and first.line else shown
@@ -87,12 +94,12 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
     return doc.data, shown
 
 
-def _read(path_text: str, depth: int, notes: list[str]) -> list[str]:
+def _read(path_text: str, depth: int, notes: list[str]) -> list[str | Lexed]:
     if depth >= MAX_DEPTH:
         raise FlagsFileError(f"{FLAG}={path_text}: flags files nested more than {MAX_DEPTH} deep")
     data, shown = _load(path_text, notes)
     groups = data if isinstance(data, list) else [data]
-    out: list[str] = []
+    out: list[str | Lexed] = []
     for k, group in enumerate(groups):
         if not isinstance(group, dict):
             raise FlagsFileError(f"{FLAG}={path_text}: a mapping of flags to values (or a list of such mappings)")
@@ -114,11 +121,11 @@ def _read(path_text: str, depth: int, notes: list[str]) -> list[str]:
     return out
 
 
-def expand(words: list[str], notes: list[str] | None = None) -> list[str]:
+def expand(words: list[str], notes: list[str] | None = None) -> list[str | Lexed]:
     """``words`` with every ``--flags-file FILE`` (or ``--flags-file=FILE``) replaced by its flags;
     a value read otherwise than the strict reader reads it (flags_yaml.py) is named in ``notes``."""
     notes = [] if notes is None else notes
-    out: list[str] = []
+    out: list[str | Lexed] = []
     i = 0
     while i < len(words):
         word = words[i]

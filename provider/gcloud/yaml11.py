@@ -9,7 +9,9 @@ sent. These are ruamel's YAML 1.1 rules (its implicit resolvers and SafeConstruc
 against gcloud 528: ``1e-5`` is the number 1e-05 there (with a warning), ``08`` and ``0o17`` stay
 strings, ``0x1F`` is 31 in both, ``-.5`` and ``.5e3`` are strings (1.1's ``.5`` form has no sign
 and needs one in its exponent), ``.inf`` and ``.nan`` are floats (the strict reader refuses a
-non-finite number: no request can carry it).
+non-finite number: no request can carry it). A plain ``2020-01-01`` (or ``2020-01-01T10:00:00Z``)
+is a YAML 1.1 timestamp (ruamel's resolver, in 1.1 and 1.2 alike): gcloud reads a date, which it
+then cannot send (``TIMESTAMP``; config_doc.py refuses it by position).
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ _FLOAT = re.compile(r"([-+]?[0-9][0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[-+]?[0-9][0
                     r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))\Z")
 
 Scalar = bool | int | float | str | None
+
+# ruamel.yaml's resolver for tag:yaml.org,2002:timestamp (resolver.py), as gcloud 528 ships it.
+TIMESTAMP = re.compile(r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+        |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+        (?:[Tt]|[ \t]+)[0-9][0-9]?
+        :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""", re.X)
 
 
 def _base60(digits: str) -> int:
