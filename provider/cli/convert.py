@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from provider.validation.validator import SpecResult
 
 _BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs", "studySpec")  # studySpec: a tuning job
+# Fields only an AI Platform TrainingInput has: a file holding them at its top level forgot trainingInput:.
+_TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType", "workerConfig", "packageUris",
+                        "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
 
 
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note.
@@ -70,6 +73,13 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     if "apiVersion" in data or "kind" in data:
         return data
     if not any(k in data for k in _BODY_KEYS) and "jobSpec" not in data:
+        bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
+        if bare:
+            raise UserError(
+                f"{path}: not a spec and not a config: its top level holds {', '.join(bare)}, fields of an AI Platform "
+                "TrainingInput, without the trainingInput: key a Job (gcloud's --config) nests them under (gcloud "
+                "reads them as unknown fields of the Job and drops them): write them under trainingInput:"
+            )
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
             "a Vertex AI CustomJobSpec with workerPoolSpecs, or a HyperparameterTuningJob with studySpec"

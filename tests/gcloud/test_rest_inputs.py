@@ -2,8 +2,9 @@
 
 test_rest_oracle.py compares each case with what gcloud sends; these tests hold the readings it
 found wrong: a JSON file's ``1e-07`` is JSON's number (the REST API's reading), not a YAML 1.1
-trap; and ``convert --output request`` / ``--output json`` say the conversion's warnings and
-notes on stderr, as the YAML output writes them as comments, instead of dropping them.
+trap; ``convert --output request`` / ``--output json`` say the conversion's warnings and
+notes on stderr, as the YAML output writes them as comments, instead of dropping them; and a
+TrainingInput written without its ``trainingInput:`` key is named as such, with the fix.
 """
 
 from __future__ import annotations
@@ -75,3 +76,14 @@ def test_a_model_note_reaches_stderr_of_the_json_outputs() -> None:
     assert said
     for severity, message in said:
         assert message in request.stderr, (severity, message, request.stderr)
+
+
+def test_a_training_input_without_its_key_is_named_with_the_fix() -> None:
+    """rapidsai/cloud-ml-examples' example_config.json writes a TrainingInput's fields at the top level: gcloud
+    drops them in silence (and fails for want of packages); convert said only "not a spec and not a config"."""
+    proc = run_cli("convert", str(REST / "rapids_bare_training_input.json"), "--region", "us-west1")
+    no_traceback(proc)
+    assert proc.returncode == 1 and not proc.stdout
+    assert ("its top level holds scaleTier, masterType, masterConfig, hyperparameters, fields of an AI Platform "
+            "TrainingInput, without the trainingInput: key") in proc.stderr
+    assert "write them under trainingInput:" in proc.stderr

@@ -82,13 +82,14 @@ def _job_flags(data: dict[str, Any]) -> list[str]:
 
 def gcloud_command(entry: dict[str, Any], data: dict[str, Any]) -> tuple[str, str]:
     """(the gcloud command line, its --config text) for the part of ``data`` gcloud takes."""
-    kind, region = _kind(data), _region(entry, data)
+    kind, region = entry.get("kind") or _kind(data), _region(entry, data)
     if kind == "aip":
-        config = {"trainingInput": data["trainingInput"]}
+        # as_config: the file, as written, is what its author gave gcloud's --config
+        config = data if entry.get("as_config") else {"trainingInput": data["trainingInput"]}
         head = ["gcloud", "ai-platform", "jobs", "submit", "training", data.get("jobId") or "oracle_job",
                 f"--region={region}"]
         # gcloud takes a job's packages from --packages only ("Non-custom jobs must have packages")
-        uris = data["trainingInput"].get("packageUris")
+        uris = config.get("trainingInput", {}).get("packageUris")
         head += [f"--packages={','.join(uris)}"] if uris else []
     else:
         config = data["jobSpec"] if kind == "custom" else {k: data[k] for k in TUNING_FIELDS if k in data}
