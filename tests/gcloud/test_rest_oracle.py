@@ -92,12 +92,14 @@ def gcloud_command(entry: dict[str, Any], data: dict[str, Any]) -> tuple[str, st
         uris = config.get("trainingInput", {}).get("packageUris")
         head += [f"--packages={','.join(uris)}"] if uris else []
     else:
-        config = data["jobSpec"] if kind == "custom" else {k: data[k] for k in TUNING_FIELDS if k in data}
+        config = data if entry.get("as_config") else data["jobSpec"] if kind == "custom" \
+            else {k: data[k] for k in TUNING_FIELDS if k in data}
         group = "custom-jobs" if kind == "custom" else "hp-tuning-jobs"
         head = ["gcloud", "ai", group, "create", f"--region={region}",
                 f"--display-name={data.get('displayName') or 'oracle-job'}"]
     line = head + _job_flags(data) + [*entry.get("flags", []), "--config=config.yaml"]
-    return shlex.join(line), yaml.safe_dump(config, sort_keys=False)
+    # command: the author's own gcloud line, where it is part of the case
+    return entry.get("command") or shlex.join(line), yaml.safe_dump(config, sort_keys=False)
 
 
 @pytest.fixture(scope="module")
