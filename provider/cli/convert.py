@@ -16,10 +16,15 @@ from provider.core.job_kinds import CUSTOM_JOB
 from provider.validation.report import reporter
 
 if TYPE_CHECKING:
+    from provider.core.problem import Problem
+    from provider.spec.model import TrainingJob
     from provider.validation.rules import Context
     from provider.validation.validator import SpecResult
 
 _BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs", "studySpec")  # studySpec: a tuning job
+# Fields only an AI Platform TrainingInput has: a file holding them at its top level forgot trainingInput:.
+_TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType", "workerConfig", "packageUris",
+                        "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
 
 
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note.
@@ -42,6 +47,23 @@ def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
             notes.append(f"{key} is set by the service (output only): ignored")
 
 
+def _as_json(raw: bytes, data: Any, problems: list[Problem]) -> list[Problem]:
+    """A JSON file (a REST body, ``describe --format=json``) holds JSON's numbers, not YAML's words.
+
+    The YAML reader refuses a plain ``1e-07`` because YAML 1.1 reads it as a string; no JSON reader
+    does (the REST API reads the number), and it is the only YAML 1.1 trap valid JSON can hold
+    (leading zeros, ``1:30``, ``yes`` are no JSON). When the file is JSON and the reader's values
+    are JSON's, that refusal is dropped.
+    """
+    if not any(p.rule == "yaml.ambiguous-scalar" for p in problems):
+        return problems
+    try:
+        same = json.loads(raw) == data
+    except ValueError:  # not JSON (UnicodeDecodeError included): YAML's reading stands
+        return problems
+    return [p for p in problems if p.rule != "yaml.ambiguous-scalar"] if same else problems
+
+
 def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
     """Wrap a bare config.yaml / CustomJobSpec in the TrainingJob envelope.
 
@@ -51,6 +73,13 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     if "apiVersion" in data or "kind" in data:
         return data
     if not any(k in data for k in _BODY_KEYS) and "jobSpec" not in data:
+        bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
+        if bare:
+            raise UserError(
+                f"{path}: not a spec and not a config: its top level holds {', '.join(bare)}, fields of an AI Platform "
+                "TrainingInput, without the trainingInput: key a Job (gcloud's --config) nests them under (gcloud "
+                "reads them as unknown fields of the Job and drops them): write them under trainingInput:"
+            )
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
             "a Vertex AI CustomJobSpec with workerPoolSpecs, or a HyperparameterTuningJob with studySpec"
@@ -130,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{problem.where}: {problem.message}", exit_code=1)
     assert raw is not None
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
+    if doc is not None:
+        problems = _as_json(raw, doc.data, problems)
     if doc is None or any(p.is_error for p in problems):
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
@@ -159,9 +190,8 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         return 1
     out = _Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
-    if args.output in ("request", "json"):  # JSON holds no comments: the notes go to stderr
-        for note in notes:
-            print(f"{shown}: note: {note}", file=sys.stderr)
+    if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
+        _say(shown, notes + _model_notes(job, problems), problems)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request
@@ -177,15 +207,25 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
     if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
         header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
-    for text in notes:
+    for text in notes + _model_notes(job, problems):
         header.append(f"# note: {text}")
-    reported = {p.message for p in problems}
-    for model_note in job.notes:
-        if model_note.message not in reported:  # a note that became a problem is shown once, below
-            header.append(f"# note: {model_note.message}")
     for p in problems:
         header.append(f"# {p.severity.value}: {p.message}")
     return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
+
+
+def _model_notes(job: TrainingJob, problems: list[Problem]) -> list[str]:
+    """The model's notes, less those that became a problem (each is shown once, as the problem)."""
+    reported = {p.message for p in problems}
+    return [n.message for n in job.notes if n.message not in reported]
+
+
+def _say(shown: str, notes: list[str], problems: list[Problem]) -> None:
+    """The notes and the warnings of a conversion that succeeded, on stderr (its stdout is the JSON)."""
+    for note in notes:
+        print(f"{shown}: note: {note}", file=sys.stderr)
+    if problems:
+        reporter("text", sys.stderr).report(problems, 1, 0, sys.stderr)  # warnings only: the file converted
 
 
 class _Output:
