@@ -150,3 +150,16 @@ def test_the_vertex_reduction_server_pool_is_kept_as_a_container() -> None:
     body = build_request(result.job, "p").body
     assert body["jobSpec"]["workerPoolSpecs"][2]["containerSpec"]["imageUri"].endswith("reductionserver:latest")
     assert "pythonPackageSpec" in body["jobSpec"]["workerPoolSpecs"][1]
+
+
+def test_a_module_python_m_can_run_is_accepted_and_a_path_is_not() -> None:
+    """python -m finds a module by its folder and file names (Google's tuning example runs
+    my-trainer.trainer); a path, an empty part or a space it cannot find."""
+    def module_rules(module: str) -> dict[str, Severity]:
+        app = {"pythonPackage": {"uris": ["gs://b/p.tar.gz"], "module": module,
+                                 "executorImage": "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"}}
+        return rules(check({"application": app}))
+    for good in ("trainer.task", "my-trainer.trainer", "trainer_2.task-v2", "task"):
+        assert "package.module" not in module_rules(good), good
+    for bad in ("trainer/task.py", "trainer..task", ".trainer.task", "trainer.task.", "my trainer.task", ""):
+        assert module_rules(bad).get("package.module") is Severity.ERROR, bad

@@ -19,6 +19,7 @@ or would silently break the job:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 
 from provider.core.problem import Severity
@@ -99,15 +100,21 @@ def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             yield from _nul(text, where + (i,) if where else where, what)
 
 
+_MODULE_PART = re.compile(r"[\w-]+")
+
+
 @rule
 def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     app = job.application
     if not isinstance(app, PythonPackage):
         return
-    if not app.module or not all(part.isidentifier() for part in app.module.split(".")):
+    # python -m finds a module by its folder and file names, not by identifier rules: Google's own
+    # tuning example runs my-trainer.trainer. A path, a file name or an empty part it cannot find.
+    if not app.module or not all(_MODULE_PART.fullmatch(part) for part in app.module.split(".")):
         yield Finding(f"module {clip(app.module)!r} is not a Python module name", path_of(app, "module"),
                       "package.module", JOB_RULES + " (vx.pythonPackageSpec: pythonModule)",
-                      allowed="a dotted Python module name, run as python -m MODULE (such as trainer.task)")
+                      allowed="a dotted Python module name python -m can run, each part letters, digits, _ or - "
+                              "(such as trainer.task)")
 
 
 @rule
