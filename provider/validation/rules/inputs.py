@@ -103,6 +103,11 @@ def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
 _MODULE_PART = re.compile(r"[\w-]+")
 
 
+def runnable_module(name: str) -> bool:
+    """Whether ``python -m NAME`` can find NAME as written: dotted parts of letters, digits, _ or -."""
+    return bool(name) and all(_MODULE_PART.fullmatch(part) for part in name.split("."))
+
+
 @rule
 def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     app = job.application
@@ -110,7 +115,7 @@ def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     # python -m finds a module by its folder and file names, not by identifier rules: Google's own
     # tuning example runs my-trainer.trainer. A path, a file name or an empty part it cannot find.
-    if not app.module or not all(_MODULE_PART.fullmatch(part) for part in app.module.split(".")):
+    if not runnable_module(app.module):
         yield Finding(f"module {clip(app.module)!r} is not a Python module name", path_of(app, "module"),
                       "package.module", JOB_RULES + " (vx.pythonPackageSpec: pythonModule)",
                       allowed="a dotted Python module name python -m can run, each part letters, digits, _ or - "
