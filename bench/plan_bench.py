@@ -1,11 +1,16 @@
 """Benchmark: ``trainjobs plan`` over repositories of N specs, a change touching 20 files.
 
     .venv/bin/python bench/plan_bench.py [--sizes 100,500,2000] [--changed 20] [--repeat 5] [--repos DIR]
+                                         [--trainers K]
 
 For each size N it builds a throwaway git repository in a temporary directory: four team stacks,
 N specs (generated like bench/validate_bench.py's, one in five packaging a local trainer), one commit;
 then a second commit touches 20 files (specs edited, added, deleted and renamed, one trainer
-file, one stack's quota). It times, cold and as a user runs them, side by side:
+file, one stack's quota). By default the specs share one trainer, which that commit changes, so
+the plan digests it on each side. With ``--trainers K`` they use K trainer folders in turn and the
+commit changes only the first: the other K - 1 hold the same files on both sides, which the plan
+proves with three git processes and digests once for both sides (provider/gitops/shared.py).
+It times, cold and as a user runs them, side by side:
 
 * ``trainjobs plan --base HEAD~1`` (the whole command: git, both sides, requests, diff, policy,
   cost, text report);
@@ -68,11 +73,16 @@ STACK = """config:
 """
 
 
-def spec(i: int, rng: random.Random) -> str:
+def trainer(k: int) -> str:
+    """The folder of the k-th trainer (the first is ``trainer``, as the bench always made it)."""
+    return "trainer" if k == 0 else f"trainer_{k}"
+
+
+def spec(i: int, rng: random.Random, trainers: int = 1) -> str:
     text = native(i, rng)
     if i % 5 == 0:  # a local package, staged by digest
         text = text.replace(f"      uris: [gs://acme-bench/packages/trainer-{i}.tar.gz]\n",
-                            "      path: ../../trainer/trainer\n")
+                            f"      path: ../../{trainer(i // 5 % trainers)}/trainer\n")
     return text
 
 
@@ -82,20 +92,21 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
 
 
-def build(repo: Path, n: int, changed: int) -> list[str]:
+def build(repo: Path, n: int, changed: int, trainers: int = 1) -> list[str]:
     """Two commits; returns the paths the second one touches."""
     rng = random.Random(6)
     git(repo, "init", "-q", "-b", "main")
-    (repo / "trainer" / "trainer").mkdir(parents=True)
-    (repo / "trainer" / "setup.py").write_text("from setuptools import setup\nsetup(name='trainer')\n")
-    (repo / "trainer" / "trainer" / "__init__.py").write_text("")
-    (repo / "trainer" / "trainer" / "task.py").write_text("print('train')\n")
+    for k in range(trainers):
+        (repo / trainer(k) / "trainer").mkdir(parents=True)
+        (repo / trainer(k) / "setup.py").write_text("from setuptools import setup\nsetup(name='trainer')\n")
+        (repo / trainer(k) / "trainer" / "__init__.py").write_text("")
+        (repo / trainer(k) / "trainer" / "task.py").write_text("print('train')\n")
     (repo / "stacks").mkdir()
     for team in TEAMS:
         (repo / "specs" / team).mkdir(parents=True)
         (repo / "stacks" / f"Pulumi.{team}-dev.yaml").write_text(STACK.format(team=team, per_job=10000))
     for i in range(n):
-        (repo / "specs" / TEAMS[i % len(TEAMS)] / f"job_{i:04d}.yaml").write_text(spec(i, rng))
+        (repo / "specs" / TEAMS[i % len(TEAMS)] / f"job_{i:04d}.yaml").write_text(spec(i, rng, trainers))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     touched: list[str] = []
@@ -110,7 +121,7 @@ def build(repo: Path, n: int, changed: int) -> list[str]:
         touched.append(str(path.relative_to(repo)))
     for k in range(adds):
         new = repo / "specs" / "beta" / f"new_{k}.yaml"
-        new.write_text(spec(n + k, rng))
+        new.write_text(spec(n + k, rng, trainers))
         touched.append(str(new.relative_to(repo)))
     for path in specs[-deletes:]:
         path.unlink()
@@ -177,9 +188,10 @@ print(tracemalloc.get_traced_memory()[1])
 """
 
 
-def repository(n: int, changed: int, keep: Path | None, tmp: Path) -> tuple[Path, int]:
-    """The repository of n specs (kept in ``keep``/n and reused when asked) and the number of files touched."""
-    repo = (keep / str(n)) if keep else tmp / "repo"
+def repository(n: int, changed: int, keep: Path | None, tmp: Path, trainers: int = 1) -> tuple[Path, int]:
+    """The repository of n specs (kept in ``keep``/n, or n-tK for K trainers, and reused when asked) and the
+    number of files touched."""
+    repo = (keep / (str(n) if trainers == 1 else f"{n}-t{trainers}")) if keep else tmp / "repo"
     stamp = repo / ".git" / "bench-touched"
     if keep and stamp.is_file() and stamp.read_text().split()[:1] == [str(changed)]:
         return repo, int(stamp.read_text().split()[1])
@@ -187,16 +199,17 @@ def repository(n: int, changed: int, keep: Path | None, tmp: Path) -> tuple[Path
         shutil.rmtree(repo)
     repo.mkdir(parents=True)
     t0 = time.perf_counter()
-    touched = build(repo, n, changed)
+    touched = build(repo, n, changed, trainers)
     stamp.write_text(f"{changed} {len(touched)}\n")
     print(f"  (repository of {n} specs generated in {time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     return repo, len(touched)
 
 
-def one_size(n: int, changed: int, repeat: int, keep: Path | None) -> tuple[list[Run], list[Run], int, list[str], int]:
+def one_size(n: int, changed: int, repeat: int, keep: Path | None,
+             trainers: int = 1) -> tuple[list[Run], list[Run], int, list[str], int]:
     """(plan runs, baseline runs, files touched, the plan's summary lines, peak traced bytes) for n specs."""
     with tempfile.TemporaryDirectory(prefix="trainjobs-plan-bench-") as tmp:
-        repo, touched = repository(n, changed, keep, Path(tmp))
+        repo, touched = repository(n, changed, keep, Path(tmp), trainers)
         plans, bases = [], []
         for _ in range(repeat):
             run = timed([PY, "-m", "provider", "plan", "--base", "HEAD~1"], repo)
@@ -215,18 +228,25 @@ def main() -> int:
     parser.add_argument("--changed", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--repos", type=Path, help="keep each size's repository in DIR/N and reuse it")
+    parser.add_argument("--trainers", type=int, default=1,
+                        help="trainer folders the specs use in turn; the change edits the first only")
     args = parser.parse_args()
+    load = os.getloadavg()
     sizes = [int(s) for s in args.sizes.split(",")]
     med = statistics.median
     rows, summaries, touched, traced = [], {}, 0, {}
     for n in sizes:
-        plans, bases, touched, summaries[n], traced[n] = one_size(n, args.changed, args.repeat, args.repos)
+        plans, bases, touched, summaries[n], traced[n] = one_size(n, args.changed, args.repeat, args.repos,
+                                                                   args.trainers)
         for label, runs in (("trainjobs plan --base HEAD~1", plans), ("baseline: archive + validate x2", bases)):
             rows.append((label, n, med(r.wall for r in runs), med(r.cpu for r in runs), max(r.rss_kb for r in runs),
                          min(r.wall for r in runs), max(r.wall for r in runs)))
     first = {label: (wall, cpu) for label, n, wall, cpu, *_ in rows if n == sizes[0]}
-    print(f"plan over N specs in {len(TEAMS)} stacks, a change touching {touched} files (median of {args.repeat} "
-          f"runs, {os.cpu_count()} cores, Python {sys.version.split()[0]})")
+    print(f"plan over N specs in {len(TEAMS)} stacks, {args.trainers} trainer(s) ({args.trainers - 1} alike on both "
+          f"sides), a change touching {touched} files (median of {args.repeat} runs, {os.cpu_count()} cores, "
+          f"Python {sys.version.split()[0]})")
+    print("  load average (1, 5, 15 min) at the start: {:.2f} {:.2f} {:.2f}; at the end: {:.2f} {:.2f} {:.2f}".format(
+        *load, *os.getloadavg()))
     print(f"  {'command':34s} {'N':>6s} {'wall s':>7s} {'CPU s':>7s} {'x first (CPU)':>14s} {'ms CPU/spec':>11s} "
           f"{'peak RSS':>9s} {'KB RSS/spec':>11s} {'KB traced/spec':>14s}")
     previous: dict[str, tuple[int, int]] = {}

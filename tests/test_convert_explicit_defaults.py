@@ -19,11 +19,11 @@ import yaml
 from provider.resources.job_diff import job_diff
 from provider.submission.diffing import Action, diff, fingerprint, without_defaults
 from provider.submission.emit import to_native
-from provider.submission.request import build_request
 from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_bytes
 
 from .conftest import no_traceback, run_cli
+from .spec_request import checked_job, request_body
 
 SCHEDULING = {"restartJobOnWorkerRestart": False, "disableRetries": False, "strategy": "STRATEGY_UNSPECIFIED"}
 OPTIONS = {"enableWebAccess": False, "enableDashboardAccess": False}
@@ -40,14 +40,11 @@ CATEGORICAL = {"parameterId": "opt", "categoricalValueSpec": {"values": ["sgd", 
 
 
 def _request(spec: dict[str, Any]) -> dict[str, Any]:
-    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "defaults"},
-           "spec": {"region": "us-central1", **spec}}
-    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "spec.yaml", Context())
-    assert result.job is not None and not [p for p in result.problems if p.is_error], result.problems
-    body: dict[str, Any] = build_request(result.job, "p").body
-    again = validate_bytes(yaml.safe_dump(to_native(result.job)).encode(), "native.yaml", Context())
+    job = checked_job(spec, "defaults")
+    body = request_body(job)
+    again = validate_bytes(yaml.safe_dump(to_native(job)).encode(), "native.yaml", Context())
     assert again.job is not None
-    assert build_request(again.job, "p").body == body  # convert writes the explicit values too
+    assert request_body(again.job) == body  # convert writes the explicit values too
     return body
 
 

@@ -13,25 +13,16 @@ import subprocess
 import sys
 from typing import Any
 
-import yaml
-
 from provider.submission.diffing import Action, diff, fingerprint
-from provider.submission.request import build_request
-from provider.validation.rules import Context
-from provider.validation.validator import validate_bytes
 
 from .conftest import ROOT
+from .spec_request import checked_job, request_body
 
 IMAGE = "us-docker.pkg.dev/p/r/trainer:1"
 
 
 def _request(spec: dict[str, Any]) -> dict[str, Any]:
-    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "typed"},
-           "spec": {"region": "us-central1", **spec}}
-    result = validate_bytes(yaml.safe_dump(doc, sort_keys=False).encode(), "spec.yaml", Context())
-    assert result.job is not None and not [p for p in result.problems if p.is_error], result.problems
-    body: dict[str, Any] = build_request(result.job, "p").body
-    return body
+    return request_body(checked_job(spec, "typed"))
 
 
 def _pool(container: dict[str, Any], **machine: Any) -> dict[str, Any]:

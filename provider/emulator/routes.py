@@ -239,13 +239,21 @@ def _in_beta(handler: Handler) -> Handler:
     return answer
 
 
+_OPERATION_FIELDS = frozenset({"name", "metadata", "done", "error", "response"})  # google.longrunning.Operation
+
+
 def _retype(value: Any) -> Any:
-    """``value`` (JSON) with each ``@type`` that names a v1 message naming v1beta1's; nothing else is
-    touched: a display name, label or env value that reads like a type URL is the user's, as written."""
-    if isinstance(value, dict):
-        return {key: _BETA_TYPE + item[len(_V1_TYPE):]
-                if key == "@type" and isinstance(item, str) and item.startswith(_V1_TYPE) else _retype(item)
-                for key, item in value.items()}
-    if isinstance(value, list):
-        return [_retype(item) for item in value]
-    return value
+    """``value`` (an answer's JSON) with the ``@type`` of each Any the API has there naming v1beta1's
+    message instead of v1's: an Operation's ``metadata`` and ``response`` (the answers whose Any
+    values name aiplatform's messages). Only these: an artifact's, execution's or context's
+    ``metadata`` is a google.protobuf.Struct, whose keys (``@type`` too) and values are the user's,
+    and a display name, label or env value that reads like a type URL is the user's too: each comes
+    back as written."""
+    if not isinstance(value, dict) or not set(value) <= _OPERATION_FIELDS or "/operations/" not in str(value.get("name")):
+        return value
+    out = dict(value)
+    for field in ("metadata", "response"):
+        item = value.get(field)
+        if isinstance(item, dict) and isinstance(kind := item.get("@type"), str) and kind.startswith(_V1_TYPE):
+            out[field] = {**item, "@type": _BETA_TYPE + kind[len(_V1_TYPE):]}
+    return out

@@ -267,6 +267,8 @@ def make_plan(base: Side, head: Side, only: str | None = None) -> Plan:
     if only is not None:
         names = [only]
     configs = [s.config for s in head.stacks.values() if s.config is not None]
+    if head.tree.shared is not None:  # every folder both sides may digest, proven alike at once
+        head.tree.shared.prepare(head.local_folders(names) | base.local_folders(names))
     plans, unaffected = [], []
     for name in names:
         plan = _stack_plan(name, base, head, configs)

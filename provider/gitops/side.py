@@ -9,6 +9,7 @@ project and bucket; staged package URIs from the side's own sources).
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from provider.core.record import Record
 from provider.core.vertex_request import VertexRequest
 from provider.document.loaded import LoadedDocument
 from provider.gitops.globs import matching
-from provider.gitops.sources import built_image, staged_packages
+from provider.gitops.sources import built_image, local_folders, staged_packages
 from provider.gitops.tree import CommitTree, Tree
 from provider.spec.model import Container, PythonPackage, TrainingJob
 from provider.stack.check import SpecBytes, validate_in
@@ -147,6 +148,17 @@ class Side:
         self._results[path] = result
         self._by_content.setdefault(data, result)
         return result
+
+    def local_folders(self, stacks: Iterable[str]) -> set[tuple[str, tuple[str, ...]]]:
+        """The local sources (folder, files beside it) the requests of these stacks' jobs digest."""
+        out: set[tuple[str, tuple[str, ...]]] = set()
+        for stack in stacks:
+            side = self.stacks.get(stack)
+            for path in side.specs if side is not None and side.config is not None else ():
+                result = self.result(path)
+                if result is not None and result.job is not None:
+                    out.update(local_folders(result.job, path))
+        return out
 
     def jobs(self, stack: str) -> dict[str, SideJob]:
         """The stack's jobs by name (a duplicated name keeps its first file; validation reports it)."""

@@ -25,6 +25,17 @@ def _relative(spec_file: str, path: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(spec_file), path))
 
 
+def local_folders(job: TrainingJob, spec_file: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The folders of the tree (and the files beside them) the job's request digests: what ``_mark``
+    asks provider.gitops.shared about, so that a plan proves them all at once."""
+    app = job.application
+    if isinstance(app, Container) and app.build is not None:
+        return [(_relative(spec_file, app.build.context), ())]
+    if isinstance(app, PythonPackage) and app.source_path:
+        return [(_relative(spec_file, app.source_path), BUILD_FILES)]  # a package's digest reads them too
+    return []
+
+
 def _mark(tree: Tree, folder: str, beside: tuple[str, ...] = ()) -> None:
     """Mark this side's copy of ``folder`` as the other side's when both hold it alike (provider.gitops.shared)."""
     key = tree.shared.key(folder, beside) if tree.shared is not None else None
@@ -57,7 +68,7 @@ def staged_packages(job: TrainingJob, spec_file: str, tree: Tree, stack: StackCo
     if app.source_path:
         source = _relative(spec_file, app.source_path)
         tree.local_dir(source)
-        _mark(tree, source, BUILD_FILES)  # a package's digest reads the build files beside it too
+        _mark(tree, source, BUILD_FILES)
     for extra in app.extra_packages:  # a file: its folder holds it, as this tree has it
         tree.local_dir(posixpath.dirname(_relative(spec_file, extra)) or ".")
     spec_dir = tree.root / posixpath.dirname(spec_file)

@@ -21,7 +21,7 @@ from provider.gcloud.build import build
 from provider.gcloud.command import GcloudError, parse
 from provider.gcloud.words import split_words
 
-GCLOUD_PYTHON = Path("/usr/lib/google-cloud-sdk/platform/bundledpythonunix/bin/python3")
+from .gcloud_loader import GCLOUD_PYTHON, gcloud_yaml
 
 
 def _build(tmp_path: Path, value: str):  # type: ignore[no-untyped-def]
@@ -75,13 +75,6 @@ def test_yaml11_matches_gcloud(tmp_path: Path) -> None:
     """Every form above read by gcloud's own YAML loader (its bundled Python and ruamel) equals yaml11.read."""
     if shutil.which("gcloud") is None or not GCLOUD_PYTHON.is_file():
         pytest.skip("gcloud is not installed: yaml11.read is checked against gcloud's loader where it is")
-    script = tmp_path / "probe.py"
-    script.write_text(
-        "import sys, warnings\nwarnings.simplefilter('ignore')\n"
-        "sys.path[:0] = ['/usr/lib/google-cloud-sdk/lib', '/usr/lib/google-cloud-sdk/lib/third_party']\n"
-        "from googlecloudsdk.core import yaml\n"
-        "for t in sys.argv[1:]:\n    print(repr(yaml.load('x: %s\\n' % t)['x']))\n")
-    out = subprocess.run([str(GCLOUD_PYTHON), str(script), *FORMS], capture_output=True, text=True, check=True,
-                         timeout=120).stdout.splitlines()
+    out = gcloud_yaml(tmp_path, "print(repr(yaml.load('x: %s\\n' % t)['x']))", FORMS)
     ours = [yaml11.read(t) for t in FORMS]
     assert out == [repr(v) if not (isinstance(v, float) and math.isnan(v)) else "nan" for v in ours]

@@ -21,10 +21,9 @@ from provider.gcloud.build import build
 from provider.gcloud.command import GcloudError, parse
 from provider.gcloud.words import split_words
 
+from .gcloud_loader import NO_GCLOUD, gcloud_yaml
 from .standin import start, write_config
 
-GCLOUD_PYTHON = Path("/usr/lib/google-cloud-sdk/platform/bundledpythonunix/bin/python3")
-NO_GCLOUD = shutil.which("gcloud") is None or not GCLOUD_PYTHON.is_file()
 COMMAND = "gcloud ai custom-jobs create --region=us-central1 --flags-file=flags.yaml"
 FLAGS = ("--display-name: 010\n"
          "--worker-pool-spec: {machine-type: n1-standard-4, replica-count: 1, container-image-uri: gcr.io/p/i}\n"
@@ -92,16 +91,8 @@ FORMS = ["1e-5", "yes", "No", "on", "010", "08", "-010", "0_7", "1:30", "1_000",
 
 @pytest.mark.skipif(NO_GCLOUD, reason="gcloud is not installed: its flags-file loader is compared where it is")
 def test_flags_yaml_matches_gcloud_s_loader(tmp_path: Path) -> None:
-    script = tmp_path / "probe.py"
-    script.write_text(
-        "import sys, warnings\nwarnings.simplefilter('ignore')\n"
-        "sys.path[:0] = ['/usr/lib/google-cloud-sdk/lib', '/usr/lib/google-cloud-sdk/lib/third_party']\n"
-        "from googlecloudsdk.core import yaml\n"
-        "for t in sys.argv[1:]:\n    try:\n"
-        "        print(repr(yaml.load('--x: %s\\n' % t, location_value=True).value['--x'].value))\n"
-        "    except ValueError:\n        print('unreadable')\n")
-    out = subprocess.run([str(GCLOUD_PYTHON), str(script), *FORMS], capture_output=True, text=True, check=True,
-                         timeout=120).stdout.splitlines()
+    out = gcloud_yaml(tmp_path, "try:\n    print(repr(yaml.load('--x: %s\\n' % t, location_value=True).value['--x'].value))\n"
+                                "except ValueError:\n    print('unreadable')", FORMS)
 
     def ours(text: str) -> str:
         try:

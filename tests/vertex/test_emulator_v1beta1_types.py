@@ -47,3 +47,29 @@ def test_an_operations_types_are_v1beta1s_and_the_resource_in_it_keeps_its_strin
     assert (board["displayName"], board["description"], board["labels"]) == (named, named, labels)
     _, _, v1 = http(emulator, "GET", f"/v1/{op['name']}")  # v1 answers keep v1's types
     assert v1["response"]["@type"] == V1 + "Tensorboard"
+
+
+def test_a_users_metadata_struct_holding_type_keys_comes_back_as_written(emulator: Emulator) -> None:
+    """An artifact's and an execution's ``metadata`` is a google.protobuf.Struct: a ``@type`` key in
+    it is the user's (no Any is there), read back through the v1beta1 SDK and HTTP as written."""
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import aiplatform_v1beta1 as beta
+
+    client = beta.MetadataServiceClient(transport="rest", credentials=AnonymousCredentials(),
+                                        client_options={"api_endpoint": emulator.endpoint})
+    store = client.create_metadata_store(parent=PARENT, metadata_store_id="typed").result(timeout=60)
+    written = {"@type": V1 + "Artifact", "nested": {"@type": V1 + "CustomJob", "epochs": 3.0},
+               "runs": [{"@type": V1 + "Execution"}]}
+    artifact = client.create_artifact(parent=store.name, artifact_id="a1", artifact=beta.Artifact(
+        uri="gs://b/a", schema_title="system.Artifact", metadata=written))
+    execution = client.create_execution(parent=store.name, execution_id="e1", execution=beta.Execution(
+        schema_title="system.Run", metadata=written))
+    assert dict(artifact.metadata) == written and dict(execution.metadata) == written
+    assert dict(client.get_artifact(name=artifact.name).metadata) == written
+    assert dict(client.get_execution(name=execution.name).metadata) == written
+    assert [dict(a.metadata) for a in client.list_artifacts(parent=store.name)] == [written]
+    for path in (artifact.name, execution.name):
+        status, _, raw = http(emulator, "GET", f"/v1beta1/{path}")
+        assert status == 200 and raw["metadata"] == written, raw
+    _, _, listed = http(emulator, "GET", f"/v1beta1/{store.name}/executions")
+    assert [e["metadata"] for e in listed["executions"]] == [written]
