@@ -369,3 +369,26 @@ def test_a_field_a_custom_job_does_not_have_is_refused_by_name(tmp_path: Path) -
     assert proc.returncode == 1 and not proc.stdout
     assert "unknown key 'experimentConfig' in spec" in proc.stderr
     assert "did you mean 'experiment' or 'experimentRun'?" in proc.stderr
+
+
+def test_a_legacy_machine_name_is_said_with_what_it_became(tmp_path: Path) -> None:
+    """The converted spec names only the Compute Engine type: the name the user wrote is in a note,
+    as a comment in YAML and on stderr beside JSON (issue 29: each message names what the user wrote)."""
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({"trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "complex_model_m", "workerType": "complex_model_l", "workerCount": 2,
+        "packageUris": ["gs://b/trainer-0.1.tar.gz"], "pythonModule": "trainer.task", "region": "us-central1",
+        "masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/trainer:1"}}}))
+    proc = run_cli("convert", str(path))
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    native = yaml.safe_load(proc.stdout)
+    chief, workers = native["spec"]["workerPools"]["chief"], native["spec"]["workerPools"]["workers"]
+    assert f"# note: the chief pool's legacy machine type complex_model_m is written as machineType " \
+           f"{chief['machineType']}" in proc.stdout
+    assert f"# note: the workers pool's legacy machine type complex_model_l is written as machineType " \
+           f"{workers['machineType']}" in proc.stdout
+    proc = run_cli("convert", str(path), "--format", "request")
+    assert proc.returncode == 0, proc.stderr
+    assert "legacy machine type complex_model_m is written as machineType" in proc.stderr
+    assert "complex_model" not in proc.stdout  # the request holds what Vertex AI runs
