@@ -123,7 +123,8 @@ def test_a_field_written_in_both_spellings_is_refused_by_name(tmp_path: Path) ->
     assert proc.returncode == 1, proc.stdout
     assert "baseOutputDirectory is written twice in this CustomJobSpec: as baseOutputDirectory and as " \
            "base_output_directory" in proc.stderr, proc.stderr
-    assert "one of them: baseOutputDirectory" in proc.stderr, proc.stderr
+    assert "keep baseOutputDirectory (the REST API's JSON name), remove base_output_directory" in proc.stderr, \
+        proc.stderr
 
 
 def test_a_nested_field_written_in_both_spellings_is_refused_by_name(tmp_path: Path) -> None:

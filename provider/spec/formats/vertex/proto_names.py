@@ -65,9 +65,10 @@ class _Walk:
             if json_name != key and json_name in value:
                 self.notes.append(Note(
                     f"{json_name} is written twice in this {name}: as {json_name} and as {key}, its proto name; "
-                    "the REST API reads both as the one field and keeps whichever comes later (protobuf's "
-                    "json_format), so trainjobs refuses to guess", path + (key,), "vertex.form.both_names",
-                    _SOURCE, allowed=f"one of them: {json_name} (the REST API's JSON name)", error=True))
+                    "protobuf's JSON reader takes both as the one field (its Python json_format keeps whichever "
+                    "comes later), so trainjobs refuses to guess", path + (key,), "vertex.form.both_names",
+                    _SOURCE, allowed=f"one of them: keep {json_name} (the REST API's JSON name), remove {key}",
+                    error=True))
                 continue
             out[json_name] = self._field(fields.get(json_name), item, path + (key,))
         return out
