@@ -2,7 +2,7 @@
 
 Marked by ``workerPoolSpecs`` (REST, gcloud ``--config``) or ``worker_pool_specs`` (the Python
 SDK) in ``spec`` (``keys.py``). ``proto_forms.py`` first reads the body as Google's reader of
-that style does; conversion in ``convert.py``; the JSON Schema fragment (``vertexSpec``,
+that style does (a camelCase body's field by its proto name too: ``proto_names.py``); conversion in ``convert.py``; the JSON Schema fragment (``vertexSpec``,
 ``vertexSpecSnake`` and their pools) in ``schema.py``.
 """
 

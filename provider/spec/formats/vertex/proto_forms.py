@@ -25,6 +25,9 @@ a list for a single value          TypeError                        ValidationEr
 ``null`` as a pool                 TypeError                        error
 =================================  ===============================  ===========================
 
+A REST-style body (camelCase: ``workerPoolSpecs``, ``studySpec``) is first given each field by its
+JSON name, as the REST API reads a field by either of its names (``proto_names.py``).
+
 ``read`` returns the document as the reader would have taken it (a copy; the original is
 not changed) with notes: a warning wherever the reading is not what the writer likely meant
 (a number for an enum, a string for a list), an error where the reader refuses the form,
@@ -59,15 +62,21 @@ def read(data: Any) -> Forms:
     spec = data.get("spec") if isinstance(data, dict) else None
     if not isinstance(spec, dict):
         return Forms(data)
+    named: tuple[Note, ...] = ()
+    root = "HyperparameterTuningJob" if STUDY_MARKER in spec else "CustomJobSpec" if CAMEL_MARKER in spec else None
+    if root is not None and SNAKE_MARKER not in spec:  # the REST API's JSON: a field by either of its names
+        from provider.spec.formats.vertex.proto_names import json_names
+
+        spec, named = json_names(spec, root, ("spec",))
     trial = spec.get(TRIAL) if STUDY_MARKER in spec else None
     if isinstance(trial, dict):  # a HyperparameterTuningJob: its trial job is a CustomJobSpec, read by gcloud
         from provider.spec.formats.vertex.proto_reader import Style, read_body
 
         body, notes = read_body(trial, Style.GCLOUD, ("spec", TRIAL))
-        return Forms({**data, "spec": {**spec, TRIAL: body}}, notes)
+        return Forms({**data, "spec": {**spec, TRIAL: body}}, named + notes)
     if not (SNAKE_MARKER in spec or CAMEL_MARKER in spec):
-        return Forms(data)
+        return Forms({**data, "spec": spec} if root else data, named)
     from provider.spec.formats.vertex.proto_reader import Style, read_body  # only a Vertex body needs it
 
     body, notes = read_body(spec, Style.SDK if SNAKE_MARKER in spec else Style.GCLOUD)
-    return Forms({**data, "spec": body}, notes)
+    return Forms({**data, "spec": body}, named + notes)
