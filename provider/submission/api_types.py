@@ -15,19 +15,12 @@ A field's kind is one of:
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-_TABLE = Path(__file__).with_name("api_types.json")
-
-
-@cache
-def messages() -> dict[str, dict[str, str]]:
-    """Message name (``StudySpec.ParameterSpec`` for a nested one) -> field -> kind."""
-    table: dict[str, dict[str, str]] = json.loads(_TABLE.read_text(encoding="utf-8"))["messages"]
-    return table
+# One reader of the table, in the lowest layer that reads it (the vertex format reads a body's
+# fields by either protobuf name with it): message name (``StudySpec.ParameterSpec`` for a nested
+# one) -> field -> kind.
+from provider.spec.formats.vertex.proto_names import messages as messages
 
 
 def root_of(body: dict[str, Any]) -> str:

@@ -27,15 +27,16 @@ from typing import Any
 from provider.spec.formats.vertex.keys import snake
 from provider.spec.model import DocPath, Note
 
-# The table provider/submission/api_types.py reads; that module is in a layer above provider.spec
-# (pyproject.toml [tool.importlinter]), so the spec layer reads the same generated file itself.
+# The API's field table, generated beside provider/submission/api_types.py (which says what a kind
+# means, and re-exports ``messages``): read here, the lowest layer that reads it (pyproject.toml
+# [tool.importlinter]), once.
 _TABLE = Path(__file__).resolve().parents[3] / "submission" / "api_types.json"
 _SOURCE = "the REST API's JSON mapping of google.cloud.aiplatform.v1 (a field by its JSON or its proto name)"
 
 
 @cache
 def messages() -> dict[str, dict[str, str]]:
-    """Message name -> JSON field name -> kind, as ``provider.submission.api_types.messages`` gives it."""
+    """Message name (``StudySpec.ParameterSpec`` for a nested one) -> JSON field name -> kind."""
     table: dict[str, dict[str, str]] = json.loads(_TABLE.read_text(encoding="utf-8"))["messages"]
     return table
 
