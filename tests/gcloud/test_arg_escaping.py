@@ -12,7 +12,6 @@ values reach the flag's types unconverted (``replica-count: 2.7`` is 2, a label 
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 
 from provider.gcloud.command import GcloudError, Generation
 
-from .test_gcloud_oracle import FAKE_DOCKER, LANES, Outcome, _carries, _convert, _int64, _request, _run_all
+from .test_gcloud_oracle import LANES, Outcome, _carries, _convert, _int64, _request, _run_all, oracle_base
 
 pytestmark = [
     pytest.mark.slow,
@@ -107,22 +106,13 @@ CASES: list[tuple[str, str, dict[str, str], str | None, str | None]] = [
 
 @pytest.fixture(scope="module")
 def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
-    holder = tempfile.TemporaryDirectory(prefix="trainjobs-escaping-")
-    base = Path(holder.name)
-    try:
-        (base / ".git").mkdir()
-        shims = base / "bin"
-        shims.mkdir()
-        (shims / "docker").write_text(FAKE_DOCKER)
-        (shims / "docker").chmod(0o755)
+    with oracle_base("trainjobs-escaping-") as (base, shims):
         entries = [{"id": i, "command": c, "sources": files} for i, c, files, _, _ in CASES]
         results: dict[str, Outcome] = {}
         with ThreadPoolExecutor(LANES) as pool:  # gcloud takes seconds a command: a few lanes, a stand-in each
             for done in pool.map(lambda lane: _run_all(lane, base, shims), [entries[i::LANES] for i in range(LANES)]):
                 results.update(done)
         yield results, base
-    finally:
-        holder.cleanup()
 
 
 def _same_request(sent: dict[str, Any], document: dict[str, Any], generation: Generation) -> None:

@@ -12,7 +12,6 @@ is in YAML 1.2 as well), and gcloud crashes on it: refused the same way.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pytest
 from provider.gcloud.command import GcloudError
 
 from .test_arg_escaping import _same_request
-from .test_gcloud_oracle import FAKE_DOCKER, Outcome, _convert, _run_all
+from .test_gcloud_oracle import Outcome, _convert, _run_all, oracle_base
 
 pytestmark = [
     pytest.mark.slow,
@@ -66,17 +65,8 @@ CASES: list[tuple[str, str, str, tuple[int, int] | None]] = [
 
 @pytest.fixture(scope="module")
 def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
-    holder = tempfile.TemporaryDirectory(prefix="trainjobs-dates-")
-    base = Path(holder.name)
-    try:
-        (base / ".git").mkdir()
-        shims = base / "bin"
-        shims.mkdir()
-        (shims / "docker").write_text(FAKE_DOCKER)
-        (shims / "docker").chmod(0o755)
+    with oracle_base("trainjobs-dates-") as (base, shims):
         yield _run_all([{"id": i, "command": c, "sources": {"c.yaml": t}} for i, c, t, _ in CASES], base, shims), base
-    finally:
-        holder.cleanup()
 
 
 @pytest.mark.parametrize(("case", "command", "config", "at"), CASES, ids=[c[0] for c in CASES])

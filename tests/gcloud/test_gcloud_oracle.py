@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,28 +121,36 @@ def _run_all(entries: list[dict[str, Any]], base: Path, shims: Path) -> dict[str
 LANES = 3
 
 
+@contextmanager
+def oracle_base(prefix: str) -> Iterator[tuple[Path, Path]]:
+    """A directory of a module fixture's own (pytest's tmp_path of one test is removed after it), removed
+    after: (the base, a repository that holds each command's folder, so local-package-path=. is inside
+    it; a folder of shims: a docker gcloud finds on PATH)."""
+    holder = tempfile.TemporaryDirectory(prefix=prefix)
+    base = Path(holder.name)
+    try:
+        (base / ".git").mkdir()
+        shims = base / "bin"
+        shims.mkdir()
+        (shims / "docker").write_text(FAKE_DOCKER)
+        (shims / "docker").chmod(0o755)
+        yield base, shims
+    finally:
+        holder.cleanup()
+
+
 @pytest.fixture(scope="module")
 def gcloud_runs() -> Iterator[tuple[dict[str, Outcome], Path]]:
     """Every corpus command through gcloud, against stand-ins; the results by id."""
     from concurrent.futures import ThreadPoolExecutor
 
-    # A directory of the fixture's own: pytest's tmp_path of one test is removed after it.
-    holder = tempfile.TemporaryDirectory(prefix="trainjobs-oracle-")
-    base = Path(holder.name)
-    try:
-        (base / ".git").mkdir()  # the repository: local-package-path=. (each command's folder) is inside it
-        shims = base / "bin"
-        shims.mkdir()
-        (shims / "docker").write_text(FAKE_DOCKER)
-        (shims / "docker").chmod(0o755)
+    with oracle_base("trainjobs-oracle-") as (base, shims):
         lanes = [CORPUS[i::LANES] for i in range(LANES)]
         results: dict[str, Outcome] = {}
         with ThreadPoolExecutor(LANES) as pool:
             for done in pool.map(lambda lane: _run_all(lane, base, shims), [lane for lane in lanes if lane]):
                 results.update(done)
         yield results, base
-    finally:
-        holder.cleanup()
 
 
 def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generation, list[str]]:
