@@ -100,11 +100,12 @@ def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             yield from _nul(text, where + (i,) if where else where, what)
 
 
-_MODULE_PART = re.compile(r"[\w-]+")
+_MODULE_PART = re.compile(r"[^\W\d][\w-]*")  # as a Python name begins, a hyphen allowed after
 
 
 def runnable_module(name: str) -> bool:
-    """Whether ``python -m NAME`` can find NAME as written: dotted parts of letters, digits, _ or -."""
+    """Whether ``python -m NAME`` finds NAME as written: dotted parts of letters, digits, _ or -, each
+    beginning as a Python name does (a letter or _)."""
     return bool(name) and all(_MODULE_PART.fullmatch(part) for part in name.split("."))
 
 
@@ -118,8 +119,8 @@ def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     if not runnable_module(app.module):
         yield Finding(f"module {clip(app.module)!r} is not a Python module name", path_of(app, "module"),
                       "package.module", JOB_RULES + " (vx.pythonPackageSpec: pythonModule)",
-                      allowed="a dotted Python module name python -m can run, each part letters, digits, _ or - "
-                              "(such as trainer.task)")
+                      allowed="a dotted Python module name python -m can run, each part letters, digits, _ or -, "
+                              "beginning with a letter or _ (such as trainer.task)")
 
 
 @rule
