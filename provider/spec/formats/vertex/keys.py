@@ -21,6 +21,7 @@ STUDY_MARKER = "studySpec"  # a HyperparameterTuningJob body (provider/spec/form
 TRIAL = "trialJobSpec"
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")  # a field's JSON name in prose: machineSpec
 
 
 @cache
@@ -52,3 +53,8 @@ def spellings(camel: str) -> tuple[str, ...]:
 def written(data: Mapping[str, Any], camel: str) -> str | None:
     """The name ``data`` gives the field ``camel`` (its JSON name first), or None."""
     return next((key for key in spellings(camel) if key in data), None)
+
+
+def in_spelling(text: str, snake_case: bool) -> str:
+    """``text`` (a schema's description) naming fields as a body of that spelling names them."""
+    return _CAMEL_WORD.sub(lambda m: snake(m.group(0)), text) if snake_case else text
