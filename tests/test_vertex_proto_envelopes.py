@@ -211,6 +211,8 @@ def test_the_sdks_worker_pool_dicts_stay_snake_case_only(tmp_path: Path) -> None
     proc = run_cli("convert", str(path), "--region", "us-central1")
     no_traceback(proc)
     assert proc.returncode != 0 and "did you mean 'machine_spec'" in proc.stderr, proc.stderr
+    # what a pool may hold, named in the body's own spelling
+    assert "allowed: a WorkerPoolSpec: machine_spec, replica_count, disk_spec and container_spec" in proc.stderr
 
 
 # Google's own samples: the low-level client's dicts, which proto-plus turns into the message the
