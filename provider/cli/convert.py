@@ -13,38 +13,44 @@ from typing import TYPE_CHECKING, Any
 from provider.core.errors import UserError
 from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import CUSTOM_JOB
+from provider.spec.formats.vertex.keys import CAMEL_MARKER, JOB_SPEC, SNAKE_MARKER, STUDY_MARKER, spellings, written
 from provider.validation.report import reporter
 
 if TYPE_CHECKING:
     from provider.core.problem import Problem
+    from provider.document.loaded import LoadedDocument
     from provider.spec.model import TrainingJob
     from provider.validation.rules import Context
     from provider.validation.validator import SpecResult
 
-_BODY_KEYS = ("trainingInput", "workerPoolSpecs", "worker_pool_specs", "studySpec")  # studySpec: a tuning job
+# What marks a file convert reads without an envelope, each by either of its names (keys.py).
+_BODY_KEYS = ("trainingInput", *spellings(CAMEL_MARKER), *spellings(STUDY_MARKER))  # studySpec: a tuning job
 # Fields only an AI Platform TrainingInput has: a file holding them at its top level forgot trainingInput:.
 _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType", "workerConfig", "packageUris",
                         "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
 
 
-# Fields `gcloud ... describe` prints that the service sets: read past, with a note.
+# Fields `gcloud ... describe` prints that the service sets: read past, with a note (by either name: a
+# CustomJob's to_dict() writes create_time).
 OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
                "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi")
 
 
 def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
     """A describe output: keep what the job asked for; take the region from a Vertex name."""
-    if "jobSpec" not in data and "trainingInput" not in data:
+    job_spec = written(data, JOB_SPEC)
+    if job_spec is None and "trainingInput" not in data:
         return
     name = data.get("name")
-    if isinstance(name, str) and "jobSpec" in data:
+    if isinstance(name, str) and job_spec is not None:
         m = re.match(rf"^projects/[^/]+/locations/([^/]+)/{CUSTOM_JOB.collection}/", name)
-        if m and isinstance(data["jobSpec"], dict) and "region" not in data["jobSpec"]:
-            data["jobSpec"]["region"] = m.group(1)
-    for key in OUTPUT_ONLY:
-        if key in data:
-            del data[key]
-            notes.append(f"{key} is set by the service (output only): ignored")
+        if m and isinstance(data[job_spec], dict) and "region" not in data[job_spec]:
+            data[job_spec]["region"] = m.group(1)
+    for field in OUTPUT_ONLY:
+        for key in spellings(field):
+            if key in data:
+                del data[key]
+                notes.append(f"{key} is set by the service (output only): ignored")
 
 
 def _as_json(raw: bytes, data: Any, problems: list[Problem]) -> list[Problem]:
@@ -64,15 +70,17 @@ def _as_json(raw: bytes, data: Any, problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.rule != "yaml.ambiguous-scalar"] if same else problems
 
 
-def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
+def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
     """Wrap a bare config.yaml / CustomJobSpec in the TrainingJob envelope.
 
     The gcloud flags that a config.yaml relies on (--region, --module-name, --package-path,
     --job-dir) can be given to convert, and win over the config, as they do with gcloud.
     """
+    data: dict[str, Any] = doc.data
     if "apiVersion" in data or "kind" in data:
         return data
-    if not any(k in data for k in _BODY_KEYS) and "jobSpec" not in data:
+    job_spec = _job_spec(data, path)
+    if not any(k in data for k in _BODY_KEYS) and job_spec is None:
         bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
         if bare:
             raise UserError(
@@ -82,39 +90,84 @@ def _envelope(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
             )
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
-            "a Vertex AI CustomJobSpec with workerPoolSpecs, or a HyperparameterTuningJob with studySpec"
+            "a Vertex AI CustomJob with jobSpec (job_spec), a CustomJobSpec with workerPoolSpecs (worker_pool_specs), "
+            "or a HyperparameterTuningJob with studySpec (study_spec)"
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
-    spec = data["jobSpec"] if "jobSpec" in data else data
+    spec = data[job_spec] if job_spec is not None else data
     _apply_flags(spec, args)
-    if "jobSpec" in data:
-        _custom_job_fields(data, spec, notes)
+    if job_spec is not None:
+        _custom_job_fields(doc, job_spec, spec, notes)
     return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": _job_name(data, path, args, notes)},
             "spec": spec}
 
 
-def _custom_job_fields(data: dict[str, Any], spec: dict[str, Any], notes: list[str]) -> None:
+def _job_spec(data: dict[str, Any], path: Path) -> str | None:
+    """The name a CustomJob gives its jobSpec; one job with two is refused (which one would run?)."""
+    if all(key in data for key in spellings(JOB_SPEC)):
+        raise UserError(f"{path}: jobSpec is written twice in this CustomJob: as jobSpec and as job_spec, its proto "
+                        "name; the REST API reads both as the one field, so trainjobs refuses to guess: keep jobSpec "
+                        "(the REST API's JSON name), remove job_spec")
+    return written(data, JOB_SPEC)
+
+
+def _read_message(doc: LoadedDocument, path: Path, notes: list[str]) -> None:
+    """A CustomJob or HyperparameterTuningJob body read as Google's reader of its spelling reads it, in place.
+
+    Marked by its proto name (``job_spec``, ``study_spec``: ``CustomJob.to_dict()``, ``MessageToDict(...,
+    preserving_proto_field_name=True)``), it is for the REST API or proto-plus, never gcloud's apitools:
+    its defaults are unset and its enum numbers the proto's (rest_body.py). A camelCase body keeps its
+    defaults as written, as gcloud sends them. A CustomJob's jobSpec is a REST body, not the SDK's worker
+    pool dicts: written with proto names, it is given its marker's JSON name, so the spec reader walks it
+    as a REST body (any mix of names: proto_names.py) and it reads as its camelCase twin.
+    """
+    data = doc.data
+    job_spec = _job_spec(data, path)
+    marker = job_spec or written(data, STUDY_MARKER)
+    if marker is None:
+        return
+    if marker not in (JOB_SPEC, STUDY_MARKER):
+        from provider.spec.formats.vertex.rest_body import read_message
+
+        read_message(data, "CustomJob" if job_spec is not None else "HyperparameterTuningJob", notes)
+    body = data.get(job_spec) if job_spec is not None else None
+    if isinstance(body, dict) and SNAKE_MARKER in body and CAMEL_MARKER not in body:
+        body[CAMEL_MARKER] = body.pop(SNAKE_MARKER)
+        for positions in (doc.key_positions, doc.value_positions):  # problems under it still find their line
+            at = positions.get(id(body), {})
+            if SNAKE_MARKER in at:
+                at[CAMEL_MARKER] = at.pop(SNAKE_MARKER)
+
+
+def _custom_job_fields(doc: LoadedDocument, job_spec: str, spec: dict[str, Any], notes: list[str]) -> None:
     """A CustomJob body's own fields beside its jobSpec: each goes into the spec, so none is dropped in silence.
 
     ``encryptionSpec: {kmsKeyName: KEY}`` is the spec's ``kmsKey`` (gcloud --kms-key); any other field
-    stands in the spec as written, where the schema names what it does not know (``experimentConfig``...).
+    stands in the spec as written, where the schema names what it does not know (``experimentConfig``...);
+    one written by both its names is refused there, by name (proto_names.py), at its own line.
     """
+    data = doc.data
     for key, value in data.items():
-        if key == "jobSpec":
+        if key == job_spec:
             continue
-        if key == "encryptionSpec" and isinstance(value, dict) and set(value) == {"kmsKeyName"} \
-                and "kmsKey" not in spec:
-            spec["kmsKey"] = value["kmsKeyName"]
-            notes.append("encryptionSpec.kmsKeyName is the spec's kmsKey")
+        kms = written(value, "kmsKeyName") if key in spellings("encryptionSpec") and isinstance(value, dict) else None
+        if kms is not None and len(value) == 1 and "kmsKey" not in spec:
+            spec["kmsKey"] = value[kms]
+            notes.append(f"{key}.{kms} is the spec's kmsKey")
             continue
         if key in spec and spec[key] != value:
-            notes.append(f"{key} is given beside jobSpec and in it: the CustomJob's own {key} is kept")
+            notes.append(f"{key} is given beside {job_spec} and in it: the CustomJob's own {key} is kept")
         spec[key] = value
+        for positions in (doc.key_positions, doc.value_positions):
+            if key in positions.get(id(data), {}):
+                positions.setdefault(id(spec), {})[key] = positions[id(data)][key]
 
 
 def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> str:
     """--name, else the job id (AI Platform) or the display name (Vertex AI), else the file's name."""
-    display = data.get("displayName") if "jobSpec" in data or "studySpec" in data else None
+    vertex = written(data, JOB_SPEC) or written(data, STUDY_MARKER)
+    display_key = written(data, "displayName")
+    display = data.get(display_key) if vertex and display_key else None
     if not args.name and not data.get("jobId") and isinstance(display, str) and display:
         from provider.gcloud.build import job_name as valid_name
 
@@ -166,8 +219,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
+        _read_message(doc, path, notes)
         _strip_output_only(doc.data, notes)
-    data = _envelope(doc.data, path, args, notes)
+    data = _envelope(doc, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)
     return emit(result, shown, path.parent, args, notes)

@@ -43,11 +43,8 @@ from __future__ import annotations
 from typing import Any
 
 from provider.core.record import Record
-from provider.spec.formats.vertex.keys import CAMEL_MARKER, SNAKE_MARKER
+from provider.spec.formats.vertex.keys import CAMEL_MARKER, SNAKE_MARKER, STUDY_MARKER, TRIAL, snake
 from provider.spec.model import Note
-
-STUDY_MARKER = "studySpec"  # a HyperparameterTuningJob body (provider/spec/formats/vertex_tuning)
-TRIAL = "trialJobSpec"
 
 
 class Forms(Record):
@@ -63,8 +60,8 @@ def read(data: Any) -> Forms:
     if not isinstance(spec, dict):
         return Forms(data)
     named: tuple[Note, ...] = ()
-    root = "HyperparameterTuningJob" if STUDY_MARKER in spec else "CustomJobSpec" if CAMEL_MARKER in spec else None
-    if root is not None and SNAKE_MARKER not in spec:  # the REST API's JSON: a field by either of its names
+    root = _root(spec)
+    if root is not None:  # the REST API's JSON: a field by either of its names
         from provider.spec.formats.vertex.proto_names import json_names
 
         spec, named = json_names(spec, root, ("spec",))
@@ -80,3 +77,22 @@ def read(data: Any) -> Forms:
 
     body, notes = read_body(spec, Style.SDK if SNAKE_MARKER in spec else Style.GCLOUD)
     return Forms({**data, "spec": body}, named + notes)
+
+
+def _root(spec: dict[str, Any]) -> str | None:
+    """The message a REST-style body is, read by either name of each field; None for the SDK's dicts.
+
+    ``worker_pool_specs`` marks the Python SDK's pools (proto-plus: snake_case only). A tuning job
+    marked by ``study_spec`` is the low-level client's dicts when every name is a proto name (read in
+    snake_case, its messages naming what the user wrote); with JSON names beside them only the REST API
+    reads it, as the REST body it is.
+    """
+    if SNAKE_MARKER in spec:
+        return None
+    if STUDY_MARKER in spec:
+        return "HyperparameterTuningJob"
+    if snake(STUDY_MARKER) in spec:
+        from provider.spec.formats.vertex.proto_names import mixed
+
+        return "HyperparameterTuningJob" if mixed(spec, "HyperparameterTuningJob") else None
+    return "CustomJobSpec" if CAMEL_MARKER in spec else None

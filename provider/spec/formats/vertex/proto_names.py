@@ -54,6 +54,7 @@ def _proto_names(message: str, with_job: bool) -> dict[str, str]:
 class _Walk:
     def __init__(self) -> None:
         self.notes: list[Note] = []
+        self.spellings: set[bool] = set()  # True: a key by its JSON name, False: by its proto name (where they differ)
 
     def message(self, name: str, value: dict[str, Any], path: DocPath, with_job: bool = False) -> dict[str, Any]:
         fields = messages()[name]
@@ -63,9 +64,12 @@ class _Walk:
         out: dict[str, Any] = {}
         for key, item in value.items():
             json_name = by_proto.get(key, key)
+            if json_name in fields and snake(json_name) != json_name:
+                self.spellings.add(json_name == key)
             if json_name != key and json_name in value:
+                owner = "CustomJob" if with_job and json_name not in messages()[name] else name
                 self.notes.append(Note(
-                    f"{json_name} is written twice in this {name}: as {json_name} and as {key}, its proto name; "
+                    f"{json_name} is written twice in this {owner}: as {json_name} and as {key}, its proto name; "
                     "protobuf's JSON reader takes both as the one field (its Python json_format keeps whichever "
                     "comes later), so trainjobs refuses to guess", path + (key,), "vertex.form.both_names",
                     _SOURCE, allowed=f"one of them: keep {json_name} (the REST API's JSON name), remove {key}",
@@ -94,3 +98,10 @@ def json_names(body: dict[str, Any], message: str, path: DocPath) -> tuple[dict[
     walk = _Walk()
     out = walk.message(message, body, path, with_job=message == "CustomJobSpec")
     return out, tuple(walk.notes)
+
+
+def mixed(body: dict[str, Any], message: str) -> bool:
+    """Whether ``body`` (a ``message``) names some fields by their JSON names and others by their proto names."""
+    walk = _Walk()
+    walk.message(message, body, ())
+    return len(walk.spellings) == 2

@@ -26,7 +26,7 @@ from provider.spec.formats.schema_kit import (
     string,
     strings,
 )
-from provider.spec.formats.vertex.keys import snake
+from provider.spec.formats.vertex.keys import in_spelling, snake
 
 
 def defs() -> dict[str, Schema]:
@@ -40,6 +40,9 @@ def defs() -> dict[str, Schema]:
 def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
     def k(name: str) -> str:
         return snake(name) if snake_case else name
+
+    def said(text: str) -> str:  # a description names the fields as the body it describes does
+        return in_spelling(text, snake_case)
 
     lim = limits()
     machine_names = sorted(set(CATALOG.vertex_machine_names()) | set(CATALOG.ai_platform_machine_names()))
@@ -59,7 +62,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("gpuPartitionSize"): GPU_PARTITION,
         },
         required=(k("machineType"),),
-        description="machineType, acceleratorType, acceleratorCount",
+        description=said("machineType, acceleratorType, acceleratorCount"),
         allOf=flat_rules(k("machineType"), k("acceleratorType"), k("acceleratorCount"), k("tpuTopology"))
         + [count_needs_type(k("acceleratorType"), k("acceleratorCount")),
            partition_needs_one_gpu(k("gpuPartitionSize"), k("acceleratorType"), k("acceleratorCount"))],
@@ -68,14 +71,14 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         {k("imageUri"): string("the container image URI"), "command": strings("overrides ENTRYPOINT"),
          "args": strings("container args"), "env": env},
         required=(k("imageUri"),),
-        description="imageUri, command, args, env",
+        description=said("imageUri, command, args, env"),
     )
     package = obj(
         {k("executorImageUri"): string("a prebuilt training container"),
          k("packageUris"): strings("gs:// package URIs", minItems=1, maxItems=100, items={"$ref": "#/$defs/gcsObject"}),
          k("pythonModule"): string("the module to run"), "args": strings("module args"), "env": env},
         required=(k("executorImageUri"), k("packageUris"), k("pythonModule")),
-        description="executorImageUri, packageUris, pythonModule, args, env",
+        description=said("executorImageUri, packageUris, pythonModule, args, env"),
     )
     pool = obj(
         {
@@ -86,8 +89,8 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             k("pythonPackageSpec"): package,
             **mounts(k),
         },
-        description="a WorkerPoolSpec: machineSpec, replicaCount, diskSpec and containerSpec or pythonPackageSpec; "
-        "{} skips a pool",
+        description=said("a WorkerPoolSpec: machineSpec, replicaCount, diskSpec and containerSpec or pythonPackageSpec; "
+                         "{} skips a pool"),
         anyOf=[
             {"maxProperties": 0},
             {"required": [k("machineSpec"), k("containerSpec")], "not": {"required": [k("pythonPackageSpec")]}},
@@ -116,7 +119,7 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
             {"timeout": {"$ref": "#/$defs/duration"}, k("restartJobOnWorkerRestart"): {"type": "boolean"},
              "strategy": {"$ref": "#/$defs/strategy"}, k("maxWaitDuration"): {"$ref": "#/$defs/duration"},
              k("disableRetries"): JOB_FIELD_SCHEMAS["disableRetries"]},
-            description="timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration, disableRetries",
+            description=said("timeout, restartJobOnWorkerRestart, strategy, maxWaitDuration, disableRetries"),
         ),
         k("serviceAccount"): {"$ref": "#/$defs/serviceAccount"},
         **job_fields(k),  # persistentResourceId, enableWebAccess, network, ...: once, with their patterns

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from provider.spec.formats.base import Body, Format
 from provider.spec.formats.schema_kit import Schema
+from provider.spec.formats.vertex.keys import STUDY_MARKER, snake
 from provider.spec.model import SourceFormat, TrainingJob
 from provider.spec.reader import Node
 
-MARKER = "studySpec"
-SNAKE_MARKER = "study_spec"  # the same message in the Python SDK's low-level client's snake_case dicts
+MARKER = STUDY_MARKER
+SNAKE_MARKER = snake(STUDY_MARKER)  # the same message in the Python SDK's low-level client's snake_case dicts
 SDK_MARKER = "metric_spec"  # aiplatform.HyperparameterTuningJob's own arguments (sdk.py)
 
 

@@ -14,12 +14,11 @@ property name, required key and own ``$ref`` renamed, nothing else changed.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from provider.spec.formats.schema_kit import Schema, int64, limits, obj, string
 from provider.spec.formats.vertex.field_table import OUTPUT_ONLY
-from provider.spec.formats.vertex.keys import snake
+from provider.spec.formats.vertex.keys import in_spelling, snake
 from provider.spec.formats.vertex.schema import defs as vertex_defs
 from provider.spec.model import StoppingKind
 
@@ -153,7 +152,6 @@ def _job() -> Schema:
 
 # Definitions renamed with their snake_case twins; the shared ones (duration, labels ...) have no camelCase keys.
 _TWINS = ("vertexTuningJob", "vertexStudy", "vertexParam", "studyTime")
-_CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
 
 
 def _snake_tree(node: Any) -> Any:
@@ -171,7 +169,7 @@ def _snake_tree(node: Any) -> Any:
         elif key == "$ref" and value.split("/")[-1] in (*_TWINS, "vertexTrialSpec"):
             out[key] = value + "Snake"
         elif key == "description" and isinstance(value, str):
-            out[key] = _CAMEL_WORD.sub(lambda m: snake(m.group(0)), value)
+            out[key] = in_spelling(value, snake_case=True)
         else:
             out[key] = _snake_tree(value)
     return out
