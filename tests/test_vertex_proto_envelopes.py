@@ -120,9 +120,13 @@ def test_a_custom_job_written_with_proto_names_converts_as_its_camel_case_twin(t
 
 
 def test_a_tuning_job_written_with_proto_names_converts_as_its_camel_case_twin(tmp_path: Path) -> None:
-    # to_dict's own default writes the study's enums (goal, scaleType, algorithm) as numbers; trainjobs
-    # names only the CustomJobSpec's enum numbers (the catalog's): the study's are refused by the schema.
-    _same_as_twin(tmp_path, "HyperparameterTuningJob", TUNING_JOB, ("to_dict_enum_names", "message_to_dict"))
+    # to_dict's own default writes the study's enums (goal, scaleType, algorithm) as numbers: each is
+    # named by the API's own numbering (api_types.json's enums, from the installed descriptors), with a note.
+    said = _same_as_twin(tmp_path, "HyperparameterTuningJob", TUNING_JOB,
+                         ("to_dict", "to_dict_enum_names", "message_to_dict"))
+    assert "study_spec.metrics[0].goal: 1 is MAXIMIZE" in said["to_dict"]
+    assert "study_spec.algorithm: 3 is RANDOM_SEARCH" in said["to_dict"]
+    assert "is MAXIMIZE" not in said["to_dict_enum_names"]
 
 
 def test_a_described_custom_job_in_proto_names_gets_each_output_only_note_by_its_written_name(tmp_path: Path) -> None:

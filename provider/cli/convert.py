@@ -219,8 +219,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
+        _strip_output_only(doc.data, notes)  # first: an output-only enum (state: 4) needs no name
         _read_message(doc, path, notes)
-        _strip_output_only(doc.data, notes)
     data = _envelope(doc, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)

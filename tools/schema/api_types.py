@@ -8,7 +8,9 @@ descriptors (the ones tests/test_api_fields.py walks), from the request messages
 HyperparameterTuningJob down. Diff and the identity fingerprint (provider/submission/diffing.py)
 read a field at its proto3 default as absent only where this table says it is a scalar without
 presence (or an enum at its zero value); a map's or a list's contents are the user's, never read
-as defaults. tests/test_api_types.py runs --check.
+as defaults. ``enums`` gives each enum field (``StudySpec.MetricSpec.goal``) its values by number, as
+the REST API reads a number written for an enum (``CustomJob.to_dict()`` writes numbers).
+tests/test_api_types.py runs --check.
 """
 
 from __future__ import annotations
@@ -59,12 +61,16 @@ def build() -> dict[str, Any]:
     from google.cloud.aiplatform_v1 import types
 
     messages: dict[str, dict[str, str]] = {}
+    enums: dict[str, dict[str, str]] = {}
 
     def walk(message: Any) -> None:
         name = _short(message.full_name)
         if name in messages:
             return
         messages[name] = {f.json_name: _kind(f) for f in message.fields}
+        for f in message.fields:
+            if f.type == _ENUM:
+                enums[f"{name}.{f.json_name}"] = {str(v.number): v.name for v in f.enum_type.values}
         for f in message.fields:
             m = f.message_type
             if m is not None and not m.GetOptions().map_entry and not _is_value(m):
@@ -77,6 +83,7 @@ def build() -> dict[str, Any]:
                 f"google-cloud-aiplatform {version('google-cloud-aiplatform')}; edit the generator, not this file.",
         "roots": list(ROOTS),
         "messages": dict(sorted(messages.items())),
+        "enums": dict(sorted(enums.items())),
     }
 
 

@@ -42,6 +42,13 @@ def messages() -> dict[str, dict[str, str]]:
 
 
 @cache
+def enum_values(message: str, field: str) -> dict[int, str]:
+    """Number -> name of the enum field ``message.field`` (its JSON name), as the REST API reads a number."""
+    table: dict[str, dict[str, str]] = json.loads(_TABLE.read_text(encoding="utf-8"))["enums"]
+    return {int(number): name for number, name in table.get(f"{message}.{field}", {}).items()}
+
+
+@cache
 def _proto_names(message: str, with_job: bool) -> dict[str, str]:
     """Proto name -> JSON name of ``message``'s fields whose two names differ (with CustomJob's own
     fields, less jobSpec, when ``with_job``: a spec body holds displayName and labels beside them)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from provider.spec.formats.vertex.keys import snake
-from provider.spec.formats.vertex.proto_names import messages
+from provider.spec.formats.vertex.proto_names import enum_values, messages
 
 # The proto3 default of each kind of field without presence (the field table's kinds).
 _DEFAULTS: dict[str, Any] = {"string": "", "number": 0, "bool": False, "list": [], "map": {}, "messages": []}
@@ -62,15 +62,11 @@ class _Walk:
                 value[key] = self._enum(name, field, item, f"{where}{key}")
 
     def _enum(self, message: str, field: str, number: int, where: str) -> Any:
-        from provider.spec.formats.vertex.proto_reader import MESSAGES, enum_numbers  # the catalog's numbers
-
-        known = MESSAGES.get(message, {}).get(field)
-        enum = known.type if known is not None else None
-        name = enum_numbers(enum, "proto").get(number) if enum else None
+        name = enum_values(message, field).get(number)
         if name is None:
-            return number  # not a number trainjobs knows: the reader after this one refuses it by name
+            return number  # not a number of this enum: the reader after this one refuses it by name
         self.notes.append(f"{where}: {number} is {name}: the REST API reads the number {number} of "
-                          f"{enum} as {name} (write the name: {where.rsplit('.', 1)[-1]}: {name})")
+                          f"{message}.{field} as {name} (write the name: {where.rsplit('.', 1)[-1]}: {name})")
         return name
 
 
