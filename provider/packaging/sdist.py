@@ -91,7 +91,9 @@ def default_setup(src: Path, package_name: str, flat: bool = False) -> str:
     """
     more = ""
     if flat:
-        modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and p.stem.isidentifier())
+        # python -m finds a module by its file name, so my-task.py runs as my-task (validation's
+        # runnable_module); a dot or a leading digit in the name it cannot find
+        modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and p.stem.replace("-", "_").isidentifier())
         more += f", py_modules={modules!r}"
     requirements = src / "requirements.txt"
     if flat and requirements.is_file():
