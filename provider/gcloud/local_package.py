@@ -43,6 +43,7 @@ from typing import Any
 from provider.core.record import Record
 from provider.gcloud import pool_checks
 from provider.gcloud.command import GcloudError
+from provider.spec.modules import module_file, runnable_module
 
 LOCAL = "local-package-path"
 _FLAG = "--worker-pool-spec"
@@ -158,9 +159,7 @@ def _runnable(key: str, module: str, stem: str) -> None:
     """gcloud's image runs any script=NAME.py as python3 NAME.py; trainjobs runs python -m MODULE,
     which finds each part by its file or folder name: a hyphen is fine (my-train.py), a dot in
     the file's name or a leading digit is not."""
-    from provider.validation.rules.inputs import runnable_module
-
-    if "." in stem or not runnable_module(module):
+    if not (module_file(stem) and runnable_module(module)):
         raise _fail(f"{key}: trainjobs runs it as python -m {module}, which python -m cannot find as a module "
                     "(gcloud's image runs the file itself); allowed: a script named as a module (letters, digits, _ "
                     "or -, beginning with a letter or _, such as train_model.py or my-train.py): rename it")

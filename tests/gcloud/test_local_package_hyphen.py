@@ -4,7 +4,7 @@ gcloud (528, command_lib/ai/custom_jobs/custom_jobs_util.py and docker/build.py)
 ``script=FILE``: without python-module it writes ``ENTRYPOINT ["python3", "FILE"]`` (``/bin/bash``
 for a file not ending in .py) in a copy of the script's folder, so the name is never a module
 name there. trainjobs runs a module of a package (``python -m my-task``), which python -m finds by
-its file name, hyphen and all (provider.validation.rules.inputs.runnable_module). What python -m
+its file name, hyphen and all (provider.spec.modules). What python -m
 cannot find (a dot in the file's name, a leading digit) is refused in gcloud's terms, with the fix.
 """
 
