@@ -92,3 +92,18 @@ def test_a_hyphenated_script_runs_on_the_local_backend(repo: Path, home: dict[st
     # the installed package ran my-task.py as the module my-task, its sibling util imported as gcloud's image has it
     assert json.loads(result.read_text()) == {"argv": ["--epochs", "2"], "module": "my-task", "sibling": "util",
                                               "requirement": "pluggy"}
+
+
+@pytest.mark.slow
+def test_a_hyphenated_script_in_a_package_runs_on_the_local_backend(repo: Path, home: dict[str, str]) -> None:
+    (repo / "pkg" / "run-it.py").write_text("import sys\nprint('ran', __spec__.name, sys.argv[1:])\n")
+    (repo / "job.yaml").write_text("baseOutputDirectory:\n  outputUriPrefix: gs://local-bucket/dash-pkg\n")
+    line = HEAD + "--config job.yaml " + _pool("local-package-path=.,script=pkg/run-it.py") + "--args=x"
+    (repo / "specs").mkdir()
+    converted = run_cli("convert", "--gcloud", line, "--write", "specs/pkg.yaml", cwd=repo)
+    no_traceback(converted)
+    assert converted.returncode == 0, converted.stderr
+    ran = run_cli("run", "specs/pkg.yaml", cwd=repo, env=home, timeout=600)
+    no_traceback(ran)
+    assert ran.returncode == 0 and "SUCCEEDED" in ran.stdout, ran.stdout + ran.stderr
+    assert "ran pkg.run-it ['x']" in ran.stdout
