@@ -43,6 +43,7 @@ from typing import Any
 from provider.core.record import Record
 from provider.gcloud import pool_checks
 from provider.gcloud.command import GcloudError
+from provider.spec.modules import module_file, runnable_module
 
 LOCAL = "local-package-path"
 _FLAG = "--worker-pool-spec"
@@ -150,10 +151,18 @@ def _flat(base: Path, spec: dict[str, object], file: str) -> Entry | None:
                     "packages as that package: allowed: local-package-path=its parent with the module in that "
                     "package (trainer.task for DIR/trainer/task.py), or a folder of top-level modules without "
                     "__init__.py")
-    if not Path(file).stem.isidentifier():
-        raise _fail(f"{key}: trainjobs runs it as python -m {Path(file).stem}, which is not a Python module name; "
-                    "allowed: a script named as a module (letters, digits and _, such as train_model.py)")
+    _runnable(key, Path(file).stem, Path(file).stem)
     return Entry(folder, Path(file).stem, str(spec["executor-image-uri"]))
+
+
+def _runnable(key: str, module: str, stem: str) -> None:
+    """gcloud's image runs any script=NAME.py as python3 NAME.py; trainjobs runs python -m MODULE,
+    which finds each part by its file or folder name: a hyphen is fine (my-train.py), a dot in
+    the file's name or a leading digit is not."""
+    if not (module_file(stem) and runnable_module(module)):
+        raise _fail(f"{key}: trainjobs runs it as python -m {module}, which python -m cannot find as a module "
+                    "(gcloud's image runs the file itself); allowed: a script named as a module (letters, digits, _ "
+                    "or -, beginning with a letter or _, such as train_model.py or my-train.py): rename it")
 
 
 def _inside_repository(folder: Path, shown: object, cwd: Path) -> None:
@@ -178,6 +187,8 @@ def entry(spec: dict[str, object], cwd: Path, notes: list[str]) -> Entry:
                           f"'{spec[LOCAL]}'.")
     found = _flat(base, spec, file)
     if found is None:
+        if "script" in spec:
+            _runnable(f"script={spec['script']}", module, Path(file).stem)
         found = Entry(base / Path(file).parts[0], module, str(spec["executor-image-uri"]))
         if "script" in spec:
             notes.append(f"script={spec['script']} runs as python -m {module} (gcloud's image runs python3 "

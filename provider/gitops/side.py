@@ -20,7 +20,8 @@ from provider.document.loaded import LoadedDocument
 from provider.gitops.globs import matching
 from provider.gitops.sources import built_image, local_folders, staged_packages
 from provider.gitops.tree import CommitTree, Tree
-from provider.spec.model import Container, PythonPackage, TrainingJob
+from provider.spec.local_paths import local_paths
+from provider.spec.model import TrainingJob
 from provider.stack.check import SpecBytes, validate_in
 from provider.stack.config import StackConfig, parse_stack, stack_name
 from provider.stack.membership import StackIndex
@@ -189,7 +190,7 @@ class Side:
         no local sources (a package path, extra package files, a build context) whose files may differ
         between the sides. The base side of a plan then builds, and holds, a request only for what changed."""
         other = self._reuse
-        if other is None or stack not in other._jobs or _local_sources(job):
+        if other is None or stack not in other._jobs or local_paths(job):
             return None
         mine, theirs = self.stacks.get(stack), other.stacks.get(stack)
         if mine is None or theirs is None or mine.content != theirs.content or self.files.get(path) != other.files.get(path):
@@ -197,10 +198,3 @@ class Side:
         found = other._jobs[stack].get(job.name)
         return found if found is not None and found.file == path and found.job is job else None
 
-
-def _local_sources(job: TrainingJob) -> bool:
-    """The job's request depends on files of the tree beside its spec (provider.gitops.sources)."""
-    app = job.application
-    if isinstance(app, PythonPackage):
-        return app.source_path is not None or bool(app.extra_packages)
-    return isinstance(app, Container) and app.build is not None

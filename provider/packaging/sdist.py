@@ -38,6 +38,7 @@ from provider.core.record import Record
 from provider.packaging import SKIP_DIRS, source_files
 from provider.packaging.files import PackageError, declares_its_build, is_flat, read_regular
 from provider.packaging.requirements import project_requirements, requirement_lines
+from provider.spec.modules import module_file
 
 DEFAULT_SETUP = """\
 # Written by trainjobs, as gcloud does when the package has no setup.py of its own.
@@ -91,7 +92,7 @@ def default_setup(src: Path, package_name: str, flat: bool = False) -> str:
     """
     more = ""
     if flat:
-        modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and p.stem.isidentifier())
+        modules = sorted(p.stem for p in src.glob("*.py") if p.stem != "setup" and module_file(p.stem))  # my-task too
         more += f", py_modules={modules!r}"
     requirements = src / "requirements.txt"
     if flat and requirements.is_file():

@@ -365,12 +365,11 @@ class TrainingJob(Record):
 
     @property
     def names_local_files(self) -> bool:
-        """Whether the spec names a local path (a package path, an extra package, a build context):
-        what its check and its request read from the files there."""
-        app = self.application
-        if isinstance(app, PythonPackage):
-            return app.source_path is not None or bool(app.extra_packages)
-        return app.build is not None
+        """Whether the spec names a local path: what its check and its request read from the files
+        there (provider.spec.local_paths lists them)."""
+        from provider.spec.local_paths import local_paths  # it builds on this module
+
+        return bool(local_paths(self))
 
     @property
     def labels_dict(self) -> dict[str, str]:

@@ -95,8 +95,8 @@ def test_requirements_and_extra_packages_are_carried_and_requirements_txt_beside
     ("local-package-path=.,script=task.py", "script=task.py cannot be packaged, but . is a Python package"),
     ("local-package-path=.,python-module=task", "python-module=task is a module at the top of local-package-path, "
      "but . is a Python package"),
-    ("local-package-path=trainer_dir,script=my-task.py",
-     "script=my-task.py: trainjobs runs it as python -m my-task, which is not a Python module name"),
+    ("local-package-path=trainer_dir,script=1task.py",  # my-task.py runs: test_local_package_hyphen.py
+     "script=1task.py: trainjobs runs it as python -m 1task, which python -m cannot find as a module"),
     ("local-package-path=.,python-module=trainer_dir.task",
      "python-module=trainer_dir.task: ./trainer_dir has no __init__.py, so trainjobs would package it as a folder "
      "of top-level modules; allowed: add trainer_dir/__init__.py"),
@@ -104,7 +104,7 @@ def test_requirements_and_extra_packages_are_carried_and_requirements_txt_beside
 def test_what_stays_refused_is_one_message(repo: Path, keys: str, says: str) -> None:
     (repo / "task.py").write_text("print('top')\n")
     (repo / "__init__.py").write_text("")  # the repository itself is a Python package
-    (repo / "trainer_dir" / "my-task.py").write_text("print('dash')\n")
+    (repo / "trainer_dir" / "1task.py").write_text("print('digit')\n")
     with pytest.raises(GcloudError) as exc:
         _build(HEAD + _pool(keys), repo)
     assert says.format(repo=repo) in str(exc.value)

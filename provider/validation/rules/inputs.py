@@ -19,12 +19,12 @@ or would silently break the job:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 
 from provider.core.problem import Severity
 from provider.document.excerpt import clip
 from provider.spec.model import Container, DocPath, EnvVar, PythonPackage, TrainingJob, path_of
+from provider.spec.modules import runnable_module
 from provider.spec.reader import format_duration
 from provider.validation.rules.base import JOB_RULES, Context, Finding, rule
 
@@ -98,15 +98,6 @@ def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     for what, items, where in lists:
         for i, text in enumerate(items):
             yield from _nul(text, where + (i,) if where else where, what)
-
-
-_MODULE_PART = re.compile(r"[^\W\d][\w-]*")  # as a Python name begins, a hyphen allowed after
-
-
-def runnable_module(name: str) -> bool:
-    """Whether ``python -m NAME`` finds NAME as written: dotted parts of letters, digits, _ or -, each
-    beginning as a Python name does (a letter or _)."""
-    return bool(name) and all(_MODULE_PART.fullmatch(part) for part in name.split("."))
 
 
 @rule

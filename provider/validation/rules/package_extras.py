@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from provider.spec.local_paths import LocalKind, local_paths
 from provider.spec.model import PythonPackage, TrainingJob, path_of
 from provider.validation.rules.base import Context, Finding, rule
 
@@ -43,12 +44,11 @@ def extra_package_files(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     from provider.packaging.extras import ExtraProblem, check_extra
 
     root = repository_root(ctx.spec_dir)
-    where = path_of(app, "extra_packages")
-    for i, written in enumerate(app.extra_packages):
-        found = check_extra(ctx.spec_dir, written, root)
-        if isinstance(found, ExtraProblem):
-            yield Finding(found.message, where + (i,) if where else where, found.rule.value, None,
-                          allowed=found.allowed)
+    for item in local_paths(job):  # the spec's one list of local paths (provider.spec.local_paths)
+        if item.kind is LocalKind.EXTRA_PACKAGE:
+            found = check_extra(ctx.spec_dir, item.written, root)
+            if isinstance(found, ExtraProblem):
+                yield Finding(found.message, item.where, found.rule.value, None, allowed=found.allowed)
 
 
 @rule

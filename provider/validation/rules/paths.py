@@ -1,4 +1,7 @@
-"""Local paths a spec names (package path, build context): they exist, and stay in the repository.
+"""Local folders a spec names (package path, build context): they exist, and stay in the repository.
+
+The spec's local paths are provider.spec.local_paths's one list; this rule checks its folders
+(and a build context's Dockerfile), rules/package_extras.py its extra package files.
 
 A spec in a pull request must not make trainjobs read, package or upload files from outside
 the repository that holds it (provider.document.boundary): the path, with every symlink
@@ -15,7 +18,8 @@ from pathlib import Path
 
 from provider.document.boundary import inside, repository_root, resolve
 from provider.document.excerpt import clip
-from provider.spec.model import Container, DocPath, PythonPackage, TrainingJob, path_of
+from provider.spec.local_paths import LocalKind, LocalPath, local_paths
+from provider.spec.model import DocPath, TrainingJob
 from provider.validation.rules.base import Context, Finding, rule
 
 
@@ -24,53 +28,49 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _named_paths(job: TrainingJob) -> list[tuple[str, DocPath, str, str]]:
-    """(path as written, where, what it must be, a word for it) for each local path of the spec."""
-    app = job.application
-    out = []
-    if isinstance(app, PythonPackage) and app.source_path:
-        out.append((app.source_path, path_of(app, "source_path"), "a directory holding the Python package",
-                    "package path"))
-    if isinstance(app, Container) and app.build:
-        out.append((app.build.context, path_of(app.build, "context"), "a directory with a Dockerfile",
-                    "build context"))
-    return out
+_WHAT = {LocalKind.PACKAGE: "a directory holding the Python package", LocalKind.BUILD_CONTEXT: "a directory with a Dockerfile"}
 
 
 @rule
-def local_paths(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+def local_paths_exist(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     """A package path or build context exists where the spec says (relative to it), inside the repository."""
-    named = _named_paths(job)
-    if ctx.spec_dir is None or not named:
-        return  # no local path: no walk up the tree for the boundary (issue 31)
+    named = local_paths(job)
+    if ctx.spec_dir is None or not any(p.kind.folder for p in named):
+        return  # no local folder: no walk up the tree for the boundary (issue 31)
     root = repository_root(ctx.spec_dir)
     boundary = f"a directory inside the repository that holds the spec ({root}), relative to the spec file"
-    for raw, where, what, word in named:
-        rel = clip(raw, 120)
-        target = resolve(ctx.spec_dir / raw)
-        if target.path is None:
-            if target.problem == "does not exist":
-                looked = clip(str(real_path(ctx.spec_dir / raw)), 160)
-                yield Finding(f"{rel} does not exist (looked for {looked})", where, "path.exists", None,
-                              allowed=f"{what}, relative to the spec file")
-            else:
-                yield Finding(f"the {word} {rel} {target.problem}", where, "path.boundary", None, allowed=boundary)
-            continue
-        if not inside(target.path, root):
-            yield Finding(f"the {word} {rel} resolves to {target.path}, outside the repository {root}", where,
-                          "path.boundary", None, allowed=boundary,
-                          hint="trainjobs reads, packages and uploads only files of the spec's own repository")
-        elif not target.path.is_dir():
-            yield Finding(f"the {word} {rel} is not a directory (looked for {target.path})", where, "path.exists",
-                          None, allowed=f"{what}, relative to the spec file")
-        elif isinstance(job.application, PythonPackage) and target.path == root and not _flat(target.path):
-            yield Finding(f"the package path {rel} is the repository {root} itself", where, "path.boundary", None,
-                          allowed="the Python package directory inside the repository (gcloud's --package-path); "
-                          "setup.py or pyproject.toml go beside it")
-        elif isinstance(job.application, PythonPackage):
-            yield from _package_files(target.path, where)
-        elif isinstance(job.application, Container) and job.application.build:
-            dockerfile = job.application.build.dockerfile or "Dockerfile"
+    for item in named:
+        if item.kind.folder:
+            yield from _folder(item, ctx.spec_dir, root, boundary, named)
+
+
+def _folder(item: LocalPath, spec_dir: Path, root: Path, boundary: str,
+            named: tuple[LocalPath, ...]) -> Iterator[Finding]:
+    raw, where, what, word = item.written, item.where, _WHAT[item.kind], item.kind.value
+    rel = clip(raw, 120)
+    target = resolve(spec_dir / raw)
+    if target.path is None:
+        if target.problem == "does not exist":
+            looked = clip(str(real_path(spec_dir / raw)), 160)
+            yield Finding(f"{rel} does not exist (looked for {looked})", where, "path.exists", None,
+                          allowed=f"{what}, relative to the spec file")
+        else:
+            yield Finding(f"the {word} {rel} {target.problem}", where, "path.boundary", None, allowed=boundary)
+    elif not inside(target.path, root):
+        yield Finding(f"the {word} {rel} resolves to {target.path}, outside the repository {root}", where,
+                      "path.boundary", None, allowed=boundary,
+                      hint="trainjobs reads, packages and uploads only files of the spec's own repository")
+    elif not target.path.is_dir():
+        yield Finding(f"the {word} {rel} is not a directory (looked for {target.path})", where, "path.exists",
+                      None, allowed=f"{what}, relative to the spec file")
+    elif item.kind is LocalKind.PACKAGE and target.path == root and not _flat(target.path):
+        yield Finding(f"the package path {rel} is the repository {root} itself", where, "path.boundary", None,
+                      allowed="the Python package directory inside the repository (gcloud's --package-path); "
+                      "setup.py or pyproject.toml go beside it")
+    elif item.kind is LocalKind.PACKAGE:
+        yield from _package_files(target.path, where)
+    else:  # a build context: its Dockerfile (the one named, else Dockerfile) is there
+        for dockerfile in (p.written for p in named if p.kind is LocalKind.DOCKERFILE and p.under == raw):
             if not (target.path / dockerfile).is_file():
                 yield Finding(f"no {dockerfile} in the build context {rel}", where, "path.exists", None,
                               allowed="a build context with a Dockerfile")
