@@ -192,6 +192,30 @@ def _proto3_default(value: Any) -> bool:
     return value in (False, 0, "", [], {}) or (isinstance(value, str) and value.endswith("_UNSPECIFIED"))
 
 
+def json_names(kind: str, sent: dict[str, Any]) -> dict[str, Any]:
+    """What gcloud sent as the REST API reads it: a key that is a field's proto name (gcloud passes an
+    unknown key through as written) by the field's JSON name, from the installed v1 descriptors."""
+    if kind == "aip":
+        return sent
+    from google.cloud import aiplatform_v1
+
+    def walk(descriptor: Any, value: Any) -> Any:
+        if not isinstance(value, dict) or descriptor is None or descriptor.GetOptions().map_entry \
+                or descriptor.full_name.startswith("google.protobuf."):
+            return value
+        fields = {f.name: f for f in descriptor.fields} | {f.json_name: f for f in descriptor.fields}
+        out = {}
+        for key, item in value.items():
+            f = fields.get(key)
+            inner = f.message_type if f is not None else None
+            out[f.json_name if f is not None else key] = (
+                [walk(inner, v) for v in item] if isinstance(item, list) else walk(inner, item))
+        return out
+
+    message = aiplatform_v1.HyperparameterTuningJob if kind == "tuning" else aiplatform_v1.CustomJob
+    return dict(walk(message.pb().DESCRIPTOR, sent))
+
+
 def _carries(sent: Any, ours: Any, where: str) -> None:
     if isinstance(sent, dict):
         assert isinstance(ours, dict), f"{where}: gcloud sent a mapping, trainjobs has {ours!r}"
@@ -246,12 +270,15 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
                                                          if "labels" in outcome.sent else {})}}
         theirs, their_errors = _request(from_gcloud, None)
         assert our_errors == their_errors
+        # gcloud sent it: a refusal of trainjobs' own must be declared (invalid:, with the reason), never pass as
+        # "both readings refused alike"
+        assert not our_errors, f"gcloud sends it and trainjobs refuses it; the corpus must say invalid: {our_errors}"
         assert ours == theirs
     else:
         ours, our_errors = _request(document, None)
         assert not our_errors, our_errors
         assert ours is not None
-        _carries(_int64(outcome.sent), _int64(ours), "CustomJob")
+        _carries(_int64(json_names("custom", outcome.sent)), _int64(ours), "CustomJob")
 
 
 def _image(dockerfile: str) -> tuple[str, str, str, list[str]]:

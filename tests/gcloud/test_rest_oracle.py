@@ -36,7 +36,7 @@ from provider.cli.convert import OUTPUT_ONLY
 
 from ..conftest import no_traceback, run_cli
 from ..test_api_fields import _canonical
-from .test_gcloud_oracle import LANES, Outcome, _carries, _int64, _request, _run_all
+from .test_gcloud_oracle import LANES, Outcome, _carries, _int64, _request, _run_all, json_names
 
 pytestmark = [
     pytest.mark.slow,
@@ -134,30 +134,6 @@ def _convert(entry: dict[str, Any], data: dict[str, Any]) -> tuple[int, str, dic
     return proc.returncode, proc.stderr, json.loads(proc.stdout) if proc.returncode == 0 else None
 
 
-def _json_names(kind: str, sent: dict[str, Any]) -> dict[str, Any]:
-    """What gcloud sent as the REST API reads it: a key that is a field's proto name (gcloud passes an
-    unknown key through as written) by the field's JSON name, from the installed v1 descriptors."""
-    if kind == "aip":
-        return sent
-    from google.cloud import aiplatform_v1
-
-    def walk(descriptor: Any, value: Any) -> Any:
-        if not isinstance(value, dict) or descriptor is None or descriptor.GetOptions().map_entry \
-                or descriptor.full_name.startswith("google.protobuf."):
-            return value
-        fields = {f.name: f for f in descriptor.fields} | {f.json_name: f for f in descriptor.fields}
-        out = {}
-        for key, item in value.items():
-            f = fields.get(key)
-            inner = f.message_type if f is not None else None
-            out[f.json_name if f is not None else key] = (
-                [walk(inner, v) for v in item] if isinstance(item, list) else walk(inner, item))
-        return out
-
-    message = aiplatform_v1.HyperparameterTuningJob if kind == "tuning" else aiplatform_v1.CustomJob
-    return dict(walk(message.pb().DESCRIPTOR, sent))
-
-
 def _without_output_only(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in OUTPUT_ONLY}
 
@@ -200,7 +176,7 @@ def test_convert_sends_what_gcloud_sends(entry: dict[str, Any], gcloud_runs: dic
         theirs["displayName"] = body["displayName"]  # the job id, as trainjobs names the Vertex AI job
         assert body == theirs
         return
-    _carries(_int64(_json_names(kind, sent)), _int64(body), "body")
+    _carries(_int64(json_names(kind, sent)), _int64(body), "body")
     message = "HyperparameterTuningJob" if kind == "tuning" else "CustomJob"
     # what REST carries beside gcloud's part: the whole body as written, less what the service sets
     assert _canonical(message, _without_output_only(data)) == _canonical(message, {
