@@ -21,12 +21,17 @@ def _fail(message: str) -> GcloudError:
     return GcloudError(f"Invalid value for [--worker-pool-spec]: {message}")
 
 
-def _gcloud_accelerators() -> list[str]:
-    """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones."""
-    from provider.catalog import load
+def _gcloud_accelerators(retired: bool = False) -> list[str]:
+    """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones;
+    without ``retired``, less those the catalog says are retired (never offered as allowed)."""
+    import datetime as dt
+
+    from provider.catalog import CATALOG, load
 
     names: dict[str, int] = load("enum_numbers")["enums"]["AcceleratorType"]["gcloud"]
-    return sorted(n for n in names if n.startswith(("NVIDIA", "TPU")))
+    today, known = dt.date.today(), CATALOG.accelerators
+    return sorted(n for n in names if n.startswith(("NVIDIA", "TPU"))
+                  and (retired or n not in known or not known[n].retired(today)))
 
 
 def hardware(spec: dict[str, object]) -> None:
@@ -36,9 +41,10 @@ def hardware(spec: dict[str, object]) -> None:
     if "accelerator-count" in spec and "accelerator-type" not in spec:
         raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
     accelerator = spec.get("accelerator-type")
-    if accelerator and accelerator not in (offered := _gcloud_accelerators()):
+    if accelerator and accelerator not in _gcloud_accelerators(retired=True):
         raise _fail(f"Found invalid value of [accelerator-type]: {accelerator}. "
-                    f"Available values are [{', '.join(offered)}].")
+                    f"Available values are [{', '.join(_gcloud_accelerators())}]. (gcloud's list also holds "
+                    "retired types, left out here)")
 
 
 def _software(spec: dict[str, object]) -> None:
