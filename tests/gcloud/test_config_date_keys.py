@@ -5,7 +5,8 @@ request: custom-jobs says "Cannot parse YAML: [keys must be str, int, float, boo
 datetime.date]", ai-platform and hp-tuning-jobs crash with that TypeError, wherever the key stands
 (under labels, or at the top). A --flags-file's loader reads one too: as a value's key gcloud crashes
 (AttributeError), as a flag name it is an unrecognized argument. trainjobs refuses each at its line
-and column with gcloud's reason; quoted, the key is the string gcloud sends.
+and column with gcloud's reason; quoted, the key is the string gcloud sends
+(and Vertex AI's label rule then applies to it).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ CASES: list[tuple[str, str, str, str, tuple[int, int] | None]] = [
      "gcloud crashed (AttributeError)", (3, 12)),
     ("ff-flag-name", FF, FF_POOL + "--display-name: x\n2024-01-01: x\n",
      "unrecognized arguments: 2024-01-01=x (c.yaml:3)", (3, 1)),
-    ("vertex-quoted", VERTEX, "labels: {'2024-01-01': x}\n" + POOL, "", None),
+    ("aip-quoted", AIP, "labels: {'2024-01-01': x}\n" + AIP_CONFIG, "", None),
 ]
 
 
@@ -62,7 +63,7 @@ def test_an_unquoted_date_key_is_refused_where_gcloud_fails_on_it(
     outcome = results[case]
     entry = {"id": case, "command": command}
     if at is None:  # quoted: the string gcloud sends; trainjobs carries it, and Vertex AI's label rule applies
-        assert outcome.sent is not None and outcome.sent["jobSpec"]["labels"] == {"2024-01-01": "x"}, outcome.stderr
+        assert outcome.sent is not None and outcome.sent["labels"] == {"2024-01-01": "x"}, outcome.stderr
         document, _, _ = _convert(entry, base / case)
         assert document["spec"]["labels"] == {"2024-01-01": "x"}
         _, errors = _request(document, None)
