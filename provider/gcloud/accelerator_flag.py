@@ -14,6 +14,8 @@ offer a retired accelerator (the catalog says which), though gcloud's list still
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from provider.gcloud.arg_types import GcloudError, Lexed, pairs
 
 # GoogleCloudMlV1AcceleratorConfig.TypeValueValuesEnum of gcloud 528's ml/v1 messages, in order
@@ -30,15 +32,21 @@ def _choice(name: str) -> str:
     return name.replace("_", "-").lower()  # arg_utils.EnumNameToChoice
 
 
-def offered() -> list[str]:
-    """gcloud's choices for ``type``, less those the catalog says are retired (K80, P100 ...)."""
+def not_retired(names: Iterable[str]) -> list[str]:
+    """``names`` (AcceleratorType names) less those the catalog says are retired today (K80, P100 ...):
+    gcloud's lists still hold them, but a message never offers one as allowed. One that the catalog
+    does not know (AI Platform's TPU_V2_POD) stays."""
     import datetime as dt
 
     from provider.catalog import CATALOG
 
-    today = dt.date.today()
-    known = CATALOG.accelerators
-    return sorted(_choice(t) for t in AI_PLATFORM_TYPES if t not in known or not known[t].retired(today))
+    today, known = dt.date.today(), CATALOG.accelerators
+    return sorted(n for n in names if n not in known or not known[n].retired(today))
+
+
+def offered() -> list[str]:
+    """gcloud's choices for ``type``, as it spells them, less the retired ones."""
+    return sorted(_choice(t) for t in not_retired(AI_PLATFORM_TYPES))
 
 
 def _type(flag: str, value: object) -> str:

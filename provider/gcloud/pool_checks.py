@@ -24,14 +24,12 @@ def _fail(message: str) -> GcloudError:
 def _gcloud_accelerators(retired: bool = False) -> list[str]:
     """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones;
     without ``retired``, less those the catalog says are retired (never offered as allowed)."""
-    import datetime as dt
-
-    from provider.catalog import CATALOG, load
+    from provider.catalog import load
+    from provider.gcloud.accelerator_flag import not_retired
 
     names: dict[str, int] = load("enum_numbers")["enums"]["AcceleratorType"]["gcloud"]
-    today, known = dt.date.today(), CATALOG.accelerators
-    return sorted(n for n in names if n.startswith(("NVIDIA", "TPU"))
-                  and (retired or n not in known or not known[n].retired(today)))
+    offered = sorted(n for n in names if n.startswith(("NVIDIA", "TPU")))
+    return offered if retired else not_retired(offered)
 
 
 def hardware(spec: dict[str, object]) -> None:
