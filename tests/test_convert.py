@@ -116,18 +116,20 @@ def test_convert_gcloud_a_flag_wins_over_the_config(tmp_path: Path) -> None:
         (ROOT / "tests" / "fixtures" / "seed_configs" / "seed001_example1.yaml").read_text())
     line = ("gcloud ai-platform jobs submit training j1 --package-path trainer --module-name trainer.task "
             "--job-dir gs://my-bucket/j1 --region us-central1 --config config.yaml --runtime-version 2.11 "
-            "--python-version 3.7 --worker-count 2 --master-accelerator count=2")
+            "--python-version 3.7 --worker-count 2 --master-accelerator count=2,type=nvidia-tesla-t4")
     proc = run_cli("convert", "--gcloud", line, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     pools = yaml.safe_load(proc.stdout)["spec"]["workerPools"]
     assert pools["workers"]["replicas"] == 2
-    assert pools["chief"]["accelerator"] == {"type": "NVIDIA_TESLA_T4", "count": 2}  # type kept from the config
+    assert pools["chief"]["accelerator"] == {"type": "NVIDIA_TESLA_T4", "count": 2}  # the flag's, both keys (gcloud needs both)
 
 
 @pytest.mark.parametrize(("line", "says"), [
     ("gcloud ai-platform jobs submit training $NOT_SET_ANYWHERE --region r", "$NOT_SET_ANYWHERE is not defined"),
     ("gcloud ai-platform jobs submit training j_$(date +%s) --region r", "$(...) is command substitution"),
     ("gcloud ai-platform jobs submit training j --scale-teir basic", "did you mean '--scale-tier'?"),
+    ("gcloud ai-platform jobs submit training j --master-accelerator count=2",
+     "argument --master-accelerator: Key [type] required in dict arg but not provided"),
 ])
 def test_convert_gcloud_refusals_are_one_clear_message(line: str, says: str, tmp_path: Path) -> None:
     proc = run_cli("convert", "--gcloud", line, cwd=tmp_path)

@@ -120,6 +120,8 @@ def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> 
     values.pop("config", None)
     _kms(values)
     local = local_package.wants(values.get("workerPoolSpecs"))
+    if built.config is not None:
+        custom_job.job_fields(built.config)
     display, spec = custom_job.document(values, config, built.cwd, built.notes)
     return {"name": job_name(display, built.notes), **({"displayName": display} if local else {}), "spec": spec}
 

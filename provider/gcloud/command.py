@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from provider.core.record import Record, field
-from provider.gcloud import flags_file
+from provider.gcloud import accelerator_flag, flags_file
 from provider.gcloud.arg_types import GcloudError as GcloudError
 from provider.gcloud.arg_types import Lexed, items, labels, pairs
 from provider.gcloud.flags import (
@@ -112,17 +112,12 @@ def _text_of(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _accelerator(flag: str, value: str | Lexed) -> dict[str, object]:
-    raw = pairs(flag, value)
-    unknown = sorted(str(k) for k in set(raw) - {"count", "type"})
-    if unknown:
-        raise GcloudError(f"argument {flag}: valid keys are [count, type]; received: {unknown[0]}")
-    out: dict[str, object] = {}
-    if "type" in raw:
-        out["type"] = _text_of(raw["type"]).upper().replace("-", "_")
-    if "count" in raw:
-        out["count"] = _whole(flag, raw["count"])
-    return out
+def _pool_int(flag: str, key: str, raw: object) -> int:
+    # gcloud's spec type is Python's int: it sends a negative value as it is, which Vertex AI refuses.
+    if isinstance(raw, str) and raw.startswith("-") and raw[1:].isdigit():
+        raise GcloudError(f"argument {flag}: {key}={raw}: gcloud sends the negative number as it is, and Vertex AI "
+                          f"refuses it (no {key} is negative); allowed: a whole number, 1 or more")
+    return _whole(flag, raw)
 
 
 def _pool(flag: str, value: str | Lexed) -> dict[str, object]:
@@ -132,7 +127,7 @@ def _pool(flag: str, value: str | Lexed) -> dict[str, object]:
         if kind is None or not isinstance(key, str):
             raise GcloudError(f"argument {flag}: valid keys are [{', '.join(sorted(POOL_KEYS))}]; received: {key}")
         if kind is int:
-            out[key] = _whole(flag, raw)
+            out[key] = _pool_int(flag, key, raw)
         elif kind is list:  # ArgList(custom_delim_char=';'): a flags file's list as it is
             out[key] = items(flag, Lexed(raw) if isinstance(raw, list) else _text_of(raw), ";")
         else:
@@ -206,7 +201,7 @@ _READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] 
     Kind.LIST: lambda f, n, t, c: items(n, t),
     Kind.APPEND_LIST: lambda f, n, t, c: _update(c, n, f.key, items(n, t)),
     Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, labels(n, t)),
-    Kind.ACCELERATOR: lambda f, n, t, c: _accelerator(n, t),
+    Kind.ACCELERATOR: lambda f, n, t, c: accelerator_flag.read(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
     Kind.CHOICE: lambda f, n, t, c: _choice(f, n, _single(n, t)),
 }

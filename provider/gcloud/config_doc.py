@@ -76,42 +76,66 @@ def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> li
     return reread(doc, shown, yaml11.read, "its --config (YAML 1.1)", readings)
 
 
-def unquoted_dates(doc: LoadedDocument, raw: bytes) -> list[tuple[int, int, str]]:
-    """(line, column, text) of each unquoted date or datetime (``2020-01-01``, ``2020-01-01T10:00:00Z``)
-    the strict reader keeps as text: gcloud's loader (ruamel, YAML 1.1 and 1.2 alike) reads a
-    timestamp there, on which gcloud fails (a --config: JSON cannot carry it; a --flags-file: it
-    crashes). Quoted, a block scalar or tagged, it is text to both."""
+class Dated(Record):
+    """An unquoted date or datetime in a YAML file: where, its text, and whether it is a mapping's key."""
+
+    line: int
+    column: int
+    text: str
+    key: bool = False
+
+    @property
+    def kind(self) -> str:
+        return "date" if len(self.text) == 10 else "datetime"
+
+
+def unquoted_dates(doc: LoadedDocument, raw: bytes, skip_keys_of: tuple[object, ...] = ()) -> list[Dated]:
+    """Each unquoted date or datetime (``2020-01-01``, ``2020-01-01T10:00:00Z``), value or key, the strict
+    reader keeps as text: gcloud's loader (ruamel, YAML 1.1 and 1.2 alike) reads a timestamp there, on
+    which gcloud fails (a --config: JSON cannot carry it, as a value or as a key; a --flags-file: it
+    crashes). Quoted, a block scalar or tagged, it is text to both. The keys of the mappings in
+    ``skip_keys_of`` are not looked at (a flags file's flag names: gcloud names a non-flag itself)."""
     from provider.gcloud.yaml11 import TIMESTAMP
 
     lines = raw.decode("utf-8", "replace").splitlines()
-    found: list[tuple[int, int, str]] = []
+    found: list[Dated] = []
+
+    def plain(where: tuple[int, int] | None, text: object) -> bool:
+        if not isinstance(text, str) or where is None or not TIMESTAMP.match(text) or not 0 < where[0] <= len(lines):
+            return False
+        return lines[where[0] - 1][where[1] - 1:where[1]] not in ("'", '"', "|", ">", "!", "?")
 
     def walk(node: object) -> None:
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        keyed = isinstance(node, dict) and not any(node is s for s in skip_keys_of)
         for key, value in list(items):
             where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
                      else doc.item_positions.get(id(node), [])[key])
-            if isinstance(value, str) and where is not None and TIMESTAMP.match(value) and 0 < where[0] <= len(lines):
-                first = lines[where[0] - 1][where[1] - 1:where[1]]  # no quote, block or tag: a plain scalar
-                if first not in ("'", '"', "|", ">", "!"):
-                    found.append((where[0], where[1], value))
+            at = doc.key_positions.get(id(node), {}).get(key) if keyed else None
+            if keyed and at is not None and plain(at, key):
+                found.append(Dated(at[0], at[1], str(key), key=True))
+            if plain(where, value):
+                assert where is not None and isinstance(value, str)
+                found.append(Dated(where[0], where[1], value))
             walk(value)
 
     walk(doc.data)
-    return found
+    return sorted(found, key=lambda d: (d.line, d.column))
 
 
 def _dates(doc: LoadedDocument, shown: str, raw: bytes) -> list[Problem]:
     """The config's unquoted dates, refused where they stand: gcloud reads each as a date, which it cannot
-    put in the request (custom-jobs: ``Cannot parse YAML: [Object of type date is not JSON serializable]``;
-    ai-platform and hp-tuning-jobs crash on it)."""
+    put in the request (custom-jobs: ``Cannot parse YAML: [Object of type date is not JSON serializable]``,
+    as a key ``[keys must be str, int, float, bool or None, not datetime.date]``; ai-platform and
+    hp-tuning-jobs crash on it with the same words)."""
     out = []
-    for line, column, value in unquoted_dates(doc, raw):
-        kind = "date" if len(value) == 10 else "datetime"
+    for d in unquoted_dates(doc, raw):
+        why = (f"keys must be str, int, float, bool or None, not datetime.{d.kind}" if d.key
+               else f"Object of type {d.kind} is not JSON serializable")
         out.append(Problem(
-            file=shown, line=line, column=column, rule="gcloud.config-date",
-            message=f"unquoted {value} is a {kind} to gcloud (its --config is YAML 1.1, where this is a timestamp), "
-                    f"and gcloud fails on it (Object of type {kind} is not JSON serializable); quote it ('{value}') "
+            file=shown, line=d.line, column=d.column, rule="gcloud.config-date",
+            message=f"unquoted {d.text}{' as a key' if d.key else ''} is a {d.kind} to gcloud (its --config is "
+                    f"YAML 1.1, where this is a timestamp), and gcloud fails on it ({why}); quote it ('{d.text}') "
                     "for the string",
             allowed="text: quote it for the string"))
     return out

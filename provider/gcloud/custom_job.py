@@ -27,8 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem
 from provider.gcloud import local_package, pool_checks
 from provider.gcloud.command import GcloudError
+from provider.gcloud.config_doc import Config, ConfigProblems
 from provider.gcloud.precedence import not_applied, replaced
 from provider.spec.formats.vertex.keys import is_snake_case, snake
 
@@ -39,6 +41,20 @@ _REPLACES = {"network": "--network", "serviceAccount": "--service-account",
 _AROUND = {"displayName": "--display-name", "labels": "--labels", "kmsKey": "--kms-key", "region": "--region",
            "stagingBucket": "trainjobs convert --staging-bucket"}
 _SWITCHES = {"enableWebAccess": "--enable-web-access", "enableDashboardAccess": "--enable-dashboard-access"}
+
+# The CustomJob's own fields, none of them a CustomJobSpec's (google/cloud/aiplatform_v1/types/custom_job.py;
+# tests/gcloud/test_whole_job_config.py holds this against the installed descriptors), and the way to give each.
+JOB_ONLY = {
+    "jobSpec": "", "displayName": "give it as --display-name (gcloud requires that flag)",
+    "labels": "give them as --labels KEY=VALUE,...", "encryptionSpec": "give its kmsKeyName as --kms-key",
+    **{k: "drop it: Vertex AI sets it (it is output of gcloud ai custom-jobs describe)" for k in (
+        "name", "state", "createTime", "startTime", "endTime", "updateTime", "error", "webAccessUris",
+        "satisfiesPzs", "satisfiesPzi")},
+}
+_WHOLE = ("the file is a whole CustomJob (jobSpec and the job's own fields), but gcloud ai custom-jobs create "
+          "--config reads a CustomJobSpec; write the content of jobSpec as the config (workerPoolSpecs ... at the "
+          "top) and give displayName as --display-name, or convert the file itself with trainjobs convert FILE, "
+          "which reads a whole CustomJob")
 
 
 def _pool(raw: dict[str, object], uris: object) -> dict[str, Any]:
@@ -133,6 +149,33 @@ def _snake(spec: dict[str, Any], values: dict[str, object], notes: list[str]) ->
             not_applied(notes, flag, "gcloud's CustomJobSpec parser does not read a snake_case config's "
                         "worker_pool_specs, so it sends those pools as written", "Write the config in camelCase "
                         "(workerPoolSpecs, containerSpec ...) for the flag to apply, or put the value in the config.")
+
+
+def job_fields(config: Config) -> None:
+    """Refuse a camelCase --config's CustomJob fields, each at its line and column: gcloud reads the file as a
+    CustomJobSpec, keeps a key it does not know and sends it inside jobSpec, and Vertex AI refuses the request
+    (a Google API answers an unknown JSON name with "Invalid JSON payload received. Unknown name ...")."""
+    data = config.data
+    found = [key for key in data if key in JOB_ONLY]
+    if not found or is_snake_case(data):
+        return
+    positions = config.doc.key_positions.get(id(data), {})
+    if "jobSpec" in data:  # a whole CustomJob: one problem, at jobSpec
+        found = ["jobSpec"] + [k for k in found if k != "jobSpec"]
+    problems = []
+    for key in found[:1] if "jobSpec" in data else found:
+        line, column = positions.get(key, (1, 1))
+        named = ", ".join(found) if key == "jobSpec" else key
+        fix = _WHOLE if key == "jobSpec" else f"{JOB_ONLY[key]}, and remove it from the config"
+        problems.append(Problem(
+            file=config.shown, line=line, column=column, rule="gcloud.config-job-field",
+            message=f"{named}: {'fields' if ', ' in named else 'a field'} of the CustomJob, not of the CustomJobSpec "
+                    "that --config holds: gcloud sends each inside jobSpec as it is, and Vertex AI refuses the request "
+                    f"(Invalid JSON payload received. Unknown name \"{key}\" at 'custom_job.job_spec': Cannot find "
+                    f"field.); {fix}",
+            allowed="the CustomJobSpec's fields: workerPoolSpecs, scheduling, serviceAccount, network, "
+                    "baseOutputDirectory ..."))
+    raise ConfigProblems(problems)
 
 
 def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path,

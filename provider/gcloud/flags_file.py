@@ -54,7 +54,7 @@ def _words(name: str, value: Any) -> list[str | Lexed]:
     return [f"{name}={_scalar(value)}"]
 
 
-def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
+def _load(path_text: str, notes: list[str]) -> tuple[Any, str, dict[int, dict[str, tuple[int, int]]]]:
     """The flags file's data and its name as shown: inside the repository, read safely, its YAML
     read by the strict reader (bounded, no alias bombs), each plain scalar then given the value
     gcloud's flags-file loader gives it (flags_yaml.py), each changed reading named in ``notes``.
@@ -79,25 +79,27 @@ def _load(path_text: str, notes: list[str]) -> tuple[Any, str]:
             raise FlagsFileError(f"{FLAG}={path_text}: {exc}: an unquoted number gcloud cannot read in a flags file "
                                  "(its loader fails on 0x, 0o and 0b prefixes, .inf and .nan; the file's text is not "
                                  "shown); quote it for a string, or write the number in decimal") from None
-    dates = unquoted_dates(doc, raw) if doc is not None and not problems else []
+    # a flag name that is a date is no flag: gcloud says so (unrecognized arguments), as _read does
+    groups = tuple(doc.data if isinstance(doc.data, list) else [doc.data]) if doc is not None else ()
+    dates = unquoted_dates(doc, raw, groups) if doc is not None and not problems else []
     if dates:
-        line, column, _ = dates[0]
-        raise FlagsFileError(f"{FLAG}={path_text}: {shown}:{line}:{column}: an unquoted date, which gcloud's flags-file "
-                             "loader reads as a timestamp and then crashes on (the file's text is not shown); quote "
-                             "it for the string")
+        date = dates[0]
+        raise FlagsFileError(f"{FLAG}={path_text}: {shown}:{date.line}:{date.column}: an unquoted date"
+                             f"{' as a key' if date.key else ''}, which gcloud's flags-file loader reads as a "
+                             "timestamp and then crashes on (the file's text is not shown); quote it for the string")
     if problems or doc is None:
         first = problems[0] if problems else None
         where = f"{shown}:{first.line}:{first.column}" if first is not None and first.line else shown
         kind = (first.rule or "yaml") if first is not None else "yaml"
         raise FlagsFileError(f"{FLAG}={path_text}: {where}: not a flags file ({kind}; the file's text is not shown); "
                              "allowed: YAML flag names to values, as gcloud topic flags-file documents")
-    return doc.data, shown
+    return doc.data, shown, doc.key_positions
 
 
 def _read(path_text: str, depth: int, notes: list[str]) -> list[str | Lexed]:
     if depth >= MAX_DEPTH:
         raise FlagsFileError(f"{FLAG}={path_text}: flags files nested more than {MAX_DEPTH} deep")
-    data, shown = _load(path_text, notes)
+    data, shown, keys_at = _load(path_text, notes)
     groups = data if isinstance(data, list) else [data]
     out: list[str | Lexed] = []
     for k, group in enumerate(groups):
@@ -105,8 +107,10 @@ def _read(path_text: str, depth: int, notes: list[str]) -> list[str | Lexed]:
             raise FlagsFileError(f"{FLAG}={path_text}: a mapping of flags to values (or a list of such mappings)")
         for n, (name, value) in enumerate(group.items()):
             if not isinstance(name, str) or not name.startswith("--"):
+                at = keys_at.get(id(group), {}).get(name)
+                where = f"at {shown}:{at[0]}:{at[1]}; " if at else ""
                 raise FlagsFileError(f"{FLAG}={path_text}: key {n + 1} of mapping {k + 1} in {shown} is not a flag "
-                                     "(its text is not shown); allowed: flag names such as --region")
+                                     f"({where}gcloud refuses it as an unrecognized argument; its text is not shown); allowed: flag names such as --region")
             if name == FLAG:
                 for nested in value if isinstance(value, list) else [value]:
                     out += _read(_scalar(nested), depth + 1, notes)

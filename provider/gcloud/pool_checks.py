@@ -21,12 +21,15 @@ def _fail(message: str) -> GcloudError:
     return GcloudError(f"Invalid value for [--worker-pool-spec]: {message}")
 
 
-def _gcloud_accelerators() -> list[str]:
-    """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones."""
+def _gcloud_accelerators(retired: bool = False) -> list[str]:
+    """The accelerator names gcloud offers (its client's enum, kept in the catalog): NVIDIA_ and TPU_ ones;
+    without ``retired``, less those the catalog says are retired (never offered as allowed)."""
     from provider.catalog import load
+    from provider.gcloud.accelerator_flag import not_retired
 
     names: dict[str, int] = load("enum_numbers")["enums"]["AcceleratorType"]["gcloud"]
-    return sorted(n for n in names if n.startswith(("NVIDIA", "TPU")))
+    offered = sorted(n for n in names if n.startswith(("NVIDIA", "TPU")))
+    return offered if retired else not_retired(offered)
 
 
 def hardware(spec: dict[str, object]) -> None:
@@ -36,9 +39,10 @@ def hardware(spec: dict[str, object]) -> None:
     if "accelerator-count" in spec and "accelerator-type" not in spec:
         raise _fail("Key [accelerator-type] required as [accelerator-count] is specified.")
     accelerator = spec.get("accelerator-type")
-    if accelerator and accelerator not in (offered := _gcloud_accelerators()):
+    if accelerator and accelerator not in _gcloud_accelerators(retired=True):
         raise _fail(f"Found invalid value of [accelerator-type]: {accelerator}. "
-                    f"Available values are [{', '.join(offered)}].")
+                    f"Available values are [{', '.join(_gcloud_accelerators())}]. (gcloud's list also holds "
+                    "retired types, left out here)")
 
 
 def _software(spec: dict[str, object]) -> None:

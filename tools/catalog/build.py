@@ -427,6 +427,7 @@ def build_runtimes(rules: Json, curated_containers: Json) -> Json:
             "verified": False,
         },
         "default_without_runtime": _default_container(containers, default_rule),
+        "builtin_algorithms": curated_containers.get("builtin_algorithms", {}),
         "sources": rule["sources"] + curated_containers.get("sources", []),
     }
 

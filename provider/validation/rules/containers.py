@@ -225,3 +225,27 @@ def prebuilt_containers(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         seen.add(name)
         yield from judge(name, where, ctx)
 
+
+
+@rule
+def builtin_algorithm_images(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """An AI Platform built-in algorithm image (gcr.io/cloud-ml-algos/...): AI Platform ran its algorithm;
+    whether Vertex AI runs the image is what the catalog records, with its source (unverified when no
+    Google page says either way), so the warning says which, and what to do."""
+    facts: dict[str, Any] = ctx.catalog.runtimes().get("builtin_algorithms") or {}
+    prefix = facts.get("prefix")
+    if not prefix:
+        return
+    for image, where in named_images(job):
+        if not image.startswith(prefix):
+            continue
+        name = re.split(r"[:@]", image[len(prefix):], maxsplit=1)[0]
+        known = "" if name in facts.get("images", []) else " (an image of that registry the catalog does not list)"
+        how = "what the catalog records" if facts.get("verified") else "unverified (no Google page says either way)"
+        sources = facts.get("sources") or [""]
+        yield Finding(
+            f"{image} is an AI Platform Training built-in algorithm image{known}; whether Vertex AI runs it is {how}: "
+            f"{facts.get('fact', '')} What to do: {facts.get('todo', '')} (source: {sources[0]})",
+            where, "container.builtin_algorithm",
+            "tools/catalog/curated/prebuilt_containers.json builtin_algorithms: " + "; ".join(facts.get("sources", [])),
+            allowed=str(facts.get("todo", "")), severity=Severity.WARNING)
