@@ -46,7 +46,7 @@ __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
 
 # What a command line may hold, said after any refusal (provider.cli.convert_gcloud).
 ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
-           "environment, NAME=value assignments alone before && (bash sets them for the gcloud command)")
+           "environment, NAME=value assignments alone before &&, ; or a newline (bash sets them for the gcloud command)")
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
@@ -84,10 +84,11 @@ class _Reader:
         self.dry = 0  # > 0 while reading a ${...} word bash would not expand: only its end is sought
         self.whole = 0  # > 0 while a word is read whole, never split (an assigned or a message word)
         self.anchor = -1  # where the expansion being read began: a word it begins begins there
+        self.held = False  # a word read aside (see aside) belongs to an assignment
 
     def assigning(self) -> bool:
         """Whether the word being read is one of the command's leading NAME=value assignments."""
-        return len(self.words) == self.assigned and ASSIGNMENT.match(self.word.shape) is not None
+        return self.held or (len(self.words) == self.assigned and ASSIGNMENT.match(self.word.shape) is not None)
 
     def end_word(self) -> None:
         if self.word.start >= 0 and not self.dry:
@@ -215,13 +216,14 @@ class _Reader:
     def aside(self, quoted: bool, dry: bool) -> str:
         """The ``${...}`` word at self.i, read whole apart from the word being read (an assigned value,
         a message), or only to find its end (dry: bash does not expand it)."""
-        word, words = self.word, self.words
+        word, words, held = self.word, self.words, self.held
+        self.held = self.assigning()
         self.word, self.words, self.whole, self.dry = Word(), [], self.whole + 1, self.dry + dry
         try:
             self.braced_word(quoted)
             return self.word.text
         finally:
-            self.word, self.words, self.whole, self.dry = word, words, self.whole - 1, self.dry - dry
+            self.word, self.words, self.whole, self.dry, self.held = word, words, self.whole - 1, self.dry - dry, held
 
     def braced_word(self, quoted: bool) -> None:
         """The word of a ``${NAME<op>word}`` up to its ``}``, read as bash reads it (quoted: inside "...").
@@ -265,7 +267,7 @@ class _Reader:
             self.i += 2
         elif c == '"' and in_braces:
             self.double_quoted()
-        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == "'":  # bash 5.2 reads $'...' there
+        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] in ("'", '"'):  # bash 5 reads both there
             self.dollar()
         elif c == "$":
             self.expand(quoted=True)

@@ -29,6 +29,9 @@ READ_AS_BASH = [
     r'''${X:-"}"} ${X:-'}'} "${X:-'}'}" "${X:-"a}"}" "${X:-'$V'}" "${X:-\'}"''',
     r'''${X:-{a}b} "${X:-{a}b}" ${X:-{a,b}} ${X:-a:~} x${X:-:~} "${X:-~}" ${X:-"~"} ${X:-\~}''',
     r'''${X:-$'\t'}x "${X:-$'\t'}" ${X:-$'a b'} ${X:-$"a  b"}''',
+    r'''"${X:-$"a"}" "${X:-a'b}'}" ${X:-a'b}'} ${X:-\'} "${X:-\"}" ${X:-a"b}"c} "${X:-${V:-"a}"}}"''',
+    r'''${X:-'a\'} ${X:-$'a\'b'} ${X:+a b}x ${V:+a  b}x ${V-x}${X-y} ${X-"$SPACED"} ${X-$SPACED}x''',
+    r'''"${X-"$SPACED"}" "${X-'$SPACED'}" ${X:-=~/a} "${X:-#}" ${X:-\#} ${X:-$LEAD}end ${X:-\\\}}''',
     # variables and nested expansions in the word
     r'''${X:-$SPACED} "${X:-$SPACED}" ${X:-"$SPACED"} ${V:+$SPACED} ${X:-$V$V} ${X:-${EMPTY:-${V}w}}''',
     r'''${X:-$LEAD} "${V:+$LEAD}" ${X:-$TABBED} "a${V:+"b c"}d" ${X:-${Y-${V}}}''',
@@ -140,6 +143,8 @@ ASSIGNED_FIRST = [
     ("A=1\n", "$A"),
     ("A=1\n\n# a comment\nB=2 &&\\\n", "$A$B"),
     ("A=1 && B=$A &&", "$A $B"),
+    ("A=1 &&\n", "$A"),
+    ("A=1 B=${X:=$A} C=${Y:-$B} D=${B:+$A$B} &&", "$A $B $X $C $D"),
     ("A=$SPACED B=\"$LEAD\" &&", "$A \"$A\" \"$B\""),  # an assignment is never split
     ("A=*.py B={a,b} &&", "\"$A\" \"$B\""),  # nor globbed nor brace-expanded
     ("A=${X:-d} B=${A:+set} &&", "$A $B ${X-unset}"),
@@ -251,4 +256,4 @@ def test_convert_says_what_is_allowed_after_a_refused_expansion(tmp_path: Path) 
         "trainjobs: <gcloud command>: column 39: ${REGION%...} is pattern removal (${NAME%...}, ${NAME%%...}), not "
         "read here; write the value out, or give it as a variable of the environment; allowed: quotes, \\-newline, "
         "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, NAME=value "
-        "assignments alone before && (bash sets them for the gcloud command)\n")
+        "assignments alone before &&, ; or a newline (bash sets them for the gcloud command)\n")
