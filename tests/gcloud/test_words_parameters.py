@@ -10,11 +10,14 @@ convert --gcloud``.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from provider.gcloud.command import GcloudError, parse
 from provider.gcloud.words import ShellError, read_line, split_words
 
 from ..conftest import run_cli
@@ -149,6 +152,9 @@ ASSIGNED_FIRST = [
     ("A=*.py B={a,b} &&", "\"$A\" \"$B\""),  # nor globbed nor brace-expanded
     ("A=${X:-d} B=${A:+set} &&", "$A $B ${X-unset}"),
     ("A= &&", "\"$A\" ${A:-empty} ${A-unset}"),
+    # a script's lines pasted whole (find_string ids 66419925979, 37609886865: REGION="${REGION:-us-central1}")
+    ('REGION="${REGION:-us-central1}"\nPROJECT_ID=${PROJECT_ID:-my-project} # the default project\n',
+     "--region=$REGION --project=${PROJECT_ID}"),
 ]
 
 
@@ -163,6 +169,12 @@ def test_a_prefix_assignment_is_the_commands_environment_not_its_words(tmp_path:
     """``A=1 gcloud $A``: bash expands ``$A`` before it assigns; a later assignment sees an earlier one."""
     assert split_words("V=1 W=$V gcloud $V", ENV, tmp_path) == ["V=1", "W=1", "gcloud", "v"]
     assert _bash_after("V=1 W=$V", '"$V" && printf "%s\\0" "$V"', tmp_path) == ["v", "v"]
+    # nor is a prefix assignment's value split or globbed: it is one word, as bash assigns it
+    (tmp_path / "x.py").write_text("")
+    assert split_words("A=$SPACED B=*.py gcloud x", ENV, tmp_path) == ["A=a  b", "B=*.py", "gcloud", "x"]
+    shown = subprocess.run([BASH, "-c", 'A=$SPACED B=*.py printenv A B'], cwd=tmp_path, env=ENV, capture_output=True,
+                           text=True, check=True, timeout=60).stdout
+    assert shown == "a  b\n*.py\n"
 
 
 @pytest.mark.parametrize(("line", "says"), [
@@ -180,8 +192,6 @@ def test_a_prefix_assignment_is_the_commands_environment_not_its_words(tmp_path:
     ("A=1 &&", "not a gcloud command"),
 ])
 def test_what_else_comes_before_or_after_is_refused_naming_the_operator_as_written(line: str, says: str) -> None:
-    from provider.gcloud.command import GcloudError, parse
-
     with pytest.raises((ShellError, GcloudError)) as exc:
         parse(split_words(line, ENV))
     assert says in str(exc.value)
@@ -207,19 +217,11 @@ ETPGT = ("gcloud ai custom-jobs create --region=us-central1 --display-name=d "
     ({}, "etpgt-sa@p.iam.gserviceaccount.com"),
 ])
 def test_convert_reads_a_default_in_the_gcloud_line(env: dict[str, str], account: str, tmp_path: Path) -> None:
-    import os
-
-    base = {k: v for k, v in os.environ.items() if k != "GCP_SERVICE_ACCOUNT"}
-    done = subprocess.run([*_cli(), "convert", "--gcloud", ETPGT], cwd=_repo(tmp_path), env={**base, **env},
-                          capture_output=True, text=True, timeout=120)
+    base = {k: v for k, v in os.environ.items() if k != "GCP_SERVICE_ACCOUNT"}  # unset, whatever runs the suite
+    done = subprocess.run([sys.executable, "-m", "provider", "convert", "--gcloud", ETPGT], cwd=_repo(tmp_path),
+                          env={**base, **env, "NO_COLOR": "1"}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"  serviceAccount: {account}\n" in done.stdout
-
-
-def _cli() -> list[str]:
-    import sys
-
-    return [sys.executable, "-m", "provider"]
 
 
 # corpus5_failures.md section 6: a public README (find_string id 33803566558), as written.
