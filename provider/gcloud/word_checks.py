@@ -87,3 +87,13 @@ def check_text(line: str) -> None:
         at = next(k for k, c in enumerate(line) if utf8_problem(c) is not None)
         raise ShellError(f"the command line is not valid UTF-8 ({problem}); allowed: UTF-8 text: "
                          "write the value out as text", at + 1)
+
+
+def checked_words(words: list[str]) -> list[str]:
+    """The words, each checked as UTF-8 and made text, or ShellError naming the first that is not."""
+    for k, word in enumerate(words):
+        problem = utf8_problem(word)
+        if problem is not None:
+            raise ShellError(f"word {k + 1} ({shown(word)}) is not valid UTF-8 ({problem}): a $'\\x..' escape or a "
+                             "variable's value made it so; allowed: UTF-8 text", 1)
+    return [w.encode("utf-8", "surrogateescape").decode("utf-8") for w in words]  # bytes that are UTF-8: text

@@ -4,14 +4,12 @@ What is read as bash 5 reads it (in a UTF-8 locale; tests/gcloud/test_words_bash
 against a real bash): single quotes (literal), double quotes (``$VAR`` and ``\\"`` inside),
 ``$'...'`` (ANSI-C escapes: provider.gcloud.ansi_c), ``$"..."`` (as double quotes: there is no
 message catalogue), backslash escapes, backslash-newline continuations, ``#`` comments at the start
-of a word, ``$VAR`` and ``${VAR}`` from the given environment (an unquoted value with spaces, tabs
-or newlines splits into several words, as bash does), ``${VAR:-word}`` and the other forms that
-pick a word the user wrote by whether VAR is set or empty (provider.gcloud.parameters), a leading
-``VAR=value`` assignment (which bash passes to the command, so later ``$VAR`` on the same line
-still reads the outer value), and a command of assignments alone before ``&&``, ``;`` or a
-newline (``REGION=x JOB=y && gcloud ...``: bash sets them, in order, as shell variables that the
-gcloud command's ``$REGION`` reads). A variable whose name looks secret stands as a marker, never its value
-(provider.gcloud.secrets).
+of a word, ``$VAR`` and ``${VAR}`` from the given environment (an unquoted value splits at
+spaces, tabs and newlines), ``${VAR:-word}`` and its kin (provider.gcloud.parameters), a leading
+``VAR=value`` (passed to the command: a later ``$VAR`` on the line reads the outer value), and
+assignments alone before ``&&``, ``;`` or a newline (``REGION=x && gcloud ...``: shell variables,
+set in order, that the command's ``$REGION`` reads). A variable whose name looks secret stands as
+a marker, never its value (provider.gcloud.secrets).
 
 What is refused with a message naming the column, and what to write instead:
 
@@ -40,7 +38,7 @@ from pathlib import Path
 
 from provider.core.record import Record, field
 from provider.gcloud import ansi_c, parameters, secrets
-from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, expansion, shown, utf8_problem
+from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words, expansion
 
 __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
 
@@ -51,15 +49,15 @@ ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
 # Control operators and redirections, longest first: a message names the one the user wrote.
-_OPERATORS = (("&&", "a second command"), ("||", "a second command"), (";;", "a case clause"),
-              ("|&", "a pipe"), ("&>>", "a redirection"), ("&>", "a redirection"), (">>", "a redirection"),
-              (">&", "a redirection"), (">|", "a redirection"), ("<<<", "a redirection"), ("<<", "a redirection"),
-              ("<&", "a redirection"), ("<>", "a redirection"), ("|", "a pipe"), (";", "a second command"),
-              ("&", "a second command"), ("<", "a redirection"), (">", "a redirection"),
-              ("(", "a subshell or group ( ... )"), (")", "a subshell or group ( ... )"))
+_OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
+                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),
+                                                  ("a case clause", ";;"), ("a subshell or group ( ... )", "( )"))
+                     for op in ops.split()), key=lambda pair: -len(pair[0]))
 # What may end a command of assignments alone: bash then runs the next with them set (NAME=v && gcloud ...).
 _THEN = ("&&", ";", "\n")
 _IFS = re.compile(r"[ \t\n]+")  # bash's default IFS (bash never takes IFS from the environment)
+
+
 class Line(Record):
     """A command line, read: its words, and the environment variables it took (secret ones by name only)."""
 
@@ -214,8 +212,7 @@ class _Reader:
             self.put(self.value_of(head.name, start), quoted)
 
     def aside(self, quoted: bool, dry: bool) -> str:
-        """The ``${...}`` word at self.i, read whole apart from the word being read (an assigned value,
-        a message), or only to find its end (dry: bash does not expand it)."""
+        """The ``${...}`` word at self.i read whole, apart (an assigned value, a message), or only to its end (dry)."""
         word, words, held = self.word, self.words, self.held
         self.held = self.assigning()
         self.word, self.words, self.whole, self.dry = Word(), [], self.whole + 1, self.dry + dry
@@ -232,12 +229,12 @@ class _Reader:
         end the word (bash's parser pairs them there too); unquoted, the word's own text is split and
         globbed as a variable's value is, and a ``~`` that begins it is a home folder.
         """
-        line, start, single = self.line, self.anchor, False
-        if not quoted and line[self.i: self.i + 1] == "~" and not self.dry:
+        start, single = self.anchor, False
+        if not quoted and self.line[self.i: self.i + 1] == "~" and not self.dry:
             raise self.fail("~ at the start of this ${...} word would be expanded by bash: ~ becomes a home folder "
                             "of this machine; write the path out, or quote the ~ if it is meant literally")
-        while self.i < len(line):
-            c = line[self.i]
+        while self.i < len(self.line):
+            c = self.line[self.i]
             if c == "}" and not single:
                 self.i += 1
                 return
@@ -267,7 +264,14 @@ class _Reader:
             self.i += 2
         elif c == '"' and in_braces:
             self.double_quoted()
-        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] in ("'", '"'):  # bash 5 reads both there
+        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == "'":
+            text, end = self.ansi_c()
+            if any(q in text for q in "\"'\\`$"):  # bash 5 reads them again there, even in a word it does not use
+                raise self.fail("a $'...' that stands for \", ', \\, ` or $ inside a double-quoted ${...} word is read "
+                                "again by bash (a bad substitution, or an expansion); leave the ${...} unquoted")
+            self.add(text, quoted=True)
+            self.i = end
+        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == '"':
             self.dollar()
         elif c == "$":
             self.expand(quoted=True)
@@ -278,12 +282,11 @@ class _Reader:
             self.i += 1
 
     def double_quoted(self) -> None:
-        line = self.line
         open_at = self.i
         self.begin()
         self.i += 1
-        while self.i < len(line):
-            if line[self.i] == '"':
+        while self.i < len(self.line):
+            if self.line[self.i] == '"':
                 self.i += 1
                 return
             self.quoted_char()
@@ -292,10 +295,7 @@ class _Reader:
     def dollar(self) -> None:
         nxt = self.line[self.i + 1: self.i + 2]
         if nxt == "'":
-            try:
-                text, end = ansi_c.read(self.line, self.i)
-            except ansi_c.AnsiCError as exc:
-                raise self.fail(str(exc), exc.at) from None
+            text, end = self.ansi_c()
             self.begin()
             self.add(text, quoted=True)
             self.i = end
@@ -304,6 +304,13 @@ class _Reader:
             self.double_quoted()
         else:
             self.expand(quoted=False)
+
+    def ansi_c(self) -> tuple[str, int]:
+        """The ``$'...'`` at self.i: what it stands for, and the index after it."""
+        try:
+            return ansi_c.read(self.line, self.i)
+        except ansi_c.AnsiCError as exc:
+            raise self.fail(str(exc), exc.at) from None
 
     def backslash(self) -> None:
         nxt = self.line[self.i + 1: self.i + 2]
@@ -316,8 +323,7 @@ class _Reader:
             self.i += 1
 
     def then(self, op: str) -> bool:
-        """At a ``&&``, ``;`` or newline: whether it ends a command of assignments alone, whose variables
-        bash sets for what follows (True: they are, and the next command begins)."""
+        """Whether the ``op`` here ends a command of assignments alone (bash then sets them for the next)."""
         self.end_word()
         if not self.words or len(self.words) != self.assigned or op not in _THEN:
             return False
@@ -386,13 +392,7 @@ def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Lin
     while reader.i < len(reader.line):
         reader.step()
     reader.end_word()
-    for k, word in enumerate(reader.words):
-        problem = utf8_problem(word)
-        if problem is not None:
-            raise ShellError(f"word {k + 1} ({shown(word)}) is not valid UTF-8 ({problem}): a $'\\x..' escape or a "
-                             "variable's value made it so; allowed: UTF-8 text", 1)
-    words = [w.encode("utf-8", "surrogateescape").decode("utf-8") for w in reader.words]  # bytes that are UTF-8: text
-    return Line(words, dict(reader.plain), list(reader.secret))
+    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret))
 
 
 def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:
