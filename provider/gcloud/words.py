@@ -83,6 +83,7 @@ class _Reader:
         self.whole = 0  # > 0 while a word is read whole, never split (an assigned or a message word)
         self.anchor = -1  # where the expansion being read began: a word it begins begins there
         self.held = False  # a word read aside (see aside) belongs to an assignment
+        self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
 
     def assigning(self) -> bool:
         """Whether the word being read is one of the command's leading NAME=value assignments."""
@@ -223,20 +224,18 @@ class _Reader:
             self.word, self.words, self.whole, self.dry, self.held = word, words, self.whole - 1, self.dry - dry, held
 
     def braced_word(self, quoted: bool) -> None:
-        """The word of a ``${NAME<op>word}`` up to its ``}``, read as bash reads it (quoted: inside "...").
-
-        In double quotes, a single quote is kept as written, yet a ``}`` between two of them does not
-        end the word (bash's parser pairs them there too); unquoted, the word's own text is split and
-        globbed as a variable's value is, and a ``~`` that begins it is a home folder.
-        """
+        """The word of a ``${NAME<op>word}`` up to its ``}``, read as bash reads it. In "...", a ' is kept, yet
+        a ``}`` between two does not end the word (bash pairs them), and ``\\}`` is ``}`` in nested "..." too;
+        unquoted, its own text is split and globbed as a value is, and a ``~`` that begins it is a home folder."""
         start, single = self.anchor, False
+        self.quoted_braces += quoted
         if not quoted and self.line[self.i: self.i + 1] == "~" and not self.dry:
             raise self.fail("~ at the start of this ${...} word would be expanded by bash: ~ becomes a home folder "
                             "of this machine; write the path out, or quote the ~ if it is meant literally")
         while self.i < len(self.line):
             c = self.line[self.i]
             if c == "}" and not single:
-                self.i += 1
+                self.i, self.quoted_braces = self.i + 1, self.quoted_braces - quoted
                 return
             if c == "'" and quoted:
                 single = not single
@@ -254,7 +253,7 @@ class _Reader:
     def quoted_char(self, in_braces: bool = False) -> None:
         """One character (or escape, or expansion) at self.i inside double quotes."""
         line, c = self.line, self.line[self.i]
-        escapes = ('"', "\\", "$", "`", "\n") + (("}",) if in_braces else ())
+        escapes = ('"', "\\", "$", "`", "\n") + (("}",) if self.quoted_braces else ())  # "\}" too, in "${X:-...}"
         if c == "\\" and line[self.i + 1: self.i + 2] in escapes:
             if line[self.i + 1] != "\n":
                 self.add(line[self.i + 1], quoted=True)

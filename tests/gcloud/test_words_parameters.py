@@ -35,7 +35,10 @@ READ_AS_BASH = [
     r'''"${X:-$"a"}" "${X:-a'b}'}" ${X:-a'b}'} ${X:-\'} "${X:-\"}" ${X:-a"b}"c} "${X:-${V:-"a}"}}"''',
     r'''${X:-'a\'} ${X:-$'a\'b'} ${X:+a b}x ${V:+a  b}x ${V-x}${X-y} ${X-"$SPACED"} ${X-$SPACED}x''',
     r'''"${X-"$SPACED"}" "${X-'$SPACED'}" ${X:-=~/a} "${X:-#}" ${X:-\#} ${X:-$LEAD}end ${X:-\\\}}''',
+    r'''${X:-\"} "${X:-\'}" ${X:-"\}"} "${X:-"\}"}" "${X:-${Y:-"\}"}}" "${X:-$"\}"}" "${X:-"a"}" "\}"''',
+    r'''${X:-"$'a'"} ${X:-"${Y:-$'b'}"} "${X:-"$'c'"}" ${X:-"${Y:-'q'}"} "${X:-${Y:-'q'}}" ${X:-${Y:-'q'}}''',
     # variables and nested expansions in the word
+    r'''"${X:-"${Y:-"z  z"}"}" ${X:-a${Y:-b c}d} ${X:-$V"$V"'$V'} ${V+"$SPACED"} "${V+$SPACED}" ${V:+'$SPACED'}''',
     r'''${X:-$SPACED} "${X:-$SPACED}" ${X:-"$SPACED"} ${V:+$SPACED} ${X:-$V$V} ${X:-${EMPTY:-${V}w}}''',
     r'''${X:-$LEAD} "${V:+$LEAD}" ${X:-$TABBED} "a${V:+"b c"}d" ${X:-${Y-${V}}}''',
     # an empty word, escapes, operators and # inside the braces
