@@ -68,10 +68,7 @@ class Line(Record):
 
 class _Reader:
     def __init__(self, line: str, env: Mapping[str, str], cwd: Path) -> None:
-        self.line = line
-        self.env = env
-        self.cwd = cwd
-        self.i = 0
+        self.line, self.env, self.cwd, self.i = line, env, cwd, 0
         self.words: list[str] = []
         self.word = Word()
         self.plain: dict[str, str] = {}
@@ -84,6 +81,7 @@ class _Reader:
         self.anchor = -1  # where the expansion being read began: a word it begins begins there
         self.held = False  # a word read aside (see aside) belongs to an assignment
         self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
+        self.glued = False  # whether the last character read belongs to a token (then a # is not a comment)
 
     def assigning(self) -> bool:
         """Whether the word being read is one of the command's leading NAME=value assignments."""
@@ -357,7 +355,9 @@ class _Reader:
         self.i = close + 1
 
     def step(self) -> None:
-        c = self.line[self.i]
+        c, glued = self.line[self.i], self.glued
+        if self.line[self.i: self.i + 2] != "\\\n":  # a continuation leaves the token as it was
+            self.glued = c not in " \t\n|&;<>()"
         if c == "\\":
             self.backslash()
         elif c == "\n":
@@ -373,7 +373,7 @@ class _Reader:
             self.dollar()
         elif c == "`":
             raise self.fail("backticks are command substitution: trainjobs never runs commands")
-        elif c == "#" and self.word.start < 0:
+        elif c == "#" and not glued:  # a comment begins a token: after ${X:-} or '' it is text
             end = self.line.find("\n", self.i)
             self.i = len(self.line) if end < 0 else end
         elif c in "|&;<>()":

@@ -44,6 +44,7 @@ READ_AS_BASH = [
     # an empty word, escapes, operators and # inside the braces
     r'''${X:-} "${X:-}" ${X:-""} a${X:-}b ${EMPTY:+''} ${X:-''}''',
     r'''"${X:-\a}" "${X:-\\}" ${X:-\\} "${X:-\$V}" "${X:-\`}" "${X:-\}}" ${X:-\}} ${X:-a\ b}''',
+    "${X=}#a $EMPTY#b ''#c a\\\n#d ${EMPTY-}#'x' x \\\n#e",  # a # begins a comment only where a token begins
     '${X:-a;b} ${X:-a|b} ${X:-a&&b} ${X:-(a)} ${X:-<a>} ${X:-#a} a${X:-#} "${X:-a\\\nb}" ${X:-a\\\nb}',
     # the word is not expanded when bash does not use it: an undefined variable or a ? there is fine
     r'''${V:-$UNDEFINED} ${V-${Y:?x}} ${X:+$UNDEFINED} ${V:-~} "${V:-"$UNDEFINED"}" ${X+${UNDEFINED:?}}''',
