@@ -263,9 +263,9 @@ class _Reader:
             self.double_quoted()
         elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == "'":
             text, end = self.ansi_c()
-            if any(q in text for q in "\"'\\`$"):  # bash 5 reads them again there, even in a word it does not use
-                raise self.fail("a $'...' that stands for \", ', \\, ` or $ inside a double-quoted ${...} word is read "
-                                "again by bash (a bad substitution, or an expansion); leave the ${...} unquoted")
+            if any(q in text for q in "\"'\\`$}"):  # bash 5 reads them again there, even in a word it does not use
+                raise self.fail("a $'...' that stands for \", ', \\, `, $ or } inside a double-quoted ${...} word is "
+                                "read again by bash (a bad substitution, or an expansion); leave the ${...} unquoted")
             self.add(text, quoted=True)
             self.i = end
         elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == '"':

@@ -31,7 +31,7 @@ READ_AS_BASH = [
     r'''"${X:-'a b'}" ${X:-'a b'} ${X:-"a b"c d} d${X:-e f}g "${X:-a "b c" d}"''',
     r'''${X:-"}"} ${X:-'}'} "${X:-'}'}" "${X:-"a}"}" "${X:-'$V'}" "${X:-\'}"''',
     r'''${X:-{a}b} "${X:-{a}b}" ${X:-{a,b}} ${X:-a:~} x${X:-:~} "${X:-~}" ${X:-"~"} ${X:-\~}''',
-    r'''${X:-$'\t'}x "${X:-$'\t'}" ${X:-$'a b'} ${X:-$"a  b"} "${X:-$'\x7d'}x}"''',
+    r'''${X:-$'\t'}x "${X:-$'\t'}" ${X:-$'a b'} ${X:-$"a  b"}''',
     r'''"${X:-$"a"}" "${X:-a'b}'}" ${X:-a'b}'} ${X:-\'} "${X:-\"}" ${X:-a"b}"c} "${X:-${V:-"a}"}}"''',
     r'''${X:-'a\'} ${X:-$'a\'b'} ${X:+a b}x ${V:+a  b}x ${V-x}${X-y} ${X-"$SPACED"} ${X-$SPACED}x''',
     r'''"${X-"$SPACED"}" "${X-'$SPACED'}" ${X:-=~/a} "${X:-#}" ${X:-\#} ${X:-$LEAD}end ${X:-\\\}}''',
@@ -63,7 +63,7 @@ def test_parameter_expansions_are_read_as_bash_reads_them(words: str, tmp_path: 
 
 @pytest.mark.parametrize(("words", "plain"), [
     (r'''"${X:-$'a\'b'}"''', "a'b"), (r'''"${X:-$'a\x22'}"''', 'a"'), (r'''"${X:-$'a\x5c'}"''', "a\\"),
-    (r'''"${X:-$'\x24V'}"''', "$V"), (r'''"${V:-$'a\x22'}"''', "v"),
+    (r'''"${X:-$'\x24V'}"''', "$V"), (r'''"${V:-$'a\x22'}"''', "v"), (r'''"${V:+$'\x7d'{a,b}"''', "}{a,b"),
 ])
 def test_an_ansi_c_string_bash_reads_again_in_a_quoted_word_is_refused(words: str, plain: str, tmp_path: Path) -> None:
     """bash 5 reads what a $'...' stands for again inside "${X:-...}": a quote opens, a $ expands."""
@@ -72,8 +72,8 @@ def test_an_ansi_c_string_bash_reads_again_in_a_quoted_word_is_refused(words: st
     assert done.returncode != 0 or done.stdout != plain.encode() + b"\0"  # not what a plain reading gives
     with pytest.raises(ShellError) as exc:
         split_words(f"gcloud {words}", ENV, tmp_path)
-    assert "column 14: a $'...' that stands for \", ', \\, ` or $ inside a double-quoted ${...} word is read again" \
-        in str(exc.value)
+    assert "column 14: a $'...' that stands for \", ', \\, `, $ or } inside a double-quoted ${...} word is read " \
+           "again" in str(exc.value)
 
 
 def _bash_stderr(words: str, cwd: Path) -> str:
