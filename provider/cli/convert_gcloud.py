@@ -71,7 +71,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
     from provider.gcloud.config_doc import ConfigProblems
-    from provider.gcloud.words import ShellError, read_line
+    from provider.gcloud.words import ALLOWED, ShellError, read_line
 
     line = None
     try:
@@ -82,8 +82,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     except ConfigProblems:
         raise  # reported as a spec's problems are, by the caller
     except ShellError as exc:
-        raise UserError(f"{SHOWN}: {secrets.shown(str(exc))}; allowed: quotes, \\-newline, $'...', $VAR and "
-                        "${VAR} from the environment", exit_code=1) from None
+        raise UserError(f"{SHOWN}: {secrets.shown(str(exc))}; allowed: {ALLOWED}", exit_code=1) from None
     except GcloudError as exc:
         raise UserError(f"{SHOWN}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
     built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes] + notes

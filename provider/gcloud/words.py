@@ -4,16 +4,19 @@ What is read as bash 5 reads it (in a UTF-8 locale; tests/gcloud/test_words_bash
 against a real bash): single quotes (literal), double quotes (``$VAR`` and ``\\"`` inside),
 ``$'...'`` (ANSI-C escapes: provider.gcloud.ansi_c), ``$"..."`` (as double quotes: there is no
 message catalogue), backslash escapes, backslash-newline continuations, ``#`` comments at the start
-of a word, ``$VAR`` and ``${VAR}`` from the given environment (an unquoted value with spaces, tabs
-or newlines splits into several words, as bash does), and a leading ``VAR=value`` assignment
-(which bash passes to the command, so later ``$VAR`` on the same line still reads the outer
-value). A variable whose name looks secret stands as a marker, never its value
-(provider.gcloud.secrets).
+of a word, ``$VAR`` and ``${VAR}`` from the given environment (an unquoted value splits at
+spaces, tabs and newlines), ``${VAR:-word}`` and its kin (provider.gcloud.parameters), a leading
+``VAR=value`` (passed to the command: a later ``$VAR`` on the line reads the outer value), and
+assignments alone before ``&&``, ``;`` or a newline (``REGION=x && gcloud ...``: shell variables,
+set in order, that the command's ``$REGION`` reads). A variable whose name looks secret stands as
+a marker, never its value (provider.gcloud.secrets).
 
 What is refused with a message naming the column, and what to write instead:
 
 * what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and
-  backticks, pipes, redirections, ``;``, ``&&``, ``( ... )``, and a newline without a backslash;
+  backticks (even in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``,
+  ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written
+  (except after assignments alone, above);
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~``
   that bash turns into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a
   ``NAME=...`` word), an unquoted glob (``*``, ``?``, ``[...]``) that matches files in the folder
@@ -21,7 +24,8 @@ What is refused with a message naming the column, and what to write instead:
   written, as bash keeps it: provider.gcloud.pathname), an unquoted brace expansion (``{a,b}``,
   ``{1..3}``: several words);
 * what bash would read in a way that cannot be known here: an undefined variable (bash silently
-  drops it), ``${VAR:-default}`` and other expansions, special parameters (``$1``, ``$@``...);
+  drops it), ``${VAR:?message}`` of a missing VAR (with bash's own message), the expansions that
+  are not read (provider.gcloud.parameters), special parameters (``$1``, ``$@``...);
 * what is not text: an unclosed quote, a NUL, and invalid UTF-8 anywhere in the line or in a word
   (a ``$'\\xff'`` byte, a variable's value).
 """
@@ -33,26 +37,25 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, pathname, secrets
+from provider.gcloud import ansi_c, parameters, secrets
+from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words, expansion
+
+__all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
+
+# What a command line may hold, said after any refusal (provider.cli.convert_gcloud).
+ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
+           "environment, NAME=value assignments alone before &&, ; or a newline (bash sets them for the gcloud command)")
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
-_OPERATORS = {"|": "a pipe", ";": "a second command (;)", "&": "a second command (&)",
-              "<": "a redirection", ">": "a redirection", "(": "a subshell or group ( ... )",
-              ")": "a subshell or group ( ... )"}
+# Control operators and redirections, longest first: a message names the one the user wrote.
+_OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
+                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),
+                                                  ("a case clause", ";;"), ("a subshell or group ( ... )", "( )"))
+                     for op in ops.split()), key=lambda pair: -len(pair[0]))
+# What may end a command of assignments alone: bash then runs the next with them set (NAME=v && gcloud ...).
+_THEN = ("&&", ";", "\n")
 _IFS = re.compile(r"[ \t\n]+")  # bash's default IFS (bash never takes IFS from the environment)
-# The shape of a word (see _Word): what bash would still expand in it once quotes are gone.
-_QUOTED = "\x01"
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-class ShellError(ValueError):
-    """The command line cannot be read without running something, or is malformed."""
-
-    def __init__(self, message: str, column: int) -> None:
-        super().__init__(f"column {column}: {message}")
-        self.column = column
 
 
 class Line(Record):
@@ -63,78 +66,62 @@ class Line(Record):
     secret: list[str] = field(default_factory=list)  # variables whose names look secret: only markers stand for them
 
 
-class _Word(Record, frozen=False):
-    """The word being read: its text, where it began, and its shape.
-
-    The shape has one character per character of the text: the character itself where bash
-    would still expand it (unquoted text; a glob character from an unquoted variable's value),
-    \\x01 where it is quoted. The checks for ``~``, globs and braces read the shape.
-    """
-
-    text: str = ""
-    shape: str = ""
-    start: int = -1  # -1: not begun (a quoted empty string begins a word)
-
-
-def _shown(text: str) -> str:
-    """A word as a message may show it: no secret, no raw byte or control character."""
-    raw = secrets.shown(text).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return repr(raw)
-
-
-def _expansion(word: _Word, cwd: Path) -> str | None:
-    """What bash would still expand in a finished word, said by name, or None."""
-    shape, shown = word.shape, _shown(word.text)
-    assignment = _ASSIGNMENT.match(shape)
-    tilde = shape.startswith("~") or (assignment is not None and re.search(r"[=:]~", shape[assignment.end() - 1:]))
-    if tilde:
-        return (f"the word {shown} would be expanded by bash: ~ becomes a home folder of this machine; "
-                "write the path out (relative to the repository), or quote the ~ if it is meant literally")
-    if pathname.has_glob(shape) and secrets.MARK not in word.text:  # a secret's word is left out or refused
-        try:
-            found = pathname.matches(word.text, shape, cwd)
-        except pathname.PatternError as exc:
-            return f"the word {shown} holds {exc}; quote the word, or write the names it stands for out"
-        if found:
-            some = ", ".join(repr(f) for f in found[:3]) + (", ..." if len(found) > 3 else "")
-            return (f"the word {shown} holds an unquoted glob (*, ? or [...]) that matches files here ({some}): bash "
-                    "would put their names in its place; write the names out, or quote the word if it is meant "
-                    "literally")
-    if _BRACE.search(shape):
-        return (f"the word {shown} holds an unquoted brace expansion ({{a,b}} or {{1..3}}): bash would make "
-                "several words of it; write them out, or quote the word if it is meant literally")
-    return None
-
-
 class _Reader:
     def __init__(self, line: str, env: Mapping[str, str], cwd: Path) -> None:
-        self.line = line
-        self.env = env
-        self.cwd = cwd
-        self.i = 0
+        self.line, self.env, self.cwd, self.i = line, env, cwd, 0
         self.words: list[str] = []
-        self.word = _Word()
+        self.word = Word()
         self.plain: dict[str, str] = {}
         self.secret: list[str] = []
+        self.shell: dict[str, str] = {}  # shell variables the line sets (NAME=v && ..., ${NAME:=word})
+        self.pending: dict[str, str] = {}  # this command's assignments so far: later ones see them, bash's order
+        self.assigned = 0  # how many of this command's first words are NAME=value assignments
+        self.dry = 0  # > 0 while reading a ${...} word bash would not expand: only its end is sought
+        self.whole = 0  # > 0 while a word is read whole, never split (an assigned or a message word)
+        self.anchor = -1  # where the expansion being read began: a word it begins begins there
+        self.held = False  # a word read aside (see aside) belongs to an assignment
+        self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
+        self.glued = False  # whether the last character read belongs to a token (then a # is not a comment)
+
+    def assigning(self) -> bool:
+        """Whether the word being read is one of the command's leading NAME=value assignments."""
+        return self.held or (len(self.words) == self.assigned and ASSIGNMENT.match(self.word.shape) is not None)
 
     def end_word(self) -> None:
-        if self.word.start >= 0:
-            problem = _expansion(self.word, self.cwd)
+        if self.word.start >= 0 and not self.dry:
+            assignment = self.assigning()
+            problem = expansion(self.word, self.cwd, assignment)
             if problem is not None:
                 raise self.fail(problem, self.word.start)
+            if assignment:  # bash performs them in order: a later one's $NAME sees an earlier one
+                self.assigned += 1
+                name, _, value = self.word.text.partition("=")
+                self.pending[name] = value
+        if self.word.start >= 0:
             self.words.append(self.word.text)
-        self.word = _Word()
+        self.word = Word()
 
     def add(self, text: str, quoted: bool, from_variable: bool = False) -> None:
         if self.word.start < 0:
-            self.word.start = self.i
+            self.word.start = self.anchor if self.anchor >= 0 else self.i
         self.word.text += text
         if quoted:
-            self.word.shape += _QUOTED * len(text)
+            self.word.shape += QUOTED * len(text)
         elif from_variable:  # a variable's value is globbed, never tilde- or brace-expanded
-            self.word.shape += "".join(c if c in "*?[]" else _QUOTED for c in text)
+            self.word.shape += "".join(c if c in "*?[]" else QUOTED for c in text)
         else:
             self.word.shape += text
+
+    def put(self, value: str, quoted: bool) -> None:
+        """An expansion's result: split at each run of IFS characters unless quoted (or assigned), as bash does."""
+        if quoted or self.whole or self.assigning():  # bash neither splits nor globs an assignment's value
+            self.add(value, quoted=True)
+            return
+        for k, part in enumerate(_IFS.split(value)):
+            if k:
+                self.end_word()
+            if part:
+                self.add(part, quoted=False, from_variable=True)
 
     def begin(self) -> None:
         """A quote begins a word even when it adds nothing (``''`` is an empty word)."""
@@ -144,77 +131,168 @@ class _Reader:
     def fail(self, message: str, at: int | None = None) -> ShellError:
         return ShellError(message, (self.i if at is None else at) + 1)
 
-    def variable(self) -> tuple[str, int]:
-        """``$NAME`` / ``${NAME}`` at self.i (the ``$``): its value (a marker if secret) and the index after it."""
+    def raw(self, name: str) -> tuple[str | None, bool]:
+        """NAME's value (None: not set) and whether it is the environment's: this command's earlier
+        assignments (for a later assignment) and the line's shell variables come first, as in bash."""
+        if name in self.pending and self.assigning():
+            return self.pending[name], False
+        if name in self.shell:
+            return self.shell[name], False
+        return self.env.get(name), True
+
+    def value_of(self, name: str, at: int) -> str:
+        """What ``$NAME`` stands for: its value, or a marker if its name looks secret."""
+        if self.dry:
+            return ""
+        value, from_env = self.raw(name)
+        if value is None:
+            raise self.fail(f"${name} is not defined in the environment (bash would silently drop it); "
+                            f"export {name}=... first, or write ${{{name}:-default}}", at)
+        if secrets.looks_secret(name):
+            if name not in self.secret:
+                self.secret.append(name)
+            return secrets.marker(name)
+        if from_env:
+            self.plain[name] = value
+        return value
+
+    def expand(self, quoted: bool) -> None:
+        """``$NAME`` / ``${...}`` at self.i (the ``$``), added to the word."""
         line, start = self.line, self.i
         nxt = line[start + 1: start + 2]
         if nxt in ("(", "["):
             raise self.fail(f"${nxt}...{')' if nxt == '(' else ']'} is command substitution or arithmetic: trainjobs "
                             "never runs commands; put the value in a variable of the environment instead")
-        if nxt == "{":
-            close = line.find("}", start + 2)
-            inner = line[start + 2: close] if close >= 0 else ""
-            if close < 0 or not _NAME.fullmatch(inner):
-                raise self.fail("only ${NAME} is understood here (no defaults, substrings or other expansions)")
-            name, end = inner, close + 1
-        else:
+        outer = self.anchor < 0
+        if outer:
+            self.anchor = start
+        try:
+            if nxt == "{":
+                self.parameter(quoted)
+                return
             m = _NAME.match(line, start + 1)
             if m is None:
                 if _SPECIAL.match(nxt):
-                    raise self.fail(f"${nxt} is a special shell parameter; only $NAME and ${{NAME}} are understood")
-                return "$", start + 1  # a lone $ is literal, as in bash
-            name, end = m.group(0), m.end()
-        if name not in self.env:
-            raise self.fail(f"${name} is not defined in the environment (bash would silently drop it); "
-                            f"export {name}=... first")
-        if secrets.looks_secret(name):
-            if name not in self.secret:
-                self.secret.append(name)
-            return secrets.marker(name), end
-        self.plain[name] = self.env[name]
-        return self.env[name], end
+                    raise self.fail(f"${nxt} is a special shell parameter; only variables of the environment are "
+                                    "understood")
+                self.add("$", quoted=True)  # a lone $ is literal, as in bash
+                self.i = start + 1
+                return
+            self.put(self.value_of(m.group(0), start), quoted)
+            self.i = m.end()
+        finally:
+            if outer:
+                self.anchor = -1
 
-    def unquoted_variable(self) -> None:
-        value, end = self.variable()
-        for k, part in enumerate(_IFS.split(value)):  # each run of IFS characters ends a word
-            if k:
-                self.end_word()
-            if part:
-                self.add(part, quoted=False, from_variable=True)
-        self.i = end
+    def parameter(self, quoted: bool) -> None:
+        """``${NAME}`` or ``${NAME<op>word}`` at self.i (provider.gcloud.parameters)."""
+        start = self.i
+        try:
+            head = parameters.head(self.line, start)
+        except parameters.Refused as exc:
+            raise self.fail(str(exc)) from None
+        self.i = head.end
+        if head.op is None:
+            self.put(self.value_of(head.name, start), quoted)
+            return
+        value = None if self.dry else self.raw(head.name)[0]
+        use = parameters.Use.VALUE if self.dry else parameters.use(head.op, value)
+        if use in (parameters.Use.VALUE, parameters.Use.NOTHING):
+            self.aside(quoted, dry=True)  # bash does not expand the word: only its end is sought
+            if use is parameters.Use.VALUE:
+                self.put(self.value_of(head.name, start), quoted)
+        elif use is parameters.Use.WORD:
+            self.braced_word(quoted)
+        else:
+            text = self.aside(quoted, dry=False)
+            if use is parameters.Use.FAIL:
+                raise self.fail(parameters.failure(head.name, head.op, value, text), start)
+            self.shell[head.name] = text
+            self.put(self.value_of(head.name, start), quoted)
+
+    def aside(self, quoted: bool, dry: bool) -> str:
+        """The ``${...}`` word at self.i read whole, apart (an assigned value, a message), or only to its end (dry)."""
+        word, words, held = self.word, self.words, self.held
+        self.held = self.assigning()
+        self.word, self.words, self.whole, self.dry = Word(), [], self.whole + 1, self.dry + dry
+        try:
+            self.braced_word(quoted)
+            return self.word.text
+        finally:
+            self.word, self.words, self.whole, self.dry, self.held = word, words, self.whole - 1, self.dry - dry, held
+
+    def braced_word(self, quoted: bool) -> None:
+        """The word of a ``${NAME<op>word}`` up to its ``}``, read as bash reads it. In "...", a ' is kept, yet
+        a ``}`` between two does not end the word (bash pairs them), and ``\\}`` is ``}`` in nested "..." too;
+        unquoted, its own text is split and globbed as a value is, and a ``~`` that begins it is a home folder."""
+        start, single = self.anchor, False
+        self.quoted_braces += quoted
+        if not quoted and self.line[self.i: self.i + 1] == "~" and not self.dry:
+            raise self.fail("~ at the start of this ${...} word would be expanded by bash: ~ becomes a home folder "
+                            "of this machine; write the path out, or quote the ~ if it is meant literally")
+        while self.i < len(self.line):
+            c = self.line[self.i]
+            if c == "}" and not single:
+                self.i, self.quoted_braces = self.i + 1, self.quoted_braces - quoted
+                return
+            if c == "'" and quoted:
+                single = not single
+                self.add(c, quoted=True)
+                self.i += 1
+            elif quoted:
+                self.quoted_char(in_braces=True)
+            elif c in "\\'\"$`":
+                self.step()
+            else:
+                self.put(c, quoted=False)
+                self.i += 1
+        raise self.fail("this ${ is never closed (no })", start)
+
+    def quoted_char(self, in_braces: bool = False) -> None:
+        """One character (or escape, or expansion) at self.i inside double quotes."""
+        line, c = self.line, self.line[self.i]
+        escapes = ('"', "\\", "$", "`", "\n") + (("}",) if self.quoted_braces else ())  # "\}" too, in "${X:-...}"
+        if c == "\\" and line[self.i + 1: self.i + 2] in escapes:
+            if line[self.i + 1] != "\n":
+                self.add(line[self.i + 1], quoted=True)
+            self.i += 2
+        elif c == "\\" and in_braces:  # kept as written, with the character it does not escape
+            self.add(line[self.i: self.i + 2], quoted=True)
+            self.i += 2
+        elif c == '"' and in_braces:
+            self.double_quoted()
+        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == "'":
+            text, end = self.ansi_c()
+            if any(q in text for q in "\"'\\`$}"):  # bash 5 reads them again there, even in a word it does not use
+                raise self.fail("a $'...' that stands for \", ', \\, `, $ or } inside a double-quoted ${...} word is "
+                                "read again by bash (a bad substitution, or an expansion); leave the ${...} unquoted")
+            self.add(text, quoted=True)
+            self.i = end
+        elif c == "$" and in_braces and line[self.i + 1: self.i + 2] == '"':
+            self.dollar()
+        elif c == "$":
+            self.expand(quoted=True)
+        elif c == "`":
+            raise self.fail("backticks are command substitution: trainjobs never runs commands")
+        else:
+            self.add(c, quoted=True)
+            self.i += 1
 
     def double_quoted(self) -> None:
-        line = self.line
         open_at = self.i
         self.begin()
         self.i += 1
-        while self.i < len(line):
-            c = line[self.i]
-            if c == '"':
+        while self.i < len(self.line):
+            if self.line[self.i] == '"':
                 self.i += 1
                 return
-            if c == "\\" and line[self.i + 1: self.i + 2] in ('"', "\\", "$", "`", "\n"):
-                if line[self.i + 1] != "\n":
-                    self.add(line[self.i + 1], quoted=True)
-                self.i += 2
-            elif c == "$":
-                value, end = self.variable()
-                self.add(value, quoted=True)
-                self.i = end
-            elif c == "`":
-                raise self.fail("backticks are command substitution: trainjobs never runs commands")
-            else:
-                self.add(c, quoted=True)
-                self.i += 1
+            self.quoted_char()
         raise self.fail('this double quote is never closed', open_at)
 
     def dollar(self) -> None:
         nxt = self.line[self.i + 1: self.i + 2]
         if nxt == "'":
-            try:
-                text, end = ansi_c.read(self.line, self.i)
-            except ansi_c.AnsiCError as exc:
-                raise self.fail(str(exc), exc.at) from None
+            text, end = self.ansi_c()
             self.begin()
             self.add(text, quoted=True)
             self.i = end
@@ -222,7 +300,14 @@ class _Reader:
             self.i += 1
             self.double_quoted()
         else:
-            self.unquoted_variable()
+            self.expand(quoted=False)
+
+    def ansi_c(self) -> tuple[str, int]:
+        """The ``$'...'`` at self.i: what it stands for, and the index after it."""
+        try:
+            return ansi_c.read(self.line, self.i)
+        except ansi_c.AnsiCError as exc:
+            raise self.fail(str(exc), exc.at) from None
 
     def backslash(self) -> None:
         nxt = self.line[self.i + 1: self.i + 2]
@@ -234,13 +319,32 @@ class _Reader:
         else:
             self.i += 1
 
-    def newline(self) -> None:
+    def then(self, op: str) -> bool:
+        """Whether the ``op`` here ends a command of assignments alone (bash then sets them for the next)."""
         self.end_word()
+        if not self.words or len(self.words) != self.assigned or op not in _THEN:
+            return False
+        self.shell.update(self.pending)
+        self.words, self.pending, self.assigned = [], {}, 0
+        return True
+
+    def newline(self) -> None:
         self.i += 1
+        if self.then("\n"):
+            return
         rest = self.line[self.i:]
         if self.words and rest.strip() and not rest.lstrip().startswith("#"):
             raise self.fail("a newline without a backslash ends the command, and more follows: bash would "
                             "run that as a second command (end each continued line with \\)", self.i - 1)
+
+    def operator(self) -> None:
+        op, what = next((op, what) for op, what in _OPERATORS if self.line.startswith(op, self.i))
+        if self.then(op):
+            self.i += len(op)
+            return
+        before = (" (only NAME=value assignments may come before it: bash sets them for the gcloud command)"
+                  if op in _THEN else "")
+        raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
 
     def single_quoted(self) -> None:
         close = self.line.find("'", self.i + 1)
@@ -251,7 +355,9 @@ class _Reader:
         self.i = close + 1
 
     def step(self) -> None:
-        c = self.line[self.i]
+        c, glued = self.line[self.i], self.glued
+        if self.line[self.i: self.i + 2] != "\\\n":  # a continuation leaves the token as it was
+            self.glued = c not in " \t\n|&;<>()"
         if c == "\\":
             self.backslash()
         elif c == "\n":
@@ -267,52 +373,25 @@ class _Reader:
             self.dollar()
         elif c == "`":
             raise self.fail("backticks are command substitution: trainjobs never runs commands")
-        elif c == "#" and self.word.start < 0:
+        elif c == "#" and not glued:  # a comment begins a token: after ${X:-} or '' it is text
             end = self.line.find("\n", self.i)
             self.i = len(self.line) if end < 0 else end
-        elif c in _OPERATORS:
-            raise self.fail(f"{_OPERATORS[c]} is not part of one gcloud command; give the gcloud command alone")
+        elif c in "|&;<>()":
+            self.operator()
         else:
             self.add(c, quoted=False)
             self.i += 1
 
 
-def _utf8_problem(text: str) -> str | None:
-    """Why ``text`` (undecodable bytes as surrogateescape) is not UTF-8, or None."""
-    try:
-        text.encode("utf-8", "surrogateescape").decode("utf-8")
-    except UnicodeEncodeError:
-        return "it holds a character that is not one (a lone surrogate)"
-    except UnicodeDecodeError as exc:
-        return f"byte 0x{exc.object[exc.start]:02x} is not UTF-8"
-    return None
-
-
-def _check_text(line: str) -> None:
-    if "\x00" in line:
-        raise ShellError("a NUL character cannot be part of a command line", line.index("\x00") + 1)
-    problem = _utf8_problem(line)
-    if problem is not None:
-        at = next(k for k, c in enumerate(line) if _utf8_problem(c) is not None)
-        raise ShellError(f"the command line is not valid UTF-8 ({problem}); allowed: UTF-8 text: "
-                         "write the value out as text", at + 1)
-
-
 def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Line:
     """The words bash would pass to the command run in ``cwd`` (default: the current directory) and
     the variables they took, or ShellError saying why not."""
-    _check_text(line)
+    check_text(line)
     reader = _Reader(line.replace("\r\n", "\n"), env, cwd or Path.cwd())
     while reader.i < len(reader.line):
         reader.step()
     reader.end_word()
-    for k, word in enumerate(reader.words):
-        problem = _utf8_problem(word)
-        if problem is not None:
-            raise ShellError(f"word {k + 1} ({_shown(word)}) is not valid UTF-8 ({problem}): a $'\\x..' escape or a "
-                             "variable's value made it so; allowed: UTF-8 text", 1)
-    words = [w.encode("utf-8", "surrogateescape").decode("utf-8") for w in reader.words]  # bytes that are UTF-8: text
-    return Line(words, dict(reader.plain), list(reader.secret))
+    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret))
 
 
 def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:

@@ -93,7 +93,7 @@ def test_a_variable_or_quoted_text_is_not_expanded_again(word: str, tmp_path: Pa
     ("gcloud x $[1+2]", "command substitution or arithmetic"),
     ("gcloud x $'open", "never closed"),
     ("gcloud x $'\\ud800'", "not a character"),
-    ("gcloud x || y", "a pipe"),
+    ("gcloud x || y", "a second command (||)"),
     ("gcloud x [^a]b", "a bracket expression with ^"),
     ("gcloud x [[:alpha:]]", "a bracket expression with ^ or a [:class:]"),
 ])

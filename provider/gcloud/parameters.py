@@ -1,0 +1,104 @@
+"""bash's ``${...}`` parameter expansions: which are read without running anything, and what each yields.
+
+Read (bash manual, "Shell Parameter Expansion"; tests/gcloud/test_words_bash.py holds each against
+a real bash): ``${NAME}``, and the forms that pick between the variable's value and a word the
+user wrote, by whether the variable is set (``-``, ``=``, ``+``, ``?``) or set and not empty (the
+same with a colon: ``:-``, ``:=``, ``:+``, ``:?``):
+
+* ``${NAME-word}`` / ``${NAME:-word}``: the value, else the word;
+* ``${NAME=word}`` / ``${NAME:=word}``: the same, and NAME is set to the word for the rest of the line;
+* ``${NAME+word}`` / ``${NAME:+word}``: the word if the value would be used, else nothing;
+* ``${NAME?message}`` / ``${NAME:?message}``: the value, else bash stops with its own message.
+
+The word itself is read as bash reads it (quotes, ``$VAR``, nested ``${...}``) by
+provider.gcloud.words, and only when bash would use it. Every other form is refused by name:
+``${#NAME}``, ``${NAME#...}``, ``${NAME%...}``, ``${NAME/...}``, ``${NAME:offset}``, case and
+``@`` transformations would each need their own reimplementation of bash's pattern matching or
+arithmetic, and none is written in the training commands trainjobs converts; ``${!NAME}``, arrays
+(``${NAME[@]}``) and special parameters (``${1}``, ``${@}``) cannot come from the environment.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from provider.core.record import Record
+
+_FIX = "write the value out, or give it as a variable of the environment"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SPECIAL = re.compile(r"[0-9@*#?$!-]")
+_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
+# What follows ${NAME when it is none of the read forms: the form, by its first character.
+_REFUSED = {"[": "an array element (${NAME[...]}): arrays cannot come from the environment",
+            "#": "pattern removal (${NAME#...}, ${NAME##...})", "%": "pattern removal (${NAME%...}, ${NAME%%...})",
+            "/": "pattern substitution (${NAME/.../...})", ":": "a substring (${NAME:offset:length})",
+            "^": "case modification (${NAME^...})", ",": "case modification (${NAME,...})",
+            "@": "a transformation (${NAME@...})"}
+
+
+class Refused(ValueError):
+    """A ``${...}`` form that is not read here; the message names it and what is allowed."""
+
+
+class Use(enum.Enum):
+    """What a ``${NAME op word}`` stands for, given whether NAME is set and empty."""
+
+    VALUE = "value"  # the variable's value; the word is not expanded
+    WORD = "word"  # the word
+    ASSIGN = "assign"  # the word, which also becomes NAME's value
+    NOTHING = "nothing"  # nothing (``+`` of an unset variable); the word is not expanded
+    FAIL = "fail"  # bash stops: ``?`` of an unset variable
+
+
+class Head(Record):
+    """``${NAME`` and its operator, read: ``op`` is None for ``${NAME}``; ``end`` is the index after it."""
+
+    name: str
+    op: str | None
+    end: int
+
+
+def head(line: str, start: int) -> Head:
+    """The expansion that begins at ``line[start]`` (its ``${``), or Refused."""
+    i = start + 2
+    m = _NAME.match(line, i)
+    if m is None:
+        c = line[i: i + 1]
+        if c == "!":
+            raise Refused(f"${{!...}} is an indirect expansion (the value of a variable named by another); {_FIX}")
+        if c == "#" and line[i + 1: i + 2] not in ("}", ""):
+            raise Refused(f"${{#...}} is a length, not read here; {_FIX}")
+        if c and _SPECIAL.match(c):
+            raise Refused(f"${{{c}...}} is a special shell parameter, never from the environment; {_FIX}")
+        raise Refused("this ${ is not followed by a variable's name (bash: bad substitution)")
+    name, j = m.group(0), m.end()
+    rest = line[j: j + 2]
+    if rest[:1] == "}":
+        return Head(name, None, j + 1)
+    for op in _OPS:
+        if rest.startswith(op):
+            return Head(name, op, j + len(op))
+    if not rest:
+        raise Refused(f"this ${{{name} is never closed (no }})")
+    form = _REFUSED.get(rest[0], f"{rest[0]!r} after the name (bash: bad substitution)")
+    raise Refused(f"${{{name}{rest[0]}...}} is {form}, not read here; {_FIX}")
+
+
+def use(op: str, value: str | None) -> Use:
+    """What ``${NAME<op>word}`` stands for when NAME's value is ``value`` (None: not set)."""
+    missing = value is None or (op.startswith(":") and value == "")
+    kind = op[-1]
+    if kind == "+":
+        return Use.NOTHING if missing else Use.WORD
+    if not missing:
+        return Use.VALUE
+    return {"-": Use.WORD, "=": Use.ASSIGN, "?": Use.FAIL}[kind]
+
+
+def failure(name: str, op: str, value: str | None, message: str) -> str:
+    """bash's own message for ``${NAME?message}`` / ``${NAME:?message}`` of a missing variable, and the fix."""
+    said = message or ("parameter null or not set" if op == ":?" else "parameter not set")
+    state = "not set" if value is None else "empty"
+    return (f"bash would stop here with '{name}: {said}' (${name} is {state} in the environment); "
+            f"export {name}=... first")
