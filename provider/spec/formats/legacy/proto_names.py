@@ -83,9 +83,9 @@ def read(data: Any) -> Forms:
     """``data`` as Google's readers take it: an AI Platform ``trainingInput`` by either name of each field,
     a Vertex body as ``proto_forms.read`` reads it; other documents unchanged."""
     spec = data.get("spec") if isinstance(data, dict) else None
-    ti = spec.get(MARKER) if isinstance(spec, dict) else None
-    if not isinstance(ti, dict):
+    if not isinstance(spec, dict) or not isinstance(spec.get(MARKER), dict):
         return read_vertex(data)
+    ti: dict[str, Any] = spec[MARKER]
     renamed, notes = json_names(ti, ("spec", MARKER))
     forms = read_vertex({**data, "spec": {**spec, MARKER: renamed}})
     return Forms(forms.data, notes + forms.notes)
