@@ -84,7 +84,8 @@ def test_the_proto_named_field_is_read_for_its_value(tmp_path: Path) -> None:
     proc = _convert(path, body)
     assert proc.returncode == 0, proc.stderr
     line = _line_of(path, '"use_chief_in_tf_config"')
-    assert f"{path}:{line}:" in proc.stderr and CHIEF_WORD in proc.stderr, proc.stderr
+    assert f"{path}:{line}:" in proc.stderr, proc.stderr
+    assert "unless use_chief_in_tf_config was true" in proc.stderr, proc.stderr  # named as written
 
 
 def test_every_level_by_its_proto_name_converts_as_its_camel_case_twin(tmp_path: Path) -> None:
@@ -114,6 +115,29 @@ def test_every_level_by_its_proto_name_converts_as_its_camel_case_twin(tmp_path:
     assert ours == _request(tmp_path / "camel" / "job.yaml", camel)
     # what the user wrote as data is left as written
     assert "use_chief_in_tf_config" in json.dumps(ours) and "max_trials" in json.dumps(ours)
+
+
+def test_notes_name_a_field_as_the_user_wrote_it(tmp_path: Path) -> None:
+    path = tmp_path / "notes.yaml"
+    path.write_text(
+        "trainingInput:\n"
+        "  scale_tier: CUSTOM\n"
+        "  region: us-central1\n"
+        "  master_type: n1-standard-4\n"
+        "  master_config:\n"
+        "    image_uri: gcr.io/p/i\n"
+        "  hyperparameters:\n"
+        "    goal: MAXIMIZE\n"
+        "    enable_trial_early_stopping: true\n"
+        "    params:\n"
+        "      - {parameter_name: lr, type: DOUBLE, min_value: 0.1, max_value: 0.2}\n")
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert (f"{path}:9:34: warning: trainingInput.hyperparameters.enable_trial_early_stopping (true) is not sent "
+            "to Vertex AI") in proc.stderr, proc.stderr
+    assert "at spec.trainingInput.hyperparameters.enable_trial_early_stopping" in proc.stderr
+    assert "enableTrialEarlyStopping" not in proc.stderr
 
 
 def test_a_field_written_in_both_spellings_is_refused_by_name_at_its_line(tmp_path: Path) -> None:
