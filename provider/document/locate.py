@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from provider.document.loaded import LoadedDocument, Position
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def _as_written(node: dict[str, Any], part: str) -> str:
+    """The key ``node`` holds for ``part``: itself, or its proto name (snake_case) where a reader gave the
+    field its JSON name (provider/spec/formats/*/proto_names.py: the REST API reads a field by either)."""
+    if part in node:
+        return part
+    proto = _CAMEL.sub("_", part).lower()
+    return proto if proto in node else part
 
 
 def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> Position | None:
@@ -21,6 +33,8 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
         return pos or (1, 1)
     for i, part in enumerate(path):
         last = i == len(path) - 1
+        if isinstance(node, dict) and isinstance(part, str):
+            part = _as_written(node, part)
         if isinstance(node, dict) and isinstance(part, str) and part in node:
             keys = doc.key_positions.get(id(node), {})
             values = doc.value_positions.get(id(node), {})

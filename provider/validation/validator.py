@@ -28,7 +28,7 @@ from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate
-from provider.spec.formats.vertex import proto_forms
+from provider.spec.formats.legacy import proto_names as google_readers
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError
@@ -260,8 +260,8 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     layer explains a spot better than the schema, only the better message is kept.
     """
     result = SpecResult(file=filename, _document=doc, _data=data)
-    # A Vertex body is first read as the SDK or gcloud reads it (null, numeric enums, single values).
-    forms = proto_forms.read(data)
+    # A body is first read as Google's readers read it (a field by either name; Vertex: null, numeric enums ...).
+    forms = google_readers.read(data)
     data = forms.data
     read_notes = _note_problems(forms.notes, filename, doc)
     schema = _schema_findings(data, filename, doc, read_notes)

@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from provider.catalog import CATALOG
-from provider.spec.formats.schema_kit import Schema
+from provider.spec.formats.schema_kit import Schema, count_needs_type, obj
 from provider.spec.model import ACCELERATOR_TYPE_UNSPECIFIED
 
 # An accelerator written at its proto3 defaults says "none" (gcloud sends it as written): fine on any machine.
@@ -26,6 +26,20 @@ def accelerator_type(ref: str = "#/$defs/acceleratorType") -> Schema:
     """An accelerator type of the API, or ACCELERATOR_TYPE_UNSPECIFIED (no accelerator; with a count
     above 0, ``count_needs_type`` refuses it by name)."""
     return {"if": NO_ACCELERATOR_TYPE, "else": {"$ref": ref}}
+
+
+def nested_accelerator(count: Schema, description: str, required: tuple[str, ...] = ()) -> Schema:
+    """``{type, count}``: an accelerator and how many, or none at the proto3 defaults
+    (``ACCELERATOR_TYPE_UNSPECIFIED``, count 0), as gcloud sends them and the API reads them.
+    A count above 0 names its type (``count_needs_type``); a type names a count above 0."""
+    return obj(
+        {"type": accelerator_type(), "count": count}, required=required, description=description,
+        allOf=[count_needs_type("type", "count"), {
+            "if": {"required": ["type"], "properties": {"type": {"not": NO_ACCELERATOR_TYPE}}},
+            "then": {"required": ["count"], "properties": {"count": {"not": NO_ACCELERATOR_COUNT}},
+                     "description": "an accelerator type needs its count: 1 or more (ACCELERATOR_TYPE_UNSPECIFIED, "
+                                    "count 0: no accelerator)"}}],
+    )
 
 
 def only_default(default: Schema, description: str) -> Schema:

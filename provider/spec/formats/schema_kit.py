@@ -111,13 +111,13 @@ def mounts(k: KeyName) -> dict[str, Schema]:
     nfs = obj({"server": string("the NFS server's IP address or host name"),
                "path": string("the exported path on the server, starting with /", pattern="^/"),
                k("mountPoint"): mount_point},
-              required=("server", "path", k("mountPoint")), description="server, path, mountPoint")
+              required=("server", "path", k("mountPoint")), description=f"server, path, {k('mountPoint')}")
     lustre = obj({k("instanceIp"): string("the Managed Lustre instance's IP address"),
                   k("volumeHandle"): string("the instance's volume handle: PROJECT/ZONE/INSTANCE"),
                   "filesystem": string("the Lustre file system name"),
                   k("mountPoint"): mount_point},
                  required=(k("instanceIp"), k("volumeHandle"), "filesystem", k("mountPoint")),
-                 description="instanceIp, volumeHandle, filesystem, mountPoint")
+                 description=f"{k('instanceIp')}, {k('volumeHandle')}, filesystem, {k('mountPoint')}")
     return {k("nfsMounts"): {"type": "array", "minItems": 1, "items": nfs,
                              "description": "NFS shares mounted in every replica of the pool"},
             k("lustreMounts"): {"type": "array", "minItems": 1, "items": lustre,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from provider.catalog import CATALOG
 from provider.spec.formats.legacy.notes import Notes
-from provider.spec.model import Accelerator, Disk, DocPath, PoolOverride, Role, WorkerPool
+from provider.spec.model import ACCELERATOR_TYPE_UNSPECIFIED, Accelerator, Disk, DocPath, PoolOverride, Role, WorkerPool
 from provider.spec.reader import Node
 
 
@@ -75,6 +75,10 @@ def _pool(ti: Node, role: Role, machine: str, count: int, notes: Notes) -> Worke
     type_path = ti.at(f"{prefix}Type")
     cfg = replica(ti, role)
     acc_node = cfg.child("acceleratorConfig") if cfg else None
+    if acc_node is not None and acc_node.text("type") == ACCELERATOR_TYPE_UNSPECIFIED:
+        # the proto3 defaults (count 0: the schema holds it): no accelerator, as AI Platform read it
+        # (tensorflow_cloud writes it for a CPU chief); another API's message, so nothing of it is sent
+        acc_node = None
     machine_type, accelerator, legacy_name = _machine(machine, acc_node, type_path, notes)
     count_path = ti.at(f"{prefix}Count") if role is not Role.CHIEF else type_path
     return WorkerPool(

@@ -8,7 +8,7 @@ accelerator tables from the catalog. ``provider/spec/schema.py`` puts it into th
 from __future__ import annotations
 
 from provider.catalog import CATALOG
-from provider.spec.formats.schema_accelerators import nested_rules
+from provider.spec.formats.schema_accelerators import nested_accelerator, nested_rules
 from provider.spec.formats.schema_kit import Schema, int64, limits, obj, string, strings
 from provider.spec.model import Role
 
@@ -25,10 +25,10 @@ def _legacy_spec() -> Schema:
     machine_names = sorted(CATALOG.ai_platform_machine_names()) + sorted(CATALOG.legacy_machines)
     replica = obj(
         {
-            "acceleratorConfig": obj(
-                {"count": int64("GPUs per replica", minimum=1), "type": {"$ref": "#/$defs/acceleratorType"}},
-                required=("count", "type"),
-                description="GPUs attached to a Compute Engine machine type: count and type",
+            "acceleratorConfig": nested_accelerator(
+                int64("GPUs per replica"), required=("count", "type"),
+                description="GPUs attached to a Compute Engine machine type: count and type "
+                            "(ACCELERATOR_TYPE_UNSPECIFIED, count 0: none)",
             ),
             "imageUri": string("a custom container image"),
             "containerCommand": strings("overrides the image ENTRYPOINT"),

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from provider.catalog import CATALOG
 from provider.spec.formats.native.tuning import STOPPING_TYPES
-from provider.spec.formats.schema_accelerators import accelerator_type, machine_type_schema, nested_rules
+from provider.spec.formats.schema_accelerators import machine_type_schema, nested_accelerator, nested_rules
 from provider.spec.formats.schema_kit import (
     GPU_PARTITION,
     JOB_FIELD_SCHEMAS,
     WAIT_ALTERNATIVES,
     Schema,
-    count_needs_type,
     job_fields,
     limits,
     mounts,
@@ -25,7 +24,7 @@ from provider.spec.formats.schema_kit import (
     string,
     strings,
 )
-from provider.spec.model import ACCELERATOR_TYPE_UNSPECIFIED, Role
+from provider.spec.model import Role
 
 ROLES = tuple(role.value for role in Role)  # chief, workers, parameterServers, evaluators
 
@@ -52,16 +51,9 @@ def _native_pool() -> Schema:
         {
             "machineType": machine_type_schema(machine_names),
             "replicas": replicas,
-            "accelerator": obj(
-                {
-                    "type": accelerator_type(),
-                    "count": {"type": "integer", "minimum": 0, "description": "accelerators per replica"},
-                },
+            "accelerator": nested_accelerator(
+                {"type": "integer", "minimum": 0, "description": "accelerators per replica"},
                 description="accelerators attached to each replica (ACCELERATOR_TYPE_UNSPECIFIED, count 0: none)",
-                allOf=[count_needs_type("type", "count"), {
-                    "if": {"required": ["type"], "properties": {"type": {"not": {"const": ACCELERATOR_TYPE_UNSPECIFIED}}}},
-                    "then": {"required": ["count"], "properties": {"count": {"minimum": 1}},
-                             "description": "an accelerator type needs its count: 1 or more"}}],
             ),
             "tpuTopology": string("TPU slice topology, for ct5lp, ct6e and tpu7x machine types"),
             "reservationAffinity": reservation_affinity(lambda name: name),
