@@ -28,7 +28,7 @@ from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.loaded import LoadedDocument
 from provider.document.locate import locate
-from provider.spec.formats.legacy import proto_names as google_readers
+from provider.spec.formats import google_readers
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError

@@ -12,8 +12,7 @@ each field's proto name the snake_case of its JSON name), walked by their ``prop
 keys of a message are read so: what a field holds as the user's data (args, a map, a string) is never
 renamed. A field written in both spellings in one message is refused by name, as
 ``vertex/proto_names.py`` refuses it. A renamed message is a ``Renamed`` mapping that keeps the names
-written, so the converter's notes name a field as the user wrote it (``as_written``). ``read`` runs before the schema, with the Vertex reading
-(``vertex/proto_forms.py``); the renamed keys keep their lines (``provider/document/locate.py``
+written, so the converter's notes name a field as the user wrote it (``as_written``). ``read`` runs before the schema (``provider/spec/formats/google_readers.py``); the renamed keys keep their lines (``provider/document/locate.py``
 finds a JSON name by its proto name).
 """
 
@@ -27,7 +26,6 @@ from provider.core.record import replace
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.formats.vertex.keys import snake
 from provider.spec.formats.vertex.proto_forms import Forms
-from provider.spec.formats.vertex.proto_forms import read as read_vertex
 from provider.spec.model import DocPath, Note
 
 MARKER = "trainingInput"
@@ -120,12 +118,10 @@ def json_names(training_input: dict[str, Any], path: DocPath) -> tuple[dict[str,
 
 
 def read(data: Any) -> Forms:
-    """``data`` as Google's readers take it: an AI Platform ``trainingInput`` by either name of each field,
-    a Vertex body as ``proto_forms.read`` reads it; other documents unchanged."""
+    """``data`` with its AI Platform ``trainingInput`` keyed by each field's JSON name (a copy), and the notes;
+    other documents unchanged."""
     spec = data.get("spec") if isinstance(data, dict) else None
     if not isinstance(spec, dict) or not isinstance(spec.get(MARKER), dict):
-        return read_vertex(data)
-    ti: dict[str, Any] = spec[MARKER]
-    renamed, notes = json_names(ti, ("spec", MARKER))
-    forms = read_vertex({**data, "spec": {**spec, MARKER: renamed}})
-    return Forms(forms.data, notes + forms.notes)
+        return Forms(data)
+    renamed, notes = json_names(spec[MARKER], ("spec", MARKER))
+    return Forms({**data, "spec": {**spec, MARKER: renamed}}, notes)
