@@ -106,8 +106,10 @@ def job_fields(k: KeyName) -> dict[str, Schema]:
 
 def mounts(k: KeyName) -> dict[str, Schema]:
     """A pool's NFS and Managed Lustre mounts (WorkerPoolSpec.nfsMounts, lustreMounts)."""
-    mount_point = string("the directory under /mnt/nfs/ (NFS) or /mnt/lustre/ (Lustre) where it is mounted",
-                         pattern="^[A-Za-z0-9._-]+$")
+    # Vertex AI's NFS guide (train-nfs-share): "a valid UNIX directory name"; mountPoint sourceData is the
+    # path /mnt/nfs/sourceData in the training VM. A path is no such name.
+    mount_point = string("a directory name, not a path: it is mounted at /mnt/nfs/NAME (NFS) or /mnt/lustre/NAME "
+                         "(Lustre), e.g. sourceData for /mnt/nfs/sourceData", pattern="^[A-Za-z0-9._-]+$")
     nfs = obj({"server": string("the NFS server's IP address or host name"),
                "path": string("the exported path on the server, starting with /", pattern="^/"),
                k("mountPoint"): mount_point},
