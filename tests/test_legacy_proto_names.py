@@ -253,3 +253,25 @@ def test_gcloud_sends_the_config_as_written_and_trainjobs_reads_it_as_the_twin(t
     twin = _cpu_chief_body()
     del twin["trainingInput"]["masterConfig"]["acceleratorConfig"]
     assert json.loads(theirs.stdout) == _request(tmp_path / "twin" / "job.json", twin)
+
+
+def test_a_job_whose_own_markers_are_proto_names_converts_as_its_camel_case_twin(tmp_path: Path) -> None:
+    # the Job itself by protobuf's other names (job_id, training_input, and describe's create_time), as
+    # ml.googleapis.com reads a projects.jobs.create body: the same request as the camelCase body
+    camel = _tfcloud_body()
+    camel["trainingInput"]["masterType"] = camel["trainingInput"]["workerType"] = "n1-standard-8"
+    for pool in ("masterConfig", "workerConfig"):
+        camel["trainingInput"][pool]["acceleratorConfig"] = {"count": "1", "type": "NVIDIA_TESLA_T4"}
+    snake = {"job_id": camel["jobId"], "create_time": "2020-06-01T10:00:00Z",
+             "training_input": copy.deepcopy(camel["trainingInput"])}
+    assert _request(tmp_path / "snake" / "job.json", snake) == _request(tmp_path / "camel" / "job.json", camel)
+    said = _convert(tmp_path / "snake2" / "job.json", snake).stderr
+    assert "create_time is set by the service (output only)" in said
+
+
+def test_a_job_marker_in_both_spellings_is_refused_by_name(tmp_path: Path) -> None:
+    body = _tfcloud_body()
+    body["training_input"] = copy.deepcopy(body["trainingInput"])
+    proc = _convert(tmp_path / "job.json", body)
+    assert proc.returncode != 0
+    assert "trainingInput is written twice in this Job: as trainingInput and as training_input" in proc.stderr

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 from provider.core.errors import UserError
 from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import CUSTOM_JOB
-from provider.spec.formats.vertex.keys import CAMEL_MARKER, JOB_SPEC, SNAKE_MARKER, STUDY_MARKER, spellings, written
+from provider.spec.formats.vertex.keys import (
+    CAMEL_MARKER,
+    JOB_SPEC,
+    SNAKE_MARKER,
+    STUDY_MARKER,
+    snake,
+    spellings,
+    written,
+)
 from provider.validation.report import reporter
 
 if TYPE_CHECKING:
@@ -109,6 +117,27 @@ def _job_spec(data: dict[str, Any], path: Path) -> str | None:
                         "name; the REST API reads both as the one field, so trainjobs refuses to guess: keep jobSpec "
                         "(the REST API's JSON name), remove job_spec")
     return written(data, JOB_SPEC)
+
+
+def _ai_platform_job(doc: LoadedDocument, path: Path) -> None:
+    """An AI Platform Job written with proto names (``training_input``, ``job_id``: a ``projects.jobs.create``
+    body by protobuf's other name, which ml.googleapis.com reads as it reads the JSON name): its markers get
+    their JSON names, in place and keeping their lines; the fields inside are read by either name by the
+    legacy format's own reading (provider/spec/formats/legacy/proto_names.py)."""
+    data = doc.data
+    if written(data, "trainingInput") is None:
+        return
+    for camel in ("trainingInput", "jobId"):
+        if all(key in data for key in spellings(camel)):
+            raise UserError(f"{path}: {camel} is written twice in this Job: as {camel} and as {snake(camel)}, its proto "
+                            f"name; the REST API reads both as the one field, so trainjobs refuses to guess: keep {camel} "
+                            f"(the REST API's JSON name), remove {snake(camel)}")
+        if snake(camel) in data:
+            data[camel] = data.pop(snake(camel))
+            for positions in (doc.key_positions, doc.value_positions):
+                at = positions.get(id(data), {})
+                if snake(camel) in at:
+                    at[camel] = at.pop(snake(camel))
 
 
 def _read_message(doc: LoadedDocument, path: Path, notes: list[str]) -> None:
@@ -219,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
+        _ai_platform_job(doc, path)
         _strip_output_only(doc.data, notes)  # first: an output-only enum (state: 4) needs no name
         _read_message(doc, path, notes)
     data = _envelope(doc, path, args, notes)
