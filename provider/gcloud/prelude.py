@@ -7,7 +7,8 @@ against a real bash) may be:
 * ``export`` or ``declare`` of ``NAME=value`` and ``NAME`` words: for the words of the gcloud
   command, bash sets the variables exactly as plain assignments do, except that every word is
   expanded before any is assigned (``export A=1 B=$A`` gives B the earlier A), and a word is
-  brace-expanded, yet neither split nor globbed; a bare ``NAME`` changes no value;
+  brace-expanded, yet neither split nor globbed; a bare ``NAME`` changes no value; an exported
+  ``CLOUDSDK_*`` variable (a gcloud property that gcloud reads from its environment) is refused;
 * ``set`` of the options that change nothing bash reads in the gcloud line (``set -e``, ``set
   -euo pipefail``, ``-x``...); with ``-u`` (nounset) bash stops at an unset ``$VAR``, so its own
   message ("unbound variable") is given.
@@ -74,6 +75,10 @@ def problem(builtin: str, word: Word, cwd: Path, assignment: bool) -> str | None
 
 def declared(builtin: str, text: str, assignment: bool) -> str | None:
     """Why a word after ``export``/``declare`` is not read (None: a NAME=value assignment or a NAME)."""
+    name = text.partition("=")[0]
+    if builtin == "export" and name.startswith("CLOUDSDK_") and (assignment or _NAME.fullmatch(text)):
+        return (f"export {name} sets a gcloud property for the gcloud command (gcloud reads CLOUDSDK_* from its "
+                "environment), which is not read here; give it as the command's flag (--region, --project...)")
     if assignment or _NAME.fullmatch(text):
         return None
     if re.fullmatch(r"[-+][A-Za-z]+", text):

@@ -40,7 +40,7 @@ RUN_FIRST = [
     ("export A=${X:-d} B=${A:+set} C=${Y:=y} && ", "$A \"$B\" $C $Y"),
     ("export V; ", "$V"),  # a bare NAME changes no value: the environment's
     ("export A=1 V B && ", "$A $V ${B-unset}"),
-    ("declare A=x && declare B=$A\n", "$A $B"),
+    ("declare A=x && declare B=$A CLOUDSDK_CORE_PROJECT=p\n", "$A $B"),  # declare does not export
     ("export JOB_DIR=gs://b/${V}/out \\\n  REGION=us-east1 &&\\\n", "--job-dir=$JOB_DIR --region $REGION"),
     ("#!/bin/bash\n# submit a job\nset -euo pipefail\n\nexport JOB=j1\n", "$JOB ${X:-d} ${X+y} \"${EMPTY-e}\""),
     ("#!/usr/bin/env bash\nset -e; set -x; set +u\nset -o errexit -o nounset +o xtrace\n", "$V"),
@@ -89,6 +89,9 @@ def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str
     ("export A=1 gcloud x --region=y", "column 21: export takes NAME=value (the name and = unquoted) or NAME, and "
                                        "'--region=y' is neither; end the export with &&, ; or a newline before"),
     ("export 'A=1' && gcloud x", "column 8: export takes NAME=value (the name and = unquoted) or NAME, and 'A=1'"),
+    ("export A=1 CLOUDSDK_AI_REGION=us-east1 && gcloud x", "column 12: export CLOUDSDK_AI_REGION sets a gcloud "
+                                                           "property for the gcloud command"),
+    ("CLOUDSDK_CORE_PROJECT=p && export CLOUDSDK_CORE_PROJECT && gcloud x", "column 35: export CLOUDSDK_CORE_PROJECT"),
     ("export && gcloud x", "column 1: export alone prints the shell's variables or options"),
     ("set\ngcloud x", "column 1: set alone prints"),
     ("export C={a,b} && gcloud x $C", "column 8: the word 'C={a,b}' holds an unquoted brace expansion"),
