@@ -42,10 +42,11 @@ BUILTINS = (*DECLARING, "set")
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # set's options that change nothing in how bash reads the gcloud line (nounset only its message), by letter.
-_LETTERS = {"e": "errexit", "u": "nounset", "x": "xtrace", "v": "verbose", "a": "allexport", "E": "errtrace",
+# Not allexport (-a): it would export every later assignment, CLOUDSDK_* ones too, to gcloud's environment.
+_LETTERS = {"e": "errexit", "u": "nounset", "x": "xtrace", "v": "verbose", "E": "errtrace",
             "T": "functrace", "P": "physical", "h": "hashall", "b": "notify"}
 _OPTIONS = (*_LETTERS.values(), "pipefail")
-_SET_ALLOWED = ("allowed: set -e, -u, -x, -v, -a, -E, -T, -P, -h, -b and -o with " + ", ".join(_OPTIONS) +
+_SET_ALLOWED = ("allowed: set -e, -u, -x, -v, -E, -T, -P, -h, -b and -o with " + ", ".join(_OPTIONS) +
                 " (each also with +)")
 
 

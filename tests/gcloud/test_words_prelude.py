@@ -100,6 +100,8 @@ def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str
     ("set -f; gcloud x *.py", "column 5: set -f is not read: it changes how bash reads or runs what follows; "
                               "allowed: set -e, -u"),
     ("set -e +B && gcloud x", "column 8: set +B is not read"),
+    ("set -a; CLOUDSDK_CORE_PROJECT=p; gcloud x", "column 5: set -a is not read"),  # it would export what follows
+    ("set -o allexport; gcloud x", "column 8: set -o 'allexport' is not read"),
     ("set -eo noglob; gcloud x", "column 9: set -o 'noglob' is not read"),
     ("set -o; gcloud x", "column 5: set -o without an option's name prints the options"),
     ("set -- a b; gcloud x", "column 5: set '--' would set the positional parameters ($1, $2...)"),
