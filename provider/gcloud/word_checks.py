@@ -41,18 +41,19 @@ def shown(text: str) -> str:
     return repr(raw)
 
 
-def expansion(word: Word, cwd: Path, before_command: bool) -> str | None:
+def expansion(word: Word, cwd: Path, before_command: bool, braced: bool = False) -> str | None:
     """What bash would still expand in a finished word, said by name, or None. An assignment before
-    the command is neither globbed nor brace-expanded (a word written like one after it is)."""
+    the command is neither globbed nor brace-expanded (a word written like one after it is); one
+    that is an argument of export or declare (``braced``) is brace-expanded, yet not globbed."""
     shape, named = word.shape, shown(word.text)
     assignment = ASSIGNMENT.match(shape)
     tilde = shape.startswith("~") or (assignment is not None and re.search(r"[=:]~", shape[assignment.end() - 1:]))
     if tilde:
         return (f"the word {named} would be expanded by bash: ~ becomes a home folder of this machine; "
                 "write the path out (relative to the repository), or quote the ~ if it is meant literally")
-    if before_command:
+    if before_command and not braced:
         return None
-    if pathname.has_glob(shape) and secrets.MARK not in word.text:  # a secret's word is left out or refused
+    if not before_command and pathname.has_glob(shape) and secrets.MARK not in word.text:  # a secret's word is left out or refused
         try:
             found = pathname.matches(word.text, shape, cwd)
         except pathname.PatternError as exc:

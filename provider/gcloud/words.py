@@ -3,20 +3,21 @@
 What is read as bash 5 reads it (in a UTF-8 locale; tests/gcloud/test_words_bash.py holds each
 against a real bash): single quotes (literal), double quotes (``$VAR`` and ``\\"`` inside),
 ``$'...'`` (ANSI-C escapes: provider.gcloud.ansi_c), ``$"..."`` (as double quotes: there is no
-message catalogue), backslash escapes, backslash-newline continuations, ``#`` comments at the start
-of a word, ``$VAR`` and ``${VAR}`` from the given environment (an unquoted value splits at
-spaces, tabs and newlines), ``${VAR:-word}`` and its kin (provider.gcloud.parameters), a leading
-``VAR=value`` (passed to the command: a later ``$VAR`` on the line reads the outer value), and
-assignments alone before ``&&``, ``;`` or a newline (``REGION=x && gcloud ...``: shell variables,
-set in order, that the command's ``$REGION`` reads). A variable whose name looks secret stands as
-a marker, never its value (provider.gcloud.secrets).
+message catalogue), backslash escapes (a lone one at the very end stays), backslash-newline
+continuations, ``#`` comments at the start of a word, ``$VAR`` and ``${VAR}`` from the given
+environment (an unquoted value splits at spaces, tabs and newlines), ``${VAR:-word}`` and its kin
+(provider.gcloud.parameters), a leading ``VAR=value`` (passed to the command: a later ``$VAR`` on
+the line reads the outer value), and the commands before ``&&``, ``;`` or a newline that set what
+the command's ``$REGION`` reads (``REGION=x && gcloud ...``, ``export``, ``set -eu``:
+provider.gcloud.prelude). A variable whose name looks secret stands as a marker, never its value
+(provider.gcloud.secrets).
 
 What is refused with a message naming the column, and what to write instead:
 
 * what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and
   backticks (even in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``,
   ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written
-  (except after assignments alone, above);
+  (except after the commands above);
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~``
   that bash turns into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a
   ``NAME=...`` word), an unquoted glob (``*``, ``?``, ``[...]``) that matches files in the folder
@@ -37,24 +38,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, parameters, secrets
-from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words, expansion
+from provider.gcloud import ansi_c, parameters, prelude, secrets
+from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
 
 __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
 
-# What a command line may hold, said after any refusal (provider.cli.convert_gcloud).
-ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
-           "environment, NAME=value assignments alone before &&, ; or a newline (bash sets them for the gcloud command)")
+ALLOWED = prelude.ALLOWED
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
-# Control operators and redirections, longest first: a message names the one the user wrote.
-_OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
-                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),
-                                                  ("a case clause", ";;"), ("a subshell or group ( ... )", "( )"))
-                     for op in ops.split()), key=lambda pair: -len(pair[0]))
-# What may end a command of assignments alone: bash then runs the next with them set (NAME=v && gcloud ...).
-_THEN = ("&&", ";", "\n")
 _IFS = re.compile(r"[ \t\n]+")  # bash's default IFS (bash never takes IFS from the environment)
 
 
@@ -75,7 +67,10 @@ class _Reader:
         self.secret: list[str] = []
         self.shell: dict[str, str] = {}  # shell variables the line sets (NAME=v && ..., ${NAME:=word})
         self.pending: dict[str, str] = {}  # this command's assignments so far: later ones see them, bash's order
-        self.assigned = 0  # how many of this command's first words are NAME=value assignments
+        self.assigned = 0  # how many of this command's words are NAME=value assignments (leading, or export's)
+        self.builtin = ""  # this command's first word, when one of prelude.BUILTINS (export, declare, set)
+        self.starts: list[int] = []  # where each of this command's words began
+        self.nounset = False  # set -u is on
         self.dry = 0  # > 0 while reading a ${...} word bash would not expand: only its end is sought
         self.whole = 0  # > 0 while a word is read whole, never split (an assigned or a message word)
         self.anchor = -1  # where the expansion being read began: a word it begins begins there
@@ -85,12 +80,13 @@ class _Reader:
 
     def assigning(self) -> bool:
         """Whether the word being read is one of the command's leading NAME=value assignments."""
-        return self.held or (len(self.words) == self.assigned and ASSIGNMENT.match(self.word.shape) is not None)
+        leading = len(self.words) == self.assigned or self.builtin in prelude.DECLARING
+        return self.held or (leading and ASSIGNMENT.match(self.word.shape) is not None)
 
     def end_word(self) -> None:
         if self.word.start >= 0 and not self.dry:
             assignment = self.assigning()
-            problem = expansion(self.word, self.cwd, assignment)
+            problem = prelude.problem(self.builtin, self.word, self.cwd, assignment)
             if problem is not None:
                 raise self.fail(problem, self.word.start)
             if assignment:  # bash performs them in order: a later one's $NAME sees an earlier one
@@ -98,7 +94,10 @@ class _Reader:
                 name, _, value = self.word.text.partition("=")
                 self.pending[name] = value
         if self.word.start >= 0:
+            if not self.words and self.word.text == self.word.shape and self.word.text in prelude.BUILTINS:
+                self.builtin = self.word.text  # as bash, only a builtin's name written unquoted
             self.words.append(self.word.text)
+            self.starts.append(self.word.start)
         self.word = Word()
 
     def add(self, text: str, quoted: bool, from_variable: bool = False) -> None:
@@ -134,7 +133,7 @@ class _Reader:
     def raw(self, name: str) -> tuple[str | None, bool]:
         """NAME's value (None: not set) and whether it is the environment's: this command's earlier
         assignments (for a later assignment) and the line's shell variables come first, as in bash."""
-        if name in self.pending and self.assigning():
+        if name in self.pending and self.assigning() and not self.builtin:  # export's words are expanded first
             return self.pending[name], False
         if name in self.shell:
             return self.shell[name], False
@@ -146,8 +145,7 @@ class _Reader:
             return ""
         value, from_env = self.raw(name)
         if value is None:
-            raise self.fail(f"${name} is not defined in the environment (bash would silently drop it); "
-                            f"export {name}=... first, or write ${{{name}:-default}}", at)
+            raise self.fail(prelude.undefined(name, self.nounset), at)
         if secrets.looks_secret(name):
             if name not in self.secret:
                 self.secret.append(name)
@@ -313,19 +311,22 @@ class _Reader:
         nxt = self.line[self.i + 1: self.i + 2]
         if nxt == "\n":
             self.i += 2  # continuation
-        elif nxt:
-            self.add(nxt, quoted=True)
+        else:  # a lone backslash at the very end of the line stays one, as bash keeps it
+            self.add(nxt or "\\", quoted=True)
             self.i += 2
-        else:
-            self.i += 1
 
     def then(self, op: str) -> bool:
-        """Whether the ``op`` here ends a command of assignments alone (bash then sets them for the next)."""
+        """Whether the ``op`` here ends a command bash runs before the gcloud one (provider.gcloud.prelude)."""
         self.end_word()
-        if not self.words or len(self.words) != self.assigned or op not in _THEN:
+        if not self.words or op not in prelude.THEN or not (self.builtin or len(self.words) == self.assigned):
             return False
+        if self.builtin:
+            try:
+                self.nounset = prelude.ran(self.words, self.nounset)
+            except prelude.Refused as exc:
+                raise self.fail(str(exc), self.starts[exc.word]) from None
         self.shell.update(self.pending)
-        self.words, self.pending, self.assigned = [], {}, 0
+        self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
         return True
 
     def newline(self) -> None:
@@ -338,12 +339,11 @@ class _Reader:
                             "run that as a second command (end each continued line with \\)", self.i - 1)
 
     def operator(self) -> None:
-        op, what = next((op, what) for op, what in _OPERATORS if self.line.startswith(op, self.i))
+        op, what = next((op, what) for op, what in prelude.OPERATORS if self.line.startswith(op, self.i))
         if self.then(op):
             self.i += len(op)
             return
-        before = (" (only NAME=value assignments may come before it: bash sets them for the gcloud command)"
-                  if op in _THEN else "")
+        before = prelude.BEFORE if op in prelude.THEN else ""
         raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
 
     def single_quoted(self) -> None:
