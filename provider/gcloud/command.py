@@ -65,6 +65,11 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
     """The command, whether it is the GA track, and the words after the command's name."""
     i = 0
     while i < len(words) and _ASSIGNMENT.match(words[i]):
+        name = words[i].partition("=")[0]
+        if name.startswith("CLOUDSDK_"):  # gcloud reads its properties from these: --region's CLOUDSDK_AI_REGION...
+            raise GcloudError(f"{name}=... before gcloud sets a gcloud property for this command (gcloud reads "
+                              "CLOUDSDK_* from its environment), which is not read here; give it as the command's "
+                              "flag (--region, --project...)")
         i += 1
     rest = words[i:]
     if not rest or rest[0] != "gcloud":

@@ -59,6 +59,9 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai custom-jobs create --display-name d -- --epochs 3", "takes the trainer's arguments in --args"),
     ("gcloud ai-platform jobs describe j", "is not a training-job command"),
     ("python train.py", "not a gcloud command"),
+    # a property for gcloud alone (CLOUDSDK_AI_REGION is --region's default): never dropped in silence
+    ("CLOUDSDK_AI_REGION=europe-west4 gcloud ai custom-jobs create --display-name d "
+     "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i", "CLOUDSDK_AI_REGION=... before gcloud"),
 ])
 def test_what_gcloud_refuses_is_refused(line: str, says: str) -> None:
     with pytest.raises(GcloudError) as exc:
