@@ -21,6 +21,7 @@ from provider.gcloud.command import GcloudError, parse
 from provider.gcloud.words import ShellError, read_line, split_words
 
 from ..conftest import run_cli
+from .test_real_inputs import _repo
 from .test_words_bash import BASH, ENV, bash_words
 
 READ_AS_BASH = [
@@ -215,14 +216,6 @@ def test_what_else_comes_before_or_after_is_refused_naming_the_operator_as_writt
     with pytest.raises((ShellError, GcloudError)) as exc:
         parse(split_words(line, ENV))
     assert says in str(exc.value)
-
-
-def _repo(tmp_path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    (tmp_path / "trainer").mkdir()
-    (tmp_path / "trainer" / "__init__.py").write_text("")
-    (tmp_path / "trainer" / "task.py").write_text("print('hello')\n")
-    return tmp_path
 
 
 # corpus5_failures.md section 3: a public submit script (find_string id 49019897313), trimmed.

@@ -26,6 +26,7 @@ from provider.core.record import replace
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.formats.vertex.keys import snake
 from provider.spec.formats.vertex.proto_forms import Forms
+from provider.spec.formats.vertex.proto_names import written_twice
 from provider.spec.model import DocPath, Note
 
 MARKER = "trainingInput"
@@ -65,12 +66,7 @@ def _walk(message: _Message, value: dict[str, Any], path: DocPath, notes: list[N
         json_name = message.by_proto.get(key, key)
         if json_name != key and json_name in value:
             where = ".".join(str(p) for p in path[1:])
-            notes.append(Note(
-                f"{json_name} is written twice in {where}: as {json_name} and as {key}, its proto name; "
-                "protobuf's JSON reader takes both as the one field (its Python json_format keeps whichever "
-                "comes later), so trainjobs refuses to guess", path + (key,), "aip.form.both_names",
-                _SOURCE, allowed=f"one of them: keep {json_name} (the REST API's JSON name), remove {key}",
-                error=True))
+            notes.append(written_twice(json_name, key, where, path, "aip.form.both_names", _SOURCE))
             continue
         inner = message.inner.get(json_name)
         if inner is not None and isinstance(item, dict):

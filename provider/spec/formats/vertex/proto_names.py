@@ -58,6 +58,14 @@ def _proto_names(message: str, with_job: bool) -> dict[str, str]:
     return {snake(name): name for name in fields if snake(name) != name}
 
 
+def written_twice(json_name: str, key: str, where: str, path: DocPath, rule: str, source: str = _SOURCE) -> Note:
+    """The refusal of a field written by both its names in one message (``where``: "this CustomJob")."""
+    return Note(f"{json_name} is written twice in {where}: as {json_name} and as {key}, its proto name; protobuf's "
+                "JSON reader takes both as the one field (its Python json_format keeps whichever comes later), so "
+                "trainjobs refuses to guess", path + (key,), rule, source,
+                allowed=f"one of them: keep {json_name} (the REST API's JSON name), remove {key}", error=True)
+
+
 class _Walk:
     def __init__(self) -> None:
         self.notes: list[Note] = []
@@ -75,12 +83,7 @@ class _Walk:
                 self.spellings.add(json_name == key)
             if json_name != key and json_name in value:
                 owner = "CustomJob" if with_job and json_name not in messages()[name] else name
-                self.notes.append(Note(
-                    f"{json_name} is written twice in this {owner}: as {json_name} and as {key}, its proto name; "
-                    "protobuf's JSON reader takes both as the one field (its Python json_format keeps whichever "
-                    "comes later), so trainjobs refuses to guess", path + (key,), "vertex.form.both_names",
-                    _SOURCE, allowed=f"one of them: keep {json_name} (the REST API's JSON name), remove {key}",
-                    error=True))
+                self.notes.append(written_twice(json_name, key, f"this {owner}", path, "vertex.form.both_names"))
                 continue
             out[json_name] = self._field(fields.get(json_name), item, path + (key,))
         return out
