@@ -314,3 +314,49 @@ def test_vertex_rules() -> None:
     default_outside = study(parameters=[{"parameterId": "n", "discreteValueSpec": {"values": [1, 2], "defaultValue": 3}}])
     assert "cannot take" in _rules(default_outside)["hpt.default"]
     assert "schema" in _rules(study(metrics=[{"metricId": "a", "goal": "BIGGER"}]))
+
+
+# github.com/nandafiku/fillesg config.yaml (commit 176c729efaaf0c1ecb7a7d6db374316ae80b9c15): one value where the
+# study takes a list. gcloud's --config loader (apitools protojson) reads a single value for a repeated field as a
+# one-item list, and sends it (the gcloud oracle's c6_fillesg_scalar_discrete case): read as gcloud reads it, named.
+SCALAR_VALUES_CONFIG = """
+studySpec:
+  metrics:
+  - metricId: accuracy
+    goal: MAXIMIZE
+  parameters:
+  - parameterId: num_neurons
+    discreteValueSpec:
+      values: 64
+  - parameterId: optimizer
+    categoricalValueSpec:
+      values: adam
+    conditionalParameterSpecs:
+    - parentCategoricalValues:
+        values: adam
+      parameterSpec:
+        parameterId: beta
+        discreteValueSpec:
+          values: 0.9
+trialJobSpec:
+  workerPoolSpecs:
+    - machineSpec:
+        machineType: n1-standard-4
+      replicaCount: 1
+      containerSpec:
+        imageUri: i
+"""
+
+
+def test_a_single_value_for_a_study_list_is_read_as_gcloud_reads_it() -> None:
+    result = _config(SCALAR_VALUES_CONFIG, region="us-central1", displayName="tes", maxTrialCount=12,
+                     parallelTrialCount=2)
+    params = _request(result)["studySpec"]["parameters"]
+    assert params[0]["discreteValueSpec"] == {"values": [64.0]}
+    assert params[1]["categoricalValueSpec"] == {"values": ["adam"]}
+    conditional = params[1]["conditionalParameterSpecs"][0]
+    assert conditional["parentCategoricalValues"] == {"values": ["adam"]}
+    assert conditional["parameterSpec"]["discreteValueSpec"] == {"values": [0.9]}
+    warnings = [p.message for p in result.problems if not p.is_error]
+    for written in ("values: 64", "values: 'adam'", "values: 0.9"):
+        assert any(f"gcloud reads {written} as the one-item list" in w for w in warnings), warnings

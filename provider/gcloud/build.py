@@ -17,14 +17,16 @@ read from ``cwd``, as gcloud reads them, and must lead inside the repository (pr
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
 
+from provider.core.problem import Problem
 from provider.core.record import Record, field
 from provider.gcloud import config_doc, custom_job, gcs, local_package, paths, tuning
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
-from provider.gcloud.config_doc import Config
+from provider.gcloud.config_doc import Config, ConfigProblems
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,127}$")
 _KMS_PARTS = {"kmsKeyring": "--kms-keyring", "kmsLocation": "--kms-location", "kmsProject": "--kms-project"}
@@ -82,7 +84,37 @@ def _region_and_tier(values: dict[str, object]) -> None:
                           "config's scaleTier: CUSTOM stand, or add --master-machine-type)")
 
 
+# The fields of AI Platform's Job (ml v1, GoogleCloudMlV1Job), which gcloud reads an ai-platform --config as.
+AIP_JOB_FIELDS = frozenset({
+    "jobId", "trainingInput", "predictionInput", "explanationInput", "labels", "etag", "createTime", "startTime",
+    "endTime", "state", "errorMessage", "trainingOutput", "predictionOutput", "explanationOutput", "jobPosition"})
+
+
+def _aip_unknown_keys(config: Config) -> None:
+    """Refuse a --config key that is no field of the Job, at its line: gcloud keeps a key it does not know and
+    sends it beside the trainingInput, and the API refuses the request. Reading past it would drop, in silence,
+    all it holds (a misspelled trainingInput: the whole config)."""
+    data = config.data
+    unknown = [key for key in data if key not in AIP_JOB_FIELDS] if isinstance(data, dict) else []
+    if not unknown:
+        return
+    positions = config.doc.key_positions.get(id(data), {})
+    problems = []
+    for key in unknown:
+        line, column = positions.get(key, (1, 1))
+        close = difflib.get_close_matches(str(key), sorted(AIP_JOB_FIELDS), n=1)
+        problems.append(Problem(
+            file=config.shown, line=line, column=column, rule="gcloud.config-unknown-key",
+            message=f"{key}: no field of an AI Platform Job, which --config holds: gcloud sends it as it is, and "
+                    f"AI Platform refuses the request (Invalid JSON payload received. Unknown name \"{key}\" at "
+                    f"'job': Cannot find field.)" + (f"; did you mean {close[0]!r}?" if close else ""),
+            allowed="the Job's fields: trainingInput, labels (jobId: the command's job name)"))
+    raise ConfigProblems(problems)
+
+
 def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
+    if built.config is not None:
+        _aip_unknown_keys(built.config)
     values = dict(cmd.values)
     values.pop("config", None)
     _kms(values)

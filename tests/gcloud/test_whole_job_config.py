@@ -98,3 +98,48 @@ def test_the_whole_customjob_converts_as_a_file(tmp_path: Path) -> None:
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "image: gcr.io/p/i" in done.stdout and "machineType: n1-standard-4" in done.stdout
+
+
+# github.com/magicheron/google-ml-prod bin/hyper.yaml (commit 172207bd399fb57b7265693035e14b437f87ef6d): trainingInput
+# written trainintInput. gcloud ai-platform jobs submit training reads the --config as a Job, keeps the key it does not
+# know and sends it beside the trainingInput its flags make (the gcloud oracle shows it: corpus6_failures.md), and the
+# API refuses the request; trainjobs read the flags alone and dropped the whole hyperparameters block without a word.
+MISSPELLED = """trainintInput:
+  hyperparameter:
+    goal: MAXIMIZE
+    hyperparameterMetricTag: accuracy_live_class
+    maxTrials: 15
+"""
+AIP_COMMAND = ("gcloud ai-platform jobs submit training mnist_1 --runtime-version 2.3 --python-version 3.7 "
+               "--scale-tier BASIC --package-path ./trainer --module-name trainer.task --region europe-west1 "
+               "--job-dir gs://my-bucket/tmp --config c.yaml")
+
+
+@pytest.mark.parametrize(("config", "position", "named", "meant"), [
+    (MISSPELLED, (1, 1), "trainintInput", "did you mean 'trainingInput'?"),
+    ("labels: {team: a}\ntrainingInput: {scaleTier: BASIC}\nlabel: {x: y}\n", (3, 1), "label", "did you mean 'labels'?"),
+])
+def test_a_key_the_ai_platform_job_lacks_is_refused_by_name(tmp_path: Path, config: str, position: tuple[int, int],
+                                                            named: str, meant: str) -> None:
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "task.py").write_text("print(1)\n")
+    (tmp_path / "c.yaml").write_text(config)
+    with pytest.raises(GcloudError) as refusal:
+        _convert({"id": "aip", "command": AIP_COMMAND}, tmp_path)
+    message = str(refusal.value)
+    assert f"c.yaml:{position[0]}:{position[1]}: {named}: no field of an AI Platform Job" in message, message
+    assert f"Unknown name \"{named}\"" in message and meant in message, message
+
+
+@needs_gcloud
+def test_the_fields_an_ai_platform_config_may_hold_are_the_jobs() -> None:
+    import re
+
+    from provider.gcloud.build import AIP_JOB_FIELDS
+
+    # gcloud's own ml v1 client messages (the ones it reads the --config with): the fields of GoogleCloudMlV1Job
+    gcloud = Path(shutil.which("gcloud") or "").resolve().parent.parent
+    source = (gcloud / "lib/googlecloudsdk/generated_clients/apis/ml/v1/ml_v1_messages.py").read_text()
+    body = source.split("\nclass GoogleCloudMlV1Job(", 1)[1].split("\nclass ", 1)[0]
+    assert set(AIP_JOB_FIELDS) == set(re.findall(r"^  (\w+) = _messages\.", body, re.M))

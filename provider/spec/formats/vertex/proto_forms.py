@@ -70,7 +70,11 @@ def read(data: Any) -> Forms:
         from provider.spec.formats.vertex.proto_reader import Style, read_body
 
         body, notes = read_body(trial, Style.GCLOUD, ("spec", TRIAL))
-        return Forms({**data, "spec": {**spec, TRIAL: body}}, named + notes)
+        study = spec[STUDY_MARKER]
+        if isinstance(study, dict):
+            study, read_study = read_body(study, Style.GCLOUD, ("spec", STUDY_MARKER), "StudySpec")
+            notes += read_study
+        return Forms({**data, "spec": {**spec, STUDY_MARKER: study, TRIAL: body}}, named + notes)
     if not (SNAKE_MARKER in spec or CAMEL_MARKER in spec):
         return Forms({**data, "spec": spec} if root else data, named)
     from provider.spec.formats.vertex.proto_reader import Style, read_body  # only a Vertex body needs it

@@ -41,6 +41,7 @@ class Kind(enum.Enum):
     INT64 = "an integer (int64)"
     ENUM = "an enum name"
     STRINGS = "a list of strings"
+    NUMBERS = "a list of numbers"
     MESSAGE = "one mapping"
     MESSAGES = "a list of mappings"
     OTHER = "other"
@@ -95,6 +96,18 @@ MESSAGES: dict[str, dict[str, Field]] = {
         "strategy": Field(Kind.ENUM, "Scheduling.Strategy"), "maxWaitDuration": _S,
     },
     "GcsDestination": {"outputUriPrefix": _S},
+    # A HyperparameterTuningJob's study: only the lists of values, where gcloud reads one value as a one-item list.
+    "StudySpec": {"parameters": Field(Kind.MESSAGES, "ParameterSpec")},
+    "ParameterSpec": {
+        "discreteValueSpec": Field(Kind.MESSAGE, "Numbers"), "categoricalValueSpec": Field(Kind.MESSAGE, "Strings"),
+        "conditionalParameterSpecs": Field(Kind.MESSAGES, "ConditionalParameterSpec"),
+    },
+    "ConditionalParameterSpec": {
+        "parameterSpec": Field(Kind.MESSAGE, "ParameterSpec"), "parentDiscreteValues": Field(Kind.MESSAGE, "Numbers"),
+        "parentIntValues": Field(Kind.MESSAGE, "Strings"), "parentCategoricalValues": Field(Kind.MESSAGE, "Strings"),
+    },
+    "Numbers": {"values": Field(Kind.NUMBERS)},  # DiscreteValueSpec, DiscreteValueCondition
+    "Strings": {"values": _STRS},  # CategoricalValueSpec, CategoricalValueCondition, IntValueCondition (int64)
 }
 
 # Fields whose proto3 default (0, "") the SDK's proto-plus sends as nothing: read as unset. gcloud's
@@ -271,14 +284,17 @@ _READ: dict[Kind, Callable[[_Reader, Field, str, Any, DocPath], Any]] = {
     Kind.INT64: _Reader.scalar,
     Kind.ENUM: _Reader.scalar,
     Kind.STRINGS: _Reader.strings,
+    Kind.NUMBERS: _Reader.strings,
     Kind.MESSAGE: _Reader.one,
     Kind.MESSAGES: _Reader.many,
     Kind.OTHER: lambda reader, f, key, value, path: value,
 }
 
 
-def read_body(spec: dict[str, Any], style: Style, path: DocPath = ("spec",)) -> tuple[dict[str, Any], tuple[Note, ...]]:
-    """A ``CustomJobSpec`` body (a copy) as the reader of ``style`` takes it, and the notes on it."""
+def read_body(spec: dict[str, Any], style: Style, path: DocPath = ("spec",),
+              message: str = "CustomJobSpec") -> tuple[dict[str, Any], tuple[Note, ...]]:
+    """A ``CustomJobSpec`` body (or another of ``MESSAGES``; a copy) as the reader of ``style`` takes it, and the
+    notes on it."""
     reader = _Reader(style)
-    body = reader.message("CustomJobSpec", spec, path)
+    body = reader.message(message, spec, path)
     return body, tuple(reader.notes)
