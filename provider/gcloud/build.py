@@ -112,6 +112,20 @@ def _aip_unknown_keys(config: Config) -> None:
     raise ConfigProblems(problems)
 
 
+def _aip_job_fields(config: dict[str, Any], job_id: str | None, notes: list[str]) -> None:
+    """The Job's fields of a --config beside trainingInput and labels, each named: gcloud sets jobId to the
+    command's JOB, and sends the rest as written; none of them is part of the training job trainjobs writes."""
+    for key in config:
+        if key == "jobId" and config[key] != job_id:
+            notes.append(f"jobId {config[key]!r} in the config is replaced by the command's JOB {job_id!r}, as gcloud "
+                         "replaces it")
+        elif key in ("predictionInput", "explanationInput"):
+            notes.append(f"{key} in the config is ignored: it asks for a prediction job, and this command submits "
+                         "a training job (its trainingInput)")
+        elif key not in ("jobId", "trainingInput", "labels"):
+            notes.append(f"{key} in the config is set by the service (output only): ignored")
+
+
 def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
     if built.config is not None:
         _aip_unknown_keys(built.config)
@@ -120,6 +134,7 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
     _kms(values)
     ti = (config or {}).get("trainingInput")
     spec: dict[str, Any] = {"trainingInput": ti if isinstance(ti, dict) else {}}
+    _aip_job_fields(config or {}, cmd.job_id, built.notes)
     if config and "labels" in config and "labels" not in values:
         spec["labels"] = config["labels"]
     if isinstance(values.get("packagePath"), str):  # refused here, not written for validate to refuse

@@ -143,3 +143,19 @@ def test_the_fields_an_ai_platform_config_may_hold_are_the_jobs() -> None:
     source = (gcloud / "lib/googlecloudsdk/generated_clients/apis/ml/v1/ml_v1_messages.py").read_text()
     body = source.split("\nclass GoogleCloudMlV1Job(", 1)[1].split("\nclass ", 1)[0]
     assert set(AIP_JOB_FIELDS) == set(re.findall(r"^  (\w+) = _messages\.", body, re.M))
+
+
+def test_the_jobs_other_fields_in_an_ai_platform_config_are_each_named(tmp_path: Path) -> None:
+    # gcloud's BuildTrainingJob sets jobId to the command's JOB ("overrides yaml file") and sends the rest as written;
+    # none reaches the training job, so each is named (a describe output used as a --config holds them all)
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "task.py").write_text("print(1)\n")
+    (tmp_path / "c.yaml").write_text("jobId: old_name\nstate: SUCCEEDED\ncreateTime: '2020-01-01T00:00:00Z'\n"
+                                     "predictionInput: {dataFormat: JSON}\ntrainingInput: {scaleTier: BASIC}\n")
+    _, _, notes = _convert({"id": "aip", "command": AIP_COMMAND}, tmp_path)
+    said = "\n".join(notes)
+    assert "jobId 'old_name' in the config is replaced by the command's JOB 'mnist_1'" in said, said
+    assert "state in the config is set by the service (output only): ignored" in said, said
+    assert "createTime in the config is set by the service (output only): ignored" in said, said
+    assert "predictionInput in the config is ignored" in said, said
