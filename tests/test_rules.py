@@ -113,6 +113,15 @@ def test_grid_size_and_recommendation_warnings() -> None:
     assert rules(check({"hyperparameters": hp}))["hpt.recommendation"] is Severity.WARNING
 
 
+def test_counts_above_max_trials_are_warnings() -> None:
+    # gcloud sends both and no Google document bounds either (maxFailedTrials 0: the service decides)
+    hp = {"goal": "MAXIMIZE", "metric": "acc", "maxTrials": 10, "algorithm": "RANDOM_SEARCH", "maxFailedTrials": 20,
+          "params": [{"name": "batch", "type": "DISCRETE", "values": [32, 64]}]}
+    found = [p for p in check({"hyperparameters": hp}) if p.rule == "hpt.counts"]
+    assert [p.severity for p in found] == [Severity.WARNING]
+    assert "maxFailedTrials 20 is above maxTrials 10: never reached" in found[0].message
+
+
 def test_international_labels() -> None:
     assert check({}, labels={"équipe": "vision"}) == []
     assert rules(check({}, labels={"équipe": "Été"}))["labels.unicode"] is Severity.ERROR

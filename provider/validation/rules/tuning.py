@@ -101,8 +101,12 @@ def _grid(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
 
 def _counts(hp: Hyperparameters) -> Iterator[Finding]:
     if hp.max_failed_trials is not None and hp.max_failed_trials > hp.max_trials:
-        yield Finding(f"maxFailedTrials {hp.max_failed_trials} is above maxTrials {hp.max_trials}",
-                      path_of(hp, "max_failed_trials"), "hpt.counts", SOURCE, allowed=f"at most {hp.max_trials}")
+        # No Google document bounds it (0: the service decides); gcloud sends it, so a warning, as for
+        # maxParallelTrials: the count is never reached, so failed trials never end the job early.
+        yield Finding(f"maxFailedTrials {hp.max_failed_trials} is above maxTrials {hp.max_trials}: never reached "
+                      f"(at most {hp.max_trials} trials run), so failed trials never end the job early",
+                      path_of(hp, "max_failed_trials"), "hpt.counts", SOURCE, allowed=f"at most {hp.max_trials}",
+                      severity=Severity.WARNING)
     if hp.max_parallel_trials > hp.max_trials:
         yield Finding(f"maxParallelTrials {hp.max_parallel_trials} is above maxTrials {hp.max_trials}",
                       path_of(hp, "max_parallel_trials"), "hpt.counts", SOURCE,
