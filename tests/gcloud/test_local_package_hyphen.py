@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -75,19 +76,26 @@ def test_a_script_python_m_cannot_find_is_refused_with_the_fix(repo: Path, keys:
     assert said.count("\n") == 0 and "Traceback" not in said
 
 
+def _convert_and_run(repo: Path, home: dict[str, str], line: str, spec: str) -> tuple[dict[str, Any], str]:
+    """``convert --gcloud LINE --write SPEC``, then ``trainjobs run SPEC`` to SUCCEEDED; the spec written and
+    what the run printed."""
+    (repo / "specs").mkdir(exist_ok=True)
+    converted = run_cli("convert", "--gcloud", line, "--write", spec, cwd=repo)
+    no_traceback(converted)
+    assert converted.returncode == 0, converted.stderr
+    ran = run_cli("run", spec, cwd=repo, env=home, timeout=600)
+    no_traceback(ran)
+    assert ran.returncode == 0 and "SUCCEEDED" in ran.stdout, ran.stdout + ran.stderr
+    written: dict[str, Any] = yaml.safe_load((repo / spec).read_text())
+    return written, ran.stdout
+
+
 @pytest.mark.slow
 def test_a_hyphenated_script_runs_on_the_local_backend(repo: Path, home: dict[str, str]) -> None:
     (repo / "job.yaml").write_text("baseOutputDirectory:\n  outputUriPrefix: gs://local-bucket/dash\n")
     line = HEAD + "--config job.yaml " + _pool("local-package-path=trainer_dir,script=my-task.py") + "--args=--epochs,2"
-    (repo / "specs").mkdir()
-    converted = run_cli("convert", "--gcloud", line, "--write", "specs/dash.yaml", cwd=repo)
-    no_traceback(converted)
-    assert converted.returncode == 0, converted.stderr
-    spec = yaml.safe_load((repo / "specs" / "dash.yaml").read_text())
+    spec, _ = _convert_and_run(repo, home, line, "specs/dash.yaml")
     assert spec["spec"]["application"]["pythonPackage"]["module"] == "my-task"
-    ran = run_cli("run", "specs/dash.yaml", cwd=repo, env=home, timeout=600)
-    no_traceback(ran)
-    assert ran.returncode == 0 and "SUCCEEDED" in ran.stdout, ran.stdout + ran.stderr
     result = Path(home["TRAINJOBS_HOME"]) / "storage" / "local-bucket" / "dash" / "model" / "result.json"
     # the installed package ran my-task.py as the module my-task, its sibling util imported as gcloud's image has it
     assert json.loads(result.read_text()) == {"argv": ["--epochs", "2"], "module": "my-task", "sibling": "util",
@@ -99,11 +107,5 @@ def test_a_hyphenated_script_in_a_package_runs_on_the_local_backend(repo: Path, 
     (repo / "pkg" / "run-it.py").write_text("import sys\nprint('ran', __spec__.name, sys.argv[1:])\n")
     (repo / "job.yaml").write_text("baseOutputDirectory:\n  outputUriPrefix: gs://local-bucket/dash-pkg\n")
     line = HEAD + "--config job.yaml " + _pool("local-package-path=.,script=pkg/run-it.py") + "--args=x"
-    (repo / "specs").mkdir()
-    converted = run_cli("convert", "--gcloud", line, "--write", "specs/pkg.yaml", cwd=repo)
-    no_traceback(converted)
-    assert converted.returncode == 0, converted.stderr
-    ran = run_cli("run", "specs/pkg.yaml", cwd=repo, env=home, timeout=600)
-    no_traceback(ran)
-    assert ran.returncode == 0 and "SUCCEEDED" in ran.stdout, ran.stdout + ran.stderr
-    assert "ran pkg.run-it ['x']" in ran.stdout
+    _, printed = _convert_and_run(repo, home, line, "specs/pkg.yaml")
+    assert "ran pkg.run-it ['x']" in printed
