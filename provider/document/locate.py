@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from provider.core.names import snake
 from provider.document.loaded import LoadedDocument, Position
-
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 def _as_written(node: dict[str, Any], part: str) -> str:
@@ -15,7 +13,7 @@ def _as_written(node: dict[str, Any], part: str) -> str:
     field its JSON name (provider/spec/formats/*/proto_names.py: the REST API reads a field by either)."""
     if part in node:
         return part
-    proto = _CAMEL.sub("_", part).lower()
+    proto = snake(part)
     return proto if proto in node else part
 
 

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from provider.backends.local.cluster import run_context, trial_run, trial_run_id
 from provider.backends.local.store import new_job_id, now
 from provider.core import job_kinds
+from provider.core.names import snake as to_snake
 from provider.emulator import metadata_schemas
 from provider.emulator.errors import invalid, not_found
 from provider.emulator.nested import ID_PATTERN, KINDS
@@ -82,7 +83,7 @@ def prepare(tracking: Tracking, job_name: str, body: Json) -> bool:
                               ("experimentRun", "contexts")):
         name = spec.get(field)
         if isinstance(name, str) and name and tracking.records.get(name) is None:
-            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower()
+            snake = to_snake(field)
             raise not_found(f"The {KINDS[collection].message} {name} named in {kind.spec_field_snake}.{snake} does "
                             "not exist: create it first (the SDK's aiplatform.init(experiment=...) and start_run do).")
     experiment = spec.get("experiment")

@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from provider.backends.local.store import new_job_id, now
+from provider.core.names import snake
 from provider.core.record import Record
 from provider.emulator import paging, resource_filter, wire
 from provider.emulator.errors import ApiError, FieldViolation, invalid, not_found
@@ -74,10 +75,6 @@ KINDS = {k.collection: k for k in (
     Kind("metadataSchemas", "MetadataSchema", "metadataStores", "metadataSchemaId", False, False, "metadataSchemas",
          "ListMetadataSchemasResponse", ("schema",), mutable=False),
 )}
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def _camel(path: str) -> str:
@@ -158,7 +155,7 @@ class NestedService:
 
     # -- writing --------------------------------------------------------------------------------
     def _new_id(self, kind: Kind, parent: str, given: str | None) -> str:
-        field = _snake(kind.id_param) if kind.id_param else "id"
+        field = snake(kind.id_param) if kind.id_param else "id"
         if given:
             if not re.fullmatch(ID_PATTERN, given):
                 raise violation(field, f"Invalid ID {given!r}: it must match {ID_PATTERN} (lower-case letters, "
@@ -182,7 +179,7 @@ class NestedService:
             body.pop(key, None)
         missing = [f for f in kind.required if not body.get(f) or body.get(f) == "VALUE_TYPE_UNSPECIFIED"]
         if missing:
-            raise violation(f"{_snake(kind.message)}.{_snake(missing[0])}", "Required field is not set.")
+            raise violation(f"{snake(kind.message)}.{snake(missing[0])}", "Required field is not set.")
         if kind.collection == "timeSeries":
             self._unique_display_name(kind, parent, str(body["displayName"]))
         with self.records.lock:

@@ -14,6 +14,7 @@ import re
 from functools import cache
 from typing import Any
 
+from provider.core.names import snake
 from provider.emulator.errors import FieldViolation, invalid
 
 Json = dict[str, Any]
@@ -63,19 +64,15 @@ def message_type(type_name: str) -> Any:
     return getattr(aiplatform_v1, type_name)
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 def _payload_error(type_name: str, why: str) -> Exception:
-    root = _snake(type_name)
+    root = snake(type_name)
     m = _FIELD_MISSING.search(why)
     if m:
-        where = ".".join(_snake(p) for p in m.group(2).split(".")[1:])
+        where = ".".join(snake(p) for p in m.group(2).split(".")[1:])
         at = root + ("." + where if where else "")
         text = f"Invalid JSON payload received. Unknown name \"{m.group(1)}\" at '{at}': Cannot find field."
         return invalid(text, (FieldViolation(at, text),))
-    path = [_snake(p) for p in _FAILED_FIELD.findall(why)]
+    path = [snake(p) for p in _FAILED_FIELD.findall(why)]
     at = ".".join([root, *path])
     detail = why.split(": ")[-1].strip().rstrip(".") if ": " in why else why
     text = f"Invalid value at '{at}': {detail}"
@@ -87,9 +84,9 @@ def parse(type_name: str, raw: bytes, keep: tuple[str, ...] = ()) -> Json:
     execution's ``state`` is the client's to set); INVALID_ARGUMENT when malformed."""
     from google.protobuf.json_format import ParseError
 
-    data = loads(raw, _snake(type_name))
+    data = loads(raw, snake(type_name))
     if not isinstance(data, dict):
-        raise invalid(f"Invalid JSON payload received. Expected an object for {_snake(type_name)}.")
+        raise invalid(f"Invalid JSON payload received. Expected an object for {snake(type_name)}.")
     cls = message_type(type_name)
     try:
         message = cls.from_json(json.dumps(data), ignore_unknown_fields=False)

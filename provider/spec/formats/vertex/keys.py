@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
+
+from provider.core.names import snake as snake  # re-exported: the spellings' readers import it from here
 
 CAMEL_MARKER = "workerPoolSpecs"
 SNAKE_MARKER = "worker_pool_specs"
@@ -20,14 +21,9 @@ JOB_SPEC = "jobSpec"  # a CustomJob: the CustomJobSpec under it, the job's own f
 STUDY_MARKER = "studySpec"  # a HyperparameterTuningJob body (provider/spec/formats/vertex_tuning)
 TRIAL = "trialJobSpec"
 
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 _CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")  # a field's JSON name in prose: machineSpec
 
 
-@cache
-def snake(name: str) -> str:
-    """``"workerPoolSpecs"`` -> ``"worker_pool_specs"``."""
-    return _CAMEL.sub("_", name).lower()
 
 
 class Keys:
