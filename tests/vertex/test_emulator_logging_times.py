@@ -24,9 +24,13 @@ def _stamp(entry: Any) -> str:
 
 
 def test_entries_carry_write_times_in_order_and_never_an_older_one_later(backend: VertexBackend,
-                                                                          emulator: Emulator) -> None:
+                                                                          emulator: Emulator,
+                                                                          tmp_path: Path) -> None:
+    # The chief ends last (--chief-last): its success ends the job and stops the worker, which on a
+    # loaded machine could otherwise be stopped before its last step
     doc = probe_spec("probe_times", workers=1, output="gs://test-bucket/probe_times",
-                     args=["--steps", "30", "--step-seconds", "0.05"])
+                     args=["--steps", "30", "--step-seconds", "0.05", "--dump", str(tmp_path / "dump"),
+                           "--chief-last", "2"])
     job = submit(backend, emulator, doc)
     logs = CloudLogs(PROJECT, emulator.endpoint)
     served: dict[str, str] = {}  # insertId -> timestamp, as a follower has seen them
