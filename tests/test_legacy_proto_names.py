@@ -171,6 +171,20 @@ def test_a_proto_named_field_keeps_its_line(tmp_path: Path) -> None:
     assert f"{path}:4:16: error:" in proc.stderr and "n1-standard-5" in proc.stderr, proc.stderr
 
 
+def test_a_schema_finding_names_the_field_as_written(tmp_path: Path) -> None:
+    # the schema checks the body read by JSON names; its message names what the user wrote
+    path = tmp_path / "typed.yaml"
+    path.write_text("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n  master_type: n1-standard-4\n"
+                    "  master_config:\n    image_uri: 7\n")
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stdout
+    assert (f"{path}:6:16: error: spec.trainingInput.master_config.image_uri is a number, expected a string\n"
+            "    at spec.trainingInput.master_config.image_uri\n") in proc.stderr, proc.stderr
+    finding = proc.stderr.split("\n[schema]")[0] if "\n[schema]" in proc.stderr else proc.stderr.split("[schema]")[0]
+    assert "masterConfig" not in finding and "imageUri" not in finding, proc.stderr
+
+
 def test_a_cpu_chief_at_the_proto3_defaults_has_no_accelerator(tmp_path: Path) -> None:
     proc = _convert(tmp_path / "with" / "cpu.json", _cpu_chief_body())
     assert proc.returncode == 0, proc.stderr
@@ -274,4 +288,6 @@ def test_a_job_marker_in_both_spellings_is_refused_by_name(tmp_path: Path) -> No
     body["training_input"] = copy.deepcopy(body["trainingInput"])
     proc = _convert(tmp_path / "job.json", body)
     assert proc.returncode != 0
-    assert "trainingInput is written twice in this Job: as trainingInput and as training_input" in proc.stderr
+    line = _line_of(tmp_path / "job.json", '"training_input"')
+    assert (f"{tmp_path / 'job.json'}:{line}:3: trainingInput is written twice in this Job: as trainingInput and "
+            "as training_input") in proc.stderr, proc.stderr

@@ -169,3 +169,15 @@ def test_every_proto_name_of_the_table_is_the_snake_case_of_its_json_name() -> N
             assert by_json[json_name] == snake(json_name), (name, json_name)
             checked += 1
     assert checked > 100
+
+
+def test_a_schema_finding_names_a_mixed_bodys_field_as_written(tmp_path: Path) -> None:
+    # a proto-named field among JSON names is read by its JSON name; the message names what was written
+    path = tmp_path / "mixed.yaml"
+    path.write_text("workerPoolSpecs:\n- machine_spec: {machine_type: 5}\n  replicaCount: 1\n"
+                    "  containerSpec: {imageUri: gcr.io/p/i}\nregion: us-central1\n")
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stdout
+    assert f"{path}:2:32: error: 5 is not allowed for machine_type\n" in proc.stderr, proc.stderr
+    assert "    at spec.workerPoolSpecs[0].machine_spec.machine_type\n" in proc.stderr, proc.stderr

@@ -172,7 +172,9 @@ def _snake(camel: dict[str, Any]) -> dict[str, Any]:
 def test_a_field_in_both_spellings_is_refused_by_name_at_each_level(tmp_path: Path) -> None:
     job = _snake(CUSTOM_JOB)
     stderr = _refused(tmp_path, {**job, "jobSpec": job["job_spec"]})
-    assert "jobSpec is written twice in this CustomJob: as jobSpec and as job_spec" in stderr
+    line = next(i for i, text in enumerate((tmp_path / "both.yaml").read_text().splitlines(), 1)
+                if text.startswith("job_spec:"))
+    assert f"both.yaml:{line}:1: jobSpec is written twice in this CustomJob: as jobSpec and as job_spec" in stderr
     stderr = _refused(tmp_path, {"displayName": "other", **job})
     assert "displayName is written twice in this CustomJob" in stderr, stderr
     assert re.search(r"both\.yaml:\d+:\d+: error: displayName is written twice", stderr), stderr  # at its line

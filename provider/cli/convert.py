@@ -87,7 +87,7 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
     data: dict[str, Any] = doc.data
     if "apiVersion" in data or "kind" in data:
         return data
-    job_spec = _job_spec(data, path)
+    job_spec = _job_spec(doc, path)
     if not any(k in data for k in _BODY_KEYS) and job_spec is None:
         bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
         if bare:
@@ -110,13 +110,19 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
             "spec": spec}
 
 
-def _job_spec(data: dict[str, Any], path: Path) -> str | None:
+def _at(doc: LoadedDocument, path: Path, key: str) -> str:
+    """``path:line:column`` of ``key`` in the document's top level (``path`` where it has no position)."""
+    pos = doc.key_positions.get(id(doc.data), {}).get(key)
+    return f"{path}:{pos[0]}:{pos[1]}" if pos else str(path)
+
+
+def _job_spec(doc: LoadedDocument, path: Path) -> str | None:
     """The name a CustomJob gives its jobSpec; one job with two is refused (which one would run?)."""
-    if all(key in data for key in spellings(JOB_SPEC)):
-        raise UserError(f"{path}: jobSpec is written twice in this CustomJob: as jobSpec and as job_spec, its proto "
-                        "name; the REST API reads both as the one field, so trainjobs refuses to guess: keep jobSpec "
-                        "(the REST API's JSON name), remove job_spec")
-    return written(data, JOB_SPEC)
+    if all(key in doc.data for key in spellings(JOB_SPEC)):
+        raise UserError(f"{_at(doc, path, snake(JOB_SPEC))}: jobSpec is written twice in this CustomJob: as jobSpec "
+                        "and as job_spec, its proto name; the REST API reads both as the one field, so trainjobs "
+                        "refuses to guess: keep jobSpec (the REST API's JSON name), remove job_spec")
+    return written(doc.data, JOB_SPEC)
 
 
 def _ai_platform_job(doc: LoadedDocument, path: Path) -> None:
@@ -129,7 +135,7 @@ def _ai_platform_job(doc: LoadedDocument, path: Path) -> None:
         return
     for camel in ("trainingInput", "jobId"):
         if all(key in data for key in spellings(camel)):
-            raise UserError(f"{path}: {camel} is written twice in this Job: as {camel} and as {snake(camel)}, its proto "
+            raise UserError(f"{_at(doc, path, snake(camel))}: {camel} is written twice in this Job: as {camel} and as {snake(camel)}, its proto "
                             f"name; the REST API reads both as the one field, so trainjobs refuses to guess: keep {camel} "
                             f"(the REST API's JSON name), remove {snake(camel)}")
         if snake(camel) in data:
@@ -151,7 +157,7 @@ def _read_message(doc: LoadedDocument, path: Path, notes: list[str]) -> None:
     as a REST body (any mix of names: proto_names.py) and it reads as its camelCase twin.
     """
     data = doc.data
-    job_spec = _job_spec(data, path)
+    job_spec = _job_spec(doc, path)
     marker = job_spec or written(data, STUDY_MARKER)
     if marker is None:
         return

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from provider.core.names import snake
+from provider.core.problem import format_path
 from provider.document.loaded import LoadedDocument, Position
 
 
@@ -50,6 +52,30 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
         else:
             return pos
     return pos
+
+
+def as_written(doc: LoadedDocument | None, path: tuple[Any, ...], message: str,
+               allowed: str | None) -> tuple[str, str, str | None]:
+    """``path`` (formatted), ``message`` and ``allowed`` naming each field on the path as the document
+    writes it: a reader gives a field written by its proto name (``master_config``) its JSON name
+    (``masterConfig``) before any check, and a message about it names what the user wrote."""
+    if doc is None:
+        return format_path(path), message, allowed
+    node: Any = doc.data
+    shown: list[Any] = []
+    for part in path:
+        if isinstance(node, dict) and isinstance(part, str):
+            key = _as_written(node, part)
+            if key != part:
+                word = re.compile(rf"\b{re.escape(part)}\b")
+                message = word.sub(key, message)
+                allowed = word.sub(key, allowed) if allowed else allowed
+            shown.append(key)
+            node = node.get(key)
+        else:
+            shown.append(part)
+            node = node[part] if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node) else None
+    return format_path(shown), message, allowed
 
 
 def raw_text(doc: LoadedDocument, path: tuple[Any, ...]) -> str | None:

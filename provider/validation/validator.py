@@ -27,7 +27,7 @@ from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.sid
 from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.loaded import LoadedDocument
-from provider.document.locate import locate
+from provider.document.locate import as_written, locate
 from provider.spec.formats import google_readers
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
@@ -38,12 +38,10 @@ from provider.validation.rules import Context, run_rules
 
 
 class SpecResult(Record, frozen=False):
-    """The outcome for one spec file (or document).
-
-    ``document`` (the loaded YAML with its positions) gives later messages their line numbers.
-    ``validate_paths`` drops it once the file is checked (``release``: memory stays flat); asked for
-    again (a cross-file problem, such as a stack's quota), it is read anew from ``path``.
-    ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job."""
+    """The outcome for one spec file (or document). ``document`` (the loaded YAML with its positions)
+    gives later messages their line numbers. ``validate_paths`` drops it once the file is checked
+    (``release``: memory stays flat); asked for again (a cross-file problem, such as a stack's quota),
+    it is read anew from ``path``. ``name`` is ``job.name`` whenever ``job`` was read; ``validate_paths`` may drop the job."""
 
     file: str
     problems: list[Problem] = field(default_factory=list)
@@ -114,9 +112,10 @@ def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | N
     out = []
     for note in notes:
         pos = locate(doc, note.path) if doc else None
+        path, message, allowed = as_written(doc, note.path, note.message, note.allowed)
         out.append(Problem(
             file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
-            path=format_path(note.path), message=note.message, allowed=note.allowed, rule=note.rule,
+            path=path, message=message, allowed=allowed, rule=note.rule,
             source=note.source, severity=Severity.ERROR if note.error else Severity.WARNING,
         ))
     return out
@@ -245,9 +244,10 @@ def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDoc
     out = []
     for finding in run_rules(job, ctx):
         file, line, column = finding.placed(filename, locate(doc, finding.path, on_key=finding.on_key) if doc else None)
+        path, message, allowed = as_written(doc, finding.path, finding.message, finding.allowed)
         out.append(Problem(
             file=file, line=line, column=column,
-            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
+            path=path, message=message, allowed=allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
     return out
