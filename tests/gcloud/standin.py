@@ -127,7 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
         for collection in ("customJobs", "hyperparameterTuningJobs"):
             if path.endswith(f"/{collection}"):
                 job = json.loads(body)
-                parent = path.split("/v1/")[-1].rsplit("/", 1)[0]
+                parent = re.sub(r"^/v1(beta1|alpha1)?/", "", path).rsplit("/", 1)[0]  # any track's version
                 self._reply(200, {**job, "name": f"{parent}/{collection}/1", "state": "JOB_STATE_PENDING",
                                   "createTime": "2026-01-01T00:00:00Z"})
                 return
