@@ -23,7 +23,9 @@ def test_grid_search_finds_the_best_trial_and_gives_each_trial_its_id_and_dirs(
 ) -> None:
     dump = tmp_path / "dump"
     lrs = [0.1, 0.2, 0.3, 0.4, 0.5]
-    doc = probe_spec("grid", workers=1, args=["--dump", str(dump), "--steps", "2", "--step-seconds", "0.1"],
+    # the chief ends last (--chief-last): a trial ends with its chief, and each worker's dump is read below
+    doc = probe_spec("grid", workers=1, args=["--dump", str(dump), "--steps", "2", "--step-seconds", "0.1",
+                                              "--chief-last", "2"],
                      tuning=tuning("GRID_SEARCH", [{"name": "lr", "type": "DISCRETE", "values": lrs}], 5, 2))
     job = backend.wait(submit(backend, doc).id, timeout=300)
     assert job.state is JobState.SUCCEEDED, job.error
