@@ -143,8 +143,11 @@ def test_a_dead_supervisor_fails_the_job_and_its_replicas_die(backend: LocalBack
     wait_for(lambda: not any(pid_alive(p) for p in pids), timeout=10, what="replicas to die")
 
 
-def test_a_restarted_worker_restarts_the_job_which_resumes_from_its_checkpoint(backend: LocalBackend) -> None:
-    doc = probe_spec(workers=1, args=["--steps", "40", "--step-seconds", "0.05"],
+def test_a_restarted_worker_restarts_the_job_which_resumes_from_its_checkpoint(backend: LocalBackend,
+                                                                               tmp_path: Path) -> None:
+    # the chief ends last (--chief-last): the job ends with it, and the worker's resumed line is read below
+    doc = probe_spec(workers=1, args=["--steps", "40", "--step-seconds", "0.05", "--dump", str(tmp_path / "dump"),
+                                      "--chief-last", "2"],
                      scheduling={"restartJobOnWorkerRestart": True})
     job = submit(backend, doc)
     wait_for(lambda: running(backend, job.id, 2), what="running")
