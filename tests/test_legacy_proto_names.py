@@ -185,6 +185,20 @@ def test_a_schema_finding_names_the_field_as_written(tmp_path: Path) -> None:
     assert "masterConfig" not in finding and "imageUri" not in finding, proc.stderr
 
 
+def test_a_missing_field_is_named_as_its_proto_named_message_names_its_fields(tmp_path: Path) -> None:
+    # every field of this trainingInput is written by its proto name: so is the one it lacks, once
+    path = tmp_path / "nomodule.yaml"
+    path.write_text("training_input:\n  scale_tier: CUSTOM\n  master_type: n1-standard-4\n  region: us-central1\n"
+                    "  package_uris: [gs://b/p.tar.gz]\n")
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stdout
+    errors = [line for line in proc.stderr.splitlines() if ": error: " in line]
+    assert errors == [f"{path}:2:3: error: no Python module to run: set trainingInput.python_module or moduleName"], \
+        proc.stderr
+    assert "    at spec.trainingInput.python_module\n" in proc.stderr, proc.stderr
+
+
 def test_a_cpu_chief_at_the_proto3_defaults_has_no_accelerator(tmp_path: Path) -> None:
     proc = _convert(tmp_path / "with" / "cpu.json", _cpu_chief_body())
     assert proc.returncode == 0, proc.stderr

@@ -54,6 +54,12 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
     return pos
 
 
+def _proto_named(node: dict[str, Any]) -> bool:
+    """Whether a message's fields are written by their proto names: some key holds ``_``, none is camelCase."""
+    keys = [k for k in node if isinstance(k, str)]
+    return any("_" in k for k in keys) and all(k == snake(k) for k in keys)
+
+
 def as_written(doc: LoadedDocument | None, path: tuple[Any, ...], message: str,
                allowed: str | None) -> tuple[str, str, str | None]:
     """``path`` (formatted), ``message`` and ``allowed`` naming each field on the path as the document
@@ -66,6 +72,8 @@ def as_written(doc: LoadedDocument | None, path: tuple[Any, ...], message: str,
     for part in path:
         if isinstance(node, dict) and isinstance(part, str):
             key = _as_written(node, part)
+            if key == part and part not in node and _proto_named(node):
+                key = snake(part)  # a field not written, named as its message's other fields are
             if key != part:
                 word = re.compile(rf"\b{re.escape(part)}\b")
                 message = word.sub(key, message)

@@ -107,8 +107,11 @@ def module_name(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
         return
     # python -m finds a module by its folder and file names, not by identifier rules: Google's own
     # tuning example runs my-trainer.trainer. A path, a file name or an empty part it cannot find.
+    at = path_of(app, "module")
+    if not app.module and any(n.error and n.path == at for n in job.notes):
+        return  # its reader already refused the missing module (AI Platform: no pythonModule)
     if not runnable_module(app.module):
-        yield Finding(f"module {clip(app.module)!r} is not a Python module name", path_of(app, "module"),
+        yield Finding(f"module {clip(app.module)!r} is not a Python module name", at,
                       "package.module", JOB_RULES + " (vx.pythonPackageSpec: pythonModule)",
                       allowed="a dotted Python module name python -m can run, each part letters, digits, _ or -, "
                               "beginning with a letter or _ (such as trainer.task)")
