@@ -360,3 +360,14 @@ def test_a_single_value_for_a_study_list_is_read_as_gcloud_reads_it() -> None:
     warnings = [p.message for p in result.problems if not p.is_error]
     for written in ("values: 64", "values: 'adam'", "values: 0.9"):
         assert any(f"gcloud reads {written} as the one-item list" in w for w in warnings), warnings
+
+
+def test_a_tuning_config_without_its_trial_job_is_refused_at_its_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "hp.yaml"
+    path.write_text("displayName: hp\nstudySpec:\n  metrics: [{metricId: acc, goal: MAXIMIZE}]\n  parameters:\n"
+                    "  - {parameterId: lr, doubleValueSpec: {minValue: 0.001, maxValue: 0.1}}\nmaxTrialCount: 4\n"
+                    "parallelTrialCount: 2\n")
+    proc = run_cli("convert", str(path), "--region", "us-central1")
+    assert proc.returncode == 1, proc.stdout
+    assert f"{path}:1:1: error: spec is missing the required key 'trialJobSpec'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -39,9 +39,11 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
             keys = doc.key_positions.get(id(node), {})
             values = doc.value_positions.get(id(node), {})
             if last:
-                return keys.get(part, pos) if on_key else values.get(part, keys.get(part, pos))
-            pos = values.get(part, keys.get(part, pos))
+                found = keys.get(part) if on_key else values.get(part, keys.get(part))
+                return found or doc.starts.get(id(node[part])) or pos
             node = node[part]
+            # a mapping placed in a made envelope (convert's bare config) has no key here, but a start
+            pos = values.get(part) or keys.get(part) or doc.starts.get(id(node)) or pos
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             items = doc.item_positions.get(id(node), [])
             item_pos = items[part] if part < len(items) else pos
