@@ -61,6 +61,15 @@ def _request(path: Path, body: Any) -> dict[str, Any]:
     return out
 
 
+def _refused_text(path: Path, text: str) -> str:
+    """The stderr of converting ``text`` (written to ``path``), which must be refused without a traceback."""
+    path.write_text(text)
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stdout
+    return proc.stderr
+
+
 def _line_of(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
@@ -163,40 +172,30 @@ def test_a_field_written_in_both_spellings_is_refused_by_name_at_its_line(tmp_pa
 
 def test_a_proto_named_field_keeps_its_line(tmp_path: Path) -> None:
     path = tmp_path / "machine.yaml"
-    path.write_text("trainingInput:\n  scale_tier: CUSTOM\n  region: us-central1\n  master_type: n1-standard-5\n"
-                    "  master_config:\n    image_uri: gcr.io/p/i\n")
-    proc = run_cli("convert", str(path), "--output", "request")
-    no_traceback(proc)
-    assert proc.returncode == 1, proc.stdout
-    assert f"{path}:4:16: error:" in proc.stderr and "n1-standard-5" in proc.stderr, proc.stderr
+    said = _refused_text(path, "trainingInput:\n  scale_tier: CUSTOM\n  region: us-central1\n  master_type: n1-standard-5\n"
+                               "  master_config:\n    image_uri: gcr.io/p/i\n")
+    assert f"{path}:4:16: error:" in said and "n1-standard-5" in said, said
 
 
 def test_a_schema_finding_names_the_field_as_written(tmp_path: Path) -> None:
     # the schema checks the body read by JSON names; its message names what the user wrote
     path = tmp_path / "typed.yaml"
-    path.write_text("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n  master_type: n1-standard-4\n"
-                    "  master_config:\n    image_uri: 7\n")
-    proc = run_cli("convert", str(path), "--output", "request")
-    no_traceback(proc)
-    assert proc.returncode == 1, proc.stdout
+    said = _refused_text(path, "trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n  master_type: n1-standard-4\n"
+                               "  master_config:\n    image_uri: 7\n")
     assert (f"{path}:6:16: error: spec.trainingInput.master_config.image_uri is a number, expected a string\n"
-            "    at spec.trainingInput.master_config.image_uri\n") in proc.stderr, proc.stderr
-    finding = proc.stderr.split("\n[schema]")[0] if "\n[schema]" in proc.stderr else proc.stderr.split("[schema]")[0]
-    assert "masterConfig" not in finding and "imageUri" not in finding, proc.stderr
+            "    at spec.trainingInput.master_config.image_uri\n") in said, said
+    finding = said.split("[schema]")[0]
+    assert "masterConfig" not in finding and "imageUri" not in finding, said
 
 
 def test_a_missing_field_is_named_as_its_proto_named_message_names_its_fields(tmp_path: Path) -> None:
     # every field of this trainingInput is written by its proto name: so is the one it lacks, once
     path = tmp_path / "nomodule.yaml"
-    path.write_text("training_input:\n  scale_tier: CUSTOM\n  master_type: n1-standard-4\n  region: us-central1\n"
-                    "  package_uris: [gs://b/p.tar.gz]\n")
-    proc = run_cli("convert", str(path), "--output", "request")
-    no_traceback(proc)
-    assert proc.returncode == 1, proc.stdout
-    errors = [line for line in proc.stderr.splitlines() if ": error: " in line]
-    assert errors == [f"{path}:2:3: error: no Python module to run: set trainingInput.python_module or moduleName"], \
-        proc.stderr
-    assert "    at spec.trainingInput.python_module\n" in proc.stderr, proc.stderr
+    said = _refused_text(path, "training_input:\n  scale_tier: CUSTOM\n  master_type: n1-standard-4\n  region: us-central1\n"
+                               "  package_uris: [gs://b/p.tar.gz]\n")
+    errors = [line for line in said.splitlines() if ": error: " in line]
+    assert errors == [f"{path}:2:3: error: no Python module to run: set trainingInput.python_module or moduleName"], said
+    assert "    at spec.trainingInput.python_module\n" in said, said
 
 
 def test_a_cpu_chief_at_the_proto3_defaults_has_no_accelerator(tmp_path: Path) -> None:
