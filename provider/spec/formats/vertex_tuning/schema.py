@@ -23,7 +23,7 @@ from provider.spec.formats.vertex.schema import defs as vertex_defs
 from provider.spec.model import StoppingKind
 
 # What the Vertex format's body takes beside a CustomJobSpec's own fields.
-_NOT_IN_TRIAL = ("region", "displayName", "labels", "stagingBucket", "desiredState", "kmsKey")
+_NOT_IN_TRIAL = ("region", "displayName", "labels", "stagingBucket", "desiredState", "kmsKey", "encryptionSpecKeyName")
 
 
 def _one_of(keys: list[str], what: str) -> Schema:
@@ -34,6 +34,7 @@ def _trial_spec(snake_case: bool = False) -> Schema:
     spec: Schema = dict(vertex_defs()["vertexSpecSnake" if snake_case else "vertexSpec"])
     drop = {snake(k) if snake_case else k for k in _NOT_IN_TRIAL}
     spec["properties"] = {k: v for k, v in spec["properties"].items() if k not in drop}
+    spec.pop("not", None)  # kms_key or encryption_spec_key_name: the job's key, not the trial's
     spec["required"] = ["worker_pool_specs" if snake_case else "workerPoolSpecs"]
     spec["description"] = "the CustomJobSpec every trial runs (workerPoolSpecs, scheduling, baseOutputDirectory ...)"
     return spec
