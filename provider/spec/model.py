@@ -120,6 +120,7 @@ class PoolOverride(Record):
     container: bool = False
     # The environment of a pool that runs an image of its own (None: the job's env). A Reduction Server pool the
     # SDK builds (CustomTrainingJob.run, from_local_script) has none while the training pools have the job's.
+    # A stack's secret env joins the job's env (stack_request.for_stack), not a pool's own.
     env: tuple[EnvVar, ...] | None = None
 
 
