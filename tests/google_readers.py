@@ -115,3 +115,71 @@ def assert_same_pools(ours: Json, theirs: Json) -> None:
         for field in sorted(set(a) | set(b)):
             assert a.get(field) == b.get(field), f"workerPoolSpecs[{index}].{field}: trainjobs {a.get(field)!r}, " \
                                                  f"Google {b.get(field)!r}"
+
+
+def _tuning_json(message: Any) -> Json:
+    """A HyperparameterTuningJob message as the API receives it (canonical)."""
+    return canonical("HyperparameterTuningJob", json.loads(type(message).to_json(message)))
+
+
+def trainjobs_tuning(body: Json) -> Json:
+    """The HyperparameterTuningJob trainjobs would send for ``body`` (canonical)."""
+    result = validate_data(document(body))
+    errors = [p for p in result.problems if p.is_error]
+    assert not errors and result.job is not None, [f"{p.path}: {p.message}" for p in result.problems]
+    request = build_request(result.job, PROJECT)
+    assert request.kind == "HyperparameterTuningJob", request.kind
+    return canonical(request.kind, request.body)
+
+
+def sdk_low_level_tuning(body: Json) -> Json:
+    """What ``JobServiceClient.create_hyperparameter_tuning_job(hyperparameter_tuning_job=body)`` sends: proto-plus
+    reads the low-level client's dict."""
+    from google.cloud import aiplatform_v1
+
+    return _tuning_json(aiplatform_v1.HyperparameterTuningJob(body))
+
+
+def _hpt_objects(written: Json) -> Json:
+    """The ``hpt`` objects a script builds for ``parameter_spec`` as a spec writes it (children first)."""
+    from google.cloud.aiplatform import hyperparameter_tuning as hpt
+
+    out = {}
+    for name, spec in written.items():
+        (cls, kwargs), = spec.items()
+        kwargs = dict(kwargs)
+        if "conditional_parameter_spec" in kwargs:
+            kwargs["conditional_parameter_spec"] = _hpt_objects(kwargs["conditional_parameter_spec"])
+        out[name] = getattr(hpt, cls.removeprefix("hpt."))(**kwargs)
+    return out
+
+
+def sdk_tuning_args(body: Json) -> Json:
+    """What ``aiplatform.HyperparameterTuningJob(custom_job=aiplatform.CustomJob(...), metric_spec=...,
+    parameter_spec=...)`` sends for the arguments ``body`` writes (built offline, never submitted)."""
+    from google.auth.credentials import AnonymousCredentials
+    from google.cloud import aiplatform
+
+    where = {"project": PROJECT, "location": REGION, "credentials": AnonymousCredentials()}
+    job_args = dict(body["custom_job"])
+    job_args.setdefault("staging_bucket", "gs://forms-bucket")
+    tuning = {k: v for k, v in body.items() if k not in ("custom_job", "parameter_spec")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        custom = aiplatform.CustomJob(**{"display_name": "trial", **job_args}, **where)
+        job = aiplatform.HyperparameterTuningJob(custom_job=custom, parameter_spec=_hpt_objects(body["parameter_spec"]),
+                                                 **{"display_name": "tune", **tuning}, **where)
+    return _tuning_json(job._gca_resource)
+
+
+def assert_same_tuning(ours: Json, theirs: Json) -> None:
+    """The study, the trial counts and the trial job's pools, field by field."""
+    for field in ("studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount"):
+        assert ours.get(field) == theirs.get(field), f"{field}: trainjobs {ours.get(field)!r}, Google {theirs.get(field)!r}"
+    assert_same_pools(ours["trialJobSpec"], theirs["trialJobSpec"])
+    for field in ("scheduling", "serviceAccount", "network"):
+        assert ours["trialJobSpec"].get(field) == theirs["trialJobSpec"].get(field), field
+    # the SDK names the prefix under a staging bucket after the time, trainjobs after the job
+    prefix = [spec.get("baseOutputDirectory", {}).get("outputUriPrefix", "").partition("aiplatform-custom-job-")[:2]
+              for spec in (ours["trialJobSpec"], theirs["trialJobSpec"])]
+    assert prefix[0] == prefix[1], f"baseOutputDirectory: trainjobs {prefix[0]}, Google {prefix[1]}"

@@ -172,3 +172,35 @@ def test_a_module_python_m_can_run_is_accepted_and_a_path_is_not() -> None:
         assert "package.module" not in module_rules(good), good
     for bad in ("trainer/task.py", "trainer..task", ".trainer.task", "trainer.task.", "my trainer.task", ""):
         assert module_rules(bad).get("package.module") is Severity.ERROR, bad
+
+
+def test_the_sdks_reduction_server_pool_keeps_no_env_and_convert_carries_it() -> None:
+    """CustomTrainingJob.run(environment_variables=..., reduction_server_replica_count=...) gives the training pools
+    the env and the Reduction Server pool (its own image) none: sent so, and written so by convert (pool env)."""
+    from provider.submission.emit import to_native
+    from provider.submission.request import build_request
+
+    package = {"executor_image_uri": "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest",
+               "package_uris": ["gs://b/p.tar.gz"], "python_module": "trainer.task",
+               "env": [{"name": "NCCL_DEBUG", "value": "INFO"}]}
+    gpu = {"machine_type": "n1-standard-8", "accelerator_type": "NVIDIA_TESLA_V100", "accelerator_count": 1}
+    spec = {"region": "us-central1", "worker_pool_specs": [
+        {"machine_spec": gpu, "replica_count": 1, "python_package_spec": package},
+        {"machine_spec": gpu, "replica_count": 2, "python_package_spec": package},
+        {"machine_spec": {"machine_type": "n1-highcpu-16"}, "replica_count": 1,
+         "container_spec": {"image_uri": "us-docker.pkg.dev/vertex-ai-restricted/training/reductionserver:latest"}}]}
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "rs"}, "spec": spec}
+    result = validate_data(doc)
+    assert not [p for p in result.problems if p.is_error] and result.job is not None, result.problems
+    pools = build_request(result.job, "p").body["jobSpec"]["workerPoolSpecs"]
+    assert [p.get("pythonPackageSpec", p.get("containerSpec", {})).get("env") for p in pools] == [
+        [{"name": "NCCL_DEBUG", "value": "INFO"}], [{"name": "NCCL_DEBUG", "value": "INFO"}], None]
+    native = to_native(result.job)
+    assert native["spec"]["workerPools"]["parameterServers"]["env"] == {}
+    again = validate_data(native)
+    assert again.ok and again.job is not None, again.problems
+    assert build_request(again.job, "p").body["jobSpec"]["workerPoolSpecs"] == pools
+    # a pool that runs the job's application is still given the job's env: a different one is refused
+    spec["worker_pool_specs"][1] = {"machine_spec": gpu, "replica_count": 2,
+                                    "python_package_spec": {**package, "env": []}}
+    assert rules(validate_data(doc).problems)["trainjobs.env.per_pool"] is Severity.ERROR

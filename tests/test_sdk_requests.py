@@ -104,3 +104,22 @@ def test_seed004_verbatim_worker_pool_specs_with_staging_bucket(sdk: Any) -> Non
     assert ours["baseOutputDirectory"] == {
         "outputUriPrefix": f"gs://seeds-bucket/aiplatform-custom-job-{job.name}"}
     assert _comparable(ours) == _comparable(theirs)
+
+
+def test_custom_jobs_encryption_spec_key_name_is_the_jobs_key(sdk: Any) -> None:
+    """aiplatform.CustomJob(encryption_spec_key_name=KEY) puts KEY in the CustomJob's encryptionSpec; the SDK's
+    snake_case body takes the argument by its name and sends the same (kms_key is the same field: one of them)."""
+    from provider.validation.validator import validate_data
+
+    key = "projects/p/locations/us-central1/keyRings/ml/cryptoKeys/train"
+    pools = [{"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": 1,
+              "container_spec": {"image_uri": "us-docker.pkg.dev/acme/train/trainer:1"}}]
+    theirs = _proto_json(sdk.CustomJob(display_name="x", worker_pool_specs=pools, staging_bucket="gs://b",
+                                       encryption_spec_key_name=key)._gca_resource)
+    doc = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "kms"},
+           "spec": {"region": "us-central1", "worker_pool_specs": pools, "encryption_spec_key_name": key}}
+    result = validate_data(doc)
+    assert result.job is not None and not [p for p in result.problems if p.is_error], result.problems
+    assert build_request(result.job, "p").body["encryptionSpec"] == theirs["encryptionSpec"] == {"kmsKeyName": key}
+    both = validate_data({**doc, "spec": {**doc["spec"], "kms_key": key}})
+    assert [p.path for p in both.problems if p.is_error] == ["spec"], both.problems

@@ -244,3 +244,51 @@ def test_a_conditional_parameter_the_sdk_would_send_broken_is_refused_by_name() 
     for name, (params, message) in cases.items():
         said = [f"{p.path}: {p.message}" for p in _result({**base, "parameter_spec": params}).problems if p.is_error]
         assert any(message in line for line in said), (name, said)
+
+
+def test_scale_is_required_where_the_sdk_requires_it_and_none_is_its_unset(sdk: Any) -> None:
+    """DoubleParameterSpec, IntegerParameterSpec and DiscreteParameterSpec take scale as a required argument (a
+    TypeError without it); scale=None is accepted and sends no scaleType, as "unspecified" does."""
+    from google.cloud.aiplatform import hyperparameter_tuning as hpt
+
+    base: dict[str, Any] = {"region": "us-central1", "custom_job": {"worker_pool_specs": POOLS},
+                            "metric_spec": {"loss": "minimize"}, "max_trial_count": 4, "parallel_trial_count": 2}
+    written = {"DoubleParameterSpec": {"min": 0.1, "max": 0.5}, "IntegerParameterSpec": {"min": 1, "max": 4},
+               "DiscreteParameterSpec": {"values": [1, 2]}}
+    for cls, kwargs in written.items():
+        with pytest.raises(TypeError, match="scale"):
+            getattr(hpt, cls)(**kwargs)
+        said = [(p.path, p.message) for p in _result({**base, "parameter_spec": {"x": {cls: kwargs}}}).problems
+                if p.is_error]
+        assert said == [(f"spec.parameter_spec.x.{cls}", f"spec.parameter_spec.x.{cls} is missing the required key "
+                                                        "'scale'")], said
+    hpt.CategoricalParameterSpec(values=["a", "b"])  # no scale to give
+    assert not [p for p in _result({**base, "parameter_spec": {"x": {"CategoricalParameterSpec": {"values": ["a"]}}}})
+                .problems if p.is_error]
+    params = {"x": {"DiscreteParameterSpec": {"values": [1, 2], "scale": None}}}
+    custom = sdk.CustomJob(display_name="trial", worker_pool_specs=POOLS, base_output_dir="gs://b/hpt")
+    job = sdk.HyperparameterTuningJob(display_name="tune", custom_job=custom, metric_spec={"loss": "minimize"},
+                                      parameter_spec={"x": hpt.DiscreteParameterSpec(values=[1, 2], scale=None)},
+                                      max_trial_count=4, parallel_trial_count=2)
+    sent = _rest(job._gca_resource)["studySpec"]["parameters"]
+    ours = _request({**base, "display_name": "tune", "parameter_spec": params,
+                     "custom_job": {"worker_pool_specs": POOLS, "base_output_dir": "gs://b/hpt"}})
+    assert "scaleType" not in sent[0] and _wire(ours["studySpec"]["parameters"]) == sent
+
+
+def test_custom_job_takes_the_custom_jobs_own_staging_bucket_and_display_name() -> None:
+    """aiplatform.CustomJob(display_name=..., worker_pool_specs=..., staging_bucket=...) as custom_job: the staging
+    bucket gives the trials their output prefix, as the SDK writes it; the CustomJob's display_name, which the SDK
+    requires and the tuning job does not send, is read with a warning that says so."""
+    spec: dict[str, Any] = {"region": "us-central1", "display_name": "tune", "metric_spec": {"loss": "minimize"},
+                            "parameter_spec": {"x": {"CategoricalParameterSpec": {"values": ["a", "b"]}}},
+                            "custom_job": {"display_name": "trial", "worker_pool_specs": POOLS,
+                                           "staging_bucket": "gs://b/stage"}}
+    result = _result(spec)
+    assert not [p for p in result.problems if p.is_error], result.problems
+    warned = [(p.path, p.rule) for p in result.problems if not p.is_error]
+    assert ("spec.custom_job.display_name", "vx.hpt.trial_display_name") in warned, warned
+    body = _request(spec)
+    assert body["displayName"] == "tune"
+    assert body["trialJobSpec"]["baseOutputDirectory"]["outputUriPrefix"].startswith(
+        "gs://b/stage/aiplatform-custom-job-")

@@ -118,6 +118,10 @@ class PoolOverride(Record):
     args: tuple[str, ...] | None = None
     # A pool that runs a container while the job runs a Python package (Reduction Server).
     container: bool = False
+    # The environment of a pool that runs an image of its own (None: the job's env). A Reduction Server pool the
+    # SDK builds (CustomTrainingJob.run, from_local_script) has none while the training pools have the job's.
+    # A stack's secret env joins the job's env (stack_request.for_stack), not a pool's own.
+    env: tuple[EnvVar, ...] | None = None
 
 
 # ReservationAffinity.Type's default: "This should not be used" (aiplatform_v1 types); it chooses nothing.
@@ -378,3 +382,9 @@ class TrainingJob(Record):
     @property
     def env_dict(self) -> dict[str, str]:
         return {e.name: e.value for e in self.env}
+
+    @property
+    def every_env(self) -> tuple[EnvVar, ...]:
+        """The job's env and each pool's own (a pool that runs an image of its own may have its own)."""
+        own = tuple(var for p in self.pools if p.override is not None and p.override.env for var in p.override.env)
+        return self.env + own

@@ -60,6 +60,10 @@ def psc_interface(node: Node | None, key: KeyName = _same) -> PscInterface | Non
                         at={"": node.path})
 
 
+# aiplatform.CustomJob's argument for the job's key (the SDK's snake_case body): kmsKey by the SDK's name.
+_SDK_KMS = "encryption_spec_key_name"
+
+
 def options(spec: Node, key: KeyName = _same) -> VertexOptions:
     """The CustomJobSpec fields beyond the seeds, read from the spec body."""
     names = ("persistentResourceId", "enableWebAccess", "network", "reservedIpRanges", "tensorboard",
@@ -75,9 +79,11 @@ def options(spec: Node, key: KeyName = _same) -> VertexOptions:
         experiment=spec.text("experiment"),
         experiment_run=spec.text(key("experimentRun")),
         enable_dashboard_access=spec.given_flag(key("enableDashboardAccess")),
-        kms_key_name=spec.text(key("kmsKey")) or (encryption.text(key("kmsKeyName")) if encryption else None),
+        kms_key_name=spec.text(key("kmsKey")) or spec.text(_SDK_KMS)
+        or (encryption.text(key("kmsKeyName")) if encryption else None),
         protected_artifact_location_id=spec.text(key("protectedArtifactLocationId")),
         models=spec.strs("models") or (),
         psc_interface=psc_interface(spec.child(key("pscInterfaceConfig")), key),
-        at={name: spec.at(key(name)) for name in names} | {"": spec.path},
+        at={name: spec.at(key(name)) for name in names} | {"": spec.path}
+        | ({"kmsKey": spec.at(_SDK_KMS)} if _SDK_KMS in spec else {}),
     )

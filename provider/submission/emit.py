@@ -51,6 +51,8 @@ def _pool(pool: WorkerPool, chief: bool, job: TrainingJob) -> Json:
             out["args"] = list(ov.args)
         if ov.container:
             out["container"] = True
+        if ov.env is not None:
+            out["env"] = {e.name: e.value for e in ov.env}
     if pool.reservation is not None:
         out["reservationAffinity"] = reservation_json(pool.reservation)
     if pool.gpu_partition_size is not None:

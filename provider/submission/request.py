@@ -110,8 +110,10 @@ def reservation_json(reservation: Reservation) -> Json:
     return out
 
 
-def _env(job: TrainingJob) -> list[Json]:
-    return [{"name": e.name, "value": e.value} for e in job.env]
+def _env(job: TrainingJob, pool: WorkerPool) -> list[Json]:
+    """The pool's env: the job's, or the pool's own where it runs an image of its own (PoolOverride.env)."""
+    own = pool.override.env if pool.override is not None else None
+    return [{"name": e.name, "value": e.value} for e in (job.env if own is None else own)]
 
 
 def _disk_spec(pool: WorkerPool) -> Json | None:
@@ -154,8 +156,9 @@ def _container_spec(job: TrainingJob, pool: WorkerPool, image_uri: str | None) -
     args = list(own_args) if own_container else job_args(job, tuple(own_args))
     if args:
         container["args"] = args
-    if job.env:
-        container["env"] = _env(job)
+    env = _env(job, pool)
+    if env:
+        container["env"] = env
     return container
 
 
@@ -173,8 +176,9 @@ def _package_spec(job: TrainingJob, pool: WorkerPool, package_uris: list[str]) -
     args = job_args(job, tuple(own))
     if args:
         package["args"] = args
-    if job.env:
-        package["env"] = _env(job)
+    env = _env(job, pool)
+    if env:
+        package["env"] = env
     return package
 
 

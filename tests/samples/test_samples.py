@@ -27,7 +27,16 @@ from provider.validation.rules import Context, Target
 from provider.validation.validator import validate_bytes
 
 from ..conftest import no_traceback, run_cli
-from ..google_readers import assert_same_pools, gcloud_spec, sdk_spec, trainjobs
+from ..google_readers import (
+    assert_same_pools,
+    assert_same_tuning,
+    gcloud_spec,
+    sdk_low_level_tuning,
+    sdk_spec,
+    sdk_tuning_args,
+    trainjobs,
+    trainjobs_tuning,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("*.yaml"))
@@ -109,6 +118,24 @@ def test_sample_request_is_the_sdks(path: Path) -> None:
     body = _body(path)
     ours, _ = trainjobs(copy.deepcopy(body))
     assert_same_pools(ours, sdk_spec(body["worker_pool_specs"]))
+
+
+# The Python SDK's two tuning forms: the low-level client's dicts (study_spec ...) and HyperparameterTuningJob's own
+# arguments (metric_spec, parameter_spec with the hpt classes), each built by the installed SDK itself.
+LOW_LEVEL_VALID = [p for p in FILES if header(p).valid and "study_spec" in _body(p)]
+SDK_ARGS_VALID = [p for p in FILES if header(p).valid and "metric_spec" in _body(p)]
+
+
+@pytest.mark.parametrize("path", LOW_LEVEL_VALID, ids=[p.stem for p in LOW_LEVEL_VALID])
+def test_low_level_tuning_request_is_the_sdks(path: Path) -> None:
+    body = _body(path)
+    assert_same_tuning(trainjobs_tuning(copy.deepcopy(body)), sdk_low_level_tuning(body))
+
+
+@pytest.mark.parametrize("path", SDK_ARGS_VALID, ids=[p.stem for p in SDK_ARGS_VALID])
+def test_tuning_job_arguments_request_is_the_sdks(path: Path) -> None:
+    body = _body(path)
+    assert_same_tuning(trainjobs_tuning(copy.deepcopy(body)), sdk_tuning_args(body))
 
 
 @pytest.mark.slow

@@ -63,7 +63,7 @@ def _output_dir_var(job: TrainingJob, var: EnvVar, where: str) -> Finding:
 def env_names(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     names, prefixes, risky = _reserved(ctx)
     output_dirs = _output_dirs(ctx)
-    for var in job.env:
+    for var in job.every_env:
         if var.name in output_dirs:
             yield _output_dir_var(job, var, output_dirs[var.name].replace("<base_output_directory>", ""))
         elif var.name in names or var.name.startswith(prefixes):
@@ -88,7 +88,7 @@ def _nul(text: str, where: DocPath, what: str) -> Iterator[Finding]:
 
 @rule
 def no_nul(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    for var in job.env:
+    for var in job.every_env:
         yield from _nul(var.value, path_of(var), f"the value of {var.name}")
     app = job.application
     lists: list[tuple[str, tuple[str, ...], DocPath]] = [("an argument", job.user_args, path_of(job, "args"))]

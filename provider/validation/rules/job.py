@@ -222,12 +222,14 @@ def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
 @rule
 def env_and_args(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     limits = ctx.catalog.limits()
-    names: dict[str, object] = {}
-    for var in job.env:
-        if var.name in names:
-            yield Finding(f"environment variable {var.name} is set twice", path_of(var), "env.duplicate", None,
-                          allowed="each name once")
-        names[var.name] = var
+    own = [p.override.env for p in job.pools if p.override is not None and p.override.env]
+    for env in (job.env, *own):  # the job's env, and each pool's own
+        names: set[str] = set()
+        for var in env:
+            if var.name in names:
+                yield Finding(f"environment variable {var.name} is set twice", path_of(var), "env.duplicate", None,
+                              allowed="each name once")
+            names.add(var.name)
     if len(job.env) > limits["env"]["max"]:
         yield Finding(f"{len(job.env)} environment variables", path_of(job, "env"), "env.max",
                       JOB_RULES + " (vx.env.max)", allowed=f"at most {limits['env']['max']}")

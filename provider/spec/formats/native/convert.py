@@ -63,9 +63,9 @@ def disk(node: Node | None, type_key: str = "type", size_key: str = "sizeGb") ->
 
 def pool(role: Role, node: Node) -> WorkerPool:
     override = None
-    if any(k in node for k in ("image", "command", "args", "container")):
+    if any(k in node for k in ("image", "command", "args", "container", "env")):
         override = PoolOverride(image_uri=node.text("image"), command=node.strs("command"), args=node.strs("args"),
-                                container=node.flag("container"))
+                                container=node.flag("container"), env=env_vars(node) if "env" in node else None)
     return WorkerPool(
         role=role,
         machine_type=node.req_str("machineType"),

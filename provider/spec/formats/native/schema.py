@@ -69,8 +69,13 @@ def _native_pool() -> Schema:
             "container": {"type": "boolean",
                           "description": "true: this pool runs image as a container (its own command and args) while "
                           "the job runs a Python package, as a Reduction Server pool does"},
+            "env": {"type": "object", "maxProperties": limits()["env"]["max"],
+                    "propertyNames": {"$ref": "#/$defs/envName"}, "additionalProperties": {"type": "string"},
+                    "description": "the environment of a pool that runs its own image, instead of the job's env "
+                                   "({}: none, as the SDK's Reduction Server pool has)"},
         },
         required=("machineType",),
+        dependentRequired={"env": ["image"]},
         description="a worker pool: machineType, replicas, accelerator, disk",
         allOf=nested_rules("vertex", "machineType", "accelerator", "type", "count") + [{
             "if": partition_set("gpuPartitionSize"),

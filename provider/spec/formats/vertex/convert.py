@@ -219,18 +219,24 @@ def custom_job(meta: Metadata, spec: Node) -> TrainingJob:
                     allowed="the package in the first pool (a container pool may follow it), or a containerSpec "
                             "image that holds the package in this pool", error=True))
             override = _override(application, kind, task, k)
-            if override is not None:
-                pool = replace(pool, override=override)
-            if _env(task, k) != env:
+            own_env = _env(task, k)
+            if override is not None and override.image_uri and own_env != env:
+                # a pool that runs an image of its own keeps its own env: the SDK's Reduction Server pool has none
+                override = replace(override, env=own_env)
+            elif own_env != env:
                 notes.append(
                     Note(
-                        "this pool's env differs from the first pool's; trainjobs gives every pool the same env",
+                        "this pool's env differs from the first pool's; trainjobs gives every pool that runs the "
+                        "job's application the same env",
                         task.at("env"),
                         "trainjobs.env.per_pool",
-                        allowed="the same env in every pool",
+                        allowed="the same env in every pool (a pool that runs an image of its own, such as a "
+                                "Reduction Server pool, may have its own)",
                         error=True,
                     )
                 )
+            if override is not None:
+                pool = replace(pool, override=override)
         pools.append(pool)
     notes += _not_carried(spec, k)
     return TrainingJob(

@@ -130,13 +130,20 @@ def _vertex_spec(snake_case: bool) -> tuple[Schema, Schema]:
         k("stagingBucket"): {"$ref": "#/$defs/gcsPath" if snake_case else "#/$defs/gcsBucket"},
         k("desiredState"): {"$ref": "#/$defs/desiredState"},
     }
+    extra: Schema = {}
     if snake_case:
         props["base_output_dir"] = {"$ref": "#/$defs/gcsPath", "description": "the SDK's base_output_dir"}
+        # aiplatform.CustomJob(encryption_spec_key_name=...): the job's key, the spec's kms_key by the SDK's name
+        props["encryption_spec_key_name"] = {**props["kms_key"], "description": "the SDK's encryption_spec_key_name: "
+                                             "the customer-managed key (the request's encryptionSpec.kmsKeyName)"}
+        extra["not"] = {"required": ["kms_key", "encryption_spec_key_name"],
+                        "description": "kms_key and encryption_spec_key_name are one field: set one"}
     spec = obj(
         props,
         required=(k("workerPoolSpecs"), "region"),
         description=("the Vertex AI Python SDK's CustomJob arguments (snake_case)" if snake_case
                      else "a Vertex AI CustomJobSpec (REST camelCase)") + " with region beside it",
+        **extra,
     )
     return spec, pool
 

@@ -23,7 +23,7 @@ from provider.spec.formats.vertex.schema import defs as vertex_defs
 from provider.spec.model import StoppingKind
 
 # What the Vertex format's body takes beside a CustomJobSpec's own fields.
-_NOT_IN_TRIAL = ("region", "displayName", "labels", "stagingBucket", "desiredState", "kmsKey")
+_NOT_IN_TRIAL = ("region", "displayName", "labels", "stagingBucket", "desiredState", "kmsKey", "encryptionSpecKeyName")
 
 
 def _one_of(keys: list[str], what: str) -> Schema:
@@ -34,6 +34,7 @@ def _trial_spec(snake_case: bool = False) -> Schema:
     spec: Schema = dict(vertex_defs()["vertexSpecSnake" if snake_case else "vertexSpec"])
     drop = {snake(k) if snake_case else k for k in _NOT_IN_TRIAL}
     spec["properties"] = {k: v for k, v in spec["properties"].items() if k not in drop}
+    spec.pop("not", None)  # kms_key or encryption_spec_key_name: the job's key, not the trial's
     spec["required"] = ["worker_pool_specs" if snake_case else "workerPoolSpecs"]
     spec["description"] = "the CustomJobSpec every trial runs (workerPoolSpecs, scheduling, baseOutputDirectory ...)"
     return spec
@@ -178,8 +179,10 @@ def _snake_tree(node: Any) -> Any:
 def _sdk_param() -> Schema:
     """One hpt class by name with its keyword arguments, conditional children included (recursive)."""
     number = {"type": "number"}
-    scale = {"enum": ["linear", "log", "reverse_log", "unspecified"],
-             "description": "the SDK's scale: linear, log, reverse_log or unspecified"}
+    # scale is a required argument of the three classes that take it (a TypeError without it); None, like
+    # "unspecified", sends no scaleType (_SCALE_TYPE_MAP.get(None), hyperparameter_tuning.py).
+    scale = {"enum": ["linear", "log", "reverse_log", "unspecified", None],
+             "description": "the SDK's scale, a required argument: linear, log, reverse_log, unspecified or null"}
     values = {"type": "array", "minItems": 1, "maxItems": limits()["hyperparameters"]["max_discrete_values"]}
     # _ParameterSpec.__init__: every class takes conditional_parameter_spec (child id -> its hpt class) and,
     # as a child, parent_values (the parent's values it is searched on).
@@ -192,20 +195,30 @@ def _sdk_param() -> Schema:
                           "description": "as a conditional parameter: the parent's values it is searched on"}}
     classes = {
         "DoubleParameterSpec": obj({"min": number, "max": number, "scale": scale, **conditional},
-                                   required=("min", "max"), description="hpt.DoubleParameterSpec(min, max, scale)"),
+                                   required=("min", "max", "scale"), description="hpt.DoubleParameterSpec(min, max, scale)"),
         "IntegerParameterSpec": obj({"min": {"type": "integer"}, "max": {"type": "integer"}, "scale": scale,
                                      **conditional},
-                                    required=("min", "max"), description="hpt.IntegerParameterSpec(min, max, scale)"),
+                                    required=("min", "max", "scale"), description="hpt.IntegerParameterSpec(min, max, scale)"),
         "CategoricalParameterSpec": obj({"values": {**values, "items": {"type": "string"}}, **conditional},
                                         required=("values",), description="hpt.CategoricalParameterSpec(values)"),
         "DiscreteParameterSpec": obj({"values": {**values, "items": number}, "scale": scale, **conditional},
-                                     required=("values",), description="hpt.DiscreteParameterSpec(values, scale)"),
+                                     required=("values", "scale"), description="hpt.DiscreteParameterSpec(values, scale)"),
     }
     return {"type": "object", "minProperties": 1, "maxProperties": 1,
             "properties": {**classes, **{f"hpt.{name}": schema for name, schema in classes.items()}},
             "additionalProperties": False,
             "description": "one hpt class by name (DoubleParameterSpec, IntegerParameterSpec, "
             "CategoricalParameterSpec, DiscreteParameterSpec) with its keyword arguments"}
+
+
+def _sdk_custom_job() -> Schema:
+    """aiplatform.CustomJob's arguments as custom_job: the trial's CustomJobSpec, and the constructor's staging_bucket
+    (the trials' output prefix under it, as the SDK writes it) and display_name (required by the SDK, not sent)."""
+    spec = _trial_spec(snake_case=True)
+    job = vertex_defs()["vertexSpecSnake"]["properties"]
+    spec["properties"] = {**spec["properties"], "staging_bucket": job["staging_bucket"], "display_name": job["display_name"]}
+    spec["description"] = "the aiplatform.CustomJob's arguments (worker_pool_specs, base_output_dir, staging_bucket ...)"
+    return spec
 
 
 def _sdk() -> Schema:
@@ -215,8 +228,7 @@ def _sdk() -> Schema:
     return obj(
         {"region": {"$ref": "#/$defs/region"},
          "display_name": string("the tuning job's display name", maxLength=128),
-         "custom_job": {"$ref": "#/$defs/vertexTrialSpecSnake",
-                        "description": "the aiplatform.CustomJob's arguments (worker_pool_specs, base_output_dir ...)"},
+         "custom_job": _sdk_custom_job(),
          "metric_spec": {"type": "object", "minProperties": 1, "propertyNames": {"$ref": "#/$defs/metricId"},
                          "additionalProperties": {"enum": ["maximize", "minimize"]},
                          "description": "metric id -> maximize or minimize"},

@@ -155,6 +155,12 @@ def convert(doc: Node) -> TrainingJob:
     if trial is None:
         raise ConversionError("custom_job is missing")
     job = custom_job(meta, trial)
+    notes = job.notes
+    if trial.text("display_name") is not None:  # CustomJob requires it; HyperparameterTuningJob reads only its job_spec
+        notes += (Note("custom_job.display_name is not sent: the SDK's HyperparameterTuningJob takes only the "
+                       "CustomJob's job_spec, and Vertex AI names each trial's job itself", trial.at("display_name"),
+                       "vx.hpt.trial_display_name", "google/cloud/aiplatform/jobs.py HyperparameterTuningJob.__init__",
+                       allowed="display_name of the tuning job (beside custom_job)"),)
     kms = spec.text("encryption_spec_key_name")
     return replace(
         job,
@@ -165,5 +171,6 @@ def convert(doc: Node) -> TrainingJob:
         vertex=replace(job.vertex, kms_key_name=kms or job.vertex.kms_key_name,
                        at={**job.vertex.at, "kmsKey": spec.at("encryption_spec_key_name")}),
         source_format=SourceFormat.VERTEX_TUNING,
+        notes=notes,
         at={**job.at, "region": spec.at("region")},
     )
