@@ -90,7 +90,7 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
         return Generation.VERTEX, ga, lead + rest[3:]
     if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
         return Generation.TUNING, ga, lead + rest[3:]
-    shown = " ".join(rest[:4])
+    shown = " ".join(rest[:next((i for i, w in enumerate(rest[:4]) if w.startswith("-")), 4)])  # its name, no flag
     raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
 

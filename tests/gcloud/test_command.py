@@ -58,6 +58,9 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
     ("gcloud ai custom-jobs create --display-name d -- --epochs 3", "takes the trainer's arguments in --args"),
     ("gcloud ai-platform jobs describe j", "is not a training-job command"),
+    # the command named without its flags (corpus c7_iq_ai_platform_custom_jobs)
+    ("gcloud ai-platform custom-jobs create --region=us-central1 --config=c.json",
+     "gcloud ai-platform custom-jobs create is not a training-job command"),
     ("python train.py", "not a gcloud command"),
     # a property for gcloud alone (CLOUDSDK_AI_REGION is --region's default): never dropped in silence
     ("CLOUDSDK_AI_REGION=europe-west4 gcloud ai custom-jobs create --display-name d "
