@@ -302,6 +302,19 @@ def _read_flags(cmd: GcloudCommand, rest: list[str | Lexed], flags: dict[str, Fl
     return positional
 
 
+def display_name(values: dict[str, object]) -> str:
+    """--display-name of a Vertex AI command, taken from ``values``: gcloud requires the flag, yet takes it empty
+    (sent as displayName "" by custom-jobs, left out by hp-tuning-jobs), which Vertex AI refuses."""
+    display = values.pop("displayName", None)
+    if display is None:
+        raise GcloudError("argument --display-name: Must be specified.")
+    if not isinstance(display, str) or not display:
+        raise GcloudError(f"argument --display-name: {display!r} is empty: gcloud sends the job with no display name "
+                          "(custom-jobs: displayName \"\"; hp-tuning-jobs: none), and Vertex AI requires one; allowed: "
+                          "a name of 1 to 128 characters")
+    return display
+
+
 def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
     """The job id (AI Platform); any other positional word is refused, as gcloud refuses it."""
     if cmd.generation is Generation.AI_PLATFORM:

@@ -29,7 +29,7 @@ from typing import Any
 
 from provider.core.problem import Problem
 from provider.gcloud import local_package, pool_checks
-from provider.gcloud.command import GcloudError
+from provider.gcloud.command import GcloudError, display_name
 from provider.gcloud.config_doc import Config, ConfigProblems
 from provider.gcloud.precedence import not_applied, replaced
 from provider.spec.formats.vertex.keys import is_snake_case, snake
@@ -182,9 +182,7 @@ def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path
              notes: list[str]) -> tuple[str, dict[str, Any]]:
     """(display name, spec body) of a custom-jobs command; ``values`` are its flags (kms already joined)."""
     _off(values, config, notes)
-    display = values.pop("displayName", None)
-    if not isinstance(display, str) or not display:
-        raise GcloudError("argument --display-name: Must be specified.")
+    display = display_name(values)
     if local_package.wants(values.get("workerPoolSpecs")):
         if config and config.get("workerPoolSpecs"):
             notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({_count(config['workerPoolSpecs'])}) "

@@ -112,3 +112,21 @@ def test_a_flags_file_is_read_in_place_and_its_mistakes_are_one_message(tmp_path
     (tmp_path / "loop.yaml").write_text("--flags-file: loop.yaml\n")
     with pytest.raises(GcloudError, match="nested more than 8 deep"):
         parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file=loop.yaml"])
+
+
+@pytest.mark.parametrize("line", [
+    "gcloud ai custom-jobs create --region us-central1 --display-name= "
+    "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i",
+    "gcloud ai hp-tuning-jobs create --region us-central1 --display-name '' --config c.yaml",
+])
+def test_an_empty_display_name_is_refused_for_what_it_is(line: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """gcloud takes --display-name= (the flag is given) and sends a job Vertex AI refuses; trainjobs used to say
+    gcloud's words for a missing flag (corpus c7_empty_display_name_*)."""
+    (tmp_path / ".git").mkdir()  # a repository: --config is read from inside it
+    (tmp_path / "c.yaml").write_text("studySpec: {}\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(GcloudError) as exc:
+        build(_parse(line), tmp_path)
+    assert "argument --display-name: '' is empty: gcloud sends the job with no display name" in str(exc.value)
+    assert "Must be specified" not in str(exc.value)
