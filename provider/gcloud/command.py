@@ -101,6 +101,25 @@ def _int(flag: str, text: str) -> int:
     return int(text)
 
 
+def _count(flag: Flag, name: str, text: str) -> int:
+    """An INT flag's value as gcloud's type reads it (Python's int: ' 3', '+3' and '-1' are numbers): argparse's int
+    (hp-tuning-jobs --max-trial-count: a negative count is sent, for Vertex AI to refuse), or, where the flag has a
+    minimum, BoundedInt(minimum, unlimited=True) (ml_engine --worker-count: 0 is refused; 'unlimited', which gcloud
+    reads as no count, is refused here by name)."""
+    if flag.minimum is not None and text == "unlimited":
+        raise GcloudError(f"argument {name}: unlimited is no count: gcloud reads {name} unlimited as not given (and "
+                          "still asks for the flags that go with it); allowed: a whole number, "
+                          f"{flag.minimum} or more")
+    try:
+        value = int(text)
+    except ValueError:
+        raise GcloudError(f"argument {name}: invalid int value: '{text}'" if flag.minimum is None
+                          else f"argument {name}: Value must be an integer; received: {text}") from None
+    if flag.minimum is not None and value < flag.minimum:
+        raise GcloudError(f"argument {name}: Value must be greater than or equal to {flag.minimum}; received: {text}")
+    return value
+
+
 def _whole(flag: str, value: object) -> int:
     """An int-valued key of a dict flag: text as ``_int`` reads it; a flags file's number or boolean
     built by Python's ``int`` (gcloud's spec type: 2.7 is 2, true is 1)."""
@@ -202,7 +221,7 @@ def _text(flag: Flag, name: str, text: str) -> str:
 _READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] = {
     Kind.VALUE: lambda f, n, t, c: _text(f, n, _single(n, t)),
     Kind.KMS_PART: lambda f, n, t, c: _single(n, t),
-    Kind.INT: lambda f, n, t, c: _int(n, _single(n, t)),
+    Kind.INT: lambda f, n, t, c: _count(f, n, _single(n, t)),
     Kind.LIST: lambda f, n, t, c: items(n, t),
     Kind.APPEND_LIST: lambda f, n, t, c: _update(c, n, f.key, items(n, t)),
     Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, labels(n, t)),

@@ -52,7 +52,14 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai-platform jobs submit training j --scale-teir basic", "unrecognized arguments: --scale-teir (did you mean '--scale-tier'?)"),
     ("gcloud ai-platform jobs submit training j --scale-tier huge", "argument --scale-tier: Invalid choice: 'huge'"),
     ("gcloud ai-platform jobs submit training j --module-name", "argument --module-name: expected one argument"),
-    ("gcloud ai-platform jobs submit training j --worker-count x", "argument --worker-count: invalid int value"),
+    # gcloud's BoundedInt(1): its words, and 0 refused (corpus c7_worker_count_*)
+    ("gcloud ai-platform jobs submit training j --worker-count x", "argument --worker-count: Value must be an integer; "
+                                                                  "received: x"),
+    ("gcloud ai-platform jobs submit training j --worker-count 0", "argument --worker-count: Value must be greater "
+                                                                  "than or equal to 1; received: 0"),
+    ("gcloud ai-platform jobs submit training j --parameter-server-count -2", "argument --parameter-server-count: "
+                                                                             "Value must be greater than or equal to 1"),
+    ("gcloud ai hp-tuning-jobs create --max-trial-count 2.5", "argument --max-trial-count: invalid int value: '2.5'"),
     ("gcloud ai-platform jobs submit training j --master-accelerator cnt=4", "valid keys are [count, type]"),
     ("gcloud ai-platform jobs submit training --region r", "argument JOB: Must be specified"),
     ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
