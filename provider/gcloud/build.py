@@ -153,7 +153,7 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
         spec["scaleTier"] = tier.upper().replace("-", "_")
     chief = values.pop("useChiefInTfConfig", None)
     if chief is not None:
-        spec["useChiefInTfConfig"] = chief == "true"
+        spec["useChiefInTfConfig"] = chief is True  # --use-chief-in-tf-config, read as gcloud's ArgBoolean
     spec.update(values)
     # gcloud sends what follows -- as trainingInput.args; with no --, the config's args stand.
     if cmd.user_args is not None:

@@ -204,6 +204,14 @@ def _choice(flag: Flag, name: str, text: str) -> str:
     return text
 
 
+def _arg_boolean(name: str, text: str) -> bool:
+    """arg_parsers.ArgBoolean(): true/yes and false/no, in any case, in gcloud's words where it is neither."""
+    word = text.lower()
+    if word in ("true", "yes", "false", "no"):
+        return word in ("true", "yes")
+    raise GcloudError(f"argument {name}: Invalid flag value [{text}], expected one of [true, yes, false, no]")
+
+
 # iam_util.GetIamAccountFormatValidator, the type of --service-account in all three commands:
 # "overly broad on purpose", an email or a numeric unique id.
 _SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")
@@ -228,6 +236,7 @@ _READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] 
     Kind.ACCELERATOR: lambda f, n, t, c: accelerator_flag.read(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
     Kind.CHOICE: lambda f, n, t, c: _choice(f, n, _single(n, t)),
+    Kind.ARG_BOOLEAN: lambda f, n, t, c: _arg_boolean(n, _single(n, t)),
 }
 
 

@@ -28,6 +28,7 @@ class Kind(enum.Enum):
     ACCELERATOR = "accel"    # count=N,type=TYPE
     POOL = "pool"            # --worker-pool-spec, repeatable, one pool each
     CHOICE = "choice"        # one of a fixed set (--scale-tier)
+    ARG_BOOLEAN = "arg_bool"  # gcloud's ArgBoolean: true/yes or false/no, in any case (--use-chief-in-tf-config)
     NOTE = "note"            # accepted, means nothing to a stored job (value taken if it has one)
     NOTE_BOOL = "note_bool"  # accepted, a switch that means nothing to a stored job
     KMS_PART = "kms_part"    # --kms-keyring / --kms-location / --kms-project
@@ -80,7 +81,7 @@ AI_PLATFORM = (
     Flag("--scale-tier", Kind.CHOICE, "scaleTier", SCALE_TIERS),
     Flag("--service-account", Kind.VALUE, "serviceAccount"),
     Flag("--staging-bucket", Kind.VALUE, "stagingBucket"),
-    Flag("--use-chief-in-tf-config", Kind.CHOICE, "useChiefInTfConfig", ("true", "false")),
+    Flag("--use-chief-in-tf-config", Kind.ARG_BOOLEAN, "useChiefInTfConfig"),
     Flag("--worker-accelerator", Kind.ACCELERATOR, "workerAccelerator"),
     Flag("--worker-image-uri", Kind.VALUE, "workerImageUri"),
     Flag("--worker-count", Kind.INT, "workerCount", minimum=1),

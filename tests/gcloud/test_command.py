@@ -60,6 +60,8 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai-platform jobs submit training j --parameter-server-count -2", "argument --parameter-server-count: "
                                                                              "Value must be greater than or equal to 1"),
     ("gcloud ai hp-tuning-jobs create --max-trial-count 2.5", "argument --max-trial-count: invalid int value: '2.5'"),
+    ("gcloud ai-platform jobs submit training j --use-chief-in-tf-config maybe",
+     "argument --use-chief-in-tf-config: Invalid flag value [maybe], expected one of [true, yes, false, no]"),
     ("gcloud ai-platform jobs submit training j --master-accelerator cnt=4", "valid keys are [count, type]"),
     ("gcloud ai-platform jobs submit training --region r", "argument JOB: Must be specified"),
     ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
@@ -137,3 +139,12 @@ def test_an_empty_display_name_is_refused_for_what_it_is(line: str, tmp_path: Pa
         build(_parse(line), tmp_path)
     assert "argument --display-name: '' is empty: gcloud sends the job with no display name" in str(exc.value)
     assert "Must be specified" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("word", "chief"), [("yes", True), ("TRUE", True), ("No", False), ("false", False)])
+def test_use_chief_in_tf_config_is_read_as_gcloud_reads_a_boolean(word: str, chief: bool, tmp_path: Path) -> None:
+    """--use-chief-in-tf-config is an ArgBoolean: yes and no too, in any case (corpus c7_use_chief_yes); trainjobs
+    took only true and false, and refused yes with words gcloud never says."""
+    built = build(_parse(f"gcloud ai-platform jobs submit training j --region us-central1 --master-image-uri "
+                         f"gcr.io/p/i:1 --use-chief-in-tf-config {word}"), tmp_path)
+    assert built.document["spec"]["useChiefInTfConfig"] is chief
