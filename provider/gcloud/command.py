@@ -95,10 +95,11 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
 
 
 def _int(flag: str, text: str) -> int:
-    if not text.isdigit():
-        raise GcloudError(f"argument {flag}: Value must be greater than or equal to 0; received: {text}"
-                          if text.lstrip("-").isdigit() else f"argument {flag}: invalid int value: '{text}'")
-    return int(text)
+    """A whole number as Python's int() reads it, gcloud's type for an ArgDict key: ' 3', '+3' and '1_0' too."""
+    try:
+        return int(text)
+    except ValueError:
+        raise GcloudError(f"argument {flag}: invalid int value: '{text}'") from None
 
 
 def _count(flag: Flag, name: str, text: str) -> int:
@@ -138,10 +139,11 @@ def _text_of(value: object) -> str:
 
 def _pool_int(flag: str, key: str, raw: object) -> int:
     # gcloud's spec type is Python's int: it sends a negative value as it is, which Vertex AI refuses.
-    if isinstance(raw, str) and raw.startswith("-") and raw[1:].isdigit():
+    value = _whole(flag, raw)
+    if value < 0:
         raise GcloudError(f"argument {flag}: {key}={raw}: gcloud sends the negative number as it is, and Vertex AI "
                           f"refuses it (no {key} is negative); allowed: a whole number, 1 or more")
-    return _whole(flag, raw)
+    return value
 
 
 def _pool(flag: str, value: str | Lexed) -> dict[str, object]:

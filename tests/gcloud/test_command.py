@@ -60,6 +60,8 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai-platform jobs submit training j --parameter-server-count -2", "argument --parameter-server-count: "
                                                                              "Value must be greater than or equal to 1"),
     ("gcloud ai hp-tuning-jobs create --max-trial-count 2.5", "argument --max-trial-count: invalid int value: '2.5'"),
+    ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=machine-type=m,replica-count=2.5",
+     "argument --worker-pool-spec: invalid int value: '2.5'"),
     ("gcloud ai-platform jobs submit training j --use-chief-in-tf-config maybe",
      "argument --use-chief-in-tf-config: Invalid flag value [maybe], expected one of [true, yes, false, no]"),
     ("gcloud ai-platform jobs submit training j --master-accelerator cnt=4", "valid keys are [count, type]"),
@@ -148,3 +150,14 @@ def test_use_chief_in_tf_config_is_read_as_gcloud_reads_a_boolean(word: str, chi
     built = build(_parse(f"gcloud ai-platform jobs submit training j --region us-central1 --master-image-uri "
                          f"gcr.io/p/i:1 --use-chief-in-tf-config {word}"), tmp_path)
     assert built.document["spec"]["useChiefInTfConfig"] is chief
+
+
+def test_a_pool_count_is_read_as_pythons_int_reads_it(tmp_path: Path) -> None:
+    """gcloud's ArgDict types replica-count and accelerator-count with Python's int: +2 and 0_1 are numbers (corpus
+    c7_pool_replica_count_signed); trainjobs took digits alone."""
+    built = build(_parse("gcloud ai custom-jobs create --region us-central1 --display-name d --worker-pool-spec="
+                         "machine-type=n1-standard-4,accelerator-type=NVIDIA_TESLA_T4,accelerator-count=0_1,"
+                         "container-image-uri=gcr.io/p/i --worker-pool-spec=machine-type=n1-standard-4,replica-count=+2,"
+                         "container-image-uri=gcr.io/p/i"), tmp_path)
+    pools = built.document["spec"]["workerPoolSpecs"]
+    assert pools[0]["machineSpec"]["acceleratorCount"] == 1 and pools[1]["replicaCount"] == 2
