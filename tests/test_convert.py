@@ -373,6 +373,26 @@ def test_a_field_a_custom_job_does_not_have_is_refused_by_name(tmp_path: Path) -
     assert "did you mean 'experiment' or 'experimentRun'?" in proc.stderr
 
 
+@pytest.mark.parametrize(("key", "value", "field"), [
+    ("serviceAccount", "sa@p.iam.gserviceaccount.com", "serviceAccount"),  # tests/gcloud/rest c7_iq_h200_body
+    ("service_account", "sa@p.iam.gserviceaccount.com", "serviceAccount"),
+    ("network", "projects/1/global/networks/n", "network"),
+    ("workerPoolSpecs", [], "workerPoolSpecs"),
+])
+def test_a_job_spec_field_beside_the_job_spec_is_refused_at_its_line(tmp_path: Path, key: str, value: object,
+                                                                      field: str) -> None:
+    """A CustomJob has no serviceAccount (the CustomJobSpec has): the REST API refuses such a body; trainjobs used to
+    read it as the jobSpec's own, running a job the body does not describe."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({**REST_CUSTOM_JOB, key: value}, indent=1))
+    proc = run_cli("convert", str(path), "--region", "us-central1", "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1 and not proc.stdout
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith(f' "{key}"'))
+    assert f"request.json:{line}:2: {key} is a field of the CustomJobSpec, written beside jobSpec" in proc.stderr
+    assert f"write it under jobSpec (as jobSpec.{field})" in proc.stderr
+
+
 def test_a_legacy_machine_name_is_said_with_what_it_became(tmp_path: Path) -> None:
     """The converted spec names only the Compute Engine type: the name the user wrote is in a note,
     as a comment in YAML and on stderr beside JSON (issue 29: each message names what the user wrote)."""
@@ -394,3 +414,22 @@ def test_a_legacy_machine_name_is_said_with_what_it_became(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "legacy machine type complex_model_m is written as machineType" in proc.stderr
     assert "complex_model" not in proc.stdout  # the request holds what Vertex AI runs
+
+
+def test_ai_platform_hyperparameter_numbers_written_as_strings_are_numbers(tmp_path: Path) -> None:
+    """ml v1 ParameterSpec's minValue, maxValue and discreteValues are doubles: gcloud's apitools reads a config's
+    '0.001' as 0.001, as the REST API's JSON reader does (corpus c7_aip_*_as_strings); trainjobs refused them."""
+    path = tmp_path / "config.yaml"
+    path.write_text("trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n  masterConfig: {imageUri: gcr.io/p/t:1}\n"
+                    "  hyperparameters:\n    goal: MAXIMIZE\n    hyperparameterMetricTag: acc\n    maxTrials: 4\n"
+                    "    params:\n    - {parameterName: lr, type: DOUBLE, minValue: '0.001', maxValue: '0.1'}\n"
+                    "    - {parameterName: bs, type: DISCRETE, discreteValues: ['16', '32']}\n")
+    proc = run_cli("convert", str(path), "--format", "request", cwd=tmp_path)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    parameters = json.loads(proc.stdout)["body"]["studySpec"]["parameters"]
+    assert parameters[0]["doubleValueSpec"] == {"minValue": 0.001, "maxValue": 0.1}
+    assert parameters[1]["discreteValueSpec"] == {"values": [16.0, 32.0]}
+    path.write_text(path.read_text().replace("'0.001'", "'small'"))
+    proc = run_cli("convert", str(path), cwd=tmp_path)
+    assert proc.returncode == 1 and "minValue" in proc.stderr, proc.stderr

@@ -105,6 +105,7 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
     spec = data[job_spec] if job_spec is not None else data
     _apply_flags(spec, args)
     if job_spec is not None:
+        _spec_fields_beside(doc, path, job_spec)
         _custom_job_fields(doc, job_spec, spec, notes)
     return {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": _job_name(data, path, args, notes)},
             "spec": spec}
@@ -196,6 +197,23 @@ def _custom_job_fields(doc: LoadedDocument, job_spec: str, spec: dict[str, Any],
         for positions in (doc.key_positions, doc.value_positions):
             if key in positions.get(id(data), {}):
                 positions.setdefault(id(spec), {})[key] = positions[id(data)][key]
+
+
+def _spec_fields_beside(doc: LoadedDocument, path: Path, job_spec: str) -> None:
+    """A CustomJobSpec field (serviceAccount, network, scheduling...) written beside a CustomJob's jobSpec is refused
+    at its line: the CustomJob message has no such field, so the REST API refuses the body ("Unknown name"), and
+    reading it as the jobSpec's would run a job the body does not describe."""
+    from provider.spec.formats.vertex.proto_names import messages
+
+    own = {k for field in messages()["CustomJob"] for k in spellings(field)}
+    inner = {k: field for field in messages()["CustomJobSpec"] for k in spellings(field)}
+    for key in doc.data:
+        if key not in own and key in inner:
+            raise UserError(
+                f"{_at(doc, path, key)}: {key} is a field of the CustomJobSpec, written beside {job_spec}: a CustomJob "
+                f"has no {key} (the REST API refuses the body: Unknown name \"{key}\"), and gcloud's --config takes "
+                f"the jobSpec alone; write it under {job_spec} (as {job_spec}.{inner[key]}); allowed beside {job_spec}: "
+                "displayName, labels, encryptionSpec")
 
 
 def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes: list[str]) -> str:

@@ -153,7 +153,7 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
         spec["scaleTier"] = tier.upper().replace("-", "_")
     chief = values.pop("useChiefInTfConfig", None)
     if chief is not None:
-        spec["useChiefInTfConfig"] = chief == "true"
+        spec["useChiefInTfConfig"] = chief is True  # --use-chief-in-tf-config, read as gcloud's ArgBoolean
     spec.update(values)
     # gcloud sends what follows -- as trainingInput.args; with no --, the config's args stand.
     if cmd.user_args is not None:
@@ -168,6 +168,8 @@ def _vertex(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> 
     _kms(values)
     local = local_package.wants(values.get("workerPoolSpecs"))
     if built.config is not None:
+        if not values.get("workerPoolSpecs"):  # gcloud checks the config's pools only when no flag replaces them
+            custom_job.config_pools(built.config)
         custom_job.job_fields(built.config)
     display, spec = custom_job.document(values, config, built.cwd, built.notes)
     return {"name": job_name(display, built.notes), **({"displayName": display} if local else {}), "spec": spec}

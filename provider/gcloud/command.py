@@ -90,15 +90,35 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
         return Generation.VERTEX, ga, lead + rest[3:]
     if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
         return Generation.TUNING, ga, lead + rest[3:]
-    shown = " ".join(rest[:4])
+    shown = " ".join(rest[:next((i for i, w in enumerate(rest[:4]) if w.startswith("-")), 4)])  # its name, no flag
     raise GcloudError(f"gcloud {shown} is not a training-job command; trainjobs converts {_COMMANDS}")
 
 
 def _int(flag: str, text: str) -> int:
-    if not text.isdigit():
-        raise GcloudError(f"argument {flag}: Value must be greater than or equal to 0; received: {text}"
-                          if text.lstrip("-").isdigit() else f"argument {flag}: invalid int value: '{text}'")
-    return int(text)
+    """A whole number as Python's int() reads it, gcloud's type for an ArgDict key: ' 3', '+3' and '1_0' too."""
+    try:
+        return int(text)
+    except ValueError:
+        raise GcloudError(f"argument {flag}: invalid int value: '{text}'") from None
+
+
+def _count(flag: Flag, name: str, text: str) -> int:
+    """An INT flag's value as gcloud's type reads it (Python's int: ' 3', '+3' and '-1' are numbers): argparse's int
+    (hp-tuning-jobs --max-trial-count: a negative count is sent, for Vertex AI to refuse), or, where the flag has a
+    minimum, BoundedInt(minimum, unlimited=True) (ml_engine --worker-count: 0 is refused; 'unlimited', which gcloud
+    reads as no count, is refused here by name)."""
+    if flag.minimum is not None and text == "unlimited":
+        raise GcloudError(f"argument {name}: unlimited is no count: gcloud reads {name} unlimited as not given (and "
+                          "still asks for the flags that go with it); allowed: a whole number, "
+                          f"{flag.minimum} or more")
+    try:
+        value = int(text)
+    except ValueError:
+        raise GcloudError(f"argument {name}: invalid int value: '{text}'" if flag.minimum is None
+                          else f"argument {name}: Value must be an integer; received: {text}") from None
+    if flag.minimum is not None and value < flag.minimum:
+        raise GcloudError(f"argument {name}: Value must be greater than or equal to {flag.minimum}; received: {text}")
+    return value
 
 
 def _whole(flag: str, value: object) -> int:
@@ -119,10 +139,11 @@ def _text_of(value: object) -> str:
 
 def _pool_int(flag: str, key: str, raw: object) -> int:
     # gcloud's spec type is Python's int: it sends a negative value as it is, which Vertex AI refuses.
-    if isinstance(raw, str) and raw.startswith("-") and raw[1:].isdigit():
+    value = _whole(flag, raw)
+    if value < 0:
         raise GcloudError(f"argument {flag}: {key}={raw}: gcloud sends the negative number as it is, and Vertex AI "
                           f"refuses it (no {key} is negative); allowed: a whole number, 1 or more")
-    return _whole(flag, raw)
+    return value
 
 
 def _pool(flag: str, value: str | Lexed) -> dict[str, object]:
@@ -185,6 +206,14 @@ def _choice(flag: Flag, name: str, text: str) -> str:
     return text
 
 
+def _arg_boolean(name: str, text: str) -> bool:
+    """arg_parsers.ArgBoolean(): true/yes and false/no, in any case, in gcloud's words where it is neither."""
+    word = text.lower()
+    if word in ("true", "yes", "false", "no"):
+        return word in ("true", "yes")
+    raise GcloudError(f"argument {name}: Invalid flag value [{text}], expected one of [true, yes, false, no]")
+
+
 # iam_util.GetIamAccountFormatValidator, the type of --service-account in all three commands:
 # "overly broad on purpose", an email or a numeric unique id.
 _SERVICE_ACCOUNT = re.compile(r"^(.+@.+\..+|[0-9]+)$")
@@ -202,13 +231,14 @@ def _text(flag: Flag, name: str, text: str) -> str:
 _READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] = {
     Kind.VALUE: lambda f, n, t, c: _text(f, n, _single(n, t)),
     Kind.KMS_PART: lambda f, n, t, c: _single(n, t),
-    Kind.INT: lambda f, n, t, c: _int(n, _single(n, t)),
+    Kind.INT: lambda f, n, t, c: _count(f, n, _single(n, t)),
     Kind.LIST: lambda f, n, t, c: items(n, t),
     Kind.APPEND_LIST: lambda f, n, t, c: _update(c, n, f.key, items(n, t)),
     Kind.DICT: lambda f, n, t, c: _merge(c, n, f.key, labels(n, t)),
     Kind.ACCELERATOR: lambda f, n, t, c: accelerator_flag.read(n, t),
     Kind.POOL: lambda f, n, t, c: _append(c, f.key, [_pool(n, t)]),
     Kind.CHOICE: lambda f, n, t, c: _choice(f, n, _single(n, t)),
+    Kind.ARG_BOOLEAN: lambda f, n, t, c: _arg_boolean(n, _single(n, t)),
 }
 
 
@@ -300,6 +330,19 @@ def _read_flags(cmd: GcloudCommand, rest: list[str | Lexed], flags: dict[str, Fl
             i += 1
         _value(flag, name, value, cmd)
     return positional
+
+
+def display_name(values: dict[str, object]) -> str:
+    """--display-name of a Vertex AI command, taken from ``values``: gcloud requires the flag, yet takes it empty
+    (sent as displayName "" by custom-jobs, left out by hp-tuning-jobs), which Vertex AI refuses."""
+    display = values.pop("displayName", None)
+    if display is None:
+        raise GcloudError("argument --display-name: Must be specified.")
+    if not isinstance(display, str) or not display:
+        raise GcloudError(f"argument --display-name: {display!r} is empty: gcloud sends the job with no display name "
+                          "(custom-jobs: displayName \"\"; hp-tuning-jobs: none), and Vertex AI requires one; allowed: "
+                          "a name of 1 to 128 characters")
+    return display
 
 
 def _positional(cmd: GcloudCommand, positional: list[str]) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from provider.core.problem import Problem
 from provider.gcloud import local_package, pool_checks
-from provider.gcloud.command import GcloudError
+from provider.gcloud.command import GcloudError, display_name
 from provider.gcloud.config_doc import Config, ConfigProblems
 from provider.gcloud.precedence import not_applied, replaced
 from provider.spec.formats.vertex.keys import is_snake_case, snake
@@ -151,6 +151,38 @@ def _snake(spec: dict[str, Any], values: dict[str, object], notes: list[str]) ->
                         "(workerPoolSpecs, containerSpec ...) for the flag to apply, or put the value in the config.")
 
 
+def config_pools(config: Config) -> None:
+    """gcloud's check of a --config's pools, when no --worker-pool-spec replaces them (validation.py
+    _ValidateWorkerPoolSpecsFromConfig): each pool runs a container (containerSpec.imageUri) or a package
+    (pythonPackageSpec.executorImageUri or pythonModule), not both and not neither. gcloud reads the camelCase
+    names only (a snake_case key is an unknown field to it), so an empty pool ({}), which the REST API reads as a
+    skipped pool, is refused here as gcloud refuses it."""
+    pools = config.data.get("workerPoolSpecs")
+    pools = [pools] if isinstance(pools, dict) else pools  # one mapping: gcloud reads a list of one
+    if not isinstance(pools, list):
+        return
+    problems = []
+    for index, pool in enumerate(pools):
+        pool = pool if isinstance(pool, dict) else {}
+        package, container = pool.get("pythonPackageSpec"), pool.get("containerSpec")
+        runs_package = isinstance(package, dict) and bool(package.get("executorImageUri") or package.get("pythonModule"))
+        runs_container = isinstance(container, dict) and bool(container.get("imageUri"))
+        if runs_package != runs_container:
+            continue
+        items = config.doc.item_positions.get(id(config.data["workerPoolSpecs"]), [])
+        line, column = items[index] if index < len(items) else \
+            config.doc.key_positions.get(id(config.data), {}).get("workerPoolSpecs", (1, 1))
+        what = "both" if runs_package else "an empty pool, which the REST API skips" if not pool else "neither"
+        problems.append(Problem(
+            file=config.shown, line=line, column=column, rule="gcloud.config-pool",
+            message=f"workerPoolSpecs[{index}] ({what}): Invalid value for [--config]: Exactly one of fields "
+                    "[pythonPackageSpec, containerSpec] is required for a [workerPoolSpecs] in the YAML config file.",
+            allowed="containerSpec with imageUri, or pythonPackageSpec with executorImageUri and pythonModule, in "
+                    "each pool (an empty pool only through --worker-pool-spec= or the REST API)"))
+    if problems:
+        raise ConfigProblems(problems)
+
+
 def job_fields(config: Config) -> None:
     """Refuse a camelCase --config's CustomJob fields, each at its line and column: gcloud reads the file as a
     CustomJobSpec, keeps a key it does not know and sends it inside jobSpec, and Vertex AI refuses the request
@@ -182,9 +214,7 @@ def document(values: dict[str, object], config: dict[str, Any] | None, cwd: Path
              notes: list[str]) -> tuple[str, dict[str, Any]]:
     """(display name, spec body) of a custom-jobs command; ``values`` are its flags (kms already joined)."""
     _off(values, config, notes)
-    display = values.pop("displayName", None)
-    if not isinstance(display, str) or not display:
-        raise GcloudError("argument --display-name: Must be specified.")
+    display = display_name(values)
     if local_package.wants(values.get("workerPoolSpecs")):
         if config and config.get("workerPoolSpecs"):
             notes.append(f"--worker-pool-spec replaces the config's workerPoolSpecs ({_count(config['workerPoolSpecs'])}) "

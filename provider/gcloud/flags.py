@@ -21,13 +21,14 @@ from provider.core.record import Record
 class Kind(enum.Enum):
     VALUE = "value"          # --flag VALUE or --flag=VALUE
     BOOL = "bool"            # --flag / --no-flag
-    INT = "int"              # a non-negative integer
+    INT = "int"              # an integer: Python's int(), at least Flag.minimum where gcloud bounds it
     LIST = "list"            # comma-separated, the last occurrence wins
     APPEND_LIST = "append"   # comma-separated, occurrences add up (--args)
     DICT = "dict"            # KEY=VALUE,... (--labels), occurrences add up (a key once)
     ACCELERATOR = "accel"    # count=N,type=TYPE
     POOL = "pool"            # --worker-pool-spec, repeatable, one pool each
     CHOICE = "choice"        # one of a fixed set (--scale-tier)
+    ARG_BOOLEAN = "arg_bool"  # gcloud's ArgBoolean: true/yes or false/no, in any case (--use-chief-in-tf-config)
     NOTE = "note"            # accepted, means nothing to a stored job (value taken if it has one)
     NOTE_BOOL = "note_bool"  # accepted, a switch that means nothing to a stored job
     KMS_PART = "kms_part"    # --kms-keyring / --kms-location / --kms-project
@@ -41,6 +42,7 @@ class Flag(Record):
     key: str = ""            # the spec key it becomes; "" for notes
     choices: tuple[str, ...] = ()
     pre_ga: bool = False     # only in the beta and alpha tracks (GA gcloud refuses it as unrecognized)
+    minimum: int | None = None  # an INT flag's lower bound: gcloud's BoundedInt(minimum, unlimited=True)
 
 
 SCALE_TIERS = ("basic", "basic-gpu", "basic-tpu", "custom", "premium-1", "standard-1")
@@ -71,7 +73,7 @@ AI_PLATFORM = (
     Flag("--packages", Kind.LIST, "packages"),
     Flag("--parameter-server-accelerator", Kind.ACCELERATOR, "parameterServerAccelerator"),
     Flag("--parameter-server-image-uri", Kind.VALUE, "parameterServerImageUri"),
-    Flag("--parameter-server-count", Kind.INT, "parameterServerCount"),
+    Flag("--parameter-server-count", Kind.INT, "parameterServerCount", minimum=1),
     Flag("--parameter-server-machine-type", Kind.VALUE, "parameterServerMachineType"),
     Flag("--python-version", Kind.VALUE, "pythonVersion"),
     Flag("--region", Kind.VALUE, "region"),
@@ -79,10 +81,10 @@ AI_PLATFORM = (
     Flag("--scale-tier", Kind.CHOICE, "scaleTier", SCALE_TIERS),
     Flag("--service-account", Kind.VALUE, "serviceAccount"),
     Flag("--staging-bucket", Kind.VALUE, "stagingBucket"),
-    Flag("--use-chief-in-tf-config", Kind.CHOICE, "useChiefInTfConfig", ("true", "false")),
+    Flag("--use-chief-in-tf-config", Kind.ARG_BOOLEAN, "useChiefInTfConfig"),
     Flag("--worker-accelerator", Kind.ACCELERATOR, "workerAccelerator"),
     Flag("--worker-image-uri", Kind.VALUE, "workerImageUri"),
-    Flag("--worker-count", Kind.INT, "workerCount"),
+    Flag("--worker-count", Kind.INT, "workerCount", minimum=1),
     Flag("--worker-machine-type", Kind.VALUE, "workerMachineType"),
     Flag("--tpu-tf-version", Kind.VALUE, "tpuTfVersion", pre_ga=True),
     Flag("--network", Kind.VALUE, "network", pre_ga=True),

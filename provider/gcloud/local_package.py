@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from provider.core.record import Record
-from provider.gcloud import pool_checks
+from provider.gcloud import output_image, pool_checks
 from provider.gcloud.command import GcloudError
 from provider.spec.modules import module_file, runnable_module
 
@@ -80,6 +80,10 @@ def _check_first(spec: dict[str, object]) -> None:
     if ("python-module" in spec) + ("script" in spec) != 1:
         raise _fail("Exactly one of keys [python-module, script] is required when `local-package-path` is "
                     "specified.")
+    if "output-image-uri" in spec:
+        wrong = output_image.problem(str(spec["output-image-uri"]))
+        if wrong:
+            raise _fail(wrong)
     if "container-image-uri" in spec:
         raise _fail("Key [container-image-uri] is not allowed with `local-package-path`: gcloud builds the image "
                     "from executor-image-uri")
@@ -310,10 +314,14 @@ def document(values: dict[str, Any], config: dict[str, Any] | None, cwd: Path, n
     ``values`` are the command's other flags, as build.py left them (camelCase, no config).
     """
     pools = values.pop("workerPoolSpecs")
+    # gcloud's order (validation.py _ValidateSoftwareInWorkerPoolSpecArgs): the first pool's folder and keys, then
+    # the other pools; --command, which gcloud takes, is refused after what gcloud refuses
+    _directory(str(pools[0][LOCAL]), cwd)
+    _check_first(pools[0])
+    _check_rest(pools)
     if values.pop("command", None):
         raise GcloudError("--command replaces the entrypoint of the image gcloud builds from local-package-path, so "
                           "the script would not run; allowed: --args, or container-image-uri with --command")
-    _check_rest(pools)
     found = entry(pools[0], cwd, notes)
     if values.pop("pythonPackageUris", None):
         notes.append("--python-package-uris is not kept: gcloud's help disallows it with local-package-path, and "

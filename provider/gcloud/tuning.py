@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.gcloud.command import GcloudError, Generation
+from provider.gcloud.command import GcloudError, Generation, display_name
 from provider.gcloud.precedence import not_applied, replaced
 from provider.spec.formats.study_fields import config_count
 
@@ -86,9 +86,7 @@ def document(generation: Generation, values: dict[str, object], config: dict[str
     if values.pop("config", None) is None:
         raise GcloudError("argument --config: Must be specified. (gcloud ai hp-tuning-jobs create reads the "
                           "study and the trial job from a HyperparameterTuningJob YAML file)")
-    display = values.pop("displayName", None)
-    if not isinstance(display, str) or not display:
-        raise GcloudError("argument --display-name: Must be specified.")
+    display = display_name(values)
     # The config's own mapping (not a copy), so problems in it point at its lines.
     body: dict[str, Any] = config if config is not None else {}
     replaced(notes, "--display-name", "displayName", body.get("displayName"), display)

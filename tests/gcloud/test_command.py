@@ -52,12 +52,26 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai-platform jobs submit training j --scale-teir basic", "unrecognized arguments: --scale-teir (did you mean '--scale-tier'?)"),
     ("gcloud ai-platform jobs submit training j --scale-tier huge", "argument --scale-tier: Invalid choice: 'huge'"),
     ("gcloud ai-platform jobs submit training j --module-name", "argument --module-name: expected one argument"),
-    ("gcloud ai-platform jobs submit training j --worker-count x", "argument --worker-count: invalid int value"),
+    # gcloud's BoundedInt(1): its words, and 0 refused (corpus c7_worker_count_*)
+    ("gcloud ai-platform jobs submit training j --worker-count x", "argument --worker-count: Value must be an integer; "
+                                                                  "received: x"),
+    ("gcloud ai-platform jobs submit training j --worker-count 0", "argument --worker-count: Value must be greater "
+                                                                  "than or equal to 1; received: 0"),
+    ("gcloud ai-platform jobs submit training j --parameter-server-count -2", "argument --parameter-server-count: "
+                                                                             "Value must be greater than or equal to 1"),
+    ("gcloud ai hp-tuning-jobs create --max-trial-count 2.5", "argument --max-trial-count: invalid int value: '2.5'"),
+    ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=machine-type=m,replica-count=2.5",
+     "argument --worker-pool-spec: invalid int value: '2.5'"),
+    ("gcloud ai-platform jobs submit training j --use-chief-in-tf-config maybe",
+     "argument --use-chief-in-tf-config: Invalid flag value [maybe], expected one of [true, yes, false, no]"),
     ("gcloud ai-platform jobs submit training j --master-accelerator cnt=4", "valid keys are [count, type]"),
     ("gcloud ai-platform jobs submit training --region r", "argument JOB: Must be specified"),
     ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
     ("gcloud ai custom-jobs create --display-name d -- --epochs 3", "takes the trainer's arguments in --args"),
     ("gcloud ai-platform jobs describe j", "is not a training-job command"),
+    # the command named without its flags (corpus c7_iq_ai_platform_custom_jobs)
+    ("gcloud ai-platform custom-jobs create --region=us-central1 --config=c.json",
+     "gcloud ai-platform custom-jobs create is not a training-job command"),
     ("python train.py", "not a gcloud command"),
     # a property for gcloud alone (CLOUDSDK_AI_REGION is --region's default): never dropped in silence
     ("CLOUDSDK_AI_REGION=europe-west4 gcloud ai custom-jobs create --display-name d "
@@ -109,3 +123,41 @@ def test_a_flags_file_is_read_in_place_and_its_mistakes_are_one_message(tmp_path
     (tmp_path / "loop.yaml").write_text("--flags-file: loop.yaml\n")
     with pytest.raises(GcloudError, match="nested more than 8 deep"):
         parse(["gcloud", "ai", "custom-jobs", "create", "--flags-file=loop.yaml"])
+
+
+@pytest.mark.parametrize("line", [
+    "gcloud ai custom-jobs create --region us-central1 --display-name= "
+    "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i",
+    "gcloud ai hp-tuning-jobs create --region us-central1 --display-name '' --config c.yaml",
+])
+def test_an_empty_display_name_is_refused_for_what_it_is(line: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """gcloud takes --display-name= (the flag is given) and sends a job Vertex AI refuses; trainjobs used to say
+    gcloud's words for a missing flag (corpus c7_empty_display_name_*)."""
+    (tmp_path / ".git").mkdir()  # a repository: --config is read from inside it
+    (tmp_path / "c.yaml").write_text("studySpec: {}\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(GcloudError) as exc:
+        build(_parse(line), tmp_path)
+    assert "argument --display-name: '' is empty: gcloud sends the job with no display name" in str(exc.value)
+    assert "Must be specified" not in str(exc.value)
+
+
+@pytest.mark.parametrize(("word", "chief"), [("yes", True), ("TRUE", True), ("No", False), ("false", False)])
+def test_use_chief_in_tf_config_is_read_as_gcloud_reads_a_boolean(word: str, chief: bool, tmp_path: Path) -> None:
+    """--use-chief-in-tf-config is an ArgBoolean: yes and no too, in any case (corpus c7_use_chief_yes); trainjobs
+    took only true and false, and refused yes with words gcloud never says."""
+    built = build(_parse(f"gcloud ai-platform jobs submit training j --region us-central1 --master-image-uri "
+                         f"gcr.io/p/i:1 --use-chief-in-tf-config {word}"), tmp_path)
+    assert built.document["spec"]["useChiefInTfConfig"] is chief
+
+
+def test_a_pool_count_is_read_as_pythons_int_reads_it(tmp_path: Path) -> None:
+    """gcloud's ArgDict types replica-count and accelerator-count with Python's int: +2 and 0_1 are numbers (corpus
+    c7_pool_replica_count_signed); trainjobs took digits alone."""
+    built = build(_parse("gcloud ai custom-jobs create --region us-central1 --display-name d --worker-pool-spec="
+                         "machine-type=n1-standard-4,accelerator-type=NVIDIA_TESLA_T4,accelerator-count=0_1,"
+                         "container-image-uri=gcr.io/p/i --worker-pool-spec=machine-type=n1-standard-4,replica-count=+2,"
+                         "container-image-uri=gcr.io/p/i"), tmp_path)
+    pools = built.document["spec"]["workerPoolSpecs"]
+    assert pools[0]["machineSpec"]["acceleratorCount"] == 1 and pools[1]["replicaCount"] == 2

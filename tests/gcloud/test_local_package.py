@@ -91,6 +91,15 @@ def test_a_script_runs_as_its_module_and_what_is_lost_is_said(repo: Path) -> Non
     (f"executor-image-uri={IMAGE},local-package-path=app,script=run.sh", "script=run.sh cannot be packaged"),
     (f"executor-image-uri={IMAGE},local-package-path=app/trainer,python-module=task",
      "python-module=task is a module at the top of local-package-path"),
+    # gcloud's check of the image it would push (corpus c7_output_image_*)
+    (f"executor-image-uri={IMAGE},local-package-path=app,python-module=trainer.task,output-image-uri=docker.io/me/t",
+     "The value of `output-image-uri` has to be a valid gcr.io or Artifact Registry image"),
+    (f"executor-image-uri={IMAGE},local-package-path=app,python-module=trainer.task,output-image-uri=gcr.io/p/T",
+     "'gcr.io/p/T' is not a valid container image uri: Invalid path component \"T\" in repository name."),
+    # gcloud checks the first pool before the others, and takes --command: its refusal comes first (c7_lariat_*)
+    ("local-package-path=app,script=run.sh,container-image-uri=gcr.io/p/t --command=bash "
+     "--worker-pool-spec=machine-type=n1-standard-4,local-package-path=app",
+     "Key [executor-image-uri] is required when `local-package-path` is specified."),
 ])
 def test_what_cannot_be_converted_is_one_message(repo: Path, pool: str, says: str) -> None:
     with pytest.raises(GcloudError) as exc:

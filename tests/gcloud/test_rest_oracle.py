@@ -22,6 +22,7 @@ the original body is the reference.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import tempfile
@@ -53,7 +54,7 @@ TUNING_FIELDS = ("studySpec", "trialJobSpec", "maxTrialCount", "parallelTrialCou
 
 
 def _original(entry: dict[str, Any]) -> dict[str, Any]:
-    text = (FILES / entry["file"]).read_text()
+    text = (FILES / entry["file"]).read_text(encoding="utf-8-sig")  # a byte order mark, as PowerShell 5 writes one
     data: dict[str, Any] = json.loads(text) if entry["file"].endswith(".json") else yaml.safe_load(text)
     return data
 
@@ -99,7 +100,17 @@ def gcloud_command(entry: dict[str, Any], data: dict[str, Any]) -> tuple[str, st
                 f"--display-name={data.get('displayName') or 'oracle-job'}"]
     line = head + _job_flags(data) + [*entry.get("flags", []), "--config=config.yaml"]
     # command: the author's own gcloud line, where it is part of the case
-    return entry.get("command") or shlex.join(line), yaml.safe_dump(config, sort_keys=False)
+    return entry.get("command") or shlex.join(line), yaml.dump(config, Dumper=_Dumper, sort_keys=False)
+
+
+class _Dumper(yaml.SafeDumper):
+    """PyYAML writes the string '1e-4' plain (its float needs a dot), which gcloud's YAML 1.1 reader takes for a
+    number: such a string is written quoted, so gcloud's --config holds the string the body holds."""
+
+
+_EXPONENT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+")
+_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="'" if _EXPONENT.fullmatch(text) else None))
 
 
 @pytest.fixture(scope="module")

@@ -159,3 +159,35 @@ def test_the_jobs_other_fields_in_an_ai_platform_config_are_each_named(tmp_path:
     assert "state in the config is set by the service (output only): ignored" in said, said
     assert "createTime in the config is set by the service (output only): ignored" in said, said
     assert "predictionInput in the config is ignored" in said, said
+
+
+# gcloud's _ValidateWorkerPoolSpecsFromConfig (corpus c7_config_*): each pool of a custom-jobs --config runs a container
+# or a package; an empty pool, which the REST API reads as skipped, is refused by gcloud, and now by trainjobs
+IMAGE_POOL = "- machineSpec: {machineType: n1-standard-4}\n  replicaCount: 1\n  containerSpec: {imageUri: gcr.io/p/i}\n"
+CUSTOM_COMMAND = "gcloud ai custom-jobs create --region us-central1 --display-name d --config c.yaml"
+
+
+@pytest.mark.parametrize(("config", "position", "what"), [
+    ("workerPoolSpecs:\n" + IMAGE_POOL + "- {}\n", (5, 3), "workerPoolSpecs[1] (an empty pool, which the REST API skips)"),
+    ("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-4}\n  containerSpec: {args: [a]}\n", (2, 3),
+     "workerPoolSpecs[0] (neither)"),
+    ("workerPoolSpecs:\n- machine_spec: {machine_type: n1-standard-4}\n  container_spec: {image_uri: gcr.io/p/i}\n",
+     (2, 3), "workerPoolSpecs[0] (neither)"),
+    ("workerPoolSpecs:\n- containerSpec: {imageUri: gcr.io/p/i}\n  pythonPackageSpec: {pythonModule: m}\n", (2, 3),
+     "workerPoolSpecs[0] (both)"),
+])
+def test_a_config_pool_gcloud_cannot_read_is_refused_in_its_words(tmp_path: Path, config: str,
+                                                                  position: tuple[int, int], what: str) -> None:
+    (tmp_path / "c.yaml").write_text(config)
+    with pytest.raises(GcloudError) as refusal:
+        _convert({"id": "pools", "command": CUSTOM_COMMAND}, tmp_path)
+    message = str(refusal.value)
+    assert f"c.yaml:{position[0]}:{position[1]}: {what}: Invalid value for [--config]: Exactly one of fields " \
+           "[pythonPackageSpec, containerSpec] is required for a [workerPoolSpecs] in the YAML config file." in message
+
+
+def test_the_pools_a_flag_replaces_are_not_checked(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("workerPoolSpecs:\n- {}\n")
+    document, _, _ = _convert({"id": "pools", "command": CUSTOM_COMMAND + " --worker-pool-spec="
+                               "machine-type=n1-standard-4,container-image-uri=gcr.io/p/i"}, tmp_path)
+    assert document["spec"]["workerPoolSpecs"][0]["containerSpec"] == {"imageUri": "gcr.io/p/i"}

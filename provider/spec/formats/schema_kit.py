@@ -41,6 +41,13 @@ def obj(properties: dict[str, Schema], required: tuple[str, ...] = (), descripti
     return out
 
 
+def double(description: str = "") -> Schema:
+    """double fields: a number, or a number written as a string, which protobuf's JSON reader (the REST API) and
+    gcloud's apitools (--config) both read as the number (study_fields.number reads it so)."""
+    return {**({"description": description} if description else {}),
+            "anyOf": [{"type": "number"}, {"type": "string", "pattern": "^-?[0-9.eE+-]+$"}]}
+
+
 def int64(description: str, minimum: int = 0) -> Schema:
     """int64 fields: YAML writes a number, the REST API's JSON a decimal string."""
     return {

@@ -13,6 +13,19 @@ from provider.spec.reader import ConversionError, Node
 KeyName = Callable[[str], str]  # a camelCase field name -> the key a body writes it as (snake_case in SDK dicts)
 
 
+def number(value: object, what: str) -> float:
+    """A double as Google's readers take it: a JSON number, or a number written as a string (protobuf's JSON
+    mapping; gcloud's apitools reads a config's '0.01' as 0.01 too)."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ConversionError(f"{what} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConversionError(f"{what} is not a number")
+    return float(value)
+
+
 def _same(name: str) -> str:
     return name
 

@@ -7,7 +7,7 @@ unset); ``GOAL_TYPE_UNSPECIFIED`` is read as MAXIMIZE, as the service did.
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import trial_count
+from provider.spec.formats.study_fields import number, trial_count
 from provider.spec.model import HyperParam, Hyperparameters, Note, ParamType
 from provider.spec.reader import ConversionError, Node
 
@@ -16,9 +16,14 @@ DEFAULT_METRIC_TAG = "training/hptuning/metric"
 
 def _discrete(p: Node) -> tuple[float, ...]:
     raw = p.raw("discreteValues") or []
-    if not isinstance(raw, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in raw):
+    if not isinstance(raw, list):
         raise ConversionError("discreteValues must be numbers")
-    return tuple(float(v) for v in raw)
+    return tuple(number(v, "a discrete value") for v in raw)
+
+
+def _bound(p: Node, key: str) -> float | None:
+    value = p.raw(key)
+    return None if value is None else number(value, key)
 
 
 def _values(p: Node, ptype: ParamType) -> tuple[str | float, ...]:
@@ -37,8 +42,8 @@ def _param(p: Node) -> HyperParam:
     return HyperParam(
         name=p.req_str("parameterName"),
         type=ptype,
-        min=p.number("minValue"),
-        max=p.number("maxValue"),
+        min=_bound(p, "minValue"),
+        max=_bound(p, "maxValue"),
         values=_values(p, ptype),
         scale=p.text("scaleType"),
         at={"": p.path, "name": p.at("parameterName"), "min": p.at("minValue"), "max": p.at("maxValue"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from provider.catalog import CATALOG
 from provider.spec.formats.schema_accelerators import nested_accelerator, nested_rules
-from provider.spec.formats.schema_kit import Schema, int64, limits, obj, string, strings
+from provider.spec.formats.schema_kit import Schema, double, int64, limits, obj, string, strings
 from provider.spec.model import Role
 
 LEGACY_ROLES = tuple(role.legacy_prefix for role in Role)  # master, worker, parameterServer, evaluator
@@ -151,10 +151,10 @@ def _legacy_hyperparameters() -> Schema:
         {
             "parameterName": string("the parameter name", pattern="^\\S+$"),
             "type": {"enum": ["DOUBLE", "INTEGER", "CATEGORICAL", "DISCRETE"]},
-            "minValue": {"type": "number"},
-            "maxValue": {"type": "number"},
+            "minValue": double(),
+            "maxValue": double(),
             "categoricalValues": strings("the categories", minItems=1),
-            "discreteValues": {"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 1000},
+            "discreteValues": {"type": "array", "items": double(), "minItems": 1, "maxItems": 1000},
             "scaleType": {"enum": ["NONE", "UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE"]},
         },
         required=("parameterName", "type"),

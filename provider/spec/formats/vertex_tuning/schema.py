@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider.spec.formats.schema_kit import Schema, int64, limits, obj, string
+from provider.spec.formats.schema_kit import Schema, double, int64, limits, obj, string
 from provider.spec.formats.vertex.field_table import OUTPUT_ONLY
 from provider.spec.formats.vertex.keys import in_spelling, snake
 from provider.spec.formats.vertex.schema import defs as vertex_defs
@@ -42,7 +42,7 @@ def _trial_spec(snake_case: bool = False) -> Schema:
 
 def _param() -> Schema:
     hp = limits()["hyperparameters"]
-    number = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": "^-?[0-9.eE+-]+$"}]}
+    number = double()
     whole = {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^-?[0-9]+$"}],
              "description": "a whole number (int64: a number, or a decimal string as the REST API writes it)"}
     values = {"type": "array", "minItems": 1, "maxItems": hp["max_discrete_values"]}

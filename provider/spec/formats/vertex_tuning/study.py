@@ -12,7 +12,7 @@ SDK's low-level client (``study_spec``, ``parameter_id``; provider.spec.formats.
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import KeyName, study_stopping, trial_count, trial_stopping
+from provider.spec.formats.study_fields import KeyName, number, study_stopping, trial_count, trial_stopping
 from provider.spec.model import (
     DocPath,
     HyperParam,
@@ -37,17 +37,6 @@ COUNTS_SOURCE = ("gcloud: api_lib/ai/hp_tuning_jobs/client.py HpTuningJobsClient
                  "apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
 
 
-def _number(value: object, what: str) -> float:
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            raise ConversionError(f"{what} is not a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConversionError(f"{what} is not a number")
-    return float(value)
-
-
 def _values(node: Node, ptype: ParamType) -> tuple[str | float, ...]:
     raw = node.raw("values")  # the same word in both spellings
     if raw is None:
@@ -58,7 +47,7 @@ def _values(node: Node, ptype: ParamType) -> tuple[str | float, ...]:
         if not all(isinstance(v, str) for v in raw):
             raise ConversionError("categorical values are not strings")
         return tuple(raw)
-    return tuple(_number(v, "a value") for v in raw)
+    return tuple(number(v, "a value") for v in raw)
 
 
 def _same(name: str) -> str:
@@ -103,11 +92,11 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
     return HyperParam(
         name=p.req_str(k("parameterId")),
         type=ptype,
-        min=None if low is None else _number(low, k("minValue")),
-        max=None if high is None else _number(high, k("maxValue")),
+        min=None if low is None else number(low, k("minValue")),
+        max=None if high is None else number(high, k("maxValue")),
         values=_values(spec, ptype),
         scale=p.text(k("scaleType")),
-        default=None if default is None else default if ptype is ParamType.CATEGORICAL else _number(default, k("defaultValue")),
+        default=None if default is None else default if ptype is ParamType.CATEGORICAL else number(default, k("defaultValue")),
         conditions=tuple(conditions),
         at={"": p.path, "name": p.at(k("parameterId")), "min": spec.at(k("minValue")), "max": spec.at(k("maxValue")),
             "values": spec.at("values"), "scale": p.at(k("scaleType")), "default": spec.at(k("defaultValue")),
