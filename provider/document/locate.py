@@ -35,25 +35,25 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
         last = i == len(path) - 1
         if isinstance(node, dict) and isinstance(part, str):
             part = _as_written(node, part)
-        if isinstance(node, dict) and isinstance(part, str) and part in node:
-            keys = doc.key_positions.get(id(node), {})
-            values = doc.value_positions.get(id(node), {})
-            if last:
-                found = keys.get(part) if on_key else values.get(part, keys.get(part))
-                return found or doc.starts.get(id(node[part])) or pos
+            if part not in node:
+                return pos
+            at = _key_position(doc, node, part, on_key and last)
             node = node[part]
             # a mapping placed in a made envelope (convert's bare config) has no key here, but a start
-            pos = values.get(part) or keys.get(part) or doc.starts.get(id(node)) or pos
+            pos = at or doc.starts.get(id(node)) or pos
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             items = doc.item_positions.get(id(node), [])
-            item_pos = items[part] if part < len(items) else pos
-            if last:
-                return item_pos
-            pos = item_pos
+            pos = items[part] if part < len(items) else pos
             node = node[part]
         else:
             return pos
     return pos
+
+
+def _key_position(doc: LoadedDocument, node: dict[str, Any], key: str, on_key: bool) -> Position | None:
+    """Where ``node`` writes ``key``: its value (or, ``on_key``, the key itself), else the key."""
+    keys = doc.key_positions.get(id(node), {})
+    return keys.get(key) if on_key else doc.value_positions.get(id(node), {}).get(key) or keys.get(key)
 
 
 def _proto_named(node: dict[str, Any]) -> bool:

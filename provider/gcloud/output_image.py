@@ -40,8 +40,7 @@ def _reference(image: str) -> str | None:
     host = components[0] if len(components) > 1 and ("." in components[0] or ":" in components[0]) else None
     if host is not None:
         components = components[1:]
-        name, _, port = host.rpartition(":") if ":" in host else (host, "", "")
-        if not all(_HOST_PART.fullmatch(part) for part in name.split(".")) or (port and not _PORT.fullmatch(port)):
+        if not _valid_host(host):
             return f'Invalid hostname/port "{host}" in repository name.'
     for component in components:
         if not component:
@@ -53,3 +52,9 @@ def _reference(image: str) -> str | None:
     if tag and not _TAG.fullmatch(tag):
         return "Invalid tag."
     return None
+
+
+def _valid_host(host: str) -> bool:
+    """Whether ``host`` is a registry's hostname, with a port or without."""
+    name, _, port = host.rpartition(":") if ":" in host else (host, "", "")
+    return all(_HOST_PART.fullmatch(part) for part in name.split(".")) and (not port or bool(_PORT.fullmatch(port)))
