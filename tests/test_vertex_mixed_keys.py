@@ -181,3 +181,19 @@ def test_a_schema_finding_names_a_mixed_bodys_field_as_written(tmp_path: Path) -
     assert proc.returncode == 1, proc.stdout
     assert f"{path}:2:32: error: 5 is not allowed for machine_type\n" in proc.stderr, proc.stderr
     assert "    at spec.workerPoolSpecs[0].machine_spec.machine_type\n" in proc.stderr, proc.stderr
+
+
+def test_a_warning_on_a_proto_named_field_is_said_once_by_that_name(tmp_path: Path) -> None:
+    # the reader's JSON name (startTime) is how the converter's note names it; the user wrote start_time
+    path = tmp_path / "tuning.yaml"
+    path.write_text("displayName: hp\nregion: us-central1\nstudySpec:\n  metrics: [{metricId: acc, goal: MAXIMIZE}]\n"
+                    "  parameters: [{parameterId: lr, doubleValueSpec: {minValue: 0.001, maxValue: 0.1}}]\n"
+                    "maxTrialCount: 4\nparallelTrialCount: 2\ntrialJobSpec:\n  workerPoolSpecs:\n"
+                    "  - {machineSpec: {machineType: n1-standard-4}, replicaCount: 1, containerSpec: {imageUri: gcr.io/p/i}}\n"
+                    "start_time: '2026-01-01T00:00:00Z'\n")
+    proc = run_cli("convert", str(path))
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stdout.splitlines() if "output only" in line]
+    assert said == ["# warning: start_time is output only (set by the service; when the job started): ignored, as "
+                    "hyperparameterTuningJobs.create ignores it"], proc.stdout

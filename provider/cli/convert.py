@@ -300,7 +300,7 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     out = _Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
-        _say(shown, notes + _model_notes(job, problems), problems)
+        _say(shown, notes + _model_notes(job, problems, result), problems)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request
@@ -316,7 +316,7 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
     if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
         header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
-    for text in notes + _model_notes(job, problems):
+    for text in notes + _model_notes(job, problems, result):
         header.append(f"# note: {text}")
     for p in problems:
         header.append(f"# {p.severity.value}: {p.message}")
@@ -334,10 +334,14 @@ def _legacy_machines(job: TrainingJob) -> list[str]:
     return out
 
 
-def _model_notes(job: TrainingJob, problems: list[Problem]) -> list[str]:
-    """The model's notes, less those that became a problem (each is shown once, as the problem)."""
+def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:
+    """The model's notes, each naming its fields as written (as its problem does), less those that became a
+    problem (each is shown once, as the problem)."""
+    from provider.document.locate import as_written
+
     reported = {p.message for p in problems}
-    return [n.message for n in job.notes if n.message not in reported]
+    said = [as_written(result.document, n.path, n.message, None)[1] for n in job.notes]
+    return [text for text in said if text not in reported]
 
 
 def _say(shown: str, notes: list[str], problems: list[Problem]) -> None:
