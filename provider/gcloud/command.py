@@ -107,16 +107,17 @@ def _count(flag: Flag, name: str, text: str) -> int:
     (hp-tuning-jobs --max-trial-count: a negative count is sent, for Vertex AI to refuse), or, where the flag has a
     minimum, BoundedInt(minimum, unlimited=True) (ml_engine --worker-count: 0 is refused; 'unlimited', which gcloud
     reads as no count, is refused here by name)."""
-    if flag.minimum is not None and text == "unlimited":
+    if flag.minimum is None:
+        return _int(name, text)
+    if text == "unlimited":
         raise GcloudError(f"argument {name}: unlimited is no count: gcloud reads {name} unlimited as not given (and "
                           "still asks for the flags that go with it); allowed: a whole number, "
                           f"{flag.minimum} or more")
     try:
         value = int(text)
     except ValueError:
-        raise GcloudError(f"argument {name}: invalid int value: '{text}'" if flag.minimum is None
-                          else f"argument {name}: Value must be an integer; received: {text}") from None
-    if flag.minimum is not None and value < flag.minimum:
+        raise GcloudError(f"argument {name}: Value must be an integer; received: {text}") from None
+    if value < flag.minimum:
         raise GcloudError(f"argument {name}: Value must be greater than or equal to {flag.minimum}; received: {text}")
     return value
 
