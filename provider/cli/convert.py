@@ -340,7 +340,7 @@ def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) 
     from provider.document.locate import as_written
 
     reported = {p.message for p in problems}
-    said = [as_written(result.document, n.path, n.message, None)[1] for n in job.notes]
+    said = [as_written(result.data, n.path, n.message, None)[1] for n in job.notes]
     return [text for text in said if text not in reported]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any
 
 from provider.core.record import Record, replace
@@ -71,3 +72,11 @@ def format_path(parts: tuple[Any, ...] | list[Any]) -> str:
         else:
             out = str(part)
     return out
+
+
+_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(text: str) -> tuple[Any, ...]:
+    """``spec.workerPoolSpecs[1].machineSpec`` -> ``("spec", "workerPoolSpecs", 1, "machineSpec")`` (format_path's inverse)."""
+    return tuple(int(m.group(1)) if m.group(1) is not None else m.group(2) for m in _PART.finditer(text))

@@ -6,7 +6,8 @@ import re
 from typing import Any
 
 from provider.core.names import snake
-from provider.core.problem import format_path
+from provider.core.problem import Problem, format_path, parse_path
+from provider.core.record import replace
 from provider.document.loaded import LoadedDocument, Position
 
 
@@ -62,14 +63,12 @@ def _proto_named(node: dict[str, Any]) -> bool:
     return any("_" in k for k in keys) and all(k == snake(k) for k in keys)
 
 
-def as_written(doc: LoadedDocument | None, path: tuple[Any, ...], message: str,
-               allowed: str | None) -> tuple[str, str, str | None]:
-    """``path`` (formatted), ``message`` and ``allowed`` naming each field on the path as the document
-    writes it: a reader gives a field written by its proto name (``master_config``) its JSON name
+def as_written(written: Any, path: tuple[Any, ...], message: str,
+               allowed: str | None) -> tuple[tuple[Any, ...], str, str | None]:
+    """``path``, ``message`` and ``allowed`` naming each field on the path as ``written`` (the document as the
+    user wrote it) names it: a reader gives a field written by its proto name (``master_config``) its JSON name
     (``masterConfig``) before any check, and a message about it names what the user wrote."""
-    if doc is None:
-        return format_path(path), message, allowed
-    node: Any = doc.data
+    node: Any = written
     shown: list[Any] = []
     for part in path:
         if isinstance(node, dict) and isinstance(part, str):
@@ -85,7 +84,22 @@ def as_written(doc: LoadedDocument | None, path: tuple[Any, ...], message: str,
         else:
             shown.append(part)
             node = node[part] if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node) else None
-    return format_path(shown), message, allowed
+    return tuple(shown), message, allowed
+
+
+def problems_as_written(problems: list[Problem], written: Any) -> list[Problem]:
+    """Each problem naming its fields as ``written`` names them (``as_written``): the validator's last step,
+    so that every check before it compares paths in one spelling, the JSON names."""
+    out = []
+    for problem in problems:
+        if not problem.path:
+            out.append(problem)
+            continue
+        path, message, allowed = as_written(written, parse_path(problem.path), problem.message, problem.allowed)
+        shown = format_path(path)
+        same = (shown, message, allowed) == (problem.path, problem.message, problem.allowed)
+        out.append(problem if same else replace(problem, path=shown, message=message, allowed=allowed))
+    return out
 
 
 def raw_text(doc: LoadedDocument, path: tuple[Any, ...]) -> str | None:

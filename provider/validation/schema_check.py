@@ -19,7 +19,7 @@ from typing import Any
 from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument
-from provider.document.locate import as_written, locate, raw_text
+from provider.document.locate import locate, raw_text
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12
@@ -210,14 +210,13 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
                 hint = f"write {raw}s: a duration is its seconds with an 's' suffix ('{raw}' quoted is still no duration)"
             elif raw is not None and "string" in (issue.allowed or "") + issue.message:
                 hint = f"quote it: '{raw}' (written without quotes, YAML reads {raw} as a number or boolean)"
-        path, message, allowed = as_written(doc, issue.path, issue.message, issue.allowed)
         out.append(Problem(
             file=filename,
             line=pos[0] if pos else None,
             column=pos[1] if pos else None,
-            path=path,
-            message=message,
-            allowed=allowed,
+            path=format_path(issue.path),
+            message=issue.message,
+            allowed=issue.allowed,
             hint=hint,
             rule="schema",
             source=f"schemas/{'trainingjob' if kind == 'spec' else 'stack'}.schema.json",

@@ -27,7 +27,7 @@ from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.sid
 from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
 from provider.document.loaded import LoadedDocument
-from provider.document.locate import as_written, locate
+from provider.document.locate import locate, problems_as_written
 from provider.spec.formats import google_readers
 from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
@@ -112,10 +112,9 @@ def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | N
     out = []
     for note in notes:
         pos = locate(doc, note.path) if doc else None
-        path, message, allowed = as_written(doc, note.path, note.message, note.allowed)
         out.append(Problem(
             file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
-            path=path, message=message, allowed=allowed, rule=note.rule,
+            path=format_path(note.path), message=note.message, allowed=note.allowed, rule=note.rule,
             source=note.source, severity=Severity.ERROR if note.error else Severity.WARNING,
         ))
     return out
@@ -244,10 +243,9 @@ def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDoc
     out = []
     for finding in run_rules(job, ctx):
         file, line, column = finding.placed(filename, locate(doc, finding.path, on_key=finding.on_key) if doc else None)
-        path, message, allowed = as_written(doc, finding.path, finding.message, finding.allowed)
         out.append(Problem(
             file=file, line=line, column=column,
-            path=path, message=message, allowed=allowed, hint=finding.hint,
+            path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))
     return out
@@ -268,7 +266,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     job, left_out, failed_notes = _readable_model(data, schema.unreadable, schema.refused)
     if job is None:
         found = schema.problems + read_notes + _note_problems(failed_notes, filename, doc)
-        result.problems.extend(_unread(filename, doc, found))
+        result.problems.extend(problems_as_written(_unread(filename, doc, found), result.data))
         return result
     if not left_out:
         result.job = job  # a job read from a pruned document is for reporting only
@@ -283,6 +281,7 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
         result.problems.extend(p for p in schema.problems
                                if not any(_explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
+    result.problems[:] = problems_as_written(result.problems, result.data)  # named as the user wrote each field
     return result
 
 

@@ -20,11 +20,9 @@ from provider.spec.formats.legacy.flags import effective, overlay
 from provider.spec.formats.legacy.hyperparameters import hyperparameters
 from provider.spec.formats.legacy.notes import Notes
 from provider.spec.formats.legacy.pools import pools as read_pools
-from provider.spec.formats.legacy.proto_names import as_written
 from provider.spec.model import (
     Application,
     Container,
-    Note,
     OutputDir,
     Scheduling,
     SourceFormat,
@@ -141,11 +139,6 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _as_written(doc: Node, notes: Notes) -> tuple[Note, ...]:
-    """Each note naming the fields on its path as written: a field by its proto name (proto_names.py)."""
-    return tuple(as_written(doc.data, note) for note in notes)
-
-
 def convert(doc: Node) -> TrainingJob:
     meta = metadata_fields(doc)
     spec = body(doc)
@@ -160,7 +153,7 @@ def convert(doc: Node) -> TrainingJob:
     _no_vertex_place(ti, notes)
     pools = read_pools(ti, tier, notes)
     if not pools:
-        raise ConversionError("no master pool", notes=_as_written(doc, notes))
+        raise ConversionError("no master pool", notes=tuple(notes))
     region, region_path = effective(spec, ti, "region")
     job_dir, job_dir_path = effective(spec, ti, "jobDir")
     args, args_path = effective(spec, ti, "args")
@@ -187,7 +180,7 @@ def convert(doc: Node) -> TrainingJob:
         source_format=SourceFormat.AI_PLATFORM,
         desired_state=spec.text("desiredState") or "COMPLETED",
         vertex=_vertex_options(ti),
-        notes=_as_written(doc, notes),
+        notes=tuple(notes),
         at={
             "": ti.path,
             "name": meta.at_name,

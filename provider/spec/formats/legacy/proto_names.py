@@ -11,18 +11,17 @@ The fields are the legacy schema's own (``schema.py``: ``trainingInput`` and the
 each field's proto name the snake_case of its JSON name), walked by their ``properties``; only the
 keys of a message are read so: what a field holds as the user's data (args, a map, a string) is never
 renamed. A field written in both spellings in one message is refused by name, as
-``vertex/proto_names.py`` refuses it. A renamed message is a ``Renamed`` mapping that keeps the names
-written, so the converter's notes name a field as the user wrote it (``as_written``). ``read`` runs before the schema (``provider/spec/formats/google_readers.py``); the renamed keys keep their lines (``provider/document/locate.py``
-finds a JSON name by its proto name).
+``vertex/proto_names.py`` refuses it. ``read`` runs before the schema
+(``provider/spec/formats/google_readers.py``); the renamed keys keep their lines, and every finding names
+a field as the user wrote it (``provider/document/locate.py``: ``locate`` and ``as_written`` find a JSON
+name by its proto name in the document as written).
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
-from provider.core.record import replace
 from provider.spec.formats.schema_kit import Schema
 from provider.spec.formats.vertex.keys import snake
 from provider.spec.formats.vertex.proto_forms import Forms
@@ -31,13 +30,6 @@ from provider.spec.model import DocPath, Note
 
 MARKER = "trainingInput"
 _SOURCE = "the REST API's JSON mapping of google.cloud.ml.v1 (a field by its JSON or its proto name)"
-
-
-class Renamed(dict[str, Any]):
-    """A message whose fields are keyed by their JSON names, with the names the user wrote
-    (``written``: JSON name -> proto name, for each key renamed), so a note names what was written."""
-
-    written: dict[str, str]
 
 
 class _Message:
@@ -61,7 +53,7 @@ def _training_input() -> _Message:
 
 
 def _walk(message: _Message, value: dict[str, Any], path: DocPath, notes: list[Note]) -> dict[str, Any]:
-    out, written = Renamed(), {}
+    out: dict[str, Any] = {}
     for key, item in value.items():
         json_name = message.by_proto.get(key, key)
         if json_name != key and json_name in value:
@@ -74,37 +66,7 @@ def _walk(message: _Message, value: dict[str, Any], path: DocPath, notes: list[N
         elif inner is not None and isinstance(item, list):
             item = [_walk(inner, v, path + (key, i), notes) if isinstance(v, dict) else v for i, v in enumerate(item)]
         out[json_name] = item
-        if json_name != key:
-            written[json_name] = key
-    if not written:
-        return dict(out)
-    out.written = written
     return out
-
-
-def as_written(root: Any, note: Note) -> Note:
-    """``note`` naming each field on its path as the user wrote it (the path and the message alike)."""
-    node, path, message, allowed = root, [], note.message, note.allowed
-    for part in note.path:
-        key = part
-        if isinstance(node, Renamed) and isinstance(part, str) and part in node.written:
-            key = node.written[part]
-            word = re.compile(rf"\b{part}\b")
-            message = word.sub(key, message)
-            allowed = word.sub(key, allowed) if allowed else allowed
-        path.append(key)
-        node = _item(node, part)
-    if tuple(path) == note.path:
-        return note
-    return replace(note, path=tuple(path), message=message, allowed=allowed)
-
-
-def _item(node: Any, part: Any) -> Any:
-    if isinstance(node, dict):
-        return node.get(part)
-    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-        return node[part]
-    return None
 
 
 def json_names(training_input: dict[str, Any], path: DocPath) -> tuple[dict[str, Any], tuple[Note, ...]]:
