@@ -248,11 +248,12 @@ def test_cancel_asks_first_and_then_cancels(world: World, page: Any) -> None:
     page.once("dialog", lambda d: d.accept())
     page.click("button.danger")
     wait_until(lambda: world.local.get(job.id).state in (JobState.CANCELLING, JobState.CANCELLED), 60, "the cancel")
+    # The click posts a form: while the next page loads, its #job-state may not be parsed yet (hence ?.).
     page.wait_for_function("() => ['CANCELLING', 'CANCELLED'].includes("
-                           "document.getElementById('job-state').textContent.trim())")
+                           "document.getElementById('job-state')?.textContent.trim())")
     assert page.locator("button.danger").count() == 0  # the page after the cancel has no Cancel button
     assert world.local.wait(job.id, timeout=60).state is JobState.CANCELLED
-    page.wait_for_function("() => document.getElementById('job-state').textContent.trim() === 'CANCELLED'")
+    page.wait_for_function("() => document.getElementById('job-state')?.textContent.trim() === 'CANCELLED'")
     assert page.locator("form[data-confirm]").count() == 0  # nor after the live refresh
 
 

@@ -332,8 +332,9 @@ def test_chromium_cancels_from_the_consoles_page_but_not_from_another_sites(site
     page.goto(f"{site.url}jobs/local/{job.id}")
     page.once("dialog", lambda d: d.accept())
     page.click("button.danger")
+    # The click posts a form: while the next page loads, its #job-state may not be parsed yet (hence ?.).
     page.wait_for_function("() => ['CANCELLING', 'CANCELLED'].includes("
-                           "document.getElementById('job-state').textContent.trim())")
+                           "document.getElementById('job-state')?.textContent.trim())")
     assert site.local.wait(job.id, timeout=60).state is JobState.CANCELLED
 
 
