@@ -97,6 +97,7 @@ def test_a_null_field_of_a_training_input_is_unset_as_rest_reads_it(tmp_path: Pa
     proc = run_cli("convert", str(REST / "c10_airflow_v2_null_scale_tier.json"), "--output", "request")
     no_traceback(proc)
     assert proc.returncode == 0, proc.stderr
+    assert "warning: trainingInput.scaleTier: null is read as not set, as the REST API and gcloud read it" in proc.stderr
     assert "trainingInput.scaleTier is not set: read as BASIC" in proc.stderr
     body = json.loads(REST.joinpath("c10_airflow_v2_null_scale_tier.json").read_text())
     body["labels"], body["trainingInput"]["masterConfig"] = None, None
@@ -105,6 +106,8 @@ def test_a_null_field_of_a_training_input_is_unset_as_rest_reads_it(tmp_path: Pa
     again = run_cli("convert", str(path), "--output", "request")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["body"] == json.loads(proc.stdout)["body"]
+    assert "warning: labels: null is read as not set" in again.stderr
+    assert "warning: trainingInput.masterConfig: null is read as not set" in again.stderr
 
 
 def test_a_null_in_a_list_is_still_refused_without_advice_to_quote_it(tmp_path: Path) -> None:

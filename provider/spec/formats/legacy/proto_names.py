@@ -11,7 +11,7 @@ The fields are the legacy schema's own (``schema.py``: ``trainingInput`` and the
 each field's proto name the snake_case of its JSON name), walked by their ``properties``; only the
 keys of a message are read so: what a field holds as the user's data (args, a map, a string) is never
 renamed. A ``null`` field of a message (and the Job's ``labels: null``) is unset, as protobuf's JSON
-mapping and gcloud's apitools read it: Airflow's MLEngineStartTrainingJobOperator sends
+mapping and gcloud's apitools read it, and named in a warning (as gcloud's config reader names one): Airflow's MLEngineStartTrainingJobOperator sends
 ``'scaleTier': None`` (JSON ``null``) when no tier is given. A field written in both spellings in one message is refused by name, as
 ``vertex/proto_names.py`` refuses it. ``read`` runs before the schema
 (``provider/spec/formats/google_readers.py``); the renamed keys keep their lines, and every finding names
@@ -59,6 +59,7 @@ def _walk(message: _Message, value: dict[str, Any], path: DocPath, notes: list[N
     out: dict[str, Any] = {}
     for key, item in value.items():
         if item is None:  # null is unset, as the REST API's JSON mapping and gcloud's --config read it
+            notes.append(_null(path + (key,)))
             continue
         json_name = message.by_proto.get(key, key)
         if json_name != key and json_name in value:
@@ -87,5 +88,12 @@ def read(data: Any) -> Forms:
     if not isinstance(spec, dict) or not isinstance(spec.get(MARKER), dict):
         return Forms(data)
     renamed, notes = json_names(spec[MARKER], ("spec", MARKER))
-    job = {k: v for k, v in spec.items() if not (k in _JOB_FIELDS and v is None)}
-    return Forms({**data, "spec": {**job, MARKER: renamed}}, notes)
+    nulls = [k for k in _JOB_FIELDS if k in spec and spec[k] is None]
+    job = {k: v for k, v in spec.items() if k not in nulls}
+    return Forms({**data, "spec": {**job, MARKER: renamed}}, notes + tuple(_null(("spec", k)) for k in nulls))
+
+
+def _null(path: DocPath) -> Note:
+    where = ".".join(str(p) for p in path[1:])
+    return Note(f"{where}: null is read as not set, as the REST API and gcloud read it (nothing is sent)", path,
+                "aip.form.null", source=_SOURCE)
