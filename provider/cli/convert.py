@@ -41,7 +41,8 @@ _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType",
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note (by either name: a
 # CustomJob's to_dict() writes create_time).
 OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
-               "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi")
+               "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi",
+               "jobPosition")  # an AI Platform Job's place in the queue (ml_v1_messages.py: "Output only")
 
 
 def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
@@ -90,6 +91,9 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
     job_spec = _job_spec(doc, path)
     if not any(k in data for k in _BODY_KEYS) and job_spec is None:
         bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
+        if written(data, "predictionInput") is not None:  # an Airflow MLEngineStartBatchPredictionJobOperator's Job
+            raise UserError(f"{path}: an AI Platform batch prediction job (predictionInput), not a training job: trainjobs "
+                            "converts a Job's trainingInput only (Vertex AI runs batch prediction as batchPredictionJobs)")
         if bare:
             raise UserError(
                 f"{path}: not a spec and not a config: its top level holds {', '.join(bare)}, fields of an AI Platform "
@@ -283,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
-    from provider.cli.convert_images import current_images, still_named
+    from provider.cli.convert_images import current_images, request_needs_image, still_named
 
     job, problems = result.job, result.problems
     if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
@@ -291,6 +295,8 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         notes += _legacy_machines(job)
         notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
         problems = still_named(job, problems)
+    if args.output == "request":
+        problems = request_needs_image(problems)
     errors = [p for p in problems if p.is_error]
     if errors or job is None:
         for note in notes:

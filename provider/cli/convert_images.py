@@ -25,7 +25,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from provider.core.problem import Problem
+from provider.core.problem import Problem, Severity
 from provider.core.record import replace
 from provider.spec.model import Container, PoolOverride, PythonPackage, Role, TrainingJob, WorkerPool
 from provider.validation.rules.containers import named_images, prebuilt_name, successor
@@ -151,3 +151,12 @@ def still_named(job: TrainingJob, problems: list[Problem]) -> list[Problem]:
             if (runtime or not p.rule.startswith("runtime.end_of_"))  # the runtime is no longer written
             and (p.rule != "container.end_of_availability"
                  or any(f"the prebuilt container {n} reached" in p.message for n in names if n))]
+
+
+def request_needs_image(problems: list[Problem]) -> list[Problem]:
+    """``problems`` for ``--output request``: where the runtime runs no Vertex AI prebuilt container
+    (``runtime.container``: runtime 1.14, or Python 2.7), the request has no executorImageUri, a field
+    Vertex AI requires, so the finding that says so refuses the request (a spec keeps it as a warning:
+    it still runs on the local backend). Convert never invents an image."""
+    return [p.at(severity=Severity.ERROR, message=f"{p.message}: the request would have no executorImageUri, "
+                 "which Vertex AI requires") if p.rule == "runtime.container" else p for p in problems]

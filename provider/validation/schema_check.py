@@ -207,9 +207,10 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
         if doc is not None and hint is None:
             raw = raw_text(doc, issue.path)
             if raw is not None and "google.protobuf.Duration" in (issue.allowed or "") and _is_number(raw):
-                hint = f"write {raw}s: a duration is its seconds with an 's' suffix ('{raw}' quoted is still no duration)"
-            elif raw is not None and "string" in (issue.allowed or "") + issue.message:
-                hint = f"quote it: '{raw}' (written without quotes, YAML reads {raw} as a number or boolean)"
+                hint = f'write "{raw}s": a duration is its seconds with an \'s\' suffix ("{raw}" quoted is still no duration)'
+            elif raw is not None and raw not in _NULLS and "string" in (issue.allowed or "") + issue.message:
+                # double quotes: the same advice for a YAML file and a JSON body (where '10' is no string)
+                hint = f'quote it: "{raw}" (written without quotes, {raw} is read as a number or boolean)'
         out.append(Problem(
             file=filename,
             line=pos[0] if pos else None,
@@ -222,6 +223,9 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
             source=f"schemas/{'trainingjob' if kind == 'spec' else 'stack'}.schema.json",
         ))
     return out
+
+
+_NULLS = ("null", "Null", "NULL", "~", "")  # YAML's and JSON's null: quoting it makes the string 'null', no fix
 
 
 def _is_number(raw: str) -> bool:

@@ -87,3 +87,92 @@ def test_a_training_input_without_its_key_is_named_with_the_fix() -> None:
     assert ("its top level holds scaleTier, masterType, masterConfig, hyperparameters, fields of an AI Platform "
             "TrainingInput, without the trainingInput: key") in proc.stderr
     assert "write them under trainingInput:" in proc.stderr
+
+
+# corpus10: what the AI Platform bodies of rest_corpus.yaml's c10_ cases showed.
+
+def test_a_null_field_of_a_training_input_is_unset_as_rest_reads_it(tmp_path: Path) -> None:
+    """Airflow's MLEngineTrainingOperator sends 'scaleTier': None (JSON null) when no tier is given; the REST API and
+    gcloud's --config read null as unset. Refused before: "null is not allowed for scaleTier"."""
+    proc = run_cli("convert", str(REST / "c10_airflow_v2_null_scale_tier.json"), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: trainingInput.scaleTier: null is read as not set, as the REST API and gcloud read it" in proc.stderr
+    assert "trainingInput.scaleTier is not set: read as BASIC" in proc.stderr
+    body = json.loads(REST.joinpath("c10_airflow_v2_null_scale_tier.json").read_text())
+    body["labels"], body["trainingInput"]["masterConfig"] = None, None
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(body))
+    again = run_cli("convert", str(path), "--output", "request")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["body"] == json.loads(proc.stdout)["body"]
+    assert "warning: labels: null is read as not set" in again.stderr
+    assert "warning: trainingInput.masterConfig: null is read as not set" in again.stderr
+
+
+def test_a_null_in_a_list_is_still_refused_without_advice_to_quote_it(tmp_path: Path) -> None:
+    body = json.loads(REST.joinpath("c10_airflow_v2_null_scale_tier.json").read_text())
+    body["trainingInput"]["args"].append(None)
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(body))
+    proc = run_cli("convert", str(path), "--output", "request")
+    assert proc.returncode == 1
+    assert "spec.trainingInput.args[4] is null, expected a string" in proc.stderr
+    assert "quote it" not in proc.stderr
+
+
+def test_a_number_where_rest_takes_a_string_is_advised_in_quotes_json_also_takes(tmp_path: Path) -> None:
+    """The advice was YAML's single quotes, which a JSON body cannot hold."""
+    body = json.loads(REST.joinpath("c10_airflow_v2_null_scale_tier.json").read_text())
+    body["trainingInput"]["args"][3] = 10
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(body))
+    proc = run_cli("convert", str(path), "--output", "request")
+    assert proc.returncode == 1
+    assert 'quote it: "10"' in proc.stderr
+
+
+def test_a_runtime_without_a_container_makes_no_request() -> None:
+    """runtime 1.12 runs no Vertex AI prebuilt container: the request said executorImageUri "" (which Vertex AI
+    refuses) under a warning. The request is refused; the converted spec keeps the warning."""
+    path = str(REST / "c10_cloudssifier_standard_p100.json")
+    request = run_cli("convert", path, "--output", "request")
+    no_traceback(request)
+    assert request.returncode == 1 and not request.stdout
+    assert ("error: no Vertex AI prebuilt training container matches runtime 1.12: the request would have no "
+            "executorImageUri, which Vertex AI requires") in request.stderr
+    spec = run_cli("convert", path)
+    assert spec.returncode == 0, spec.stderr
+    assert "# warning: no Vertex AI prebuilt training container matches runtime 1.12" in spec.stdout
+
+
+@pytest.mark.parametrize(("name", "written", "enum"), [
+    ("c10_lyrical_hyphen_k80", "NVIDIA-TESLA-K80", "NVIDIA_TESLA_K80"),
+    ("c10_kfp_od_lowercase_p100", "nvidia-tesla-p100", "NVIDIA_TESLA_P100"),
+])
+def test_gclouds_flag_spelling_of_an_accelerator_is_named_with_the_enum(name: str, written: str, enum: str) -> None:
+    """The closest-match guess offered NVIDIA_TESLA_V100 for NVIDIA-TESLA-K80 (the K80 is retired, so no guess)."""
+    proc = run_cli("convert", str(REST / f"{name}.json"), "--output", "request")
+    assert proc.returncode == 1
+    assert f"{written} is not an accelerator type Vertex AI knows" in proc.stderr
+    assert f"the AcceleratorType enum spells it {enum} ({written} is gcloud's flag spelling" in proc.stderr
+    assert "did you mean" not in proc.stderr
+
+
+def test_package_fields_beside_a_custom_container_are_named() -> None:
+    """A TFX custom config writes pythonVersion beside masterConfig.imageUri: it reached no request and no warning."""
+    proc = run_cli("convert", str(REST / "c10_tfx_generic_executor_t4.json"), "--output", "request")
+    assert proc.returncode == 0, proc.stderr
+    assert ("warning: trainingInput.pythonVersion is not sent to Vertex AI: the job runs the custom container "
+            "masterConfig.imageUri, so the Python version is the image's") in proc.stderr
+    assert "pythonVersion" not in proc.stdout
+
+
+def test_a_batch_prediction_job_is_named_as_such() -> None:
+    """Airflow's MLEngineStartBatchPredictionJobOperator tests (tests/providers/google/cloud/operators/
+    test_mlengine.py, find_string id 197334376) create a Job with predictionInput: convert said only "not a spec
+    and not a config"."""
+    proc = run_cli("convert", str(REST / "c10_airflow_batch_prediction_job.json"), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1 and not proc.stdout
+    assert "an AI Platform batch prediction job (predictionInput), not a training job" in proc.stderr

@@ -37,7 +37,16 @@ def unknown_accelerator(ctx: Context, name: str, where: DocPath, on_machine: lis
     return Finding(
         f"{name} is not an accelerator type Vertex AI knows", where, "gpu.unknown", MACHINE_SPEC + " (AcceleratorType)",
         allowed=(f"on this machine type: {join(on_machine)}" if on_machine else "one of " + join(offered))
-        + " (trainjobs gpus lists them)", hint=did_you_mean(name, offered))
+        + " (trainjobs gpus lists them)", hint=_enum_spelling(ctx, name) or did_you_mean(name, offered))
+
+
+def _enum_spelling(ctx: Context, name: str) -> str | None:
+    """gcloud's flag spelling of an accelerator (``nvidia-tesla-k80``, ``type=NVIDIA-TESLA-K80``) written where the
+    API takes its enum: the enum's name, which a closest-match guess misses when the enum is retired (K80)."""
+    enum = name.strip().upper().replace("-", "_")
+    if enum == name or enum not in ctx.catalog.accelerators:
+        return None
+    return f"the AcceleratorType enum spells it {enum} ({name} is gcloud's flag spelling, which the API refuses)"
 
 
 @rule

@@ -23,12 +23,29 @@ def _container(master: Node, image: str, runtime: object, spec: Node, ti: Node, 
             "aip.runtime_or_image",
             allowed="either runtimeVersion (with pythonVersion) for a Python package, or masterConfig.imageUri",
         )
+    _package_fields_beside_image(spec, ti, notes)
     return Container(
         image_uri=image,
         command=master.strs("containerCommand") or (),
         args=master.strs("containerArgs") or (),
         at={"": master.path, "image_uri": master.at("imageUri")},
     )
+
+
+_PACKAGE_FIELDS = (("pythonVersion", "pythonVersion", "the Python version is the image's"),
+                   ("pythonModule", "moduleName", "the image's ENTRYPOINT (or containerCommand) runs, not a module"),
+                   ("packageUris", "packages", "the code is the image's, no package is installed"))
+
+
+def _package_fields_beside_image(spec: Node, ti: Node, notes: Notes) -> None:
+    """A package's fields beside masterConfig.imageUri (a TFX custom config writes pythonVersion there): the
+    container job has no use for them, and Vertex AI's containerSpec no field for them: each is named, not
+    dropped in silence (AI Platform needs packageUris only without a custom container, aip.packageUris)."""
+    for field, flag, why in _PACKAGE_FIELDS:
+        value, path = effective(spec, ti, flag) if flag in spec else (ti.raw(field), ti.at(field))
+        if value is not None:
+            notes.warn(f"trainingInput.{field} is not sent to Vertex AI: the job runs the custom container "
+                       f"masterConfig.imageUri, so {why}", path, "aip.runtime_or_image")
 
 
 def _stray_container_fields(master: Node | None, notes: Notes) -> None:

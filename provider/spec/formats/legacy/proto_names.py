@@ -10,7 +10,9 @@ keys (tensorflow/cloud ``src/python/tensorflow_cloud/core/deploy.py``).
 The fields are the legacy schema's own (``schema.py``: ``trainingInput`` and the messages under it,
 each field's proto name the snake_case of its JSON name), walked by their ``properties``; only the
 keys of a message are read so: what a field holds as the user's data (args, a map, a string) is never
-renamed. A field written in both spellings in one message is refused by name, as
+renamed. A ``null`` field of a message (and the Job's ``labels: null``) is unset, as protobuf's JSON
+mapping and gcloud's apitools read it, and named in a warning (as gcloud's config reader names one): Airflow's MLEngineStartTrainingJobOperator sends
+``'scaleTier': None`` (JSON ``null``) when no tier is given. A field written in both spellings in one message is refused by name, as
 ``vertex/proto_names.py`` refuses it. ``read`` runs before the schema
 (``provider/spec/formats/google_readers.py``); the renamed keys keep their lines, and every finding names
 a field as the user wrote it (``provider/document/locate.py``: ``locate`` and ``as_written`` find a JSON
@@ -29,6 +31,7 @@ from provider.spec.formats.vertex.proto_names import written_twice
 from provider.spec.model import DocPath, Note
 
 MARKER = "trainingInput"
+_JOB_FIELDS = ("labels",)  # the Job's own fields beside trainingInput that a null leaves unset (jobId is required)
 _SOURCE = "the REST API's JSON mapping of google.cloud.ml.v1 (a field by its JSON or its proto name)"
 
 
@@ -55,6 +58,9 @@ def _training_input() -> _Message:
 def _walk(message: _Message, value: dict[str, Any], path: DocPath, notes: list[Note]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, item in value.items():
+        if item is None:  # null is unset, as the REST API's JSON mapping and gcloud's --config read it
+            notes.append(_null(path + (key,)))
+            continue
         json_name = message.by_proto.get(key, key)
         if json_name != key and json_name in value:
             where = ".".join(str(p) for p in path[1:])
@@ -82,4 +88,12 @@ def read(data: Any) -> Forms:
     if not isinstance(spec, dict) or not isinstance(spec.get(MARKER), dict):
         return Forms(data)
     renamed, notes = json_names(spec[MARKER], ("spec", MARKER))
-    return Forms({**data, "spec": {**spec, MARKER: renamed}}, notes)
+    nulls = [k for k in _JOB_FIELDS if k in spec and spec[k] is None]
+    job = {k: v for k, v in spec.items() if k not in nulls}
+    return Forms({**data, "spec": {**job, MARKER: renamed}}, notes + tuple(_null(("spec", k)) for k in nulls))
+
+
+def _null(path: DocPath) -> Note:
+    where = ".".join(str(p) for p in path[1:])
+    return Note(f"{where}: null is read as not set, as the REST API and gcloud read it (nothing is sent)", path,
+                "aip.form.null", source=_SOURCE)
