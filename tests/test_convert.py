@@ -433,3 +433,38 @@ def test_ai_platform_hyperparameter_numbers_written_as_strings_are_numbers(tmp_p
     path.write_text(path.read_text().replace("'0.001'", "'small'"))
     proc = run_cli("convert", str(path), cwd=tmp_path)
     assert proc.returncode == 1 and "minValue" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(("worker", "command", "args", "warned"), [
+    ({"imageUri": "gcr.io/p/worker:1"}, None, None, "containerCommand or containerArgs"),
+    ({"containerArgs": ["--role", "worker"]}, None, ["--role", "worker"], "containerCommand:"),
+    ({"imageUri": "gcr.io/p/worker:1", "containerCommand": ["sh"], "containerArgs": ["-c", "w"]}, ["sh"], ["-c", "w"],
+     None),
+    ({}, ["python", "train.py"], ["--role", "chief"], None),  # no container config of its own: the master's
+])
+def test_an_ai_platform_replica_takes_only_the_masters_image(tmp_path: Path, worker: dict[str, object],
+                                                             command: list[str] | None, args: list[str] | None,
+                                                             warned: str | None) -> None:
+    """A ReplicaConfig's containerCommand and containerArgs are its own (none: the image's ENTRYPOINT and CMD);
+    only imageUri falls back to masterConfig's. A worker with a container config of its own does not run the
+    master's command or arguments, and the user is told so by name."""
+    ti: dict[str, object] = {
+        "region": "us-central1", "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+        "workerType": "n1-standard-8", "workerCount": 2,
+        "masterConfig": {"imageUri": "gcr.io/p/master:1", "containerCommand": ["python", "train.py"],
+                         "containerArgs": ["--role", "chief"]},
+    }
+    if worker:
+        ti["workerConfig"] = worker
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"trainingInput": ti}))
+    proc = run_cli("convert", str(path), "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    pools = json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"]
+    assert pools[0]["containerSpec"]["command"] == ["python", "train.py"]
+    spec = pools[1]["containerSpec"]
+    assert spec["imageUri"] == worker.get("imageUri", "gcr.io/p/master:1")
+    assert (spec.get("command"), spec.get("args")) == (command, args)
+    notes = [line for line in proc.stderr.splitlines() if "workerConfig sets no" in line]
+    assert bool(notes) == (warned is not None) and (warned is None or warned in notes[0]), proc.stderr

@@ -63,11 +63,27 @@ def _disk(cfg: Node | None) -> Disk:
     )
 
 
-def _override(cfg: Node | None, role: Role) -> PoolOverride | None:
-    """A worker's own container (imageUri, containerCommand, containerArgs); the master's is the job's."""
+def _override(cfg: Node | None, role: Role, master: Node | None, notes: Notes) -> PoolOverride | None:
+    """A worker's own container (imageUri, containerCommand, containerArgs); the master's is the job's.
+
+    Only ``imageUri`` falls back to the master's (AI Platform's ReplicaConfig); a replica's command and
+    arguments are its own, and none means its image's defaults (job_rules aip.container_command_args). So a
+    worker with a container config of its own runs its image's ENTRYPOINT or CMD where it names no
+    containerCommand or containerArgs, not the master's. A worker with none keeps the master's container."""
     if cfg is None or role is Role.CHIEF or not any(k in cfg for k in ("imageUri", "containerCommand", "containerArgs")):
         return None
-    return PoolOverride(image_uri=cfg.text("imageUri"), command=cfg.strs("containerCommand"), args=cfg.strs("containerArgs"))
+    command, args = cfg.strs("containerCommand"), cfg.strs("containerArgs")
+    missing = [k for k in ("containerCommand", "containerArgs") if k not in cfg and master is not None and k in master]
+    if missing:
+        default = {"containerCommand": "ENTRYPOINT", "containerArgs": "CMD"}
+        notes.warn(
+            f"{role.legacy_prefix}Config sets no {' or '.join(missing)}: that replica runs its image's "
+            f"{' and '.join(default[k] for k in missing)}, not masterConfig's {' and '.join(missing)} (a replica's "
+            "command and arguments are its own; only imageUri falls back to the master's)",
+            cfg.path,
+            "aip.container_command_args",
+        )
+    return PoolOverride(image_uri=cfg.text("imageUri"), command=command or (), args=args or ())
 
 
 def _pool(ti: Node, role: Role, machine: str, count: int, notes: Notes) -> WorkerPool:
@@ -87,7 +103,7 @@ def _pool(ti: Node, role: Role, machine: str, count: int, notes: Notes) -> Worke
         replica_count=count,
         accelerator=accelerator,
         disk=_disk(cfg),
-        override=_override(cfg, role),
+        override=_override(cfg, role, replica(ti, Role.CHIEF), notes),
         legacy_machine_type=legacy_name,
         at={
             "": type_path,
