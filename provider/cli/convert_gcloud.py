@@ -71,6 +71,8 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
     from provider.gcloud.config_doc import ConfigProblems
+    from provider.gcloud.notebook import placeholders
+    from provider.gcloud.other_shells import variables
     from provider.gcloud.words import ALLOWED, ShellError, read_line
 
     line = None
@@ -85,7 +87,8 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
         raise UserError(f"{SHOWN}: {secrets.shown(str(exc))}; allowed: {ALLOWED}", exit_code=1) from None
     except GcloudError as exc:
         raise UserError(f"{SHOWN}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
-    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes] + notes
+    others = placeholders(line.words) + variables(line.words)
+    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes + others] + notes
     if line.plain:
         built.notes.append(_environment_note(line.plain))
     return built
