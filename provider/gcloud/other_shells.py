@@ -8,7 +8,9 @@ says which shell the line is written for and what bash takes instead:
 * PowerShell continues a line with a backtick that ends it (to bash, a backtick begins a command
   substitution);
 * cmd.exe continues a line with a ``^`` that ends it (to bash, ``^`` is a word, and the newline
-  ends the command); ``%NAME%`` is a cmd.exe variable, passed by bash as written (a note says so).
+  ends the command); ``%NAME%`` is a cmd.exe variable, passed by bash as written (a note says so);
+* a Makefile's recipe line holds ``$(NAME)``, make's variable, replaced before the shell runs (to
+  bash, a command substitution).
 """
 
 from __future__ import annotations
@@ -19,6 +21,21 @@ _UNENDED = ("a newline without a backslash ends the command, and more follows: b
             "command (end each continued line with \\)")
 _SUBSTITUTION = "backticks are command substitution: trainjobs never runs commands"
 _CMD_VARIABLE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
+
+
+_MAKE_VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def substitution(line: str, at: int) -> str:
+    """What the ``$(`` or ``$[`` at ``at`` is refused as: a Makefile's variable when it is ``$(NAME)``."""
+    make = _MAKE_VARIABLE.match(line, at)
+    if make is not None:
+        return (f"{make.group()} is command substitution to bash (trainjobs never runs commands); in a Makefile it is "
+                f"make's variable {make.group(1)}, replaced before the shell runs: write its value, or "
+                f"${make.group(1)} from the environment")
+    shown = "$(...)" if line[at + 1: at + 2] == "(" else "$[...]"
+    return (f"{shown} is command substitution or arithmetic: trainjobs never runs commands; put the value in a "
+            "variable of the environment instead")
 
 
 def _ends_line(line: str, at: int) -> bool:

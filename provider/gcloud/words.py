@@ -160,8 +160,7 @@ class _Reader:
         line, start = self.line, self.i
         nxt = line[start + 1: start + 2]
         if nxt in ("(", "["):
-            raise self.fail(f"${nxt}...{')' if nxt == '(' else ']'} is command substitution or arithmetic: trainjobs "
-                            "never runs commands; put the value in a variable of the environment instead")
+            raise self.fail(other_shells.substitution(line, start))
         outer = self.anchor < 0
         if outer:
             self.anchor = start

@@ -68,3 +68,18 @@ def test_convert_names_a_cmd_variable_bash_passes_as_written(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert "%JOB% in '--display-name=%JOB%' is passed to gcloud as written, as bash passes it; in Windows cmd.exe" \
         in done.stdout + done.stderr
+
+
+def test_a_makefile_variable_is_named_as_makes() -> None:
+    # find_string id 62756632021, a Makefile's gcp-train recipe as written
+    recipe = ("gcloud ai custom-jobs create \\\n\t\t--region=$(GCP_REGION) \\\n\t\t--display-name=train-$(TAG) \\\n"
+              "\t\t--worker-pool-spec=machine-type=n1-standard-4,replica-count=1,"
+              "container-image-uri=$(GCP_REGION)-docker.pkg.dev/$(GCP_PROJECT_ID)/mlops-training/train:$(TAG)")
+    with pytest.raises(ShellError) as refused:
+        split_words(recipe, {})
+    assert str(refused.value) == (
+        "column 43: $(GCP_REGION) is command substitution to bash (trainjobs never runs commands); in a Makefile it is "
+        "make's variable GCP_REGION, replaced before the shell runs: write its value, or $GCP_REGION from the "
+        "environment")
+    with pytest.raises(ShellError, match=r"^column 43: \$\(\.\.\.\) is command substitution or arithmetic"):
+        split_words(recipe.replace("$(GCP_REGION)", "$(shell date)", 1), {})
