@@ -9,8 +9,8 @@ says which shell the line is written for and what bash takes instead:
   substitution);
 * cmd.exe continues a line with a ``^`` that ends it (to bash, ``^`` is a word, and the newline
   ends the command); ``%NAME%`` is a cmd.exe variable, passed by bash as written (a note says so);
-* a Makefile's recipe line holds ``$(NAME)``, make's variable, replaced before the shell runs (to
-  bash, a command substitution).
+* a Makefile's recipe line holds ``$(NAME)``, make's variable (named in capitals), replaced before
+  the shell runs (to bash, a command substitution).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ _SUBSTITUTION = "backticks are command substitution: trainjobs never runs comman
 _CMD_VARIABLE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
 
 
-_MAKE_VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+# make's variables as Makefiles name them, in capitals: $(date) or $(pwd) is a command bash would run
+_MAKE_VARIABLE = re.compile(r"\$\(([A-Z_][A-Z0-9_]*)\)")
 
 
 def substitution(line: str, at: int) -> str:

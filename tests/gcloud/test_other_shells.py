@@ -83,3 +83,11 @@ def test_a_makefile_variable_is_named_as_makes() -> None:
         "environment")
     with pytest.raises(ShellError, match=r"^column 43: \$\(\.\.\.\) is command substitution or arithmetic"):
         split_words(recipe.replace("$(GCP_REGION)", "$(shell date)", 1), {})
+
+
+@pytest.mark.parametrize("word", ["$(date)", "$(pwd)/trainer", "$(git rev-parse HEAD)"])
+def test_a_command_substitution_is_not_called_makes(word: str) -> None:
+    with pytest.raises(ShellError) as refused:
+        split_words(f"gcloud x {word}", {})
+    assert "$(...) is command substitution or arithmetic" in str(refused.value)
+    assert "Makefile" not in str(refused.value)
