@@ -275,7 +275,8 @@ def run(args: argparse.Namespace) -> int:
     if cloud_build.is_config(doc.data):  # a cloudbuild.yaml: its gcloud training step, read as that command line
         from provider.cli.convert_gcloud import run_gcloud
 
-        args.gcloud = cloud_build.command_line(doc.data, shown)
+        step, args.gcloud = cloud_build.command_line(doc.data, shown)
+        args.gcloud_origin = f"{shown} {step}"
         return run_gcloud(args)
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:

@@ -59,8 +59,9 @@ def _line(step: dict[str, Any]) -> str | None:
     return None
 
 
-def command_line(data: dict[str, Any], shown: str) -> str:
-    """The command line of the config's one step that submits a training job; UserError when there is not one."""
+def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
+    """The config's one step that submits a training job, named (``steps[1] (id 'Train')``), and the command line it
+    runs; UserError when there is not one."""
     found = []
     for i, step in enumerate(data["steps"]):
         line = _line(step) if isinstance(step, dict) else None
@@ -78,4 +79,4 @@ def command_line(data: dict[str, Any], shown: str) -> str:
     if "dir" in step:
         raise UserError(f"{shown}: {label} runs in dir {step['dir']!r} of the build's workspace: run trainjobs convert "
                         "from that folder, with the step's command as --gcloud", exit_code=1)
-    return line
+    return label, line

@@ -80,6 +80,7 @@ def test_a_bash_step_is_its_script_with_cloud_builds_substitutions_from_the_envi
     assert ours == _request(repo, "--gcloud", line)
     done = run_cli("convert", "cloudbuild.yaml", cwd=repo, env={"PROJECT_ID": "my-project", "COMMIT_SHA": "0"})
     assert done.returncode == 1
+    assert done.stderr.startswith("trainjobs: cloudbuild.yaml steps[2] (its gcloud command): column ")
     assert "$BUILD_ID is not defined in the environment" in done.stderr
 
 
