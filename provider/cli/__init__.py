@@ -48,7 +48,8 @@ def _schema(sub: Subparsers) -> None:
 def _convert(sub: Subparsers) -> None:
     p = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
     p.add_argument("file", metavar="FILE", nargs="?",
-                   help="a spec, a config.yaml, a CustomJobSpec, or the output of gcloud ... describe")
+                   help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
+                        "cloudbuild.yaml (its gcloud training step)")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
                         "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "

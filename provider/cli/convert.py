@@ -274,6 +274,14 @@ def run(args: argparse.Namespace) -> int:
     if doc is None or any(p.is_error for p in problems):
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
+    from provider.gcloud import cloud_build
+
+    if cloud_build.is_config(doc.data):  # a cloudbuild.yaml: its gcloud training step, read as that command line
+        from provider.cli.convert_gcloud import run_gcloud
+
+        step, args.gcloud = cloud_build.command_line(doc.data, shown)
+        args.gcloud_origin = f"{shown} {step}"
+        return run_gcloud(args)
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
         _ai_platform_job(doc, path)

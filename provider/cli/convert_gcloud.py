@@ -54,6 +54,12 @@ def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
         package["extraPackages"] = [os.path.relpath(cwd / p, base) for p in package["extraPackages"]]
 
 
+def _shown(args: argparse.Namespace) -> str:
+    """How messages name the command: <gcloud command>, or the file and step it was read from (a cloudbuild.yaml)."""
+    origin = getattr(args, "gcloud_origin", None)
+    return f"{origin} (its gcloud command)" if origin else SHOWN
+
+
 def _environment_note(plain: dict[str, str]) -> str:
     shown = ", ".join(f"${name}={value!r}" for name, value in sorted(plain.items()))
     return (f"read from the environment and written into the spec where the command uses them: {shown}; a spec is "
@@ -71,6 +77,8 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
     from provider.gcloud.config_doc import ConfigProblems
+    from provider.gcloud.notebook import placeholders
+    from provider.gcloud.other_shells import variables
     from provider.gcloud.words import ALLOWED, ShellError, read_line
 
     line = None
@@ -82,10 +90,11 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     except ConfigProblems:
         raise  # reported as a spec's problems are, by the caller
     except ShellError as exc:
-        raise UserError(f"{SHOWN}: {secrets.shown(str(exc))}; allowed: {ALLOWED}", exit_code=1) from None
+        raise UserError(f"{_shown(args)}: {secrets.shown(str(exc))}; allowed: {ALLOWED}", exit_code=1) from None
     except GcloudError as exc:
-        raise UserError(f"{SHOWN}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
-    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes] + notes
+        raise UserError(f"{_shown(args)}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
+    others = placeholders(line.words) + variables(line.words)
+    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes + others] + notes
     if line.plain:
         built.notes.append(_environment_note(line.plain))
     return built
@@ -136,10 +145,10 @@ def run_gcloud(args: argparse.Namespace) -> int:
     _relocate(spec, cwd, base)
     ctx = _context(getattr(args, "stack", None), base, built.notes)
     if built.config is None:
-        result = check_document(built.document, SHOWN, ctx)
+        result = check_document(built.document, _shown(args), ctx)
         result.problems[:] = _hinted(result.problems)
-        return emit(result, SHOWN, base, args, built.notes)
-    shown = f"{SHOWN} --config {built.config.shown}"
+        return emit(result, _shown(args), base, args, built.notes)
+    shown = f"{_shown(args)} --config {built.config.shown}"
     result = check_document(built.document, shown, ctx, config_doc.around(built.config, built.document))
     result.problems[:] = _hinted(config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown))
     return emit(result, shown, base, args, built.notes)

@@ -129,3 +129,21 @@ def labels(name: str, value: str | Lexed) -> dict[str, str]:
             raise GcloudError(f"argument {name}: Bad value [{item}]: {_VALUE_ERROR}")
         out[text] = item
     return out
+
+
+# core/properties.py _VALID_PROJECT_REGEX: an optional domain (google.com:), then a project id; no project number.
+_PROJECT_ID = re.compile(r"^(?:(?:[-a-z0-9]{1,63}\.)*(?:[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?):)?"
+                         r"(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)$")
+
+
+def project(text: str) -> None:
+    """GcloudError, in gcloud's words, for a --project value its core/project property refuses (ProjectValidator):
+    gcloud stops before it sends anything. A name (``PROJECT_ID``, ``My Project``) is not an id."""
+    if _PROJECT_ID.match(text):
+        return
+    if text == "":
+        raise GcloudError("The project property is set to the empty string, which is invalid.")
+    if re.match(r"[-0-9A-Z]", text) or any(c in text for c in " !\"'"):  # _LooksLikeAProjectName
+        raise GcloudError(f"The project property must be set to a valid project ID, not the project name [{text}]; "
+                          "allowed: a project id (lower-case letters, digits and -)")
+    raise GcloudError(f"The project property must be set to a valid project ID, [{text}] is not a valid project ID.")

@@ -126,6 +126,22 @@ def _aip_job_fields(config: dict[str, Any], job_id: str | None, notes: list[str]
             notes.append(f"{key} in the config is set by the service (output only): ignored")
 
 
+def _config_package_uris(ti: dict[str, Any], values: dict[str, Any], notes: list[str]) -> None:
+    """gcloud sets trainingInput.packageUris to what --packages and --package-path give, an empty list without
+    them (api_lib/ml_engine/jobs.py BuildTrainingJob): a config's packageUris is never sent. With neither flag,
+    a job that runs no container of its own is refused, with gcloud's words."""
+    if not ti.get("packageUris") or "packages" in values or "packagePath" in values:
+        return  # the flags' packages replace the config's (provider.spec.formats.legacy.application)
+    master = ti.get("masterConfig")
+    if values.get("masterImageUri") or (isinstance(master, dict) and master.get("imageUri")):
+        notes.append("packageUris in the config is not sent: gcloud replaces it with what --packages and "
+                     "--package-path give (none here), and the job runs its container")
+        return
+    raise GcloudError("Non-custom jobs must have packages. (gcloud replaces the config's trainingInput.packageUris "
+                      "with what --packages and --package-path give, and neither is given); allowed: --packages "
+                      "with the config's gs:// URIs, --package-path, or a container (masterConfig.imageUri)")
+
+
 def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built) -> dict[str, Any]:
     if built.config is not None:
         _aip_unknown_keys(built.config)
@@ -134,6 +150,7 @@ def _ai_platform(cmd: GcloudCommand, config: dict[str, Any] | None, built: Built
     _kms(values)
     ti = (config or {}).get("trainingInput")
     spec: dict[str, Any] = {"trainingInput": ti if isinstance(ti, dict) else {}}
+    _config_package_uris(spec["trainingInput"], values, built.notes)
     _aip_job_fields(config or {}, cmd.job_id, built.notes)
     if config and "labels" in config and "labels" not in values:
         spec["labels"] = config["labels"]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from provider.core.record import Record, field
 from provider.gcloud import accelerator_flag, flags_file
 from provider.gcloud.arg_types import GcloudError as GcloudError
-from provider.gcloud.arg_types import Lexed, items, labels, pairs
+from provider.gcloud.arg_types import Lexed, items, labels, pairs, project
 from provider.gcloud.flags import (
     AI_PLATFORM,
     ALGORITHMS,
@@ -245,6 +245,8 @@ _READERS: dict[Kind, Callable[[Flag, str, str | Lexed, GcloudCommand], object]] 
 
 def _value(flag: Flag, name: str, text: str | Lexed, cmd: GcloudCommand) -> None:
     if flag.kind is Kind.NOTE:
+        if name == "--project":
+            project(_single(name, text))
         cmd.notes.append(f"{name}={_single(name, text)} is a gcloud setting, not part of the job: ignored")
         return
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)

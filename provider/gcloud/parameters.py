@@ -71,6 +71,12 @@ def head(line: str, start: int) -> Head:
             raise Refused(f"${{#...}} is a length, not read here; {_FIX}")
         if c and _SPECIAL.match(c):
             raise Refused(f"${{{c}...}} is a special shell parameter, never from the environment; {_FIX}")
+        if c == "{":  # ${{ env.NAME }}: GitHub Actions replaces it in a run: block before bash reads the line
+            end = line.find("}}", i)
+            shown = line[i - 2: end + 2] if end > 0 else "${{ ... }}"
+            raise Refused(f"{shown} is a GitHub Actions expression, replaced by GitHub before bash runs (to bash: a bad "
+                          "substitution); write its value, or $NAME for a variable the workflow sets in the "
+                          "environment (env: NAME)")
         raise Refused("this ${ is not followed by a variable's name (bash: bad substitution)")
     name, j = m.group(0), m.end()
     rest = line[j: j + 2]

@@ -10,7 +10,8 @@ environment (an unquoted value splits at spaces, tabs and newlines), ``${VAR:-wo
 the line reads the outer value), and the commands before ``&&``, ``;`` or a newline that set what
 the command's ``$REGION`` reads (``REGION=x && gcloud ...``, ``export``, ``set -eu``:
 provider.gcloud.prelude). A variable whose name looks secret stands as a marker, never its value
-(provider.gcloud.secrets).
+(provider.gcloud.secrets). A notebook's ``!gcloud`` line or ``%%bash`` cell: provider.gcloud.notebook; a line
+written for PowerShell or cmd.exe is named as such (provider.gcloud.other_shells).
 
 What is refused with a message naming the column, and what to write instead:
 
@@ -38,7 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, parameters, prelude, secrets
+from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, secrets
 from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
 
 __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
@@ -159,8 +160,7 @@ class _Reader:
         line, start = self.line, self.i
         nxt = line[start + 1: start + 2]
         if nxt in ("(", "["):
-            raise self.fail(f"${nxt}...{')' if nxt == '(' else ']'} is command substitution or arithmetic: trainjobs "
-                            "never runs commands; put the value in a variable of the environment instead")
+            raise self.fail(other_shells.substitution(line, start))
         outer = self.anchor < 0
         if outer:
             self.anchor = start
@@ -335,8 +335,7 @@ class _Reader:
             return
         rest = self.line[self.i:]
         if self.words and rest.strip() and not rest.lstrip().startswith("#"):
-            raise self.fail("a newline without a backslash ends the command, and more follows: bash would "
-                            "run that as a second command (end each continued line with \\)", self.i - 1)
+            raise self.fail(other_shells.unended(self.line, self.i - 1), self.i - 1)
 
     def operator(self) -> None:
         op, what = next((op, what) for op, what in prelude.OPERATORS if self.line.startswith(op, self.i))
@@ -372,7 +371,7 @@ class _Reader:
         elif c == "$":
             self.dollar()
         elif c == "`":
-            raise self.fail("backticks are command substitution: trainjobs never runs commands")
+            raise self.fail(other_shells.backtick(self.line, self.i))
         elif c == "#" and not glued:  # a comment begins a token: after ${X:-} or '' it is text
             end = self.line.find("\n", self.i)
             self.i = len(self.line) if end < 0 else end
@@ -387,7 +386,7 @@ def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Lin
     """The words bash would pass to the command run in ``cwd`` (default: the current directory) and
     the variables they took, or ShellError saying why not."""
     check_text(line)
-    reader = _Reader(line.replace("\r\n", "\n"), env, cwd or Path.cwd())
+    reader = _Reader(notebook.shell_line(line.replace("\r\n", "\n")), env, cwd or Path.cwd())
     while reader.i < len(reader.line):
         reader.step()
     reader.end_word()

@@ -37,6 +37,28 @@ def test_flag_values_as_gcloud_reads_them() -> None:
     assert any("--async" in n for n in cmd.notes) and any("--project" in n for n in cmd.notes)
 
 
+# core/properties.py ProjectValidator, as gcloud 528 words it (a public cheat sheet's --project=PROJECT_ID:
+# find_string id 51978328803; the oracle corpus holds it as c9_hp_cheatsheet_project_name)
+@pytest.mark.parametrize(("project", "says"), [
+    ("PROJECT_ID", "The project property must be set to a valid project ID, not the project name [PROJECT_ID]"),
+    ("'My Project'", "not the project name [My Project]"),
+    ("my_project", "The project property must be set to a valid project ID, [my_project] is not a valid project ID."),
+    ("''", "The project property is set to the empty string, which is invalid."),
+])
+def test_a_project_gcloud_refuses_is_refused(project: str, says: str) -> None:
+    for line in (f"gcloud ai custom-jobs create --display-name d --project={project}",
+                 f"gcloud --project {project} ai-platform jobs submit training j1 --region us-east1"):
+        with pytest.raises(GcloudError) as refused:
+            _parse(line)
+        assert says in str(refused.value)
+
+
+@pytest.mark.parametrize("project", ["my-project", "google.com:my-proj", "123456", "a"])
+def test_a_project_id_is_a_note(project: str) -> None:
+    cmd = _parse(f"gcloud ai custom-jobs create --display-name d --project {project}")
+    assert f"--project={project} is a gcloud setting, not part of the job: ignored" in cmd.notes
+
+
 def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     cmd = _parse("gcloud ai custom-jobs create --display-name d --region us-central1 "
                  "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i "
@@ -161,3 +183,26 @@ def test_a_pool_count_is_read_as_pythons_int_reads_it(tmp_path: Path) -> None:
                          "container-image-uri=gcr.io/p/i"), tmp_path)
     pools = built.document["spec"]["workerPoolSpecs"]
     assert pools[0]["machineSpec"]["acceleratorCount"] == 1 and pools[1]["replicaCount"] == 2
+
+
+@pytest.mark.parametrize(("flags", "refused"), [
+    ("", True),  # gcloud sends trainingInput.packageUris = [] (api_lib/ml_engine/jobs.py BuildTrainingJob)
+    ("--packages gs://my-bucket/other-0.2.tar.gz", False),
+    ("--master-image-uri gcr.io/p/trainer --scale-tier custom --master-machine-type n1-standard-4", False),
+])
+def test_a_configs_package_uris_are_replaced_as_gcloud_replaces_them(flags: str, refused: bool, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A public config.yaml names its package only by trainingInput.packageUris (find_string id 23440705819; the
+    oracle corpus holds it as c9_gcs_package_config_*): gcloud replaces it with what --packages and --package-path
+    give, so with neither it refuses a job that runs no container of its own."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "c.yaml").write_text("trainingInput:\n  pythonModule: trainer.task\n"
+                                     "  packageUris: ['gs://my-bucket/trainer.tar.gz']\n")
+    monkeypatch.chdir(tmp_path)
+    cmd = _parse(f"gcloud ai-platform jobs submit training j1 --region us-central1 --config c.yaml {flags}")
+    if refused:
+        with pytest.raises(GcloudError, match=r"^Non-custom jobs must have packages\. \(gcloud replaces"):
+            build(cmd, tmp_path)
+        return
+    built = build(cmd, tmp_path)
+    assert ("packageUris in the config is not sent" in " ".join(built.notes)) is ("image" in flags)

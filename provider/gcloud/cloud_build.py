@@ -1,0 +1,82 @@
+"""A Cloud Build config (cloudbuild.yaml) given to ``trainjobs convert``: its gcloud training step, read as
+the command line it runs (then as ``convert --gcloud`` reads any line).
+
+A step runs gcloud with its ``args`` as gcloud's words, no shell between, when its builder is gcloud
+(``name`` ``gcr.io/cloud-builders/gcloud`` or ``gcloud-slim`` without an entrypoint, or any image with
+``entrypoint: gcloud``); a step with ``entrypoint: bash`` (or ``sh``) and ``args: [-c, SCRIPT]``, or a
+``script``, runs that text in bash. Cloud Build first replaces its substitutions in each arg: ``$NAME``
+and ``${NAME}`` (``$PROJECT_ID``, ``$BUILD_ID``, ``$COMMIT_SHA``, a user's ``$_NAME``), ``$$`` being a
+``$``. Here a substitution is read from the environment, as a ``$NAME`` of a gcloud line is (``export
+PROJECT_ID=...`` first; one that is not set is refused by name): an args list becomes the bash line of
+its words (each literal piece single-quoted, each substitution ``"${NAME}"``), a script is read with its
+``$$`` as ``$``. The command runs where convert runs, as the build's /workspace; a step's ``dir`` is
+refused by name (run convert from that folder). Exactly one step may submit a training job.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from provider.core.errors import UserError
+
+_GCLOUD_BUILDERS = ("gcr.io/cloud-builders/gcloud", "gcr.io/cloud-builders/gcloud-slim")
+_SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh")
+_TRAINING = re.compile(r"(?:^|\s)(?:jobs\s+submit\s+training|custom-jobs\s+create|hp-tuning-jobs\s+create)(?:\s|$)")
+_SUBSTITUTION = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def is_config(data: Any) -> bool:
+    """Whether ``data`` is a Cloud Build config: a mapping whose steps are a list (no spec format has steps)."""
+    return isinstance(data, dict) and isinstance(data.get("steps"), list)
+
+
+def _word(arg: str) -> str:
+    """One gcloud word of an args list as bash text: literal pieces quoted, substitutions "${NAME}"."""
+    out, last = [], 0
+    for m in _SUBSTITUTION.finditer(arg):
+        if m.start() > last:
+            out.append(shlex.quote(arg[last:m.start()]))
+        out.append("'$'" if m.group() == "$$" else f'"${{{m.group(1) or m.group(2)}}}"')
+        last = m.end()
+    if last < len(arg) or not out:
+        out.append(shlex.quote(arg[last:]))
+    return "".join(out)
+
+
+def _line(step: dict[str, Any]) -> str | None:
+    """The bash line a step runs, or None when it runs no gcloud."""
+    args = step.get("args")
+    words = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
+    entrypoint = step.get("entrypoint")
+    if isinstance(step.get("script"), str):
+        return str(step["script"]).replace("$$", "$")
+    if entrypoint in _SHELLS and words[:1] == ["-c"] and len(words) >= 2:
+        return words[1].replace("$$", "$")
+    if entrypoint == "gcloud" or (entrypoint is None and step.get("name") in _GCLOUD_BUILDERS):
+        return " ".join(["gcloud", *(_word(w) for w in words)])
+    return None
+
+
+def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
+    """The config's one step that submits a training job, named (``steps[1] (id 'Train')``), and the command line it
+    runs; UserError when there is not one."""
+    found = []
+    for i, step in enumerate(data["steps"]):
+        line = _line(step) if isinstance(step, dict) else None
+        if line is not None and _TRAINING.search(line):
+            label = f"steps[{i}]" + (f" (id {step['id']!r})" if "id" in step else "")
+            found.append((label, step, line))
+    if not found:
+        raise UserError(f"{shown}: a Cloud Build config with no step that submits a training job; allowed: a step that "
+                        "runs gcloud ai custom-jobs create, gcloud ai hp-tuning-jobs create or gcloud ai-platform jobs "
+                        "submit training (the gcloud builder's args, or bash -c)", exit_code=1)
+    if len(found) > 1:
+        raise UserError(f"{shown}: {len(found)} Cloud Build steps submit a training job ({', '.join(f[0] for f in found)}); "
+                        "give the one to convert with --gcloud", exit_code=1)
+    label, step, line = found[0]
+    if "dir" in step:
+        raise UserError(f"{shown}: {label} runs in dir {step['dir']!r} of the build's workspace: run trainjobs convert "
+                        "from that folder, with the step's command as --gcloud", exit_code=1)
+    return label, line

@@ -1,0 +1,112 @@
+"""``trainjobs convert cloudbuild.yaml``: the config's gcloud training step read as the command it runs
+(provider.gcloud.cloud_build), the same request as ``convert --gcloud`` of that command.
+
+Public configs: a cloudbuild.yaml whose 'Submit Training Job' step gives the gcloud builder its args
+(find_string id 46426848198; the oracle corpus holds the same command as c7_bikeshare_cloudbuild_step),
+and a GPU pipeline's cloudbuild-gpu.yaml whose Vertex step runs ``bash -c`` with Cloud Build's
+$BUILD_ID, $PROJECT_ID and $COMMIT_SHA (find_string id 9306252182; corpus cloudbuild_smoke_test).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..conftest import run_cli
+from .test_real_inputs import _repo
+
+BIKESHARE = """steps:
+- name: 'gcr.io/cloud-builders/docker'
+  id: 'Build Docker Image'
+  args: ['build', '-t', 'gcr.io/storied-polymer-427814-e8/cicd-vertex-bikeshare-model', '.']
+- name: 'gcr.io/cloud-builders/gcloud'
+  id: 'Submit Training Job'
+  args: ['ai', 'custom-jobs', 'create', '--region=us-central1', '--project=storied-polymer-427814-e8', '--worker-pool-spec=replica-count=1,machine-type=n1-standard-4,container-image-uri=gcr.io/storied-polymer-427814-e8/cicd-vertex-bikeshare-model', '--display-name=bike-sharing-model-training']
+- name: 'gcr.io/cloud-builders/gcloud'
+  id: 'Upload Model'
+  args: ['ai', 'models', 'upload', '--display-name=bikeshare-new-model', '--region=us-central1']
+"""
+BIKESHARE_LINE = ("gcloud ai custom-jobs create --region=us-central1 --project=storied-polymer-427814-e8 "
+                  "--worker-pool-spec=replica-count=1,machine-type=n1-standard-4,container-image-uri=gcr.io/"
+                  "storied-polymer-427814-e8/cicd-vertex-bikeshare-model --display-name=bike-sharing-model-training")
+
+GPU = """steps:
+  - name: 'gcr.io/cloud-builders/docker'
+    args: ['push', 'gcr.io/$PROJECT_ID/ml-trainer:$COMMIT_SHA']
+  - name: 'gcr.io/$PROJECT_ID/ml-trainer:$COMMIT_SHA'
+    args:
+      - 'python'
+      - '-c'
+      - |
+        import torch
+  - name: 'gcr.io/google.com/cloudsdktool/cloud-sdk'
+    entrypoint: 'bash'
+    args:
+      - '-c'
+      - |
+        gcloud ai custom-jobs create \\
+          --region=us-west2 \\
+          --display-name=smoke-test-$BUILD_ID \\
+          --worker-pool-spec=machine-type=n1-standard-4,accelerator-type=NVIDIA_TESLA_T4,accelerator-count=1,replica-count=1,container-image-uri=gcr.io/$PROJECT_ID/ml-trainer:$COMMIT_SHA \\
+          --args="--mode=test"
+options:
+  machineType: 'E2_HIGHCPU_8'
+"""
+CLOUD_BUILD = {"BUILD_ID": "b1234", "PROJECT_ID": "my-project", "COMMIT_SHA": "0123abcd"}
+
+
+def _request(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = run_cli("convert", *args, "--format", "request", cwd=cwd, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_gcloud_builders_args_are_the_command(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(BIKESHARE)
+    ours = _request(repo, "cloudbuild.yaml")
+    assert ours == _request(repo, "--gcloud", BIKESHARE_LINE)
+    assert '"imageUri": "gcr.io/storied-polymer-427814-e8/cicd-vertex-bikeshare-model"' in ours
+
+
+def test_a_bash_step_is_its_script_with_cloud_builds_substitutions_from_the_environment(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(GPU)
+    ours = _request(repo, "cloudbuild.yaml", env=CLOUD_BUILD)
+    line = ("gcloud ai custom-jobs create --region=us-west2 --display-name=smoke-test-b1234 --worker-pool-spec="
+            "machine-type=n1-standard-4,accelerator-type=NVIDIA_TESLA_T4,accelerator-count=1,replica-count=1,"
+            "container-image-uri=gcr.io/my-project/ml-trainer:0123abcd --args=--mode=test")
+    assert ours == _request(repo, "--gcloud", line)
+    done = run_cli("convert", "cloudbuild.yaml", cwd=repo, env={"PROJECT_ID": "my-project", "COMMIT_SHA": "0"})
+    assert done.returncode == 1
+    assert done.stderr.startswith("trainjobs: cloudbuild.yaml steps[2] (its gcloud command): column ")
+    assert "$BUILD_ID is not defined in the environment" in done.stderr
+
+
+def test_args_substitutions_are_read_from_the_environment(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(
+        "steps:\n- name: gcr.io/cloud-builders/gcloud\n  args: [ai, custom-jobs, create, --region=us-central1,\n"
+        "         '--display-name=run-${_RUN} $$1',\n"
+        "         '--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/$PROJECT_ID/t:$SHORT_SHA']\n")
+    ours = _request(repo, "cloudbuild.yaml", env={"_RUN": "7", "PROJECT_ID": "my-project", "SHORT_SHA": "abc"})
+    assert '"displayName": "run-7 $1"' in ours  # $$ is Cloud Build's $; the space stays in the one word
+    assert '"imageUri": "gcr.io/my-project/t:abc"' in ours
+
+
+@pytest.mark.parametrize(("config", "says"), [
+    ("steps:\n- name: gcr.io/cloud-builders/docker\n  args: [build, .]\n",
+     "a Cloud Build config with no step that submits a training job"),
+    (BIKESHARE + BIKESHARE[BIKESHARE.index("- name: 'gcr.io/cloud-builders/gcloud'"):],
+     "2 Cloud Build steps submit a training job (steps[1] (id 'Submit Training Job'), steps[3] (id 'Submit Training"),
+    ("steps:\n- name: gcr.io/cloud-builders/gcloud\n  dir: training\n  args: [ai, custom-jobs, create, --config=c.yaml]\n",
+     "steps[0] runs in dir 'training' of the build's workspace: run trainjobs convert from that folder"),
+])
+def test_what_cannot_be_read_as_one_command_is_refused(config: str, says: str, tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(config)
+    done = run_cli("convert", "cloudbuild.yaml", cwd=repo)
+    assert done.returncode == 1
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr
