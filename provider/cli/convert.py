@@ -39,10 +39,9 @@ _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType",
 
 
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note (by either name: a
-# CustomJob's to_dict() writes create_time).
+# CustomJob's to_dict() writes create_time). jobPosition: an AI Platform Job's place in the queue (output only).
 OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
-               "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi",
-               "jobPosition")  # an AI Platform Job's place in the queue (ml_v1_messages.py: "Output only")
+               "errorMessage", "error", "webAccessUris", "predictionOutput", "satisfiesPzs", "satisfiesPzi", "jobPosition")
 
 
 def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
@@ -92,8 +91,8 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
     if not any(k in data for k in _BODY_KEYS) and job_spec is None:
         bare = [k for k in _TRAINING_INPUT_KEYS if k in data]
         if written(data, "predictionInput") is not None:  # an Airflow MLEngineStartBatchPredictionJobOperator's Job
-            raise UserError(f"{path}: an AI Platform batch prediction job (predictionInput), not a training job: trainjobs "
-                            "converts a Job's trainingInput only (Vertex AI runs batch prediction as batchPredictionJobs)")
+            raise UserError(f"{path}: an AI Platform batch prediction job (predictionInput), not a training job: "
+                            "convert reads a Job's trainingInput (Vertex AI runs batch prediction as batchPredictionJobs)")
         if bare:
             raise UserError(
                 f"{path}: not a spec and not a config: its top level holds {', '.join(bare)}, fields of an AI Platform "
@@ -274,14 +273,10 @@ def run(args: argparse.Namespace) -> int:
     if doc is None or any(p.is_error for p in problems):
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
-    from provider.gcloud import cloud_build
+    from provider.cli.convert_gcloud import run_cloud_build
 
-    if cloud_build.is_config(doc.data):  # a cloudbuild.yaml: its gcloud training step, read as that command line
-        from provider.cli.convert_gcloud import run_gcloud
-
-        step, args.gcloud = cloud_build.command_line(doc.data, shown)
-        args.gcloud_origin = f"{shown} {step}"
-        return run_gcloud(args)
+    if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's training step
+        return code
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
         _ai_platform_job(doc, path)

@@ -127,6 +127,17 @@ def _hinted(problems: list[Problem]) -> list[Problem]:
     return [replace(p, hint=_BUCKET_HINT) if p.rule == "package.staging" else p for p in problems]
 
 
+def run_cloud_build(data: object, shown: str, args: argparse.Namespace) -> int | None:
+    """A cloudbuild.yaml: its gcloud training step, converted as that command line; None for any other file."""
+    from provider.gcloud import cloud_build
+
+    if not isinstance(data, dict) or not cloud_build.is_config(data):
+        return None
+    step, args.gcloud = cloud_build.command_line(data, shown)
+    args.gcloud_origin = f"{shown} {step}"
+    return run_gcloud(args)
+
+
 def run_gcloud(args: argparse.Namespace) -> int:
     from provider.cli.convert import emit
     from provider.gcloud import config_doc
