@@ -9,12 +9,15 @@ and ``${NAME}`` (``$PROJECT_ID``, ``$BUILD_ID``, ``$COMMIT_SHA``, a user's ``$_N
 ``$``. Here a substitution is read from the environment, as a ``$NAME`` of a gcloud line is (``export
 PROJECT_ID=...`` first; one that is not set is refused by name): an args list becomes the bash line of
 its words (each literal piece single-quoted, each substitution ``"${NAME}"``), a script is read with its
-``$$`` as ``$``. The command runs where convert runs, as the build's /workspace; a step's ``dir`` is
-refused by name (run convert from that folder). Exactly one step may submit a training job.
+``$$`` as ``$``. The config's own ``substitutions:`` are the defaults of the names the environment does not
+set (as a build's ``--substitutions`` override them); a name with neither is refused in Cloud Build's terms.
+The command runs where convert runs, as the build's /workspace; a step's ``dir`` is refused by name (run
+convert from that folder). Exactly one step may submit a training job.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from typing import Any
@@ -79,4 +82,33 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
     if "dir" in step:
         raise UserError(f"{shown}: {label} runs in dir {step['dir']!r} of the build's workspace: run trainjobs convert "
                         "from that folder, with the step's command as --gcloud", exit_code=1)
-    return label, line
+    return label, _defaults(data, step, line, f"{shown} {label}")
+
+
+def _defaults(data: dict[str, Any], step: dict[str, Any], line: str, where: str) -> str:
+    """The line with the config's ``substitutions:`` as the defaults of the names it uses that the environment does
+    not set (``export _NAME="${_NAME:-value}" &&`` before it); a used name with neither value is refused."""
+    given = data.get("substitutions")
+    defaults = {str(k): v for k, v in given.items()} if isinstance(given, dict) else {}
+    used = [] if isinstance(step.get("script"), str) else [  # a script reads its environment (no substitution)
+        m.group(1) or m.group(2) for a in step.get("args") or [] if isinstance(a, str) for m in _SUBSTITUTION.finditer(a)
+        if m.group() != "$$"]
+    exports = []
+    for name in dict.fromkeys(used):
+        if name in os.environ:
+            continue
+        value = defaults.get(name)
+        if value is None or isinstance(value, (dict, list)):
+            raise UserError(
+                f"{where}: ${name} is a Cloud Build substitution with no value here (the config's substitutions: "
+                f"gives none and the environment does not set it); allowed: a default in the config's substitutions:, "
+                f"or export {name}=... before trainjobs convert (Cloud Build's own, such as $PROJECT_ID, are set "
+                "when a build runs)", exit_code=1)
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        exports.append(f'export {name}="${{{name}:-{_in_double_quotes(text)}}}" && ')
+    return "".join(exports) + line
+
+
+def _in_double_quotes(text: str) -> str:
+    """``text`` as the word of a double-quoted ``${NAME:-word}``: backslash, $, ` and " escaped, kept as written."""
+    return re.sub(r'([\\$`"])', r"\\\1", text)

@@ -80,8 +80,8 @@ def test_a_bash_step_is_its_script_with_cloud_builds_substitutions_from_the_envi
     assert ours == _request(repo, "--gcloud", line)
     done = run_cli("convert", "cloudbuild.yaml", cwd=repo, env={"PROJECT_ID": "my-project", "COMMIT_SHA": "0"})
     assert done.returncode == 1
-    assert done.stderr.startswith("trainjobs: cloudbuild.yaml steps[2] (its gcloud command): column ")
-    assert "$BUILD_ID is not defined in the environment" in done.stderr
+    assert done.stderr.startswith("trainjobs: cloudbuild.yaml steps[2]: $BUILD_ID is a Cloud Build substitution with "
+                                  "no value here")
 
 
 def test_args_substitutions_are_read_from_the_environment(tmp_path: Path) -> None:
@@ -93,6 +93,34 @@ def test_args_substitutions_are_read_from_the_environment(tmp_path: Path) -> Non
     ours = _request(repo, "cloudbuild.yaml", env={"_RUN": "7", "PROJECT_ID": "my-project", "SHORT_SHA": "abc"})
     assert '"displayName": "run-7 $1"' in ours  # $$ is Cloud Build's $; the space stays in the one word
     assert '"imageUri": "gcr.io/my-project/t:abc"' in ours
+
+
+DEFAULTS = """substitutions:
+  _REGION: us-central1
+  _NAME: 'run "a" $x'
+  _REPLICAS: 1
+steps:
+- name: gcr.io/cloud-builders/gcloud
+  args: [ai, custom-jobs, create, '--region=${_REGION}', '--display-name=$_NAME',
+         '--worker-pool-spec=machine-type=n1-standard-4,replica-count=$_REPLICAS,container-image-uri=gcr.io/p/t:$_TAG']
+"""
+
+
+def test_the_configs_substitutions_are_the_defaults_the_environment_overrides(tmp_path: Path) -> None:
+    """A cloudbuild.yaml's substitutions: give the values of the names the environment does not set, as Cloud Build's
+    defaults (a build's --substitutions override them); each is the value as written, quotes and $ included."""
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(DEFAULTS)
+    ours = _request(repo, "cloudbuild.yaml", env={"_TAG": "v1"})
+    assert '"displayName": "run \\"a\\" $x"' in ours and '"imageUri": "gcr.io/p/t:v1"' in ours
+    assert '"parent": "projects/PROJECT/locations/us-central1"' in ours and '"replicaCount": "1"' in ours
+    moved = _request(repo, "cloudbuild.yaml", env={"_TAG": "v1", "_REGION": "europe-west4"})
+    assert '"parent": "projects/PROJECT/locations/europe-west4"' in moved
+    done = run_cli("convert", "cloudbuild.yaml", cwd=repo)  # _TAG: no default and not in the environment
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("trainjobs: cloudbuild.yaml steps[0]: $_TAG is a Cloud Build substitution with no "
+                                  "value here"), done.stderr
+    assert "allowed: a default in the config's substitutions:, or export _TAG=..." in done.stderr
 
 
 @pytest.mark.parametrize(("config", "says"), [
