@@ -156,5 +156,5 @@ def test_a_bare_number_of_seconds_is_told_to_add_the_suffix_and_nothing_else(tmp
                        env="  scheduling: {maxRunningTime: 600}\n", output="")
     (tmp_path / "specs" / "local" / "job.yaml").write_text(spec, encoding="utf-8")
     proc = run_cli("validate", "specs", cwd=tmp_path)
-    assert proc.returncode == 1 and "write 600s" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 1 and 'write "600s"' in proc.stdout, proc.stdout + proc.stderr
     assert "quote it" not in proc.stdout and "sets no maxRunningTime" not in proc.stdout
