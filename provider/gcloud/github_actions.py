@@ -94,7 +94,8 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str, list[str]]
         value, origin = literals.get(name, ("", ""))
         if origin and not _EXPRESSION.search(value):
             exports.append(f"export {name}={shlex.quote(value)} && ")
-            notes.append(f"${name} is {value!r}, set by {origin} (the step's environment in GitHub Actions)")
+            shown = "its value" if looks_secret(name) else repr(value)  # a secret-looking name's value is never shown
+            notes.append(f"${name} is {shown}, set by {origin} (the step's environment in GitHub Actions)")
     return label, "".join(exports) + script, notes
 
 
@@ -113,7 +114,8 @@ def _check_shell(step: dict[str, Any], job: dict[str, Any], data: dict[str, Any]
         raise UserError(f"{where}: runs its script with shell {shell!r}; allowed: bash or sh (trainjobs reads the "
                         "command as bash reads it); convert the command line with --gcloud instead", exit_code=1)
     runs_on = job.get("runs-on")
-    if shell is None and isinstance(runs_on, str) and runs_on.startswith("windows"):
+    labels = [runs_on] if isinstance(runs_on, str) else runs_on if isinstance(runs_on, list) else []
+    if shell is None and any(isinstance(x, str) and x.startswith("windows") for x in labels):
         raise UserError(f"{where}: runs on {runs_on!r}, whose default shell is pwsh, not bash; allowed: shell: bash, "
                         "or a Linux runner", exit_code=1)
     folder = step.get("working-directory", defaults.get("working-directory"))

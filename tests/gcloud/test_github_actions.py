@@ -149,6 +149,7 @@ def _workflow(region: str = "us-central1", step: str = "", job: str = "", runs_o
     (_workflow(step="        shell: pwsh\n"), "jobs.train.steps[0] (name 'Train'): runs its script with shell 'pwsh'"),
     (_workflow(job="    defaults:\n      run:\n        shell: python\n"), "runs its script with shell 'python'"),
     (_workflow(runs_on="windows-latest"), "runs on 'windows-latest', whose default shell is pwsh"),
+    (_workflow(runs_on="[self-hosted, windows]"), "runs on ['self-hosted', 'windows'], whose default shell is pwsh"),
     (_workflow(step="        working-directory: training\n"),
      "jobs.train.steps[0] (name 'Train'): runs in working-directory 'training': run trainjobs convert from that folder"),
     (_workflow(job="    defaults:\n      run:\n        working-directory: ml\n"), "runs in working-directory 'ml'"),
@@ -174,3 +175,16 @@ def test_sh_and_a_bash_template_are_bash(tmp_path: Path) -> None:
     line = ("gcloud ai custom-jobs create --region=us-central1 --display-name=x "
             "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/t")
     assert _request(repo, "a.yml") == _request(repo, "b.yml") == _request(repo, "--gcloud", line)
+
+
+def test_a_secret_looking_env_value_is_never_shown(tmp_path: Path) -> None:
+    """A literal env: value is the step's environment; one whose name looks secret is kept out of the spec and the
+    notes, as convert --gcloud keeps out $API_KEY of the environment."""
+    repo = _repo(tmp_path)
+    (repo / "train.yml").write_text(_workflow(step="        env:\n          API_KEY: s3cr3t\n").replace(
+        "gcr.io/p/t\n", "gcr.io/p/t --args=--key=$API_KEY\n"))
+    done = run_cli("convert", "train.yml", "--format", "request", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "s3cr3t" not in done.stdout + done.stderr
+    assert "$API_KEY is its value, set by jobs.train.steps[0].env" in done.stderr
+    assert "the trainer's args '--key=$API_KEY' are left out" in done.stderr
