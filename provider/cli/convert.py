@@ -275,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     from provider.cli.convert_gcloud import run_cloud_build
 
-    if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's training step
+    if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's or workflow's training step
         return code
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:

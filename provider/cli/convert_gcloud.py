@@ -55,7 +55,8 @@ def _relocate(spec: dict[str, object], cwd: Path, base: Path) -> None:
 
 
 def _shown(args: argparse.Namespace) -> str:
-    """How messages name the command: <gcloud command>, or the file and step it was read from (a cloudbuild.yaml)."""
+    """How messages name the command: <gcloud command>, or the file and step it was read from (a cloudbuild.yaml, a
+    GitHub Actions workflow)."""
     origin = getattr(args, "gcloud_origin", None)
     return f"{origin} (its gcloud command)" if origin else SHOWN
 
@@ -97,6 +98,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes + others] + notes
     if line.plain:
         built.notes.append(_environment_note(line.plain))
+    built.notes += getattr(args, "gcloud_notes", [])  # what a workflow's expressions and env: gave the line
     return built
 
 
@@ -128,12 +130,25 @@ def _hinted(problems: list[Problem]) -> list[Problem]:
 
 
 def run_cloud_build(data: object, shown: str, args: argparse.Namespace) -> int | None:
-    """A cloudbuild.yaml: its gcloud training step, converted as that command line; None for any other file."""
+    """A cloudbuild.yaml: its gcloud training step, converted as that command line; a GitHub Actions workflow:
+    run_github_actions; None for any other file."""
     from provider.gcloud import cloud_build
 
     if not isinstance(data, dict) or not cloud_build.is_config(data):
-        return None
+        return run_github_actions(data, shown, args)
     step, args.gcloud = cloud_build.command_line(data, shown)
+    args.gcloud_origin = f"{shown} {step}"
+    return run_gcloud(args)
+
+
+def run_github_actions(data: object, shown: str, args: argparse.Namespace) -> int | None:
+    """A GitHub Actions workflow: its step whose run: script submits a training job, converted as that command line
+    (provider.gcloud.github_actions); None for any other file."""
+    from provider.gcloud import github_actions
+
+    if not isinstance(data, dict) or not github_actions.is_workflow(data):
+        return None
+    step, args.gcloud, args.gcloud_notes = github_actions.command_line(data, shown)
     args.gcloud_origin = f"{shown} {step}"
     return run_gcloud(args)
 

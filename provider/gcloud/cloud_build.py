@@ -26,7 +26,7 @@ from provider.core.errors import UserError
 
 _GCLOUD_BUILDERS = ("gcr.io/cloud-builders/gcloud", "gcr.io/cloud-builders/gcloud-slim")
 _SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh")
-_TRAINING = re.compile(r"(?:^|\s)(?:jobs\s+submit\s+training|custom-jobs\s+create|hp-tuning-jobs\s+create)(?:\s|$)")
+TRAINING = re.compile(r"(?:^|\s)(?:jobs\s+submit\s+training|custom-jobs\s+create|hp-tuning-jobs\s+create)(?:\s|$)")
 _SUBSTITUTION = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -68,7 +68,7 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
     found = []
     for i, step in enumerate(data["steps"]):
         line = _line(step) if isinstance(step, dict) else None
-        if line is not None and _TRAINING.search(line):
+        if line is not None and TRAINING.search(line):
             label = f"steps[{i}]" + (f" (id {step['id']!r})" if "id" in step else "")
             found.append((label, step, line))
     if not found:

@@ -76,7 +76,7 @@ def head(line: str, start: int) -> Head:
             shown = line[i - 2: end + 2] if end > 0 else "${{ ... }}"
             raise Refused(f"{shown} is a GitHub Actions expression, replaced by GitHub before bash runs (to bash: a bad "
                           "substitution); write its value, or $NAME for a variable the workflow sets in the "
-                          "environment (env: NAME)")
+                          "environment (env: NAME), or give trainjobs convert the workflow file itself")
         raise Refused("this ${ is not followed by a variable's name (bash: bad substitution)")
     name, j = m.group(0), m.end()
     rest = line[j: j + 2]
