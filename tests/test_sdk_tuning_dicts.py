@@ -292,3 +292,35 @@ def test_custom_job_takes_the_custom_jobs_own_staging_bucket_and_display_name() 
     assert body["displayName"] == "tune"
     assert body["trialJobSpec"]["baseOutputDirectory"]["outputUriPrefix"].startswith(
         "gs://b/stage/aiplatform-custom-job-")
+
+
+def test_a_scale_the_sdk_does_not_map_is_sent_unset_as_the_sdk_sends_it_and_warned(sdk: Any) -> None:
+    """hpt's _SCALE_TYPE_MAP.get(scale): a misspelt scale ('liear', as a public script writes it) raises nothing and
+    sends no scaleType. trainjobs sends the same study, and says which scale of which parameter (and its own
+    conditional children) the SDK dropped."""
+    from google.cloud.aiplatform import hyperparameter_tuning as hpt
+
+    child = hpt.DoubleParameterSpec(min=0.1, max=0.5, scale="Log", parent_values=[32])
+    custom = sdk.CustomJob(display_name="trial", worker_pool_specs=POOLS, base_output_dir="gs://b/hpt")
+    job = sdk.HyperparameterTuningJob(
+        display_name="tune", custom_job=custom, metric_spec={"loss": "minimize"}, max_trial_count=4,
+        parallel_trial_count=2,
+        parameter_spec={"lr": hpt.DoubleParameterSpec(min=0.09, max=0.2, scale="liear"),
+                        "units": hpt.DiscreteParameterSpec(values=[16, 32], scale="linear",
+                                                           conditional_parameter_spec={"dropout": child})})
+    sent = _rest(job._gca_resource)["studySpec"]["parameters"]
+    params = {"lr": {"hpt.DoubleParameterSpec": {"min": 0.09, "max": 0.2, "scale": "liear"}},
+              "units": {"hpt.DiscreteParameterSpec": {"values": [16, 32], "scale": "linear", "conditional_parameter_spec": {
+                  "dropout": {"hpt.DoubleParameterSpec": {"min": 0.1, "max": 0.5, "scale": "Log",
+                                                          "parent_values": [32]}}}}}}
+    spec = {"region": "us-central1", "display_name": "tune", "metric_spec": {"loss": "minimize"},
+            "max_trial_count": 4, "parallel_trial_count": 2, "parameter_spec": params,
+            "custom_job": {"worker_pool_specs": POOLS, "base_output_dir": "gs://b/hpt"}}
+    assert "scaleType" not in sent[0]
+    assert _wire(_request(spec)["studySpec"]["parameters"]) == sent
+    warned = {p.path: p.message for p in _result(spec).problems if p.rule == "vx.hpt.unknown_scale"}
+    assert set(warned) == {"spec.parameter_spec.lr.hpt.DoubleParameterSpec.scale",
+                           "spec.parameter_spec.units.hpt.DiscreteParameterSpec.conditional_parameter_spec.dropout"
+                           ".hpt.DoubleParameterSpec.scale"}, warned
+    assert "'liear' of parameter 'lr'" in warned["spec.parameter_spec.lr.hpt.DoubleParameterSpec.scale"]
+    assert "did you mean 'linear'?" in warned["spec.parameter_spec.lr.hpt.DoubleParameterSpec.scale"]

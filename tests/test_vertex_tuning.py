@@ -371,3 +371,23 @@ def test_a_tuning_config_without_its_trial_job_is_refused_at_its_first_line(tmp_
     assert proc.returncode == 1, proc.stdout
     assert f"{path}:1:1: error: spec is missing the required key 'trialJobSpec'" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_placeholder_naming_a_parameter_in_the_trial_args_is_warned_and_sent_as_written() -> None:
+    """search:35119357461 writes "--learning_rate", "{{trial.parameters.learning_rate}}" in its trial args: Vertex AI
+    substitutes nothing there (it appends --learning_rate=VALUE itself), so the braces reach the trainer. A
+    placeholder naming no parameter, and the same args in a job that tunes nothing, are left alone."""
+    pool = REST_BODY["trialJobSpec"]["workerPoolSpecs"][0]
+    args = ["--lr", "{{trial.parameters.learning_rate}}", "--tag={{ run_id }}", "--units={{num_units}}"]
+    trial = {**REST_BODY["trialJobSpec"],
+             "workerPoolSpecs": [{**pool, "pythonPackageSpec": {**pool["pythonPackageSpec"], "args": args}}]}
+    result = _check({**REST_BODY, "region": "us-central1", "trialJobSpec": trial})
+    said = {p.path: p.message for p in result.problems if p.rule == "hpt.arg_template"}
+    where = "spec.trialJobSpec.workerPoolSpecs[0].pythonPackageSpec.args"
+    assert set(said) == {f"{where}[1]", f"{where}[3]"}, said
+    assert "appends --learning_rate=VALUE" in said[f"{where}[1]"]
+    assert "appends --num_units=VALUE" in said[f"{where}[3]"]
+    assert _request(result)["trialJobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]["args"] == args
+    plain = _check({"region": "us-central1", **trial})
+    assert plain.job is not None and plain.job.hyperparameters is None, plain.problems
+    assert not [p for p in plain.problems if p.rule == "hpt.arg_template"], plain.problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
@@ -126,6 +127,30 @@ def _recommendation(hp: Hyperparameters) -> Iterator[Finding]:
         )
 
 
+_BRACES = re.compile(r"\{\{([^{}]*)\}\}")
+_TRIAL_ARGS = ("https://cloud.google.com/vertex-ai/docs/training/hyperparameter-tuning-overview (Vertex AI passes each "
+               "trial's hyperparameter values to the trainer as command-line arguments)")
+
+
+def _templates(job: TrainingJob, hp: Hyperparameters) -> Iterator[Finding]:
+    """A ``{{trial.parameters.lr}}``-style placeholder naming a parameter: Vertex AI fills in nothing in a trial's
+    args (it appends ``--lr=VALUE`` itself), so the trainer receives the braces as written."""
+    names = {p.name for p in hp.all_params()}
+    pools = [p.override for p in job.pools if p.override is not None and p.override.args]
+    lists = [(job.user_args, path_of(job, "args")), (job.application.args, path_of(job.application, "args")),
+             *((o.args or (), path_of(o, "args")) for o in pools)]
+    for items, where in lists:
+        for i, text in enumerate(items):
+            for inner in _BRACES.findall(text):
+                named = sorted(n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", inner))
+                if named:
+                    yield Finding(f"argument {text!r} is passed to every trial as written: Vertex AI fills in no "
+                                  f"{{{{...}}}} placeholder, it appends --{named[0]}=VALUE to the trial's arguments "
+                                  "itself", where + (i,) if where else where, "hpt.arg_template", _TRIAL_ARGS,
+                                  allowed=f"no placeholder: read --{named[0]} (the value Vertex AI appends) in the "
+                                          "trainer", severity=Severity.WARNING)
+
+
 @rule
 def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     hp = job.hyperparameters
@@ -135,3 +160,4 @@ def hyperparameters(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
     yield from _grid(job, hp)
     yield from _counts(hp)
     yield from _recommendation(hp)
+    yield from _templates(job, hp)

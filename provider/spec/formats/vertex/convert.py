@@ -99,7 +99,8 @@ def _application(kind: str, task: Node, k: Keys) -> Application:
             image_uri=task.req_str(k("imageUri")),
             command=task.strs("command") or (),
             args=task.strs("args") or (),
-            at={"": task.path, "image_uri": task.at(k("imageUri"))},
+            at={"": task.path, "image_uri": task.at(k("imageUri")), "command": task.at("command"),
+                "args": task.at("args")},
         )
     return PythonPackage(
         module=task.req_str(k("pythonModule")),
@@ -111,6 +112,7 @@ def _application(kind: str, task: Node, k: Keys) -> Application:
             "module": task.at(k("pythonModule")),
             "package_uris": task.at(k("packageUris")),
             "executor_image_uri": task.at(k("executorImageUri")),
+            "args": task.at("args"),
         },
     )
 

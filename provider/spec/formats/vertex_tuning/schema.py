@@ -180,8 +180,9 @@ def _sdk_param() -> Schema:
     """One hpt class by name with its keyword arguments, conditional children included (recursive)."""
     number = {"type": "number"}
     # scale is a required argument of the three classes that take it (a TypeError without it); None, like
-    # "unspecified", sends no scaleType (_SCALE_TYPE_MAP.get(None), hyperparameter_tuning.py).
-    scale = {"enum": ["linear", "log", "reverse_log", "unspecified", None],
+    # "unspecified" or any other string, sends no scaleType (_SCALE_TYPE_MAP.get(scale), hyperparameter_tuning.py):
+    # a string the map lacks is accepted as the SDK accepts it, and warned about by name (sdk.py).
+    scale = {"type": ["string", "null"],
              "description": "the SDK's scale, a required argument: linear, log, reverse_log, unspecified or null"}
     values = {"type": "array", "minItems": 1, "maxItems": limits()["hyperparameters"]["max_discrete_values"]}
     # _ParameterSpec.__init__: every class takes conditional_parameter_spec (child id -> its hpt class) and,

@@ -22,7 +22,8 @@ is written, argument for argument, as ``spec`` (with ``region``, the SDK's ``loc
 each parameter a one-key map naming the ``hpt`` class (``hpt.`` prefix allowed) with its keyword
 arguments. The mapping is the SDK's own (google/cloud/aiplatform/hyperparameter_tuning.py and
 jobs.py HyperparameterTuningJob.__init__): goals upper-cased; scales linear, log, reverse_log and
-unspecified to UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, UNIT_REVERSE_LOG_SCALE and unset; search_algorithm
+unspecified to UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, UNIT_REVERSE_LOG_SCALE and unset (any other
+string unset too, as the SDK's ``_SCALE_TYPE_MAP.get`` leaves it, with a warning naming it); search_algorithm
 None (Bayesian), grid or random; measurement_selection best (the SDK's default) or last. A
 conditional parameter is written as the SDK takes it: ``conditional_parameter_spec`` on the parent
 (child id -> its hpt class) and ``parent_values`` on the child, sent as the parent's condition kind
@@ -35,6 +36,7 @@ conditional parameter is written as the SDK takes it: ``conditional_parameter_sp
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import NoReturn
 
 from provider.core.record import replace
@@ -119,6 +121,28 @@ def _param(name: str, node: Node, child: bool = False) -> HyperParam:
             "conditions": args.at("conditional_parameter_spec")})
 
 
+def _unknown_scales(params: Node | None) -> tuple[Note, ...]:
+    """A scale the SDK's map lacks (a typo such as 'liear'): _SCALE_TYPE_MAP.get sends no scaleType, silently."""
+    notes: tuple[Note, ...] = ()
+    for name in (params.data if params is not None and isinstance(params.data, dict) else {}):
+        node = params.child(name) if params is not None else None
+        if node is None or not isinstance(node.data, dict) or len(node.data) != 1:
+            continue
+        args = node.child(next(iter(node.data)))
+        if args is None or not isinstance(args.data, dict):
+            continue
+        scale = args.raw("scale")
+        if isinstance(scale, str) and scale not in SCALES:
+            close = get_close_matches(scale, [s for s in SCALES if s != "unspecified"], n=1)
+            notes += (Note(f"scale {scale!r} of parameter {name!r} is not one the SDK maps: it sends the parameter "
+                           "with no scaleType (as 'unspecified'), so Vertex AI searches it without the scale you "
+                           "meant" + (f" (did you mean {close[0]!r}?)" if close else ""), args.at("scale"),
+                           "vx.hpt.unknown_scale", SDK_SOURCE,
+                           allowed="linear, log, reverse_log, unspecified or null"),)
+        notes += _unknown_scales(args.child("conditional_parameter_spec"))
+    return notes
+
+
 def hyperparameters(spec: Node) -> Hyperparameters:
     """The study of ``metric_spec``, ``parameter_spec`` and the trial counts and choices beside them."""
     metrics_node = spec.child(MARKER) or Node({}, spec.at(MARKER))
@@ -161,6 +185,7 @@ def convert(doc: Node) -> TrainingJob:
                        "CustomJob's job_spec, and Vertex AI names each trial's job itself", trial.at("display_name"),
                        "vx.hpt.trial_display_name", "google/cloud/aiplatform/jobs.py HyperparameterTuningJob.__init__",
                        allowed="display_name of the tuning job (beside custom_job)"),)
+    notes += _unknown_scales(spec.child("parameter_spec"))
     kms = spec.text("encryption_spec_key_name")
     return replace(
         job,
