@@ -85,7 +85,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     line = None
     try:
         line = read_line(args.gcloud, os.environ, cwd)
-        cmd = parse(line.words)
+        cmd = parse(line.words, line.properties)
         notes = secrets.take_out(cmd)
         built = build(cmd, cwd, getattr(args, "staging_bucket", None))
     except ConfigProblems:
@@ -95,7 +95,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
     except GcloudError as exc:
         raise UserError(f"{_shown(args)}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
     others = placeholders(line.words) + variables(line.words)
-    built.notes[:] = [secrets.shown(n, line.secret) for n in built.notes + others] + notes
+    built.notes[:] = [secrets.shown(n, line.secret) for n in line.notes + built.notes + others] + notes
     if line.plain:
         built.notes.append(_environment_note(line.plain))
     built.notes += getattr(args, "gcloud_notes", [])  # what a workflow's expressions and env: gave the line

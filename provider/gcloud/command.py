@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from provider.core.record import Record, field
-from provider.gcloud import accelerator_flag, flags_file
+from provider.gcloud import accelerator_flag, flags_file, properties
 from provider.gcloud.arg_types import GcloudError as GcloudError
 from provider.gcloud.arg_types import Lexed, items, labels, pairs, project
 from provider.gcloud.flags import (
@@ -366,8 +366,9 @@ def _positional(cmd: GcloudCommand, positional: list[str]) -> None:
                           "arguments in the config's trialJobSpec)")
 
 
-def parse(words: list[str]) -> GcloudCommand:
-    """The command's flags and user args; GcloudError for what gcloud itself would refuse."""
+def parse(words: list[str], props: Mapping[str, str] | None = None) -> GcloudCommand:
+    """The command's flags and user args, with the gcloud properties set before it (``Line.properties``: where
+    the command's flag is absent, as gcloud reads them); GcloudError for what gcloud itself would refuse."""
     generation, ga, rest = _which(words)
     cmd = GcloudCommand(generation)
     try:
@@ -376,4 +377,6 @@ def parse(words: list[str]) -> GcloudCommand:
         raise GcloudError(str(exc)) from None
     positional = _read_flags(cmd, expanded, table(generation.flags, ga))
     _positional(cmd, positional)
+    project_flag = any(n.startswith("--project=") for n in cmd.notes)
+    properties.apply(generation is not Generation.AI_PLATFORM, cmd.values, cmd.notes, props or {}, project_flag)
     return cmd

@@ -13,6 +13,7 @@ against a real bash) may be:
   -euo pipefail``, ``-x``...); with ``-u`` (nounset) bash stops at an unset ``$VAR``, so its own
   message ("unbound variable") is given.
 
+``gcloud config set PROPERTY VALUE`` and ``gcloud auth login`` are read by provider.gcloud.properties.
 ``#`` lines (``#!/bin/bash``) are comments to bash, and so here. Anything else before the gcloud
 command (``cd``, ``readonly``, an option of export, ``set -f``...) is refused with its name.
 """
@@ -26,8 +27,8 @@ from provider.gcloud.word_checks import Word, expansion, shown
 
 # What a command line may hold, said after any refusal (provider.cli.convert_gcloud).
 ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
-           "environment, NAME=value assignments, export/declare NAME=value and set -euo pipefail alone before &&, ; "
-           "or a newline (bash sets them for the gcloud command)")
+           "environment, NAME=value assignments, export/declare NAME=value, set -euo pipefail and gcloud config set "
+           "PROPERTY VALUE alone before &&, ; or a newline (bash runs them before the gcloud command)")
 # Control operators and redirections, longest first: a message names the one the user wrote.
 OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),
@@ -35,8 +36,8 @@ OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &
                     for op in ops.split()), key=lambda pair: -len(pair[0]))
 # What may end a command before the gcloud one: bash then runs the next (NAME=v && gcloud ...).
 THEN = ("&&", ";", "\n")
-BEFORE = " (only NAME=value assignments, export NAME=value and set options may come before it: bash sets them " \
-         "for the gcloud command)"
+BEFORE = " (only NAME=value assignments, export NAME=value, set options and gcloud config set PROPERTY VALUE may " \
+         "come before it: bash runs them before the gcloud command)"
 DECLARING = ("export", "declare")  # bash's declaration builtins that only set variables, written without options
 BUILTINS = (*DECLARING, "set")
 

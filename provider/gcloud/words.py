@@ -1,35 +1,32 @@
 """One shell command line -> its words, read the way bash reads them, without running anything.
 
-What is read as bash 5 reads it (in a UTF-8 locale; tests/gcloud/test_words_bash.py holds each
-against a real bash): single quotes (literal), double quotes (``$VAR`` and ``\\"`` inside),
-``$'...'`` (ANSI-C escapes: provider.gcloud.ansi_c), ``$"..."`` (as double quotes: there is no
-message catalogue), backslash escapes (a lone one at the very end stays), backslash-newline
-continuations, ``#`` comments at the start of a word, ``$VAR`` and ``${VAR}`` from the given
-environment (an unquoted value splits at spaces, tabs and newlines), ``${VAR:-word}`` and its kin
-(provider.gcloud.parameters), a leading ``VAR=value`` (passed to the command: a later ``$VAR`` on
-the line reads the outer value), and the commands before ``&&``, ``;`` or a newline that set what
-the command's ``$REGION`` reads (``REGION=x && gcloud ...``, ``export``, ``set -eu``:
-provider.gcloud.prelude). A variable whose name looks secret stands as a marker, never its value
-(provider.gcloud.secrets). A notebook's ``!gcloud`` line or ``%%bash`` cell: provider.gcloud.notebook; a line
-written for PowerShell or cmd.exe is named as such (provider.gcloud.other_shells).
+What is read as bash 5 reads it (in a UTF-8 locale; tests/gcloud/test_words_bash.py holds each against a real
+bash): single quotes (literal), double quotes (``$VAR`` and ``\\"`` inside), ``$'...'`` (ANSI-C escapes:
+provider.gcloud.ansi_c), ``$"..."`` (as double quotes: there is no message catalogue), backslash escapes (a lone
+one at the very end stays), backslash-newline continuations, ``#`` comments at the start of a word, ``$VAR`` and
+``${VAR}`` from the given environment (an unquoted value splits at spaces, tabs and newlines), ``${VAR:-word}``
+and its kin (provider.gcloud.parameters), a leading ``VAR=value`` (passed to the command: a later ``$VAR`` on the
+line reads the outer value), and the commands before ``&&``, ``;`` or a newline that set what the command's
+``$REGION`` reads (``REGION=x && gcloud ...``, ``export``, ``set -eu``: provider.gcloud.prelude) or the gcloud
+properties it reads (``gcloud config set ai/region x``: provider.gcloud.properties, kept on the Line). A variable
+whose name looks secret stands as a marker, never its value (provider.gcloud.secrets). A notebook's ``!gcloud``
+line or ``%%bash`` cell: provider.gcloud.notebook; a line written for PowerShell or cmd.exe is named as such
+(provider.gcloud.other_shells).
 
 What is refused with a message naming the column, and what to write instead:
 
-* what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and
-  backticks (even in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``,
-  ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written
-  (except after the commands above);
-* what bash would expand from the machine it runs on, which the spec must not depend on: a ``~``
-  that bash turns into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a
-  ``NAME=...`` word), an unquoted glob (``*``, ``?``, ``[...]``) that matches files in the folder
-  the command runs in (bash puts their names in its place; one that matches nothing stays as
-  written, as bash keeps it: provider.gcloud.pathname), an unquoted brace expansion (``{a,b}``,
-  ``{1..3}``: several words);
-* what bash would read in a way that cannot be known here: an undefined variable (bash silently
-  drops it), ``${VAR:?message}`` of a missing VAR (with bash's own message), the expansions that
-  are not read (provider.gcloud.parameters), special parameters (``$1``, ``$@``...);
-* what is not text: an unclosed quote, a NUL, and invalid UTF-8 anywhere in the line or in a word
-  (a ``$'\\xff'`` byte, a variable's value).
+* what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and backticks (even
+  in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``, ``&&``, ``||``, ``&``,
+  ``( ... )``, and a newline without a backslash, each named as written (except after the commands above);
+* what bash would expand from the machine it runs on, which the spec must not depend on: a ``~`` that bash turns
+  into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a ``NAME=...`` word), an unquoted
+  glob (``*``, ``?``, ``[...]``) that matches files in the folder the command runs in (bash puts their names in
+  its place; one that matches nothing stays as written, as bash keeps it: provider.gcloud.pathname), an unquoted
+  brace expansion (``{a,b}``, ``{1..3}``: several words);
+* what bash would read in a way that cannot be known here: an undefined variable (bash silently drops it),
+  ``${VAR:?message}`` of a missing VAR (with bash's own message), the expansions that are not read
+  (provider.gcloud.parameters), special parameters (``$1``, ``$@``...);
+* what is not text: an unclosed quote, a NUL, invalid UTF-8 in the line or a word (``$'\\xff'``, a variable's value).
 """
 
 from __future__ import annotations
@@ -39,7 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, secrets
+from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, properties, secrets
 from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
 
 __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
@@ -57,6 +54,8 @@ class Line(Record):
     words: list[str]
     plain: dict[str, str] = field(default_factory=dict)  # each variable read and its value
     secret: list[str] = field(default_factory=list)  # variables whose names look secret: only markers stand for them
+    properties: dict[str, str] = field(default_factory=dict)  # gcloud config set before it: full name -> value
+    notes: list[str] = field(default_factory=list)  # what the commands before it set that the job ignores
 
 
 class _Reader:
@@ -66,6 +65,7 @@ class _Reader:
         self.word = Word()
         self.plain: dict[str, str] = {}
         self.secret: list[str] = []
+        self.properties, self.notes = dict[str, str](), list[str]()  # gcloud config set before it, and notes
         self.shell: dict[str, str] = {}  # shell variables the line sets (NAME=v && ..., ${NAME:=word})
         self.pending: dict[str, str] = {}  # this command's assignments so far: later ones see them, bash's order
         self.assigned = 0  # how many of this command's words are NAME=value assignments (leading, or export's)
@@ -318,13 +318,15 @@ class _Reader:
     def then(self, op: str) -> bool:
         """Whether the ``op`` here ends a command bash runs before the gcloud one (provider.gcloud.prelude)."""
         self.end_word()
-        if not self.words or op not in prelude.THEN or not (self.builtin or len(self.words) == self.assigned):
+        gcloud = self.words[:2] in (["gcloud", "config"], ["gcloud", "auth"])  # gcloud config set ai/region x
+        if not self.words or op not in prelude.THEN or not (self.builtin or gcloud or len(self.words) == self.assigned):
             return False
-        if self.builtin:
-            try:
-                self.nounset = prelude.ran(self.words, self.nounset)
-            except prelude.Refused as exc:
-                raise self.fail(str(exc), self.starts[exc.word]) from None
+        try:  # a builtin (export, set...), or gcloud config set / gcloud auth
+            self.nounset = prelude.ran(self.words, self.nounset) if self.builtin else self.nounset
+            if gcloud:
+                properties.ran(self.words, self.properties, self.notes)
+        except prelude.Refused as exc:
+            raise self.fail(str(exc), self.starts[exc.word]) from None
         self.shell.update(self.pending)
         self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
         return True
@@ -390,7 +392,7 @@ def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Lin
     while reader.i < len(reader.line):
         reader.step()
     reader.end_word()
-    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret))
+    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret), reader.properties, reader.notes)
 
 
 def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:

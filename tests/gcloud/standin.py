@@ -1,9 +1,10 @@
 """A small HTTP stand-in for Google's APIs, so gcloud itself shows the job it would send.
 
 gcloud runs offline with a scratch ``CLOUDSDK_CONFIG`` (``auth/disable_credentials``, a project,
-and ``api_endpoint_overrides`` for ml, aiplatform, logging and storage pointing here). The stand-in
-records every request body, answers a job creation with the job (plus the fields the service
-sets), and answers a Cloud Storage upload with the object's ``size``, ``md5Hash`` and ``crc32c``
+and ``api_endpoint_overrides`` for ml, aiplatform, logging, storage and compute pointing here). The
+stand-in records every request body, answers a job creation with the job (plus the fields the service
+sets), a Compute Engine region or zone with itself (``gcloud config set compute/region`` checks that it
+exists), and a Cloud Storage upload with the object's ``size``, ``md5Hash`` and ``crc32c``
 (gcloud compares them with the local file).
 """
 
@@ -41,11 +42,15 @@ class StandIn:
 
     def jobs(self) -> list[dict[str, Any]]:
         """The bodies of the job creations gcloud sent, in order."""
-        out = []
-        for r in self.requests:
-            if r.method == "POST" and re.search(r"/(jobs|customJobs|hyperparameterTuningJobs)$", r.path.split("?")[0]):
-                out.append(json.loads(r.body))
-        return out
+        return [json.loads(r.body) for r in self._creations()]
+
+    def job_paths(self) -> list[str]:
+        """The paths the job creations were sent to (a Vertex AI job's region is in its path), in order."""
+        return [r.path.split("?")[0] for r in self._creations()]
+
+    def _creations(self) -> list[Recorded]:
+        return [r for r in self.requests
+                if r.method == "POST" and re.search(r"/(jobs|customJobs|hyperparameterTuningJobs)$", r.path.split("?")[0])]
 
     def close(self) -> None:
         self.server.shutdown()
@@ -108,6 +113,10 @@ class _Handler(BaseHTTPRequestHandler):
         if m:
             self._reply(200, {"kind": "storage#bucket", "name": m.group(1), "location": "US-CENTRAL1"})
             return
+        m = re.search(r"/projects/[^/]+/(regions|zones)/([^/]+)$", path)  # gcloud config set compute/region checks it
+        if m:
+            self._reply(200, {"kind": f"compute#{m.group(1)[:-1]}", "name": m.group(2)})
+            return
         self._reply(404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
 
     def do_POST(self) -> None:
@@ -153,5 +162,5 @@ def write_config(config_dir: Path, url: str, project: str = "standin-project") -
         "[auth]\ndisable_credentials = True\n"
         "[component_manager]\ndisable_update_check = True\n"
         f"[api_endpoint_overrides]\nml = {url}\naiplatform = {url}\nlogging = {url}\n"
-        f"storage = {url}storage/v1/\n"
+        f"storage = {url}storage/v1/\ncompute = {url}compute/v1/\n"
     )

@@ -37,7 +37,7 @@ import yaml
 
 from provider.gcloud.build import build
 from provider.gcloud.command import GcloudError, Generation, parse
-from provider.gcloud.words import ShellError, split_words
+from provider.gcloud.words import ShellError, read_line
 from provider.packaging.files import is_flat
 from provider.submission.request import build_request
 from provider.validation.rules import Context
@@ -85,16 +85,17 @@ class Outcome:
     rc: int
     stderr: str
     sent: dict[str, Any] | None
+    path: str = ""  # where gcloud sent the job: a Vertex AI job's region is its locations/REGION
 
 
 def _run_all(entries: list[dict[str, Any]], base: Path, shims: Path) -> dict[str, Outcome]:
     """The entries through gcloud, one after another, against a stand-in (and a gcloud config) of their own."""
     standin: StandIn = start()
     try:
-        cfg = base / f"cloudsdk-{entries[0]['id']}"
-        write_config(cfg, standin.url)
         results: dict[str, Outcome] = {}
         for entry in entries:
+            cfg = base / f"cloudsdk-{entry['id']}"  # a config of its own: a command's gcloud config set stays in it
+            write_config(cfg, standin.url)
             work = base / entry["id"]
             (work / "trainer").mkdir(parents=True)
             (work / "trainer" / "__init__.py").write_text("")
@@ -110,8 +111,10 @@ def _run_all(entries: list[dict[str, Any]], base: Path, shims: Path) -> dict[str
             before = len(standin.jobs())
             proc = subprocess.run(["bash", "-c", entry["command"]], cwd=work, env=env, capture_output=True,
                                   text=True, timeout=300)
-            jobs = standin.jobs()
-            results[entry["id"]] = Outcome(proc.returncode, proc.stderr, jobs[-1] if len(jobs) > before else None)
+            jobs, paths = standin.jobs(), standin.job_paths()
+            sent = len(jobs) > before
+            results[entry["id"]] = Outcome(proc.returncode, proc.stderr, jobs[-1] if sent else None,
+                                           paths[-1] if sent else "")
         return results
     finally:
         standin.close()
@@ -158,7 +161,8 @@ def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generat
     old = Path.cwd()
     try:
         os.chdir(work)  # files the command names (--config, --flags-file) are read from where it runs
-        cmd = parse(split_words(entry["command"], env))
+        line = read_line(entry["command"], env)
+        cmd = parse(line.words, line.properties)  # the gcloud config set before it, as gcloud applies them
         built = build(cmd, work)
     finally:
         os.chdir(old)
@@ -252,6 +256,8 @@ def test_trainjobs_reads_the_command_as_gcloud_does(entry: dict[str, Any],
         assert entry["not_converted"] in str(refused.value)
         return
     document, generation, notes = _convert(entry, work)
+    if generation is not Generation.AI_PLATFORM:  # the region: in the path gcloud sent the job to (ai/region too)
+        assert f"/locations/{document['spec'].get('region')}/" in outcome.path, (outcome.path, document["spec"])
     if entry.get("invalid"):  # gcloud sends it; Vertex AI refuses the job, and trainjobs says why before sending
         _, errors = _request(document, None)
         assert any(entry["invalid"] in e for e in errors), errors

@@ -205,8 +205,8 @@ def test_a_prefix_assignment_is_the_commands_environment_not_its_words(tmp_path:
     ("A=1 & gcloud x", "column 5: a second command (&) is not part of one gcloud command; give the gcloud"),
     ("A=1 | gcloud x", "column 5: a pipe (|) is not part of one gcloud command"),
     ("cd src && gcloud x", "column 8: a second command (&&) is not part of one gcloud command (only NAME=value "
-                           "assignments, export NAME=value and set options may come before it: bash sets them for "
-                           "the gcloud command)"),
+                           "assignments, export NAME=value, set options and gcloud config set PROPERTY VALUE may "
+                           "come before it: bash runs them before the gcloud command)"),
     ("A=1 echo && gcloud x", "column 10: a second command (&&)"),
     ("&& gcloud x", "column 1: a second command (&&)"),
     ("gcloud x; A=1", "column 9: a second command (;)"),
@@ -274,5 +274,5 @@ def test_convert_says_what_is_allowed_after_a_refused_expansion(tmp_path: Path) 
         "trainjobs: <gcloud command>: column 39: ${REGION%...} is pattern removal (${NAME%...}, ${NAME%%...}), not "
         "read here; write the value out, or give it as a variable of the environment; allowed: quotes, \\-newline, "
         "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, NAME=value "
-        "assignments, export/declare NAME=value and set -euo pipefail alone before &&, ; or a newline (bash sets them "
-        "for the gcloud command)\n")
+        "assignments, export/declare NAME=value, set -euo pipefail and gcloud config set PROPERTY VALUE alone before "
+        "&&, ; or a newline (bash runs them before the gcloud command)\n")

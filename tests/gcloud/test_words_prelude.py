@@ -107,7 +107,7 @@ def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str
     ("set -- a b; gcloud x", "column 5: set '--' would set the positional parameters ($1, $2...)"),
     ("set -e x; gcloud x", "column 8: set 'x' would set the positional parameters"),
     ('"export" A=1 && gcloud x', "column 14: a second command (&&) is not part of one gcloud command (only "
-                                 "NAME=value assignments, export NAME=value and set options may come before it"),
+                                 "NAME=value assignments, export NAME=value, set options and gcloud config set"),
     ("readonly A=1 && gcloud x", "column 14: a second command (&&) is not part of one gcloud command (only"),
     ("A=1 export B=2 && gcloud x", "column 16: a second command (&&)"),
     ("export A=1 | gcloud x", "column 12: a pipe (|)"),
