@@ -55,6 +55,7 @@ class GcloudCommand(Record, frozen=False):
     values: dict[str, object] = field(default_factory=dict)
     user_args: list[str] | None = None
     notes: list[str] = field(default_factory=list)
+    project: str | None = None  # --project's value: a gcloud setting, not part of the job (it beats core/project)
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -247,6 +248,7 @@ def _value(flag: Flag, name: str, text: str | Lexed, cmd: GcloudCommand) -> None
     if flag.kind is Kind.NOTE:
         if name == "--project":
             project(_single(name, text))
+            cmd.project = _single(name, text)
         cmd.notes.append(f"{name}={_single(name, text)} is a gcloud setting, not part of the job: ignored")
         return
     cmd.values[flag.key] = _READERS[flag.kind](flag, name, text, cmd)
@@ -377,6 +379,5 @@ def parse(words: list[str], props: Mapping[str, str] | None = None) -> GcloudCom
         raise GcloudError(str(exc)) from None
     positional = _read_flags(cmd, expanded, table(generation.flags, ga))
     _positional(cmd, positional)
-    project_flag = any(n.startswith("--project=") for n in cmd.notes)
-    properties.apply(generation is not Generation.AI_PLATFORM, cmd.values, cmd.notes, props or {}, project_flag)
+    properties.apply(generation is not Generation.AI_PLATFORM, cmd.values, cmd.notes, props or {}, cmd.project is not None)
     return cmd
