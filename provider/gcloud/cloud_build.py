@@ -62,6 +62,20 @@ def _line(step: dict[str, Any]) -> str | None:
     return None
 
 
+def the_one(labels: list[str], shown: str, system: str, allowed: str) -> int:
+    """The index of the one step that submits a training job; UserError naming none or each of several.
+    ``allowed`` says what such a step is, with ``{}`` for the three commands (GitHub Actions' reader too)."""
+    if not labels:
+        kind = "config" if system == "Cloud Build" else "workflow"
+        raise UserError(f"{shown}: a {system} {kind} with no step that submits a training job; allowed: "
+                        + allowed.format("gcloud ai custom-jobs create, gcloud ai hp-tuning-jobs create or gcloud "
+                                         "ai-platform jobs submit training"), exit_code=1)
+    if len(labels) > 1:
+        raise UserError(f"{shown}: {len(labels)} {system} steps submit a training job ({', '.join(labels)}); give the "
+                        "one to convert with --gcloud", exit_code=1)
+    return 0
+
+
 def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
     """The config's one step that submits a training job, named (``steps[1] (id 'Train')``), and the command line it
     runs; UserError when there is not one."""
@@ -71,14 +85,8 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
         if line is not None and TRAINING.search(line):
             label = f"steps[{i}]" + (f" (id {step['id']!r})" if "id" in step else "")
             found.append((label, step, line))
-    if not found:
-        raise UserError(f"{shown}: a Cloud Build config with no step that submits a training job; allowed: a step that "
-                        "runs gcloud ai custom-jobs create, gcloud ai hp-tuning-jobs create or gcloud ai-platform jobs "
-                        "submit training (the gcloud builder's args, or bash -c)", exit_code=1)
-    if len(found) > 1:
-        raise UserError(f"{shown}: {len(found)} Cloud Build steps submit a training job ({', '.join(f[0] for f in found)}); "
-                        "give the one to convert with --gcloud", exit_code=1)
-    label, step, line = found[0]
+    label, step, line = found[the_one([f[0] for f in found], shown, "Cloud Build", "a step that runs {} (the gcloud "
+                                      "builder's args, or bash -c)")]
     if "dir" in step:
         raise UserError(f"{shown}: {label} runs in dir {step['dir']!r} of the build's workspace: run trainjobs convert "
                         "from that folder, with the step's command as --gcloud", exit_code=1)

@@ -29,7 +29,7 @@ import shlex
 from typing import Any
 
 from provider.core.errors import UserError
-from provider.gcloud.cloud_build import TRAINING
+from provider.gcloud.cloud_build import TRAINING, the_one
 from provider.gcloud.secrets import looks_secret
 
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
@@ -70,14 +70,8 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str, list[str]]
             if isinstance(run, str) and TRAINING.search(run):
                 name = f" (name {step['name']!r})" if isinstance(step.get("name"), str) else ""
                 found.append((f"jobs.{job_id}.steps[{i}]{name}", job, step, run))
-    if not found:
-        raise UserError(f"{shown}: a GitHub Actions workflow with no step that submits a training job; allowed: a step "
-                        "whose run: script runs gcloud ai custom-jobs create, gcloud ai hp-tuning-jobs create or gcloud "
-                        "ai-platform jobs submit training", exit_code=1)
-    if len(found) > 1:
-        raise UserError(f"{shown}: {len(found)} GitHub Actions steps submit a training job "
-                        f"({', '.join(f[0] for f in found)}); give the one to convert with --gcloud", exit_code=1)
-    label, job, step, run = found[0]
+    label, job, step, run = found[the_one([f[0] for f in found], shown, "GitHub Actions",
+                                          "a step whose run: script runs {}")]
     where = f"{shown} {label}"
     _check_shell(step, job, data, where)
     envs = [(f"{label.split(' ')[0]}.env", step), (f"jobs.{label.split('.')[1]}.env", job), ("the workflow's env", data)]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import run_cli
+from .test_cloud_build import _request
 from .test_real_inputs import _repo
 
 PIPELINE = """name: Model Training Pipeline
@@ -75,12 +76,6 @@ EXPRESSIONS_LINE = ("gcloud ai custom-jobs create --region=europe-west4 --displa
                     "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/job/t:v7 "
                     "--labels=region=europe-west4")
 RUNNER = {"GITHUB_SHA": "0123abcd", "TAG": "v7"}
-
-
-def _request(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    done = run_cli("convert", *args, "--format", "request", cwd=cwd, env=env)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def test_a_public_workflows_training_step_is_its_command(tmp_path: Path) -> None:
