@@ -13,7 +13,8 @@ expressions in workflows and actions", "Store information in variables"), as rea
   else NAME from the environment of ``trainjobs convert``; ``vars.NAME`` is $NAME of that environment;
   ``github.sha`` and the other ``github.*`` the runner also exports (GITHUB_SHA, GITHUB_REF_NAME...) are that
   variable. Each value read is named in a note; one not set is refused by name. ``secrets.*`` is refused (a
-  secret is never written into a spec), as is any other expression (functions, operators, other contexts);
+  secret is never written into a spec), as is an expression naming a secret-looking variable, literal or
+  not, and any other expression (functions, operators, other contexts);
 * the ``env:`` values are the step's process environment (innermost wins), so a plain ``$NAME`` of the script
   takes a literal ``env:`` value (a note names it); a name no ``env:`` gives a literal is read from the
   environment of ``trainjobs convert``, as ``convert --gcloud`` reads it;
@@ -88,8 +89,8 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str, list[str]]
         value, origin = literals.get(name, ("", ""))
         if origin and not _EXPRESSION.search(value):
             exports.append(f"export {name}={shlex.quote(value)} && ")
-            shown = "its value" if looks_secret(name) else repr(value)  # a secret-looking name's value is never shown
-            notes.append(f"${name} is {shown}, set by {origin} (the step's environment in GitHub Actions)")
+            said = "its value" if looks_secret(name) else repr(value)  # a secret-looking name's value is never shown
+            notes.append(f"${name} is {said}, set by {origin} (the step's environment in GitHub Actions)")
     return label, "".join(exports) + script, notes
 
 
@@ -126,19 +127,19 @@ def _expression(text: str, inner: str, literals: dict[str, tuple[str, str]], whe
         raise UserError(f"{where}: {text} is a GitHub Actions secret, never written into a spec; allowed: give the "
                         "trainer the secret through the stack's trainjobs:secretEnv setting, and write the rest of the "
                         "command without it", exit_code=1)
+    variable = {"env": name, "vars": name}.get(kind) or (f"GITHUB_{name.upper()}" if kind == "github" and name in
+                                                           _GITHUB else "")
+    if variable and looks_secret(variable):  # pasted into the script, it would be written into the spec
+        raise UserError(f"{where}: {text} would write ${variable}, whose name looks secret, into the spec; allowed: "
+                        "the stack's trainjobs:secretEnv setting", exit_code=1)
     if kind == "env" and name in literals and not _EXPRESSION.search(literals[name][0]):
         value, origin = literals[name]
         notes.append(f"{text} is {value!r}, from {origin}")
         return value
-    variable = {"env": name, "vars": name}.get(kind) or (f"GITHUB_{name.upper()}" if kind == "github" and name in
-                                                           _GITHUB else "")
     if not variable:
         raise UserError(f"{where}: {text} is a GitHub Actions expression not read here; allowed: ${{{{ env.NAME }}}}, "
                         "${{ vars.NAME }} and ${{ github.sha }} (and the other github.* values the runner exports as "
                         "GITHUB_*), read from the environment; write the value instead", exit_code=1)
-    if looks_secret(variable):
-        raise UserError(f"{where}: {text} would write ${variable}, whose name looks secret, into the spec; allowed: "
-                        "the stack's trainjobs:secretEnv setting", exit_code=1)
     read = os.environ.get(variable)
     if read is None:
         raise UserError(f"{where}: {text} is set by GitHub when the workflow runs, and ${variable} is not set here; "

@@ -141,6 +141,8 @@ def _workflow(region: str = "us-central1", step: str = "", job: str = "", runs_o
      "${{ vars.TRAINJOBS_TEST_NEVER_SET }} is set by GitHub when the workflow runs, and $TRAINJOBS_TEST_NEVER_SET is "
      "not set here; allowed: export TRAINJOBS_TEST_NEVER_SET=..."),
     (_workflow("${{ env.API_KEY }}"), "${{ env.API_KEY }} would write $API_KEY, whose name looks secret"),
+    (_workflow("${{ env.API_KEY }}", job="    env:\n      API_KEY: sk-123\n"),  # a literal env: value too
+     "${{ env.API_KEY }} would write $API_KEY, whose name looks secret"),
     (_workflow(step="        shell: pwsh\n"), "jobs.train.steps[0] (name 'Train'): runs its script with shell 'pwsh'"),
     (_workflow(job="    defaults:\n      run:\n        shell: python\n"), "runs its script with shell 'python'"),
     (_workflow(runs_on="windows-latest"), "runs on 'windows-latest', whose default shell is pwsh"),
