@@ -255,18 +255,13 @@ def run(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)
+    from provider.cli.convert_sources import read_input, reader
     from provider.document import read_mapping
-    from provider.document.files import display_name, read_file
     from provider.validation.validator import check_document
 
-    path = Path(args.file)
-    shown = display_name(path)
-    if not path.exists() and not path.is_symlink():
-        raise UserError(f"{args.file}: no such file or directory", exit_code=ExitCode.NOT_FOUND)
-    raw, problem = read_file(path, shown)
-    if problem is not None:
-        raise UserError(f"{problem.where}: {problem.message}", exit_code=1)
-    assert raw is not None
+    path, shown, raw = read_input(args.file)
+    if (read := reader(path, raw)) is not None:  # a notebook, a script, Python: not a mapping
+        return read(raw, shown, path, args)
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)
