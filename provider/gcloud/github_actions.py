@@ -19,7 +19,9 @@ expressions in workflows and actions", "Store information in variables"), as rea
   takes a literal ``env:`` value (a note names it); a name no ``env:`` gives a literal is read from the
   environment of ``trainjobs convert``, as ``convert --gcloud`` reads it;
 * a step's ``working-directory`` (or ``defaults: run: working-directory``) is refused by name (run convert from
-  that folder), and exactly one step may submit a training job (provider.gcloud.cloud_build's test).
+  that folder), and exactly one step may submit a training job (provider.gcloud.cloud_build's test);
+* what decides whether or how often the step runs (the job's and the step's ``if:``, the job's
+  ``strategy.matrix``) is GitHub's, not the job's: each is named in a note.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str, list[str]]
         for name, value in (env.items() if isinstance(env, dict) else ()):
             if str(name) not in literals:
                 literals[str(name)] = (_literal(value), origin)
-    notes: list[str] = []
+    notes = _conditions(label, step, job)
     script = _EXPRESSION.sub(lambda m: _expression(m.group(0), m.group(1).strip(), literals, where, notes), run)
     exports = []
     for name in dict.fromkeys(_VARIABLE.findall(script)):
@@ -92,6 +94,19 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str, list[str]]
             said = "its value" if looks_secret(name) else repr(value)  # a secret-looking name's value is never shown
             notes.append(f"${name} is {said}, set by {origin} (the step's environment in GitHub Actions)")
     return label, "".join(exports) + script, notes
+
+
+def _conditions(label: str, step: dict[str, Any], job: dict[str, Any]) -> list[str]:
+    """Notes on what decides whether, or how often, GitHub runs the step: the job's and the step's ``if:`` and the
+    job's ``strategy.matrix`` (read by GitHub, not by the job the step submits)."""
+    job_label = label.split(".steps[")[0]
+    notes = [f"{where} runs only if {level['if']!r} (its if:), which GitHub evaluates: the spec is the job the step "
+             "submits when it runs" for where, level in ((job_label, job), (label, step)) if "if" in level]
+    strategy = job.get("strategy")
+    if isinstance(strategy, dict) and "matrix" in strategy:
+        notes.append(f"{job_label} runs once for each combination of its strategy.matrix, and each run submits this "
+                     "job again: the spec is one of them (a ${{ matrix.* }} value in the command is refused)")
+    return notes
 
 
 def _literal(value: Any) -> str:

@@ -185,3 +185,22 @@ def test_a_secret_looking_env_value_is_never_shown(tmp_path: Path) -> None:
     assert "s3cr3t" not in done.stdout + done.stderr
     assert "$API_KEY is its value, set by jobs.train.steps[0].env" in done.stderr
     assert "the trainer's args '--key=$API_KEY' are left out" in done.stderr
+
+
+def test_what_decides_whether_the_step_runs_is_named(tmp_path: Path) -> None:
+    """A job's or step's if: and a job's strategy.matrix decide whether, or how often, GitHub submits the job: the
+    request is the same as without them, and each is named in a note."""
+    repo = _repo(tmp_path)
+    (repo / "plain.yml").write_text(_workflow())
+    (repo / "gated.yml").write_text(_workflow(
+        step="        if: github.ref == 'refs/heads/main'\n",
+        job="    if: ${{ github.event_name == 'push' }}\n    strategy:\n      matrix:\n        seed: [1, 2]\n"))
+    assert _request(repo, "gated.yml") == _request(repo, "plain.yml")
+    done = run_cli("convert", "gated.yml", "--format", "request", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "jobs.train runs only if \"${{ github.event_name == 'push' }}\" (its if:)" in done.stderr
+    assert ("jobs.train.steps[0] (name 'Train') runs only if \"github.ref == 'refs/heads/main'\" (its if:), which "
+            "GitHub evaluates") in done.stderr
+    assert "jobs.train runs once for each combination of its strategy.matrix" in done.stderr
+    assert "runs only if" not in run_cli("convert", "plain.yml", "--format", "request", cwd=repo).stderr
+    assert "# note: jobs.train runs once for each combination" in run_cli("convert", "gated.yml", cwd=repo).stdout
