@@ -11,8 +11,12 @@ PROJECT_ID=...`` first; one that is not set is refused by name): an args list be
 its words (each literal piece single-quoted, each substitution ``"${NAME}"``), a script is read with its
 ``$$`` as ``$``. The config's own ``substitutions:`` are the defaults of the names the environment does not
 set (as a build's ``--substitutions`` override them); a name with neither is refused in Cloud Build's terms.
-The command runs where convert runs, as the build's /workspace; a step's ``dir`` is refused by name (run
-convert from that folder). Exactly one step may submit a training job.
+The build's ``options.env`` and the step's ``env`` (``NAME=VALUE`` items, the step's winning) are the step's
+environment: a script's ``$NAME`` reads them before the environment of convert, and a ``CLOUDSDK_*`` one (a
+gcloud property) is refused by name, as ``export CLOUDSDK_...`` is; a ``secretEnv`` name the script reads is
+refused (a secret is never written into a spec). The command runs where convert runs, as the build's
+/workspace; a step's ``dir`` is refused by name (run convert from that folder). Exactly one step may submit
+a training job.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ _GCLOUD_BUILDERS = ("gcr.io/cloud-builders/gcloud", "gcr.io/cloud-builders/gclou
 _SHELLS = ("bash", "sh", "/bin/bash", "/bin/sh")
 TRAINING = re.compile(r"(?:^|\s)(?:jobs\s+submit\s+training|custom-jobs\s+create|hp-tuning-jobs\s+create)(?:\s|$)")
 _SUBSTITUTION = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)")  # what a line reads of its env
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def is_config(data: Any) -> bool:
@@ -48,15 +54,26 @@ def _word(arg: str) -> str:
     return "".join(out)
 
 
-def _line(step: dict[str, Any]) -> str | None:
-    """The bash line a step runs, or None when it runs no gcloud."""
+def _words(step: dict[str, Any]) -> list[str]:
     args = step.get("args")
-    words = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
-    entrypoint = step.get("entrypoint")
+    return [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
+
+
+def _script(step: dict[str, Any]) -> str | None:
+    """The bash script a step runs (its ``script``, or ``bash -c``'s), or None."""
+    words = _words(step)
     if isinstance(step.get("script"), str):
         return str(step["script"]).replace("$$", "$")
-    if entrypoint in _SHELLS and words[:1] == ["-c"] and len(words) >= 2:
+    if step.get("entrypoint") in _SHELLS and words[:1] == ["-c"] and len(words) >= 2:
         return words[1].replace("$$", "$")
+    return None
+
+
+def _line(step: dict[str, Any]) -> str | None:
+    """The bash line a step runs, or None when it runs no gcloud."""
+    words, entrypoint = _words(step), step.get("entrypoint")
+    if (script := _script(step)) is not None:
+        return script
     if entrypoint == "gcloud" or (entrypoint is None and step.get("name") in _GCLOUD_BUILDERS):
         return " ".join(["gcloud", *(_word(w) for w in words)])
     return None
@@ -90,7 +107,41 @@ def command_line(data: dict[str, Any], shown: str) -> tuple[str, str]:
     if "dir" in step:
         raise UserError(f"{shown}: {label} runs in dir {step['dir']!r} of the build's workspace: run trainjobs convert "
                         "from that folder, with the step's command as --gcloud", exit_code=1)
-    return label, _defaults(data, step, line, f"{shown} {label}")
+    where = f"{shown} {label}"
+    env = _environment(data, step, line, where)
+    return label, _defaults(data, step, env + line, where)
+
+
+def _environment(data: dict[str, Any], step: dict[str, Any], line: str, where: str) -> str:
+    """The step's environment as ``export NAME=VALUE && `` before its line: the build's ``options.env``, then the
+    step's ``env`` over it (``NAME=VALUE`` each, substitutions in the value as in args); a name of the step's or the
+    build's ``secretEnv`` that the line reads is refused (a secret is never written into a spec)."""
+    given = data.get("options")
+    options: dict[str, Any] = given if isinstance(given, dict) else {}
+    secret = [str(n) for level in (options, step) for n in (level.get("secretEnv") or [])]
+    # gcloud reads CLOUDSDK_* (its properties) from its environment; a script reads its $NAMEs, the args (no shell) none
+    read = {name for item in _items(options, step) if (name := str(item).partition("=")[0]).startswith("CLOUDSDK_")}
+    if _script(step) is not None:
+        read |= {m.group(1) or m.group(2) for m in _VARIABLE.finditer(line)}
+    for name in secret:
+        if name in read:
+            raise UserError(f"{where}: ${name} is a Cloud Build secretEnv value, never written into a spec; allowed: "
+                            "give the trainer the secret through the stack's trainjobs:secretEnv setting, and write the "
+                            "rest of the command without it", exit_code=1)
+    values: dict[str, str] = {}
+    for origin, level in (("options.env", options), ("env", step)):
+        for item in _items(level):
+            name, equals, value = str(item).partition("=")
+            if not equals or not _NAME.fullmatch(name):
+                raise UserError(f"{where}: {origin} item {str(item)!r} is not NAME=VALUE; allowed: a list of "
+                                "NAME=VALUE strings, as Cloud Build reads it", exit_code=1)
+            values[name] = value
+    return "".join(f"export {name}={_word(value)} && " for name, value in values.items() if name in read)
+
+
+def _items(*levels: Any) -> list[Any]:
+    """The ``env`` items of the build's options and the step, in that order."""
+    return [item for level in levels if isinstance(level, dict) for item in (level.get("env") or [])]
 
 
 def _defaults(data: dict[str, Any], step: dict[str, Any], line: str, where: str) -> str:

@@ -138,3 +138,57 @@ def test_what_cannot_be_read_as_one_command_is_refused(config: str, says: str, t
     assert done.returncode == 1
     assert says in done.stderr
     assert "Traceback" not in done.stderr
+
+
+ENVIRONMENT = """options:
+  env: ['REGION=europe-west4', 'IMAGE=gcr.io/$PROJECT_ID/t']
+steps:
+- name: gcr.io/cloud-builders/gcloud
+  entrypoint: bash
+  env: ['REGION=us-east1', 'NAME=run $$1']
+  args:
+  - -c
+  - gcloud ai custom-jobs create --region=$$REGION --display-name="$$NAME"
+    --worker-pool-spec=machine-type=n1-standard-4,container-image-uri=$$IMAGE
+"""
+
+
+def test_a_scripts_environment_is_the_steps_env_over_the_builds(tmp_path: Path) -> None:
+    """A script's $NAME reads the step's env: (over options.env), not the environment of convert; substitutions in
+    the values are read as in args."""
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(ENVIRONMENT)
+    ours = _request(repo, "cloudbuild.yaml", env={"PROJECT_ID": "my-project", "REGION": "asia-east1", "NAME": "no"})
+    line = ("gcloud ai custom-jobs create --region=us-east1 --display-name='run $1' "
+            "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/my-project/t")
+    assert ours == _request(repo, "--gcloud", line)
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (("  env: ['REGION=us-east1', 'NAME=run $$1']", "  secretEnv: [NAME]"),
+     "steps[0]: $NAME is a Cloud Build secretEnv value, never written into a spec"),
+    (("  env: ['REGION=us-east1', 'NAME=run $$1']", "  env: [REGION]"),
+     "steps[0]: env item 'REGION' is not NAME=VALUE; allowed: a list of NAME=VALUE strings"),
+    (("['REGION=europe-west4',", "['CLOUDSDK_CORE_PROJECT=p', 'REGION=europe-west4',"),
+     "export CLOUDSDK_CORE_PROJECT sets a gcloud property for the gcloud command"),
+    (("  env: ['REGION=us-east1', 'NAME=run $$1']", "  env: ['REGION=us-east1', 'NAME=run $$1', 'UNUSED=1']"), None),
+])
+def test_a_steps_secrets_and_malformed_env_are_refused(change: tuple[str, str], says: str | None,
+                                                       tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(ENVIRONMENT.replace(*change))
+    done = run_cli("convert", "cloudbuild.yaml", cwd=repo, env={"PROJECT_ID": "p", "NAME": "s3cr3t"})
+    if says is None:  # a value the script does not read changes nothing
+        assert done.returncode == 0, done.stderr
+        return
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "s3cr3t" not in done.stderr
+    assert says in done.stderr, done.stderr
+
+
+def test_a_gcloud_property_in_the_env_of_a_gcloud_step_is_refused(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cloudbuild.yaml").write_text(BIKESHARE.replace("  id: 'Submit Training Job'\n", "  id: 'Submit Training Job'"
+                                                            "\n  env: ['CLOUDSDK_COMPUTE_REGION=europe-west4', 'X=1']\n"))
+    done = run_cli("convert", "cloudbuild.yaml", cwd=repo)
+    assert done.returncode == 1
+    assert "export CLOUDSDK_COMPUTE_REGION sets a gcloud property for the gcloud command" in done.stderr, done.stderr
