@@ -9,9 +9,10 @@ Scripts that submit a training job name it after the time they run and build pat
   ``%:z``; ``date`` without ``+FORMAT`` prints in the locale's format, and is refused.
 * ``$(gcloud config get-value PROPERTY)``, ``$(gcloud config get PROPERTY)`` and ``$(gcloud config list
   PROPERTY --format 'value(PROPERTY)')`` for ``project``, ``compute/region`` and ``ai/region``: what gcloud
-  prints (surface/config/get.py: the value, or nothing when unset): the value a ``gcloud config set`` earlier in
-  the script gave (provider.gcloud.properties), else the ``CLOUDSDK_SECTION_NAME`` environment variable gcloud
-  reads, else refused: the configuration of the machine that runs the script is not known here.
+  prints (surface/config/get.py: the value, or nothing when unset): the ``CLOUDSDK_SECTION_NAME`` environment
+  variable, which gcloud reads first (tests/gcloud/test_scripts.py asks the real gcloud), else the value a ``gcloud
+  config set`` earlier in the script gave (provider.gcloud.properties), else refused: the configuration of the
+  machine that runs the script is not known here.
 
 A ``2>/dev/null`` that ends the substituted command changes nothing in what it prints, and is dropped. The words
 of the substituted command are read as any others (provider.gcloud.words), as one simple command.
@@ -162,13 +163,13 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         return text, None
     if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
         said = shown(written)
+        variable = _READ[name]
+        if variable in env:  # gcloud reads it before its configuration, even one the script just set
+            notes.append(f"{said}: {env[variable]!r}, from ${variable} (gcloud reads the property from it first)")
+            return env[variable], variable
         if name in properties:
             notes.append(f"{said}: {properties[name]!r}, from gcloud config set {name} earlier in the script")
             return properties[name], None
-        variable = _READ[name]
-        if variable in env:
-            notes.append(f"{said}: {env[variable]!r}, from ${variable} (gcloud reads the property from it)")
-            return env[variable], variable
         raise Refused(f"{said} prints the {name} property of the gcloud configuration of the machine that runs the "
                       f"script, which is not known here; give it: export {variable}=VALUE (gcloud reads it too), or "
                       f"gcloud config set {name.removeprefix('core/')} VALUE earlier in the script", 0)
