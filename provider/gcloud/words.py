@@ -11,13 +11,18 @@ line reads the outer value), and the commands before ``&&``, ``;`` or a newline 
 properties it reads (``gcloud config set ai/region x``: provider.gcloud.properties, kept on the Line). A variable
 whose name looks secret stands as a marker, never its value (provider.gcloud.secrets). A notebook's ``!gcloud``
 line or ``%%bash`` cell: provider.gcloud.notebook; a line written for PowerShell or cmd.exe is named as such
-(provider.gcloud.other_shells).
+(provider.gcloud.other_shells). A script around the command: what only prints or reads the job before or after it
+(``echo``, ``gcloud ai-platform jobs stream-logs``...: provider.gcloud.script, read by provider.gcloud.sequence),
+and the command substitutions whose output is known (``$(date +%Y%m%d)``, ``$(gcloud config get-value project)``:
+provider.gcloud.substitution).
 
-What is refused with a message naming the column, and what to write instead:
+What is refused with a message naming the column (the line and column in a text of several lines), and what to
+write instead:
 
-* what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and backticks (even
-  in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``, ``&&``, ``||``, ``&``,
-  ``( ... )``, and a newline without a backslash, each named as written (except after the commands above);
+* what would run something or more than one command: ``$(...)`` and backticks other than those above (and
+  even those in a ``${VAR:-word}`` word bash would not expand), ``$((...))``, ``$[...]``, pipes, redirections,
+  ``;``, ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written (except
+  after the commands above);
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~`` that bash turns
   into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a ``NAME=...`` word), an unquoted
   glob (``*``, ``?``, ``[...]``) that matches files in the folder the command runs in (bash puts their names in
