@@ -64,6 +64,7 @@ QUIET_AROUND = [
     'machine-type=n1-standard-4,replica-count=1,container-image-uri=gcr.io/p/i:1\n'
     'gcloud ai custom-jobs stream-logs projects/p/locations/us-central1/customJobs/1\n',
     ': ${SUFFIX:=x}\n' + f"{TRAIN} job_$SUFFIX {IMAGE}\n",  # : runs its word's expansion: SUFFIX is set
+    f"{TRAIN} j {IMAGE}\necho submitted\nexit 0\n",
 ]
 
 
@@ -140,6 +141,7 @@ REFUSED = [
      "CLOUDSDK_CORE_PROJECT=VALUE"),
     (f"J=$(gcloud config get-value account)\n{TRAIN} $J {IMAGE}", "is command substitution"),
     (f"sleep forever\n{TRAIN} j {IMAGE}", "line 1, column 7: sleep takes one duration"),
+    (f"exit 0\n{TRAIN} j {IMAGE}", "line 1, column 7: a newline without a backslash ends the command"),
     (f"{TRAIN} j {IMAGE} \\\n  --job-dir gs://b/x\n  --staging-bucket gs://b", "line 2, column 21: a newline without a "
                                                                              "backslash ends the command"),
 ]
