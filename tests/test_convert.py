@@ -126,7 +126,7 @@ def test_convert_gcloud_a_flag_wins_over_the_config(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("line", "says"), [
     ("gcloud ai-platform jobs submit training $NOT_SET_ANYWHERE --region r", "$NOT_SET_ANYWHERE is not defined"),
-    ("gcloud ai-platform jobs submit training j_$(date +%s) --region r", "$(...) is command substitution"),
+    ("gcloud ai-platform jobs submit training j_$(id -u) --region r", "$(...) is command substitution"),
     ("gcloud ai-platform jobs submit training j --scale-teir basic", "did you mean '--scale-tier'?"),
     ("gcloud ai-platform jobs submit training j --master-accelerator count=2",
      "argument --master-accelerator: Key [type] required in dict arg but not provided"),

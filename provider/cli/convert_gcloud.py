@@ -90,8 +90,10 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
         built = build(cmd, cwd, getattr(args, "staging_bucket", None))
     except ConfigProblems:
         raise  # reported as a spec's problems are, by the caller
-    except ShellError as exc:
-        raise UserError(f"{_shown(args)}: {secrets.shown(str(exc))}; allowed: {ALLOWED}", exit_code=1) from None
+    except ShellError as exc:  # a script file's: at its line and column (file:line:column)
+        script = getattr(args, "gcloud_script", None)
+        where = f"{script}:{exc.line or 1}:{exc.column}: {exc.message}" if script else f"{_shown(args)}: {exc}"
+        raise UserError(f"{secrets.shown(where)}; allowed: {ALLOWED}", exit_code=1) from None
     except GcloudError as exc:
         raise UserError(f"{_shown(args)}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
     others = placeholders(line.words) + variables(line.words)

@@ -20,6 +20,8 @@ Reader = Callable[[bytes, str, Path, argparse.Namespace], int]
 
 # A file's suffix (lower case) -> the module that converts such a file.
 _BY_SUFFIX: dict[str, str] = {}
+_BY_SUFFIX[".sh"] = "provider.cli.convert_script"
+_BY_SUFFIX[".bash"] = "provider.cli.convert_script"
 
 
 def read_input(file: str) -> tuple[Path, str, bytes]:
@@ -42,6 +44,10 @@ def reader(path: Path, raw: bytes) -> Reader | None:
     """The reader of a file that is not a mapping, by its suffix (``raw``: its bytes, for a reader that also
     knows its kind by its first line); None: read it as a mapping."""
     module = _BY_SUFFIX.get(path.suffix.lower())
+    if module is None and raw.startswith(b"#!"):  # a script named without its suffix: by its #! line
+        from provider.cli.convert_script import is_script
+
+        module = "provider.cli.convert_script" if is_script(raw) else None
     if module is None:
         return None
     run: Reader = importlib.import_module(module).run

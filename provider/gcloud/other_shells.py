@@ -27,6 +27,11 @@ _CMD_VARIABLE = re.compile(r"%[A-Za-z_][A-Za-z0-9_]*%")
 _MAKE_VARIABLE = re.compile(r"\$\(([A-Z_][A-Z0-9_]*)\)")
 
 
+def make_variable(line: str, at: int) -> bool:
+    """Whether the ``$(`` at ``at`` is ``$(NAME)``, make's variable in a Makefile's recipe."""
+    return _MAKE_VARIABLE.match(line, at) is not None
+
+
 def substitution(line: str, at: int) -> str:
     """What the ``$(`` or ``$[`` at ``at`` is refused as: a Makefile's variable when it is ``$(NAME)``."""
     make = _MAKE_VARIABLE.match(line, at)
@@ -43,6 +48,11 @@ def _ends_line(line: str, at: int) -> bool:
     """Whether only spaces and tabs follow ``at`` up to the line's end."""
     end = line.find("\n", at)
     return not line[at: len(line) if end < 0 else end].strip(" \t")
+
+
+def continues(line: str, at: int) -> bool:
+    """Whether the backtick at ``at`` ends its line: PowerShell's continuation, no command substitution."""
+    return _ends_line(line, at + 1)
 
 
 def backtick(line: str, at: int) -> str:

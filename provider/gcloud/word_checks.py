@@ -15,11 +15,12 @@ _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 class ShellError(ValueError):
-    """The command line cannot be read without running something, or is malformed."""
+    """The command line cannot be read without running something, or is malformed: at ``column`` (1-based) of the
+    text, or of its ``line`` (1-based) once provider.gcloud.script.located said which."""
 
-    def __init__(self, message: str, column: int) -> None:
-        super().__init__(f"column {column}: {message}")
-        self.column = column
+    def __init__(self, message: str, column: int, line: int | None = None) -> None:
+        super().__init__(f"line {line}, column {column}: {message}" if line else f"column {column}: {message}")
+        self.message, self.column, self.line = message, column, line
 
 
 class Word(Record, frozen=False):

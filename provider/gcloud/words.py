@@ -11,13 +11,18 @@ line reads the outer value), and the commands before ``&&``, ``;`` or a newline 
 properties it reads (``gcloud config set ai/region x``: provider.gcloud.properties, kept on the Line). A variable
 whose name looks secret stands as a marker, never its value (provider.gcloud.secrets). A notebook's ``!gcloud``
 line or ``%%bash`` cell: provider.gcloud.notebook; a line written for PowerShell or cmd.exe is named as such
-(provider.gcloud.other_shells).
+(provider.gcloud.other_shells). A script around the command: what only prints or reads the job before or after it
+(``echo``, ``gcloud ai-platform jobs stream-logs``...: provider.gcloud.script, read by provider.gcloud.sequence),
+and the command substitutions whose output is known (``$(date +%Y%m%d)``, ``$(gcloud config get-value project)``:
+provider.gcloud.substitution).
 
-What is refused with a message naming the column, and what to write instead:
+What is refused with a message naming the column (the line and column in a text of several lines), and what to
+write instead:
 
-* what would run something or more than one command: ``$(...)``, ``$((...))``, ``$[...]`` and backticks (even
-  in a ``${VAR:-word}`` word bash would not expand), pipes, redirections, ``;``, ``&&``, ``||``, ``&``,
-  ``( ... )``, and a newline without a backslash, each named as written (except after the commands above);
+* what would run something or more than one command: ``$(...)`` and backticks other than those above (and
+  even those in a ``${VAR:-word}`` word bash would not expand), ``$((...))``, ``$[...]``, pipes, redirections,
+  ``;``, ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written (except
+  after the commands above);
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~`` that bash turns
   into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a ``NAME=...`` word), an unquoted
   glob (``*``, ``?``, ``[...]``) that matches files in the folder the command runs in (bash puts their names in
@@ -36,7 +41,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, properties, secrets
+from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, script, secrets
+from provider.gcloud.sequence import Commands
 from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
 
 __all__ = ["ALLOWED", "Line", "ShellError", "read_line", "split_words"]
@@ -58,7 +64,7 @@ class Line(Record):
     notes: list[str] = field(default_factory=list)  # what the commands before it set that the job ignores
 
 
-class _Reader:
+class _Reader(Commands):
     def __init__(self, line: str, env: Mapping[str, str], cwd: Path) -> None:
         self.line, self.env, self.cwd, self.i = line, env, cwd, 0
         self.words: list[str] = []
@@ -78,6 +84,11 @@ class _Reader:
         self.held = False  # a word read aside (see aside) belongs to an assignment
         self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
         self.glued = False  # whether the last character read belongs to a token (then a # is not a comment)
+        self.command: tuple[list[str], list[int]] | None = None  # the training command's words and starts, once ended
+        self.single, self.trailing = False, True  # see Commands
+
+    def fresh(self, text: str) -> _Reader:
+        return _Reader(text, self.env, self.cwd)
 
     def assigning(self) -> bool:
         """Whether the word being read is one of the command's leading NAME=value assignments."""
@@ -159,6 +170,9 @@ class _Reader:
         """``$NAME`` / ``${...}`` at self.i (the ``$``), added to the word."""
         line, start = self.line, self.i
         nxt = line[start + 1: start + 2]
+        if nxt == "(" and line[start + 2: start + 3] != "(" and not self.dry:
+            self.substitute(quoted)
+            return
         if nxt in ("(", "["):
             raise self.fail(other_shells.substitution(line, start))
         outer = self.anchor < 0
@@ -270,6 +284,8 @@ class _Reader:
             self.dollar()
         elif c == "$":
             self.expand(quoted=True)
+        elif c == "`" and not self.dry:
+            self.substitute(quoted=True)
         elif c == "`":
             raise self.fail("backticks are command substitution: trainjobs never runs commands")
         else:
@@ -315,38 +331,6 @@ class _Reader:
             self.add(nxt or "\\", quoted=True)
             self.i += 2
 
-    def then(self, op: str) -> bool:
-        """Whether the ``op`` here ends a command bash runs before the gcloud one (provider.gcloud.prelude)."""
-        self.end_word()
-        gcloud = self.words[:2] in (["gcloud", "config"], ["gcloud", "auth"])  # gcloud config set ai/region x
-        if not self.words or op not in prelude.THEN or not (self.builtin or gcloud or len(self.words) == self.assigned):
-            return False
-        try:  # a builtin (export, set...), or gcloud config set / gcloud auth
-            self.nounset = prelude.ran(self.words, self.nounset) if self.builtin else self.nounset
-            if gcloud:
-                properties.ran(self.words, self.properties, self.notes)
-        except prelude.Refused as exc:
-            raise self.fail(str(exc), self.starts[exc.word]) from None
-        self.shell.update(self.pending)
-        self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
-        return True
-
-    def newline(self) -> None:
-        self.i += 1
-        if self.then("\n"):
-            return
-        rest = self.line[self.i:]
-        if self.words and rest.strip() and not rest.lstrip().startswith("#"):
-            raise self.fail(other_shells.unended(self.line, self.i - 1), self.i - 1)
-
-    def operator(self) -> None:
-        op, what = next((op, what) for op, what in prelude.OPERATORS if self.line.startswith(op, self.i))
-        if self.then(op):
-            self.i += len(op)
-            return
-        before = prelude.BEFORE if op in prelude.THEN else ""
-        raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
-
     def single_quoted(self) -> None:
         close = self.line.find("'", self.i + 1)
         if close < 0:
@@ -372,6 +356,8 @@ class _Reader:
             self.double_quoted()
         elif c == "$":
             self.dollar()
+        elif c == "`" and not self.dry and not other_shells.continues(self.line, self.i):
+            self.substitute(quoted=False)
         elif c == "`":
             raise self.fail(other_shells.backtick(self.line, self.i))
         elif c == "#" and not glued:  # a comment begins a token: after ${X:-} or '' it is text
@@ -387,11 +373,14 @@ class _Reader:
 def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Line:
     """The words bash would pass to the command run in ``cwd`` (default: the current directory) and
     the variables they took, or ShellError saying why not."""
-    check_text(line)
-    reader = _Reader(notebook.shell_line(line.replace("\r\n", "\n")), env, cwd or Path.cwd())
-    while reader.i < len(reader.line):
-        reader.step()
-    reader.end_word()
+    text = line.replace("\r\n", "\n")
+    try:
+        check_text(line)
+        reader = _Reader(notebook.shell_line(text), env, cwd or Path.cwd())
+        reader.trailing = not script.bang(text)
+        reader.read()
+    except ShellError as exc:  # in a script of several lines: at its line and column (a notebook's ! line: its own)
+        raise (exc if script.bang(text) else script.located(exc, text)) from None
     return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret), reader.properties, reader.notes)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from provider.gcloud.script import position
 from provider.gcloud.words import ShellError, split_words
 
 from ..conftest import run_cli
@@ -44,7 +45,8 @@ def test_the_bash_form_is_read() -> None:
 def test_another_shells_continuation_is_named(line: str, says: str, column: int) -> None:
     with pytest.raises(ShellError) as refused:
         split_words(line, {})
-    assert str(refused.value).startswith(f"column {column}: ")
+    at = position(line, column - 1)  # a script of several lines: its line and column
+    assert str(refused.value).startswith(f"line {at[0]}, column {at[1]}: ")
     assert says in str(refused.value)
     assert "end each continued line with \\ instead" in str(refused.value)
 
@@ -78,10 +80,10 @@ def test_a_makefile_variable_is_named_as_makes() -> None:
     with pytest.raises(ShellError) as refused:
         split_words(recipe, {})
     assert str(refused.value) == (
-        "column 43: $(GCP_REGION) is command substitution to bash (trainjobs never runs commands); in a Makefile it is "
+        "line 2, column 12: $(GCP_REGION) is command substitution to bash (trainjobs never runs commands); in a Makefile it is "
         "make's variable GCP_REGION, replaced before the shell runs: write its value, or $GCP_REGION from the "
         "environment")
-    with pytest.raises(ShellError, match=r"^column 43: \$\(\.\.\.\) is command substitution or arithmetic"):
+    with pytest.raises(ShellError, match=r"^line 2, column 12: '\$\(shell date\)': \$\(\.\.\.\) is command substitution"):
         split_words(recipe.replace("$(GCP_REGION)", "$(shell date)", 1), {})
 
 
@@ -89,5 +91,6 @@ def test_a_makefile_variable_is_named_as_makes() -> None:
 def test_a_command_substitution_is_not_called_makes(word: str) -> None:
     with pytest.raises(ShellError) as refused:
         split_words(f"gcloud x {word}", {})
-    assert "$(...) is command substitution or arithmetic" in str(refused.value)
+    said = str(refused.value)
+    assert f"'{word.split('/')[0]}': $(...) is command substitution" in said or "'$(date)': date without +FORMAT" in said
     assert "Makefile" not in str(refused.value)

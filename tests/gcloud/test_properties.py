@@ -71,7 +71,7 @@ def test_what_may_change_the_job_is_refused_by_name(before: str, says: str) -> N
 
 
 def test_the_training_command_itself_is_still_one_command() -> None:
-    with pytest.raises(ShellError, match="a second command"):
+    with pytest.raises(ShellError, match="'gcloud config set ai/region us-east1' after the training command would run as well"):
         read_line(f"{VERTEX} && gcloud config set ai/region us-east1", {})
     with pytest.raises(ShellError, match="a second command"):
         read_line("gcloud config set ai/region us-east1 || " + VERTEX, {})

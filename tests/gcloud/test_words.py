@@ -22,8 +22,8 @@ def test_comments_and_leading_assignments() -> None:
 
 
 @pytest.mark.parametrize(("line", "says"), [
-    ("gcloud x $(date +%s)", "$(...) is command substitution"),
-    ("gcloud x job_`date +%s`", "backticks are command substitution"),
+    ("gcloud x $(id -u)", "column 10: '$(id -u)': $(...) is command substitution"),
+    ("gcloud x job_`id -u`", "column 14: '`id -u`': backticks are command substitution"),
     ("gcloud x \"a `id`\"", "backticks are command substitution"),
     ("gcloud x $UNDEFINED_THING", "$UNDEFINED_THING is not defined"),
     ("gcloud x ${UNDEFINED_THING}", "$UNDEFINED_THING is not defined"),
@@ -32,8 +32,8 @@ def test_comments_and_leading_assignments() -> None:
     ("gcloud x 'open", "never closed"),
     ('gcloud x "open', "never closed"),
     ("gcloud x | tee log", "a pipe"),
-    ("gcloud x; echo done", "a second command"),
-    ("gcloud x && echo done", "a second command (&&) is not part of one gcloud command (only NAME=value"),
+    ("gcloud x; gsutil cp a gs://b/", "column 11: 'gsutil cp' after the training command would run as well"),
+    ("gcloud x && python3 -m t", "column 13: 'python3 -m' after the training command would run as well"),
     ("A=1 || gcloud x", "a second command (||) is not part of one gcloud command; give"),
     ("A=1 & gcloud x", "a second command (&) is not part of one gcloud command; give"),
     ("gcloud x |& tee", "a pipe (|&)"),

@@ -121,7 +121,7 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
     ("${{ github.sha", "${{ ... }} is a GitHub Actions expression"),
     ("${V", "this ${V is never closed"),
     ("${X:-a", "this ${ is never closed"),
-    ("${X:-$(date)}", "$(...) is command substitution"),
+    ("${X:-$(id)}", "$(...) is command substitution"),
     ("${V:-$(date)}", "$(...) is command substitution"),  # bash would not run it; it is refused all the same
     ("${X:-`id`}", "backticks are command substitution"),
     ('"${X:-`id`}"', "backticks are command substitution"),
@@ -207,11 +207,11 @@ def test_a_prefix_assignment_is_the_commands_environment_not_its_words(tmp_path:
     ("cd src && gcloud x", "column 8: a second command (&&) is not part of one gcloud command (only NAME=value "
                            "assignments, export NAME=value, set options and gcloud config set PROPERTY VALUE may "
                            "come before it: bash runs them before the gcloud command)"),
-    ("A=1 echo && gcloud x", "column 10: a second command (&&)"),
+    ("A=1 cp a b && gcloud x", "column 12: a second command (&&)"),
     ("&& gcloud x", "column 1: a second command (&&)"),
-    ("gcloud x; A=1", "column 9: a second command (;)"),
-    ("A=1 && gcloud x && echo done", "column 17: a second command (&&)"),
-    ("A=$(date) && gcloud x", "$(...) is command substitution"),
+    ("gcloud x; A=1", "column 11: 'A=1' after the training command would run as well"),
+    ("A=1 && gcloud x && gsutil ls", "column 20: 'gsutil ls' after the training command would run as well"),
+    ("A=$(date) && gcloud x", "column 3: '$(date)': date without +FORMAT prints the time in its locale's own format"),
     ("A=~/x && gcloud x", "~ becomes a home folder"),
     ("A=1 &&", "not a gcloud command"),
 ])

@@ -10,6 +10,7 @@ line, is refused by name at its column. The end-to-end case is a public submit s
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def test_a_continuation_at_the_end_stays_one(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("script", "at"), [
     ("set -u; gcloud x $X", "column 18"),
-    ("set -euo pipefail\nA=${V}$X && gcloud x", "column 25"),
+    ("set -euo pipefail\nA=${V}$X && gcloud x", "line 2, column 7"),
     ("set -o nounset; gcloud x \"$X\"", "column 27"),
 ])
 def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str, tmp_path: Path) -> None:
@@ -96,7 +97,8 @@ def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str
     ("set\ngcloud x", "column 1: set alone prints"),
     ("export C={a,b} && gcloud x $C", "column 8: the word 'C={a,b}' holds an unquoted brace expansion"),
     ("export A=~/x && gcloud x", "column 8: the word 'A=~/x' would be expanded by bash: ~ becomes a home folder"),
-    ("export A=$(date) && gcloud x", "column 10: $(...) is command substitution"),
+    ("export A=$(date) && gcloud x", "column 10: '$(date)': date without +FORMAT"),
+    ("export A=$(hostname) && gcloud x", "column 10: '$(hostname)': $(...) is command substitution"),
     ("set -f; gcloud x *.py", "column 5: set -f is not read: it changes how bash reads or runs what follows; "
                               "allowed: set -e, -u"),
     ("set -e +B && gcloud x", "column 8: set +B is not read"),
@@ -172,10 +174,16 @@ def test_convert_reads_a_script_of_exports_as_bash_does(tmp_path: Path) -> None:
     assert "read from the environment" not in out + done.stderr  # each value came from the script
 
 
-def test_convert_refuses_an_export_that_runs_a_command(tmp_path: Path) -> None:
-    # a public script (find_string id 4704910499), its first line
-    line = 'export JOB_NAME="lstm_train_$(date +%Y%m%d_%H%M%S)"\ngcloud ml-engine jobs submit training ${JOB_NAME}'
-    done = run_cli("convert", "--gcloud", line, cwd=_repo(tmp_path))
+def test_convert_reads_an_export_of_the_date_and_refuses_another_command(tmp_path: Path) -> None:
+    # a public script (find_string id 4704910499), its first line; the region and image added
+    line = ('export JOB_NAME="lstm_train_$(date +%Y%m%d_%H%M%S)"\ngcloud ml-engine jobs submit training ${JOB_NAME} '
+            "--region us-central1 --master-image-uri gcr.io/p/i:1")
+    repo = _repo(tmp_path)
+    done = run_cli("convert", "--gcloud", line, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\n  name: lstm_train_[0-9]{8}_[0-9]{6}\n", done.stdout)
+    assert "$(date +%Y%m%d_%H%M%S) is the time the script runs" in done.stdout + done.stderr
+    done = run_cli("convert", "--gcloud", line.replace("date +", "hostname +"), cwd=repo)
     assert done.returncode == 1
-    assert "column 29: $(...) is command substitution or arithmetic: trainjobs never runs commands" in done.stderr
+    assert "line 1, column 29: '$(hostname +%Y%m%d_%H%M%S)': $(...) is command substitution" in done.stderr
     assert "Traceback" not in done.stderr

@@ -1,0 +1,38 @@
+"""``trainjobs convert train.sh``: a shell script that submits a training job, converted as its gcloud command.
+
+A ``.sh`` or ``.bash`` file, or any file whose first line is a ``#!`` of bash or sh (provider.cli.convert_sources
+picks this reader), is read as ``trainjobs convert --gcloud "$(cat train.sh)"`` reads its text
+(provider.cli.convert_gcloud: as bash reads it, provider.gcloud.words), and messages name the file's line and
+column (``train.sh:7:12: ...``). Its bytes are checked as a spec's are (provider.document.text.decode: size,
+UTF-8, no NUL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+SUFFIXES = (".sh", ".bash")
+_SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:bash|sh)(?:[ \t]|\r?$)")
+
+
+def is_script(raw: bytes) -> bool:
+    """Whether a file's first line is a ``#!`` of bash or sh (``#!/bin/bash``, ``#!/usr/bin/env bash``...)."""
+    return _SHEBANG.match(raw.split(b"\n", 1)[0]) is not None
+
+
+def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+    from provider.cli.convert_gcloud import run_gcloud
+    from provider.core.record import replace
+    from provider.document.text import decode
+    from provider.validation.report import reporter
+
+    text, problems = decode(raw, shown)
+    if text is None:
+        problems = [replace(p, message=p.message.replace("not YAML text", "not a shell script")) for p in problems]
+        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
+        return 1
+    args.gcloud, args.gcloud_origin, args.gcloud_script = text, shown, shown
+    return run_gcloud(args)

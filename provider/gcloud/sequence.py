@@ -1,0 +1,136 @@
+"""Where a command of a script ends, and what of the commands around the gcloud one is read: the reading of
+provider.gcloud.words (a mixin of its reader) that goes from one command to the next.
+
+At ``&&``, ``;`` or a newline, the command that ends is read as bash would run it before the gcloud command
+(provider.gcloud.prelude: assignments, export, set; provider.gcloud.properties: gcloud config set; provider.gcloud.
+script: a command that prints only), or is the gcloud command itself, whose words are kept; what follows it is
+read as provider.gcloud.script allows after it. A ``$(...)`` or backticks is read as one simple command, whose
+output provider.gcloud.substitution knows or refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from provider.gcloud import other_shells, prelude, properties, script, substitution
+from provider.gcloud.word_checks import ShellError
+
+
+class Commands:
+    """The part of provider.gcloud.words' reader that reads a script's commands one after the other."""
+
+    line: str
+    i: int
+    env: Mapping[str, str]
+    cwd: Path
+    words: list[str]
+    starts: list[int]
+    pending: dict[str, str]
+    shell: dict[str, str]
+    plain: dict[str, str]
+    secret: list[str]
+    properties: dict[str, str]
+    notes: list[str]
+    assigned: int
+    builtin: str
+    nounset: bool
+    anchor: int
+    command: tuple[list[str], list[int]] | None  # the gcloud command's words and starts, once it has ended
+    single: bool  # only one simple command (that of a substitution)
+    trailing: bool  # commands may follow the gcloud one (not in a notebook's ! line: Python follows it)
+
+    def fresh(self, text: str) -> Commands:
+        raise NotImplementedError
+
+    def end_word(self) -> None:
+        raise NotImplementedError
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+    def put(self, value: str, quoted: bool) -> None:
+        raise NotImplementedError
+
+    def fail(self, message: str, at: int | None = None) -> ShellError:
+        raise NotImplementedError
+
+    def substitute(self, quoted: bool) -> None:
+        """The ``$(...)`` or backticks at self.i, put as what its command prints (provider.gcloud.substitution)."""
+        start = self.i
+        if other_shells.make_variable(self.line, start):
+            raise self.fail(other_shells.substitution(self.line, start))
+        try:
+            text, at, end = (substitution.dollar if self.line[start] == "$" else substitution.backticked)(self.line, start)
+            inner = self.fresh(text)
+            inner.shell, inner.properties, inner.single = self.shell, self.properties, True
+            try:
+                inner.read()
+            except ShellError as exc:
+                raise ShellError(exc.message, exc.column + at) from None
+            printed, variable = substitution.value(inner.words, self.line[start:end], self.properties, self.env,
+                                                     self.notes)
+        except substitution.Refused as exc:
+            raise self.fail(str(exc), start + exc.at) from None
+        self.plain.update(inner.plain)
+        self.secret += [name for name in inner.secret if name not in self.secret]
+        if variable is not None:
+            self.plain[variable] = printed
+        outer, self.anchor = self.anchor < 0, start if self.anchor < 0 else self.anchor
+        self.put(printed, quoted)
+        self.i, self.anchor = end, -1 if outer else self.anchor
+
+    def then(self, op: str) -> bool:
+        """Whether the ``op`` here ends a command bash runs before the gcloud one (provider.gcloud.prelude) or, once
+        the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
+        self.end_word()
+        words, starts, assigned = self.words, self.starts, self.assigned
+        if not words or op not in prelude.THEN or self.single:
+            return False
+        line = script.position(self.line, starts[0])[0]
+        try:  # a builtin (export, set...), gcloud config set / gcloud auth, a command that prints only
+            if self.command is not None:
+                self.notes.append(script.after(words, line))
+            elif self.builtin:
+                self.nounset = prelude.ran(words, self.nounset)
+            elif words[:2] in (["gcloud", "config"], ["gcloud", "auth"]):  # gcloud config set ai/region x
+                properties.ran(words, self.properties, self.notes)
+            elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
+                self.notes.append(note)
+            elif len(words) > assigned and words[assigned] == "gcloud" and self.trailing:
+                if op == "\n" and script.continued(self.line, self.i - 1):
+                    return False  # a continuation of another shell, or a flag on the next line: refused as such
+                self.command = (words, starts)
+            elif len(words) > assigned:
+                return False
+        except (prelude.Refused, script.Refused) as exc:
+            raise self.fail(str(exc), starts[exc.word]) from None
+        if self.builtin or len(words) == assigned:
+            self.shell.update(self.pending)
+        self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
+        return True
+
+    def newline(self) -> None:
+        self.i += 1
+        if self.then("\n"):
+            return
+        rest = self.line[self.i:]
+        if self.words and rest.strip() and not rest.lstrip().startswith("#"):
+            raise self.fail(other_shells.unended(self.line, self.i - 1), self.i - 1)
+
+    def operator(self) -> None:
+        op, what = next((op, what) for op, what in prelude.OPERATORS if self.line.startswith(op, self.i))
+        if self.then(op):
+            self.i += len(op)
+            return
+        before = prelude.BEFORE if op in prelude.THEN else ""
+        raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
+
+    def read(self) -> None:
+        """Read the whole text; self.words are then the gcloud command's (the last one's if none ended before)."""
+        while self.i < len(self.line):
+            self.step()
+        self.end_word()
+        if self.command is not None:
+            self.then("\n")  # what follows the training command, checked
+            self.words, self.starts = self.command

@@ -1,0 +1,178 @@
+"""What a command substitution (``$(...)`` or backticks) of a script stands for, where it can be known without
+running anything; any other is refused by name (trainjobs never runs commands).
+
+Scripts that submit a training job name it after the time they run and build paths from gcloud's project:
+
+* ``$(date [-u] [+FORMAT])``: the time the script runs, so the time of the conversion, formatted as GNU ``date``
+  formats it (``-u``: in UTC, else in this machine's time zone, ``TZ``); a note names the value written.
+  Only the conversions that do not depend on a locale's own formats, and not GNU date's own ``%N``, ``%q``,
+  ``%:z``; ``date`` without ``+FORMAT`` prints in the locale's format, and is refused.
+* ``$(gcloud config get-value PROPERTY)``, ``$(gcloud config get PROPERTY)`` and ``$(gcloud config list
+  PROPERTY --format 'value(PROPERTY)')`` for ``project``, ``compute/region`` and ``ai/region``: what gcloud
+  prints (surface/config/get.py: the value, or nothing when unset): the ``CLOUDSDK_SECTION_NAME`` environment
+  variable, which gcloud reads first (tests/gcloud/test_scripts.py asks the real gcloud), else the value a ``gcloud
+  config set`` earlier in the script gave (provider.gcloud.properties), else refused: the configuration of the
+  machine that runs the script is not known here.
+
+A ``2>/dev/null`` that ends the substituted command changes nothing in what it prints, and is dropped. The words
+of the substituted command are read as any others (provider.gcloud.words), as one simple command.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+
+from provider.gcloud.word_checks import shown
+
+# One conversion of GNU date's FORMAT: %, optional flag, width, E/O modifier, the conversion (or :z, ::z, :::z).
+_SPEC = re.compile(r"%([-_0^#]?)([0-9]*)([EO]?)(:{0,3}z|.?)", re.DOTALL)
+_CONVERSIONS = set("aAbBCdDeFgGhHIjklmMnpPRsStTuUVwWyYzZ%")
+_LOCALE = set("cxXr")  # the locale's own formats: what bash prints depends on its LC_TIME
+_READ = {"core/project": "CLOUDSDK_CORE_PROJECT", "compute/region": "CLOUDSDK_COMPUTE_REGION",
+         "ai/region": "CLOUDSDK_AI_REGION"}
+_STDERR = re.compile(r"[ \t]+2>[ \t]*/dev/null[ \t]*$")
+ALLOWED = ("allowed: $(date [-u] [+FORMAT]) (the time of the conversion) and $(gcloud config get-value PROPERTY), "
+           "$(gcloud config get PROPERTY), $(gcloud config list PROPERTY --format 'value(PROPERTY)') for project, "
+           "compute/region and ai/region (from gcloud config set earlier in the script, or CLOUDSDK_CORE_PROJECT, "
+           "CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment)")
+
+clock: Callable[[], float] = time.time  # the time of the conversion (tests freeze it)
+
+
+class Refused(ValueError):
+    """A substitution whose output is not known here; ``at``: where in the line to blame (an index)."""
+
+    def __init__(self, message: str, at: int) -> None:
+        super().__init__(message)
+        self.at = at
+
+
+def dollar(line: str, at: int) -> tuple[str, int, int]:
+    """The ``$(...)`` at ``at``: the command inside (a trailing 2>/dev/null dropped), where it begins, and the index
+    after its ``)``; Refused when it is never closed."""
+    depth, k = 1, at + 2
+    while k < len(line):
+        c = line[k]
+        if c == "\\":
+            k += 1
+        elif c == "'":
+            k = line.find("'", k + 1)
+            if k < 0:
+                break
+        elif c == '"':
+            k += 1
+            while k < len(line) and line[k] != '"':
+                k += 2 if line[k] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return _STDERR.sub("", line[at + 2: k]), at + 2, k + 1
+        k += 1
+    raise Refused("this $( is never closed (no ))", at)
+
+
+def backticked(line: str, at: int) -> tuple[str, int, int]:
+    """The backticked command at ``at`` as bash reads it (``\\```, ``\\\\`` and ``\\$`` stand for `, \\ and $), where
+    it begins, and the index after its closing backtick; Refused when it is never closed. Escapes make the text
+    shorter: positions inside it are then those of the unescaped text."""
+    text, k = "", at + 1
+    while k < len(line):
+        c = line[k]
+        if c == "\\" and line[k + 1: k + 2] in ("`", "\\", "$"):
+            text, k = text + line[k + 1], k + 2
+            continue
+        if c == "`":
+            return _STDERR.sub("", text), at + 1, k + 1
+        text, k = text + c, k + 1
+    raise Refused("this backtick is never closed: a backtick begins a command substitution", at)
+
+
+def _date(args: list[str], now: float, written: str) -> str:
+    """``date``'s output for its words after ``date``."""
+    utc = "-u" in args or "--utc" in args or "--universal" in args
+    formats = [a for a in args if a.startswith("+")]
+    other = [a for a in args if not a.startswith("+") and a not in ("-u", "--utc", "--universal")]
+    if other or len(formats) != 1:
+        why = (f"date {shown(other[0])} is not read" if other else
+               "date without +FORMAT prints the time in its locale's own format, which is not known here")
+        raise Refused(f"{written}: {why}; write $(date +FORMAT) or $(date -u +FORMAT)", 0)
+    tm = time.gmtime(now) if utc else time.localtime(now)
+    out = []
+    for piece in re.split(r"(%[-_0^#]?[0-9]*[EO]?(?::{0,3}z|.?))", formats[0][1:], flags=re.DOTALL):
+        spec = _SPEC.fullmatch(piece) if piece.startswith("%") else None
+        if spec is None:
+            out.append(piece)
+            continue
+        conversion = spec.group(4)
+        if conversion in _LOCALE:
+            raise Refused(f"date's %{conversion} prints the locale's own format, which is not known here; write the "
+                          "parts (%Y-%m-%d %H:%M:%S)", 0)
+        if conversion not in _CONVERSIONS:
+            raise Refused(f"date's {shown(piece)} is not read (GNU date's %N, %q and %:z are not either); allowed: "
+                          f"%{' %'.join(sorted(_CONVERSIONS - {'%'}))} and %%", 0)
+        if conversion == "s":
+            out.append(str(int(now)))
+        elif conversion == "Z" and utc:
+            out.append("UTC")
+        else:
+            out.append(time.strftime(piece, tm))
+    return "".join(out)
+
+
+def _property(args: list[str]) -> str | None:
+    """The full name of the property a ``gcloud config get-value|get|list`` prints the value of, or None."""
+    if args[:1] in (["get-value"], ["get"]) and len(args) == 2:
+        name = args[1]
+    elif args[:1] == ["list"]:
+        rest = args[1:]
+        if rest[:1] == ["--format"] and len(rest) > 1:
+            rest = [f"--format={rest[1]}", *rest[2:]]
+        elif rest[1:2] == ["--format"] and len(rest) > 2:
+            rest = [rest[0], f"--format={rest[2]}"]
+        fmt = next((w for w in rest if w.startswith("--format=")), None)
+        named = [w for w in rest if not w.startswith("--format=")]
+        if fmt is None or len(named) > 1 or len(rest) != len(named) + 1:
+            return None
+        key = re.fullmatch(r"--format=value\(([a-z_]+(?:[./][a-z_]+)?)\)", fmt)
+        if key is None:
+            return None
+        name = key.group(1).replace(".", "/")
+        if named and _full(named[0]) != _full(name):
+            return None
+    else:
+        return None
+    full = _full(name)
+    return full if full in _READ else None
+
+
+def _full(name: str) -> str:
+    return name if "/" in name else f"core/{name}"
+
+
+def value(words: list[str], written: str, properties: Mapping[str, str], env: Mapping[str, str],
+          notes: list[str]) -> tuple[str, str | None]:
+    """What the substituted command ``words`` (``written`` so) prints (trailing newlines dropped, as bash drops them), with a note
+    added to ``notes``, and the environment variable it was read from (None if none); Refused."""
+    if words[:1] == ["date"]:
+        text = _date(words[1:], clock(), shown(written))
+        notes.append(f"{written} is the time the script runs: written as {text!r}, the time of the conversion")
+        return text, None
+    if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
+        said = shown(written)
+        variable = _READ[name]
+        if variable in env:  # gcloud reads it before its configuration, even one the script just set
+            notes.append(f"{said}: {env[variable]!r}, from ${variable} (gcloud reads the property from it first)")
+            return env[variable], variable
+        if name in properties:
+            notes.append(f"{said}: {properties[name]!r}, from gcloud config set {name} earlier in the script")
+            return properties[name], None
+        raise Refused(f"{said} prints the {name} property of the gcloud configuration of the machine that runs the "
+                      f"script, which is not known here; give it: export {variable}=VALUE (gcloud reads it too), or "
+                      f"gcloud config set {name.removeprefix('core/')} VALUE earlier in the script", 0)
+    how = "backticks are" if written.startswith("`") else "$(...) is"
+    raise Refused(f"{shown(written)}: {how} command substitution: trainjobs never runs commands; {ALLOWED}; or put the "
+                  "value in a variable of the environment instead", 0)

@@ -1,0 +1,213 @@
+"""A shell script around its gcloud training command (provider.gcloud.script, provider.gcloud.substitution), and
+``trainjobs convert train.sh`` (provider.cli.convert_script).
+
+What bash does is asked of a real bash: each script runs with ``gcloud`` as a function that writes the words of
+the training command (and runs the real, installed gcloud for ``gcloud config``, with its own configuration
+folder), and ``date`` as a function that asks the real ``date`` for one frozen time (``date -d @T``); the words
+split_words reads, with the conversion's clock frozen at that time, must be exactly those. The scripts of
+tests/gcloud/scripts/ are public scripts, adapted as each says.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from provider.gcloud import substitution
+from provider.gcloud.command import parse
+from provider.gcloud.words import ShellError, read_line, split_words
+
+from ..conftest import run_cli
+from .test_words_bash import BASH
+
+SCRIPTS = Path(__file__).parent / "scripts"
+GCLOUD = shutil.which("gcloud") or "gcloud"  # installed wherever the suite runs, as the oracle needs it
+FROZEN = 1700000000.0  # 2023-11-14 22:13:20 UTC
+TRAIN = "gcloud ai-platform jobs submit training"
+IMAGE = "--region us-central1 --master-image-uri gcr.io/p/i:1 --scale-tier BASIC"
+
+
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(substitution, "clock", lambda: FROZEN)
+
+
+def _env(tmp_path: Path, **more: str) -> dict[str, str]:
+    config = tmp_path / "gcloud-config"
+    config.mkdir(exist_ok=True)
+    return {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8", "TZ": "UTC", "CLOUDSDK_CONFIG": str(config),
+            "CLOUDSDK_CORE_DISABLE_PROMPTS": "1", "V": "v", **more}
+
+
+def _bash_words(script: str, env: dict[str, str], tmp_path: Path) -> list[str]:
+    """The words a real bash passes to the training command of ``script``."""
+    out = tmp_path / "words"
+    stubs = (f'gcloud() {{ if [ "$1" = config ]; then command {GCLOUD} "$@"; '
+             f'elif [ "$3" = submit ] || [ "$3" = create ]; then printf "%s\\0" gcloud "$@" > {out}; fi; }}\n'
+             f'date() {{ command date -d @{int(FROZEN)} "$@"; }}\nsleep() {{ :; }}\n')
+    done = subprocess.run([BASH, "-c", stubs + script], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [w.decode() for w in out.read_bytes().split(b"\0")[:-1]]
+
+
+QUIET_AROUND = [
+    f'#!/bin/bash\nset -e\necho "Submitting job"\nprintf "%s\\n" "$V"\n:\ntrue\nsleep 10\ndate\n{TRAIN} j_$V {IMAGE}\n'
+    "gcloud ai-platform jobs stream-logs j_$V\n",
+    f'JOB=j1\n{TRAIN} $JOB {IMAGE} && gcloud ai-platform jobs describe $JOB; echo "done"\n',
+    'gcloud ai custom-jobs create --region=us-central1 --display-name=d --worker-pool-spec='
+    'machine-type=n1-standard-4,replica-count=1,container-image-uri=gcr.io/p/i:1\n'
+    'gcloud ai custom-jobs stream-logs projects/p/locations/us-central1/customJobs/1\n',
+    ': ${SUFFIX:=x}\n' + f"{TRAIN} job_$SUFFIX {IMAGE}\n",  # : runs its word's expansion: SUFFIX is set
+    f"{TRAIN} j {IMAGE}\necho submitted\nexit 0\n",
+]
+
+
+@pytest.mark.parametrize("script", QUIET_AROUND)
+def test_commands_that_print_or_read_around_the_training_command_are_noted(script: str, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    line = read_line(script, env, tmp_path)
+    assert line.words == _bash_words(script, env, tmp_path)
+    assert any("ignored" in note for note in line.notes)
+
+
+SUBSTITUTED = [
+    "JOB=census_$(date +%Y%m%d_%H%M%S)",
+    "JOB=census_`date '+%Y%m%d_%H%M%S'`",
+    "JOB=t$(date +%s)",
+    'JOB="j_$(date -u +%Y-%m-%dT%H:%M:%S%z_%Z_%j_%a_%b_%-d_%e_%k)"',
+    "JOB=j_$(date +%y%m%d%H%M)",
+    'PROJECT_ID=$(gcloud config get-value project); JOB=j_$PROJECT_ID',
+    'PROJECT_ID=$(gcloud config get project 2>/dev/null) && JOB=j_$PROJECT_ID',
+    'P=$(gcloud config list project --format "value(core.project)")\nJOB=j_$P',
+    "P=$(gcloud config list project --format='value(core.project)')\nJOB=j_$P",
+    'gcloud config set project other-project\nP=$(gcloud config get-value project)\nJOB=j_$P',
+    'R=$(gcloud config get-value compute/region)\nJOB=j_$R',
+]
+
+
+@pytest.mark.parametrize("assignment", SUBSTITUTED)
+def test_date_and_gcloud_config_substitutions_read_as_bash_runs_them(assignment: str, tmp_path: Path,
+                                                                    frozen: None) -> None:
+    script = f"{assignment}\n{TRAIN} $JOB {IMAGE}\n"
+    env = _env(tmp_path, CLOUDSDK_CORE_PROJECT="env-project", CLOUDSDK_COMPUTE_REGION="europe-west4")
+    line = read_line(script, env, tmp_path)
+    assert line.words == _bash_words(script, env, tmp_path)
+    assert any("the time of the conversion" in n or "gcloud" in n for n in line.notes)
+
+
+@pytest.mark.parametrize("form", ["+%Y%m%d_%H%M%S", "+%s", "-u +%H:%M %Z %z", "+%a %A %b %B %p %j %U %V %G %u %w %C",
+                                  "+%-m/%_d/%0e %F %T %D %R %h %I %l %P %%", "+%EY %Oe"])
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+def test_date_formats_as_the_real_date(form: str, zone: str, monkeypatch: pytest.MonkeyPatch, frozen: None,
+                                       tmp_path: Path) -> None:
+    utc, fmt = form.startswith("-u "), form.removeprefix("-u ")
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        words = split_words(f"gcloud \"$(date {'-u ' if utc else ''}'{fmt}')\"", {}, tmp_path)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    real = subprocess.run(["date", *(["-u"] if utc else []), "-d", f"@{int(FROZEN)}", fmt],
+                          env={"TZ": zone, "LC_ALL": "C"}, capture_output=True, text=True, check=True)
+    assert words[1] == real.stdout.rstrip("\n")
+
+
+REFUSED = [
+    (f"docker push gcr.io/p/i:1\n{TRAIN} j {IMAGE}", "line 1, column 25: a newline without a backslash ends the command"),
+    (f"{TRAIN} j {IMAGE}\ngsutil cp a gs://b/", "line 2, column 1: 'gsutil cp' after the training command"),
+    (f"{TRAIN} j {IMAGE}\n\npython3 -m trainer.task", "line 3, column 1: 'python3 -m' after the training command"),
+    (f"{TRAIN} j {IMAGE}\ngcloud ai-platform jobs cancel j", "line 2, column 1: gcloud ai-platform jobs cancel j after "
+                                                             "the training command cancels a job"),
+    (f"{TRAIN} j {IMAGE}\n{TRAIN} k {IMAGE}", "line 2, column 1: gcloud ai-platform jobs submit training is a second "
+                                              "training command"),
+    (f'echo "$(id -u)"\n{TRAIN} j {IMAGE}', "line 1, column 7: '$(id -u)': $(...) is command substitution"),
+    (f"J=$(whoami)\n{TRAIN} $J {IMAGE}", "line 1, column 3: '$(whoami)': $(...) is command substitution"),
+    (f"J=`hostname`\n{TRAIN} $J {IMAGE}", "line 1, column 3: '`hostname`': backticks are command substitution"),
+    (f"J=$(date)\n{TRAIN} $J {IMAGE}", "line 1, column 3: '$(date)': date without +FORMAT"),
+    (f"J=$(date +%c)\n{TRAIN} $J {IMAGE}", "date's %c prints the locale's own format"),
+    (f"J=$(date +%N)\n{TRAIN} $J {IMAGE}", "date's '%N' is not read"),
+    (f"J=$(date -d yesterday +%F)\n{TRAIN} $J {IMAGE}", "date '-d' is not read"),
+    (f"J=$(date +%F; id)\n{TRAIN} $J {IMAGE}", "a second command (;)"),
+    (f"J=$(gcloud config get-value project)\n{TRAIN} $J {IMAGE}",
+     "line 1, column 3: '$(gcloud config get-value project)' prints the core/project property of the gcloud "
+     "configuration of the machine that runs the script, which is not known here; give it: export "
+     "CLOUDSDK_CORE_PROJECT=VALUE"),
+    (f"J=$(gcloud config get-value account)\n{TRAIN} $J {IMAGE}", "is command substitution"),
+    (f"sleep forever\n{TRAIN} j {IMAGE}", "line 1, column 7: sleep takes one duration"),
+    (f"exit 0\n{TRAIN} j {IMAGE}", "line 1, column 7: a newline without a backslash ends the command"),
+    (f"{TRAIN} j {IMAGE} \\\n  --job-dir gs://b/x\n  --staging-bucket gs://b", "line 2, column 21: a newline without a "
+                                                                             "backslash ends the command"),
+]
+
+
+@pytest.mark.parametrize(("script", "says"), REFUSED)
+def test_what_else_a_script_runs_is_refused_by_name_at_its_line(script: str, says: str, tmp_path: Path) -> None:
+    with pytest.raises(ShellError) as refused:
+        parse(split_words(script, {}, tmp_path))
+    assert says in str(refused.value)
+
+
+def test_bash_runs_the_refused_forms_as_said(tmp_path: Path) -> None:
+    """What the refusals above say of bash: $(date) alone prints the locale's format, an unquoted (...) in a
+    substitution is a syntax error, and : runs its word's ${X:=word}."""
+    run = [BASH, "-c"]
+    env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    syntax = subprocess.run([*run, "P=$(gcloud config list --format=value(core.project))"], env=env,
+                            capture_output=True, text=True)
+    assert syntax.returncode != 0 and "syntax error near unexpected token `('" in syntax.stderr
+    with pytest.raises(ShellError, match="a subshell or group"):
+        split_words("P=$(gcloud config list --format=value(core.project))\ngcloud x $P", {}, tmp_path)
+    assigned = subprocess.run([*run, ": ${X:=word}; echo $X"], env=env, capture_output=True, text=True)
+    assert assigned.stdout == "word\n"
+
+
+@pytest.mark.parametrize("name", ["navigation_controller.sh", "rapids_a100.sh", "iris_training.sh"])
+def test_a_public_script_converts(name: str, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "iris_training").mkdir(parents=True)
+    (repo / "iris_training" / "__init__.py").write_text("")
+    (repo / "iris_training" / "train.py").write_text("")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    shutil.copy(SCRIPTS / name, repo / name)
+    env = {"CLOUDSDK_CORE_PROJECT": "env-project", "CLOUDSDK_COMPUTE_REGION": "europe-west4"}
+    done = run_cli("convert", name, cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    assert re.search(r"\n  name: [a-z_]+_[0-9]{8}_[0-9]{6}\n", done.stdout)
+    assert "stream-logs only reads the job it submitted: ignored" in out
+    assert "Traceback" not in out
+
+
+def test_convert_reads_a_script_file_and_names_its_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / "train.sh").write_text(f'#!/bin/bash\nJOB=j1\necho "$JOB"\n{TRAIN} $JOB {IMAGE}\ngsutil ls gs://b\n')
+    done = run_cli("convert", "train.sh", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith("trainjobs: train.sh:5:1: 'gsutil ls' after the training command would run as well")
+    (tmp_path / "submit").write_text(f"#!/usr/bin/env bash\n{TRAIN} j $UNSET {IMAGE}\n")  # no suffix: its #! line
+    done = run_cli("convert", "submit", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith("trainjobs: submit:2:43: $UNSET is not defined in the environment")
+    (tmp_path / "train.bash").write_text(f"{TRAIN} j {IMAGE}\n")
+    done = run_cli("convert", "train.bash", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "  name: j\n" in done.stdout
+
+
+@pytest.mark.parametrize(("raw", "says"), [
+    (b"#!/bin/sh\necho \xff\n", "run.sh:2:6: error: the file is not valid UTF-8 (byte 0xff)"),
+    (b"#!/bin/sh\x00\n", "run.sh:1:1: error: this is a binary file, not a shell script"),
+    (b"#!/bin/sh\n" + b"#" * (1024 * 1024 + 1), "run.sh:1:1: the file is 1,048,587 bytes, larger than the 1,048,576-byte limit"),
+])
+def test_a_script_that_is_not_text_is_refused_as_a_spec_is(raw: bytes, says: str, tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_bytes(raw)
+    done = run_cli("convert", "run.sh", cwd=tmp_path)
+    assert done.returncode == 1
+    assert says in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
