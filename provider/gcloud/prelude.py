@@ -27,8 +27,10 @@ from provider.gcloud.word_checks import Word, expansion, shown
 
 # What a command line may hold, said after any refusal (provider.cli.convert_gcloud).
 ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
-           "environment, NAME=value assignments, export/declare NAME=value, set -euo pipefail and gcloud config set "
-           "PROPERTY VALUE alone before &&, ; or a newline (bash runs them before the gcloud command)")
+           "environment, $(date +FORMAT), $(gcloud config get-value PROPERTY), NAME=value assignments, export/declare "
+           "NAME=value, set -euo pipefail and gcloud config set PROPERTY VALUE alone before &&, ; or a newline (bash "
+           "runs them before the gcloud command), and echo, printf, :, true, sleep N or date before or after it (they "
+           "change nothing in the job)")
 # Control operators and redirections, longest first: a message names the one the user wrote.
 OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),

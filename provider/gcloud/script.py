@@ -81,6 +81,21 @@ def after(words: list[str], line: int) -> str:
                   f"not read; {AFTER}", 0)
 
 
+# What a command that may come before the gcloud one does, for the refusal that names one that may not.
+_BEFORE = {"cd": "changes the folder bash reads the command's relative paths from: run trainjobs convert from that "
+                 "folder instead", "pushd": "changes the folder bash reads the command's relative paths from: run "
+                 "trainjobs convert from that folder instead", "source": "runs another file's commands, which are "
+                 "not read: set its variables in the script itself", ".": "runs another file's commands, which are "
+                 "not read: set its variables in the script itself", "exit": "ends the script: the training command "
+                 "would never run"}
+
+def before(words: list[str]) -> str:
+    """Why a command before the gcloud training one, which is none of those read, is refused."""
+    name = " ".join(words[:2]) if words[0] in ("gsutil", "gcloud", "python", "python3", "docker") else words[0]
+    what = _BEFORE.get(words[0], "would run first, and trainjobs never runs a command")
+    return f"{shown(name)} before the training command {what}"
+
+
 def located(error: ShellError, text: str) -> ShellError:
     """``error`` at the line and column of ``text`` it names, when ``text`` has several lines."""
     if error.line or "\n" not in text.rstrip("\n"):

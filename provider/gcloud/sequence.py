@@ -116,6 +116,9 @@ class Commands:
             return
         rest = self.line[self.i:]
         if self.words and rest.strip() and not rest.lstrip().startswith("#"):
+            first = self.words[self.assigned:][:1]
+            if first and first[0] != "gcloud" and self.command is None and not script.continued(self.line, self.i - 1):
+                raise self.fail(script.before(self.words[self.assigned:]), self.starts[self.assigned])
             raise self.fail(other_shells.unended(self.line, self.i - 1), self.i - 1)
 
     def operator(self) -> None:

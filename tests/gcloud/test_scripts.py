@@ -120,7 +120,12 @@ def test_date_formats_as_the_real_date(form: str, zone: str, monkeypatch: pytest
 
 
 REFUSED = [
-    (f"docker push gcr.io/p/i:1\n{TRAIN} j {IMAGE}", "line 1, column 25: a newline without a backslash ends the command"),
+    (f"docker push gcr.io/p/i:1\n{TRAIN} j {IMAGE}", "line 1, column 1: 'docker push' before the training command would "
+                                                    "run first, and trainjobs never runs a command"),
+    (f"cd trainer\n{TRAIN} j {IMAGE}", "line 1, column 1: 'cd' before the training command changes the folder bash "
+                                      "reads the command's relative paths from: run trainjobs convert from that folder"),
+    (f"source env.sh\n{TRAIN} j {IMAGE}", "line 1, column 1: 'source' before the training command runs another file's "
+                                         "commands, which are not read"),
     (f"{TRAIN} j {IMAGE}\ngsutil cp a gs://b/", "line 2, column 1: 'gsutil cp' after the training command"),
     (f"{TRAIN} j {IMAGE}\n\npython3 -m trainer.task", "line 3, column 1: 'python3 -m' after the training command"),
     (f"{TRAIN} j {IMAGE}\ngcloud ai-platform jobs cancel j", "line 2, column 1: gcloud ai-platform jobs cancel j after "
@@ -141,7 +146,7 @@ REFUSED = [
      "CLOUDSDK_CORE_PROJECT=VALUE"),
     (f"J=$(gcloud config get-value account)\n{TRAIN} $J {IMAGE}", "is command substitution"),
     (f"sleep forever\n{TRAIN} j {IMAGE}", "line 1, column 7: sleep takes one duration"),
-    (f"exit 0\n{TRAIN} j {IMAGE}", "line 1, column 7: a newline without a backslash ends the command"),
+    (f"exit 0\n{TRAIN} j {IMAGE}", "line 1, column 1: 'exit' before the training command ends the script"),
     (f"{TRAIN} j {IMAGE} \\\n  --job-dir gs://b/x\n  --staging-bucket gs://b", "line 2, column 21: a newline without a "
                                                                              "backslash ends the command"),
 ]

@@ -273,6 +273,7 @@ def test_convert_says_what_is_allowed_after_a_refused_expansion(tmp_path: Path) 
     assert done.stderr == (
         "trainjobs: <gcloud command>: column 39: ${REGION%...} is pattern removal (${NAME%...}, ${NAME%%...}), not "
         "read here; write the value out, or give it as a variable of the environment; allowed: quotes, \\-newline, "
-        "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, NAME=value "
-        "assignments, export/declare NAME=value, set -euo pipefail and gcloud config set PROPERTY VALUE alone before "
-        "&&, ; or a newline (bash runs them before the gcloud command)\n")
+        "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, $(date +FORMAT), "
+        "$(gcloud config get-value PROPERTY), NAME=value assignments, export/declare NAME=value, set -euo pipefail and "
+        "gcloud config set PROPERTY VALUE alone before &&, ; or a newline (bash runs them before the gcloud command), "
+        "and echo, printf, :, true, sleep N or date before or after it (they change nothing in the job)\n")
