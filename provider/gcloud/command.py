@@ -14,6 +14,7 @@ ArgList and ArgDict split them (arg_types.py).
 from __future__ import annotations
 
 import enum
+import os
 import re
 from collections.abc import Callable, Mapping
 
@@ -379,5 +380,6 @@ def parse(words: list[str], props: Mapping[str, str] | None = None) -> GcloudCom
         raise GcloudError(str(exc)) from None
     positional = _read_flags(cmd, expanded, table(generation.flags, ga))
     _positional(cmd, positional)
-    properties.apply(generation is not Generation.AI_PLATFORM, cmd.values, cmd.notes, props or {}, cmd.project is not None)
+    read = properties.environment(props or {}, os.environ, cmd.notes)  # CLOUDSDK_* first, as gcloud reads them
+    properties.apply(generation is not Generation.AI_PLATFORM, cmd.values, cmd.notes, read, cmd.project is not None)
     return cmd

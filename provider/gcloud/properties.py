@@ -13,6 +13,10 @@ resolved (provider.gcloud.command.parse), as gcloud does:
   (its --region stores into compute/region, which jobs_util.SubmitTraining reads; ai_platform/region is
   region_util's, for models and versions, never read by jobs submit training).
 
+``CLOUDSDK_CORE_PROJECT``, ``CLOUDSDK_AI_REGION`` and ``CLOUDSDK_COMPUTE_REGION`` in the environment of convert are
+these properties as gcloud reads them, before its configuration: they win over a ``gcloud config set`` in the script,
+and a flag of the command wins over them (each is named in a note).
+
 The properties that change nothing in the job sent (``account``, ``disable_prompts``, ``compute/zone``...)
 and ``gcloud auth login`` / ``activate-service-account`` (credentials) give a note; any other property, flag
 or verb is refused by name.
@@ -24,8 +28,11 @@ from collections.abc import Mapping
 
 from provider.gcloud.arg_types import GcloudError, project
 
-# The properties read: each gives a value of the job's command (a project, a region).
-READ = ("core/project", "ai/region", "compute/region")
+# The properties read: each gives a value of the job's command (a project, a region), and the variable of the
+# environment gcloud reads it from before its configuration (a flag still wins).
+ENVIRONMENT = {"core/project": "CLOUDSDK_CORE_PROJECT", "compute/region": "CLOUDSDK_COMPUTE_REGION",
+               "ai/region": "CLOUDSDK_AI_REGION"}
+READ = tuple(ENVIRONMENT)
 # Properties that change nothing in the job any of the three commands sends (output, prompts, who signs in...).
 HARMLESS = ("core/account", "core/disable_prompts", "core/verbosity", "core/user_output_enabled", "core/log_http",
             "core/disable_usage_reporting", "core/disable_color", "core/show_structured_logs", "compute/zone",
@@ -77,6 +84,25 @@ def ran(words: list[str], properties: dict[str, str], notes: list[str]) -> None:
         except GcloudError as exc:
             raise Refused(f"gcloud config set {args[0]}: {exc}", 4) from None
     properties[name] = value
+
+
+def environment(properties: Mapping[str, str], env: Mapping[str, str], notes: list[str]) -> dict[str, str]:
+    """The properties the command reads: those set before it, under the ``CLOUDSDK_*`` variables of the environment,
+    which gcloud reads first (each named in a note; a project is checked as --project is)."""
+    out = dict(properties)
+    for name, variable in ENVIRONMENT.items():
+        value = env.get(variable)
+        if not value:
+            continue
+        if name == "core/project":
+            project(value)  # GcloudError, as gcloud refuses it
+            notes.append(f"project {value} (${variable}) is a gcloud setting, not part of the job: ignored")
+            continue
+        over = f", over gcloud config set {name} {properties[name]} earlier" if name in properties else ""
+        notes.append(f"{name} is {value!r}, from ${variable} in the environment, which gcloud reads after the "
+                     f"command's flags and before its configuration{over}")
+        out[name] = value
+    return out
 
 
 def apply(vertex: bool, values: dict[str, object], notes: list[str], properties: Mapping[str, str],

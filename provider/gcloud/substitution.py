@@ -24,19 +24,18 @@ import re
 import time
 from collections.abc import Callable, Mapping
 
+from provider.gcloud.properties import ENVIRONMENT
 from provider.gcloud.word_checks import shown
 
 # One conversion of GNU date's FORMAT: %, optional flag, width, E/O modifier, the conversion (or :z, ::z, :::z).
 _SPEC = re.compile(r"%([-_0^#]?)([0-9]*)([EO]?)(:{0,3}z|.?)", re.DOTALL)
 _CONVERSIONS = set("aAbBCdDeFgGhHIjklmMnpPRsStTuUVwWyYzZ%")
 _LOCALE = set("cxXr")  # the locale's own formats: what bash prints depends on its LC_TIME
-_READ = {"core/project": "CLOUDSDK_CORE_PROJECT", "compute/region": "CLOUDSDK_COMPUTE_REGION",
-         "ai/region": "CLOUDSDK_AI_REGION"}
 _STDERR = re.compile(r"[ \t]+2>[ \t]*/dev/null[ \t]*$")
-ALLOWED = ("allowed: $(date [-u] [+FORMAT]) (the time of the conversion) and $(gcloud config get-value PROPERTY), "
-           "$(gcloud config get PROPERTY), $(gcloud config list PROPERTY --format 'value(PROPERTY)') for project, "
-           "compute/region and ai/region (from gcloud config set earlier in the script, or CLOUDSDK_CORE_PROJECT, "
-           "CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment)")
+# The substitutions read, said in the refusal of any other (the line's own allowed: list follows it).
+READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the conversion) and $(gcloud config "
+        "get-value|get|list PROPERTY) of project, compute/region and ai/region (from gcloud config set earlier in the "
+        "script, or CLOUDSDK_CORE_PROJECT, CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment) are read")
 
 clock: Callable[[], float] = time.time  # the time of the conversion (tests freeze it)
 
@@ -146,7 +145,7 @@ def _property(args: list[str]) -> str | None:
     else:
         return None
     full = _full(name)
-    return full if full in _READ else None
+    return full if full in ENVIRONMENT else None
 
 
 def _full(name: str) -> str:
@@ -163,7 +162,7 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         return text, None
     if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
         said = shown(written)
-        variable = _READ[name]
+        variable = ENVIRONMENT[name]
         if variable in env:  # gcloud reads it before its configuration, even one the script just set
             notes.append(f"{said}: {env[variable]!r}, from ${variable} (gcloud reads the property from it first)")
             return env[variable], variable
@@ -174,5 +173,5 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
                       f"script, which is not known here; give it: export {variable}=VALUE (gcloud reads it too), or "
                       f"gcloud config set {name.removeprefix('core/')} VALUE earlier in the script", 0)
     how = "backticks are" if written.startswith("`") else "$(...) is"
-    raise Refused(f"{shown(written)}: {how} command substitution: trainjobs never runs commands; {ALLOWED}; or put the "
+    raise Refused(f"{shown(written)}: {how} command substitution: trainjobs never runs commands, and {READ}; put the "
                   "value in a variable of the environment instead", 0)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.gcloud.command import parse
+from provider.gcloud.command import GcloudError, parse
 from provider.gcloud.words import ShellError, read_line
 
 from ..conftest import run_cli
@@ -116,3 +116,32 @@ def test_convert_reads_a_script_that_sets_the_region_first(tmp_path: Path) -> No
     done = run_cli("convert", "--gcloud", "gcloud config set ai/region us-east1\n" + AIP, cwd=tmp_path)
     assert done.returncode == 1
     assert "no --region: gcloud takes the region from --region or its compute/region property" in done.stderr
+
+
+def test_cloudsdk_variables_of_the_environment_are_the_properties_gcloud_reads_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """gcloud reads CLOUDSDK_AI_REGION (CLOUDSDK_COMPUTE_REGION, CLOUDSDK_CORE_PROJECT) before its configuration: the
+    variable wins over a gcloud config set in the script, the command's flag over both; each is named in a note."""
+    monkeypatch.setenv("CLOUDSDK_AI_REGION", "europe-west4")
+    monkeypatch.setenv("CLOUDSDK_COMPUTE_REGION", "asia-east1")
+    cmd = parse(VERTEX.split(), {"ai/region": "us-east1"})
+    assert cmd.values["region"] == "europe-west4"
+    assert any("ai/region is 'europe-west4', from $CLOUDSDK_AI_REGION in the environment" in n and
+               "over gcloud config set ai/region us-east1" in n for n in cmd.notes), cmd.notes
+    assert parse(AIP.split()).values["region"] == "asia-east1"
+    assert parse([*VERTEX.split(), "--region=us-west1"]).values["region"] == "us-west1"
+    monkeypatch.setenv("CLOUDSDK_CORE_PROJECT", "PROJECT_ID")
+    with pytest.raises(GcloudError, match="PROJECT_ID"):
+        parse(VERTEX.split())
+    monkeypatch.setenv("CLOUDSDK_CORE_PROJECT", "env-proj")
+    assert any(n.startswith("project env-proj ($CLOUDSDK_CORE_PROJECT) is a gcloud setting")
+               for n in parse(VERTEX.split()).notes)
+
+
+def test_convert_takes_the_region_from_cloudsdk_ai_region(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    done = run_cli("convert", "--gcloud", VERTEX, "--output", "request", cwd=tmp_path,
+                   env={"CLOUDSDK_AI_REGION": "us-east1"})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["parent"].endswith("/locations/us-east1")
+    assert "from $CLOUDSDK_AI_REGION in the environment" in done.stderr
