@@ -49,11 +49,14 @@ def _convert(sub: Subparsers) -> None:
     p = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
-                        "cloudbuild.yaml (its gcloud training step)")
+                        "cloudbuild.yaml (its gcloud training step), or a notebook .ipynb (its gcloud training cell)")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
                         "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "
                         "never run")
+    p.add_argument("--cell", metavar="N", type=int,
+                   help="with a notebook FILE (.ipynb): the cell (counted from 1, markdown cells too) whose gcloud "
+                        "training command is converted, where several cells hold one")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
                    help="with --gcloud: the bucket trainjobs uploads the package to (a local-package-path, a "
@@ -67,7 +70,7 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("--job-dir", help="gcloud --job-dir, for a bare config.yaml")
     p.add_argument("--format", "--output", dest="output", choices=["yaml", "json", "request"], default="yaml",
                    help="yaml (native spec), json, or the Vertex AI request it makes (--output: the older spelling)")
-    _command(p, "provider.cli.convert:run")
+    _command(p, "provider.cli.convert_notebook:convert")
 
 
 # Commands declared here, in full: run one of them and only it is declared (not the other

@@ -274,14 +274,30 @@ class Scope:
         return isinstance(value, (str, int, float, bool, tuple, bytes, type(None)))
 
     def _magic(self, line: str, where: Where) -> None:
+        """``%env NAME=VALUE`` (``%env NAME VALUE``, ``%set_env``): its arguments expanded as IPython expands
+        a line magic's, then split as its env magic splits them."""
+        from provider.document.ipython_expand import var_expand
+
         words = line.split(None, 1)
-        if words[0] != "%env" or len(words) < 2:
+        if words[0] not in ("%env", "%set_env") or len(words) < 2:
             return
-        name, sep, value = words[1].partition("=")
-        if not sep:
-            name, _, value = words[1].partition(" ")
-        if name.strip() and (sep or value.strip()):
-            self._environ[name.strip()] = value.strip()
+        split = "=" if "=" in words[1] else " "
+        if len(words[1].split(split, 1)) < 2:
+            return
+        expanded = var_expand(words[1], self)
+        name, value = (part.strip() for part in expanded.text.split(split, 1))
+        if expanded.failed is None and expanded.unknown is not None:
+            name = words[1].split(split, 1)[0].strip()
+            unknown = expanded.unknown[1]
+            source = f"{unknown.name}; {unknown.why}" if unknown.name else unknown.why
+            self._environ[name] = Unknown(f"the environment variable {name}, set by {line.strip()!r} at {where} from "
+                                          f"{source}", where, None)
+        elif name and not any(c.isspace() for c in name):
+            self._environ[name] = value
+
+    def environ_set(self) -> dict[str, object]:
+        """The environment variables the code has set so far (``%env``, ``os.environ[...] = ``): str or Unknown."""
+        return dict(self._environ)
 
 
 def _bound_names(node: ast.AST) -> list[str]:
