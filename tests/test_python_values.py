@@ -151,3 +151,22 @@ def test_nothing_runs(tmp_path: pytest.TempPathFactory) -> None:
     scope_after([("c", f"import os\nos.system('touch {marker}')\nopen('{marker}', 'w')\n!touch {marker}\n"
                        f"X = __import__('os').system('touch {marker}')")])
     assert not os.path.exists(marker)
+
+
+def test_what_may_not_run_leaves() -> None:
+    code = ("import os\nfor i in range(2):\n    os.environ['A'] = str(i)\n    %env B=$i\n"
+            "try:\n    import google.cloud.aiplatform as aip\nexcept ImportError:\n    pass\nX = os.environ.get('A')")
+    scope = scope_after([("cell 1", code)])
+    assert set(scope.environ_set()) == {"A", "B"}
+    assert all(isinstance(v, Unknown) and "inside the for at cell 1, line 2" in v.why for v in scope.environ_set().values())
+    assert "the environment variable A, set inside the for" in str(scope.get("X"))
+    assert scope.qualified(ast.parse("aip.CustomJob", mode="eval").body) == "google.cloud.aiplatform.CustomJob"
+
+
+def test_env_magic_expands_its_arguments() -> None:
+    scope = scope_after([("cell 1", "R = 'us-east1'\nM = 'x'\n%env REGION=$R\n%env MODEL = $M\n%env PLAIN value\n"
+                                    "%env LIT=R\nimport uuid\nU = str(uuid.uuid4())\n%env JOB={U}")])
+    env = scope.environ_set()
+    assert (env["REGION"], env["MODEL"], env["PLAIN"], env["LIT"]) == ("us-east1", "x", "value", "R")
+    assert isinstance(env["JOB"], Unknown) and "a random value" in env["JOB"].why
+

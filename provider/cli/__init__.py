@@ -59,10 +59,11 @@ def _convert(sub: Subparsers) -> None:
                         "training command is converted, where several cells hold one")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
-                   help="with --gcloud: the bucket trainjobs uploads the package to (a local-package-path, a "
-                        "--package-path), written into the spec as stagingBucket")
+                   help="with --gcloud or a notebook FILE: the bucket trainjobs uploads the package to (a "
+                        "local-package-path, a --package-path), written into the spec as stagingBucket")
     p.add_argument("--stack", metavar="NAME",
-                   help="with --gcloud: check the spec as the stack NAME runs it (its team bucket takes the package)")
+                   help="with --gcloud or a notebook FILE: check the spec as the stack NAME runs it (its team "
+                        "bucket takes the package)")
     p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
     p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")

@@ -48,10 +48,18 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
 
 
 def convert(args: argparse.Namespace) -> int:
-    """``trainjobs convert``: --cell goes only with a notebook FILE; then provider.cli.convert.run."""
+    """``trainjobs convert``: a notebook FILE is converted here, as its gcloud command would be with --gcloud (so
+    it takes --staging-bucket and --stack, as --gcloud does); --cell goes only with a notebook; anything else is
+    provider.cli.convert.run's."""
     from provider.cli.convert import run as run_convert
 
-    if getattr(args, "cell", None) is not None and not str(getattr(args, "file", None) or "").lower().endswith(".ipynb"):
+    notebook = str(getattr(args, "file", None) or "").lower().endswith(".ipynb")
+    if getattr(args, "cell", None) is not None and not notebook:
         raise UserError("--cell N goes with a notebook FILE (.ipynb): it picks the cell whose gcloud command is "
                         "converted", exit_code=ExitCode.USAGE)
+    if notebook and getattr(args, "gcloud", None) is None:
+        from provider.cli.convert_sources import read_input
+
+        path, shown, raw = read_input(args.file)
+        return run(raw, shown, path, args)
     return run_convert(args)

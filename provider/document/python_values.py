@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 
 from provider.document import python_eval
 from provider.document.python_cells import MAGIC, ipython_line, python_text
+from provider.document.python_names import bound_names, globals_of
 from provider.document.python_unknown import Unknown, Where
 
 __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
@@ -132,10 +133,10 @@ class Scope:
         elif isinstance(target, ast.Subscript):
             self._store_item(target, value, where)
         else:
-            self._unknown(_bound_names(target), f"is changed at {where}", where)
+            self._unknown(bound_names(target), f"is changed at {where}", where)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
-        names = _bound_names(target)
+        names = bound_names(target)
         if isinstance(value, Unknown):
             for name in names:
                 self._set(name, value, where)
@@ -167,7 +168,7 @@ class Scope:
                 return
             except (LookupError, TypeError):
                 pass
-        self._unknown(_bound_names(base), f"is changed at {where}", where)
+        self._unknown(bound_names(base), f"is changed at {where}", where)
 
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
@@ -188,29 +189,30 @@ class Scope:
         elif isinstance(stmt, ast.If):
             test = self.evaluate(stmt.test)
             if isinstance(test, Unknown):
-                self._imports_in(stmt)
-                self._unknown(_bound_names(stmt), f"is set in the if at {where}, whose test is not known: {test.why}",
-                              where)
+                said = f"in the if at {where}, whose test is not known: {test.why}"
+                imported = self._not_run(stmt, said, where)
+                self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set {said}", where)
             else:
                 for inner in stmt.body if test else stmt.orelse:
                     self._apply(inner, Where(where.label, inner.lineno))
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kind = "class" if isinstance(stmt, ast.ClassDef) else "function"
-            self._unknown(_globals(stmt), f"is set by the {kind} {stmt.name} defined at {where}", where)
+            self._unknown(globals_of(stmt), f"is set by the {kind} {stmt.name} defined at {where}", where)
             self._unknown([stmt.name], f"is a {kind} defined at {where}", where)
         elif isinstance(stmt, ast.Delete):
-            self._unknown(_bound_names(stmt), f"is deleted at {where}", where)
+            self._unknown(bound_names(stmt), f"is deleted at {where}", where)
         elif isinstance(stmt, ast.Expr):
             self._expression(stmt, where)
         elif not isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.Assert, ast.Return, ast.Break,
                                    ast.Continue, ast.Raise)):
-            self._imports_in(stmt)
             kind = type(stmt).__name__.lower().removeprefix("async")
-            self._unknown(_bound_names(stmt), f"is set inside the {kind} at {where}", where)
+            imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
+            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
+                          where)
 
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
         if not isinstance(stmt.target, ast.Name):
-            self._unknown(_bound_names(stmt.target), f"is changed at {where}", where)
+            self._unknown(bound_names(stmt.target), f"is changed at {where}", where)
             return
         old, new = self.get(stmt.target.id), self.evaluate(stmt.value)
         unknown = next((v for v in (old, new) if isinstance(v, Unknown)), None)
@@ -232,10 +234,31 @@ class Scope:
             else:
                 self._imports[name] = f"{module}.{alias.name}"
 
-    def _imports_in(self, stmt: ast.stmt) -> None:
+    def _not_run(self, stmt: ast.stmt, said: str, where: Where) -> set[str]:
+        """What a statement that may or may not run leaves: its imports, as if it ran (a name it imports then
+        means that module: the names are returned), and an Unknown for each environment variable it sets
+        (``%env``, ``os.environ[K] =``)."""
+        imported: set[str] = set()
         for inner in ast.walk(stmt):
             if isinstance(inner, (ast.Import, ast.ImportFrom)):
                 self._apply(inner, self.where_of(inner))
+                imported.update(bound_names(inner))
+            line = ipython_line(inner) if isinstance(inner, ast.stmt) else None
+            names: list[object] = []
+            if line is not None and line[0] == MAGIC and line[1].split(None, 1)[0] in ("%env", "%set_env"):
+                rest = line[1].split(None, 1)[1] if len(line[1].split(None, 1)) > 1 else ""
+                names.append(rest.split("=" if "=" in rest else " ", 1)[0].strip())
+            elif isinstance(inner, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+                names += [self.evaluate(t.slice) for t in targets
+                          if isinstance(t, ast.Subscript) and self.qualified(t.value) == "os.environ"]
+            for name in names:
+                unknown = Unknown(f"the environment variable {name}, set {said}", where)
+                if isinstance(name, str) and name:
+                    self._environ[name] = unknown
+                elif names:
+                    self._environ_unknown = unknown
+        return imported
 
     def _expression(self, stmt: ast.Expr, where: Where) -> None:
         line = ipython_line(stmt)
@@ -298,34 +321,6 @@ class Scope:
     def environ_set(self) -> dict[str, object]:
         """The environment variables the code has set so far (``%env``, ``os.environ[...] = ``): str or Unknown."""
         return dict(self._environ)
-
-
-def _bound_names(node: ast.AST) -> list[str]:
-    """The names ``node`` binds at the top level (not those local to a function or class in it), in order."""
-    found: dict[str, None] = {}
-
-    def visit(inner: ast.AST) -> None:
-        if isinstance(inner, ast.Name) and isinstance(inner.ctx, (ast.Store, ast.Del)):
-            found[inner.id] = None
-        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found[inner.name] = None
-            found.update(dict.fromkeys(_globals(inner)))
-            return
-        elif isinstance(inner, (ast.Import, ast.ImportFrom)):
-            found.update(dict.fromkeys((a.asname or a.name.split(".")[0]) for a in inner.names if a.name != "*"))
-        elif (isinstance(inner, ast.ExceptHandler) and inner.name) or (isinstance(inner, (ast.MatchAs, ast.MatchStar)) and inner.name):
-            found[inner.name] = None
-        elif isinstance(inner, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        for child in ast.iter_child_nodes(inner):
-            visit(child)
-
-    visit(node)
-    return list(found)
-
-
-def _globals(node: ast.AST) -> list[str]:
-    return [name for inner in ast.walk(node) if isinstance(inner, ast.Global) for name in inner.names]
 
 
 def statements(sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:

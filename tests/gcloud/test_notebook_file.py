@@ -133,6 +133,25 @@ def test_bash_cells_and_the_environment_they_read(tmp_path: Path) -> None:
             "command's output at cell 2, line 1") in proc.stderr
 
 
+def test_a_local_package_takes_a_staging_bucket(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "task.py").write_text("print('hi')\n")
+    notebook = _notebook(tmp_path, "lp.ipynb", [
+        ("code", 'IMAGE = "us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-12.py310:latest"'),
+        ("code", "!gcloud ai custom-jobs create --region=us-central1 --display-name=lp \\\n"
+                 "  --worker-pool-spec=machine-type=n1-standard-4,executor-image-uri={IMAGE},local-package-path=.,"
+                 "python-module=trainer.task")])
+    proc = _convert(notebook)
+    assert proc.returncode == 1 and "trainjobs convert --gcloud takes --staging-bucket" in proc.stderr
+    proc = _convert(notebook, "--staging-bucket", "gs://my-bucket")
+    assert proc.returncode == 0, proc.stderr
+    spec = json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]["pythonPackageSpec"]
+    assert spec["executorImageUri"].endswith("tf-cpu.2-12.py310:latest")  # {IMAGE}
+    assert spec["packageUris"][0].startswith("gs://my-bucket/")
+
+
 def test_a_notebook_of_sdk_calls_is_described() -> None:
     proc = _convert(HERE / "taxifare_sdk.ipynb")
     assert proc.returncode == 1
