@@ -27,9 +27,10 @@ from provider.document.python_unknown import Unknown
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
 
-LIMIT = 1_000_000  # the longest str/list a result may be, and the widest a format may pad
+LIMIT = 100_000  # the longest str/list a result may be, and the widest a format may pad (a notebook of many
+# statements cannot make this process hold much more than its statements times this)
 _BITS = 100_000  # the largest int, in bits
-_WIDE = re.compile(r"\d{7,}")
+_WIDE = re.compile(r"\d{6,}")  # a width of 100000 or more
 
 _BINARY: dict[type[ast.operator], tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
     ast.Add: (operator.add, operator.iadd), ast.Sub: (operator.sub, operator.isub),
