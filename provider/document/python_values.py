@@ -51,6 +51,7 @@ class Scope:
         self._star: Unknown | None = None
         self._environ: dict[str, object] = {}
         self._environ_unknown: Unknown | None = None
+        self._environ_read: dict[str, str] = {}  # what the code read from this process's environment
         self._where = Where("", 1)
 
     # reading ----------------------------------------------------------------------------------------
@@ -85,7 +86,15 @@ class Scope:
             return self._environ[name]
         if self._environ_unknown is not None:
             return self._environ_unknown
-        return os.environ.get(name)
+        value = os.environ.get(name)
+        if value is not None and node is not None:
+            self._environ_read[name] = value
+        return value
+
+    def environ_read(self) -> dict[str, str]:
+        """The variables of this process's environment the code has read so far, with their values (the caller
+        keeps a secret's value out of what it writes)."""
+        return dict(self._environ_read)
 
     def where_of(self, node: ast.AST) -> Where:
         """Where ``node`` is, in the source being read."""
@@ -100,6 +109,7 @@ class Scope:
         twin._values = copy.deepcopy(self._values)
         twin._imports = dict(self._imports)
         twin._environ = dict(self._environ)
+        twin._environ_read = dict(self._environ_read)
         return twin
 
     # running one statement ---------------------------------------------------------------------------

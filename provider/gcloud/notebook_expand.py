@@ -82,3 +82,17 @@ def notebook_environment(line: str, scope: Scope, origin: str) -> dict[str, str]
         if name in set_here and value is not None:
             found[name] = str(value)
     return found
+
+
+def keep_secrets_out(line: str, scope: Scope, origin: str) -> None:
+    """UserError where the expanded line holds the value of a secret-looking variable of this process's environment
+    that the notebook read (``T = os.environ["WANDB_API_KEY"]``, then ``{T}``): it would be written into the spec."""
+    from provider.gcloud.secrets import looks_secret, stack_setting
+
+    for name, value in scope.environ_read().items():
+        if looks_secret(name) and len(value) >= 4 and value in line:  # (a shorter one would match by chance)
+            raise UserError(f"{origin}: the line holds the value of ${name}, which the notebook reads from the "
+                            "environment and whose name looks secret: it would be written into the spec, which is "
+                            f"committed; allowed: give the job the value in its environment ({stack_setting(name)})",
+                            exit_code=1)
+

@@ -152,6 +152,33 @@ def test_a_local_package_takes_a_staging_bucket(tmp_path: Path) -> None:
     assert spec["packageUris"][0].startswith("gs://my-bucket/")
 
 
+def test_a_secret_the_notebook_sets_is_never_shown(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, "s.ipynb", [
+        ("code", "%env WANDB_API_KEY=s3cr3t-value\n%env REGION=us-east1"),
+        ("code", "!gcloud ai custom-jobs create --region=$REGION --display-name=j \\\n"
+                 "  --worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i:1 \\\n"
+                 "  --args=--key=$WANDB_API_KEY")])
+    proc = _convert(notebook)
+    assert "s3cr3t-value" not in proc.stdout + proc.stderr
+    assert "$REGION='us-east1'" in proc.stderr and "$WANDB_API_KEY" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["parent"].endswith("/locations/us-east1")
+
+
+def test_a_secret_read_from_the_environment_is_refused(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, "s.ipynb", [
+        ("code", "import os\nT = os.environ['TJ_TEST_API_TOKEN']\nR = os.getenv('TJ_TEST_REGION')"),
+        ("code", "!gcloud ai custom-jobs create --region={R} --display-name=j --args=--t={T} \\\n"
+                 "  --worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i:1")])
+    env = {"TJ_TEST_API_TOKEN": "tok-123456", "TJ_TEST_REGION": "us-east1"}
+    proc = subprocess.run([sys.executable, "-m", "provider", "convert", str(notebook), "--output", "request"],
+                          cwd=tmp_path, env={**os.environ, **env, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "the line holds the value of $TJ_TEST_API_TOKEN, which the notebook reads from the environment" in proc.stderr
+    assert "tok-123456" not in proc.stdout + proc.stderr
+
+
 def test_a_notebook_of_sdk_calls_is_described() -> None:
     proc = _convert(HERE / "taxifare_sdk.ipynb")
     assert proc.returncode == 1
