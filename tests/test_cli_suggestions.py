@@ -14,7 +14,8 @@ from tests.conftest import run_cli
     (["validate", "--fromat", "json", "specs/local"], "did you mean '--format'?"),
     (["validate", "--format", "jsno", "specs/local"], "did you mean 'json'?"),
     (["jobs", "list", "--limt", "3"], "did you mean '--limit'?"),
-    (["convert", "--gclod", "gcloud ai custom-jobs create"], "did you mean '--gcloud'?"),
+    # --cell (a notebook's) is close enough too: difflib's ratio 0.62 passes the 0.6 cutoff; --gcloud comes first
+    (["convert", "--gclod", "gcloud ai custom-jobs create"], "did you mean '--gcloud' or '--cell'?"),
 ])
 def test_mistyped_word_gets_the_close_match(argv: list[str], wanted: str) -> None:
     result = run_cli(*argv)

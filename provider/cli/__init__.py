@@ -49,17 +49,22 @@ def _convert(sub: Subparsers) -> None:
     p = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
-                        "cloudbuild.yaml (its gcloud training step)")
+                        "cloudbuild.yaml or GitHub Actions workflow (its gcloud training step), a shell script .sh, or a "
+                        "notebook .ipynb (its gcloud training cell)")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
                         "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "
                         "never run")
+    p.add_argument("--cell", metavar="N", type=int,
+                   help="with a notebook FILE (.ipynb): the cell (counted from 1, markdown cells too) whose gcloud "
+                        "training command is converted, where several cells hold one")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
-                   help="with --gcloud: the bucket trainjobs uploads the package to (a local-package-path, a "
-                        "--package-path), written into the spec as stagingBucket")
+                   help="with --gcloud, a script or a notebook FILE: the bucket trainjobs uploads the package to (a "
+                        "local-package-path, a --package-path), written into the spec as stagingBucket")
     p.add_argument("--stack", metavar="NAME",
-                   help="with --gcloud: check the spec as the stack NAME runs it (its team bucket takes the package)")
+                   help="with --gcloud, a script or a notebook FILE: check the spec as the stack NAME runs it (its "
+                        "team bucket takes the package)")
     p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
     p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")

@@ -248,10 +248,6 @@ def run(args: argparse.Namespace) -> int:
         from provider.cli.convert_gcloud import run_gcloud
 
         return run_gcloud(args)
-    for option in ("staging_bucket", "stack"):
-        if getattr(args, option, None) is not None:
-            raise UserError(f"--{option.replace('_', '-')} goes with --gcloud COMMAND; a spec or config FILE names "
-                            "its own bucket (stagingBucket, jobDir or baseOutputDirectory)")
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)
@@ -262,6 +258,13 @@ def run(args: argparse.Namespace) -> int:
     path, shown, raw = read_input(args.file)
     if (read := reader(path, raw)) is not None:  # a notebook, a script, Python: not a mapping
         return read(raw, shown, path, args)
+    if getattr(args, "cell", None) is not None:
+        raise UserError("--cell N goes with a notebook FILE (.ipynb): it picks the cell whose gcloud command is "
+                        "converted", exit_code=ExitCode.USAGE)
+    for option in ("staging_bucket", "stack"):
+        if getattr(args, option, None) is not None:
+            raise UserError(f"--{option.replace('_', '-')} goes with --gcloud COMMAND, a script or a notebook; a spec "
+                            "or config FILE names its own bucket (stagingBucket, jobDir or baseOutputDirectory)")
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)

@@ -19,9 +19,11 @@ from provider.core.exit_code import ExitCode
 Reader = Callable[[bytes, str, Path, argparse.Namespace], int]
 
 # A file's suffix (lower case) -> the module that converts such a file.
-_BY_SUFFIX: dict[str, str] = {}
-_BY_SUFFIX[".sh"] = "provider.cli.convert_script"
-_BY_SUFFIX[".bash"] = "provider.cli.convert_script"
+_BY_SUFFIX: dict[str, str] = {
+    ".ipynb": "provider.cli.convert_notebook",
+    ".sh": "provider.cli.convert_script",
+    ".bash": "provider.cli.convert_script",
+}
 
 
 def read_input(file: str) -> tuple[Path, str, bytes]:

@@ -76,6 +76,11 @@ def _substituted(line: str, at: int) -> None:
                              at + m.start() + 1)
 
 
+def bash_cell(text: str) -> bool:
+    """Whether ``text`` is a notebook cell that a ``%%bash`` (``%%sh``, ``%%script bash``) line hands to bash."""
+    return _MAGIC.match(text, _start(text)) is not None
+
+
 def shell_line(text: str) -> str:
     """The text the shell runs: a notebook's ``!`` line or ``%%bash`` cell unwrapped, or ``text`` itself."""
     start = _start(text)

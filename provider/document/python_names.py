@@ -1,0 +1,35 @@
+"""Which top-level names a statement binds, for provider.document.python_values (a statement it does not
+run makes each of them Unknown)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def bound_names(node: ast.AST) -> list[str]:
+    """The names ``node`` binds at the top level (not those local to a function or class in it), in order."""
+    found: dict[str, None] = {}
+
+    def visit(inner: ast.AST) -> None:
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, (ast.Store, ast.Del)):
+            found[inner.id] = None
+        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[inner.name] = None
+            found.update(dict.fromkeys(globals_of(inner)))
+            return
+        elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+            found.update(dict.fromkeys((a.asname or a.name.split(".")[0]) for a in inner.names if a.name != "*"))
+        elif isinstance(inner, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and inner.name:
+            found[inner.name] = None
+        elif isinstance(inner, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        for child in ast.iter_child_nodes(inner):
+            visit(child)
+
+    visit(node)
+    return list(found)
+
+
+def globals_of(node: ast.AST) -> list[str]:
+    """The names a function or class declares ``global`` in its body."""
+    return [name for inner in ast.walk(node) if isinstance(inner, ast.Global) for name in inner.names]
