@@ -46,3 +46,5 @@ def reader(path: Path, raw: bytes) -> Reader | None:
         return None
     run: Reader = importlib.import_module(module).run
     return run
+
+_BY_SUFFIX[".py"] = "provider.cli.convert_python"  # Python that calls the Vertex AI SDK (provider/pysdk)

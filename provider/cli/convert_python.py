@@ -1,0 +1,102 @@
+"""``trainjobs convert train.py``: the training job a Python script launches with the Vertex AI SDK.
+
+The script is read statically, never run (provider/pysdk: its top-level statements with the document
+layer's evaluator, its ``aiplatform`` calls mapped as the SDK maps them). The spec body it gives is
+checked and printed as every other input is (``check_document``, then convert's ``emit``); a problem
+the check finds in a field points at the script's line and column of the argument that gave it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from provider.core.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.document.loaded import LoadedDocument, Position
+
+_CONFIG_ONLY = ("region", "module_name", "package_path", "job_dir")
+
+
+def _position(at: str) -> Position:
+    """``train.py:12:5`` -> (12, 5)."""
+    _, line, column = at.rsplit(":", 2)
+    return int(line), int(column)
+
+
+def _positions(doc: dict[str, Any], at: dict[str, str]) -> LoadedDocument:
+    """The document with each spec field (and everything inside it) at the argument that gave it."""
+    from provider.document.loaded import LoadedDocument
+
+    loaded = LoadedDocument(data=doc)
+    spec = doc["spec"]
+
+    def mark(value: object, where: Position) -> None:
+        if isinstance(value, dict):
+            loaded.starts[id(value)] = where
+            loaded.key_positions[id(value)] = {str(k): where for k in value}
+            loaded.value_positions[id(value)] = {str(k): where for k in value}
+            for item in value.values():
+                mark(item, where)
+        elif isinstance(value, list):
+            loaded.starts[id(value)] = where
+            loaded.item_positions[id(value)] = [where] * len(value)
+            for item in value:
+                mark(item, where)
+
+    for key, value in spec.items():
+        if key in at:
+            mark(value, _position(at[key]))
+    for inner, where in at.items():  # a tuning job's custom_job.service_account ...
+        head, _, key = inner.partition(".")
+        if key and isinstance(spec.get(head), dict) and key in spec[head]:
+            loaded.key_positions.setdefault(id(spec[head]), {})[key] = _position(where)
+            loaded.value_positions.setdefault(id(spec[head]), {})[key] = _position(where)
+            mark(spec[head][key], _position(where))
+    loaded.key_positions[id(spec)] = {k: _position(v) for k, v in at.items() if k in spec}
+    loaded.value_positions[id(spec)] = dict(loaded.key_positions[id(spec)])
+    return loaded
+
+
+def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str]) -> str:
+    if args.name:
+        return str(args.name)
+    from provider.gcloud.build import job_name
+
+    if isinstance(display, str) and display:
+        return job_name(display, notes)
+    return job_name(path.stem, notes) if not path.stem[:1].isalpha() or not path.stem.isidentifier() else path.stem
+
+
+def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+    from provider.cli.convert import _context, emit
+    from provider.pysdk.arguments import SdkError
+    from provider.pysdk.program import read
+    from provider.validation.validator import check_document
+
+    for option in _CONFIG_ONLY:
+        if getattr(args, option, None) is not None:
+            raise UserError(f"--{option.replace('_', '-')} goes with a bare config.yaml; a Python script gives its "
+                            "own (aiplatform.init(location=...), the job's arguments)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{shown}: not UTF-8 text (byte {exc.start}): a Python script is read as UTF-8") from None
+    try:
+        ast.parse(text, shown)
+    except SyntaxError as exc:
+        raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
+                        "Python 3 script") from None
+    try:
+        body = read(text, shown)
+    except SdkError as exc:
+        raise UserError(str(exc), exit_code=1) from None
+    notes = list(body.notes)
+    doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
+                           "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
+                           "spec": body.spec}
+    result = check_document(doc, shown, _context(), _positions(doc, body.at))
+    return emit(result, shown, path.parent, args, notes)
