@@ -71,6 +71,50 @@ def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str
     return job_name(path.stem, notes) if not path.stem[:1].isalpha() or not path.stem.isidentifier() else path.stem
 
 
+def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
+    """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` (and ``environ``/``getenv`` bare)."""
+    reads: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(module):
+        arg = None
+        if isinstance(node, ast.Call) and node.args and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "getenv"))
+                or (isinstance(node.func, ast.Name) and node.func.id == "getenv")):
+            target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "get" else None
+            if target is None or "environ" in ast.unparse(target):
+                arg = node.args[0]
+        elif isinstance(node, ast.Subscript) and "environ" in ast.unparse(node.value):
+            arg = node.slice
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            reads.append((arg.value, node))
+    return reads
+
+
+def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
+    """A value read from this process's environment that reaches the spec: named in a note, or refused when its
+    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed)."""
+    import json
+    import os
+
+    from provider.gcloud.secrets import looks_secret
+
+    written = json.dumps(spec)
+    plain: dict[str, str] = {}
+    for name, node in _environment_reads(module):
+        value = os.environ.get(name)
+        if not value or value not in written:
+            continue
+        if looks_secret(name):
+            raise UserError(f"{shown}:{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0) + 1}: ${name} "
+                            "looks secret and its value would be written into the spec; allowed: give the job the "
+                            f"value in its environment through the stack (trainjobs:secretEnv.{name}), not in the "
+                            "script's arguments", exit_code=1)
+        plain[name] = value
+    if plain:
+        shown_values = ", ".join(f"${name}={value!r}" for name, value in sorted(plain.items()))
+        notes.append(f"read from the environment and written into the spec: {shown_values}; a spec is committed, so "
+                     "check that none is a secret")
+
+
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert import _context, emit
     from provider.pysdk.arguments import SdkError
@@ -86,7 +130,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except UnicodeDecodeError as exc:
         raise UserError(f"{shown}: not UTF-8 text (byte {exc.start}): a Python script is read as UTF-8") from None
     try:
-        ast.parse(text, shown)
+        module = ast.parse(text, shown)
     except SyntaxError as exc:
         raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
                         "Python 3 script") from None
@@ -95,6 +139,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
+    _environment(module, body.spec, shown, notes)
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}

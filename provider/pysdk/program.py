@@ -71,8 +71,7 @@ class _Walk:
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
                 name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
                 if name is not None:
-                    self.nested.append(f"{name} at {reader.at(sub)} (inside the {type(stmt).__name__.lower()} "
-                                       f"statement at line {stmt.lineno})")
+                    self.nested.append(f"{name} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
 
     def call(self, index: int, node: ast.Call, reader: Reader) -> Job | None:
         qualified = reader.qualified(node.func)
@@ -126,6 +125,14 @@ class _Walk:
 
     def init_before(self, index: int) -> Call:
         return merged([call for at, call in self.inits if at < index])
+
+
+def _block(stmt: ast.stmt) -> str:
+    """How a message names a compound statement: def NAME, class NAME, a for loop, a with block ..."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return f"{'class' if isinstance(stmt, ast.ClassDef) else 'def'} {stmt.name}"
+    word = type(stmt).__name__.lower().removeprefix("async")
+    return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'}"
 
 
 def _launched(walk: _Walk) -> Job:
