@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from provider.document.python_values import Scope
 
 NOT_READ_VALUE = "<not read>"
+_NO_FORM = object()  # Reader._form: not one of the SDK's forms
 
 
 @dataclass(frozen=True)
@@ -76,28 +77,9 @@ class Reader:
         """``node``'s value; SdkError naming ``what`` (the argument) when it cannot be known."""
         from provider.document.python_values import Unknown
 
-        qualified = self.qualified(node.func) if isinstance(node, ast.Call) else None
-        name = parameter_class(qualified)
-        if isinstance(node, ast.Call) and name is not None:
-            return {name: dict(self.bind(node, name, f"hpt.{name}").args)}
-        if isinstance(node, ast.Attribute) and ".Strategy." in (self.qualified(node) or ""):
-            return (self.qualified(node) or "").rsplit(".", 1)[-1]
-        if isinstance(node, ast.IfExp) and self.has_form(node):  # SPOT if use_spot else None
-            test = self.scope.evaluate(node.test)
-            if not isinstance(test, Unknown):
-                return self.value(node.body if test else node.orelse, what)
-        if isinstance(node, ast.Name) and node.id in self.assigned:
-            inner = self.assigned[node.id]
-            reader = Reader(self.shown, inner.scope, self.assigned, self.columns)
-            if reader.has_form(inner.value):
-                return reader.value(inner.value, what)
-        if isinstance(node, ast.Dict) and self.has_form(node):
-            if any(k is None for k in node.keys):
-                raise SdkError(self.at(node), f"{what}: a ** inside a dict of hpt parameters is not read",
-                               "each parameter written out: {'lr': hpt.DoubleParameterSpec(...)}")
-            return {self.value(k, what): self.value(v, what) for k, v in zip(node.keys, node.values) if k is not None}
-        if isinstance(node, (ast.List, ast.Tuple)) and self.has_form(node):
-            return [self.value(v, what) for v in node.elts]
+        form = self._form(node, what)
+        if form is not _NO_FORM:
+            return form
         value = self.scope.evaluate(node)
         if isinstance(value, Unknown):
             where = f" ({value.where})" if value.where is not None else ""
@@ -106,10 +88,39 @@ class Reader:
                            "+ and % of literals")
         return value
 
-    def bind(self, node: ast.Call, signature: str, what: str,
-             keep: Callable[[str], bool] = lambda name: False) -> Call:
-        """``node``'s arguments by parameter name (SIGNATURES[signature]); ``keep``: parameters left as ast nodes
-        (a CustomJob object, read by program.py)."""
+    def _form(self, node: ast.expr, what: str) -> object:
+        """The value of an SDK form (an hpt class, an enum member) or of a display, name or choice holding one;
+        _NO_FORM for anything the evaluator reads alone."""
+
+        name = parameter_class(self.qualified(node.func)) if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.Call) and name is not None:
+            return {name: dict(self.bind(node, name, f"hpt.{name}").args)}
+        if isinstance(node, ast.Attribute) and ".Strategy." in (self.qualified(node) or ""):
+            return (self.qualified(node) or "").rsplit(".", 1)[-1]
+        if isinstance(node, ast.Name) and node.id in self.assigned:
+            inner = self.assigned[node.id]
+            reader = Reader(self.shown, inner.scope, self.assigned, self.columns)
+            return reader.value(inner.value, what) if reader.has_form(inner.value) else _NO_FORM
+        return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
+
+    def _holding_form(self, node: ast.expr, what: str) -> object:
+        """A choice, dict, list or tuple that holds an SDK form, read part by part."""
+        from provider.document.python_values import Unknown
+
+        if isinstance(node, ast.IfExp):  # SPOT if use_spot else None
+            test = self.scope.evaluate(node.test)
+            return _NO_FORM if isinstance(test, Unknown) else self.value(node.body if test else node.orelse, what)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise SdkError(self.at(node), f"{what}: a ** inside a dict of hpt parameters is not read",
+                               "each parameter written out: {'lr': hpt.DoubleParameterSpec(...)}")
+            return {self.value(k, what): self.value(v, what) for k, v in zip(node.keys, node.values) if k is not None}
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self.value(v, what) for v in node.elts]
+        return _NO_FORM
+
+    def _given(self, node: ast.Call, signature: str, what: str) -> tuple[dict[str, ast.expr], dict[str, object]]:
+        """The arguments written (parameter -> expression) and those spread from a known dict by ``**``."""
         params = SIGNATURES[signature]
         given: dict[str, ast.expr] = {}
         if node.args and signature in KEYWORD_ONLY:
@@ -131,14 +142,20 @@ class Reader:
                     raise SdkError(self.at(kw.value), f"{what}(**...) does not spread a dict of str keys",
                                    "a dict of the call's argument names")
                 spread.update(known)
-                continue
-            if kw.arg in given:
+            elif kw.arg in given:
                 raise SdkError(self.at(kw), f"{what}() gets {kw.arg} twice (the SDK raises TypeError)", "once")
-            given[kw.arg] = kw.value
-        args: dict[str, object] = {}
-        at: dict[str, str] = {}
-        for name, value in spread.items():
-            args[name], at[name] = value, self.at(node)
+            else:
+                given[kw.arg] = kw.value
+        return given, spread
+
+    def bind(self, node: ast.Call, signature: str, what: str,
+             keep: Callable[[str], bool] = lambda name: False) -> Call:
+        """``node``'s arguments by parameter name (SIGNATURES[signature]); ``keep``: parameters left as ast nodes
+        (a CustomJob object, a dataset: read by program.py and pipelines.py)."""
+        params = SIGNATURES[signature]
+        given, spread = self._given(node, signature, what)
+        args: dict[str, object] = dict(spread)
+        at: dict[str, str] = {name: self.at(node) for name in spread}
         for name, expr in given.items():
             at[name] = self.at(expr)
             if name in NOT_READ:

@@ -22,7 +22,8 @@ from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
 from provider.pysdk.main_guard import unguarded
-from provider.pysdk.signatures import TRAINING_PIPELINES, is_init, sdk_class
+from provider.pysdk.pipelines import pipeline_job
+from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
 from provider.pysdk.training_jobs import refuse_local_script, refuse_pipeline
 from provider.pysdk.tuning import tuning_job
 
@@ -94,17 +95,18 @@ class _Walk:
                 job = self.call(index, receiver, reader)
             if job is not None:
                 signature = f"{job.kind}.{method}"
-                if signature not in ("CustomJob.run", "CustomJob.submit", "HyperparameterTuningJob.run"):
+                if signature not in SIGNATURES:
                     raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
                                    f"{job.kind}.run()")
-                job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}"), method, index))
+                keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
+                job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
         return None
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         what = ast.unparse(node.func)
-        if kind in TRAINING_PIPELINES:
+        if kind == "CustomTrainingJob":
             refuse_pipeline(kind, node, reader)
-        if kind == "CustomJob":
+        if kind != "HyperparameterTuningJob":
             job = Job(kind, reader.bind(node, kind, what), index)
         else:
             call = reader.bind(node, kind, what, keep=lambda name: name == "custom_job")
@@ -170,5 +172,7 @@ def read(text: str, shown: str) -> Body:
     init = walk.init_before(last + 1)
     if job.kind == "CustomJob":
         return custom_job(job.call, run, init, method)
+    if job.kind != "HyperparameterTuningJob":
+        return pipeline_job(job.kind, job.call, run, init, method)
     assert job.trial is not None
     return tuning_job(job.call, job.trial, run, init)

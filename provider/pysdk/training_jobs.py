@@ -1,8 +1,7 @@
 """The SDK's calls a spec cannot hold as they are, refused by name with what to write instead.
 
-``CustomTrainingJob``, ``CustomContainerTrainingJob`` and ``CustomPythonPackageTrainingJob``
-(training_jobs.py) create a TrainingPipeline: a CustomJob, then a model upload and datasets a spec
-does not carry. ``CustomJob.from_local_script`` builds a source distribution of the script the SDK
+``CustomTrainingJob`` (the SDK's training_jobs.py) packages a local script and runs it in a TrainingPipeline
+(pipelines.py converts the two other TrainingPipeline classes). ``CustomJob.from_local_script`` builds a source distribution of the script the SDK
 names ``aiplatform_custom_trainer_script`` and uploads it (jobs.py, utils/source_utils.py).
 """
 
@@ -18,10 +17,10 @@ if TYPE_CHECKING:
 
 
 def refuse_pipeline(kind: str, node: ast.Call, reader: Reader) -> NoReturn:
-    raise SdkError(reader.at(node), f"aiplatform.{kind} creates a TrainingPipeline (a CustomJob, then a model upload "
-                   "and datasets) that trainjobs does not convert yet",
-                   "the training part as aiplatform.CustomJob(display_name=..., worker_pool_specs=[{machine_spec, "
-                   "replica_count, container_spec or python_package_spec}]).run(...)")
+    raise SdkError(reader.at(node), f"aiplatform.{kind} packages a local script as the SDK's own source distribution "
+                   "(aiplatform_custom_trainer_script) and runs it in a TrainingPipeline, which trainjobs does not "
+                   "convert", "aiplatform.CustomContainerTrainingJob or CustomPythonPackageTrainingJob, or the gcloud "
+                   "ai custom-jobs create --worker-pool-spec=...,local-package-path=DIR,script=SCRIPT equivalent")
 
 
 def refuse_local_script(node: ast.Call, reader: Reader) -> NoReturn:

@@ -20,6 +20,11 @@ def _sdk() -> dict[str, Any]:
             "CustomJob.from_local_script": aiplatform.CustomJob.from_local_script,
             "HyperparameterTuningJob": aiplatform.HyperparameterTuningJob.__init__,
             "HyperparameterTuningJob.run": aiplatform.HyperparameterTuningJob.run,
+            "CustomContainerTrainingJob": aiplatform.CustomContainerTrainingJob.__init__,
+            "CustomContainerTrainingJob.run": aiplatform.CustomContainerTrainingJob.run,
+            "CustomContainerTrainingJob.submit": aiplatform.CustomContainerTrainingJob.submit,
+            "CustomPythonPackageTrainingJob": aiplatform.CustomPythonPackageTrainingJob.__init__,
+            "CustomPythonPackageTrainingJob.run": aiplatform.CustomPythonPackageTrainingJob.run,
             **{name: getattr(hpt, name).__init__ for name in signatures.PARAMETER_SPECS}}
 
 
