@@ -68,6 +68,11 @@ class _Walk:
 
     def find_nested(self, stmt: ast.stmt, reader: Reader) -> None:
         for sub in ast.walk(stmt):
+            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _METHODS
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in self.objects):
+                raise SdkError(reader.at(sub), f"{ast.unparse(sub.func)}() is inside {_block(stmt)} at line "
+                               f"{stmt.lineno}: trainjobs reads the SDK's calls at top level only, where their "
+                               "arguments are known", "the call at top level (or under if __name__ == '__main__':)")
             if isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
                 name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
