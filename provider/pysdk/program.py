@@ -48,6 +48,7 @@ class _Walk:
         self.jobs: list[Job] = []
         self.inits: list[tuple[int, Call]] = []
         self.nested: list[str] = []
+        self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
 
     def statement(self, index: int, stmt: ast.stmt, reader: Reader) -> None:
         value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
@@ -87,6 +88,8 @@ class _Walk:
         kind = sdk_class(qualified)
         if kind is not None:
             return self.construct(index, kind, node, reader)
+        if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
+            self.others.append(f"{qualified} at {reader.at(node)}")
         if isinstance(node.func, ast.Attribute):
             receiver, method = node.func.value, node.func.attr
             if method == "from_local_script" and sdk_class(reader.qualified(receiver)) == "CustomJob":
@@ -151,8 +154,9 @@ def _launched(walk: _Walk) -> Job:
                            "inside functions or blocks, whose arguments are known only when they run: "
                            + "; ".join(walk.nested),
                            "the job's calls at top level (or under if __name__ == '__main__':)")
+        held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
         raise SdkError(walk.shown, "the script builds no Vertex AI training job (aiplatform.CustomJob or "
-                       "HyperparameterTuningJob, from google.cloud import aiplatform)",
+                       f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
                        "a script that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
     if len(jobs) > 1:
         raise SdkError(walk.shown, "the script launches several jobs: " + "; ".join(
