@@ -17,6 +17,7 @@ from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.document.loaded import LoadedDocument, Position
+    from provider.validation.validator import SpecResult
 
 _CONFIG_ONLY = ("region", "module_name", "package_path", "job_dir")
 
@@ -115,6 +116,37 @@ def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: li
                      "check that none is a secret")
 
 
+def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str]) -> SpecResult:
+    """from_local_script's job with the script's folder packaged in place of the SDK's upload: the native spec of
+    that job (application.pythonPackage: the folder, the script's module, its requirements), checked again."""
+    import os
+
+    from provider.cli.convert import _context
+    from provider.core.record import replace
+    from provider.packaging.files import is_flat
+    from provider.spec.model import PythonPackage
+    from provider.submission.emit import to_native
+    from provider.validation.validator import check_document
+
+    job = result.job
+    assert job is not None and isinstance(job.application, PythonPackage)
+    script = Path.cwd() / str(local["script"])
+    if not script.is_file():
+        raise UserError(f"{local['at']}: script_path {local['script']!r} is not a file (read from the current "
+                        f"directory, {Path.cwd()}, as the SDK reads it when the script runs); allowed: the training "
+                        "script's path, from the folder you run convert in", exit_code=1)
+    if not is_flat(script.parent):
+        raise UserError(f"{local['at']}: {local['script']!r} is at the top of a Python package ({script.parent} has "
+                        "__init__.py): trainjobs packages the script's folder as a folder of modules; allowed: a "
+                        "script in a folder without __init__.py", exit_code=1)
+    requirements = tuple(str(r) for r in local["requirements"])
+    app = replace(job.application, package_uris=(), source_path=os.path.relpath(script.parent, base),
+                  requirements=requirements)
+    notes.append(f"the package is {os.path.relpath(script.parent, base)}/ (its folder, read from {Path.cwd()}), built "
+                 "and uploaded by trainjobs when the job runs")
+    return check_document(to_native(replace(job, application=app)), shown, _context())
+
+
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert import _context, emit
     from provider.pysdk.arguments import SdkError
@@ -144,4 +176,8 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}
     result = check_document(doc, shown, _context(), _positions(doc, body.at))
-    return emit(result, shown, path.parent, args, notes)
+    base = path.parent
+    if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
+        base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
+        result = _packaged(result, body.local, shown, base, notes)
+    return emit(result, shown, base, args, notes)

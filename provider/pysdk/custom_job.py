@@ -37,6 +37,9 @@ class Body:
     spec: dict[str, object] = field(default_factory=dict)
     at: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # CustomJob.from_local_script: the script the SDK packages and its requirements (local_script.py); the
+    # converter packages the script's folder instead of the placeholder package the body names.
+    local: dict[str, object] | None = None
 
     def put(self, key: str, value: object, where: str) -> None:
         self.spec[key], self.at[key] = value, where

@@ -53,12 +53,8 @@ def _reservation(run: Call, machine: dict[str, object]) -> None:
         machine["reservation_affinity"] = affinity
 
 
-def _pools(ctor: Call, kind: str, run: Call) -> list[dict[str, object]]:
-    """chief_worker_pool's pools, each with the application (or the Reduction Server's image)."""
-    replicas = run.get("replica_count", 1)
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
-        raise SdkError(run.place("replica_count"), f"{run.what}(replica_count={replicas!r}): the SDK builds no pool",
-                       "1 or more (1: the chief alone; more: replica_count - 1 workers beside it)")
+def application(ctor: Call, kind: str, run: Call) -> tuple[str, dict[str, object]]:
+    """The pools' container_spec or python_package_spec, with run()'s args and environment_variables."""
     env = run.get("environment_variables")
     if env is not None and not isinstance(env, dict):
         raise SdkError(run.place("environment_variables"), f"{run.what}(environment_variables=...) is not a dict",
@@ -76,19 +72,28 @@ def _pools(ctor: Call, kind: str, run: Call) -> list[dict[str, object]]:
         app["args"] = run.get("args")
     if env:
         app["env"] = [{"name": k, "value": v} for k, v in env.items()]
-    spec_key = "container_spec" if kind == "CustomContainerTrainingJob" else "python_package_spec"
-    pools = [{**_pool(run, 1, True), spec_key: app}]
-    servers = run.get("reduction_server_replica_count", 0)
+    return ("container_spec" if kind == "CustomContainerTrainingJob" else "python_package_spec"), app
+
+
+def pools(machines: Call, spec_key: str, app: dict[str, object]) -> list[dict[str, object]]:
+    """chief_worker_pool's pools from ``machines`` (replica_count, machine_type ...), each running ``app`` (the
+    Reduction Server's pool its own image, when one is given)."""
+    replicas = machines.get("replica_count", 1)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
+        raise SdkError(machines.place("replica_count"), f"{machines.what}(replica_count={replicas!r}): the SDK "
+                       "builds no pool", "1 or more (1: the chief alone; more: replica_count - 1 workers beside it)")
+    out = [{**_pool(machines, 1, True), spec_key: app}]
+    servers = machines.get("reduction_server_replica_count", 0)
     if replicas > 1 or (isinstance(servers, int) and servers > 0):
-        pools.append({**_pool(run, replicas - 1, False), spec_key: dict(app)} if replicas > 1 else {})
+        out.append({**_pool(machines, replicas - 1, False), spec_key: dict(app)} if replicas > 1 else {})
     if isinstance(servers, int) and servers > 0:
-        server = {"machine_spec": {"machine_type": run.text("reduction_server_machine_type")}, "replica_count": servers,
-                  "disk_spec": {"boot_disk_type": "pd-ssd", "boot_disk_size_gb": 100}}
-        _reservation(run, server["machine_spec"])  # type: ignore[arg-type]
-        image = run.text("reduction_server_container_uri")
+        server = {"machine_spec": {"machine_type": machines.text("reduction_server_machine_type")},
+                  "replica_count": servers, "disk_spec": {"boot_disk_type": "pd-ssd", "boot_disk_size_gb": 100}}
+        _reservation(machines, server["machine_spec"])  # type: ignore[arg-type]
+        image = machines.text("reduction_server_container_uri")
         server.update({"container_spec": {"image_uri": image}} if image else {spec_key: dict(app)})
-        pools.append(server)
-    return pools
+        out.append(server)
+    return out
 
 
 def _notes(ctor: Call, run: Call, body: Body) -> None:
@@ -127,7 +132,7 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
         body.put("encryption_spec_key_name", key, ctor.place("training_encryption_spec_key_name")
                  if ctor.text("training_encryption_spec_key_name") else init.place("encryption_spec_key_name"))
     _notes(ctor, run, body)
-    body.put("worker_pool_specs", _pools(ctor, kind, run), run.where)
+    body.put("worker_pool_specs", pools(run, *application(ctor, kind, run)), run.where)
     if run.text("base_output_dir"):
         body.put("base_output_dir", run.text("base_output_dir"), run.place("base_output_dir"))
     else:

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
+from provider.pysdk.local_script import local_script
 from provider.pysdk.main_guard import unguarded
 from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
-from provider.pysdk.training_jobs import refuse_local_script, refuse_pipeline
+from provider.pysdk.training_jobs import refuse_pipeline
 from provider.pysdk.tuning import tuning_job
 
 _METHODS = ("run", "submit")
@@ -93,16 +94,19 @@ class _Walk:
         if isinstance(node.func, ast.Attribute):
             receiver, method = node.func.value, node.func.attr
             if method == "from_local_script" and sdk_class(reader.qualified(receiver)) == "CustomJob":
-                refuse_local_script(node, reader)
+                local = Job("CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
+                                                                       ast.unparse(node.func)), index)
+                self.jobs.append(local)
+                return local
             if method not in _METHODS:
                 return None
-            job = None
+            job: Job | None = None
             if isinstance(receiver, ast.Name) and receiver.id in self.objects:
                 job = self.objects[receiver.id]
             elif isinstance(receiver, ast.Call):
                 job = self.call(index, receiver, reader)
             if job is not None:
-                signature = f"{job.kind}.{method}"
+                signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
                 if signature not in SIGNATURES:
                     raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
                                    f"{job.kind}.run()")
@@ -181,6 +185,8 @@ def read(text: str, shown: str) -> Body:
     init = walk.init_before(last + 1)
     if job.kind == "CustomJob":
         return custom_job(job.call, run, init, method)
+    if job.kind == "CustomJob.from_local_script":
+        return local_script(job.call, run, init, method)
     if job.kind != "HyperparameterTuningJob":
         return pipeline_job(job.kind, job.call, run, init, method)
     assert job.trial is not None

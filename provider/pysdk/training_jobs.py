@@ -1,8 +1,7 @@
 """The SDK's calls a spec cannot hold as they are, refused by name with what to write instead.
 
 ``CustomTrainingJob`` (the SDK's training_jobs.py) packages a local script and runs it in a TrainingPipeline
-(pipelines.py converts the two other TrainingPipeline classes). ``CustomJob.from_local_script`` builds a source distribution of the script the SDK
-names ``aiplatform_custom_trainer_script`` and uploads it (jobs.py, utils/source_utils.py).
+(pipelines.py converts the two other TrainingPipeline classes, local_script.py ``CustomJob.from_local_script``).
 """
 
 from __future__ import annotations
@@ -21,10 +20,3 @@ def refuse_pipeline(kind: str, node: ast.Call, reader: Reader) -> NoReturn:
                    "(aiplatform_custom_trainer_script) and runs it in a TrainingPipeline, which trainjobs does not "
                    "convert", "aiplatform.CustomContainerTrainingJob or CustomPythonPackageTrainingJob, or the gcloud "
                    "ai custom-jobs create --worker-pool-spec=...,local-package-path=DIR,script=SCRIPT equivalent")
-
-
-def refuse_local_script(node: ast.Call, reader: Reader) -> NoReturn:
-    raise SdkError(reader.at(node), "aiplatform.CustomJob.from_local_script packages the script as the SDK's own "
-                   "source distribution (aiplatform_custom_trainer_script), which trainjobs does not convert yet",
-                   "trainjobs convert --gcloud \"gcloud ai custom-jobs create --worker-pool-spec=...,"
-                   "local-package-path=DIR,script=SCRIPT\" (the same script, packaged by trainjobs)")

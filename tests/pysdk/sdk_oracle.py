@@ -54,11 +54,15 @@ def sdk_request(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """{kind, parent, body}: the request the SDK builds when ``path`` runs."""
     from google.auth.credentials import AnonymousCredentials
     from google.cloud.aiplatform import base, initializer
+    from google.cloud.aiplatform.utils import source_utils
 
     initializer.global_config.__init__()  # aiplatform.init is this object's method: reset it, never replace it
     sent: list[Sent] = []
     monkeypatch.setattr(base.VertexAiResourceNoun, "_instantiate_client",
                         classmethod(lambda cls, *a, **k: _Client(sent)))
+    # from_local_script's upload of the script's package: its URI only (tests/pysdk/test_corpus.py sets it aside)
+    monkeypatch.setattr(source_utils._TrainingScriptPythonPackager, "package_and_copy_to_gcs",
+                        lambda self, gcs_staging_dir, project=None, credentials=None: f"{gcs_staging_dir}/sdk.tar.gz")
     for name in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION"):
         monkeypatch.delenv(name, raising=False)
     initializer.global_config.init(project="oracle-project", credentials=AnonymousCredentials())
