@@ -1,0 +1,333 @@
+"""The value of one Python expression, read (never run) against a Scope of provider.document.python_values.
+
+What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in them); f-strings
+(``!s !r !a``, format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``;
+subscripts and slices; ``str() int() float() bool() len()`` and a few more pure builtins; the pure
+methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``; ``os.path.join`` and its
+kin; ``os.environ.get``, ``os.getenv`` and ``os.environ[...]``, read from this process's environment.
+Each is computed by Python itself on the known values, so it agrees with Python; a result that
+would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
+a call (``datetime.now()``: the time the notebook runs; ``uuid``/``random``: a random value), a
+comprehension, a lambda, an attribute.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import posixpath
+import re
+from collections.abc import Callable
+from string import Formatter
+from typing import TYPE_CHECKING, Any
+
+from provider.document.python_cells import MAGIC, SHELL
+from provider.document.python_unknown import Unknown
+
+if TYPE_CHECKING:
+    from provider.document.python_values import Scope
+
+LIMIT = 1_000_000  # the longest str/list a result may be, and the widest a format may pad
+_BITS = 100_000  # the largest int, in bits
+_WIDE = re.compile(r"\d{7,}")
+
+_BINARY: dict[type[ast.operator], tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
+    ast.Add: (operator.add, operator.iadd), ast.Sub: (operator.sub, operator.isub),
+    ast.Mult: (operator.mul, operator.imul), ast.Div: (operator.truediv, operator.itruediv),
+    ast.FloorDiv: (operator.floordiv, operator.ifloordiv), ast.Mod: (operator.mod, operator.imod),
+    ast.Pow: (operator.pow, operator.ipow), ast.BitOr: (operator.or_, operator.ior),
+    ast.BitAnd: (operator.and_, operator.iand), ast.BitXor: (operator.xor, operator.ixor),
+    ast.LShift: (operator.lshift, operator.ilshift), ast.RShift: (operator.rshift, operator.irshift),
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert,
+}
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "str": str, "int": int, "float": float, "bool": bool, "len": len, "repr": repr, "list": list,
+    "tuple": tuple, "abs": abs, "min": min, "max": max, "sorted": sorted, "round": round, "dict": dict,
+}
+_STR_METHODS = frozenset({
+    "format", "join", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "rsplit",
+    "startswith", "endswith", "title", "capitalize", "casefold", "removeprefix", "removesuffix",
+    "splitlines", "find", "rfind", "count", "isdigit", "isalpha", "isalnum", "isidentifier",
+    "zfill", "ljust", "rjust", "center", "partition", "rpartition", "swapcase",
+})
+_PATHS: dict[str, Callable[..., Any]] = {
+    "os.path.join": posixpath.join, "os.path.basename": posixpath.basename,
+    "os.path.dirname": posixpath.dirname, "os.path.splitext": posixpath.splitext,
+    "os.path.split": posixpath.split, "os.path.normpath": posixpath.normpath,
+}
+_SOURCES = (  # a call's module -> what its value comes from
+    (("datetime.", "time."), "the time the notebook runs"),
+    (("uuid.", "random.", "secrets."), "a random value"),
+    (("subprocess.",), "a command's output"),
+)
+
+
+class _Give(Exception):
+    """An operand is Unknown: so is the whole expression."""
+
+    def __init__(self, unknown: Unknown) -> None:
+        self.unknown = unknown
+
+
+def evaluate(scope: Scope, node: ast.expr) -> object:
+    """``node``'s value, or an Unknown."""
+    try:
+        return _checked(_eval(scope, node), scope, node)
+    except _Give as give:
+        return give.unknown
+    except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+        said = str(error)[:200]
+        return Unknown(f"{_shown(node)} raises {type(error).__name__}" + (f": {said}" if said else ""),
+                       scope.where_of(node))
+
+
+def binary(scope: Scope, node: ast.AST, op: ast.operator, a: object, b: object, inplace: bool = False) -> object:
+    """``a op b`` (``a op= b`` when ``inplace``) as Python computes it, or an Unknown."""
+    try:
+        return _checked(_binary(scope, node, op, a, b, inplace), scope, node)
+    except _Give as give:
+        return give.unknown
+    except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+        return Unknown(f"{_shown(node)} raises {type(error).__name__}: {str(error)[:200]}", scope.where_of(node))
+
+
+def _shown(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _unknown(scope: Scope, node: ast.AST, why: str) -> _Give:
+    return _Give(Unknown(why, scope.where_of(node)))
+
+
+def _checked(value: object, scope: Scope, node: ast.AST) -> object:
+    if isinstance(value, (str, bytes, list, tuple, dict, set)) and len(value) > LIMIT:
+        raise _unknown(scope, node, f"{_shown(node)}, a value too large to compute here")
+    if isinstance(value, int) and value.bit_length() > _BITS:
+        raise _unknown(scope, node, f"{_shown(node)}, a number too large to compute here")
+    return value
+
+
+def _known(scope: Scope, node: ast.expr) -> Any:
+    value = _checked(_eval(scope, node), scope, node)
+    if isinstance(value, Unknown):
+        raise _Give(value)
+    return value
+
+
+def _items(scope: Scope, nodes: list[ast.expr]) -> list[Any]:
+    out: list[Any] = []
+    for node in nodes:
+        if isinstance(node, ast.Starred):
+            out.extend(_known(scope, node.value))
+        else:
+            out.append(_known(scope, node))
+    return out
+
+
+def _eval(scope: Scope, node: ast.expr) -> Any:
+    kind = _KINDS.get(type(node))
+    if kind is not None:
+        return kind(scope, node)
+    raise _unknown(scope, node, f"{_shown(node)}, an expression trainjobs does not evaluate")
+
+
+def _name(scope: Scope, node: ast.Name) -> Any:
+    value = scope.get(node.id)
+    if isinstance(value, Unknown):
+        raise _Give(value)
+    return value
+
+
+def _dict(scope: Scope, node: ast.Dict) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, value in zip(node.keys, node.values):
+        if key is None:
+            out.update(_known(scope, value))
+        else:
+            out[_known(scope, key)] = _known(scope, value)
+    return out
+
+
+def _bool(scope: Scope, node: ast.BoolOp) -> Any:
+    value = _known(scope, node.values[0])
+    for operand in node.values[1:]:
+        if bool(value) == isinstance(node.op, ast.Or):
+            return value
+        value = _known(scope, operand)
+    return value
+
+
+def _attribute(scope: Scope, node: ast.Attribute) -> Any:
+    dotted = scope.qualified(node)
+    if dotted is None:
+        _known(scope, node.value)
+    raise _unknown(scope, node, f"{dotted or _shown(node)}, an attribute trainjobs does not read")
+
+
+_KINDS: dict[type[ast.expr], Callable[[Scope, Any], Any]] = {
+    ast.Constant: lambda scope, node: node.value,
+    ast.Name: _name,
+    ast.JoinedStr: lambda scope, node: "".join(_piece(scope, part) for part in node.values),
+    ast.List: lambda scope, node: _items(scope, node.elts),
+    ast.Tuple: lambda scope, node: tuple(_items(scope, node.elts)),
+    ast.Set: lambda scope, node: set(_items(scope, node.elts)),
+    ast.Dict: _dict,
+    ast.BinOp: lambda scope, node: _binary(scope, node, node.op, _known(scope, node.left),
+                                           _known(scope, node.right), False),
+    ast.UnaryOp: lambda scope, node: _UNARY[type(node.op)](_known(scope, node.operand)),
+    ast.BoolOp: _bool,
+    ast.Compare: lambda scope, node: _compare(scope, node),
+    ast.IfExp: lambda scope, node: _known(scope, node.body if _known(scope, node.test) else node.orelse),
+    ast.Subscript: lambda scope, node: _subscript(scope, node),
+    ast.Call: lambda scope, node: _call(scope, node),
+    ast.Attribute: _attribute,
+}
+
+
+def _piece(scope: Scope, part: ast.expr) -> str:
+    if not isinstance(part, ast.FormattedValue):
+        return str(_known(scope, part))
+    value = _known(scope, part.value)
+    if part.conversion != -1:
+        convert: dict[int, Callable[[object], str]] = {ord("s"): str, ord("r"): repr, ord("a"): ascii}
+        value = convert[part.conversion](value)
+    spec = "" if part.format_spec is None else str(_known(scope, part.format_spec))
+    if _WIDE.search(spec):
+        raise _unknown(scope, part, f"{_shown(part)}, a value too large to compute here")
+    return format(value, spec)
+
+
+def _binary(scope: Scope, node: ast.AST, op: ast.operator, a: Any, b: Any, inplace: bool) -> Any:
+    if _too_large(op, a, b):
+        raise _unknown(scope, node, f"{_shown(node)}, a value too large to compute here")
+    return _BINARY[type(op)][1 if inplace else 0](a, b)
+
+
+def _too_large(op: ast.operator, a: Any, b: Any) -> bool:
+    """Whether ``a op b`` is a result not worth computing (checked before Python computes it)."""
+    sized = (str, bytes, list, tuple)
+    if isinstance(op, ast.Mult):
+        seq, times = (a, b) if isinstance(a, sized) else (b, a)
+        return isinstance(seq, sized) and isinstance(times, int) and len(seq) * times > LIMIT
+    if isinstance(op, ast.Pow):
+        return isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and abs(a).bit_length() * b > _BITS
+    if isinstance(op, ast.LShift):
+        return isinstance(b, int) and b > _BITS
+    if isinstance(op, ast.Mod) and isinstance(a, (str, bytes)):
+        return bool(_WIDE.search(str(a))) or "*" in str(a)
+    return False
+
+
+def _compare(scope: Scope, node: ast.Compare) -> bool:
+    left = _known(scope, node.left)
+    for op, right_node in zip(node.ops, node.comparators):
+        right = _known(scope, right_node)
+        if isinstance(op, (ast.Is, ast.IsNot)) and not any(v is None or isinstance(v, bool) for v in (left, right)):
+            raise _unknown(scope, node, f"{_shown(node)}: 'is' between values that are not None, True or False")
+        if not _COMPARE[type(op)](left, right):
+            return False
+        left = right
+    return True
+
+
+def _subscript(scope: Scope, node: ast.Subscript) -> Any:
+    if scope.qualified(node.value) == "os.environ":
+        name = _known(scope, node.slice)
+        value = scope.environ(str(name), node)
+        if value is None:
+            raise _unknown(scope, node, f"the environment variable {name}, which is not set")
+        return value
+    container = _known(scope, node.value)
+    index = node.slice
+    if isinstance(index, ast.Slice):
+        bounds = [None if n is None else _known(scope, n) for n in (index.lower, index.upper, index.step)]
+        return container[slice(*bounds)]
+    return container[_known(scope, index)]
+
+
+def _arguments(scope: Scope, node: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+    args = _items(scope, node.args)
+    kwargs: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            kwargs.update(_known(scope, keyword.value))
+        else:
+            kwargs[keyword.arg] = _known(scope, keyword.value)
+    return args, kwargs
+
+
+def _call(scope: Scope, node: ast.Call) -> Any:
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in (SHELL, MAGIC):
+        line = str(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) else ""
+        shell = func.id == SHELL or line.startswith(("%sx", "%system"))
+        raise _unknown(scope, node, "a shell command's output" if shell else f"the output of {line}")
+    dotted = scope.qualified(func)
+    if dotted is not None:
+        return _call_dotted(scope, node, dotted)
+    if isinstance(func, ast.Name):
+        return _call_name(scope, node, func.id)
+    if isinstance(func, ast.Attribute):
+        return _call_method(scope, node, func)
+    raise _unknown(scope, node, f"{_shown(node)}, a call trainjobs does not evaluate")
+
+
+def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
+    if dotted in _PATHS:
+        args, kwargs = _arguments(scope, node)
+        return _PATHS[dotted](*args, **kwargs)
+    if dotted in ("os.environ.get", "os.getenv"):
+        args, kwargs = _arguments(scope, node)
+        name, default = (list(args) + [kwargs.get("default")])[:2] if args else (kwargs.get("key"), None)
+        value = scope.environ(str(name), node)
+        return default if value is None else value
+    why = next((why for starts, why in _SOURCES if (dotted + ".").startswith(starts)), None)
+    raise _unknown(scope, node, why or f"a call to {dotted}()")
+
+
+def _call_name(scope: Scope, node: ast.Call, name: str) -> Any:
+    bound = scope.get(name)
+    if isinstance(bound, Unknown) and bound.why.startswith(f"{name} is not assigned"):
+        if name == "input":
+            raise _unknown(scope, node, "what the user types")
+        if name in _BUILTINS:
+            args, kwargs = _arguments(scope, node)
+            return _BUILTINS[name](*args, **kwargs)
+    raise _unknown(scope, node, f"a call to {name}()" + (f" ({bound.why})" if isinstance(bound, Unknown) else ""))
+
+
+def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
+    receiver = _known(scope, func.value)
+    if isinstance(receiver, str) and func.attr in _STR_METHODS:
+        args, kwargs = _arguments(scope, node)
+        _bounded_str_call(scope, node, receiver, func.attr, args)
+        return getattr(receiver, func.attr)(*args, **kwargs)
+    if isinstance(receiver, dict) and func.attr == "get":
+        args, kwargs = _arguments(scope, node)
+        return receiver.get(*args, **kwargs)
+    raise _unknown(scope, node, f"a call to .{func.attr}() of {type(receiver).__name__}")
+
+
+def _bounded_str_call(scope: Scope, node: ast.AST, text: str, method: str, args: list[Any]) -> None:
+    """_Give where the call would build a very large string, or read attributes of its arguments."""
+    large = False
+    if method == "format":
+        for _, field, spec, _ in Formatter().parse(text):
+            if (field and ("." in field or "[" in field)) or (spec and ("{" in spec or _WIDE.search(spec))):
+                raise _unknown(scope, node, f"{_shown(node)}, a format trainjobs does not evaluate")
+    elif method in ("zfill", "ljust", "rjust", "center"):
+        large = bool(args) and isinstance(args[0], int) and args[0] > LIMIT
+    elif method == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        large = len(text) + (len(text) + 1) * len(args[1]) > LIMIT
+    elif method == "join" and args and isinstance(args[0], (list, tuple)):
+        large = len(text) * len(args[0]) > LIMIT
+    if large:
+        raise _unknown(scope, node, f"{_shown(node)}, a value too large to compute here")

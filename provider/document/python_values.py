@@ -1,0 +1,349 @@
+"""The values of a notebook's (or a Python file's) top-level variables, read statically: nothing is run.
+
+``statements(sources)`` walks the top-level statements of each source in order (a notebook's code
+cells, or one .py file), giving each with the Scope as it is just before it runs; ``Scope.evaluate``
+gives an expression's value there (provider.document.python_eval says what it evaluates), or an
+``Unknown`` that says why it cannot be known. What a statement does to the scope:
+
+* ``x = ...``, ``x: T = ...``, ``a, b = ...``, ``x += ...``, ``d[k] = ...``, ``del x``, imports: as Python
+  does (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
+* ``if``/``elif``/``else`` whose test is known: only the branch taken runs; whose test is not known:
+  every name any branch binds becomes Unknown, naming the ``if``;
+* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown; ``def`` and
+  ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
+  declares ``global``;
+* ``x.append(...)`` and the like on a known list or dict: done, when its arguments are known; any other
+  method call on a variable makes it Unknown, as the call may change it;
+* IPython's lines (provider.document.python_cells): ``x = !cmd`` makes x a shell command's output;
+  a cell that still does not parse makes every name written in it Unknown ("cell N does not parse").
+
+``__name__`` is ``"__main__"``, as in a notebook and in a script that is run.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import keyword
+import os
+import re
+from collections.abc import Iterable, Iterator
+
+from provider.document import python_eval
+from provider.document.python_cells import MAGIC, ipython_line, python_text
+from provider.document.python_unknown import Unknown, Where
+
+__all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_KEYWORDS = frozenset(keyword.kwlist)
+_MUTATORS: dict[type, frozenset[str]] = {list: frozenset({"append", "extend", "insert", "remove", "reverse", "sort", "clear", "pop"}),
+             dict: frozenset({"update", "setdefault", "clear", "pop"})}
+
+
+class Scope:
+    """The top-level variables, imports and environment as they are at one statement."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, object] = {"__name__": "__main__"}
+        self._imports: dict[str, str] = {}
+        self._star: Unknown | None = None
+        self._environ: dict[str, object] = {}
+        self._environ_unknown: Unknown | None = None
+        self._where = Where("", 1)
+
+    # reading ----------------------------------------------------------------------------------------
+
+    def evaluate(self, node: ast.expr) -> object:
+        """``node``'s value (str, int, float, bool, None, list, tuple, dict, set), or an Unknown."""
+        return python_eval.evaluate(self, node)
+
+    def get(self, name: str) -> object:
+        """The value of variable ``name``, or an Unknown that says why it is not known."""
+        if name in self._values:
+            return self._values[name]
+        if name in self._imports:
+            return Unknown(f"{name} is {self._imports[name]}, imported", None, name)
+        if self._star is not None:
+            return Unknown(f"{name} may come from {self._star.why}", self._star.where, name)
+        return Unknown(f"{name} is not assigned before {self._where}", self._where, name)
+
+    def qualified(self, node: ast.expr) -> str | None:
+        """The dotted import path of a Name/Attribute chain (``aip.CustomJob`` after ``from google.cloud
+        import aiplatform as aip``: "google.cloud.aiplatform.CustomJob"), or None."""
+        if isinstance(node, ast.Attribute):
+            base = self.qualified(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        if isinstance(node, ast.Name) and node.id not in self._values:
+            return self._imports.get(node.id)
+        return None
+
+    def environ(self, name: str, node: ast.AST | None = None) -> object:
+        """Environment variable ``name`` as the code would read it: str, None when unset, or Unknown."""
+        if name in self._environ:
+            return self._environ[name]
+        if self._environ_unknown is not None:
+            return self._environ_unknown
+        return os.environ.get(name)
+
+    def where_of(self, node: ast.AST) -> Where:
+        """Where ``node`` is, in the source being read."""
+        return Where(self._where.label, getattr(node, "lineno", self._where.line))
+
+    def names(self) -> list[str]:
+        """Every variable assigned so far (known or not)."""
+        return [name for name in self._values if name != "__name__"]
+
+    def _snapshot(self) -> Scope:
+        twin = copy.copy(self)
+        twin._values = copy.deepcopy(self._values)
+        twin._imports = dict(self._imports)
+        twin._environ = dict(self._environ)
+        return twin
+
+    # running one statement ---------------------------------------------------------------------------
+
+    def _set(self, name: str, value: object, where: Where) -> None:
+        if isinstance(value, Unknown):
+            if value.name is not None and value.name != name:
+                value = Unknown(f"{name} is set from {value.name} at {where}; {value.why}", where, name)
+            elif value.name is None:
+                value = Unknown(f"{name} is set from {value.why} at {value.where or where}", where, name)
+        self._values[name] = value
+        self._imports.pop(name, None)
+
+    def _unknown(self, names: Iterable[str], why: str, where: Where) -> None:
+        for name in names:
+            self._set(name, Unknown(f"{name} {why}", where, name), where)
+
+    def _bind(self, target: ast.expr, value: object, where: Where) -> None:
+        if isinstance(target, ast.Name):
+            self._set(target.id, value, where)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self._unpack(target, value, where)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, value, where)
+        elif isinstance(target, ast.Subscript) and self.qualified(target.value) == "os.environ":
+            key = self.evaluate(target.slice)
+            if isinstance(key, Unknown):
+                self._environ_unknown = Unknown(f"the environment, set from {key.why} at {where}", where)
+            else:
+                self._environ[str(key)] = value
+        elif isinstance(target, ast.Subscript):
+            self._store_item(target, value, where)
+        else:
+            self._unknown(_bound_names(target), f"is changed at {where}", where)
+
+    def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
+        names = _bound_names(target)
+        if isinstance(value, Unknown):
+            for name in names:
+                self._set(name, value, where)
+            return
+        try:
+            items = list(value)  # type: ignore[call-overload]
+        except TypeError:
+            self._unknown(names, f"is unpacked from a {type(value).__name__} at {where}", where)
+            return
+        starred = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
+        count = len(target.elts)
+        if (len(items) != count) if not starred else (len(items) < count - 1):
+            self._unknown(names, f"is unpacked at {where} from {len(items)} values (Python raises ValueError)", where)
+            return
+        if starred:
+            at, rest = starred[0], len(items) - (count - 1)
+            items = items[:at] + [items[at:at + rest]] + items[at + rest:]
+        for elt, item in zip(target.elts, items):
+            self._bind(elt, item, where)
+
+    def _store_item(self, target: ast.Subscript, value: object, where: Where) -> None:
+        base = target.value
+        container = self.get(base.id) if isinstance(base, ast.Name) else None
+        key = self.evaluate(target.slice) if not isinstance(target.slice, ast.Slice) else None
+        if isinstance(container, (dict, list)) and not isinstance(value, Unknown) and key is not None \
+                and not isinstance(key, Unknown):
+            try:
+                container[key] = value  # type: ignore[index,call-overload,unused-ignore]
+                return
+            except (LookupError, TypeError):
+                pass
+        self._unknown(_bound_names(base), f"is changed at {where}", where)
+
+    def _apply(self, stmt: ast.stmt, where: Where) -> None:
+        if isinstance(stmt, ast.Assign):
+            value = self.evaluate(stmt.value)
+            for target in stmt.targets:
+                self._bind(target, value, where)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self._bind(stmt.target, self.evaluate(stmt.value), where)
+        elif isinstance(stmt, ast.AugAssign):
+            self._augment(stmt, where)
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                name = alias.asname or alias.name.split(".")[0]
+                self._values.pop(name, None)
+                self._imports[name] = alias.name if alias.asname else name
+        elif isinstance(stmt, ast.ImportFrom):
+            self._import_from(stmt, where)
+        elif isinstance(stmt, ast.If):
+            test = self.evaluate(stmt.test)
+            if isinstance(test, Unknown):
+                self._imports_in(stmt)
+                self._unknown(_bound_names(stmt), f"is set in the if at {where}, whose test is not known: {test.why}",
+                              where)
+            else:
+                for inner in stmt.body if test else stmt.orelse:
+                    self._apply(inner, Where(where.label, inner.lineno))
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kind = "class" if isinstance(stmt, ast.ClassDef) else "function"
+            self._unknown(_globals(stmt), f"is set by the {kind} {stmt.name} defined at {where}", where)
+            self._unknown([stmt.name], f"is a {kind} defined at {where}", where)
+        elif isinstance(stmt, ast.Delete):
+            self._unknown(_bound_names(stmt), f"is deleted at {where}", where)
+        elif isinstance(stmt, ast.Expr):
+            self._expression(stmt, where)
+        elif not isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.Assert, ast.Return, ast.Break,
+                                   ast.Continue, ast.Raise)):
+            self._imports_in(stmt)
+            kind = type(stmt).__name__.lower().removeprefix("async")
+            self._unknown(_bound_names(stmt), f"is set inside the {kind} at {where}", where)
+
+    def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
+        if not isinstance(stmt.target, ast.Name):
+            self._unknown(_bound_names(stmt.target), f"is changed at {where}", where)
+            return
+        old, new = self.get(stmt.target.id), self.evaluate(stmt.value)
+        unknown = next((v for v in (old, new) if isinstance(v, Unknown)), None)
+        if unknown is None:
+            self._set(stmt.target.id, python_eval.binary(self, stmt, stmt.op, old, new, inplace=True), where)
+        else:
+            self._set(stmt.target.id, unknown, where)
+
+    def _import_from(self, stmt: ast.ImportFrom, where: Where) -> None:
+        module = "." * stmt.level + (stmt.module or "")
+        for alias in stmt.names:
+            if alias.name == "*":
+                self._star = Unknown(f"from {module} import * at {where}", where)
+                continue
+            name = alias.asname or alias.name
+            self._values.pop(name, None)
+            if stmt.level:
+                self._unknown([name], f"is imported from the relative module {module} at {where}", where)
+            else:
+                self._imports[name] = f"{module}.{alias.name}"
+
+    def _imports_in(self, stmt: ast.stmt) -> None:
+        for inner in ast.walk(stmt):
+            if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                self._apply(inner, self.where_of(inner))
+
+    def _expression(self, stmt: ast.Expr, where: Where) -> None:
+        line = ipython_line(stmt)
+        if line is not None:
+            if line[0] == MAGIC:
+                self._magic(line[1], where)
+            return
+        call = stmt.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            return
+        receiver, method = call.func.value, call.func.attr
+        if self.qualified(receiver) == "os.environ" and method in ("update", "setdefault", "pop", "clear"):
+            self._environ_unknown = Unknown(f"the environment, changed by os.environ.{method}() at {where}", where)
+            return
+        if not isinstance(receiver, ast.Name) or self.qualified(receiver) is not None:
+            return
+        value = self.get(receiver.id)
+        if not isinstance(value, Unknown) and not self._mutated(value, call):
+            self._unknown([receiver.id], f"may be changed by {receiver.id}.{method}() at {where}", where)
+
+    def _mutated(self, value: object, call: ast.Call) -> bool:
+        """Whether ``value.method(...)`` is done on ``value`` (a list's append, a dict's update...), or
+        cannot change it (a str's); False: the value may have changed."""
+        assert isinstance(call.func, ast.Attribute)
+        method = call.func.attr
+        if method in _MUTATORS.get(type(value), frozenset()):
+            args = [self.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
+            kwargs = {k.arg: self.evaluate(k.value) for k in call.keywords if k.arg is not None}
+            if len(args) == len(call.args) and len(kwargs) == len(call.keywords) \
+                    and not any(isinstance(a, Unknown) for a in [*args, *kwargs.values()]):
+                try:
+                    getattr(value, method)(*args, **kwargs)
+                    return True
+                except (LookupError, TypeError, ValueError):
+                    pass
+        return isinstance(value, (str, int, float, bool, tuple, bytes, type(None)))
+
+    def _magic(self, line: str, where: Where) -> None:
+        words = line.split(None, 1)
+        if words[0] != "%env" or len(words) < 2:
+            return
+        name, sep, value = words[1].partition("=")
+        if not sep:
+            name, _, value = words[1].partition(" ")
+        if name.strip() and (sep or value.strip()):
+            self._environ[name.strip()] = value.strip()
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names ``node`` binds at the top level (not those local to a function or class in it), in order."""
+    found: dict[str, None] = {}
+
+    def visit(inner: ast.AST) -> None:
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, (ast.Store, ast.Del)):
+            found[inner.id] = None
+        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[inner.name] = None
+            found.update(dict.fromkeys(_globals(inner)))
+            return
+        elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+            found.update(dict.fromkeys((a.asname or a.name.split(".")[0]) for a in inner.names if a.name != "*"))
+        elif (isinstance(inner, ast.ExceptHandler) and inner.name) or (isinstance(inner, (ast.MatchAs, ast.MatchStar)) and inner.name):
+            found[inner.name] = None
+        elif isinstance(inner, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        for child in ast.iter_child_nodes(inner):
+            visit(child)
+
+    visit(node)
+    return list(found)
+
+
+def _globals(node: ast.AST) -> list[str]:
+    return [name for inner in ast.walk(node) if isinstance(inner, ast.Global) for name in inner.names]
+
+
+def statements(sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+    """Each top-level statement of ``sources`` ((label, Python text) in order), with where it is and the
+    Scope just before it runs (a copy of its own); then the statement is applied. A notebook's IPython
+    lines are statements too (provider.document.python_cells.ipython_line reads them)."""
+    scope = Scope()
+    yield from _walk(scope, sources)
+
+
+def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+    for label, text in sources:
+        python = python_text(text)
+        if python is None:
+            continue
+        try:
+            tree = ast.parse(python)
+        except SyntaxError as error:
+            scope._where = where = Where(label, error.lineno or 1)
+            names = dict.fromkeys(n.group() for n in _IDENTIFIER.finditer(python) if n.group().isidentifier())
+            scope._unknown([n for n in names if n not in _KEYWORDS],
+                           f"may be set in {label}, which does not parse as Python ({error.msg} at line "
+                           f"{error.lineno})", where)
+            continue
+        for stmt in tree.body:
+            scope._where = where = Where(label, stmt.lineno)
+            yield where, stmt, scope._snapshot()
+            scope._apply(stmt, where)
+
+
+def scope_after(sources: Iterable[tuple[str, str]]) -> Scope:
+    """The Scope once every statement of ``sources`` has run."""
+    scope = Scope()
+    for _ in _walk(scope, sources):
+        pass
+    return scope
+
