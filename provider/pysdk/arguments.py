@@ -9,7 +9,8 @@ with its place, what is wrong and what is allowed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from provider.core.record import Record, field
 
 
 class SdkError(Exception):
@@ -20,8 +21,7 @@ class SdkError(Exception):
         super().__init__(f"{where}: {what}" + (f"; allowed: {allowed}" if allowed else ""))
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(Record):
     """An SDK call read statically: ``what`` is its name as the script wrote it (aiplatform.CustomJob)."""
 
     what: str

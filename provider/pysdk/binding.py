@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from provider.core.record import Record
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, REQUIRED, SIGNATURES, parameter_class
 
@@ -25,8 +25,7 @@ NOT_READ_VALUE = "<not read>"
 _NO_FORM = object()  # Reader._form: not one of the SDK's forms
 
 
-@dataclass(frozen=True)
-class Assigned:
+class Assigned(Record):
     """A top-level ``name = value``: the value's expression and the scope it was evaluated in."""
 
     value: ast.expr

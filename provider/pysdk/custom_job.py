@@ -18,8 +18,8 @@ request (google/cloud/aiplatform/jobs.py CustomJob.__init__, run, submit and _ru
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
+from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError
 
 DEFAULT_REGION = "us-central1"  # google/cloud/aiplatform/constants/base.py DEFAULT_REGION
@@ -30,8 +30,7 @@ _SCHEDULING = ("timeout", "restart_job_on_worker_restart", "disable_retries", "s
                "max_wait_duration")
 
 
-@dataclass
-class Body:
+class Body(Record, frozen=False):
     """A spec body, where each of its fields came from (file:line:column), and the notes said about it."""
 
     spec: dict[str, object] = field(default_factory=dict)

@@ -16,8 +16,8 @@ A script that launches several jobs (or one job twice) is refused, naming each c
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
+from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
@@ -31,8 +31,9 @@ from provider.pysdk.tuning import tuning_job
 _METHODS = ("run", "submit")
 
 
-@dataclass
-class Job:
+class Job(Record, frozen=False):
+    """One job the script builds: its class, its call, its runs (and a tuning job's CustomJob)."""
+
     kind: str  # CustomJob or HyperparameterTuningJob
     call: Call
     index: int  # the statement that built it
