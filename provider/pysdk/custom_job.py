@@ -163,18 +163,21 @@ def _experiment(run: Call, body: Body) -> None:
         body.put(name, value, run.place(name))
 
 
-def run_fields(run: Call, init: Call, method: str, body: Body) -> None:
-    """What ``.run()`` / ``.submit()`` (or HyperparameterTuningJob.run) sets on the job spec."""
-    account, where = run.text("service_account"), run.place("service_account")
-    if not account:
-        account, where = init.text("service_account"), init.place("service_account")
-    if account:
-        body.put("service_account", account, where)
-    network, where = run.text("network"), run.place("network")
-    if not network and method == "run":
-        network, where = init.text("network"), init.place("network")
-    if network:
-        body.put("network", network, where)
+# Which of init's defaults each method reads (jobs.py, training_jobs.py: ``x = x or initializer.global_config.x``):
+# CustomJob.submit reads no network of init's, a TrainingPipeline's submit no service account.
+JOB_DEFAULTS = {"run": ("service_account", "network"), "submit": ("service_account",)}
+PIPELINE_DEFAULTS = {"run": ("service_account", "network"), "submit": ("network",)}
+
+
+def run_fields(run: Call, init: Call, defaults: tuple[str, ...], body: Body) -> None:
+    """What ``.run()`` / ``.submit()`` (or HyperparameterTuningJob.run) sets on the job spec; ``defaults``: the
+    arguments it takes from ``init`` when not given."""
+    for name in ("service_account", "network"):
+        value, where = run.text(name), run.place(name)
+        if not value and name in defaults:
+            value, where = init.text(name), init.place(name)
+        if value:
+            body.put(name, value, where)
     sched = scheduling(run)
     if sched is not None:
         body.put("scheduling", sched, run.where)
@@ -212,6 +215,6 @@ def custom_job(ctor: Call, run: Call | None, init: Call, method: str = "run") ->
         body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run() or .submit()): converted as run() "
                           "with no arguments")
         run = Call(f"{ctor.what}.run", ctor.where)
-    run_fields(run, init, method, body)
+    run_fields(run, init, JOB_DEFAULTS[method], body)
     body.notes += init_notes(init)
     return body

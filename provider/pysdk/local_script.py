@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import Body, init_notes, job_fields, outputs, region, run_fields
+from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, job_fields, outputs, region, run_fields
 from provider.pysdk.pipelines import pools
 
 _PREBUILT = ("docker.pkg.dev/vertex-ai/", "gcr.io/cloud-aiplatform/")  # the SDK's own test
@@ -70,6 +70,6 @@ def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") 
         body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run() or .submit()): converted as run() "
                           "with no arguments")
         run = Call(f"{ctor.what}.run", ctor.where)
-    run_fields(run, init, method, body)
+    run_fields(run, init, JOB_DEFAULTS[method], body)
     body.notes += init_notes(init)
     return body

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import Body, init_notes, project_note, region, run_fields
+from provider.pysdk.custom_job import PIPELINE_DEFAULTS, Body, init_notes, project_note, region, run_fields
 from provider.pysdk.signatures import DATASET_ARGS
 
 _MODEL = ("model_serving_container_image_uri", "model_serving_container_predict_route",
@@ -149,7 +149,7 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
     job_args = {name: value for name, value in run.args.items() if name in _RUN_JOB}
     if job_args.get("max_wait_duration") == 0:  # the pipeline reads it as a truth value: 0 is not sent
         del job_args["max_wait_duration"]
-    run_fields(Call(run.what, run.where, job_args, run.at), init, method, body)
+    run_fields(Call(run.what, run.where, job_args, run.at), init, PIPELINE_DEFAULTS[method], body)
     if run.flag("enable_dashboard_access"):
         body.put("enable_dashboard_access", True, run.place("enable_dashboard_access"))
     body.notes += init_notes(init)

@@ -12,7 +12,7 @@ access and TensorBoard are set on the trial spec.
 from __future__ import annotations
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import Body, init_notes, outputs, project_note, region, run_fields
+from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, outputs, project_note, region, run_fields
 
 _STUDY = ("metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count",
           "search_algorithm", "measurement_selection")
@@ -28,7 +28,7 @@ def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
     outputs(job, init, trial)
     if job.text("persistent_resource_id"):
         trial.put("persistent_resource_id", job.text("persistent_resource_id"), job.place("persistent_resource_id"))
-    run_fields(run, init, "run", trial)
+    run_fields(run, init, JOB_DEFAULTS["run"], trial)
     for name in ("display_name", "labels", "encryption_spec_key_name", "location"):
         if job.get(name) is not None:
             body.notes.append(f"{job.what}({name}=...) at {job.place(name)} is not sent: the HyperparameterTuningJob "

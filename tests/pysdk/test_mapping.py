@@ -84,3 +84,13 @@ def test_a_pipeline_builds_its_pools_as_chief_worker_pool_does() -> None:
     assert pools[0]["python_package_spec"]["package_uris"] == ["gs://b/t.tar.gz"]
     assert pools[2]["container_spec"] == {"image_uri": run.args["reduction_server_container_uri"]}
     assert "scheduling" not in body.spec  # the pipeline reads max_wait_duration as a truth value
+
+
+def test_a_pipelines_submit_takes_inits_network_and_not_its_service_account() -> None:
+    init = _call("aiplatform.init", staging_bucket="gs://b", network="projects/1/global/networks/n",
+                 service_account="sa@p.iam.gserviceaccount.com")
+    ctor = _call("CustomContainerTrainingJob", display_name="c", container_uri="gcr.io/p/t:1")
+    submitted = pipeline_job("CustomContainerTrainingJob", ctor, _call("submit"), init, "submit").spec
+    ran = pipeline_job("CustomContainerTrainingJob", ctor, _call("run"), init, "run").spec
+    assert submitted["network"] == ran["network"] == "projects/1/global/networks/n"
+    assert "service_account" not in submitted and ran["service_account"] == "sa@p.iam.gserviceaccount.com"

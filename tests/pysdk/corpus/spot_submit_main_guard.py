@@ -5,7 +5,8 @@
 #   scheduling_strategy=Scheduling.Strategy.SPOT).
 # adapted: the submit function's body is under if __name__ == "__main__": (it was a subcommand of argparse); the
 #   display name is fixed (it added int(time.time())); the remote command is shortened; os.getenv defaults are
-#   literals; the package build and upload are left out.
+#   literals; the package build and upload are left out; init also names a network and a service account (submit()
+#   takes init's service account, and not its network).
 from google.cloud import aiplatform
 from google.cloud.aiplatform_v1.types import Scheduling
 
@@ -32,6 +33,8 @@ if __name__ == "__main__":
         "disk_spec": {"boot_disk_type": "pd-standard", "boot_disk_size_gb": 100},
         "container_spec": {"image_uri": CONTAINER_URI, "command": ["bash", "-c"], "args": [command]},
     }]
-    aiplatform.init(project=PROJECT_ID, location=REGION, staging_bucket=BUCKET_URI)
+    aiplatform.init(project=PROJECT_ID, location=REGION, staging_bucket=BUCKET_URI,
+                    network="projects/123456789/global/networks/edge-vpc",
+                    service_account=f"edge-runner@{PROJECT_ID}.iam.gserviceaccount.com")
     job = aiplatform.CustomJob(display_name="directional-bakeoff-v2", worker_pool_specs=spec)
     job.submit(timeout=7_200, restart_job_on_worker_restart=False, scheduling_strategy=Scheduling.Strategy.SPOT)
