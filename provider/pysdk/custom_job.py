@@ -152,6 +152,10 @@ def _experiment(run: Call, body: Body) -> None:
     if experiment and run.get("tensorboard"):
         raise SdkError(run.place("experiment"), f"{run.what}(experiment=..., tensorboard=...): the SDK raises "
                        "ValueError ('experiment' and 'tensorboard' cannot be set together)", "one of them")
+    if experiment_run and not experiment:
+        body.notes.append(f"{run.what}(experiment_run=...) at {run.place('experiment_run')} is not sent: the SDK reads "
+                          "experiment_run only beside experiment")
+        experiment_run = None
     for name, value in (("experiment", experiment), ("experiment_run", experiment_run)):
         if not value:
             continue

@@ -36,6 +36,9 @@ def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
                               "resource) into each trial")
     if job.given("project"):
         body.notes.append(project_note(job, job.what))
+    if job.given("credentials"):
+        body.notes.append(f"{job.what}(credentials=...) at {job.place('credentials')} is how the script reaches "
+                          "Vertex AI, not the job: trainjobs submits with its own")
     body.notes += trial.notes
     body.at.update({f"custom_job.{k}": v for k, v in trial.at.items()})
     return trial.spec

@@ -94,3 +94,10 @@ def test_a_pipelines_submit_takes_inits_network_and_not_its_service_account() ->
     ran = pipeline_job("CustomContainerTrainingJob", ctor, _call("run"), init, "run").spec
     assert submitted["network"] == ran["network"] == "projects/1/global/networks/n"
     assert "service_account" not in submitted and ran["service_account"] == "sa@p.iam.gserviceaccount.com"
+
+
+def test_experiment_run_without_experiment_is_not_sent_as_the_sdk_drops_it() -> None:
+    ctor = _call("CustomJob", display_name="j", worker_pool_specs=POOLS, staging_bucket="gs://b")
+    run = _call("run", experiment_run="projects/p/locations/l/metadataStores/default/contexts/e-r")
+    body = custom_job(ctor, run, merged([]))
+    assert "experiment_run" not in body.spec and any("only beside experiment" in n for n in body.notes)
