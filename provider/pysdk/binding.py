@@ -81,7 +81,9 @@ class Reader:
             return form
         value = self.scope.evaluate(node)
         if isinstance(value, Unknown):
-            where = f" ({value.where})" if value.where is not None else ""
+            elsewhere = (value.where is not None and value.where.line != getattr(node, "lineno", 0)
+                         and str(value.where) not in value.why)
+            where = f" ({value.where})" if elsewhere else ""  # set on an earlier line: say where
             raise SdkError(self.at(node), f"{what} cannot be known without running the script: {value.why}{where}",
                            "a value the script gives before the call: a literal, or names, f-strings, "
                            "+ and % of literals")
