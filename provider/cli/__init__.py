@@ -49,8 +49,8 @@ def _convert(sub: Subparsers) -> None:
     p = sub.add_parser("convert", help="print the native spec for an AI Platform or Vertex AI config")
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
-                        "cloudbuild.yaml or GitHub Actions workflow (its gcloud training step), a shell script .sh, or a "
-                        "notebook .ipynb (its gcloud training cell)")
+                        "cloudbuild.yaml or GitHub Actions workflow (its gcloud training step), a shell script .sh, a "
+                        "notebook .ipynb (its gcloud training cell), or Python .py that calls the Vertex AI SDK")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
                         "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "

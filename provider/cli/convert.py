@@ -38,6 +38,9 @@ _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType",
                         "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
 
 
+# The convert options a spec or config FILE takes of those that go only with some inputs (convert_sources).
+_TAKES = ("name", "region", "module_name", "package_path", "job_dir")
+
 # Fields `gcloud ... describe` prints that the service sets: read past, with a note (by either name: a
 # CustomJob's to_dict() writes create_time). jobPosition: an AI Platform Job's place in the queue (output only).
 OUTPUT_ONLY = ("name", "state", "createTime", "startTime", "endTime", "updateTime", "trainingOutput", "etag",
@@ -245,26 +248,21 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "gcloud", None) is not None:
         if args.file is not None:
             raise UserError("give either FILE or --gcloud COMMAND, not both", exit_code=ExitCode.USAGE)
-        from provider.cli.convert_gcloud import run_gcloud
+        from provider.cli.convert_gcloud import COMMAND_TAKES, run_gcloud
+        from provider.cli.convert_sources import refuse_options
 
+        refuse_options(args, COMMAND_TAKES)
         return run_gcloud(args)
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)
-    from provider.cli.convert_sources import read_input, reader
+    from provider.cli.convert_sources import read_input, reader, refuse_options
     from provider.document import read_mapping
     from provider.validation.validator import check_document
 
     path, shown, raw = read_input(args.file)
-    if (read := reader(path, raw)) is not None:  # a notebook, a script, Python: not a mapping
+    if (read := reader(path, raw, args)) is not None:  # a notebook, a script, Python: not a mapping
         return read(raw, shown, path, args)
-    if getattr(args, "cell", None) is not None:
-        raise UserError("--cell N goes with a notebook FILE (.ipynb): it picks the cell whose gcloud command is "
-                        "converted", exit_code=ExitCode.USAGE)
-    for option in ("staging_bucket", "stack"):
-        if getattr(args, option, None) is not None:
-            raise UserError(f"--{option.replace('_', '-')} goes with --gcloud COMMAND, a script or a notebook; a spec "
-                            "or config FILE names its own bucket (stagingBucket, jobDir or baseOutputDirectory)")
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)
@@ -275,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
 
     if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's or workflow's training step
         return code
+    refuse_options(args, _TAKES)
     notes: list[str] = []
     if "apiVersion" not in doc.data and "kind" not in doc.data:
         _ai_platform_job(doc, path)

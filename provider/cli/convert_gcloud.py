@@ -131,13 +131,20 @@ def _hinted(problems: list[Problem]) -> list[Problem]:
     return [replace(p, hint=_BUCKET_HINT) if p.rule == "package.staging" else p for p in problems]
 
 
+# The convert options a gcloud command (--gcloud, a script, a Cloud Build or Actions step) takes of those that go
+# only with some inputs (provider.cli.convert_sources.refuse_options).
+COMMAND_TAKES = ("staging_bucket", "stack")
+
+
 def run_cloud_build(data: object, shown: str, args: argparse.Namespace) -> int | None:
     """A cloudbuild.yaml: its gcloud training step, converted as that command line; a GitHub Actions workflow:
     run_github_actions; None for any other file."""
+    from provider.cli.convert_sources import refuse_options
     from provider.gcloud import cloud_build
 
     if not isinstance(data, dict) or not cloud_build.is_config(data):
         return run_github_actions(data, shown, args)
+    refuse_options(args, COMMAND_TAKES)
     step, args.gcloud = cloud_build.command_line(data, shown)
     args.gcloud_origin = f"{shown} {step}"
     return run_gcloud(args)
@@ -146,10 +153,12 @@ def run_cloud_build(data: object, shown: str, args: argparse.Namespace) -> int |
 def run_github_actions(data: object, shown: str, args: argparse.Namespace) -> int | None:
     """A GitHub Actions workflow: its step whose run: script submits a training job, converted as that command line
     (provider.gcloud.github_actions); None for any other file."""
+    from provider.cli.convert_sources import refuse_options
     from provider.gcloud import github_actions
 
     if not isinstance(data, dict) or not github_actions.is_workflow(data):
         return None
+    refuse_options(args, COMMAND_TAKES)
     step, args.gcloud, args.gcloud_notes = github_actions.command_line(data, shown)
     args.gcloud_origin = f"{shown} {step}"
     return run_gcloud(args)

@@ -8,6 +8,8 @@ import argparse
 import os
 from pathlib import Path
 
+# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
+TAKES: tuple[str, ...] = ("cell", "staging_bucket", "stack")
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert_gcloud import run_gcloud

@@ -3,7 +3,9 @@
 A spec, config.yaml, describe output, REST body, cloudbuild.yaml or GitHub Actions workflow is a YAML or
 JSON mapping, read by provider.cli.convert. A file of another kind (a notebook, a shell script, Python
 that calls the Vertex AI SDK) is read by its own module, registered in ``_BY_SUFFIX`` by dotted name and
-imported only when such a file is converted. Each module has ``run(raw, shown, path, args) -> int``.
+imported only when such a file is converted. Each module has ``run(raw, shown, path, args) -> int`` and
+``TAKES``, the convert options it reads of those that go only with some inputs (``--cell``, ``--staging-bucket``,
+``--stack``); any other of them given is refused, never dropped.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ _BY_SUFFIX: dict[str, str] = {
     ".ipynb": "provider.cli.convert_notebook",
     ".sh": "provider.cli.convert_script",
     ".bash": "provider.cli.convert_script",
+    ".py": "provider.cli.convert_python",  # Python that calls the Vertex AI SDK (provider/pysdk)
 }
 
 
@@ -42,9 +45,10 @@ def read_input(file: str) -> tuple[Path, str, bytes]:
     return path, shown, raw
 
 
-def reader(path: Path, raw: bytes) -> Reader | None:
+def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
     """The reader of a file that is not a mapping, by its suffix (``raw``: its bytes, for a reader that also
-    knows its kind by its first line); None: read it as a mapping."""
+    knows its kind by its first line); None: read it as a mapping. An option the reader does not take (its
+    module's ``TAKES`` names those it does) is refused."""
     module = _BY_SUFFIX.get(path.suffix.lower())
     if module is None and raw.startswith(b"#!"):  # a script named without its suffix: by its #! line
         from provider.cli.convert_script import is_script
@@ -52,5 +56,25 @@ def reader(path: Path, raw: bytes) -> Reader | None:
         module = "provider.cli.convert_script" if is_script(raw) else None
     if module is None:
         return None
-    run: Reader = importlib.import_module(module).run
+    loaded = importlib.import_module(module)
+    refuse_options(args, getattr(loaded, "TAKES", ()))
+    run: Reader = loaded.run
     return run
+
+
+# The options that go only with some kinds of input, and what each goes with.
+_CONFIG = "a bare config.yaml (a gcloud command, a script, a notebook or Python gives its own)"
+_ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command is converted",
+              "staging_bucket": "--gcloud COMMAND, a script, a notebook, or a Cloud Build or GitHub Actions step; a "
+                                "spec, config or Python FILE names its own bucket (stagingBucket, jobDir, "
+                                "baseOutputDirectory, or aiplatform.init's staging_bucket)",
+              "stack": "--gcloud COMMAND, a script, a notebook, or a Cloud Build or GitHub Actions step",
+              "name": "a config or Python FILE (a gcloud command names its job: the job id or --display-name)",
+              "region": _CONFIG, "module_name": _CONFIG, "package_path": _CONFIG, "job_dir": _CONFIG}
+
+
+def refuse_options(args: argparse.Namespace, takes: tuple[str, ...]) -> None:
+    """UserError for an option given that the reader of this FILE does not take (``takes``: those it does)."""
+    for option, goes in _ONLY_WITH.items():
+        if option not in takes and getattr(args, option, None) is not None:
+            raise UserError(f"--{option.replace('_', '-')} goes with {goes}", exit_code=ExitCode.USAGE)

@@ -288,7 +288,7 @@ def test_malformed_notebook_end_to_end(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text("a: 1\n")
     proc = _convert(spec, "--cell", "2")
-    assert proc.returncode == 2 and "--cell N goes with a notebook FILE" in proc.stderr
+    assert proc.returncode == 2 and "--cell goes with a notebook FILE" in proc.stderr
 
 
 # IPython itself as the oracle of the expansion ----------------------------------------------------------------

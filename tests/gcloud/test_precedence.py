@@ -183,11 +183,35 @@ def test_stack_gives_its_team_bucket(repo: Path) -> None:
     assert "allowed: vision-dev" in missing.stderr
 
 
-def test_the_bucket_options_go_with_gcloud_only(repo: Path) -> None:
+_VERTEX = ("gcloud ai custom-jobs create --region=us-central1 --display-name=x "
+           "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/t")
+_INPUTS = {  # each kind of convert input: how it is given
+    "config": ["config.yaml"], "gcloud": ["--gcloud", _VERTEX], "script": ["train.sh"],
+    "cloudbuild": ["cloudbuild.yaml"], "python": ["train.py"],
+}
+_OPTIONS = {"--cell": "2", "--staging-bucket": "gs://bkt", "--stack": "nope", "--name": "n", "--region": "us-east1",
+            "--module-name": "m.t", "--package-path": "t", "--job-dir": "gs://bkt/d"}
+_TAKEN = {"config": {"--name", "--region", "--module-name", "--package-path", "--job-dir"},
+          "gcloud": {"--staging-bucket", "--stack"}, "script": {"--staging-bucket", "--stack"},
+          "cloudbuild": {"--staging-bucket", "--stack"}, "python": {"--name"}}
+
+
+@pytest.mark.parametrize("kind", list(_INPUTS))
+def test_an_option_the_input_does_not_read_is_refused_never_dropped(kind: str, repo: Path) -> None:
+    """Each convert option that goes only with some inputs is refused by name with every other input (it used to
+    be dropped in silence: --region or --name beside --gcloud changed nothing)."""
     (repo / "config.yaml").write_text("trainingInput: {scaleTier: BASIC}\n")
-    proc = run_cli("convert", "config.yaml", "--staging-bucket", "gs://b", cwd=repo)
-    no_traceback(proc)
-    assert proc.returncode != 0 and "--staging-bucket goes with --gcloud COMMAND" in proc.stderr
+    (repo / "train.sh").write_text(_VERTEX + "\n")
+    (repo / "cloudbuild.yaml").write_text("steps:\n- name: gcr.io/cloud-builders/gcloud\n  args: [" +
+                                          ", ".join(f"'{w}'" for w in _VERTEX.split()[1:]) + "]\n")
+    (repo / "train.py").write_text("from google.cloud import aiplatform\n")
+    for option, value in _OPTIONS.items():
+        proc = run_cli("convert", *_INPUTS[kind], option, value, cwd=repo)
+        no_traceback(proc)
+        refused = f"{option} goes with" in proc.stderr
+        assert refused is (option not in _TAKEN[kind]), (kind, option, proc.stderr)
+        if refused:
+            assert proc.returncode == 2, proc.stderr
 
 
 def test_a_beta_only_flag_is_refused_in_the_ga_track_as_gcloud_refuses_it() -> None:

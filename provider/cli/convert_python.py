@@ -1,0 +1,181 @@
+"""``trainjobs convert train.py``: the training job a Python script launches with the Vertex AI SDK.
+
+The script is read statically, never run (provider/pysdk: its top-level statements with the document
+layer's evaluator, its ``aiplatform`` calls mapped as the SDK maps them). The spec body it gives is
+checked and printed as every other input is (``check_document``, then convert's ``emit``); a problem
+the check finds in a field points at the script's line and column of the argument that gave it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from provider.core.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.document.loaded import LoadedDocument, Position
+    from provider.validation.validator import SpecResult
+
+
+
+# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
+TAKES: tuple[str, ...] = ("name",)
+
+def _position(at: str) -> Position:
+    """``train.py:12:5`` -> (12, 5)."""
+    _, line, column = at.rsplit(":", 2)
+    return int(line), int(column)
+
+
+def _positions(doc: dict[str, Any], at: dict[str, str]) -> LoadedDocument:
+    """The document with each spec field (and everything inside it) at the argument that gave it."""
+    from provider.document.loaded import LoadedDocument
+
+    loaded = LoadedDocument(data=doc)
+    spec = doc["spec"]
+
+    def mark(value: object, where: Position) -> None:
+        if isinstance(value, dict):
+            loaded.starts[id(value)] = where
+            loaded.key_positions[id(value)] = {str(k): where for k in value}
+            loaded.value_positions[id(value)] = {str(k): where for k in value}
+            for item in value.values():
+                mark(item, where)
+        elif isinstance(value, list):
+            loaded.starts[id(value)] = where
+            loaded.item_positions[id(value)] = [where] * len(value)
+            for item in value:
+                mark(item, where)
+
+    for key, value in spec.items():
+        if key in at:
+            mark(value, _position(at[key]))
+    for inner, where in at.items():  # a tuning job's custom_job.service_account ...
+        head, _, key = inner.partition(".")
+        if key and isinstance(spec.get(head), dict) and key in spec[head]:
+            loaded.key_positions.setdefault(id(spec[head]), {})[key] = _position(where)
+            loaded.value_positions.setdefault(id(spec[head]), {})[key] = _position(where)
+            mark(spec[head][key], _position(where))
+    loaded.key_positions[id(spec)] = {k: _position(v) for k, v in at.items() if k in spec}
+    loaded.value_positions[id(spec)] = dict(loaded.key_positions[id(spec)])
+    return loaded
+
+
+def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str]) -> str:
+    if args.name:
+        return str(args.name)
+    from provider.gcloud.build import job_name
+
+    if isinstance(display, str) and display:
+        return job_name(display, notes)
+    return job_name(path.stem, notes) if not path.stem[:1].isalpha() or not path.stem.isidentifier() else path.stem
+
+
+def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
+    """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` (and ``environ``/``getenv`` bare)."""
+    reads: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(module):
+        arg = None
+        if isinstance(node, ast.Call) and node.args and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "getenv"))
+                or (isinstance(node.func, ast.Name) and node.func.id == "getenv")):
+            target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "get" else None
+            if target is None or "environ" in ast.unparse(target):
+                arg = node.args[0]
+        elif isinstance(node, ast.Subscript) and "environ" in ast.unparse(node.value):
+            arg = node.slice
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            reads.append((arg.value, node))
+    return reads
+
+
+def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
+    """A value read from this process's environment that reaches the spec: named in a note, or refused when its
+    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed)."""
+    import json
+    import os
+
+    from provider.gcloud.secrets import looks_secret
+
+    written = json.dumps(spec)
+    plain: dict[str, str] = {}
+    for name, node in _environment_reads(module):
+        value = os.environ.get(name)
+        if not value or value not in written:
+            continue
+        if looks_secret(name):
+            raise UserError(f"{shown}:{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0) + 1}: ${name} "
+                            "looks secret and its value would be written into the spec; allowed: give the job the "
+                            f"value in its environment through the stack (trainjobs:secretEnv.{name}), not in the "
+                            "script's arguments", exit_code=1)
+        plain[name] = value
+    if plain:
+        shown_values = ", ".join(f"${name}={value!r}" for name, value in sorted(plain.items()))
+        notes.append(f"read from the environment and written into the spec: {shown_values}; a spec is committed, so "
+                     "check that none is a secret")
+
+
+def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str]) -> SpecResult:
+    """from_local_script's job with the script's folder packaged in place of the SDK's upload: the native spec of
+    that job (application.pythonPackage: the folder, the script's module, its requirements), checked again."""
+    import os
+
+    from provider.cli.convert import _context
+    from provider.core.record import replace
+    from provider.packaging.files import is_flat
+    from provider.spec.model import PythonPackage
+    from provider.submission.emit import to_native
+    from provider.validation.validator import check_document
+
+    job = result.job
+    assert job is not None and isinstance(job.application, PythonPackage)
+    script = Path.cwd() / str(local["script"])
+    if not script.is_file():
+        raise UserError(f"{local['at']}: script_path {local['script']!r} is not a file (read from the current "
+                        f"directory, {Path.cwd()}, as the SDK reads it when the script runs); allowed: the training "
+                        "script's path, from the folder you run convert in", exit_code=1)
+    if not is_flat(script.parent):
+        raise UserError(f"{local['at']}: {local['script']!r} is at the top of a Python package ({script.parent} has "
+                        "__init__.py): trainjobs packages the script's folder as a folder of modules; allowed: a "
+                        "script in a folder without __init__.py", exit_code=1)
+    requirements = tuple(str(r) for r in local["requirements"])
+    app = replace(job.application, package_uris=(), source_path=os.path.relpath(script.parent, base),
+                  requirements=requirements)
+    notes.append(f"the package is {os.path.relpath(script.parent, base)}/ (its folder, read from {Path.cwd()}), built "
+                 "and uploaded by trainjobs when the job runs")
+    return check_document(to_native(replace(job, application=app)), shown, _context())
+
+
+def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+    from provider.cli.convert import _context, emit
+    from provider.pysdk.arguments import SdkError
+    from provider.pysdk.program import read
+    from provider.validation.validator import check_document
+
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{shown}: not UTF-8 text (byte {exc.start}): a Python script is read as UTF-8") from None
+    try:
+        module = ast.parse(text, shown)
+    except SyntaxError as exc:
+        raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
+                        "Python 3 script") from None
+    try:
+        body = read(text, shown)
+    except SdkError as exc:
+        raise UserError(str(exc), exit_code=1) from None
+    notes = list(body.notes)
+    _environment(module, body.spec, shown, notes)
+    doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
+                           "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
+                           "spec": body.spec}
+    result = check_document(doc, shown, _context(), _positions(doc, body.at))
+    base = path.parent
+    if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
+        base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
+        result = _packaged(result, body.local, shown, base, notes)
+    return emit(result, shown, base, args, notes)

@@ -1,0 +1,12 @@
+"""Python that launches Vertex AI training through the SDK (google-cloud-aiplatform), read statically.
+
+``trainjobs convert train.py`` reads the script's top-level statements (and its ``if __name__ ==
+"__main__":`` body, main_guard.py) with the document layer's static evaluator
+(provider/document/python_values.py: nothing is executed), finds the SDK's calls (signatures.py: their
+names and parameters, as the installed SDK declares them), binds each call's arguments (binding.py, into
+arguments.py's ``Call``: an Unknown value is refused by name and place), and maps them to a spec body as
+the SDK maps them to its request: ``aiplatform.init`` and ``CustomJob(...).run(...)`` (custom_job.py),
+``HyperparameterTuningJob`` (tuning.py), ``CustomContainerTrainingJob`` / ``CustomPythonPackageTrainingJob``
+(pipelines.py), ``CustomJob.from_local_script`` (local_script.py); ``CustomTrainingJob`` is refused by name
+(training_jobs.py). program.py walks the script and finds the one job it launches.
+"""

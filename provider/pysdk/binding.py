@@ -1,0 +1,176 @@
+"""An SDK call's ``ast.Call`` bound to the SDK's parameters, each argument's value read statically.
+
+A value is what the document layer's evaluator knows (provider/document/python_values.py), plus the
+SDK's own forms inside it: ``hpt.DoubleParameterSpec(min=..., max=..., scale=...)`` is read as
+``{"DoubleParameterSpec": {"min": ..., ...}}`` (the vertex tuning format's form), and an enum member
+such as ``Scheduling.Strategy.SPOT`` as its dotted name. A name assigned such a form earlier is read
+from its assignment. ``**kwargs`` of a known dict is spread as Python spreads it. An Unknown value is
+refused naming the argument, its place and why it cannot be known.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from provider.core.record import Record
+from provider.pysdk.arguments import Call, SdkError
+from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, REQUIRED, SIGNATURES, parameter_class
+
+if TYPE_CHECKING:
+    from provider.document.python_values import Scope
+
+NOT_READ_VALUE = "<not read>"
+_NO_FORM = object()  # Reader._form: not one of the SDK's forms
+
+
+class Assigned(Record):
+    """A top-level ``name = value``: the value's expression and the scope it was evaluated in."""
+
+    value: ast.expr
+    scope: Scope
+
+
+class Reader:
+    """Reads arguments in ``scope``; ``assigned``: the script's top-level assignments so far (name -> Assigned)."""
+
+    def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned],
+                 columns: Mapping[int, int] | None = None) -> None:
+        self.shown, self.scope, self.assigned = shown, scope, assigned
+        self.columns = columns or {}  # line -> columns taken off (main_guard.py)
+
+    def at(self, node: ast.AST) -> str:
+        line = getattr(node, "lineno", 0)
+        return f"{self.shown}:{line}:{getattr(node, 'col_offset', 0) + 1 + self.columns.get(line, 0)}"
+
+    def qualified(self, node: ast.expr) -> str | None:
+        """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =
+        custom_job.Scheduling`` makes ``Scheduling.Strategy.SPOT`` the import's own)."""
+        known = self.scope.qualified(node)
+        if known is not None:
+            return known
+        if isinstance(node, ast.Attribute):
+            base = self.qualified(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        if isinstance(node, ast.Name) and node.id in self.assigned:
+            inner = self.assigned[node.id]
+            if isinstance(inner.value, (ast.Name, ast.Attribute)) and inner.value is not node:
+                return Reader(self.shown, inner.scope, {}, self.columns).qualified(inner.value)
+        return None
+
+    def has_form(self, node: ast.expr) -> bool:
+        """Whether ``node`` holds one of the SDK's forms (an hpt class, an enum member) the evaluator cannot read."""
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and parameter_class(self.qualified(sub.func)):
+                return True
+            if isinstance(sub, ast.Attribute) and ".Strategy." in (self.qualified(sub) or ""):
+                return True
+            if isinstance(sub, ast.Name) and sub.id in self.assigned and sub is not node:
+                inner = self.assigned[sub.id]
+                if Reader(self.shown, inner.scope, {}, self.columns).has_form(inner.value):
+                    return True
+        return False
+
+    def value(self, node: ast.expr, what: str) -> object:
+        """``node``'s value; SdkError naming ``what`` (the argument) when it cannot be known."""
+        from provider.document.python_values import Unknown
+
+        form = self._form(node, what)
+        if form is not _NO_FORM:
+            return form
+        value = self.scope.evaluate(node)
+        if isinstance(value, Unknown):
+            elsewhere = (value.where is not None and value.where.line != getattr(node, "lineno", 0)
+                         and str(value.where) not in value.why)
+            where = f" ({value.where})" if elsewhere else ""  # set on an earlier line: say where
+            raise SdkError(self.at(node), f"{what} cannot be known without running the script: {value.why}{where}",
+                           "a value the script gives before the call: a literal, or names, f-strings, "
+                           "+ and % of literals")
+        return value
+
+    def _form(self, node: ast.expr, what: str) -> object:
+        """The value of an SDK form (an hpt class, an enum member) or of a display, name or choice holding one;
+        _NO_FORM for anything the evaluator reads alone."""
+
+        name = parameter_class(self.qualified(node.func)) if isinstance(node, ast.Call) else None
+        if isinstance(node, ast.Call) and name is not None:
+            return {name: dict(self.bind(node, name, f"hpt.{name}").args)}
+        if isinstance(node, ast.Attribute) and ".Strategy." in (self.qualified(node) or ""):
+            return (self.qualified(node) or "").rsplit(".", 1)[-1]
+        if isinstance(node, ast.Name) and node.id in self.assigned:
+            inner = self.assigned[node.id]
+            reader = Reader(self.shown, inner.scope, self.assigned, self.columns)
+            return reader.value(inner.value, what) if reader.has_form(inner.value) else _NO_FORM
+        return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
+
+    def _holding_form(self, node: ast.expr, what: str) -> object:
+        """A choice, dict, list or tuple that holds an SDK form, read part by part."""
+        from provider.document.python_values import Unknown
+
+        if isinstance(node, ast.IfExp):  # SPOT if use_spot else None
+            test = self.scope.evaluate(node.test)
+            return _NO_FORM if isinstance(test, Unknown) else self.value(node.body if test else node.orelse, what)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise SdkError(self.at(node), f"{what}: a ** inside a dict of hpt parameters is not read",
+                               "each parameter written out: {'lr': hpt.DoubleParameterSpec(...)}")
+            return {self.value(k, what): self.value(v, what) for k, v in zip(node.keys, node.values) if k is not None}
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self.value(v, what) for v in node.elts]
+        return _NO_FORM
+
+    def _given(self, node: ast.Call, signature: str, what: str) -> tuple[dict[str, ast.expr], dict[str, object]]:
+        """The arguments written (parameter -> expression) and those spread from a known dict by ``**``."""
+        params = SIGNATURES[signature]
+        given: dict[str, ast.expr] = {}
+        if node.args and signature in KEYWORD_ONLY:
+            raise SdkError(self.at(node.args[0]), f"{what}() takes its arguments by keyword only (the SDK raises "
+                           "TypeError)", ", ".join(params))
+        for index, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                raise SdkError(self.at(arg), f"{what}(*...): arguments spread from a sequence are not read",
+                               "each argument by keyword")
+            if index >= len(params):
+                raise SdkError(self.at(arg), f"{what}() takes {len(params)} positional arguments, this is "
+                               f"argument {index + 1} (the SDK raises TypeError)", ", ".join(params))
+            given[params[index]] = arg
+        spread: dict[str, object] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                known = self.value(kw.value, f"{what}(**...)")
+                if not isinstance(known, dict) or not all(isinstance(k, str) for k in known):
+                    raise SdkError(self.at(kw.value), f"{what}(**...) does not spread a dict of str keys",
+                                   "a dict of the call's argument names")
+                spread.update(known)
+            elif kw.arg in given:
+                raise SdkError(self.at(kw), f"{what}() gets {kw.arg} twice (the SDK raises TypeError)", "once")
+            else:
+                given[kw.arg] = kw.value
+        return given, spread
+
+    def bind(self, node: ast.Call, signature: str, what: str,
+             keep: Callable[[str], bool] = lambda name: False) -> Call:
+        """``node``'s arguments by parameter name (SIGNATURES[signature]); ``keep``: parameters left as ast nodes
+        (a CustomJob object, a dataset: read by program.py and pipelines.py)."""
+        params = SIGNATURES[signature]
+        given, spread = self._given(node, signature, what)
+        args: dict[str, object] = dict(spread)
+        at: dict[str, str] = {name: self.at(node) for name in spread}
+        for name, expr in given.items():
+            at[name] = self.at(expr)
+            if name in NOT_READ:
+                args[name] = NOT_READ_VALUE
+            elif keep(name):
+                args[name] = expr
+            else:
+                args[name] = self.value(expr, f"{what}({name}=...)")
+        unknown = [name for name in args if name not in params]
+        if unknown:
+            raise SdkError(at[unknown[0]], f"{what}() takes no argument {unknown[0]!r} (the SDK raises TypeError)",
+                           ", ".join(params))
+        missing = [name for name in REQUIRED.get(signature, ()) if name not in args]
+        if missing:
+            raise SdkError(self.at(node), f"{what}() lacks {', '.join(missing)} (the SDK raises TypeError)",
+                           ", ".join(params))
+        return Call(what, self.at(node), args, at)

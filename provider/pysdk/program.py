@@ -1,0 +1,194 @@
+"""A script's SDK calls, walked statement by statement: the one training job it launches, and what it sets.
+
+Top-level statements are read in order with the static evaluator (nothing is run); the body of an
+``if __name__ == "__main__":`` guard is read as top-level code (main_guard.py). What is found:
+
+- ``aiplatform.init(...)`` calls (merged as the SDK merges them: a later one sets what it gives);
+- ``x = aiplatform.CustomJob(...)`` / ``HyperparameterTuningJob(custom_job=x, ...)`` objects, by variable;
+- ``x.run(...)`` / ``x.submit(...)``, or ``aiplatform.CustomJob(...).run(...)`` chained;
+- the SDK's other training classes and ``CustomJob.from_local_script``, refused by name (training_jobs.py);
+- SDK calls inside a function, loop or ``with`` block: their arguments are known only when it runs, so
+  they are named when the script launches nothing at top level.
+
+A script that launches several jobs (or one job twice) is refused, naming each call's line.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from provider.core.record import Record, field
+from provider.pysdk.arguments import Call, SdkError, merged
+from provider.pysdk.binding import Assigned, Reader
+from provider.pysdk.custom_job import Body, custom_job
+from provider.pysdk.local_script import local_script
+from provider.pysdk.main_guard import unguarded
+from provider.pysdk.pipelines import pipeline_job
+from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
+from provider.pysdk.training_jobs import refuse_pipeline
+from provider.pysdk.tuning import tuning_job
+
+_METHODS = ("run", "submit")
+
+
+class Job(Record, frozen=False):
+    """One job the script builds: its class, its call, its runs (and a tuning job's CustomJob)."""
+
+    kind: str  # CustomJob or HyperparameterTuningJob
+    call: Call
+    index: int  # the statement that built it
+    trial: Call | None = None  # a tuning job's CustomJob
+    runs: list[tuple[Call, str, int]] = field(default_factory=list)  # (arguments, run or submit, statement)
+    in_tuning: bool = False
+
+
+class _Walk:
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.assigned: dict[str, Assigned] = {}
+        self.objects: dict[str, Job] = {}
+        self.jobs: list[Job] = []
+        self.inits: list[tuple[int, Call]] = []
+        self.nested: list[str] = []
+        self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
+
+    def statement(self, index: int, stmt: ast.stmt, reader: Reader) -> None:
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        target = None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target = stmt.targets[0].id
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            target = stmt.target.id
+        job = self.call(index, value, reader) if isinstance(value, ast.Call) else None
+        if value is None:
+            self.find_nested(stmt, reader)
+        if target is not None and value is not None:
+            self.assigned[target] = Assigned(value, reader.scope)
+            if job is not None:
+                self.objects[target] = job
+            else:
+                self.objects.pop(target, None)
+
+    def find_nested(self, stmt: ast.stmt, reader: Reader) -> None:
+        for sub in ast.walk(stmt):
+            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _METHODS
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in self.objects):
+                raise SdkError(reader.at(sub), f"{ast.unparse(sub.func)}() is inside {_block(stmt)} at line "
+                               f"{stmt.lineno}: trainjobs reads the SDK's calls at top level only, where their "
+                               "arguments are known", "the call at top level (or under if __name__ == '__main__':)")
+            if isinstance(sub, ast.Call):
+                func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
+                name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
+                if name is not None:
+                    self.nested.append(f"{name} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
+
+    def call(self, index: int, node: ast.Call, reader: Reader) -> Job | None:
+        qualified = reader.qualified(node.func)
+        if is_init(qualified):
+            self.inits.append((index, reader.bind(node, "init", "aiplatform.init")))
+            return None
+        kind = sdk_class(qualified)
+        if kind is not None:
+            return self.construct(index, kind, node, reader)
+        if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
+            self.others.append(f"{qualified} at {reader.at(node)}")
+        if isinstance(node.func, ast.Attribute):
+            receiver, method = node.func.value, node.func.attr
+            if method == "from_local_script" and sdk_class(reader.qualified(receiver)) == "CustomJob":
+                local = Job("CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
+                                                                       ast.unparse(node.func)), index)
+                self.jobs.append(local)
+                return local
+            if method not in _METHODS:
+                return None
+            job: Job | None = None
+            if isinstance(receiver, ast.Name) and receiver.id in self.objects:
+                job = self.objects[receiver.id]
+            elif isinstance(receiver, ast.Call):
+                job = self.call(index, receiver, reader)
+            if job is not None:
+                signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
+                if signature not in SIGNATURES:
+                    raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
+                                   f"{job.kind}.run()")
+                keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
+                job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
+        return None
+
+    def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
+        what = ast.unparse(node.func)
+        if kind == "CustomTrainingJob":
+            refuse_pipeline(kind, node, reader)
+        if kind != "HyperparameterTuningJob":
+            job = Job(kind, reader.bind(node, kind, what), index)
+        else:
+            call = reader.bind(node, kind, what, keep=lambda name: name == "custom_job")
+            job = Job(kind, call, index, trial=self.trial(call, index, reader))
+        self.jobs.append(job)
+        return job
+
+    def trial(self, call: Call, index: int, reader: Reader) -> Call:
+        node = call.get("custom_job")
+        assert isinstance(node, ast.expr)
+        if isinstance(node, ast.Name) and node.id in self.objects and self.objects[node.id].kind == "CustomJob":
+            self.objects[node.id].in_tuning = True
+            return self.objects[node.id].call
+        if isinstance(node, ast.Call) and sdk_class(reader.qualified(node.func)) == "CustomJob":
+            return reader.bind(node, "CustomJob", ast.unparse(node.func))
+        raise SdkError(reader.at(node), f"{call.what}(custom_job=...) is not an aiplatform.CustomJob the script builds "
+                       "at top level before it", "custom_job=JOB where JOB = aiplatform.CustomJob(...) earlier")
+
+    def init_before(self, index: int) -> Call:
+        return merged([call for at, call in self.inits if at < index])
+
+
+def _block(stmt: ast.stmt) -> str:
+    """How a message names a compound statement: def NAME, class NAME, a for loop, a with block ..."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return f"{'class' if isinstance(stmt, ast.ClassDef) else 'def'} {stmt.name}"
+    word = type(stmt).__name__.lower().removeprefix("async")
+    return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'}"
+
+
+def _launched(walk: _Walk) -> Job:
+    run = [job for job in walk.jobs if job.runs]
+    jobs = run or [job for job in walk.jobs if not job.in_tuning]
+    if not jobs:
+        if walk.nested:
+            raise SdkError(walk.shown, "the script launches no Vertex AI training job at top level; its SDK calls are "
+                           "inside functions or blocks, whose arguments are known only when they run: "
+                           + "; ".join(walk.nested),
+                           "the job's calls at top level (or under if __name__ == '__main__':)")
+        held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
+        raise SdkError(walk.shown, "the script builds no Vertex AI training job (aiplatform.CustomJob or "
+                       f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
+                       "a script that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+    if len(jobs) > 1:
+        raise SdkError(walk.shown, "the script launches several jobs: " + "; ".join(
+            f"{job.call.what} at {job.call.where}" for job in jobs), "one job per script (convert each on its own)")
+    job = jobs[0]
+    if len(job.runs) > 1:
+        raise SdkError(walk.shown, f"{job.call.what} at {job.call.where} is run {len(job.runs)} times: " + "; ".join(
+            f"{call.what}() at {call.where}" for call, _, _ in job.runs), "one run() or submit()")
+    return job
+
+
+def read(text: str, shown: str) -> Body:
+    """The spec body of the one job ``text`` (a Python script, named ``shown`` in messages) launches."""
+    from provider.document.python_values import statements
+
+    walk = _Walk(shown)
+    source, columns = unguarded(text)
+    for index, (_, stmt, scope) in enumerate(statements([(shown, source)])):
+        walk.statement(index, stmt, Reader(shown, scope, walk.assigned, columns))
+    job = _launched(walk)
+    run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
+    init = walk.init_before(last + 1)
+    if job.kind == "CustomJob":
+        return custom_job(job.call, run, init, method)
+    if job.kind == "CustomJob.from_local_script":
+        return local_script(job.call, run, init, method)
+    if job.kind != "HyperparameterTuningJob":
+        return pipeline_job(job.kind, job.call, run, init, method)
+    assert job.trial is not None
+    return tuning_job(job.call, job.trial, run, init)

@@ -1,0 +1,77 @@
+"""``aiplatform.HyperparameterTuningJob(custom_job=job, ...)`` + its ``.run(...)`` -> a spec body.
+
+The body is the Vertex tuning format's SDK form (provider/spec/formats/vertex_tuning/sdk.py): the call's
+own arguments, each parameter a one-key map naming its ``hpt`` class (arguments read by program.py).
+As the SDK builds it (jobs.py HyperparameterTuningJob.__init__ and _run): the trial spec is a copy of
+the CustomJob's ``job_spec`` (its worker pools, output directory and persistent resource), so the
+CustomJob's display_name, labels and key are not sent (each named in a note); the tuning job's own
+location, labels and key (or ``init``'s) are; ``.run()``'s service account, network, scheduling, web
+access and TensorBoard are set on the trial spec.
+"""
+
+from __future__ import annotations
+
+from provider.pysdk.arguments import Call, SdkError
+from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, outputs, project_note, region, run_fields
+
+_STUDY = ("metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count",
+          "search_algorithm", "measurement_selection")
+
+
+def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
+    trial = Body()
+    pools = job.get("worker_pool_specs")
+    if not isinstance(pools, list) or not all(isinstance(p, dict) for p in pools):
+        raise SdkError(job.place("worker_pool_specs"), f"{job.what}(worker_pool_specs=...) is not a list of dicts",
+                       "a list of dicts with the WorkerPoolSpec's fields")
+    trial.put("worker_pool_specs", pools, job.place("worker_pool_specs"))
+    outputs(job, init, trial)
+    if job.text("persistent_resource_id"):
+        trial.put("persistent_resource_id", job.text("persistent_resource_id"), job.place("persistent_resource_id"))
+    run_fields(run, init, JOB_DEFAULTS["run"], trial)
+    for name in ("display_name", "labels", "encryption_spec_key_name", "location"):
+        if job.get(name) is not None:
+            body.notes.append(f"{job.what}({name}=...) at {job.place(name)} is not sent: the HyperparameterTuningJob "
+                              "copies only the CustomJob's job_spec (its pools, output directory and persistent "
+                              "resource) into each trial")
+    if job.given("project"):
+        body.notes.append(project_note(job, job.what))
+    if job.given("credentials"):
+        body.notes.append(f"{job.what}(credentials=...) at {job.place('credentials')} is how the script reaches "
+                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += trial.notes
+    body.at.update({f"custom_job.{k}": v for k, v in trial.at.items()})
+    return trial.spec
+
+
+def tuning_job(ctor: Call, job: Call, run: Call | None, init: Call) -> Body:
+    """The spec body of ``ctor`` (HyperparameterTuningJob(...)) over ``job`` (its CustomJob(...)), run by ``run``."""
+    body = Body()
+    region(ctor, init, body)
+    if ctor.text("display_name"):
+        body.put("display_name", ctor.text("display_name"), ctor.place("display_name"))
+    if ctor.get("labels") is not None:
+        body.put("labels", ctor.get("labels"), ctor.place("labels"))
+    key = ctor.text("encryption_spec_key_name") or init.text("encryption_spec_key_name")
+    if key:
+        body.put("encryption_spec_key_name", key, ctor.place("encryption_spec_key_name")
+                 if ctor.text("encryption_spec_key_name") else init.place("encryption_spec_key_name"))
+    if run is None:
+        body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run()): converted as run() with no arguments")
+        run = Call(f"{ctor.what}.run", ctor.where)
+    body.put("custom_job", _trial(job, run, init, body), ctor.place("custom_job"))
+    metrics = ctor.get("metric_spec")
+    if not isinstance(metrics, dict) or not all(isinstance(g, str) for g in metrics.values()):
+        raise SdkError(ctor.place("metric_spec"), f"{ctor.what}(metric_spec=...) is not a dict of metric -> goal",
+                       "{'accuracy': 'maximize'} (the SDK upper-cases each goal: maximize or minimize)")
+    body.put("metric_spec", {k: str(g).lower() for k, g in metrics.items()}, ctor.place("metric_spec"))
+    for name in _STUDY[1:]:
+        if ctor.given(name):
+            body.put(name, ctor.get(name), ctor.place(name))
+    if ctor.given("project"):
+        body.notes.append(project_note(ctor, ctor.what))
+    if ctor.given("credentials"):
+        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the script reaches "
+                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += init_notes(init)
+    return body

@@ -1,0 +1,67 @@
+"""Each corpus script, converted through ``python -m provider convert FILE --output request``, sends what the SDK
+itself sends for it (tests/pysdk/sdk_oracle.py: the script run with the real SDK, its request recorded)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+from .sdk_oracle import comparable, sdk_request
+
+CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.py"))
+
+
+def convert(path: Path, *extra: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION")}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "provider", "convert", str(path), *extra], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def ours(path: Path) -> dict[str, Any]:
+    done = convert(path, "--output", "request")
+    assert done.returncode == 0, done.stderr
+    request: dict[str, Any] = json.loads(done.stdout)
+    return request
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 8
+
+
+def _packages_set_aside(request: dict[str, Any], module: str) -> None:
+    """from_local_script: the SDK runs its own package of the script (aiplatform_custom_trainer_script.task),
+    trainjobs its package of the script's folder (the script's module): both checked, then set aside."""
+    for pool in request["body"]["jobSpec"]["workerPoolSpecs"]:
+        package = pool.get("pythonPackageSpec")
+        if package is not None:
+            assert package.pop("pythonModule") == module
+            assert package.pop("packageUris")
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_request_equals_the_sdks(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    theirs = comparable(sdk_request(path, monkeypatch))
+    mine = comparable(ours(path))
+    if "from_local_script(" in path.read_text(encoding="utf-8"):
+        _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+        _packages_set_aside(mine, "load_state_dict")
+    assert mine["kind"] == theirs["kind"]
+    assert mine["parent"] == theirs["parent"]
+    assert set(mine["body"]) == set(theirs["body"])
+    for field in theirs["body"]:
+        assert mine["body"][field] == theirs["body"][field], field
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_the_source_is_named(path: Path) -> None:
+    head = path.read_text(encoding="utf-8").splitlines()[:3]
+    assert head[0].startswith("# source: ") and any("adapted" in line for line in path.read_text().splitlines()[:12])

@@ -1,0 +1,103 @@
+"""The mapping from a call's plain values to a spec body (provider/pysdk/custom_job.py, tuning.py, pipelines.py),
+with literal values: the SDK's defaults and merges, each rule read from the SDK's own code (jobs.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from provider.pysdk.arguments import Call, SdkError, merged
+from provider.pysdk.custom_job import custom_job, scheduling
+from provider.pysdk.pipelines import pipeline_job
+
+POOLS = [{"machine_spec": {"machine_type": "n1-standard-4"}, "replica_count": 1,
+          "container_spec": {"image_uri": "gcr.io/p/t:1"}}]
+
+
+def _call(what: str, **args: object) -> Call:
+    return Call(what, "train.py:1:1", args, {name: f"train.py:{i + 2}:5" for i, name in enumerate(args)})
+
+
+def test_a_later_init_sets_only_what_it_gives() -> None:
+    init = merged([_call("aiplatform.init", location="europe-west4", staging_bucket="gs://a"),
+                   _call("aiplatform.init", staging_bucket="gs://b", location=None)])
+    body = custom_job(_call("CustomJob", display_name="j", worker_pool_specs=POOLS), None, init)
+    assert body.spec["region"] == "europe-west4" and body.spec["staging_bucket"] == "gs://b"
+    assert any("never run" in note for note in body.notes)
+
+
+def test_location_falls_back_to_the_environment_then_us_central1(monkeypatch: pytest.MonkeyPatch) -> None:
+    ctor, init = _call("CustomJob", display_name="j", worker_pool_specs=POOLS, staging_bucket="gs://b"), merged([])
+    monkeypatch.delenv("GOOGLE_CLOUD_REGION", raising=False)
+    monkeypatch.setenv("CLOUD_ML_REGION", "asia-east1")
+    assert custom_job(ctor, None, init).spec["region"] == "asia-east1"
+    monkeypatch.delenv("CLOUD_ML_REGION")
+    body = custom_job(ctor, None, init)
+    assert body.spec["region"] == "us-central1" and any("DEFAULT_REGION" in n for n in body.notes)
+
+
+def test_no_staging_bucket_is_the_sdks_runtime_error_even_with_base_output_dir() -> None:
+    ctor = _call("CustomJob", display_name="j", worker_pool_specs=POOLS, base_output_dir="gs://b/out")
+    with pytest.raises(SdkError, match="RuntimeError"):
+        custom_job(ctor, None, merged([]))
+
+
+def test_run_takes_inits_network_and_submit_does_not() -> None:
+    init = _call("aiplatform.init", staging_bucket="gs://b", network="projects/1/global/networks/n",
+                 service_account="sa@p.iam.gserviceaccount.com")
+    ctor = _call("CustomJob", display_name="j", worker_pool_specs=POOLS)
+    ran = custom_job(ctor, _call("CustomJob.run"), init, "run").spec
+    submitted = custom_job(ctor, _call("CustomJob.submit"), init, "submit").spec
+    assert ran["network"] == "projects/1/global/networks/n" and "network" not in submitted
+    assert ran["service_account"] == submitted["service_account"] == "sa@p.iam.gserviceaccount.com"
+
+
+def test_scheduling_is_sent_only_when_one_of_its_arguments_is_set() -> None:
+    assert scheduling(_call("run", restart_job_on_worker_restart=False, timeout=None)) is None
+    assert scheduling(_call("run", max_wait_duration=0)) == {"max_wait_duration": "0s"}
+    assert scheduling(_call("run", timeout=60, scheduling_strategy="Scheduling.Strategy.FLEX_START")) == {
+        "timeout": "60s", "strategy": "FLEX_START"}
+    with pytest.raises(SdkError, match="whole number of seconds"):
+        scheduling(_call("run", timeout="1h"))
+
+
+def test_experiment_by_name_and_beside_tensorboard_are_refused() -> None:
+    ctor, init = _call("CustomJob", display_name="j", worker_pool_specs=POOLS, staging_bucket="gs://b"), merged([])
+    with pytest.raises(SdkError, match="looks the experiment up by name"):
+        custom_job(ctor, _call("run", experiment="my-experiment"), init)
+    with pytest.raises(SdkError, match="cannot be set together"):
+        custom_job(ctor, _call("run", experiment="projects/p/locations/l/metadataStores/default/contexts/e",
+                               tensorboard="projects/p/locations/l/tensorboards/1"), init)
+
+
+def test_a_pipeline_builds_its_pools_as_chief_worker_pool_does() -> None:
+    ctor = _call("CustomPythonPackageTrainingJob", display_name="p", python_package_gcs_uri="gs://b/t.tar.gz",
+                 python_module_name="trainer.task", container_uri="gcr.io/x/y:1", staging_bucket="gs://b")
+    run = _call("run", replica_count=3, machine_type="n1-standard-8", accelerator_type="NVIDIA_TESLA_T4",
+                accelerator_count=2, reduction_server_replica_count=2, reduction_server_machine_type="n1-highcpu-16",
+                reduction_server_container_uri="us-docker.pkg.dev/vertex-ai-restricted/training/reductionserver:latest",
+                max_wait_duration=0)
+    body = pipeline_job("CustomPythonPackageTrainingJob", ctor, run, merged([]))
+    pools = body.spec["worker_pool_specs"]
+    assert isinstance(pools, list) and [p["replica_count"] for p in pools] == [1, 2, 2]
+    assert pools[0]["machine_spec"] == {"machine_type": "n1-standard-8", "accelerator_type": "NVIDIA_TESLA_T4",
+                                        "accelerator_count": 2}
+    assert pools[0]["python_package_spec"]["package_uris"] == ["gs://b/t.tar.gz"]
+    assert pools[2]["container_spec"] == {"image_uri": run.args["reduction_server_container_uri"]}
+    assert "scheduling" not in body.spec  # the pipeline reads max_wait_duration as a truth value
+
+
+def test_a_pipelines_submit_takes_inits_network_and_not_its_service_account() -> None:
+    init = _call("aiplatform.init", staging_bucket="gs://b", network="projects/1/global/networks/n",
+                 service_account="sa@p.iam.gserviceaccount.com")
+    ctor = _call("CustomContainerTrainingJob", display_name="c", container_uri="gcr.io/p/t:1")
+    submitted = pipeline_job("CustomContainerTrainingJob", ctor, _call("submit"), init, "submit").spec
+    ran = pipeline_job("CustomContainerTrainingJob", ctor, _call("run"), init, "run").spec
+    assert submitted["network"] == ran["network"] == "projects/1/global/networks/n"
+    assert "service_account" not in submitted and ran["service_account"] == "sa@p.iam.gserviceaccount.com"
+
+
+def test_experiment_run_without_experiment_is_not_sent_as_the_sdk_drops_it() -> None:
+    ctor = _call("CustomJob", display_name="j", worker_pool_specs=POOLS, staging_bucket="gs://b")
+    run = _call("run", experiment_run="projects/p/locations/l/metadataStores/default/contexts/e-r")
+    body = custom_job(ctor, run, merged([]))
+    assert "experiment_run" not in body.spec and any("only beside experiment" in n for n in body.notes)
