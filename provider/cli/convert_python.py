@@ -74,7 +74,7 @@ def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str
     return job_name(path.stem, notes) if not path.stem[:1].isalpha() or not path.stem.isidentifier() else path.stem
 
 
-def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
+def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
     """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` (and ``environ``/``getenv`` bare)."""
     reads: list[tuple[str, ast.AST]] = []
     for node in ast.walk(module):
@@ -92,7 +92,7 @@ def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
     return reads
 
 
-def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
+def _environment(module: ast.AST, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
     variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed)."""
     import json
@@ -150,11 +150,6 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
-    from provider.cli.convert import _context, emit
-    from provider.pysdk.arguments import SdkError
-    from provider.pysdk.program import read
-    from provider.validation.validator import check_document
-
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -164,16 +159,29 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except SyntaxError as exc:
         raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
                         "Python 3 script") from None
+    return convert_sdk([(shown, text)], shown, path, args, [module])
+
+
+def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace,
+                trees: list[ast.AST], cells: bool = False, pick: str | None = None) -> int:
+    """The job ``sources`` launch with the SDK (provider.pysdk.program.read: one script, or a notebook's code cells
+    when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
+    from provider.cli.convert import _context, emit
+    from provider.pysdk.arguments import SdkError
+    from provider.pysdk.program import read
+    from provider.validation.validator import check_document
+
     try:
-        body = read(text, shown)
+        body = read(sources, shown, cells, pick)
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
-    _environment(module, body.spec, shown, notes)
+    for tree in trees:
+        _environment(tree, body.spec, shown, notes)
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}
-    result = check_document(doc, shown, _context(), _positions(doc, body.at))
+    result = check_document(doc, shown, _context(), None if cells else _positions(doc, body.at))
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
