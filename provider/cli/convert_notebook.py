@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,13 +25,17 @@ TAKES: tuple[str, ...] = tuple(dict.fromkeys(_GCLOUD_TAKES + _SDK_TAKES))
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+    from provider.cli.convert_shell_runs import convert_run, training
     from provider.cli.convert_sources import refuse_options
     from provider.gcloud.notebook_file import commands, read_cells
     from provider.pysdk.program import builders
+    from provider.pysdk.shell_runs import shell_runs
 
     cells = read_cells(raw, shown)
     code = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code"]
-    gcloud = sorted({c.cell.number for cell in cells for c in commands(cell)})
+    bang = {c.cell.number for cell in cells for c in commands(cell)}
+    runs = training(shell_runs(code, shown, cells=True))  # subprocess.run([...gcloud...]) in a code cell
+    gcloud = sorted(bang | {int(run.label.removeprefix("cell ")) for run in runs})
     sdk = builders(code)
     pick = getattr(args, "cell", None)
     if sdk and ((pick is None and not gcloud) or (pick is not None and pick not in gcloud and 1 <= pick <= len(cells))):
@@ -44,6 +47,14 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
                         + "; ".join(f"{label}: {what}" for label, what in sdk.items())
                         + "); give the cell to convert with --cell N", exit_code=1)
     refuse_options(args, _GCLOUD_TAKES)
+    picked = [run for run in runs if pick is None or run.label == f"cell {pick}"]
+    if picked and not (bang if pick is None else pick in bang):
+        return convert_run(picked, shown, args)
+    if picked:
+        raise UserError(f"{shown}: gcloud training commands in ! lines or %%bash cells (cell "
+                        f"{', cell '.join(map(str, sorted(bang)))}) and in Python calls ("
+                        + "; ".join(run.where for run in picked) + "); allowed: "
+                        + ("one per cell" if pick else "give the cell to convert with --cell N"), exit_code=1)
     return _gcloud(cells, shown, args)
 
 
@@ -56,8 +67,8 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 
 
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
-    from provider.cli.convert_gcloud import run_gcloud
-    from provider.gcloud.notebook_expand import expand, keep_secrets_out, notebook_environment
+    from provider.cli.convert_shell_runs import run_with_environment
+    from provider.gcloud.notebook_expand import expand, keep_secrets_out
     from provider.gcloud.notebook_file import chosen, scope_at
 
     command = chosen(cells, shown, getattr(args, "cell", None))
@@ -73,22 +84,5 @@ def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
         if replaced:
             args.gcloud_notes.append("the ! line as IPython expands it with the notebook's Python values (read, never "
                                      f"run): {', '.join(replaced)}")
-    environment = notebook_environment(args.gcloud, scope, origin)
-    if environment:
-        from provider.gcloud.secrets import looks_secret
-
-        args.gcloud_notes.append("set by the notebook (%env, os.environ) before this line, and read by the shell: "
-                                 + ", ".join(f"${k}" if looks_secret(k) else f"${k}={v!r}"
-                                             for k, v in environment.items()))
     args.gcloud_origin = origin
-    saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update(environment)
-    try:
-        return run_gcloud(args)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
+    return run_with_environment(args, scope, origin, "the notebook")

@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 
 
 
-# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
-TAKES: tuple[str, ...] = ("name",)
+# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
+# an SDK job's, or a gcloud command's that the script runs; each is refused where the script's job does not use it.
+_SDK_TAKES = ("name",)
+_GCLOUD_TAKES = ("staging_bucket", "stack")
+TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES
 
 def _position(at: str) -> Position:
     """``train.py:12:5`` -> (12, 5)."""
@@ -159,6 +162,16 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except SyntaxError as exc:
         raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
                         "Python 3 script") from None
+    from provider.cli.convert_shell_runs import convert_run, training
+    from provider.cli.convert_sources import refuse_options
+    from provider.pysdk.program import builders
+    from provider.pysdk.shell_runs import shell_runs
+
+    runs = training(shell_runs([(shown, text)], shown)) if not builders([(shown, text)]) else []
+    if runs:  # no SDK job, and a gcloud training command run by subprocess or os.system
+        refuse_options(args, _GCLOUD_TAKES)
+        return convert_run(runs, shown, args)
+    refuse_options(args, _SDK_TAKES)
     return convert_sdk([(shown, text)], shown, path, args, [module])
 
 
