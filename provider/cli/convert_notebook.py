@@ -16,6 +16,7 @@ from provider.core.errors import UserError
 
 if TYPE_CHECKING:
     from provider.gcloud.notebook_file import Cell
+    from provider.pysdk.shell_runs import ShellRun
 
 # The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
 # a gcloud command's, or an SDK job's; each is refused where the notebook's job does not use it.
@@ -38,7 +39,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     gcloud = sorted(bang | {int(run.label.removeprefix("cell ")) for run in runs})
     sdk = builders(code)
     pick = getattr(args, "cell", None)
-    if sdk and ((pick is None and not gcloud) or (pick is not None and pick not in gcloud and 1 <= pick <= len(cells))):
+    if sdk and (not gcloud if pick is None else pick not in gcloud and 1 <= pick <= len(cells)):
         refuse_options(args, _SDK_TAKES)
         return _sdk(code, shown, path, args, pick)
     if sdk and gcloud and pick is None:
@@ -48,14 +49,19 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
                         + "); give the cell to convert with --cell N", exit_code=1)
     refuse_options(args, _GCLOUD_TAKES)
     picked = [run for run in runs if pick is None or run.label == f"cell {pick}"]
-    if picked and not (bang if pick is None else pick in bang):
-        return convert_run(picked, shown, args)
     if picked:
+        _only_python(picked, bang, shown, pick)
+        return convert_run(picked, shown, args)
+    return _gcloud(cells, shown, args)
+
+
+def _only_python(picked: list[ShellRun], bang: set[int], shown: str, pick: int | None) -> None:
+    """UserError where a ! line or %%bash cell also runs a training command (in the cell picked, or anywhere)."""
+    if bang if pick is None else pick in bang:
         raise UserError(f"{shown}: gcloud training commands in ! lines or %%bash cells (cell "
                         f"{', cell '.join(map(str, sorted(bang)))}) and in Python calls ("
                         + "; ".join(run.where for run in picked) + "); allowed: "
                         + ("one per cell" if pick else "give the cell to convert with --cell N"), exit_code=1)
-    return _gcloud(cells, shown, args)
 
 
 def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace, pick: int | None) -> int:

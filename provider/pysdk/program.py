@@ -178,16 +178,22 @@ def _in(walk: _Walk, job: Job, label: str) -> bool:
     return walk.labels[job.index] == label or any(walk.labels[at] == label for _, _, at in job.runs)
 
 
+def _picked(walk: _Walk, jobs: list[Job], pick: str) -> list[Job]:
+    """The jobs built or run in cell ``pick``; SdkError naming the cells that do, where none is."""
+    picked = [job for job in jobs if _in(walk, job, pick)]
+    if not picked:
+        elsewhere = dict.fromkeys(walk.labels[job.index] for job in jobs)
+        raise SdkError(walk.shown, f"{pick} builds or runs no Vertex AI training job"
+                       + (f"; cells that do: {', '.join(elsewhere)}" if elsewhere else ""),
+                       "--cell N of a cell that builds or runs the job")
+    return picked
+
+
 def _launched(walk: _Walk, pick: str | None = None) -> Job:
     run = [job for job in walk.jobs if job.runs]
     jobs = run or [job for job in walk.jobs if not job.in_tuning]
     if pick is not None:
-        elsewhere = [f"{walk.labels[job.index]}" for job in jobs if not _in(walk, job, pick)]
-        jobs = [job for job in jobs if _in(walk, job, pick)]
-        if not jobs:
-            raise SdkError(walk.shown, f"{pick} builds or runs no Vertex AI training job"
-                           + (f"; cells that do: {', '.join(dict.fromkeys(elsewhere))}" if elsewhere else ""),
-                           "--cell N of a cell that builds or runs the job")
+        jobs = _picked(walk, jobs, pick)
     if not jobs:
         if walk.nested:
             raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job at top level; its SDK calls are "
