@@ -21,6 +21,7 @@ _SHEBANG = re.compile(rb"#![ \t]*(?:/usr)?/bin/(?:env[ \t]+)?(?:bash|sh)(?:[ \t]
 # The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
 TAKES: tuple[str, ...] = ("staging_bucket", "stack")
 
+
 def is_script(raw: bytes) -> bool:
     """Whether a file's first line is a ``#!`` of bash or sh (``#!/bin/bash``, ``#!/usr/bin/env bash``...)."""
     return _SHEBANG.match(raw.split(b"\n", 1)[0]) is not None

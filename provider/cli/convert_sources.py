@@ -59,7 +59,15 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
     loaded = importlib.import_module(module)
     refuse_options(args, getattr(loaded, "TAKES", ()))
     run: Reader = loaded.run
-    return run
+
+    def bounded(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+        try:
+            return run(raw, shown, path, args)
+        except RecursionError:  # Python's parser, or the evaluator over what it built (a hostile file)
+            raise UserError(f"{shown}: its code nests too deeply to be read (an expression or a value hundreds of levels "
+                            "deep, past Python's own limit); allowed: code as people write it, a few dozen levels deep", exit_code=1) from None
+
+    return bounded
 
 
 # The options that go only with some kinds of input, and what each goes with.

@@ -197,18 +197,9 @@ class Scope:
         elif isinstance(stmt, ast.ImportFrom):
             self._import_from(stmt, where)
         elif isinstance(stmt, ast.If):
-            test = self.evaluate(stmt.test)
-            if isinstance(test, Unknown):
-                said = f"in the if at {where}, whose test is not known: {test.why}"
-                imported = self._not_run(stmt, said, where)
-                self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set {said}", where)
-            else:
-                for inner in stmt.body if test else stmt.orelse:
-                    self._apply(inner, Where(where.label, inner.lineno))
+            self._branch(stmt, where)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            kind = "class" if isinstance(stmt, ast.ClassDef) else "function"
-            self._unknown(globals_of(stmt), f"is set by the {kind} {stmt.name} defined at {where}", where)
-            self._unknown([stmt.name], f"is a {kind} defined at {where}", where)
+            self._define(stmt, where)
         elif isinstance(stmt, ast.Delete):
             self._unknown(bound_names(stmt), f"is deleted at {where}", where)
         elif isinstance(stmt, ast.Expr):
@@ -219,6 +210,23 @@ class Scope:
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
             self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
                           where)
+
+    def _branch(self, stmt: ast.If, where: Where) -> None:
+        """An ``if`` whose test is known runs the branch taken; one whose test is not leaves its names unknown."""
+        test = self.evaluate(stmt.test)
+        if isinstance(test, Unknown):
+            said = f"in the if at {where}, whose test is not known: {test.why}"
+            imported = self._not_run(stmt, said, where)
+            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set {said}", where)
+            return
+        for inner in stmt.body if test else stmt.orelse:
+            self._apply(inner, Where(where.label, inner.lineno))
+
+    def _define(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, where: Where) -> None:
+        """A function or class: its name, and every name it declares global, are known only when it runs."""
+        kind = "class" if isinstance(stmt, ast.ClassDef) else "function"
+        self._unknown(globals_of(stmt), f"is set by the {kind} {stmt.name} defined at {where}", where)
+        self._unknown([stmt.name], f"is a {kind} defined at {where}", where)
 
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
         if not isinstance(stmt.target, ast.Name):

@@ -93,20 +93,34 @@ def outputs(ctor: Call, init: Call, body: Body) -> None:
         body.put("staging_bucket", bucket, where)
 
 
-def job_fields(ctor: Call, init: Call, body: Body) -> None:
-    """CustomJob's own fields: display_name, labels, the key, the persistent resource; project as a note."""
+def named(ctor: Call, init: Call, body: Body, key: str = "encryption_spec_key_name") -> None:
+    """A job constructor's display_name and labels, and its encryption key: its argument ``key``, else init's."""
     if ctor.text("display_name"):
         body.put("display_name", ctor.text("display_name"), ctor.place("display_name"))
-    else:
-        body.notes.append(f"{ctor.what} at {ctor.where} has no display_name: the SDK makes one up at run time; "
-                          "the spec's name is the file's")
     if ctor.get("labels") is not None:
         body.put("labels", ctor.get("labels"), ctor.place("labels"))
-    key, where = ctor.text("encryption_spec_key_name"), ctor.place("encryption_spec_key_name")
-    if not key:
-        key, where = init.text("encryption_spec_key_name"), init.place("encryption_spec_key_name")
-    if key:
-        body.put("encryption_spec_key_name", key, where)
+    given, where = ctor.text(key), ctor.place(key)
+    if not given:
+        given, where = init.text("encryption_spec_key_name"), init.place("encryption_spec_key_name")
+    if given:
+        body.put("encryption_spec_key_name", given, where)
+
+
+def ran(ctor: Call, run: Call | None, body: Body, methods: str = "run() or .submit()") -> Call:
+    """The call that runs the job ``ctor`` builds; when there is none, a run() with no arguments, and a note."""
+    if run is not None:
+        return run
+    body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .{methods}): converted as run() with no "
+                      "arguments")
+    return Call(f"{ctor.what}.run", ctor.where)
+
+
+def job_fields(ctor: Call, init: Call, body: Body) -> None:
+    """CustomJob's own fields: display_name, labels, the key, the persistent resource; project as a note."""
+    named(ctor, init, body)
+    if not ctor.text("display_name"):
+        body.notes.append(f"{ctor.what} at {ctor.where} has no display_name: the SDK makes one up at run time; "
+                          "the spec's name is the file's")
     if ctor.text("persistent_resource_id"):
         body.put("persistent_resource_id", ctor.text("persistent_resource_id"), ctor.place("persistent_resource_id"))
     if ctor.given("project"):
@@ -215,10 +229,6 @@ def custom_job(ctor: Call, run: Call | None, init: Call, method: str = "run") ->
                        "or python_package_spec ...), as the SDK's docstring shows")
     body.put("worker_pool_specs", pools, ctor.place("worker_pool_specs"))
     outputs(ctor, init, body)
-    if run is None:
-        body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run() or .submit()): converted as run() "
-                          "with no arguments")
-        run = Call(f"{ctor.what}.run", ctor.where)
-    run_fields(run, init, JOB_DEFAULTS[method], body)
+    run_fields(ran(ctor, run, body), init, JOB_DEFAULTS[method], body)
     body.notes += init_notes(init)
     return body

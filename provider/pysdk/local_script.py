@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, job_fields, outputs, region, run_fields
+from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, job_fields, outputs, ran, region, run_fields
 from provider.pysdk.pipelines import pools
 
 _PREBUILT = ("docker.pkg.dev/vertex-ai/", "gcr.io/cloud-aiplatform/")  # the SDK's own test
@@ -66,10 +66,6 @@ def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") 
     body.notes.append(f"{ctor.what} at {ctor.where}: the SDK packages {script} alone (as "
                       "aiplatform_custom_trainer_script.task); trainjobs packages its folder, and runs "
                       f"python -m {stem}")
-    if run is None:
-        body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run() or .submit()): converted as run() "
-                          "with no arguments")
-        run = Call(f"{ctor.what}.run", ctor.where)
-    run_fields(run, init, JOB_DEFAULTS[method], body)
+    run_fields(ran(ctor, run, body), init, JOB_DEFAULTS[method], body)
     body.notes += init_notes(init)
     return body

@@ -15,7 +15,16 @@ from __future__ import annotations
 import ast
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import PIPELINE_DEFAULTS, Body, init_notes, project_note, region, run_fields
+from provider.pysdk.custom_job import (
+    PIPELINE_DEFAULTS,
+    Body,
+    init_notes,
+    named,
+    project_note,
+    ran,
+    region,
+    run_fields,
+)
 from provider.pysdk.signatures import DATASET_ARGS
 
 _MODEL = ("model_serving_container_image_uri", "model_serving_container_predict_route",
@@ -119,18 +128,9 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
 def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
     """The CustomJob a TrainingPipeline of ``kind`` runs, as a spec body."""
     body = Body()
-    if run is None:
-        body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run()): converted as run() with no arguments")
-        run = Call(f"{ctor.what}.run", ctor.where)
+    run = ran(ctor, run, body, "run()")
     region(ctor, init, body)
-    if ctor.text("display_name"):
-        body.put("display_name", ctor.text("display_name"), ctor.place("display_name"))
-    if ctor.get("labels") is not None:
-        body.put("labels", ctor.get("labels"), ctor.place("labels"))
-    key = ctor.text("training_encryption_spec_key_name") or init.text("encryption_spec_key_name")
-    if key:
-        body.put("encryption_spec_key_name", key, ctor.place("training_encryption_spec_key_name")
-                 if ctor.text("training_encryption_spec_key_name") else init.place("encryption_spec_key_name"))
+    named(ctor, init, body, "training_encryption_spec_key_name")
     _notes(ctor, run, body)
     body.put("worker_pool_specs", pools(run, *application(ctor, kind, run)), run.where)
     if run.text("base_output_dir"):

@@ -12,7 +12,17 @@ access and TensorBoard are set on the trial spec.
 from __future__ import annotations
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, outputs, project_note, region, run_fields
+from provider.pysdk.custom_job import (
+    JOB_DEFAULTS,
+    Body,
+    init_notes,
+    named,
+    outputs,
+    project_note,
+    ran,
+    region,
+    run_fields,
+)
 
 _STUDY = ("metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count",
           "search_algorithm", "measurement_selection")
@@ -48,17 +58,8 @@ def tuning_job(ctor: Call, job: Call, run: Call | None, init: Call) -> Body:
     """The spec body of ``ctor`` (HyperparameterTuningJob(...)) over ``job`` (its CustomJob(...)), run by ``run``."""
     body = Body()
     region(ctor, init, body)
-    if ctor.text("display_name"):
-        body.put("display_name", ctor.text("display_name"), ctor.place("display_name"))
-    if ctor.get("labels") is not None:
-        body.put("labels", ctor.get("labels"), ctor.place("labels"))
-    key = ctor.text("encryption_spec_key_name") or init.text("encryption_spec_key_name")
-    if key:
-        body.put("encryption_spec_key_name", key, ctor.place("encryption_spec_key_name")
-                 if ctor.text("encryption_spec_key_name") else init.place("encryption_spec_key_name"))
-    if run is None:
-        body.notes.append(f"{ctor.what} at {ctor.where} is never run (no .run()): converted as run() with no arguments")
-        run = Call(f"{ctor.what}.run", ctor.where)
+    named(ctor, init, body)
+    run = ran(ctor, run, body, "run()")
     body.put("custom_job", _trial(job, run, init, body), ctor.place("custom_job"))
     metrics = ctor.get("metric_spec")
     if not isinstance(metrics, dict) or not all(isinstance(g, str) for g in metrics.values()):
