@@ -90,8 +90,9 @@ class Reader:
             return form
         value = self.scope.evaluate(node)
         if isinstance(value, Unknown):
-            elsewhere = (value.where is not None and value.where.line != getattr(node, "lineno", 0)
-                         and str(value.where) not in value.why)
+            elsewhere = (value.where is not None and str(value.where) not in value.why
+                         and (value.where.line != getattr(node, "lineno", 0)
+                              or not self.shown.endswith(value.where.label)))  # another line, or another cell
             where = f" ({value.where})" if elsewhere else ""  # set on an earlier line: say where
             code = "notebook" if self.cell else "script"
             raise SdkError(self.at(node), f"{what} cannot be known without running the {code}: {value.why}{where}",
