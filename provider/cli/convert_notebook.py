@@ -68,8 +68,11 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
     from provider.cli.convert_python import convert_sdk
     from provider.document.python_values import statements
 
-    module = ast.Module([stmt for _, stmt, _ in statements(code)], [])
-    return convert_sdk(code, shown, path, args, [module], cells=True, pick=None if pick is None else f"cell {pick}")
+    trees: dict[str, ast.Module] = {}
+    for where, stmt, _ in statements(code):
+        trees.setdefault(f"{shown} {where.label}", ast.Module([], [])).body.append(stmt)
+    return convert_sdk(code, shown, path, args, list(trees.items()), cells=True,
+                       pick=None if pick is None else f"cell {pick}")
 
 
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:

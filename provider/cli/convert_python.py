@@ -95,9 +95,10 @@ def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
     return reads
 
 
-def _environment(module: ast.AST, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
+def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: bool, notes: list[str]) -> None:
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
-    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed)."""
+    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed). ``trees``: (how messages
+    name it, code): the script, or each of a notebook's cells when ``cells``."""
     import json
     import os
 
@@ -105,12 +106,13 @@ def _environment(module: ast.AST, spec: dict[str, Any], shown: str, notes: list[
 
     written = json.dumps(spec)
     plain: dict[str, str] = {}
-    for name, node in _environment_reads(module):
+    for shown, name, node in [(shown, *read) for shown, tree in trees for read in _environment_reads(tree)]:
         value = os.environ.get(name)
         if not value or value not in written:
             continue
+        line, column = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
         if looks_secret(name):
-            raise UserError(f"{shown}:{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0) + 1}: ${name} "
+            raise UserError(f"{shown}{f', line {line}, column {column}' if cells else f':{line}:{column}'}: ${name} "
                             "looks secret and its value would be written into the spec; allowed: give the job the "
                             f"value in its environment through the stack (trainjobs:secretEnv.{name}), not in the "
                             "script's arguments", exit_code=1)
@@ -172,11 +174,11 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
         refuse_options(args, _GCLOUD_TAKES)
         return convert_run(runs, shown, args)
     refuse_options(args, _SDK_TAKES)
-    return convert_sdk([(shown, text)], shown, path, args, [module])
+    return convert_sdk([(shown, text)], shown, path, args, [(shown, module)])
 
 
 def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace,
-                trees: list[ast.AST], cells: bool = False, pick: str | None = None) -> int:
+                trees: list[tuple[str, ast.AST]], cells: bool = False, pick: str | None = None) -> int:
     """The job ``sources`` launch with the SDK (provider.pysdk.program.read: one script, or a notebook's code cells
     when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
     from provider.cli.convert import _context, emit
@@ -189,8 +191,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
-    for tree in trees:
-        _environment(tree, body.spec, shown, notes)
+    _environment(trees, body.spec, cells, notes)
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}

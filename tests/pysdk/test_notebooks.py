@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import pytest
 from provider.document.python_cells import MAGIC, SHELL, python_text
 
 from .sdk_oracle import comparable, sdk_request
-from .test_corpus import convert
+from .test_corpus import ROOT, convert
 
 HERE = Path(__file__).parent / "notebooks"
 NOTEBOOKS = sorted(HERE.glob("*.ipynb"))
@@ -146,3 +148,15 @@ def test_options_are_taken_only_where_used(tmp_path: Path) -> None:
     done = convert(path, "--cell", "1", "--name", "named", "--output", "yaml")
     assert done.returncode == 0, done.stderr
     assert "name: named" in done.stdout
+
+
+def test_a_secret_from_the_environment_is_named_by_its_cell(tmp_path: Path) -> None:
+    import os
+
+    run = _SDK.replace("'gcr.io/p/i:1'}", "'gcr.io/p/i:1', 'args': [T]}")
+    path = _notebook(tmp_path, "import os\nT = os.environ['TJ_TEST_HF_TOKEN']", run)
+    done = subprocess.run([sys.executable, "-m", "provider", "convert", str(path)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TJ_TEST_HF_TOKEN": "hf-123456"}, timeout=120)
+    assert done.returncode == 1
+    assert "nb.ipynb cell 1, line 2, column 5: $TJ_TEST_HF_TOKEN looks secret" in done.stderr
+    assert "hf-123456" not in done.stdout + done.stderr
