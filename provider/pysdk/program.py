@@ -21,7 +21,7 @@ converted, so that a notebook of several jobs is refused naming each, and ``pick
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError, merged
@@ -104,10 +104,9 @@ class _Walk:
         if isinstance(node.func, ast.Attribute):
             receiver, method = node.func.value, node.func.attr
             if method == "from_local_script" and sdk_class(reader.qualified(receiver)) == "CustomJob":
-                local = Job("CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
-                                                                       ast.unparse(node.func)), index)
-                self.jobs.append(local)
-                return local
+                return self._built(index, "CustomJob.from_local_script", node, reader, lambda: Job(
+                    "CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
+                                                               ast.unparse(node.func)), index))
             if method not in _METHODS:
                 return None
             job: Job | None = None
@@ -127,14 +126,19 @@ class _Walk:
         return None
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
+        return self._built(index, kind, node, reader, lambda: self._construct(index, kind, node, reader))
+
+    def _built(self, index: int, kind: str, node: ast.Call, reader: Reader, build: Callable[[], Job]) -> Job:
+        """The job ``build`` makes, among the jobs; in a notebook, one whose arguments cannot be read is kept with
+        its refusal, raised only if it is the job converted."""
         try:
-            return self._construct(index, kind, node, reader)
+            job = build()
         except SdkError as exc:
             if not self.cells:
                 raise
             job = Job(kind, Call(ast.unparse(node.func), reader.at(node)), index, failed=exc)
-            self.jobs.append(job)
-            return job
+        self.jobs.append(job)
+        return job
 
     def _construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         what = ast.unparse(node.func)
@@ -145,7 +149,6 @@ class _Walk:
         else:
             call = reader.bind(node, kind, what, keep=lambda name: name == "custom_job")
             job = Job(kind, call, index, trial=self.trial(call, index, reader))
-        self.jobs.append(job)
         return job
 
     def trial(self, call: Call, index: int, reader: Reader) -> Call:

@@ -160,3 +160,21 @@ def test_a_secret_from_the_environment_is_named_by_its_cell(tmp_path: Path) -> N
     assert done.returncode == 1
     assert "nb.ipynb cell 1, line 2, column 5: $TJ_TEST_HF_TOKEN looks secret" in done.stderr
     assert "hf-123456" not in done.stdout + done.stderr
+
+
+def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
+    local = ("import time\njob = aiplatform.CustomJob.from_local_script(display_name=f'j{time.time()}', "
+             "script_path='t.py', container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest')\n"
+             "job.run()")
+    path = _notebook(tmp_path, _SDK.rsplit("\n", 2)[0], local, _SDK.split("\n", 2)[2])
+    both = convert(path)
+    assert both.returncode == 1
+    assert ("launches several jobs: aiplatform.CustomJob.from_local_script at " in both.stderr
+            and "nb.ipynb cell 2, line 2, column 7; aiplatform.CustomJob at " in both.stderr)
+    picked = convert(path, "--cell", "2")
+    assert picked.returncode == 1
+    assert "nb.ipynb cell 2, line 2, column 59: aiplatform.CustomJob.from_local_script(display_name=...) cannot be " \
+           "known without running the notebook: the time the notebook runs" in picked.stderr
+    other = convert(path, "--cell", "3", "--output", "request")
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout)["body"]["displayName"] == "j"
