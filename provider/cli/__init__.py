@@ -50,22 +50,24 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
                         "cloudbuild.yaml or GitHub Actions workflow (its gcloud training step), a shell script .sh, a "
-                        "notebook .ipynb (its gcloud training cell), or Python .py that calls the Vertex AI SDK")
+                        "notebook .ipynb (its gcloud training cell, or the job its code launches with the Vertex AI SDK), or "
+                        "Python .py that calls the Vertex AI SDK or runs a gcloud training command (subprocess)")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
                         "ai hp-tuning-jobs create command line, read as bash reads it ($VAR from the environment); "
                         "never run")
     p.add_argument("--cell", metavar="N", type=int,
                    help="with a notebook FILE (.ipynb): the cell (counted from 1, markdown cells too) whose gcloud "
-                        "training command is converted, where several cells hold one")
+                        "training command or SDK job is converted, where several cells hold one")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
-                   help="with --gcloud, a script or a notebook FILE: the bucket trainjobs uploads the package to (a "
+                   help="with --gcloud, a script, or a gcloud command a notebook or Python FILE runs: the bucket trainjobs uploads the package to (a "
                         "local-package-path, a --package-path), written into the spec as stagingBucket")
     p.add_argument("--stack", metavar="NAME",
-                   help="with --gcloud, a script or a notebook FILE: check the spec as the stack NAME runs it (its "
+                   help="with --gcloud, a script, or a gcloud command a notebook or Python FILE runs: check the spec as the stack NAME runs it (its "
                         "team bucket takes the package)")
-    p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope")
+    p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope, or Python (a .py or "
+                   "notebook's SDK job)")
     p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
     p.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")

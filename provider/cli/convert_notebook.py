@@ -1,22 +1,85 @@
 """``trainjobs convert NOTEBOOK.ipynb [--cell N]``: the notebook's gcloud training command, converted as
 ``trainjobs convert --gcloud`` converts that command (provider/gcloud/notebook_file.py says how the
-command is found and its Python values read)."""
+command is found and its Python values read); or, in a notebook that runs no such command, the job its
+code cells launch with the Vertex AI SDK, read as ``trainjobs convert train.py`` reads a script
+(provider.cli.convert_python.convert_sdk, provider/pysdk). A notebook that does both is refused naming
+each cell; ``--cell N`` picks one."""
 
 from __future__ import annotations
 
 import argparse
-import os
+import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
-TAKES: tuple[str, ...] = ("cell", "staging_bucket", "stack")
+from provider.core.errors import UserError
+
+if TYPE_CHECKING:
+    from provider.gcloud.notebook_file import Cell
+    from provider.pysdk.shell_runs import ShellRun
+
+# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
+# a gcloud command's, or an SDK job's; each is refused where the notebook's job does not use it.
+_GCLOUD_TAKES = ("cell", "staging_bucket", "stack")
+_SDK_TAKES = ("cell", "name")
+TAKES: tuple[str, ...] = tuple(dict.fromkeys(_GCLOUD_TAKES + _SDK_TAKES))
+
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
-    from provider.cli.convert_gcloud import run_gcloud
-    from provider.gcloud.notebook_expand import expand, keep_secrets_out, notebook_environment
-    from provider.gcloud.notebook_file import chosen, read_cells, scope_at
+    from provider.cli.convert_shell_runs import convert_run, training
+    from provider.cli.convert_sources import refuse_options
+    from provider.gcloud.notebook_file import commands, read_cells
+    from provider.pysdk.program import builders
+    from provider.pysdk.shell_runs import shell_runs
 
     cells = read_cells(raw, shown)
+    code = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code"]
+    bang = {c.cell.number for cell in cells for c in commands(cell)}
+    runs = training(shell_runs(code, shown, cells=True))  # subprocess.run([...gcloud...]) in a code cell
+    gcloud = sorted(bang | {int(run.label.removeprefix("cell ")) for run in runs})
+    sdk = builders(code)
+    pick = getattr(args, "cell", None)
+    if sdk and (not gcloud if pick is None else pick not in gcloud and 1 <= pick <= len(cells)):
+        refuse_options(args, _SDK_TAKES)
+        return _sdk(code, shown, path, args, pick)
+    if sdk and gcloud and pick is None:
+        raise UserError(f"{shown}: the notebook submits a training job with gcloud (cell "
+                        f"{', cell '.join(map(str, gcloud))}) and builds one with the Vertex AI SDK ("
+                        + "; ".join(f"{label}: {what}" for label, what in sdk.items())
+                        + "); give the cell to convert with --cell N", exit_code=1)
+    refuse_options(args, _GCLOUD_TAKES)
+    picked = [run for run in runs if pick is None or run.label == f"cell {pick}"]
+    if picked:
+        _only_python(picked, bang, shown, pick)
+        return convert_run(picked, shown, args)
+    return _gcloud(cells, shown, args)
+
+
+def _only_python(picked: list[ShellRun], bang: set[int], shown: str, pick: int | None) -> None:
+    """UserError where a ! line or %%bash cell also runs a training command (in the cell picked, or anywhere)."""
+    if bang if pick is None else pick in bang:
+        raise UserError(f"{shown}: gcloud training commands in ! lines or %%bash cells (cell "
+                        f"{', cell '.join(map(str, sorted(bang)))}) and in Python calls ("
+                        + "; ".join(run.where for run in picked) + "); allowed: "
+                        + ("one per cell" if pick else "give the cell to convert with --cell N"), exit_code=1)
+
+
+def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace, pick: int | None) -> int:
+    from provider.cli.convert_python import convert_sdk
+    from provider.document.python_values import statements
+
+    trees: dict[str, ast.Module] = {}
+    for where, stmt, _ in statements(code):
+        trees.setdefault(f"{shown} {where.label}", ast.Module([], [])).body.append(stmt)
+    return convert_sdk(code, shown, path, args, list(trees.items()), cells=True,
+                       pick=None if pick is None else f"cell {pick}")
+
+
+def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
+    from provider.cli.convert_shell_runs import run_with_environment
+    from provider.gcloud.notebook_expand import expand, keep_secrets_out
+    from provider.gcloud.notebook_file import chosen, scope_at
+
     command = chosen(cells, shown, getattr(args, "cell", None))
     origin = f"{shown} cell {command.cell.number}, line {command.line}"
     scope = scope_at(cells, command)
@@ -30,22 +93,5 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
         if replaced:
             args.gcloud_notes.append("the ! line as IPython expands it with the notebook's Python values (read, never "
                                      f"run): {', '.join(replaced)}")
-    environment = notebook_environment(args.gcloud, scope, origin)
-    if environment:
-        from provider.gcloud.secrets import looks_secret
-
-        args.gcloud_notes.append("set by the notebook (%env, os.environ) before this line, and read by the shell: "
-                                 + ", ".join(f"${k}" if looks_secret(k) else f"${k}={v!r}"
-                                             for k, v in environment.items()))
     args.gcloud_origin = origin
-    saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update(environment)
-    try:
-        return run_gcloud(args)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
+    return run_with_environment(args, scope, origin, "the notebook")

@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 
 
 
-# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options).
-TAKES: tuple[str, ...] = ("name",)
+# The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
+# an SDK job's, or a gcloud command's that the script runs; each is refused where the script's job does not use it.
+_SDK_TAKES = ("name",)
+_GCLOUD_TAKES = ("staging_bucket", "stack")
+TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES
 
 def _position(at: str) -> Position:
     """``train.py:12:5`` -> (12, 5)."""
@@ -74,7 +77,7 @@ def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str
     return job_name(path.stem, notes) if not path.stem[:1].isalpha() or not path.stem.isidentifier() else path.stem
 
 
-def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
+def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
     """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` (and ``environ``/``getenv`` bare)."""
     reads: list[tuple[str, ast.AST]] = []
     for node in ast.walk(module):
@@ -92,9 +95,10 @@ def _environment_reads(module: ast.Module) -> list[tuple[str, ast.AST]]:
     return reads
 
 
-def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: list[str]) -> None:
+def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: bool, notes: list[str]) -> None:
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
-    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed)."""
+    variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed). ``trees``: (how messages
+    name it, code): the script, or each of a notebook's cells when ``cells``."""
     import json
     import os
 
@@ -102,12 +106,13 @@ def _environment(module: ast.Module, spec: dict[str, Any], shown: str, notes: li
 
     written = json.dumps(spec)
     plain: dict[str, str] = {}
-    for name, node in _environment_reads(module):
+    for shown, name, node in [(shown, *read) for shown, tree in trees for read in _environment_reads(tree)]:
         value = os.environ.get(name)
         if not value or value not in written:
             continue
+        line, column = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
         if looks_secret(name):
-            raise UserError(f"{shown}:{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0) + 1}: ${name} "
+            raise UserError(f"{shown}{f', line {line}, column {column}' if cells else f':{line}:{column}'}: ${name} "
                             "looks secret and its value would be written into the spec; allowed: give the job the "
                             f"value in its environment through the stack (trainjobs:secretEnv.{name}), not in the "
                             "script's arguments", exit_code=1)
@@ -150,11 +155,6 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
-    from provider.cli.convert import _context, emit
-    from provider.pysdk.arguments import SdkError
-    from provider.pysdk.program import read
-    from provider.validation.validator import check_document
-
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -164,16 +164,38 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except SyntaxError as exc:
         raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
                         "Python 3 script") from None
+    from provider.cli.convert_shell_runs import convert_run, training
+    from provider.cli.convert_sources import refuse_options
+    from provider.pysdk.program import builders
+    from provider.pysdk.shell_runs import shell_runs
+
+    runs = training(shell_runs([(shown, text)], shown)) if not builders([(shown, text)]) else []
+    if runs:  # no SDK job, and a gcloud training command run by subprocess or os.system
+        refuse_options(args, _GCLOUD_TAKES)
+        return convert_run(runs, shown, args)
+    refuse_options(args, _SDK_TAKES)
+    return convert_sdk([(shown, text)], shown, path, args, [(shown, module)])
+
+
+def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace,
+                trees: list[tuple[str, ast.AST]], cells: bool = False, pick: str | None = None) -> int:
+    """The job ``sources`` launch with the SDK (provider.pysdk.program.read: one script, or a notebook's code cells
+    when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
+    from provider.cli.convert import _context, emit
+    from provider.pysdk.arguments import SdkError
+    from provider.pysdk.program import read
+    from provider.validation.validator import check_document
+
     try:
-        body = read(text, shown)
+        body = read(sources, shown, cells, pick)
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
-    _environment(module, body.spec, shown, notes)
+    _environment(trees, body.spec, cells, notes)
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}
-    result = check_document(doc, shown, _context(), _positions(doc, body.at))
+    result = check_document(doc, shown, _context(), None if cells else _positions(doc, body.at))
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()

@@ -72,12 +72,15 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
 
 # The options that go only with some kinds of input, and what each goes with.
 _CONFIG = "a bare config.yaml (a gcloud command, a script, a notebook or Python gives its own)"
-_ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command is converted",
-              "staging_bucket": "--gcloud COMMAND, a script, a notebook, or a Cloud Build or GitHub Actions step; a "
-                                "spec, config or Python FILE names its own bucket (stagingBucket, jobDir, "
-                                "baseOutputDirectory, or aiplatform.init's staging_bucket)",
-              "stack": "--gcloud COMMAND, a script, a notebook, or a Cloud Build or GitHub Actions step",
-              "name": "a config or Python FILE (a gcloud command names its job: the job id or --display-name)",
+_ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command or SDK job is converted",
+              "staging_bucket": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, or a "
+                                "Cloud Build or GitHub Actions step; a spec or config, or an SDK job in Python, names "
+                                "its own bucket (stagingBucket, jobDir, baseOutputDirectory, or aiplatform.init's "
+                                "staging_bucket)",
+              "stack": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, or a Cloud Build "
+                       "or GitHub Actions step",
+              "name": "a config FILE, or an SDK job in a Python FILE or a notebook (a gcloud command names its job: "
+                      "the job id or --display-name)",
               "region": _CONFIG, "module_name": _CONFIG, "package_path": _CONFIG, "job_dir": _CONFIG}
 
 

@@ -14,13 +14,11 @@ is read as written (provider.gcloud.notebook).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 
 from provider.core.errors import UserError
 from provider.core.record import Record
-from provider.document.python_cells import ipython_line
 from provider.document.python_values import Scope, scope_after, statements
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.notebook import bash_cell
@@ -30,8 +28,6 @@ ALLOWED = ('a Jupyter notebook in nbformat 4: a JSON object with "nbformat": 4 a
 # IPython's escapes: ``!`` or ``!!`` at a line's start, or one ``!`` after ``x =`` (what follows is the command, as is)
 _BANG = re.compile(r"[ \t]*(?:!!?|(?:[A-Za-z_]\w*[ \t]*,[ \t]*)*[A-Za-z_]\w*[ \t]*=[ \t]*!)")
 _GCLOUD = re.compile(r"(?:^|[\s;&|(`])gcloud\s")
-_SDK_JOBS = ("CustomJob", "CustomTrainingJob", "CustomContainerTrainingJob", "CustomPythonPackageTrainingJob",
-             "HyperparameterTuningJob")
 
 
 class Cell(Record):
@@ -138,8 +134,8 @@ def scope_at(cells: list[Cell], command: Command) -> Scope:
 
 
 def describe(cells: list[Cell]) -> str:
-    """What a notebook without a training command holds, for the refusal: its gcloud lines and its Vertex AI SDK
-    jobs."""
+    """What a notebook without a training command holds, for the refusal: its cells and gcloud lines (a notebook
+    that builds a job with the Vertex AI SDK is read by provider/pysdk instead: cli/convert_notebook.py)."""
     code = [c for c in cells if c.kind == "code"]
     said = [f"{len(cells)} cells, {len(code)} of them code"]
     gcloud = [f"cell {c.number}: {m.group().strip()[:60]}" for c in code
@@ -147,14 +143,6 @@ def describe(cells: list[Cell]) -> str:
     if gcloud:
         said.append("gcloud lines that submit no training job (" + "; ".join(gcloud[:3]) + ("..." if gcloud[3:] else "")
                     + ")")
-    sdk: dict[str, None] = {}
-    for where, stmt, scope in statements([(f"cell {c.number}", c.text) for c in code]):
-        for node in ast.walk(stmt):
-            dotted = scope.qualified(node.func) if isinstance(node, ast.Call) and ipython_line(stmt) is None else None
-            if dotted and dotted.startswith("google.cloud.aiplatform") and dotted.rsplit(".", 1)[-1] in _SDK_JOBS:
-                sdk[f"{where.label} uses {dotted}"] = None
-    if sdk:
-        said.append("; ".join(list(sdk)[:3]) + " (the Vertex AI SDK in Python, which this reader does not convert)")
     return "; ".join(said)
 
 

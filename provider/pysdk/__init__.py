@@ -8,5 +8,7 @@ arguments.py's ``Call``: an Unknown value is refused by name and place), and map
 the SDK maps them to its request: ``aiplatform.init`` and ``CustomJob(...).run(...)`` (custom_job.py),
 ``HyperparameterTuningJob`` (tuning.py), ``CustomContainerTrainingJob`` / ``CustomPythonPackageTrainingJob``
 (pipelines.py), ``CustomJob.from_local_script`` (local_script.py); ``CustomTrainingJob`` is refused by name
-(training_jobs.py). program.py walks the script and finds the one job it launches.
+(training_jobs.py). program.py walks the script (or a notebook's code cells) and finds the one job it
+launches. shell_runs.py reads Python that runs a command instead (``subprocess.run([...])``, ``os.system``):
+the line each call gives the shell, for ``convert`` to read a gcloud training command from.
 """

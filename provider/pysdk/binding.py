@@ -26,23 +26,32 @@ _NO_FORM = object()  # Reader._form: not one of the SDK's forms
 
 
 class Assigned(Record):
-    """A top-level ``name = value``: the value's expression and the scope it was evaluated in."""
+    """A top-level ``name = value``: the value's expression, the scope it was evaluated in and where it is (the
+    file, or a notebook's cell, as messages name it)."""
 
     value: ast.expr
     scope: Scope
+    shown: str = ""
 
 
 class Reader:
-    """Reads arguments in ``scope``; ``assigned``: the script's top-level assignments so far (name -> Assigned)."""
+    """Reads arguments in ``scope``; ``assigned``: the script's top-level assignments so far (name -> Assigned).
+    ``shown`` names the file (``train.py:12:5``), or a notebook's cell when ``cell`` (``NB.ipynb cell 6, line 3,
+    column 9``)."""
 
     def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned],
-                 columns: Mapping[int, int] | None = None) -> None:
-        self.shown, self.scope, self.assigned = shown, scope, assigned
+                 columns: Mapping[int, int] | None = None, cell: bool = False) -> None:
+        self.shown, self.scope, self.assigned, self.cell = shown, scope, assigned, cell
         self.columns = columns or {}  # line -> columns taken off (main_guard.py)
 
     def at(self, node: ast.AST) -> str:
         line = getattr(node, "lineno", 0)
-        return f"{self.shown}:{line}:{getattr(node, 'col_offset', 0) + 1 + self.columns.get(line, 0)}"
+        column = getattr(node, "col_offset", 0) + 1 + self.columns.get(line, 0)
+        return f"{self.shown}, line {line}, column {column}" if self.cell else f"{self.shown}:{line}:{column}"
+
+    def inner(self, assigned: Assigned, names: Mapping[str, Assigned]) -> Reader:
+        """A reader of an earlier assignment's value, in its own scope and place."""
+        return Reader(assigned.shown or self.shown, assigned.scope, names, self.columns, self.cell)
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =
@@ -56,7 +65,7 @@ class Reader:
         if isinstance(node, ast.Name) and node.id in self.assigned:
             inner = self.assigned[node.id]
             if isinstance(inner.value, (ast.Name, ast.Attribute)) and inner.value is not node:
-                return Reader(self.shown, inner.scope, {}, self.columns).qualified(inner.value)
+                return self.inner(inner, {}).qualified(inner.value)
         return None
 
     def has_form(self, node: ast.expr) -> bool:
@@ -68,7 +77,7 @@ class Reader:
                 return True
             if isinstance(sub, ast.Name) and sub.id in self.assigned and sub is not node:
                 inner = self.assigned[sub.id]
-                if Reader(self.shown, inner.scope, {}, self.columns).has_form(inner.value):
+                if self.inner(inner, {}).has_form(inner.value):
                     return True
         return False
 
@@ -81,11 +90,13 @@ class Reader:
             return form
         value = self.scope.evaluate(node)
         if isinstance(value, Unknown):
-            elsewhere = (value.where is not None and value.where.line != getattr(node, "lineno", 0)
-                         and str(value.where) not in value.why)
+            elsewhere = (value.where is not None and str(value.where) not in value.why
+                         and (value.where.line != getattr(node, "lineno", 0)
+                              or not self.shown.endswith(value.where.label)))  # another line, or another cell
             where = f" ({value.where})" if elsewhere else ""  # set on an earlier line: say where
-            raise SdkError(self.at(node), f"{what} cannot be known without running the script: {value.why}{where}",
-                           "a value the script gives before the call: a literal, or names, f-strings, "
+            code = "notebook" if self.cell else "script"
+            raise SdkError(self.at(node), f"{what} cannot be known without running the {code}: {value.why}{where}",
+                           f"a value the {code} gives before the call: a literal, or names, f-strings, "
                            "+ and % of literals")
         return value
 
@@ -100,7 +111,7 @@ class Reader:
             return (self.qualified(node) or "").rsplit(".", 1)[-1]
         if isinstance(node, ast.Name) and node.id in self.assigned:
             inner = self.assigned[node.id]
-            reader = Reader(self.shown, inner.scope, self.assigned, self.columns)
+            reader = self.inner(inner, self.assigned)
             return reader.value(inner.value, what) if reader.has_form(inner.value) else _NO_FORM
         return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
 

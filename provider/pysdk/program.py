@@ -11,11 +11,17 @@ Top-level statements are read in order with the static evaluator (nothing is run
   they are named when the script launches nothing at top level.
 
 A script that launches several jobs (or one job twice) is refused, naming each call's line.
+
+A notebook's code cells are read the same way, one after another as they run (``read(sources, ...,
+cells=True)``); there a job whose arguments cannot be known is refused only when it is the one
+converted, so that a notebook of several jobs is refused naming each, and ``pick`` (``--cell N``:
+"cell N") chooses the job built or run in that cell.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Sequence
 
 from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError, merged
@@ -40,11 +46,14 @@ class Job(Record, frozen=False):
     trial: Call | None = None  # a tuning job's CustomJob
     runs: list[tuple[Call, str, int]] = field(default_factory=list)  # (arguments, run or submit, statement)
     in_tuning: bool = False
+    failed: SdkError | None = None  # a notebook's job whose arguments cannot be known: raised if it is converted
 
 
 class _Walk:
-    def __init__(self, shown: str) -> None:
-        self.shown = shown
+    def __init__(self, shown: str, cells: bool = False) -> None:
+        self.shown, self.cells = shown, cells
+        self.noun = "notebook" if cells else "script"
+        self.labels: list[str] = []  # the label of each statement (its cell), by index
         self.assigned: dict[str, Assigned] = {}
         self.objects: dict[str, Job] = {}
         self.jobs: list[Job] = []
@@ -63,7 +72,7 @@ class _Walk:
         if value is None:
             self.find_nested(stmt, reader)
         if target is not None and value is not None:
-            self.assigned[target] = Assigned(value, reader.scope)
+            self.assigned[target] = Assigned(value, reader.scope, reader.shown)
             if job is not None:
                 self.objects[target] = job
             else:
@@ -95,10 +104,9 @@ class _Walk:
         if isinstance(node.func, ast.Attribute):
             receiver, method = node.func.value, node.func.attr
             if method == "from_local_script" and sdk_class(reader.qualified(receiver)) == "CustomJob":
-                local = Job("CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
-                                                                       ast.unparse(node.func)), index)
-                self.jobs.append(local)
-                return local
+                return self._built(index, "CustomJob.from_local_script", node, reader, lambda: Job(
+                    "CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
+                                                               ast.unparse(node.func)), index))
             if method not in _METHODS:
                 return None
             job: Job | None = None
@@ -106,7 +114,9 @@ class _Walk:
                 job = self.objects[receiver.id]
             elif isinstance(receiver, ast.Call):
                 job = self.call(index, receiver, reader)
-            if job is not None:
+            if job is not None and job.failed is not None:  # named by its place only
+                job.runs.append((Call(f"{job.call.what}.{method}", reader.at(node)), method, index))
+            elif job is not None:
                 signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
                 if signature not in SIGNATURES:
                     raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
@@ -116,6 +126,21 @@ class _Walk:
         return None
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
+        return self._built(index, kind, node, reader, lambda: self._construct(index, kind, node, reader))
+
+    def _built(self, index: int, kind: str, node: ast.Call, reader: Reader, build: Callable[[], Job]) -> Job:
+        """The job ``build`` makes, among the jobs; in a notebook, one whose arguments cannot be read is kept with
+        its refusal, raised only if it is the job converted."""
+        try:
+            job = build()
+        except SdkError as exc:
+            if not self.cells:
+                raise
+            job = Job(kind, Call(ast.unparse(node.func), reader.at(node)), index, failed=exc)
+        self.jobs.append(job)
+        return job
+
+    def _construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         what = ast.unparse(node.func)
         if kind == "CustomTrainingJob":
             refuse_pipeline(kind, node, reader)
@@ -124,7 +149,6 @@ class _Walk:
         else:
             call = reader.bind(node, kind, what, keep=lambda name: name == "custom_job")
             job = Job(kind, call, index, trial=self.trial(call, index, reader))
-        self.jobs.append(job)
         return job
 
     def trial(self, call: Call, index: int, reader: Reader) -> Call:
@@ -132,6 +156,9 @@ class _Walk:
         assert isinstance(node, ast.expr)
         if isinstance(node, ast.Name) and node.id in self.objects and self.objects[node.id].kind == "CustomJob":
             self.objects[node.id].in_tuning = True
+            failed = self.objects[node.id].failed
+            if failed is not None:
+                raise failed
             return self.objects[node.id].call
         if isinstance(node, ast.Call) and sdk_class(reader.qualified(node.func)) == "CustomJob":
             return reader.bind(node, "CustomJob", ast.unparse(node.func))
@@ -150,38 +177,67 @@ def _block(stmt: ast.stmt) -> str:
     return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'}"
 
 
-def _launched(walk: _Walk) -> Job:
+def _in(walk: _Walk, job: Job, label: str) -> bool:
+    return walk.labels[job.index] == label or any(walk.labels[at] == label for _, _, at in job.runs)
+
+
+def _picked(walk: _Walk, jobs: list[Job], pick: str) -> list[Job]:
+    """The jobs built or run in cell ``pick``; SdkError naming the cells that do, where none is."""
+    picked = [job for job in jobs if _in(walk, job, pick)]
+    if not picked:
+        elsewhere = dict.fromkeys(walk.labels[job.index] for job in jobs)
+        raise SdkError(walk.shown, f"{pick} builds or runs no Vertex AI training job"
+                       + (f"; cells that do: {', '.join(elsewhere)}" if elsewhere else ""),
+                       "--cell N of a cell that builds or runs the job")
+    return picked
+
+
+def _launched(walk: _Walk, pick: str | None = None) -> Job:
     run = [job for job in walk.jobs if job.runs]
     jobs = run or [job for job in walk.jobs if not job.in_tuning]
+    if pick is not None:
+        jobs = _picked(walk, jobs, pick)
     if not jobs:
         if walk.nested:
-            raise SdkError(walk.shown, "the script launches no Vertex AI training job at top level; its SDK calls are "
+            raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job at top level; its SDK calls are "
                            "inside functions or blocks, whose arguments are known only when they run: "
                            + "; ".join(walk.nested),
                            "the job's calls at top level (or under if __name__ == '__main__':)")
         held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
-        raise SdkError(walk.shown, "the script builds no Vertex AI training job (aiplatform.CustomJob or "
+        raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
                        f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
                        "a script that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
     if len(jobs) > 1:
-        raise SdkError(walk.shown, "the script launches several jobs: " + "; ".join(
-            f"{job.call.what} at {job.call.where}" for job in jobs), "one job per script (convert each on its own)")
+        fix = "the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its own)"
+        raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
+            f"{job.call.what} at {job.call.where}" for job in jobs), fix)
     job = jobs[0]
+    failed = job.failed
+    if failed is not None:
+        raise failed
     if len(job.runs) > 1:
         raise SdkError(walk.shown, f"{job.call.what} at {job.call.where} is run {len(job.runs)} times: " + "; ".join(
             f"{call.what}() at {call.where}" for call, _, _ in job.runs), "one run() or submit()")
     return job
 
 
-def read(text: str, shown: str) -> Body:
-    """The spec body of the one job ``text`` (a Python script, named ``shown`` in messages) launches."""
+def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pick: str | None = None) -> Body:
+    """The spec body of the one job ``sources`` launch: a Python script, ``[(shown, text)]``, or (``cells``) a
+    notebook's code cells in order, ``[("cell 4", text), ...]``, named ``shown`` in messages ("NB.ipynb cell 4,
+    line 3, column 9"); ``pick``: the label of the cell whose job to convert."""
     from provider.document.python_values import statements
 
-    walk = _Walk(shown)
-    source, columns = unguarded(text)
-    for index, (_, stmt, scope) in enumerate(statements([(shown, source)])):
-        walk.statement(index, stmt, Reader(shown, scope, walk.assigned, columns))
-    job = _launched(walk)
+    walk = _Walk(shown, cells)
+    columns: dict[int, int] = {}
+    if not cells:
+        (label, text), = sources
+        source, columns = unguarded(text)
+        sources = [(label, source)]
+    for index, (where, stmt, scope) in enumerate(statements(sources)):
+        walk.labels.append(where.label)
+        place = f"{shown} {where.label}" if cells else shown
+        walk.statement(index, stmt, Reader(place, scope, walk.assigned, columns, cells))
+    job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
     if job.kind == "CustomJob":
@@ -192,3 +248,19 @@ def read(text: str, shown: str) -> Body:
         return pipeline_job(job.kind, job.call, run, init, method)
     assert job.trial is not None
     return tuning_job(job.call, job.trial, run, init)
+
+
+def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Which sources (a notebook's cells, by label) build an SDK training job, each with its first such call
+    ("aiplatform.CustomJob at line 54"): read without binding any argument, to choose between readers."""
+    from provider.document.python_values import statements
+
+    found: dict[str, str] = {}
+    for where, stmt, scope in statements(sources):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and where.label not in found:
+                local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
+                         and sdk_class(scope.qualified(node.func.value)) == "CustomJob")
+                if local or sdk_class(scope.qualified(node.func)):
+                    found[where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
+    return found

@@ -65,7 +65,11 @@ def _cells(*texts: str) -> list[Cell]:
 
 
 def test_a_custom_job_from_vertex_ai_samples() -> None:
-    proc = _convert(HERE / "xgboost_dask_custom_job.ipynb")
+    both = _convert(HERE / "xgboost_dask_custom_job.ipynb")  # cell 4 runs a job with the SDK, cell 6 with gcloud
+    assert both.returncode == 1
+    assert ("submits a training job with gcloud (cell 6) and builds one with the Vertex AI SDK (cell 4: "
+            "aiplatform.CustomContainerTrainingJob at line 7); give the cell to convert with --cell N") in both.stderr
+    proc = _convert(HERE / "xgboost_dask_custom_job.ipynb", "--cell", "6")
     assert proc.returncode == 0, proc.stderr
     request = json.loads(proc.stdout)
     cells = read_cells((HERE / "xgboost_dask_custom_job.ipynb").read_bytes(), "nb")
@@ -179,11 +183,13 @@ def test_a_secret_read_from_the_environment_is_refused(tmp_path: Path) -> None:
     assert "tok-123456" not in proc.stdout + proc.stderr
 
 
-def test_a_notebook_of_sdk_calls_is_described() -> None:
+def test_a_notebook_of_sdk_calls_is_read_by_pysdk() -> None:
+    """Its two aiplatform.CustomJob cells are named (tests/pysdk/test_notebooks.py converts them)."""
     proc = _convert(HERE / "taxifare_sdk.ipynb")
     assert proc.returncode == 1
-    assert "no cell submits a training job with gcloud" in proc.stderr
-    assert "cell 4 uses google.cloud.aiplatform.CustomJob" in proc.stderr  # `from google.cloud import aiplatform`
+    assert "the notebook launches several jobs" in proc.stderr
+    assert "taxifare_sdk.ipynb cell 4, line 49, column 16; aiplatform.CustomJob at" in proc.stderr
+    assert "taxifare_sdk.ipynb cell 6, line 48, column 16" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -37,7 +37,7 @@ HERE = Path(__file__).parent / "notebooks"
 TIME_SERIES_EDITS = {"'caip_training_' + str(int(time.time()))": "'caip_training_7'",
                      "os.getcwd() + '/' + trainer_dir": "trainer_dir"}
 CASES = [  # (id, notebook, --cell, edits to its cells, files beside it)
-    ("xgboost_dask", "xgboost_dask_custom_job.ipynb", None, {}, ["config.yaml"]),
+    ("xgboost_dask", "xgboost_dask_custom_job.ipynb", 6, {}, ["config.yaml"]),  # cell 4 runs an SDK job
     ("persistent_resource", "persistent_resource_cli.ipynb", 10, {}, ["custom_job_spec.yaml"]),
     ("persistent_resource_loop", "persistent_resource_cli.ipynb", 11, {}, ["custom_job_spec.yaml"]),
     ("time_series", "time_series_ai_platform.ipynb", None, TIME_SERIES_EDITS, []),

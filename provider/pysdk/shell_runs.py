@@ -1,0 +1,105 @@
+"""Python that runs a command: ``subprocess.run/call/check_call/check_output/Popen(...)`` and ``os.system(...)``,
+each call's command line read statically (provider.document.python_values), never run.
+
+The line is what the shell reads: a list (or tuple) of words gives each word shlex-quoted, as the process gets
+them with no shell between; a string given with ``shell=True``, or to ``os.system``, is the line itself. A call
+whose command cannot be known (a value the code gives only when it runs, a call inside a function or loop, a
+string without ``shell=True``, ``env=`` or ``cwd=``) carries why, for the caller to refuse by name when the call
+is the one it converts (cli/convert_shell_runs.py: a gcloud training command).
+"""
+
+from __future__ import annotations
+
+import ast
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from provider.core.record import Record
+
+if TYPE_CHECKING:
+    from provider.document.python_values import Scope
+
+_RUNS = frozenset(f"subprocess.{name}" for name in ("run", "call", "check_call", "check_output", "Popen"))
+_SYSTEM = "os.system"
+
+
+class ShellRun(Record):
+    """One call that runs a command: where it is, its command's source text, and the line the shell reads
+    (``line``), or why it cannot be known (``why``)."""
+
+    label: str  # the source's label: the file, or a notebook's "cell 4"
+    where: str  # "train.py:12:5", or "NB.ipynb cell 4, line 3, column 1"
+    source: str
+    line: str | None
+    why: str | None
+    scope: Scope  # the code's values where the call runs (the environment it sets, for the shell)
+
+
+def _line(node: ast.Call, shell: bool, scope: object) -> tuple[str | None, str | None]:
+    from provider.document.python_values import Scope, Unknown
+
+    assert isinstance(scope, Scope)
+    if not (node.args or any(k.arg == "args" for k in node.keywords)):
+        return None, "the call gives no command"
+    command = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "args")
+    value = scope.evaluate(command)
+    if isinstance(value, Unknown):
+        return None, f"its command cannot be known without running the code: {value.why}"
+    if isinstance(value, (list, tuple)) and all(isinstance(w, str) for w in value) and value:
+        if shell:
+            return None, "a list of words with shell=True runs only its first word as the shell's line"
+        return " ".join(shlex.quote(w) for w in value), None
+    if isinstance(value, str):
+        if not shell:
+            return None, "a string without shell=True names one program, the whole string (Python raises " \
+                         "FileNotFoundError)"
+        return value, None
+    return None, f"its command is a {type(value).__name__}, not a list of words or a string"
+
+
+def _call(node: ast.Call, scope: object) -> tuple[bool, str | None] | None:
+    """(whether the shell reads the line, why the call is not read) for a call that runs a command, else None."""
+    from provider.document.python_values import Scope
+
+    assert isinstance(scope, Scope)
+    qualified = scope.qualified(node.func)
+    if qualified == _SYSTEM:
+        return True, None
+    if qualified not in _RUNS:
+        return None
+    shell: object = False
+    for keyword in node.keywords:
+        if keyword.arg == "shell":
+            shell = scope.evaluate(keyword.value)
+        elif keyword.arg in ("env", "cwd", "executable"):
+            return False, f"{keyword.arg}= is not read (the command runs with this process's environment and folder)"
+    if not isinstance(shell, bool):
+        return False, "its shell= cannot be known without running the code"
+    return shell, None
+
+
+def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False) -> list[ShellRun]:
+    """Every call of ``sources`` ((label, text), as provider.pysdk.program.read takes them) that runs a command."""
+    from provider.document.python_values import statements
+
+    found: list[ShellRun] = []
+    for where, stmt, scope in statements(sources):
+        nested = not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Call):
+                continue
+            kind = _call(node, scope)
+            if kind is None:
+                continue
+            line = getattr(node, "lineno", 0)
+            column = getattr(node, "col_offset", 0) + 1
+            place = f"{shown} {where.label}, line {line}, column {column}" if cells else f"{shown}:{line}:{column}"
+            source = ast.unparse(node)
+            shell, why = kind
+            if nested:
+                why = (f"it is inside the {type(stmt).__name__.lower()} statement at line {stmt.lineno}, whose values "
+                       "are known only when it runs")
+            text, reason = (None, why) if why else _line(node, shell, scope)
+            found.append(ShellRun(where.label, place, source, text, reason, scope))
+    return found

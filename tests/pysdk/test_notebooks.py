@@ -1,0 +1,180 @@
+"""A notebook that launches its job with the Vertex AI SDK, converted through ``python -m provider convert NB.ipynb
+[--cell N] --output request``, sends what the SDK itself sends when the notebook's code cells run
+(tests/pysdk/sdk_oracle.py: the real SDK, its request recorded, never sent).
+
+The oracle runs the code cells each case names, in order, as one Python file: IPython's lines become calls of
+stand-ins that do nothing (``!cmd`` gives an empty list), as the notebooks' SDK jobs read no shell output; a
+``%%bash`` or ``%%writefile`` cell is left out, as IPython runs none of it as Python. The cells named leave out
+the notebook's other job (the SDK would send that one first)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from provider.document.python_cells import MAGIC, SHELL, python_text
+
+from .sdk_oracle import comparable, sdk_request
+from .test_corpus import ROOT, convert
+
+HERE = Path(__file__).parent / "notebooks"
+NOTEBOOKS = sorted(HERE.glob("*.ipynb"))
+# (notebook, --cell or None, the code cells the oracle runs)
+CASES = [("taxifare_sdk_known.ipynb", 4, (1, 2, 4)),
+         ("taxifare_sdk_known.ipynb", 6, (1, 2, 5, 6)),
+         ("container_registry_sdk.ipynb", None, tuple(range(1, 17))),
+         ("hpt_xgboost_sdk.ipynb", None, tuple(range(1, 17)))]
+
+
+def _cells(path: Path) -> list[dict[str, Any]]:
+    cells: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return cells
+
+
+def _program(path: Path, numbers: tuple[int, ...], into: Path) -> Path:
+    """The notebook's code cells ``numbers`` as one Python file, IPython's lines as calls of do-nothing stand-ins."""
+    parts = [f"def {SHELL}(line):\n    return []\n\n\ndef {MAGIC}(line):\n    return None\n"]
+    for number, cell in enumerate(_cells(path), 1):
+        if number in numbers and cell["cell_type"] == "code":
+            text = python_text("".join(cell["source"]))
+            if text is not None:
+                ast.parse(text)  # the cell is Python once its IPython lines are stand-ins
+                parts.append(text)
+    program = into / f"{path.stem}.py"
+    program.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
+    return program
+
+
+def _wire(request: dict[str, Any]) -> dict[str, Any]:
+    """The request as the SDK's JSON prints it: through the proto type, which leaves out a zero without presence
+    (``"acceleratorCount": 0``, which trainjobs writes as the notebook gave it, is the same message on the wire)."""
+    from google.cloud import aiplatform_v1
+
+    kind = getattr(aiplatform_v1, request["kind"])
+    message = kind.from_json(json.dumps(request["body"]))
+    body = json.loads(kind.to_json(message, use_integers_for_enums=False, always_print_fields_with_no_presence=False))
+    return {**request, "body": body}
+
+
+@pytest.mark.parametrize(("name", "cell", "numbers"), CASES, ids=[f"{n}-{c}" for n, c, _ in CASES])
+def test_request_equals_the_sdks(name: str, cell: int | None, numbers: tuple[int, ...], tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    path = HERE / name
+    theirs = comparable(sdk_request(_program(path, numbers, tmp_path), monkeypatch))
+    done = convert(path, "--output", "request", *(("--cell", str(cell)) if cell else ()))
+    assert done.returncode == 0, done.stderr
+    mine = comparable(_wire(json.loads(done.stdout)))
+    assert mine["kind"] == theirs["kind"]
+    assert mine["parent"] == theirs["parent"]
+    assert set(mine["body"]) == set(theirs["body"])
+    for field in theirs["body"]:
+        assert mine["body"][field] == theirs["body"][field], field
+
+
+def test_every_notebook_is_a_case() -> None:
+    assert {name for name, _, _ in CASES} == {p.name for p in NOTEBOOKS}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_source_is_named(path: Path) -> None:
+    source = json.loads(path.read_text(encoding="utf-8"))["metadata"]["trainjobs_source"]
+    assert source["repo"] and len(source["commit"]) == 40 and source["path"].endswith(".ipynb") and source["adapted"]
+
+
+def test_several_jobs_are_named_and_cell_picks() -> None:
+    done = convert(HERE / "taxifare_sdk_known.ipynb", "--output", "request")
+    assert done.returncode == 1
+    assert ("the notebook launches several jobs: aiplatform.CustomJob at tests/pysdk/notebooks/taxifare_sdk_known.ipynb "
+            "cell 4, line 49, column 16; aiplatform.CustomJob at tests/pysdk/notebooks/taxifare_sdk_known.ipynb cell 6, "
+            "line 48, column 16; allowed: the cell to convert with --cell N") in done.stderr
+    done = convert(HERE / "taxifare_sdk_known.ipynb", "--cell", "3")
+    assert done.returncode == 1
+    assert "cell 3 builds or runs no Vertex AI training job; cells that do: cell 4, cell 6" in done.stderr
+
+
+def test_an_unknown_value_is_named_by_cell_line_and_column() -> None:
+    """The notebook as published: its timestamp is the time it runs."""
+    done = convert(Path(__file__).parents[1] / "gcloud" / "notebooks" / "taxifare_sdk.ipynb", "--cell", "6")
+    assert done.returncode == 1
+    assert ("taxifare_sdk.ipynb cell 6, line 49, column 18: aiplatform.CustomJob(display_name=...) cannot be known "
+            "without running the notebook: timestamp is set from the time the notebook runs at cell 6, line 9"
+            ) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _notebook(tmp: Path, *cells: str) -> Path:
+    path = tmp / "nb.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": text}
+        for text in cells]}), encoding="utf-8")
+    return path
+
+
+_SDK = ("from google.cloud import aiplatform\naiplatform.init(project='p', location='us-east1', staging_bucket='gs://b')\n"
+        "job = aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
+        "'n1-standard-4'}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}])\njob.run()")
+_GCLOUD = ("!gcloud ai custom-jobs create --region=us-central1 --display-name=g "
+           "--worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/i:1")
+
+
+def test_gcloud_and_sdk_in_one_notebook(tmp_path: Path) -> None:
+    path = _notebook(tmp_path, _SDK, _GCLOUD)
+    done = convert(path, "--output", "request")
+    assert done.returncode == 1
+    assert ("the notebook submits a training job with gcloud (cell 2) and builds one with the Vertex AI SDK (cell 1: "
+            "aiplatform.CustomJob at line 3); give the cell to convert with --cell N") in done.stderr
+    sdk = convert(path, "--output", "request", "--cell", "1")
+    assert sdk.returncode == 0, sdk.stderr
+    assert json.loads(sdk.stdout)["parent"].endswith("/locations/us-east1")
+    gcloud = convert(path, "--output", "request", "--cell", "2")
+    assert gcloud.returncode == 0, gcloud.stderr
+    assert json.loads(gcloud.stdout)["body"]["displayName"] == "g"
+
+
+def test_options_are_taken_only_where_used(tmp_path: Path) -> None:
+    path = _notebook(tmp_path, _SDK, _GCLOUD)
+    done = convert(path, "--cell", "1", "--staging-bucket", "gs://b")
+    assert done.returncode == 2
+    assert "--staging-bucket goes with" in done.stderr
+    done = convert(path, "--cell", "2", "--name", "n")
+    assert done.returncode == 2
+    assert "--name goes with" in done.stderr
+    done = convert(path, "--cell", "1", "--name", "named", "--output", "yaml")
+    assert done.returncode == 0, done.stderr
+    assert "name: named" in done.stdout
+
+
+def test_a_secret_from_the_environment_is_named_by_its_cell(tmp_path: Path) -> None:
+    import os
+
+    run = _SDK.replace("'gcr.io/p/i:1'}", "'gcr.io/p/i:1', 'args': [T]}")
+    path = _notebook(tmp_path, "import os\nT = os.environ['TJ_TEST_HF_TOKEN']", run)
+    done = subprocess.run([sys.executable, "-m", "provider", "convert", str(path)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TJ_TEST_HF_TOKEN": "hf-123456"}, timeout=120)
+    assert done.returncode == 1
+    assert "nb.ipynb cell 1, line 2, column 5: $TJ_TEST_HF_TOKEN looks secret" in done.stderr
+    assert "hf-123456" not in done.stdout + done.stderr
+
+
+def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
+    local = ("import time\njob = aiplatform.CustomJob.from_local_script(display_name=f'j{time.time()}', "
+             "script_path='t.py', container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest')\n"
+             "job.run()")
+    path = _notebook(tmp_path, _SDK.rsplit("\n", 2)[0], local, _SDK.split("\n", 2)[2])
+    both = convert(path)
+    assert both.returncode == 1
+    assert ("launches several jobs: aiplatform.CustomJob.from_local_script at " in both.stderr
+            and "nb.ipynb cell 2, line 2, column 7; aiplatform.CustomJob at " in both.stderr)
+    picked = convert(path, "--cell", "2")
+    assert picked.returncode == 1
+    assert "nb.ipynb cell 2, line 2, column 59: aiplatform.CustomJob.from_local_script(display_name=...) cannot be " \
+           "known without running the notebook: the time the notebook runs" in picked.stderr
+    other = convert(path, "--cell", "3", "--output", "request")
+    assert other.returncode == 0, other.stderr
+    assert json.loads(other.stdout)["body"]["displayName"] == "j"
