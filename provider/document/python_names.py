@@ -33,3 +33,10 @@ def bound_names(node: ast.AST) -> list[str]:
 def globals_of(node: ast.AST) -> list[str]:
     """The names a function or class declares ``global`` in its body."""
     return [name for inner in ast.walk(node) if isinstance(inner, ast.Global) for name in inner.names]
+
+
+def root_name(node: ast.expr) -> list[str]:
+    """The variable an attribute or subscript chain changes (``x`` of ``x[0]["a"].b = ...``), as a list."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return [node.id] if isinstance(node, ast.Name) else []
