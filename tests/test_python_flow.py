@@ -123,6 +123,8 @@ def test_what_may_not_run_after_an_unknown_return_or_exit() -> None:
     assert steps[0].skipped is not None and steps[0].skipped.startswith("the if at line 3, whose test is not known")
     assert steps[0].skipped.endswith("may return before it")
     assert steps[1].skipped is not None and steps[1].skipped.endswith("may exit before it")
+    # an except clause runs only when its try's body raises: an exit there leaves the rest read
+    assert _flow("import sys\ntry:\n    import json\nexcept ImportError:\n    sys.exit('no json')\nmark(1)\n") == ([(1,)], [])
     # a notebook's next cell runs after a cell that exits
     assert not [s for s in flow([("cell 1", "import sys\nif input():\n    sys.exit()\n"), ("cell 2", "mark(3)\n")])
                 if s.skipped]

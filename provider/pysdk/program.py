@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from provider.core.record import Record, field
 from provider.document.python_flow import unfollowed
+from provider.document.python_names import bound_names
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
@@ -63,6 +64,7 @@ class _Walk:
         self.inits: list[tuple[int, Call]] = []
         self.nested: dict[str, str] = {}  # place -> an SDK call inside a block, named when nothing is launched
         self.deferred: list[SdkError] = []  # a run inside a function: raised when the job picked has no run
+        self.rebound: dict[str, str] = {}  # a job's name set again in a block not followed: the block
         self.skipped: list[str] = []  # SDK calls in a branch not taken: named in a note, or in the refusal
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
 
@@ -101,6 +103,7 @@ class _Walk:
             if value is None:  # x: int alone assigns nothing
                 break
             self.assigned[target] = Assigned(value, reader.scope, reader.shown)
+            self.rebound.pop(target, None)
             if job is not None:
                 self.objects[target] = job
             else:
@@ -123,6 +126,9 @@ class _Walk:
                 name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
                 if name is not None:
                     self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
+        for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
+            if self.objects.pop(name, None) is not None:
+                self.rebound[name] = block
 
     def call(self, index: int, node: ast.Call, reader: Reader) -> Job | None:
         qualified = reader.qualified(node.func)
@@ -143,6 +149,10 @@ class _Walk:
             if method not in _METHODS:
                 return None
             job: Job | None = None
+            if isinstance(receiver, ast.Name) and receiver.id in self.rebound:
+                raise SdkError(reader.at(node), f"{receiver.id} may be set again inside {self.rebound[receiver.id]}: "
+                               f"which job {receiver.id}.{method}() launches is known only when the {self.noun} runs",
+                               f"{receiver.id} set once, at top level or under an if whose test is known")
             if isinstance(receiver, ast.Name) and receiver.id in self.objects:
                 job = self.objects[receiver.id]
             elif isinstance(receiver, ast.Call):
@@ -273,7 +283,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     else:
         assert job.trial is not None
         body = tuning_job(job.call, job.trial, run, init)
-    body.notes += [f"not converted: {skipped}" for skipped in walk.skipped]
+    body.notes += [f"not converted: {skipped}" for skipped in [*walk.nested.values(), *walk.skipped]]
     return body
 
 

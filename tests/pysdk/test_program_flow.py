@@ -59,3 +59,22 @@ def test_the_branch_not_taken_is_named_in_a_note() -> None:
     assert body.spec["display_name"] == "c"
     assert "not converted: CustomJob at train.py:8:11 is not read: the if at line 6 is false (GPU: None), so its body " \
            "does not run" in body.notes
+
+
+def test_a_job_set_again_in_a_block_not_followed_is_refused_where_it_runs() -> None:
+    said = _refused("import sys\njob = aiplatform.CustomJob(display_name='a', worker_pool_specs=POOLS)\n"
+                    "if len(sys.argv) > 1:\n    job = aiplatform.CustomJob(display_name='b', worker_pool_specs=POOLS)\n"
+                    "job.run()\n")
+    assert said.startswith("train.py:8:1: job may be set again inside the if at line 6, whose test is not known (")
+    spec = _read("import sys\njob = aiplatform.CustomJob(display_name='a', worker_pool_specs=POOLS)\njob.run()\n"
+                 "for job in sys.argv:\n    print(job)\n")  # set again only after its run
+    assert spec["display_name"] == "a"
+
+
+def test_a_job_in_a_block_not_followed_is_named_in_a_note() -> None:
+    body = read([("train.py", _HEAD + "def unused():\n    aiplatform.CustomJob(display_name='u', "
+                  "worker_pool_specs=POOLS).run()\naiplatform.CustomJob(display_name='a', worker_pool_specs=POOLS)"
+                  ".run()\n")], "train.py")
+    assert body.spec["display_name"] == "a"
+    assert any(note.startswith("not converted: CustomJob at train.py:5:5 (inside def unused at line 4, not called")
+               for note in body.notes), body.notes
