@@ -12,7 +12,8 @@ follows the code where its path is known without running it:
 * ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
   defaults), at the call's line, then f's body up to a ``return``; after it, the names f binds (its locals)
-  get back the values they had before the call, and the statement of the call itself comes.
+  get back the values they had before the call, and the statement of the call itself comes (its Step's
+  ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``).
 
 A statement flow gives whole that may ``return`` (in a function) or exit (``sys.exit()``, ``raise SystemExit``),
 such as ``if args.dry_run: return``, leaves the rest of the function (of the script, of a notebook's cell) not
@@ -45,6 +46,7 @@ class Step(Record):
     stmt: ast.stmt
     scope: Scope
     skipped: str | None = None
+    returned: ast.expr | None = None  # the statement of a call read here: the expression its return gave
 
 
 def flow(sources: Iterable[tuple[str, str]]) -> Iterator[Step]:
@@ -61,6 +63,7 @@ class _Flow:
         self.defs: dict[str, tuple[str, ast.FunctionDef]] = {}  # the functions defined at top level: (source, def)
         self.depth = 0
         self.returned = False
+        self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
 
     def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
@@ -88,10 +91,11 @@ class _Flow:
                     yield from self.plain(where, ast.fix_missing_locations(handlers))
                 yield from self.body(label, stmt.finalbody)
             elif isinstance(stmt, ast.Return) and self.depth:
-                self.returned = True
+                self.returned, self.result = True, stmt.value
             elif (call := self.called(stmt)) is not None:
                 yield from self.call(label, call)
-                yield from self.plain(where, stmt)
+                result, self.result = self.result, None
+                yield from self.plain(where, stmt, result)
             else:
                 yield from self.plain(where, stmt)
                 if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -99,9 +103,9 @@ class _Flow:
                     if left is not None:
                         self.cut = f"{unfollowed(stmt, self.scope)}, may {left} before it"
 
-    def plain(self, where: Where, stmt: ast.stmt) -> Iterator[Step]:
+    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
         self.scope._where = where
-        yield Step(where, stmt, self.scope._snapshot())
+        yield Step(where, stmt, self.scope._snapshot(), None, returned)
         self.scope._apply(stmt, where)
         for name in bound_names(stmt):
             self.defs.pop(name, None)

@@ -5,11 +5,13 @@ cells, or one .py file), giving each with the Scope as it is just before it runs
 gives an expression's value there (provider.document.python_eval says what it evaluates), or an
 ``Unknown`` that says why it cannot be known. What a statement does to the scope:
 
-* ``x = ...``, ``x: T = ...``, ``a, b = ...``, ``x += ...``, ``d[k] = ...``, ``del x``, imports: as Python
-  does (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
+* ``x = ...``, ``x: T = ...``, ``a, b = ...``, ``x += ...``, ``d[k] = ...`` (``d[i][k] = ...``, ``d[k] += ...``,
+  ``del d[k]``: one that cannot be done makes ``d`` Unknown), ``del x``, imports: as Python does
+  (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
 * ``if``/``elif``/``else`` whose test is known: only the branch taken runs; whose test is not known:
   every name any branch binds becomes Unknown, naming the ``if``;
-* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown; ``def`` and
+* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown (python_flow.flow
+  reads a ``try``'s body, and a function where it is called, as running instead); ``def`` and
   ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
   declares ``global``;
 * ``x.append(...)`` and the like on a known list or dict: done, when its arguments are known; any other

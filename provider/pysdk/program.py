@@ -64,6 +64,7 @@ class _Walk:
         self.inits: list[tuple[int, Call]] = []
         self.nested: dict[str, str] = {}  # place -> an SDK call inside a block, named when nothing is launched
         self.deferred: list[SdkError] = []  # a run inside a function: raised when the job picked has no run
+        self.unmatched: list[str] = []  # x.run() on a name that holds no job the walk knows
         self.rebound: dict[str, str] = {}  # a job's name set again in a block not followed: the block
         self.skipped: list[str] = []  # SDK calls in a branch not taken: named in a note, or in the refusal
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
@@ -86,7 +87,9 @@ class _Walk:
             return f"{ast.unparse(node.func)}()"
         return sdk_class(reader.qualified(node.func)) or sdk_class(reader.qualified(func))
 
-    def statement(self, index: int, stmt: ast.stmt, reader: Reader) -> None:
+    def statement(self, index: int, stmt: ast.stmt, reader: Reader, returned: ast.expr | None = None) -> None:
+        """One statement the code runs; ``returned``: for ``job = make_job()`` read into make_job, what its return
+        gave (the job, where it is a name of one)."""
         for sub in ast.walk(stmt):  # a function's calls, read where it is called: no longer nested in its def
             if isinstance(sub, ast.Call):
                 self.nested.pop(reader.at(sub), None)
@@ -97,6 +100,8 @@ class _Walk:
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             targets = [stmt.target.id]
         job = self.call(index, value, reader) if isinstance(value, ast.Call) else None
+        if job is None and isinstance(returned, ast.Name):
+            job = self.objects.get(returned.id)
         if value is None:
             self.find_nested(stmt, reader)
         for target in targets:
@@ -155,6 +160,8 @@ class _Walk:
                                f"{receiver.id} set once, at top level or under an if whose test is known")
             if isinstance(receiver, ast.Name) and receiver.id in self.objects:
                 job = self.objects[receiver.id]
+            elif isinstance(receiver, ast.Name):
+                self.unmatched.append(f"{receiver.id}.{method}() at {reader.at(node)}")
             elif isinstance(receiver, ast.Call):
                 job = self.call(index, receiver, reader)
             if job is not None and job.failed is not None:  # named by its place only
@@ -250,6 +257,11 @@ def _launched(walk: _Walk, pick: str | None = None) -> Job:
     failed = job.failed if job.failed is not None or job.runs or not walk.deferred else walk.deferred[0]
     if failed is not None:
         raise failed
+    if not job.runs and walk.unmatched:
+        raise SdkError(job.call.where, f"{job.call.what} is built here, and the {walk.noun} runs no job trainjobs can "
+                       f"match to it: {'; '.join(walk.unmatched)} (the name holds no job built before it)",
+                       "job.run() on the name the job is built into (job = aiplatform.CustomJob(...), or returned by "
+                       "a function the code calls)")
     if len(job.runs) > 1:
         raise SdkError(walk.shown, f"{job.call.what} at {job.call.where} is run {len(job.runs)} times: " + "; ".join(
             f"{call.what}() at {call.where}" for call, _, _ in job.runs), "one run() or submit()")
@@ -270,7 +282,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
             walk.passed(step.stmt, step.skipped, reader)
             continue
         walk.labels.append(step.where.label)
-        walk.statement(len(walk.labels) - 1, step.stmt, reader)
+        walk.statement(len(walk.labels) - 1, step.stmt, reader, step.returned)
     job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)

@@ -78,3 +78,12 @@ def test_a_job_in_a_block_not_followed_is_named_in_a_note() -> None:
     assert body.spec["display_name"] == "a"
     assert any(note.startswith("not converted: CustomJob at train.py:5:5 (inside def unused at line 4, not called")
                for note in body.notes), body.notes
+
+
+def test_a_job_a_function_returns_is_the_job_its_caller_runs() -> None:
+    make = "def make(name):\n    j = aiplatform.CustomJob(display_name=name, worker_pool_specs=POOLS)\n    return {}\n"
+    spec = _read(make.format("j") + "job = make('m')\njob.run(timeout=70)\n")
+    assert spec["display_name"] == "m" and spec["scheduling"] == {"timeout": "70s"}
+    said = _refused(make.format("[j][0]") + "job = make('m')\njob.run(timeout=70)\n")
+    assert said.startswith("train.py:5:9: aiplatform.CustomJob is built here, and the script runs no job trainjobs "
+                           "can match to it: job.run() at train.py:8:1")
