@@ -142,3 +142,11 @@ def test_except_clauses_leave_their_names_unknown() -> None:
     code = "try:\n    A = 1\nexcept ValueError:\n    A = 2\nmark(A)\n"
     (value,), = _flow(code)[0]
     assert isinstance(value, Unknown) and "try at t, line 1" in value.why, value
+
+
+def test_what_may_not_run_leaves_what_it_changes_unknown() -> None:
+    code = "import os\nC = {'a': 1}\nL = []\ndef main():\n    if os.urandom(1):\n        return\n    C['a'] = 2\n" \
+           "    L.append(3)\nmain()\nmark(C, L)\n"
+    (c, lst), = _flow(code)[0]
+    assert isinstance(c, Unknown) and c.why.startswith("C may be changed at t, line 7, after the if at line 5")
+    assert isinstance(lst, Unknown) and lst.why.startswith("L may be changed at t, line 8")

@@ -13,7 +13,8 @@ follows the code where its path is known without running it:
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
   defaults), at the call's line, then f's body up to a ``return``; after it, the names f binds (its locals)
   get back the values they had before the call, and the statement of the call itself comes (its Step's
-  ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``).
+  ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``). Calls are
+  read 8 deep and 1,000 in all at most; past that a call is a plain statement.
 
 A statement flow gives whole that may ``return`` (in a function) or exit (``sys.exit()``, ``raise SystemExit``),
 such as ``if args.dry_run: return``, leaves the rest of the function (of the script, of a notebook's cell) not
@@ -29,11 +30,12 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
-from provider.document.python_names import bound_names, globals_of
+from provider.document.python_names import bound_names, globals_of, root_name
 from provider.document.python_unknown import Unknown, Where
 from provider.document.python_values import Scope, parsed
 
 _DEPTH = 8  # calls read inside calls at most (a recursive function is read this deep)
+_CALLS = 1000  # calls read in all (code that calls a function in a function ... many times is read this far)
 _EXITS = frozenset({"sys.exit", "os._exit"})
 _MISSING = object()
 
@@ -62,6 +64,7 @@ class _Flow:
         self.scope = scope
         self.defs: dict[str, tuple[str, ast.FunctionDef]] = {}  # the functions defined at top level: (source, def)
         self.depth = 0
+        self.calls = 0
         self.returned = False
         self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
@@ -71,8 +74,9 @@ class _Flow:
             if self.returned:
                 return
             where = Where(label, stmt.lineno)
-            if self.cut is not None:
+            if self.cut is not None:  # it may or may not run: what it would change is not known after it
                 yield Step(where, stmt, self.scope._snapshot(), self.cut)
+                self.scope._unknown(_changed(stmt), f"may be changed at {where}, after {self.cut}", where)
                 continue
             self.scope._where = where
             if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
@@ -120,7 +124,7 @@ class _Flow:
                      or (isinstance(value.func, ast.Name) and value.func.id in ("exit", "quit")))):
             value = value.args[0]
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.defs
-                and self.depth < _DEPTH):
+                and self.depth < _DEPTH and self.calls < _CALLS):
             return None
         source, define = self.defs[value.func.id]
         bound = _parameters(define.args, value)
@@ -130,6 +134,7 @@ class _Flow:
              ) -> Iterator[Step]:
         """The function's body where the call in source ``label`` runs it (its statements in its own source)."""
         node, source, define, bound = called
+        self.calls += 1
         where = Where(label, node.lineno)
         local = [n for n in [*(name for name, _ in bound), *bound_names(ast.Module(define.body, []))]
                  if n not in globals_of(define)]
@@ -167,6 +172,18 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
         return f"the if {line}, whose test is not known ({scope.evaluate(stmt.test)})"
     word = type(stmt).__name__.lower().removeprefix("async")
     return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'} {line}"
+
+
+def _changed(stmt: ast.stmt) -> list[str]:
+    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
+    an attribute or a method (``d[k] = ...``, ``x.append(...)``)."""
+    names = bound_names(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names += root_name(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names += root_name(node.func.value)
+    return list(dict.fromkeys(names))
 
 
 def _leaves(stmt: ast.stmt, function: bool) -> str | None:
