@@ -74,26 +74,14 @@ class _Flow:
             if self.returned:
                 return
             where = Where(label, stmt.lineno)
-            if self.cut is not None:  # it may or may not run: what it would change is not known after it
-                yield Step(where, stmt, self.scope._snapshot(), self.cut)
-                self.scope._unknown(_changed(stmt), f"may be changed at {where}, after {self.cut}", where)
+            if self.cut is not None:
+                yield from self.maybe(where, stmt, self.cut)
                 continue
             self.scope._where = where
             if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
-                said = (f"the if at line {stmt.lineno} is {'true' if test else 'false'} ({ast.unparse(stmt.test)}: "
-                        f"{_short(test)}), so its {'else' if test else 'body'} does not run")
-                for branch in (stmt.body, stmt.orelse):
-                    if (branch is stmt.body) == bool(test):
-                        yield from self.body(label, branch)
-                    else:
-                        yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
+                yield from self.branch(label, stmt, test)
             elif isinstance(stmt, (ast.Try, ast.TryStar)):
-                yield from self.body(label, stmt.body)
-                yield from self.body(label, stmt.orelse)
-                if stmt.handlers and not self.returned:
-                    handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
-                    yield from self.plain(where, ast.fix_missing_locations(handlers))
-                yield from self.body(label, stmt.finalbody)
+                yield from self.attempt(label, where, stmt)
             elif isinstance(stmt, ast.Return) and self.depth:
                 self.returned, self.result = True, stmt.value
             elif (call := self.called(stmt)) is not None:
@@ -106,6 +94,34 @@ class _Flow:
                     left = _leaves(stmt, bool(self.depth))
                     if left is not None:
                         self.cut = f"{unfollowed(stmt, self.scope)}, may {left} before it"
+
+    def branch(self, label: str, stmt: ast.If, test: object) -> Iterator[Step]:
+        """An if whose test is known: the branch taken, read; each statement of the other, skipped."""
+        said = (f"the if at line {stmt.lineno} is {'true' if test else 'false'} ({ast.unparse(stmt.test)}: "
+                f"{_short(test)}), so its {'else' if test else 'body'} does not run")
+        for branch in (stmt.body, stmt.orelse):
+            if (branch is stmt.body) == bool(test):
+                yield from self.body(label, branch)
+            else:
+                yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
+
+    def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
+        """A try: its body and else, as running; its except clauses, as a statement that may not run; finally."""
+        yield from self.body(label, stmt.body)
+        yield from self.body(label, stmt.orelse)
+        if stmt.handlers and not self.returned:
+            handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
+            yield from self.plain(where, ast.fix_missing_locations(handlers))
+        yield from self.body(label, stmt.finalbody)
+
+    def maybe(self, where: Where, stmt: ast.stmt, cut: str) -> Iterator[Step]:
+        """A statement that may or may not run (after a return or exit that may happen): skipped, and what it would
+        change is not known after it (its imports count, as an unknown if's do)."""
+        yield Step(where, stmt, self.scope._snapshot(), cut)
+        said = f"may be changed at {where}, after {cut}"
+        imported = self.scope._not_run(stmt, said, where)
+        self.scope._unknown([n for n in _changed(stmt) if n not in imported and n not in self.scope._imports],
+                            said, where)
 
     def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
         self.scope._where = where

@@ -207,11 +207,7 @@ class Scope:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._define(stmt, where)
         elif isinstance(stmt, ast.Delete):
-            for target in stmt.targets:
-                if isinstance(target, ast.Subscript):
-                    self._store_item(target, None, where, delete=True)
-                else:
-                    self._unknown(bound_names(target) or root_name(target), f"is deleted at {where}", where)
+            self._delete(stmt, where)
         elif isinstance(stmt, ast.Expr):
             self._expression(stmt, where)
         elif not isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.Assert, ast.Return, ast.Break,
@@ -220,6 +216,13 @@ class Scope:
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
             self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
                           where)
+
+    def _delete(self, stmt: ast.Delete, where: Where) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                self._store_item(target, None, where, delete=True)
+            else:
+                self._unknown(bound_names(target) or root_name(target), f"is deleted at {where}", where)
 
     def _branch(self, stmt: ast.If, where: Where) -> None:
         """An ``if`` whose test is known runs the branch taken; one whose test is not leaves its names unknown."""

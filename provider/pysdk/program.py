@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from provider.core.record import Record, field
 from provider.document.python_flow import unfollowed
@@ -234,21 +235,26 @@ def _picked(walk: _Walk, jobs: list[Job], pick: str) -> list[Job]:
     return picked
 
 
+def _none(walk: _Walk) -> NoReturn:
+    """SdkError: the code launches no job where it can be read (naming what it builds elsewhere), or none at all."""
+    if walk.nested or walk.skipped:
+        raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: "
+                       + "; ".join([*walk.nested.values(), *walk.skipped]),
+                       "the job's calls at top level, under an if whose test is known (if __name__ == "
+                       f"'__main__': too), or in a function the {walk.noun} calls at top level")
+    held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
+    raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
+                   f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
+                   f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+
+
 def _launched(walk: _Walk, pick: str | None = None) -> Job:
     run = [job for job in walk.jobs if job.runs]
     jobs = run or [job for job in walk.jobs if not job.in_tuning]
     if pick is not None:
         jobs = _picked(walk, jobs, pick)
     if not jobs:
-        if walk.nested or walk.skipped:
-            raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: "
-                           + "; ".join([*walk.nested.values(), *walk.skipped]),
-                           "the job's calls at top level, under an if whose test is known (if __name__ == "
-                           f"'__main__': too), or in a function the {walk.noun} calls at top level")
-        held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
-        raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
-                       f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
-                       f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+        _none(walk)
     if len(jobs) > 1:
         fix = "the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its own)"
         raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
