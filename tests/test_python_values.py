@@ -182,3 +182,9 @@ def test_a_change_through_a_subscript_is_never_dropped() -> None:
     for name in "DEFG":
         value = scope.get(name)
         assert isinstance(value, Unknown) and "is changed at" in value.why, (name, value)
+
+
+def test_a_change_inside_a_module_leaves_the_module_imported() -> None:
+    scope = scope_after([("t", "import sys, os\nsys.argv[1] = 'x'\nos.sep += 'x'\ndel sys.path[0]\n")])
+    assert scope.qualified(ast.parse("sys.exit").body[0].value) == "sys.exit"  # type: ignore[attr-defined]
+    assert scope.qualified(ast.parse("os.path").body[0].value) == "os.path"  # type: ignore[attr-defined]

@@ -145,7 +145,7 @@ class Scope:
         elif isinstance(target, ast.Subscript):
             self._store_item(target, value, where)
         else:
-            self._unknown(root_name(target), f"is changed at {where}", where)
+            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
         names = bound_names(target)
@@ -184,7 +184,7 @@ class Scope:
                 return
             except (LookupError, TypeError):
                 pass
-        self._unknown(root_name(target), f"is changed at {where}", where)
+        self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
@@ -222,7 +222,7 @@ class Scope:
             if isinstance(target, ast.Subscript):
                 self._store_item(target, None, where, delete=True)
             else:
-                self._unknown(bound_names(target) or root_name(target), f"is deleted at {where}", where)
+                self._unknown(bound_names(target) or root_name(target, self._imports), f"is deleted at {where}", where)
 
     def _branch(self, stmt: ast.If, where: Where) -> None:
         """An ``if`` whose test is known runs the branch taken; one whose test is not leaves its names unknown."""
@@ -244,7 +244,7 @@ class Scope:
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
         target = stmt.target
         if isinstance(target, ast.Attribute):
-            self._unknown(root_name(target), f"is changed at {where}", where)
+            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
             return
         old = self.get(target.id) if isinstance(target, ast.Name) else self.evaluate(ast.Subscript(
             target.value, target.slice, ast.Load()))
