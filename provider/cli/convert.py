@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.cli.convert_request import unwrap
 from provider.core.errors import UserError
 from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import CUSTOM_JOB
@@ -105,7 +106,8 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
             "a Vertex AI CustomJob with jobSpec (job_spec), a CustomJobSpec with workerPoolSpecs (worker_pool_specs), "
-            "or a HyperparameterTuningJob with studySpec (study_spec)"
+            "a HyperparameterTuningJob with studySpec (study_spec), or a create request {parent, customJob} "
+            "({parent, hyperparameterTuningJob})"
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data[job_spec] if job_spec is not None else data
@@ -275,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         return code
     refuse_options(args, _TAKES)
     notes: list[str] = []
-    if "apiVersion" not in doc.data and "kind" not in doc.data:
+    if "apiVersion" not in doc.data and "kind" not in unwrap(doc, path, notes).data:  # a create request: its job
         _ai_platform_job(doc, path)
         _strip_output_only(doc.data, notes)  # first: an output-only enum (state: 4) needs no name
         _read_message(doc, path, notes)
