@@ -262,7 +262,6 @@ def run(args: argparse.Namespace) -> int:
     from provider.cli.convert_pools import pools_document
     from provider.cli.convert_sources import read_input, reader, refuse_options
     from provider.document import read_mapping
-    from provider.validation.validator import check_document
 
     path, shown, raw = read_input(args.file)
     if (read := reader(path, raw, args)) is not None:  # a notebook, a script, Python: not a mapping
@@ -281,6 +280,14 @@ def run(args: argparse.Namespace) -> int:
     if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's or workflow's training step
         return code
     refuse_options(args, _TAKES)
+    return convert_mapping(doc, shown, path, args, notes)
+
+
+def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.Namespace, notes: list[str]) -> int:
+    """A mapping convert reads (a spec, a config, a job body, a create request, as a file or as a Python
+    client call gives it: provider/pysdk/gapic.py), checked and emitted; the exit code."""
+    from provider.validation.validator import check_document
+
     if "apiVersion" not in doc.data and "kind" not in unwrap(doc, path, notes).data:  # a create request: its job
         _ai_platform_job(doc, path)
         _strip_output_only(doc.data, notes)  # first: an output-only enum (state: 4) needs no name

@@ -27,6 +27,7 @@ from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
+from provider.pysdk.gapic import creates, named_create, read_request
 from provider.pysdk.local_script import local_script
 from provider.pysdk.main_guard import unguarded
 from provider.pysdk.pipelines import pipeline_job
@@ -87,7 +88,7 @@ class _Walk:
                                "arguments are known", "the call at top level (or under if __name__ == '__main__':)")
             if isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
-                name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
+                name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
                 if name is not None:
                     self.nested.append(f"{name} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
 
@@ -99,6 +100,8 @@ class _Walk:
         kind = sdk_class(qualified)
         if kind is not None:
             return self.construct(index, kind, node, reader)
+        if (method := creates(node, reader)) is not None:  # JobServiceClient.create_custom_job(parent=, custom_job=)
+            return self._built(index, f"JobServiceClient.{method}", node, reader, lambda: self._request(index, node, reader))
         if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
             self.others.append(f"{qualified} at {reader.at(node)}")
         if isinstance(node.func, ast.Attribute):
@@ -124,6 +127,14 @@ class _Walk:
                 keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
                 job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
         return None
+
+    def _request(self, index: int, node: ast.Call, reader: Reader) -> Job:
+        method = creates(node, reader)
+        assert method is not None
+        notes: list[str] = []
+        request = read_request(node, method, reader, notes)
+        call = Call(ast.unparse(node.func), reader.at(node), {"request": request, "notes": notes})
+        return Job(f"JobServiceClient.{method}", call, index, runs=[(call, "create", index)])
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         return self._built(index, kind, node, reader, lambda: self._construct(index, kind, node, reader))
@@ -240,6 +251,8 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
+    if job.kind.startswith("JobServiceClient."):  # the API's own client: its request, read as a request file is
+        return Body(request=job.call.args["request"], notes=list(job.call.args["notes"]))  # type: ignore[arg-type]
     if job.kind == "CustomJob":
         return custom_job(job.call, run, init, method)
     if job.kind == "CustomJob.from_local_script":
