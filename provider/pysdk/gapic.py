@@ -232,4 +232,8 @@ def _checked(request: _Request, method: str) -> LoadedDocument:
     if isinstance(job, dict):
         kind = next(k for k in KINDS if k.method == field)
         request.check(job, kind.name, f"{field}.")
+    if request.reader.cell:  # a cell's lines are not the notebook file's: its problems are named by field path
+        for table in (request.doc.starts, request.doc.key_positions, request.doc.value_positions,
+                      request.doc.item_positions):
+            table.clear()
     return request.doc

@@ -274,6 +274,6 @@ def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
             if isinstance(node, ast.Call) and where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
                          and sdk_class(scope.qualified(node.func.value)) == "CustomJob")
-                if local or sdk_class(scope.qualified(node.func)):
+                if local or sdk_class(scope.qualified(node.func)) or named_create(node):  # named_create: gapic.py
                     found[where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
     return found

@@ -126,3 +126,17 @@ def test_a_call_inside_a_function_is_named(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert ("client.create_custom_job at " in proc.stderr and "sample.py:7:5 (inside def create_custom_job_sample at "
             "line 4)" in proc.stderr), proc.stderr
+
+
+def test_a_notebook_cell_that_calls_the_client_converts_as_the_script_does(tmp_path: Path) -> None:
+    script = HERE / "corpus" / "request_timedelta.py"
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Fine-tune"}] + [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": part}
+        for part in script.read_text().replace("\nREGION = ", "\n\x00REGION = ").split("\x00", 1)]
+    notebook = tmp_path / "train.ipynb"
+    notebook.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}))
+    assert len(cells) == 3
+    proc = run_cli("convert", str(notebook), "--format", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == _ours(script)[0]
