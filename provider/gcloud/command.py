@@ -62,7 +62,7 @@ class GcloudCommand(Record, frozen=False):
 # gcloud's commands that run a trainer locally, and the command that submits the same trainer as a job.
 _SUBMIT_INSTEAD = ("convert the gcloud ai-platform jobs submit training command for the same trainer (its --package-path, "
                    "--module-name, --job-dir and args after --, with --region)")
-_LOCAL = {
+_LOCAL: dict[tuple[str, ...], str] = {
     ("ai-platform", "local", "train"): _SUBMIT_INSTEAD,
     ("ml-engine", "local", "train"): _SUBMIT_INSTEAD,
     ("ai", "custom-jobs", "local-run"): "convert the gcloud ai custom-jobs create command for the same trainer "

@@ -236,6 +236,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     """The spec body of the one job ``sources`` launch: a Python script, ``[(shown, text)]``, or (``cells``) a
     notebook's code cells in order, ``[("cell 4", text), ...]``, named ``shown`` in messages ("NB.ipynb cell 4,
     line 3, column 9"); ``pick``: the label of the cell whose job to convert."""
+    from provider.document.loaded import LoadedDocument
     from provider.document.python_values import statements
 
     walk = _Walk(shown, cells)
@@ -252,7 +253,9 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
     if job.kind.startswith("JobServiceClient."):  # the API's own client: its request, read as a request file is
-        return Body(request=job.call.args["request"], notes=list(job.call.args["notes"]))  # type: ignore[arg-type]
+        request, notes = job.call.args["request"], job.call.args["notes"]
+        assert isinstance(request, LoadedDocument) and isinstance(notes, list)
+        return Body(request=request, notes=notes)
     if job.kind == "CustomJob":
         return custom_job(job.call, run, init, method)
     if job.kind == "CustomJob.from_local_script":
