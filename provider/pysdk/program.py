@@ -28,6 +28,7 @@ from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
 from provider.pysdk.gapic import creates, named_create, read_request
+from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
 from provider.pysdk.main_guard import unguarded
 from provider.pysdk.pipelines import pipeline_job
@@ -61,8 +62,11 @@ class _Walk:
         self.inits: list[tuple[int, Call]] = []
         self.nested: list[str] = []
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
+        self.steps: list[str] = []  # Kubeflow pipeline steps that run a training job (kfp.py), named likewise
+        self.imports_kfp = False
 
     def statement(self, index: int, stmt: ast.stmt, reader: Reader) -> None:
+        self.imports_kfp = self.imports_kfp or imports_package(stmt)
         value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
         target = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -86,7 +90,9 @@ class _Walk:
                 raise SdkError(reader.at(sub), f"{ast.unparse(sub.func)}() is inside {_block(stmt)} at line "
                                f"{stmt.lineno}: trainjobs reads the SDK's calls at top level only, where their "
                                "arguments are known", "the call at top level (or under if __name__ == '__main__':)")
-            if isinstance(sub, ast.Call):
+            if isinstance(sub, ast.Call) and (found := step(sub, reader.qualified(sub.func), self.imports_kfp)):
+                self.steps.append(f"{found} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
+            elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
                 name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
                 if name is not None:
@@ -100,6 +106,8 @@ class _Walk:
         kind = sdk_class(qualified)
         if kind is not None:
             return self.construct(index, kind, node, reader)
+        if (found := step(node, qualified, self.imports_kfp)) is not None:
+            self.steps.append(f"{found} at {reader.at(node)}")
         if (method := creates(node, reader)) is not None:  # JobServiceClient.create_custom_job(parent=, custom_job=)
             return self._built(index, f"JobServiceClient.{method}", node, reader, lambda: self._request(index, node, reader))
         if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
@@ -209,6 +217,9 @@ def _launched(walk: _Walk, pick: str | None = None) -> Job:
     if pick is not None:
         jobs = _picked(walk, jobs, pick)
     if not jobs:
+        if walk.steps:
+            raise SdkError(walk.shown, f"the {walk.noun} creates no Vertex AI training job itself; it defines Kubeflow "
+                           f"pipeline steps that do: {'; '.join(walk.steps)}", WAY)
         if walk.nested:
             raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job at top level; its SDK calls are "
                            "inside functions or blocks, whose arguments are known only when they run: "
