@@ -63,7 +63,7 @@ def named_create(node: ast.AST) -> str | None:
     return None
 
 
-class _Request:
+class RequestReader:
     """The request's mapping, built from the call's expressions, with where each key and value was written."""
 
     def __init__(self, reader: Reader, what: str) -> None:
@@ -120,6 +120,10 @@ class _Request:
             raise SdkError(self.reader.at(node), f"{what}: {ast.unparse(node)}: {exc}",
                            "timedelta(seconds=N), minutes=, hours=, days=") from None
         return f"{seconds:g}s" if seconds != int(seconds) else f"{int(seconds)}s"
+
+    def forget_places(self) -> None:
+        for table in (self.doc.starts, self.doc.key_positions, self.doc.value_positions, self.doc.item_positions):
+            table.clear()
 
     def where(self, container: dict[str, object], key: str) -> str:
         line, column = self.doc.key_positions.get(id(container), {}).get(key, (0, 0))
@@ -189,7 +193,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
     """The create request ``node`` sends, as a mapping convert reads (provider/cli/convert_request.py)."""
     what = f"{ast.unparse(node.func)}"
     field = METHODS[method]
-    request = _Request(reader, what)
+    request = RequestReader(reader, what)
     if len(node.args) > 1 or any(isinstance(arg, ast.Starred) for arg in node.args):
         raise SdkError(reader.at(node), f"{what}() takes one positional argument, the request; the others by "
                        "keyword (the client raises TypeError)", f"request=..., or parent=... and {field}=...")
@@ -220,7 +224,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
     return _checked(request, method)
 
 
-def _checked(request: _Request, method: str) -> LoadedDocument:
+def _checked(request: RequestReader, method: str) -> LoadedDocument:
     """The request, its job checked as the client's proto-plus reads it (``check``)."""
     field = METHODS[method]
     data = request.doc.data
@@ -233,7 +237,5 @@ def _checked(request: _Request, method: str) -> LoadedDocument:
         kind = next(k for k in KINDS if k.method == field)
         request.check(job, kind.name, f"{field}.")
     if request.reader.cell:  # a cell's lines are not the notebook file's: its problems are named by field path
-        for table in (request.doc.starts, request.doc.key_positions, request.doc.value_positions,
-                      request.doc.item_positions):
-            table.clear()
+        request.forget_places()
     return request.doc

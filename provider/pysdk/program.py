@@ -24,6 +24,7 @@ import ast
 from collections.abc import Callable, Sequence
 
 from provider.core.record import Record, field
+from provider.pysdk import ml_client
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
@@ -94,7 +95,8 @@ class _Walk:
                 self.steps.append(f"{found} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
             elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
-                name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
+                name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
+                        or ml_client.named_create(sub))
                 if name is not None:
                     self.nested.append(f"{name} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
 
@@ -110,6 +112,8 @@ class _Walk:
             self.steps.append(f"{found} at {reader.at(node)}")
         if (method := creates(node, reader)) is not None:  # JobServiceClient.create_custom_job(parent=, custom_job=)
             return self._built(index, f"JobServiceClient.{method}", node, reader, lambda: self._request(index, node, reader))
+        if (create := ml_client.creates(node, reader)) is not None:  # ml.projects().jobs().create(parent=, body=)
+            return self._built(index, ml_client.KIND, create, reader, lambda: self._ml_request(index, create, reader))
         if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
             self.others.append(f"{qualified} at {reader.at(node)}")
         if isinstance(node.func, ast.Attribute):
@@ -143,6 +147,12 @@ class _Walk:
         request = read_request(node, method, reader, notes)
         call = Call(ast.unparse(node.func), reader.at(node), {"request": request, "notes": notes})
         return Job(f"JobServiceClient.{method}", call, index, runs=[(call, "create", index)])
+
+    def _ml_request(self, index: int, node: ast.Call, reader: Reader) -> Job:
+        notes: list[str] = []
+        request = ml_client.read_request(node, reader, notes)
+        call = Call(ast.unparse(node.func), reader.at(node), {"request": request, "notes": notes})
+        return Job(ml_client.KIND, call, index, runs=[(call, "create", index)])
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         return self._built(index, kind, node, reader, lambda: self._construct(index, kind, node, reader))
@@ -263,7 +273,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
-    if job.kind.startswith("JobServiceClient."):  # the API's own client: its request, read as a request file is
+    if job.kind.startswith("JobServiceClient.") or job.kind == ml_client.KIND:  # an API's client: its request
         request, notes = job.call.args["request"], job.call.args["notes"]
         assert isinstance(request, LoadedDocument) and isinstance(notes, list)
         return Body(request=request, notes=notes)
@@ -288,6 +298,7 @@ def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
             if isinstance(node, ast.Call) and where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
                          and sdk_class(scope.qualified(node.func.value)) == "CustomJob")
-                if local or sdk_class(scope.qualified(node.func)) or named_create(node):  # named_create: gapic.py
+                if (local or sdk_class(scope.qualified(node.func)) or named_create(node)  # gapic.py, ml_client.py
+                        or ml_client.named_create(node)):
                     found[where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
     return found
