@@ -33,6 +33,7 @@ METHODS = {f"create_{kind.method}": kind.method for kind in KINDS}
 _PACKAGE = "google.cloud.aiplatform"  # aiplatform.gapic, aiplatform_v1, aiplatform_v1beta1 and their types
 _CALL_OPTIONS = ("retry", "timeout", "metadata")
 _ENUM_MEMBER = re.compile(r"[A-Z][A-Z0-9_]*")
+_NOT_FOLLOWED = object()
 
 
 def _ours(qualified: str | None) -> bool:
@@ -71,6 +72,7 @@ class RequestReader:
 
         self.reader, self.what = reader, what
         self.doc = LoadedDocument(data=None)
+        self.following: set[int] = set()  # the assignments being read, so that one read from itself is not followed
 
     def place(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
@@ -79,13 +81,9 @@ class RequestReader:
     def value(self, node: ast.expr, what: str) -> object:
         reader = self.reader
         if isinstance(node, ast.Name) and node.id in reader.assigned:  # a dict or message built earlier
-            assigned = reader.assigned[node.id]
-            if isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)):
-                outer, self.reader = self.reader, reader.inner(assigned, reader.assigned)
-                try:
-                    return self.value(assigned.value, what)
-                finally:
-                    self.reader = outer
+            found = self._assigned(node, what)
+            if found is not _NOT_FOLLOWED:
+                return found
         if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
             return self._mapping([(k, v) for k, v in zip(node.keys, node.values) if k is not None], node, what)
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -158,6 +156,32 @@ class RequestReader:
                 for index, one in enumerate(item):
                     if isinstance(one, dict):
                         self.check(one, inner.partition(" ")[0], f"{path}{key}[{index}].")
+
+    def _assigned(self, node: ast.Name, what: str) -> object:
+        """The value of a name given a dict or message earlier, read from its assignment's code (so each key keeps
+        its line), but only where that is the value Python gives the name here: the evaluator's own value when it
+        knows it and the code reads otherwise (the name assigned again, or from itself), and the assignment the
+        evaluator says set it when its value holds the client's forms. _NOT_FOLLOWED otherwise."""
+        from provider.document.python_unknown import Unknown
+
+        reader = self.reader
+        assigned = reader.assigned[node.id]
+        now = reader.scope.get(node.id)
+        if not isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)) or id(assigned) in self.following:
+            return _NOT_FOLLOWED
+        if isinstance(now, Unknown) and now.where != assigned.scope.where_of(assigned.value):
+            raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
+                           f"and is assigned again at {reader.inner(assigned, {}).at(assigned.value)}, after the "
+                           f"value used here ({now.where}): trainjobs reads such a value from its one assignment",
+                           "a name assigned once, or a new name for the second value")
+        outer, self.reader = self.reader, reader.inner(assigned, reader.assigned)
+        self.following.add(id(assigned))
+        try:
+            found = self.value(assigned.value, what)
+        finally:
+            self.reader = outer
+            self.following.discard(id(assigned))
+        return found if isinstance(now, Unknown) or found == now else _NOT_FOLLOWED
 
     def _message(self, node: ast.Call, what: str) -> dict[str, object]:
         name = ast.unparse(node.func)

@@ -140,3 +140,26 @@ def test_a_notebook_cell_that_calls_the_client_converts_as_the_script_does(tmp_p
     no_traceback(proc)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == _ours(script)[0]
+
+
+def test_a_name_holding_the_clients_forms_assigned_again_is_refused() -> None:
+    """Its value at the use is one the evaluator cannot hold, and the code read would be the later one's."""
+    path = HERE / "refused" / "reassigned_enum_pool.py"
+    proc = run_cli("convert", str(path))
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert ("pool holds the client's message classes or enum members and is assigned again at "
+            "reassigned_enum_pool.py:5:8, after the value used here") in proc.stderr, proc.stderr
+
+
+def test_a_name_assigned_from_itself_is_read_as_python_reads_it(tmp_path: Path) -> None:
+    path = tmp_path / "itself.py"
+    path.write_text("from google.cloud import aiplatform\nc = aiplatform.gapic.JobServiceClient()\n"
+                    "spec = {'worker_pool_specs': [{'machine_spec': {'machine_type': 'n1-standard-4'}, "
+                    "'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}]}\n"
+                    "job = {'display_name': 'x'}\njob = {**job, 'job_spec': spec}\n"
+                    "c.create_custom_job(parent='projects/p/locations/us-central1', custom_job=job)\n")
+    proc = run_cli("convert", str(path), "--format", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["body"]["displayName"] == "x"
