@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from provider.cli.convert_request import unwrap
+from provider.cli.convert_sources import Output
 from provider.core.errors import UserError
 from provider.core.exit_code import ExitCode
 from provider.core.job_kinds import CUSTOM_JOB
@@ -105,7 +107,8 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
         raise UserError(
             f"{path}: not a spec and not a config: expected a TrainingJob envelope, a config.yaml with trainingInput, "
             "a Vertex AI CustomJob with jobSpec (job_spec), a CustomJobSpec with workerPoolSpecs (worker_pool_specs), "
-            "or a HyperparameterTuningJob with studySpec (study_spec)"
+            "a HyperparameterTuningJob with studySpec (study_spec), or a create request {parent, customJob} "
+            "({parent, hyperparameterTuningJob})"
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data[job_spec] if job_spec is not None else data
@@ -256,14 +259,17 @@ def run(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UserError("nothing to convert: give FILE (a spec, a config.yaml, a describe output) "
                         "or --gcloud \"gcloud ai-platform jobs submit training ...\"", exit_code=ExitCode.USAGE)
+    from provider.cli.convert_pools import pools_document
     from provider.cli.convert_sources import read_input, reader, refuse_options
     from provider.document import read_mapping
-    from provider.validation.validator import check_document
 
     path, shown, raw = read_input(args.file)
     if (read := reader(path, raw, args)) is not None:  # a notebook, a script, Python: not a mapping
         return read(raw, shown, path, args)
+    notes: list[str] = []
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
+    if doc is None and (pools := pools_document(raw, shown, notes)) is not None:  # worker_pool_specs=[...] alone
+        doc, problems = pools, list(pools.problems)
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)
     if doc is None or any(p.is_error for p in problems):
@@ -274,8 +280,15 @@ def run(args: argparse.Namespace) -> int:
     if (code := run_cloud_build(doc.data, shown, args)) is not None:  # a cloudbuild.yaml's or workflow's training step
         return code
     refuse_options(args, _TAKES)
-    notes: list[str] = []
-    if "apiVersion" not in doc.data and "kind" not in doc.data:
+    return convert_mapping(doc, shown, path, args, notes)
+
+
+def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.Namespace, notes: list[str]) -> int:
+    """A mapping convert reads (a spec, a config, a job body, a create request, as a file or as a Python
+    client call gives it: provider/pysdk/gapic.py), checked and emitted; the exit code."""
+    from provider.validation.validator import check_document
+
+    if "apiVersion" not in doc.data and "kind" not in unwrap(doc, path, notes).data:  # a create request: its job
         _ai_platform_job(doc, path)
         _strip_output_only(doc.data, notes)  # first: an output-only enum (state: 4) needs no name
         _read_message(doc, path, notes)
@@ -303,7 +316,7 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
             print(f"{shown}: note: {note}", file=sys.stderr)
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
-    out = _Output(getattr(args, "write", None))
+    out = Output(getattr(args, "write", None))
     from provider.submission.emit import to_native
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
         _say(shown, notes + _model_notes(job, problems, result), problems)
@@ -356,24 +369,6 @@ def _say(shown: str, notes: list[str], problems: list[Problem]) -> None:
         print(f"{shown}: note: {note}", file=sys.stderr)
     if problems:
         reporter("text", sys.stderr).report(problems, 1, 0, sys.stderr)  # warnings only: the file converted
-
-
-class _Output:
-    """stdout, or the --write FILE (written whole, only once the conversion succeeded)."""
-
-    def __init__(self, target: str | None) -> None:
-        self.target = Path(target) if target else None
-
-    def write(self, text: str) -> int:
-        if self.target is None:
-            sys.stdout.write(text)
-            return 0
-        try:
-            self.target.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--write {self.target}: {exc.strerror or exc}") from exc
-        print(f"wrote {self.target}", file=sys.stderr)
-        return 0
 
 
 def _runtimes() -> dict[str, Any]:

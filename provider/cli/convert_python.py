@@ -193,7 +193,11 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
-    _environment(trees, body.spec, cells, notes)
+    _environment(trees, body.request.data if body.request is not None else body.spec, cells, notes)
+    if body.request is not None:  # JobServiceClient.create_custom_job: its request, read as a request file is
+        from provider.cli.convert import convert_mapping
+
+        return convert_mapping(body.request, shown, path, args, notes)
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}

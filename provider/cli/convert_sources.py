@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,3 +90,21 @@ def refuse_options(args: argparse.Namespace, takes: tuple[str, ...]) -> None:
     for option, goes in _ONLY_WITH.items():
         if option not in takes and getattr(args, option, None) is not None:
             raise UserError(f"--{option.replace('_', '-')} goes with {goes}", exit_code=ExitCode.USAGE)
+
+
+class Output:
+    """stdout, or the --write FILE (written whole, only once the conversion succeeded)."""
+
+    def __init__(self, target: str | None) -> None:
+        self.target = Path(target) if target else None
+
+    def write(self, text: str) -> int:
+        if self.target is None:
+            sys.stdout.write(text)
+            return 0
+        try:
+            self.target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--write {self.target}: {exc.strerror or exc}") from exc
+        print(f"wrote {self.target}", file=sys.stderr)
+        return 0

@@ -25,6 +25,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "trainjobs convert config.yaml --name my_job --region us-central1  # an AI Platform config.yaml",
         "trainjobs convert job.json --format request     # the exact Vertex AI request it makes",
         "trainjobs convert --gcloud 'gcloud ai custom-jobs create --region=us-central1 ...' --write specs/team/job.yaml",
+        "trainjobs convert train.sh                      # a shell script's gcloud training command",
+        "trainjobs convert train.ipynb --cell 4          # a notebook's !gcloud line or SDK job, in cell 4",
+        "trainjobs convert train.py                      # Python that launches a job with the Vertex AI SDK",
+        "trainjobs convert cloudbuild.yaml               # a Cloud Build or GitHub Actions training step",
     ),
     "run": (
         "trainjobs run specs/local/simple.yaml           # submit, follow to the end, exit with its outcome",

@@ -177,6 +177,10 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
     line N, not called where it can be read ...", "a for loop at line N", "the if at line N, whose test is not known
     (why)" ..."""
     line = f"at line {stmt.lineno}"
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.decorator_list:
+        decorator = stmt.decorator_list[0]
+        name = ast.unparse(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        return f"def {stmt.name} {line}, decorated with @{name}, which decides when and how it runs"
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return (f"def {stmt.name} {line}, not called where it can be read (alone, x = {stmt.name}(...) or "
                 f"sys.exit({stmt.name}(...)) at top level, with arguments bound to its parameters)")

@@ -18,9 +18,13 @@ request (google/cloud/aiplatform/jobs.py CustomJob.__init__, run, submit and _ru
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from provider.core.record import Record, field
 from provider.pysdk.arguments import Call, SdkError
+
+if TYPE_CHECKING:
+    from provider.document.loaded import LoadedDocument
 
 DEFAULT_REGION = "us-central1"  # google/cloud/aiplatform/constants/base.py DEFAULT_REGION
 # aiplatform.init's arguments that set how the script reaches Vertex AI, or its own experiment tracking.
@@ -39,6 +43,8 @@ class Body(Record, frozen=False):
     # CustomJob.from_local_script: the script the SDK packages and its requirements (local_script.py); the
     # converter packages the script's folder instead of the placeholder package the body names.
     local: dict[str, object] | None = None
+    # JobServiceClient.create_custom_job(...): the create request it sends, converted as a request file (gapic.py)
+    request: LoadedDocument | None = None
 
     def put(self, key: str, value: object, where: str) -> None:
         self.spec[key], self.at[key] = value, where

@@ -30,9 +30,12 @@ from typing import NoReturn
 from provider.core.record import Record, field
 from provider.document.python_flow import unfollowed
 from provider.document.python_names import bound_names
+from provider.pysdk import ml_client
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
+from provider.pysdk.gapic import creates, named_create, read_request
+from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
 from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
@@ -69,6 +72,8 @@ class _Walk:
         self.rebound: dict[str, str] = {}  # a job's name set again in a block not followed: the block
         self.skipped: list[str] = []  # SDK calls in a branch not taken: named in a note, or in the refusal
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
+        self.steps: list[str] = []  # Kubeflow pipeline steps that run a training job (kfp.py), named likewise
+        self.imports_kfp = False
 
     def passed(self, stmt: ast.stmt, why: str, reader: Reader) -> None:
         """A statement that does not run (a branch not taken), or may not: its SDK calls (and runs of known jobs),
@@ -86,11 +91,13 @@ class _Walk:
         if (isinstance(node.func, ast.Attribute) and node.func.attr in _METHODS and isinstance(func, ast.Name)
                 and func.id in self.objects):
             return f"{ast.unparse(node.func)}()"
-        return sdk_class(reader.qualified(node.func)) or sdk_class(reader.qualified(func))
+        return (sdk_class(reader.qualified(node.func)) or sdk_class(reader.qualified(func)) or named_create(node)
+                or ml_client.named_create(node))
 
     def statement(self, index: int, stmt: ast.stmt, reader: Reader, returned: ast.expr | None = None) -> None:
         """One statement the code runs; ``returned``: for ``job = make_job()`` read into make_job, what its return
         gave (the job, where it is a name of one)."""
+        self.imports_kfp = self.imports_kfp or imports_package(stmt)
         for sub in ast.walk(stmt):  # a function's calls, read where it is called: no longer nested in its def
             if isinstance(sub, ast.Call):
                 self.nested.pop(reader.at(sub), None)
@@ -127,9 +134,12 @@ class _Walk:
                 if not isinstance(stmt, ast.FunctionDef):
                     raise error
                 self.deferred.append(error)  # read where the function is called, if it is
-            if isinstance(sub, ast.Call):
+            if isinstance(sub, ast.Call) and (found := step(sub, reader.qualified(sub.func), self.imports_kfp)):
+                self.steps.append(f"{found} at {reader.at(sub)} (inside {block})")
+            elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
-                name = sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func))
+                name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
+                        or ml_client.named_create(sub))
                 if name is not None:
                     self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
         for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
@@ -144,6 +154,12 @@ class _Walk:
         kind = sdk_class(qualified)
         if kind is not None:
             return self.construct(index, kind, node, reader)
+        if (found := step(node, qualified, self.imports_kfp)) is not None:
+            self.steps.append(f"{found} at {reader.at(node)}")
+        if (method := creates(node, reader)) is not None:  # JobServiceClient.create_custom_job(parent=, custom_job=)
+            return self._built(index, f"JobServiceClient.{method}", node, reader, lambda: self._request(index, node, reader))
+        if (create := ml_client.creates(node, reader)) is not None:  # ml.projects().jobs().create(parent=, body=)
+            return self._built(index, ml_client.KIND, create, reader, lambda: self._ml_request(index, create, reader))
         if qualified is not None and qualified.startswith("google.cloud.aiplatform"):
             self.others.append(f"{qualified} at {reader.at(node)}")
         if isinstance(node.func, ast.Attribute):
@@ -152,29 +168,46 @@ class _Walk:
                 return self._built(index, "CustomJob.from_local_script", node, reader, lambda: Job(
                     "CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
                                                                ast.unparse(node.func)), index))
-            if method not in _METHODS:
-                return None
-            job: Job | None = None
-            if isinstance(receiver, ast.Name) and receiver.id in self.rebound:
-                raise SdkError(reader.at(node), f"{receiver.id} may be set again inside {self.rebound[receiver.id]}: "
-                               f"which job {receiver.id}.{method}() launches is known only when the {self.noun} runs",
-                               f"{receiver.id} set once, at top level or under an if whose test is known")
-            if isinstance(receiver, ast.Name) and receiver.id in self.objects:
-                job = self.objects[receiver.id]
-            elif isinstance(receiver, ast.Name):
-                self.unmatched.append(f"{receiver.id}.{method}() at {reader.at(node)}")
-            elif isinstance(receiver, ast.Call):
-                job = self.call(index, receiver, reader)
-            if job is not None and job.failed is not None:  # named by its place only
-                job.runs.append((Call(f"{job.call.what}.{method}", reader.at(node)), method, index))
-            elif job is not None:
-                signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
-                if signature not in SIGNATURES:
-                    raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
-                                   f"{job.kind}.run()")
-                keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
-                job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
+            if method in _METHODS:
+                self.ran(index, node, receiver, method, reader)
         return None
+
+    def ran(self, index: int, node: ast.Call, receiver: ast.expr, method: str, reader: Reader) -> None:
+        """``job.run(...)`` / ``job.submit(...)`` (or chained on the constructor): the run of the job it names."""
+        job: Job | None = None
+        if isinstance(receiver, ast.Name) and receiver.id in self.rebound:
+            raise SdkError(reader.at(node), f"{receiver.id} may be set again inside {self.rebound[receiver.id]}: "
+                           f"which job {receiver.id}.{method}() launches is known only when the {self.noun} runs",
+                           f"{receiver.id} set once, at top level or under an if whose test is known")
+        if isinstance(receiver, ast.Name) and receiver.id in self.objects:
+            job = self.objects[receiver.id]
+        elif isinstance(receiver, ast.Name):
+            self.unmatched.append(f"{receiver.id}.{method}() at {reader.at(node)}")
+        elif isinstance(receiver, ast.Call):
+            job = self.call(index, receiver, reader)
+        if job is not None and job.failed is not None:  # named by its place only
+            job.runs.append((Call(f"{job.call.what}.{method}", reader.at(node)), method, index))
+        elif job is not None:
+            signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
+            if signature not in SIGNATURES:
+                raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
+                               f"{job.kind}.run()")
+            keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
+            job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
+
+    def _request(self, index: int, node: ast.Call, reader: Reader) -> Job:
+        method = creates(node, reader)
+        assert method is not None
+        notes: list[str] = []
+        request = read_request(node, method, reader, notes)
+        call = Call(ast.unparse(node.func), reader.at(node), {"request": request, "notes": notes})
+        return Job(f"JobServiceClient.{method}", call, index, runs=[(call, "create", index)])
+
+    def _ml_request(self, index: int, node: ast.Call, reader: Reader) -> Job:
+        notes: list[str] = []
+        request = ml_client.read_request(node, reader, notes)
+        call = Call(ast.unparse(node.func), reader.at(node), {"request": request, "notes": notes})
+        return Job(ml_client.KIND, call, index, runs=[(call, "create", index)])
 
     def construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         return self._built(index, kind, node, reader, lambda: self._construct(index, kind, node, reader))
@@ -237,6 +270,9 @@ def _picked(walk: _Walk, jobs: list[Job], pick: str) -> list[Job]:
 
 def _none(walk: _Walk) -> NoReturn:
     """SdkError: the code launches no job where it can be read (naming what it builds elsewhere), or none at all."""
+    if walk.steps:
+        raise SdkError(walk.shown, f"the {walk.noun} creates no Vertex AI training job itself; it defines Kubeflow "
+                       f"pipeline steps that do: {'; '.join(walk.steps)}", WAY)
     if walk.nested or walk.skipped:
         raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: "
                        + "; ".join([*walk.nested.values(), *walk.skipped]),
@@ -278,20 +314,25 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     """The spec body of the one job ``sources`` launch: a Python script, ``[(shown, text)]``, or (``cells``) a
     notebook's code cells in order, ``[("cell 4", text), ...]``, named ``shown`` in messages ("NB.ipynb cell 4,
     line 3, column 9"); ``pick``: the label of the cell whose job to convert."""
+    from provider.document.loaded import LoadedDocument
     from provider.document.python_flow import flow
 
     walk = _Walk(shown, cells)
-    for step in flow(sources):
-        place = f"{shown} {step.where.label}" if cells else shown
-        reader = Reader(place, step.scope, walk.assigned, cells)
-        if step.skipped is not None:
-            walk.passed(step.stmt, step.skipped, reader)
+    for at in flow(sources):
+        place = f"{shown} {at.where.label}" if cells else shown
+        reader = Reader(place, at.scope, walk.assigned, cells)
+        if at.skipped is not None:
+            walk.passed(at.stmt, at.skipped, reader)
             continue
-        walk.labels.append(step.where.label)
-        walk.statement(len(walk.labels) - 1, step.stmt, reader, step.returned)
+        walk.labels.append(at.where.label)
+        walk.statement(len(walk.labels) - 1, at.stmt, reader, at.returned)
     job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
+    if job.kind.startswith("JobServiceClient.") or job.kind == ml_client.KIND:  # an API's client: its request
+        request, notes = job.call.args["request"], job.call.args["notes"]
+        assert isinstance(request, LoadedDocument) and isinstance(notes, list)
+        return Body(request=request, notes=notes)
     if job.kind == "CustomJob":
         body = custom_job(job.call, run, init, method)
     elif job.kind == "CustomJob.from_local_script":
@@ -311,11 +352,12 @@ def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
     from provider.document.python_flow import flow
 
     found: dict[str, str] = {}
-    for step in flow(sources):
-        for node in ast.walk(step.stmt) if step.skipped is None else ():
-            if isinstance(node, ast.Call) and step.where.label not in found:
+    for at in flow(sources):
+        for node in ast.walk(at.stmt) if at.skipped is None else ():
+            if isinstance(node, ast.Call) and at.where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
-                         and sdk_class(step.scope.qualified(node.func.value)) == "CustomJob")
-                if local or sdk_class(step.scope.qualified(node.func)):
-                    found[step.where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
+                         and sdk_class(at.scope.qualified(node.func.value)) == "CustomJob")
+                if (local or sdk_class(at.scope.qualified(node.func)) or named_create(node)  # gapic.py, ml_client.py
+                        or ml_client.named_create(node)):
+                    found[at.where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
     return found

@@ -91,6 +91,15 @@ def test_repeated_worker_pool_specs_and_args_add_up() -> None:
     ("gcloud ai custom-jobs create --display-name d --worker-pool-spec=custom-image-uri=x", "received: custom-image-uri"),
     ("gcloud ai custom-jobs create --display-name d -- --epochs 3", "takes the trainer's arguments in --args"),
     ("gcloud ai-platform jobs describe j", "is not a training-job command"),
+    # commands that run the trainer here: each names the submit command to convert instead (gcloud's own
+    # surface/ai_platform/local/train.py and surface/ai/custom_jobs/local_run.py submit nothing)
+    ("gcloud ai-platform local train --package-path trainer --module-name trainer.task -- --epochs 3",
+     "gcloud ai-platform local train runs the trainer on this machine and submits no job, so there is no job to "
+     "convert; convert the gcloud ai-platform jobs submit training command for the same trainer"),
+    ("gcloud beta ml-engine local train --module-name t", "convert the gcloud ai-platform jobs submit training command"),
+    ("gcloud ai custom-jobs local-run --executor-image-uri=x --script=t.py",
+     "convert the gcloud ai custom-jobs create command for the same trainer"),
+    ("gcloud ai-platform local predict --model-dir m", "gcloud ai-platform local predict is not a training-job command"),
     # the command named without its flags (corpus c7_iq_ai_platform_custom_jobs)
     ("gcloud ai-platform custom-jobs create --region=us-central1 --config=c.json",
      "gcloud ai-platform custom-jobs create is not a training-job command"),

@@ -1,0 +1,268 @@
+"""Python that creates a job with the API's own client: ``JobServiceClient.create_custom_job(parent=..., custom_job=...)``.
+
+Google's samples (``create_custom_job_sample.py``, ``create_hyperparameter_tuning_job_sample.py``) build the
+job as a dict or with the client's message classes (``aiplatform_v1.WorkerPoolSpec(...)``), by proto names,
+with enum members (``aiplatform.gapic.AcceleratorType.NVIDIA_TESLA_T4``), and send it with
+``aiplatform.gapic.JobServiceClient``. The call's arguments are a create request, ``{parent, custom_job}``
+(``CreateCustomJobRequest``), or ``request=`` holding one. They are read statically (never run) into that
+mapping, each key at the line and column it was written, and converted as a request file is
+(provider/cli/convert_request.py, then convert_mapping): one reading of a request, wherever it is written.
+
+A message class is read as the dict of its keyword arguments (proto-plus takes the same fields by the same
+names); an enum member as its name. Anything else is the evaluator's (binding.Reader.value): a value it cannot
+know is refused naming the argument. The client call's own options (``retry``, ``timeout``, ``metadata``) are
+not part of the job: each is named in a note.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from provider.core.job_kinds import KINDS
+from provider.pysdk.arguments import SdkError
+
+if TYPE_CHECKING:
+    from provider.document.loaded import LoadedDocument
+    from provider.pysdk.binding import Reader
+
+# JobServiceClient's create method -> the request's field holding the job (create_custom_job -> custom_job).
+METHODS = {f"create_{kind.method}": kind.method for kind in KINDS}
+_PACKAGE = "google.cloud.aiplatform"  # aiplatform.gapic, aiplatform_v1, aiplatform_v1beta1 and their types
+_CALL_OPTIONS = ("retry", "timeout", "metadata")
+_ENUM_MEMBER = re.compile(r"[A-Z][A-Z0-9_]*")
+_NOT_FOLLOWED = object()
+
+
+def _ours(qualified: str | None) -> bool:
+    return qualified is not None and (qualified + ".").startswith(_PACKAGE)
+
+
+def creates(node: ast.Call, reader: Reader) -> str | None:
+    """The create method ``node`` calls on a JobServiceClient (``create_custom_job``), or None."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in METHODS:
+        return None
+    receiver = func.value
+    if isinstance(receiver, ast.Name) and receiver.id in reader.assigned:
+        assigned = reader.assigned[receiver.id]
+        receiver = assigned.value
+        reader = reader.inner(assigned, {})
+    if isinstance(receiver, ast.Call):
+        qualified = reader.qualified(receiver.func)
+        if _ours(qualified) and qualified is not None and qualified.rsplit(".", 1)[-1] == "JobServiceClient":
+            return func.attr
+    return None
+
+
+def named_create(node: ast.AST) -> str | None:
+    """``client.create_custom_job`` for such a call found inside a block (its receiver is not resolved there)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:
+        return ast.unparse(node.func)
+    return None
+
+
+class RequestReader:
+    """The request's mapping, built from the call's expressions, with where each key and value was written."""
+
+    def __init__(self, reader: Reader, what: str) -> None:
+        from provider.document.loaded import LoadedDocument
+
+        self.reader, self.what = reader, what
+        self.doc = LoadedDocument(data=None)
+        self.following: set[int] = set()  # the assignments being read, so that one read from itself is not followed
+
+    def place(self, node: ast.AST) -> tuple[int, int]:
+        line = getattr(node, "lineno", 1)
+        return line, getattr(node, "col_offset", 0) + 1
+
+    def value(self, node: ast.expr, what: str) -> object:
+        reader = self.reader
+        if isinstance(node, ast.Name) and node.id in reader.assigned:  # a dict or message built earlier
+            found = self._assigned(node, what)
+            if found is not _NOT_FOLLOWED:
+                return found
+        if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+            return self._mapping([(k, v) for k, v in zip(node.keys, node.values) if k is not None], node, what)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return self._items(node, what)
+        qualified = reader.qualified(node.func if isinstance(node, ast.Call) else node) \
+            if isinstance(node, (ast.Call, ast.Attribute, ast.Name)) else None
+        if isinstance(node, ast.Call) and _ours(qualified):
+            return self._message(node, what)
+        if isinstance(node, ast.Attribute) and _ours(qualified) and _ENUM_MEMBER.fullmatch(node.attr):
+            return node.attr  # AcceleratorType.NVIDIA_TESLA_T4: the name, as the REST API reads it
+        if isinstance(node, ast.Call) and qualified == "datetime.timedelta":
+            return self._duration(node, what)
+        return reader.value(node, what)
+
+    def _items(self, node: ast.List | ast.Tuple, what: str) -> list[object]:
+        items = [self.value(item, f"{what}[{i}]") for i, item in enumerate(node.elts)]
+        self.doc.starts[id(items)] = self.place(node)
+        self.doc.item_positions[id(items)] = [self.place(item) for item in node.elts]
+        return items
+
+    def _duration(self, node: ast.Call, what: str) -> str:
+        """``timedelta(hours=1)`` as proto-plus gives a Duration field: its JSON form, "3600s"."""
+        import datetime as dt
+
+        values = [self.reader.value(arg, what) for arg in node.args]
+        named = {kw.arg: self.reader.value(kw.value, what) for kw in node.keywords if kw.arg is not None}
+        numbers = [*values, *named.values()]
+        if any(kw.arg is None for kw in node.keywords) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+            raise SdkError(self.reader.at(node), f"{what}: {ast.unparse(node)} is not a timedelta of known numbers",
+                           "timedelta(seconds=N), minutes=, hours=, days=")
+        try:
+            seconds = dt.timedelta(*values, **named).total_seconds()  # type: ignore[arg-type]
+        except (TypeError, OverflowError) as exc:
+            raise SdkError(self.reader.at(node), f"{what}: {ast.unparse(node)}: {exc}",
+                           "timedelta(seconds=N), minutes=, hours=, days=") from None
+        return f"{seconds:g}s" if seconds != int(seconds) else f"{int(seconds)}s"
+
+    def forget_places(self) -> None:
+        for table in (self.doc.starts, self.doc.key_positions, self.doc.value_positions, self.doc.item_positions):
+            table.clear()
+
+    def where(self, container: dict[str, object], key: str) -> str:
+        line, column = self.doc.key_positions.get(id(container), {}).get(key, (0, 0))
+        shown = self.reader.shown
+        return f"{shown}, line {line}, column {column}" if self.reader.cell else f"{shown}:{line}:{column}"
+
+    def check(self, value: dict[str, object], message: str, path: str) -> None:
+        """``value`` as proto-plus builds ``message`` from it: a key by its proto name only (a JSON name is an
+        unknown field to it: ValueError), and a str never where a list is taken (it would be split into its
+        characters); each refused at its place."""
+        from provider.spec.formats.vertex.keys import snake
+        from provider.spec.formats.vertex.proto_names import messages
+
+        fields = {snake(name): kind for name, kind in messages()[message].items()}
+        json_names = {name: snake(name) for name in messages()[message]}
+        for key, item in value.items():
+            kind = fields.get(key)
+            if kind is None:
+                proto = json_names.get(key)
+                fix = f"write {proto}" if proto else f"the fields of {message}: {', '.join(fields)}"
+                said = f" (its JSON name; the client takes the proto name {proto})" if proto else ""
+                raise SdkError(self.where(value, key), f"{path}{key}: Unknown field for {message}: {key}{said}: the "
+                               "client raises ValueError when it builds the request", fix)
+            head, _, inner = kind.partition(" ")
+            if head in ("list", "messages") and isinstance(item, str):
+                raise SdkError(self.where(value, key), f"{path}{key} is a str where {message}.{key} takes a list: "
+                               f"the client would send each of its {len(item)} characters as an item",
+                               f"{key}: [{item!r}]")
+            if head == "message" and isinstance(item, dict):
+                self.check(item, inner.partition(" ")[0], f"{path}{key}.")
+            elif head == "messages" and isinstance(item, list):
+                for index, one in enumerate(item):
+                    if isinstance(one, dict):
+                        self.check(one, inner.partition(" ")[0], f"{path}{key}[{index}].")
+
+    def _assigned(self, node: ast.Name, what: str) -> object:
+        """The value of a name given a dict or message earlier, read from its assignment's code (so each key keeps
+        its line), but only where that is the value Python gives the name here: the evaluator's own value when it
+        knows it and the code reads otherwise (the name assigned again, or from itself), and the assignment the
+        evaluator says set it when its value holds the client's forms. _NOT_FOLLOWED otherwise."""
+        from provider.document.python_unknown import Unknown
+
+        reader = self.reader
+        assigned = reader.assigned[node.id]
+        now = reader.scope.get(node.id)
+        if not isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)) or id(assigned) in self.following:
+            return _NOT_FOLLOWED
+        if isinstance(now, Unknown) and now.where != assigned.scope.where_of(assigned.value):
+            raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
+                           f"and is assigned again at {reader.inner(assigned, {}).at(assigned.value)}, after the "
+                           f"value used here ({now.where}): trainjobs reads such a value from its one assignment",
+                           "a name assigned once, or a new name for the second value")
+        outer, self.reader = self.reader, reader.inner(assigned, reader.assigned)
+        self.following.add(id(assigned))
+        try:
+            found = self.value(assigned.value, what)
+        finally:
+            self.reader = outer
+            self.following.discard(id(assigned))
+        return found if isinstance(now, Unknown) or found == now else _NOT_FOLLOWED
+
+    def _message(self, node: ast.Call, what: str) -> dict[str, object]:
+        name = ast.unparse(node.func)
+        if node.args:
+            if len(node.args) == 1 and not node.keywords:  # WorkerPoolSpec({...}): a mapping given whole
+                found = self.value(node.args[0], what)
+                if isinstance(found, dict):
+                    return found
+            raise SdkError(self.reader.at(node), f"{what}: {name}(...) with positional arguments is not read",
+                           f"{name}(field=value, ...) or {name}({{...}})")
+        if any(kw.arg is None for kw in node.keywords):
+            raise SdkError(self.reader.at(node), f"{what}: {name}(**...) is not read", f"{name}(field=value, ...)")
+        return self._mapping([(kw, kw.value) for kw in node.keywords], node, what)
+
+    def _mapping(self, items: Sequence[tuple[ast.AST, ast.expr]], node: ast.AST, what: str) -> dict[str, object]:
+        out: dict[str, object] = {}
+        keys: dict[str, tuple[int, int]] = {}
+        values: dict[str, tuple[int, int]] = {}
+        for key_node, value_node in items:
+            key = key_node.arg if isinstance(key_node, ast.keyword) else (
+                self.reader.value(key_node, what) if isinstance(key_node, ast.expr) else None)
+            if not isinstance(key, str):
+                raise SdkError(self.reader.at(key_node), f"{what}: a key {key!r} is not a field name",
+                               "field names as strings")
+            out[key] = self.value(value_node, f"{what}({key}=...)" if what == self.what else f"{what}.{key}")
+            keys[key], values[key] = self.place(key_node), self.place(value_node)
+        self.doc.starts[id(out)] = self.place(node)
+        self.doc.key_positions[id(out)], self.doc.value_positions[id(out)] = keys, values
+        return out
+
+
+def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) -> LoadedDocument:
+    """The create request ``node`` sends, as a mapping convert reads (provider/cli/convert_request.py)."""
+    what = f"{ast.unparse(node.func)}"
+    field = METHODS[method]
+    request = RequestReader(reader, what)
+    if len(node.args) > 1 or any(isinstance(arg, ast.Starred) for arg in node.args):
+        raise SdkError(reader.at(node), f"{what}() takes one positional argument, the request; the others by "
+                       "keyword (the client raises TypeError)", f"request=..., or parent=... and {field}=...")
+    given = {kw.arg: kw for kw in node.keywords if kw.arg is not None}
+    if any(kw.arg is None for kw in node.keywords):
+        raise SdkError(reader.at(node), f"{what}(**...) is not read", f"parent=... and {field}=... by keyword")
+    for option in _CALL_OPTIONS:
+        if option in given:
+            notes.append(f"{what}({option}=...) is an option of the client's call, not part of the job: ignored")
+    if node.args or "request" in given:
+        expr = node.args[0] if node.args else given["request"].value
+        found = request.value(expr, f"{what}(request=...)")
+        if not isinstance(found, dict) or "parent" in given or field in given:
+            raise SdkError(reader.at(expr), f"{what}(request=...) is a mapping of parent and {field}, given alone "
+                           "(the client raises ValueError when it is given with them)", f"request={{'parent': ..., "
+                           f"'{field}': ...}}, or parent=... and {field}=...")
+        request.doc.data = found
+        return _checked(request, method)
+    unknown = sorted(set(given) - {"parent", field, *_CALL_OPTIONS})
+    if unknown:
+        raise SdkError(reader.at(given[unknown[0]]), f"{what}() takes no argument {unknown[0]!r} (the client raises "
+                       "TypeError)", f"request, parent, {field}, retry, timeout, metadata")
+    if field not in given:
+        raise SdkError(reader.at(node), f"{what}() gives no {field}: there is no job to convert",
+                       f"{field}=... (a dict or aiplatform_v1 message)")
+    keywords = [(given[key], given[key].value) for key in ("parent", field) if key in given]
+    request.doc.data = request._mapping(keywords, node, what)
+    return _checked(request, method)
+
+
+def _checked(request: RequestReader, method: str) -> LoadedDocument:
+    """The request, its job checked as the client's proto-plus reads it (``check``)."""
+    field = METHODS[method]
+    data = request.doc.data
+    if isinstance(data, dict) and (unknown := sorted(set(data) - {"parent", field})):
+        kind = next(k for k in KINDS if k.method == field)
+        raise SdkError(request.where(data, unknown[0]), f"{request.what}(request=...): Unknown field for Create"
+                       f"{kind.name}Request: {unknown[0]} (the client raises ValueError)", f"parent and {field}")
+    job = data.get(field) if isinstance(data, dict) else None
+    if isinstance(job, dict):
+        kind = next(k for k in KINDS if k.method == field)
+        request.check(job, kind.name, f"{field}.")
+    if request.reader.cell:  # a cell's lines are not the notebook file's: its problems are named by field path
+        request.forget_places()
+    return request.doc
