@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,8 +39,9 @@ def test_the_corpus_is_large_enough() -> None:
 
 
 def _packages_set_aside(request: dict[str, Any], module: str) -> None:
-    """from_local_script: the SDK runs its own package of the script (aiplatform_custom_trainer_script.task),
-    trainjobs its package of the script's folder (the script's module): both checked, then set aside."""
+    """from_local_script and CustomTrainingJob: the SDK runs its own package of the script
+    (aiplatform_custom_trainer_script.task), trainjobs its package of the script's folder (the script's module):
+    both checked, then set aside."""
     for pool in request["body"]["jobSpec"]["workerPoolSpecs"]:
         package = pool.get("pythonPackageSpec")
         if package is not None:
@@ -51,9 +53,10 @@ def _packages_set_aside(request: dict[str, Any], module: str) -> None:
 def test_request_equals_the_sdks(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     theirs = comparable(sdk_request(path, monkeypatch))
     mine = comparable(ours(path))
-    if "from_local_script(" in path.read_text(encoding="utf-8"):
+    script = re.search(r"^\s+script_path=\"([^\"]+)\"", path.read_text(encoding="utf-8"), re.MULTILINE)
+    if script is not None:  # from_local_script or CustomTrainingJob
         _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
-        _packages_set_aside(mine, "load_state_dict")
+        _packages_set_aside(mine, Path(script.group(1)).stem)
     assert mine["kind"] == theirs["kind"]
     assert mine["parent"] == theirs["parent"]
     assert set(mine["body"]) == set(theirs["body"])

@@ -178,3 +178,30 @@ def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
     other = convert(path, "--cell", "3", "--output", "request")
     assert other.returncode == 0, other.stderr
     assert json.loads(other.stdout)["body"]["displayName"] == "j"
+
+
+def test_a_script_training_job_sends_what_the_sdk_sends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CustomTrainingJob in a notebook, as Google's tutorials write it: ``%%writefile task.py``, the job built in one
+    cell and run in a later one; its script (read from the directory convert runs in) packaged by trainjobs."""
+    from .test_corpus import _packages_set_aside
+
+    (tmp_path / "task.py").write_text("print('train')\n", encoding="utf-8")
+    build = ("from google.cloud import aiplatform\n"
+             "aiplatform.init(project='p', location='us-east1', staging_bucket='gs://b')\n"
+             "job = aiplatform.CustomTrainingJob(display_name='nb-train', script_path='task.py', "
+             "container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest', requirements=['gcsfs'],"
+             " model_serving_container_image_uri='us-docker.pkg.dev/vertex-ai/prediction/sklearn-cpu.1-0:latest')")
+    run = ("model = job.run(args=['--epochs=3'], replica_count=1, machine_type='n1-standard-8', "
+           "environment_variables={'MODE': 'full'}, base_output_dir='gs://b/nb-train')")
+    path = _notebook(tmp_path, "%%writefile task.py\nprint('train')\n", build, run)
+    program = tmp_path / "program.py"
+    program.write_text(build + "\n" + run + "\n", encoding="utf-8")
+    theirs = comparable(sdk_request(program, monkeypatch))
+    done = convert(Path(path.name), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    note = "aiplatform.CustomTrainingJob(model_serving_container_image_uri=...) at nb.ipynb cell 2, line 3"
+    assert note in done.stderr, done.stderr
+    mine = comparable(_wire(json.loads(done.stdout)))
+    _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+    _packages_set_aside(mine, "task")
+    assert mine == theirs
