@@ -20,9 +20,7 @@ from __future__ import annotations
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, job_fields, outputs, ran, region, run_fields
 from provider.pysdk.pipelines import application, pools
-from provider.pysdk.script_training import packaged_note, script_package
-
-_PREBUILT = ("docker.pkg.dev/vertex-ai/", "gcr.io/cloud-aiplatform/")  # the SDK's own test
+from provider.pysdk.script_training import packaged_note, prebuilt, script_package
 
 
 def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
@@ -32,7 +30,7 @@ def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") 
                        "in aiplatform.autolog() and adds its own requirement, which trainjobs does not do",
                        "enable_autolog=False, and aiplatform.autolog() in the script itself")
     container = ctor.text("container_uri") or ""
-    if not any(prefix in container for prefix in _PREBUILT):
+    if not prebuilt(container):
         raise SdkError(ctor.place("container_uri"), f"{ctor.what}(container_uri={container!r}) is not a prebuilt "
                        "training container: the SDK then runs pip install of its package in the container's shell, "
                        "which trainjobs does not convert", "a prebuilt container (us-docker.pkg.dev/vertex-ai/"

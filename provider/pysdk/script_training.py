@@ -12,7 +12,8 @@ pool's python_package_spec on ``container_uri``. trainjobs packages the script's
 ``CustomTrainingJob`` is a TrainingPipeline: its CustomJob is built as pipelines.py builds the other two
 classes' (``run()``'s pools, args, environment_variables, base_output_dir, model arguments noted, datasets
 refused), its python_package_spec the script's package (``CustomTrainingJob._run``). Its ``container_uri``
-is sent as the executor image whatever it is: unlike ``from_local_script``, the pipeline has no other form.
+is sent as the executor image whatever it is (unlike ``from_local_script``, the pipeline has no other form),
+with a note when it is no prebuilt container.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ from pathlib import PurePosixPath
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import Body
 from provider.pysdk.pipelines import pipeline_job
+
+_PREBUILT = ("docker.pkg.dev/vertex-ai/", "gcr.io/cloud-aiplatform/")  # jobs.py from_local_script's own test
+
+
+def prebuilt(container: str) -> bool:
+    """Whether the SDK takes ``container`` for a prebuilt training container (from_local_script's test)."""
+    return any(prefix in container for prefix in _PREBUILT)
 
 
 def script_package(ctor: Call, folder: str) -> tuple[dict[str, object], dict[str, object]]:
@@ -58,4 +66,10 @@ def script_training_job(ctor: Call, run: Call | None, init: Call, method: str = 
     body = pipeline_job("CustomTrainingJob", ctor, run, init, method, package=app)
     body.local = local
     body.notes.insert(0, packaged_note(ctor, local, str(app["python_module"])))
+    container = str(app["executor_image_uri"] or "")
+    if not prebuilt(container):
+        body.notes.insert(1, f"{ctor.what}(container_uri={container!r}) at {ctor.place('container_uri')} is no "
+                          "prebuilt training container: it is sent as the pools' executor image, as the SDK sends it, "
+                          "though Vertex AI documents a Python package's executor image as one of its prebuilt "
+                          "containers (a container image that holds the script runs as a CustomJob's container_spec)")
     return body
