@@ -5,7 +5,8 @@
 The oracle runs the code cells each case names, in order, as one Python file: IPython's lines become calls of
 stand-ins that do nothing (``!cmd`` gives an empty list), as the notebooks' SDK jobs read no shell output; a
 ``%%bash`` or ``%%writefile`` cell is left out, as IPython runs none of it as Python. The cells named leave out
-the notebook's other job (the SDK would send that one first)."""
+the notebook's other job (the SDK would send that one first). convert runs where the ``%%writefile`` cells' files
+are written, as the notebook writes them (a CustomTrainingJob's script, which trainjobs packages)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ NOTEBOOKS = sorted(HERE.glob("*.ipynb"))
 CASES = [("taxifare_sdk_known.ipynb", 4, (1, 2, 4)),
          ("taxifare_sdk_known.ipynb", 6, (1, 2, 5, 6)),
          ("container_registry_sdk.ipynb", None, tuple(range(1, 17))),
-         ("hpt_xgboost_sdk.ipynb", None, tuple(range(1, 17)))]
+         ("hpt_xgboost_sdk.ipynb", None, tuple(range(1, 17))),
+         ("pytorch_gcs_script_training.ipynb", None, (2, 3, 4, 5, 6, 7, 8, 11))]
+# A notebook whose job packages a script (CustomTrainingJob): the module trainjobs runs, its package set aside
+_SCRIPTS = {"pytorch_gcs_script_training.ipynb": "task"}
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
@@ -51,6 +55,18 @@ def _program(path: Path, numbers: tuple[int, ...], into: Path) -> Path:
     return program
 
 
+def _written(path: Path, into: Path) -> None:
+    """What the notebook's ``%%writefile FILE`` cells write when it runs (the script its job packages), into ``into``,
+    where convert runs."""
+    for cell in _cells(path):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code" and text.startswith("%%writefile "):
+            first, _, body = text.partition("\n")
+            target = into / first.split(maxsplit=1)[1].strip()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(body, encoding="utf-8")
+
+
 def _wire(request: dict[str, Any]) -> dict[str, Any]:
     """The request as the SDK's JSON prints it: through the proto type, which leaves out a zero without presence
     (``"acceleratorCount": 0``, which trainjobs writes as the notebook gave it, is the same message on the wire)."""
@@ -65,11 +81,19 @@ def _wire(request: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(("name", "cell", "numbers"), CASES, ids=[f"{n}-{c}" for n, c, _ in CASES])
 def test_request_equals_the_sdks(name: str, cell: int | None, numbers: tuple[int, ...], tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from .test_corpus import _packages_set_aside
+
     path = HERE / name
     theirs = comparable(sdk_request(_program(path, numbers, tmp_path), monkeypatch))
-    done = convert(path, "--output", "request", *(("--cell", str(cell)) if cell else ()))
+    runs_in = tmp_path / "notebook"
+    runs_in.mkdir()
+    _written(path, runs_in)
+    done = convert(path, "--output", "request", *(("--cell", str(cell)) if cell else ()), cwd=runs_in)
     assert done.returncode == 0, done.stderr
     mine = comparable(_wire(json.loads(done.stdout)))
+    if name in _SCRIPTS:
+        _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+        _packages_set_aside(mine, _SCRIPTS[name])
     assert mine["kind"] == theirs["kind"]
     assert mine["parent"] == theirs["parent"]
     assert set(mine["body"]) == set(theirs["body"])
