@@ -129,10 +129,22 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
                           "Vertex AI, not the job: trainjobs submits with its own")
 
 
+def staging_bucket(ctor: Call, init: Call) -> str:
+    """The pipeline's staging bucket: the class's, else init's; _CustomTrainingJob.__init__ raises RuntimeError
+    without one, whether run() gives base_output_dir or not."""
+    bucket = ctor.text("staging_bucket") or init.text("staging_bucket")
+    if not bucket:
+        raise SdkError(ctor.where, f"{ctor.what} has no staging bucket: the SDK raises RuntimeError (staging_bucket "
+                       "should be set in TrainingJob constructor or set using aiplatform.init)",
+                       f"{ctor.what}(staging_bucket='gs://BUCKET') or aiplatform.init(staging_bucket='gs://BUCKET')")
+    return str(bucket)
+
+
 def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: str = "run",
                  package: dict[str, object] | None = None) -> Body:
     """The CustomJob a TrainingPipeline of ``kind`` runs, as a spec body (``package``: the python_package_spec of
     CustomTrainingJob's script)."""
+    bucket = staging_bucket(ctor, init)
     body = Body()
     run = ran(ctor, run, body, "run()")
     region(ctor, init, body)
@@ -142,11 +154,6 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
     if run.text("base_output_dir"):
         body.put("base_output_dir", run.text("base_output_dir"), run.place("base_output_dir"))
     else:
-        bucket = ctor.text("staging_bucket") or init.text("staging_bucket")
-        if not bucket:
-            raise SdkError(ctor.where, f"{ctor.what} has neither a staging bucket nor run(base_output_dir=...): the "
-                           "SDK has nowhere to write the job's output",
-                           "aiplatform.init(staging_bucket='gs://BUCKET') or run(base_output_dir='gs://...')")
         body.put("staging_bucket", bucket, ctor.place("staging_bucket") if ctor.text("staging_bucket")
                  else init.place("staging_bucket"))
         body.notes.append(f"the TrainingPipeline writes its output under {bucket}/aiplatform-custom-training-TIME; "

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import Body
-from provider.pysdk.pipelines import pipeline_job
+from provider.pysdk.pipelines import pipeline_job, staging_bucket
 
 _PREBUILT = ("docker.pkg.dev/vertex-ai/", "gcr.io/cloud-aiplatform/")  # jobs.py from_local_script's own test
 
@@ -57,12 +57,7 @@ def packaged_note(ctor: Call, local: dict[str, object], module: str) -> str:
 
 def script_training_job(ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
     """The CustomJob a ``CustomTrainingJob``'s TrainingPipeline runs, its script packaged by trainjobs."""
-    folder = ctor.text("staging_bucket") or init.text("staging_bucket")
-    if not folder:  # _CustomTrainingJob.__init__ checks it, base_output_dir or not
-        raise SdkError(ctor.where, f"{ctor.what} has no staging bucket: the SDK raises RuntimeError "
-                       "(staging_bucket should be set in TrainingJob constructor or set using aiplatform.init)",
-                       f"{ctor.what}(staging_bucket='gs://BUCKET') or aiplatform.init(staging_bucket='gs://BUCKET')")
-    app, local = script_package(ctor, str(folder))
+    app, local = script_package(ctor, staging_bucket(ctor, init))
     body = pipeline_job("CustomTrainingJob", ctor, run, init, method, package=app)
     body.local = local
     body.notes.insert(0, packaged_note(ctor, local, str(app["python_module"])))
