@@ -30,7 +30,7 @@ from pathlib import Path
 from provider.gcloud.make_expand import Expander, Pos, Refused, Text, Var
 
 _NAME = re.compile(r"[^\s:#=$]+")
-_ASSIGN = re.compile(r"(?P<name>[^\s:#=]+)\s*(?P<op>:::=|::=|:=|\?=|\+=|!=|=)")
+_ASSIGN = re.compile(r"(?P<name>[^\s:#=?+!]+)\s*(?P<op>:::=|::=|:=|\?=|\+=|!=|=)")
 _MODIFIERS = ("override", "export", "unexport", "private")
 _CONDITIONALS = ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif")
 MAX_LINES = 20000
