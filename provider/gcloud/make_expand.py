@@ -84,7 +84,12 @@ class Var:
     value: Text
     recursive: bool
     origin: str  # default, environment, file, command line, override
-    exported: bool = False
+    exported: bool | None = None  # export (True), unexport (False), or neither said
+    inherited: bool = False  # from the environment or the command line: exported unless unexport says otherwise
+
+    def exports(self, export_all: bool) -> bool:
+        """Whether make puts the variable in the environment of a recipe's shell."""
+        return self.exported if self.exported is not None else (export_all or self.inherited)
 
 
 def closing(s: str, at: int) -> int:

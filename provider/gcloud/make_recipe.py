@@ -174,9 +174,11 @@ def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
     mk.expander.strict = False
     for name in dict.fromkeys(_SHELL_VARIABLE.findall(out.script)):
         var = mk.vars.get(name)
-        if var is None or var.origin == "default" or (var.origin == "environment" and var.exported):
+        if var is None or var.origin == "default":
             continue
-        exported = var.exported or mk.export_all or var.origin == "command line"
+        exported = var.exports(mk.export_all)
+        if var.origin == "environment" and exported:
+            continue  # as the environment has it
         out.env[name] = mk.expander.expand(var.value).s if exported else None
     out.notes = notes + mk.notes + out.notes
     return out

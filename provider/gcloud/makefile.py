@@ -80,13 +80,14 @@ class Makefile:
         self.vars: dict[str, Var] = {}
         for name, value in env.items():
             if _NAME.fullmatch(name) and name not in ("SHELL", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
-                self.vars[name] = Var(Text.at(value, (f"the environment's ${name}", 0, 0)), True, "environment", True)
+                self.vars[name] = Var(Text.at(value, (f"the environment's ${name}", 0, 0)), True, "environment",
+                                     inherited=True)
         defaults = {"MAKE": "make", "SHELL": "/bin/sh", "CURDIR": str(cwd), "RM": "rm -f", ".RECIPEPREFIX": "",
                     "MAKEFLAGS": "", "MAKEFILE_LIST": "", "MAKECMDGOALS": ""}
         for name, value in defaults.items():
             self.vars[name] = Var(Text.at(value, ("make's default", 0, 0)), False, "default")
         for name, value in command_line.items():
-            self.vars[name] = Var(Text.at(value, (f"--var {name}", 0, 0)), True, "command line", True)
+            self.vars[name] = Var(Text.at(value, (f"--var {name}", 0, 0)), True, "command line", inherited=True)
         self.rules: dict[str, Rule] = {}
         self.order: list[str] = []
         self.export_all = False
@@ -140,10 +141,7 @@ class Makefile:
                 continue
             if not active:
                 continue
-            if raw.startswith("\t") and not rule and body:
-                raise Refused("recipe commences before first target (make stops here: a line that begins with a tab "
-                              "belongs to a rule's recipe)", line.pos(0))
-            rule = self._line(line.piece(indent, len(line.s)), folder, rule)
+            rule = self._line(line.piece(indent, len(line.s)), folder, raw.startswith(prefix))
         if stack:
             raise Refused("missing 'endif' (make stops here: an ifeq, ifneq, ifdef or ifndef is never closed)",
                           (shown, len(lines), 1))
@@ -209,7 +207,7 @@ class Makefile:
             start2 = end2 - len(rest.s[start2:end2].lstrip())
         return (ex.expand(rest.piece(start1, end1)).s == ex.expand(rest.piece(start2, end2)).s) == (word == "ifeq")
 
-    def _line(self, line: Text, folder: Path, rule: list[Rule]) -> list[Rule]:
+    def _line(self, line: Text, folder: Path, tabbed: bool) -> list[Rule]:
         """Read one logical line that is not a recipe line nor a conditional; the rules a recipe line would extend."""
         s = line.s
         word = s.split(None, 1)[0]
@@ -238,8 +236,11 @@ class Makefile:
                 if name in self.vars:
                     self.vars[name].exported = mods[-1] == "export"
                 elif mods[-1] == "export":
-                    self.vars[name] = Var(Text(), True, "file", True)
+                    self.vars[name] = Var(Text(), True, "file", True)  # its value comes later
             return []
+        if tabbed:  # a recipe line where no rule's recipe goes on (make reads it only as NAME = value or a directive)
+            raise Refused("recipe commences before first target (make stops here: a line that begins with a tab "
+                          "belongs to a rule's recipe, and no rule's recipe goes on here)", line.pos(0))
         return self._rule(line.piece(k, len(s)))
 
     def _assign(self, name: str, op: str, value: Text, mods: list[str], pos: Pos, op_pos: Pos) -> None:
@@ -256,23 +257,24 @@ class Makefile:
         old = self.vars.get(name)
         if old is not None and old.origin in ("command line", "override") and "override" not in mods:
             return  # the command line's value (or an override's) wins over the file's
-        exported = ("export" in mods) or (old is not None and old.exported and "unexport" not in mods)
+        exported = True if "export" in mods else False if "unexport" in mods else old.exported if old else None
+        inherited = old is not None and old.inherited
         origin = "override" if "override" in mods else "file"
         ex = self.expander
         ex.strict = False
         if op == "?=":
             if old is None:
-                self.vars[name] = Var(value, True, origin, exported)
+                self.vars[name] = Var(value, True, origin, exported, inherited)
             return
         if op == "+=" and old is not None and old.value.s:
             added = value if old.recursive else ex.expand(value)
             joined = Text(old.value.s, list(old.value.anchors))
             joined.add(Text.at(" ", pos))
             joined.add(added)
-            self.vars[name] = Var(joined, old.recursive, origin if old.origin != "environment" else "file", exported)
+            self.vars[name] = Var(joined, old.recursive, origin, exported, inherited)
             return
         recursive = op in ("=", "?=") or (op == "+=" and (old is None or old.recursive))
-        self.vars[name] = Var(value if recursive else ex.expand(value), recursive, origin, exported)
+        self.vars[name] = Var(value if recursive else ex.expand(value), recursive, origin, exported, inherited)
 
     def _rule(self, line: Text) -> list[Rule]:
         s = line.s

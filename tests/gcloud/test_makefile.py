@@ -80,6 +80,8 @@ CASES = [
     ("F = x\nu: ; echo inline $(F)\n", "u", {}, {}),
     # include relative to the Makefile's folder, -include of a missing file
     ("include vars.mk\n-include missing.mk\nt:\n\techo $(FROM_INCLUDE)\n", "t", {}, {}),
+    # a tab-led assignment outside a rule, export/unexport, the modifiers in either order
+    ("A = 1\n\tB = 2\noverride export X = 1\nexport override Y = 2\nt:\n\techo $(B) $(X) $(Y)\n", "t", {}, {}),
     # a second recipe for a target replaces the first
     ("t:\n\techo first\nt:\n\techo second\n", "t", {}, {}),
 ]
@@ -118,6 +120,7 @@ REFUSED = [
     ("define X\nv\nendef\n", None, "Makefile:1:1: define is not read"),
     ("$(error stop here)\n", None, "Makefile:1:1: $(error ...): make stops here with 'stop here'"),
     ("include nothere.mk\n", None, "Makefile:1:1: include nothere.mk: no such file"),
+    ("t:\n\techo 1\nA = 1\n\techo $(A)\n", None, "Makefile:4:2: recipe commences before first target"),
 ]
 
 
@@ -137,7 +140,8 @@ def test_make_stops_where_said(tmp_path: Path) -> None:
     for text, says in [("A = $(B)\nB = $(A)\nt:\n\techo $(A)\n", "Recursive variable 'A' references itself"),
                        ("ifeq (a,b)\nX = 1\n", "missing 'endif'"), ("endif\n", "extraneous 'endif'"),
                        ("just words\n", "missing separator"), ("$(error stop here)\n", "stop here"),
-                       ("include nothere.mk\nt:\n\techo\n", "nothere.mk")]:
+                       ("include nothere.mk\nt:\n\techo\n", "nothere.mk"),
+                       ("t:\n\techo 1\nA = 1\n\techo $(A)\n", "recipe commences before first target")]:
         (tmp_path / "Makefile").write_text(text)
         done = subprocess.run([MAKE or "make", "-n", "t"], cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode != 0 and says in done.stderr, (text, done.stderr)
@@ -369,3 +373,24 @@ def test_gcloud_sends_the_job_convert_makefile_builds(name: str, target: str | N
     mine, my_errors = _request(document, None)
     assert not my_errors and my_errors == their_errors
     assert mine is not None and mine == theirs
+
+
+@pytest.mark.parametrize("text", [
+    "export\nA = 1\nB = 2\nunexport B\nexport C = 3\nD = 4\nexport D\nHOME = h\nF = f\nt:\n\t@echo \"$$A|$$B|$$C|$$D|$$HOME|$$E|$$F|$$G\"\n",
+    "A = 1\nexport C = $(A)x\nHOME = h\nF = f\nunexport E\nt:\n\t@echo \"$$A|$$B|$$C|$$D|$$HOME|$$E|$$F|$$G\"\n",
+    ".EXPORT_ALL_VARIABLES:\nA = 1\nF += more\nt:\n\t@echo \"$$A|$$B|$$C|$$D|$$HOME|$$E|$$F|$$G\"\n",
+])
+def test_the_shell_sees_the_variables_make_exports(text: str, tmp_path: Path) -> None:
+    """The recipe's shell environment, from the real make running an echo (it runs nothing else)."""
+    (tmp_path / "Makefile").write_text(text)
+    env = {"B": "envb", "E": "enve", "HOME": "envhome", "F": "envf"}
+    variables = {"G": "cmdg"}
+    done = subprocess.run([MAKE or "make", "-s", "t", "G=cmdg"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": os.environ["PATH"], **env}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    mk = Makefile(env, variables, tmp_path, _shell, _read)
+    mk.load(text, "Makefile", tmp_path)
+    names = ["A", "B", "C", "D", "HOME", "E", "F", "G"]
+    mk.rules["t"].recipe[0].s = f"{TRAIN} j " + " ".join(f"$${n}" for n in names)  # the names the shell reads
+    shell_env: dict[str, str | None] = {**env, **recipe(mk, "Makefile", "t").env}
+    assert "|".join(shell_env.get(n) or "" for n in names) + "\n" == done.stdout
