@@ -124,6 +124,27 @@ class Chooser:
         return notes
 
 
+_SHELLS = ("/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/env bash", "bash", "sh")
+
+
+def _check_environment(mk: Makefile) -> None:
+    """Refused: a gcloud property the Makefile gives gcloud through its environment (export CLOUDSDK_...), and a
+    recipe shell other than sh or bash."""
+    for name, var in mk.vars.items():
+        if name.startswith("CLOUDSDK_") and var.origin in ("file", "override") and var.exports(mk.export_all):
+            raise Refused(f"export {name} sets a gcloud property for the gcloud command (gcloud reads CLOUDSDK_* from "
+                          "its environment), which is not read here; give it as the command's flag (--region, "
+                          "--project...)", var.value.pos(0) if var.value.anchors else ("Makefile", 0, 0))
+    shell = mk.vars["SHELL"]
+    mk.expander.strict = False
+    if mk.expander.expand(shell.value).s.strip() not in _SHELLS or ".SHELLFLAGS" in mk.vars:
+        said = "SHELL" if ".SHELLFLAGS" not in mk.vars else ".SHELLFLAGS"
+        var = mk.vars[said]
+        raise Refused(f"{said} = {var.value.s.strip()}: the recipe runs in another shell, or with other options, "
+                      f"than sh or bash -c; allowed: SHELL = one of {', '.join(_SHELLS)}",
+                      var.value.pos(0) if var.value.anchors else ("Makefile", 0, 0))
+
+
 def expanded(mk: Makefile, rule: Rule) -> list[tuple[Text, Text]]:
     """The recipe's lines (as written, as make runs them): expanded, ``@-+`` taken off, as ``make -n`` prints them."""
     mk.expander.strict = True
@@ -156,6 +177,7 @@ def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
                           "what it sets is gone when the training command's line runs; write it on that line (NAME="
                           "value && gcloud ...), or as a make variable", text.pos(state.start(1) if state.group(1)
                                                                                   else state.start(2)))
+    _check_environment(mk)
     out = Recipe(rule.target, "")
     for source, text in lines:
         file, line = source.pos(0)[:2]

@@ -98,7 +98,7 @@ class Makefile:
     # -- reading -------------------------------------------------------------------------------------------------
 
     def load(self, text: str, shown: str, folder: Path) -> None:
-        lines = text.split("\n")
+        lines = text.replace("\r\n", "\n").split("\n")  # make reads a CR before LF as nothing
         if len(lines) > MAX_LINES:
             raise Refused(f"the Makefile has {len(lines):,} lines; allowed: up to {MAX_LINES:,}", (shown, 1, 1))
         self.vars["MAKEFILE_LIST"].value.s += f" {shown}"

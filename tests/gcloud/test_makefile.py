@@ -82,7 +82,8 @@ CASES = [
     ("include vars.mk\n-include missing.mk\nt:\n\techo $(FROM_INCLUDE)\n", "t", {}, {}),
     # a tab-led assignment outside a rule, export/unexport, the modifiers in either order
     ("A = 1\n\tB = 2\noverride export X = 1\nexport override Y = 2\nt:\n\techo $(B) $(X) $(Y)\n", "t", {}, {}),
-    # a second recipe for a target replaces the first
+    # a second recipe for a target replaces the first; CRLF line ends
+    ("A = 1\r\nt:\r\n\techo $(A) \\\r\n\t  two\r\n", "t", {}, {}),
     ("t:\n\techo first\nt:\n\techo second\n", "t", {}, {}),
 ]
 
@@ -203,6 +204,10 @@ def _convert(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (f"R = $$NOPE\na:\n\t{TRAIN} a --region $(R) {IMAGE}\n", [], "Makefile:1:5: $NOPE is not defined"),
     (f"a:\n\t{TRAIN} a {IMAGE}\n\tgsutil ls gs://b\n", [], "Makefile:3:2: 'gsutil ls' after the training command"),
     (f"a:\n\t{TRAIN} a {IMAGE}\n", ["--var", "novalue"], "--var novalue: give NAME=VALUE"),
+    (f"export CLOUDSDK_CORE_PROJECT = p\na:\n\t{TRAIN} a {IMAGE}\n", [],
+     "Makefile:1:32: export CLOUDSDK_CORE_PROJECT sets a gcloud property"),
+    (f"SHELL = /usr/bin/python3\na:\n\t{TRAIN} a {IMAGE}\n", [], "Makefile:1:9: SHELL = /usr/bin/python3: the recipe"),
+    (f"a:\n\t$(shell whoami)\n\t{TRAIN} a {IMAGE}\n", [], "Makefile:2:2: $(shell whoami) runs a command"),
     ("x", ["--cell", "1"], "--cell goes with a notebook"),
 ])
 def test_convert_refuses_by_name_at_the_makefiles_line(text: str, args: list[str], says: str, tmp_path: Path) -> None:
@@ -221,6 +226,7 @@ def test_target_and_var_go_with_a_makefile_only(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("setup", "says"), [
     ("outside", "Makefile:1:1: include secret.mk: the file is a symlink to a target outside the repository"),
+    ("linked", "the file is a symlink to a target outside the repository"),
     ("binary", "Makefile:1:1: error: this is a binary file, not a Makefile"),
     ("huge", "Makefile:1:1: the file is 1,048,577 bytes, larger than the 1,048,576-byte limit"),
     ("deep", "nests more than 100 levels deep"),
@@ -234,6 +240,10 @@ def test_hostile_makefiles_get_one_clear_message(setup: str, says: str, tmp_path
         (tmp_path / "secret.mk").write_text("X = 1\n")
         (repo / "secret.mk").symlink_to(tmp_path / "secret.mk")
         (repo / "Makefile").write_text("include secret.mk\n" + text)
+    elif setup == "linked":
+        (tmp_path / "Elsewhere").write_text(text)
+        (repo / "Makefile").unlink()
+        (repo / "Makefile").symlink_to(tmp_path / "Elsewhere")
     elif setup == "binary":
         (repo / "Makefile").write_bytes(b"\x00\x01junk")
     elif setup == "huge":
