@@ -86,6 +86,7 @@ class Var:
     origin: str  # default, environment, file, command line, override
     exported: bool | None = None  # export (True), unexport (False), or neither said
     inherited: bool = False  # from the environment or the command line: exported unless unexport says otherwise
+    refused: Refused | None = None  # a := whose value cannot be known here: refused only where it is used
 
     def exports(self, export_all: bool) -> bool:
         """Whether make puts the variable in the environment of a recipe's shell."""
@@ -206,6 +207,8 @@ class Expander:
                               pos)
             return Text()
         self.used.setdefault(name, var.origin)
+        if var.refused is not None:
+            raise var.refused
         if not var.recursive:
             return var.value
         if name in self._active:

@@ -106,6 +106,8 @@ class Chooser:
             if depth > MAX_DEPTH:
                 raise UserError(f"{where(current.pos)}: prerequisites nest more than {MAX_DEPTH} levels deep; "
                                 "allowed: a Makefile as people write it", exit_code=1)
+            if current.unknown is not None:
+                raise current.unknown
             for name in current.prerequisites:
                 sub = self.mk.rules.get(name)
                 if name in seen or sub is None:

@@ -45,6 +45,7 @@ class Rule:
     prerequisites: list[str] = field(default_factory=list)
     recipe: list[Text] = field(default_factory=list)
     fresh: bool = False  # a rule line was read again: its next recipe line replaces the recipe
+    unknown: Refused | None = None  # why its prerequisites cannot be known here
 
     def extend(self, line: Text, notes: list[str]) -> None:
         if self.fresh and self.recipe:
@@ -274,7 +275,13 @@ class Makefile:
             self.vars[name] = Var(joined, old.recursive, origin, exported, inherited)
             return
         recursive = op in ("=", "?=") or (op == "+=" and (old is None or old.recursive))
-        self.vars[name] = Var(value if recursive else ex.expand(value), recursive, origin, exported, inherited)
+        refused = None
+        if not recursive:
+            try:  # make runs it now; here it matters only where it is used
+                value = ex.expand(value)
+            except Refused as exc:
+                refused = exc
+        self.vars[name] = Var(value, recursive, origin, exported, inherited, refused)
 
     def _rule(self, line: Text) -> list[Rule]:
         s = line.s
@@ -308,7 +315,11 @@ class Makefile:
                           "whole Makefile", head.pos(0))
         self.expander.strict = False
         targets = self.expander.expand(line.piece(0, colon)).s.split()
-        prerequisites = [p for p in self.expander.expand(head).s.split() if p != "|"]
+        unknown: Refused | None = None
+        try:
+            prerequisites = [p for p in self.expander.expand(head).s.split() if p != "|"]
+        except Refused as exc:  # matters only if the target converted depends on it
+            prerequisites, unknown = [], exc
         rules = []
         for target in targets:
             if target == ".ONESHELL":
@@ -322,6 +333,7 @@ class Makefile:
                 self.order.append(target)
             rule.fresh = True
             rule.prerequisites += prerequisites
+            rule.unknown = rule.unknown or unknown
             rules.append(rule)
         if recipe is not None and recipe.s.strip():
             for rule in rules:

@@ -208,6 +208,9 @@ def _convert(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
      "Makefile:1:32: export CLOUDSDK_CORE_PROJECT sets a gcloud property"),
     (f"SHELL = /usr/bin/python3\na:\n\t{TRAIN} a {IMAGE}\n", [], "Makefile:1:9: SHELL = /usr/bin/python3: the recipe"),
     (f"a:\n\t$(shell whoami)\n\t{TRAIN} a {IMAGE}\n", [], "Makefile:2:2: $(shell whoami) runs a command"),
+    (f"SHA := $(shell git rev-parse HEAD)\na: b\n\t{TRAIN} a-$(SHA) {IMAGE}\nb:\n\techo\n", [],
+     "Makefile:1:8: $(shell git rev-parse HEAD) runs a command"),
+    (f"a: $(wildcard *.py)\n\t{TRAIN} a {IMAGE}\n", [], "Makefile:1:4: $(wildcard *.py): make's function wildcard"),
     ("x", ["--cell", "1"], "--cell goes with a notebook"),
 ])
 def test_convert_refuses_by_name_at_the_makefiles_line(text: str, args: list[str], says: str, tmp_path: Path) -> None:
@@ -259,6 +262,15 @@ def test_hostile_makefiles_get_one_clear_message(setup: str, says: str, tmp_path
     assert done.returncode == 1
     assert says in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_what_is_not_known_where_make_reads_it_matters_only_where_used(tmp_path: Path) -> None:
+    """A := or a rule's prerequisites make computes by running something: refused only for the target converted."""
+    repo = _repo(tmp_path, f"SHA := $(shell git rev-parse HEAD)\nUNAME := $(shell uname)\nlint: $(wildcard *.py)\n"
+                           f"\tflake8 $(SHA)\ntrain:\n\t{TRAIN} a {IMAGE}\n")
+    done = _convert(repo, "Makefile")
+    assert done.returncode == 0, done.stderr
+    assert "  name: a\n" in done.stdout
 
 
 def test_makefile_names_and_suffix_pick_the_reader(tmp_path: Path) -> None:
