@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+
+from provider.core.record import Record, field
 
 Pos = tuple[str, int, int]  # file (as shown), line, column (line 0: no line, e.g. the environment)
 MAX_DEPTH = 100
@@ -45,8 +46,7 @@ class Refused(ValueError):
         self.message, self.pos = message, pos
 
 
-@dataclass
-class Text:
+class Text(Record, frozen=False):
     """Text and where each piece of it was written: ``anchors`` (offset, position, literal): from ``offset`` on, the
     text was written at ``position``, character by character when ``literal``, else as a whole (a value)."""
 
@@ -79,8 +79,9 @@ class Text:
         return out
 
 
-@dataclass
-class Var:
+class Var(Record, frozen=False):
+    """A make variable: its value (as written, or expanded once for a simple one), flavor, origin and export."""
+
     value: Text
     recursive: bool
     origin: str  # default, environment, file, command line, override

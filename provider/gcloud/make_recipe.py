@@ -19,9 +19,9 @@ sees it. The make variables the shell reads as ``$NAME`` (exported ones: from th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from provider.core.errors import UserError
+from provider.core.record import Record, field
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.make_expand import Refused, Text, where
 from provider.gcloud.makefile import Makefile, Rule
@@ -39,8 +39,10 @@ def _trains_text(s: str) -> bool:
     return TRAINING.search(s) is not None and re.search(r"(?:^|[^A-Za-z0-9_/.-])gcloud\s", s) is not None
 
 
-@dataclass
-class Recipe:
+class Recipe(Record, frozen=False):
+    """The recipe converted: its target, the shell script it is, where each line of it was written, its shell's
+    environment, and the notes on what was read."""
+
     target: str
     script: str
     pieces: list[tuple[int, Text]] = field(default_factory=list)  # where each line begins in the script
@@ -161,6 +163,34 @@ def expanded(mk: Makefile, rule: Rule) -> list[tuple[Text, Text]]:
     return out
 
 
+def _own_shells(lines: list[tuple[Text, Text]]) -> None:
+    """Refused: a line before the training command's that sets what only its own shell sees."""
+    for _, text in lines:
+        state = _STATE.match(text.s)
+        if state is not None:
+            what = state.group(1) or f"{state.group(2)}=..."
+            raise Refused(f"{what} on a recipe line of its own: make runs each recipe line in a shell of its own, so "
+                          "what it sets is gone when the training command's line runs; write it on that line (NAME="
+                          "value && gcloud ...), or as a make variable", text.pos(state.start(1) if state.group(1)
+                                                                                  else state.start(2)))
+
+
+def _shell_environment(mk: Makefile, script: str) -> dict[str, str | None]:
+    """What the shell's environment holds of the names the script reads, where it differs from convert's own (None:
+    make takes it out)."""
+    out: dict[str, str | None] = {}
+    mk.expander.strict = False
+    for name in dict.fromkeys(_SHELL_VARIABLE.findall(script)):
+        var = mk.vars.get(name)
+        if var is None or var.origin == "default":
+            continue
+        exported = var.exports(mk.export_all)
+        if var.origin == "environment" and exported:
+            continue  # as the environment has it
+        out[name] = mk.expander.expand(var.value).s if exported else None
+    return out
+
+
 def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
     chooser = Chooser(mk, shown)
     rule = chooser.choose(target)
@@ -171,14 +201,7 @@ def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
     if first is None:
         raise UserError(f"{where(rule.pos)}: the recipe of target {rule.target}, as make expands it, runs no training "
                         "command", exit_code=1)
-    for _, text in lines[:first]:
-        state = _STATE.match(text.s)
-        if state is not None:
-            what = state.group(1) or f"{state.group(2)}=..."
-            raise Refused(f"{what} on a recipe line of its own: make runs each recipe line in a shell of its own, so "
-                          "what it sets is gone when the training command's line runs; write it on that line (NAME="
-                          "value && gcloud ...), or as a make variable", text.pos(state.start(1) if state.group(1)
-                                                                                  else state.start(2)))
+    _own_shells(lines[:first])
     _check_environment(mk)
     out = Recipe(rule.target, "")
     for source, text in lines:
@@ -195,14 +218,6 @@ def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
                             exit_code=1)
         if origin == "environment":
             out.notes.append(f"make variable {name} is {mk.vars[name].value.s!r}, from the environment")
-    mk.expander.strict = False
-    for name in dict.fromkeys(_SHELL_VARIABLE.findall(out.script)):
-        var = mk.vars.get(name)
-        if var is None or var.origin == "default":
-            continue
-        exported = var.exports(mk.export_all)
-        if var.origin == "environment" and exported:
-            continue  # as the environment has it
-        out.env[name] = mk.expander.expand(var.value).s if exported else None
+    out.env = _shell_environment(mk, out.script)
     out.notes = notes + mk.notes + out.notes
     return out

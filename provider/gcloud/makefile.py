@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from provider.gcloud.make_expand import Expander, Pos, Refused, Text, Var
+from provider.core.record import Record, field
+from provider.gcloud.make_expand import Expander, Pos, Refused, Text, Var, closing
 
 _NAME = re.compile(r"[^\s:#=$]+")
 _ASSIGN = re.compile(r"(?P<name>[^\s:#=?+!]+)\s*(?P<op>:::=|::=|:=|\?=|\+=|!=|=)")
@@ -38,8 +38,9 @@ MAX_INCLUDES = 20
 Reader = Callable[[Path, str], str]  # a file's text, or Refused
 
 
-@dataclass
-class Rule:
+class Rule(Record, frozen=False):
+    """A target's rule: where it was first written, its prerequisites and its recipe's lines as written."""
+
     target: str
     pos: Pos
     prerequisites: list[str] = field(default_factory=list)
@@ -70,6 +71,31 @@ def _strip_comment(line: str) -> str:
 
 def _continues(line: str) -> bool:
     return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
+def _colon(s: str) -> int:
+    """The index of a rule line's first ``:`` outside ``$(...)``, or -1."""
+    k = 0
+    while k < len(s):
+        if s[k] == "$" and s[k + 1: k + 2] in ("(", "{"):
+            end = closing(s, k)
+            k = end + 1 if end > 0 else len(s)
+            continue
+        if s[k] == ":":
+            return k
+        k += 1
+    return -1
+
+
+def _assignable(name: str, op: str, pos: Pos, op_pos: Pos) -> None:
+    """Refused: an assignment this reading does not take."""
+    if "$" in name:
+        raise Refused(f"{name}: a variable whose name is computed is not read here; name it as written", pos)
+    if op == "!=":
+        raise Refused(f"{name} != ... runs its value as a shell command when make reads it: trainjobs never runs "
+                      "commands; write the value", op_pos)
+    if op == ":::=":
+        raise Refused(f"{name} :::= ... (POSIX's immediate-with-escape assignment) is not read; write := or =", op_pos)
 
 
 class Makefile:
@@ -245,14 +271,7 @@ class Makefile:
         return self._rule(line.piece(k, len(s)))
 
     def _assign(self, name: str, op: str, value: Text, mods: list[str], pos: Pos, op_pos: Pos) -> None:
-        if "$" in name:
-            raise Refused(f"{name}: a variable whose name is computed is not read here; name it as written", pos)
-        if op == "!=":
-            raise Refused(f"{name} != ... runs its value as a shell command when make reads it: trainjobs never runs "
-                          "commands; write the value", op_pos)
-        if op == ":::=":
-            raise Refused(f"{name} :::= ... (POSIX's immediate-with-escape assignment) is not read; write := or =",
-                          op_pos)
+        _assignable(name, op, pos, op_pos)
         start = len(value.s) - len(value.s.lstrip())
         value = value.piece(start, len(value.s))
         old = self.vars.get(name)
@@ -275,29 +294,19 @@ class Makefile:
             self.vars[name] = Var(joined, old.recursive, origin, exported, inherited)
             return
         recursive = op in ("=", "?=") or (op == "+=" and (old is None or old.recursive))
-        refused = None
-        if not recursive:
-            try:  # make runs it now; here it matters only where it is used
-                value = ex.expand(value)
-            except Refused as exc:
-                refused = exc
-        self.vars[name] = Var(value, recursive, origin, exported, inherited, refused)
+        self.vars[name] = Var(value, True, origin, exported, inherited) if recursive else \
+            self._simple(value, origin, exported, inherited)
+
+    def _simple(self, value: Text, origin: str, exported: bool | None, inherited: bool) -> Var:
+        """A := variable, its value expanded now (one make computes by running something: refused where used)."""
+        try:
+            return Var(self.expander.expand(value), False, origin, exported, inherited)
+        except Refused as exc:
+            return Var(value, False, origin, exported, inherited, exc)
 
     def _rule(self, line: Text) -> list[Rule]:
         s = line.s
-        colon = -1
-        k = 0
-        while k < len(s):
-            if s[k] == "$" and s[k + 1: k + 2] in ("(", "{"):
-                from provider.gcloud.make_expand import closing
-
-                end = closing(s, k)
-                k = end + 1 if end > 0 else len(s)
-                continue
-            if s[k] == ":":
-                colon = k
-                break
-            k += 1
+        colon = _colon(s)
         self.expander.strict = False
         if colon < 0 and not self.expander.expand(line).s.strip():
             return []  # a line that expands to nothing ($(info ...), $(if ...)): make reads on
@@ -320,25 +329,27 @@ class Makefile:
             prerequisites = [p for p in self.expander.expand(head).s.split() if p != "|"]
         except Refused as exc:  # matters only if the target converted depends on it
             prerequisites, unknown = [], exc
-        rules = []
-        for target in targets:
-            if target == ".ONESHELL":
-                raise Refused(".ONESHELL (the whole recipe run as one script) is not read here; end each line of the "
-                              "recipe that goes on in the next with \\", line.pos(0))
-            if target == ".EXPORT_ALL_VARIABLES":
-                self.export_all = True
-            rule = self.rules.get(target)
-            if rule is None:
-                rule = self.rules[target] = Rule(target, line.pos(0))
-                self.order.append(target)
-            rule.fresh = True
-            rule.prerequisites += prerequisites
-            rule.unknown = rule.unknown or unknown
-            rules.append(rule)
+        rules = [self._target(target, line.pos(0), prerequisites, unknown) for target in targets]
         if recipe is not None and recipe.s.strip():
             for rule in rules:
                 rule.extend(recipe, self.notes)
         return rules
+
+    def _target(self, target: str, pos: Pos, prerequisites: list[str], unknown: Refused | None) -> Rule:
+        """The rule of ``target``, its rule line read once more."""
+        if target == ".ONESHELL":
+            raise Refused(".ONESHELL (the whole recipe run as one script) is not read here; end each line of the "
+                          "recipe that goes on in the next with \\", pos)
+        if target == ".EXPORT_ALL_VARIABLES":
+            self.export_all = True
+        rule = self.rules.get(target)
+        if rule is None:
+            rule = self.rules[target] = Rule(target, pos)
+            self.order.append(target)
+        rule.fresh = True
+        rule.prerequisites += prerequisites
+        rule.unknown = rule.unknown or unknown
+        return rule
 
     def _include(self, word: str, names: Text, folder: Path, pos: Pos) -> None:
         self.expander.strict = False
