@@ -16,7 +16,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -56,18 +56,27 @@ def _shell(command: str, written: str, env: Mapping[str, str], notes: list[str])
                      "--var NAME=VALUE")
 
 
-def _read(path: Path, name: str) -> str:
-    """An included file's text, read as a spec is (size, symlinks inside the repository, UTF-8); ValueError."""
+def _reader(folder: Path) -> Callable[[Path, str], str]:
+    """The reader of the files the Makefile in ``folder`` includes: read as a spec is (size, UTF-8, a symlink only
+    inside the repository), and only inside the repository; ValueError."""
+    from provider.document.boundary import inside, repository_root
     from provider.document.files import read_file
     from provider.document.text import decode
 
-    raw, problem = read_file(path, name)
-    if raw is None:
-        raise ValueError(f"include {name}: {problem.message if problem else 'not read'}")
-    text, problems = decode(raw, name)
-    if text is None:
-        raise ValueError(f"include {name}: {problems[0].message if problems else 'not text'}")
-    return text
+    root = repository_root(Path(os.path.abspath(folder)))
+
+    def read(path: Path, name: str) -> str:
+        if not inside(Path(os.path.realpath(path.parent)) / path.name, root):  # a symlink: read_file checks it
+            raise ValueError(f"include {name}: the file is outside the repository ({root}); it was not read")
+        raw, problem = read_file(path, name)
+        if raw is None:
+            raise ValueError(f"include {name}: {problem.message if problem else 'not read'}")
+        text, problems = decode(raw, name)
+        if text is None:
+            raise ValueError(f"include {name}: {problems[0].message if problems else 'not text'}")
+        return text
+
+    return read
 
 
 def _variables(given: list[str] | None) -> dict[str, str]:
@@ -117,7 +126,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
         return 1
     cwd = Path.cwd()
     try:
-        mk = Makefile(os.environ, _variables(getattr(args, "var", None)), cwd, _shell, _read)
+        mk = Makefile(os.environ, _variables(getattr(args, "var", None)), cwd, _shell, _reader(path.parent))
         mk.load(text, shown, path.parent)
         found = recipe(mk, shown, getattr(args, "target", None))
     except Refused as exc:

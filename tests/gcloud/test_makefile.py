@@ -230,6 +230,7 @@ def test_target_and_var_go_with_a_makefile_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("setup", "says"), [
     ("outside", "Makefile:1:1: include secret.mk: the file is a symlink to a target outside the repository"),
     ("linked", "the file is a symlink to a target outside the repository"),
+    ("above", "Makefile:1:1: include ../secret.mk: the file is outside the repository"),
     ("binary", "Makefile:1:1: error: this is a binary file, not a Makefile"),
     ("huge", "Makefile:1:1: the file is 1,048,577 bytes, larger than the 1,048,576-byte limit"),
     ("deep", "nests more than 100 levels deep"),
@@ -243,6 +244,9 @@ def test_hostile_makefiles_get_one_clear_message(setup: str, says: str, tmp_path
         (tmp_path / "secret.mk").write_text("X = 1\n")
         (repo / "secret.mk").symlink_to(tmp_path / "secret.mk")
         (repo / "Makefile").write_text("include secret.mk\n" + text)
+    elif setup == "above":
+        (tmp_path / "secret.mk").write_text("X = 1\n")
+        (repo / "Makefile").write_text("include ../secret.mk\n" + text)
     elif setup == "linked":
         (tmp_path / "Elsewhere").write_text(text)
         (repo / "Makefile").unlink()
