@@ -212,10 +212,11 @@ def recipe(mk: Makefile, shown: str, target: str | None) -> Recipe:
         out.pieces.append((len(out.script), text))
         out.script += text.s + "\n"
     for name, origin in mk.expander.used.items():
-        if origin == "environment" and looks_secret(name):
-            raise UserError(f"{shown}: $({name}) puts the environment's ${name}, a variable named like a secret, into "
-                            f"the recipe: its value is never written into a spec; read it in the trainer instead",
-                            exit_code=1)
+        if looks_secret(name):
+            whose = "the environment's" if origin == "environment" else f"make variable ({origin})"
+            raise UserError(f"{shown}: $({name}) puts {whose} {name}, named like a secret, into the recipe: a secret's "
+                            "value is never written into a spec; give it to the job from the stack (secretEnv) and "
+                            "read it in the trainer instead", exit_code=1)
         if origin == "environment":
             out.notes.append(f"make variable {name} is {mk.vars[name].value.s!r}, from the environment")
     out.env = _shell_environment(mk, out.script)

@@ -420,3 +420,10 @@ def test_the_shell_sees_the_variables_make_exports(text: str, tmp_path: Path) ->
     mk.rules["t"].recipe[0].s = f"{TRAIN} j " + " ".join(f"$${n}" for n in names)  # the names the shell reads
     shell_env: dict[str, str | None] = {**env, **recipe(mk, "Makefile", "t").env}
     assert "|".join(shell_env.get(n) or "" for n in names) + "\n" == done.stdout
+
+
+def test_a_secret_looking_make_variable_is_never_written(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, f"WANDB_API_KEY = s3cr3t-value\na:\n\t{TRAIN} a {IMAGE} -- --key $(WANDB_API_KEY)\n")
+    done = _convert(repo, "Makefile")
+    assert done.returncode == 1
+    assert "named like a secret" in done.stderr and "s3cr3t-value" not in done.stdout + done.stderr
