@@ -71,6 +71,9 @@ CASES = [
      "ifdef E\nZ = d\nelse ifndef A\nZ = n\nelse\nZ = other\nendif\nW = none\nifeq ( $(A) , 1 )\nW = w\nendif\n"
      "ifeq ($(A) , 1)\nW2 = w\nendif\n"
      "t:\n\techo $(X) $(Y) $(Z) [$(W)] [$(W2)]\nifeq ($(A),1)\n\techo in-recipe\nendif\n", "t", {}, {}),
+    # a conditional nested in a branch not taken, else ifeq taken, an ifdef of the environment's variable
+    ("A = 1\nifeq ($(A),2)\nifdef A\nX = bad\nelse\nX = bad2\nendif\nelse ifeq ($(A),1)\nX = good\nelse\nX = bad3\n"
+     "endif\nifdef FROM_ENV\nY = env\nendif\nt:\n\techo $(X) $(Y)\n", "t", {}, {"FROM_ENV": "1"}),
     # prefixes @ - + and one from a variable, continuation kept in the recipe, the next line's tab taken off
     ("Q = @\nt:\n\t@echo one\n\t-echo two \\\n\t  three \\\n    four\n\t$(Q)echo five\n\n# comment\n\techo six\n", "t", {}, {}),
     # .RECIPEPREFIX, the functions read, substitution references, an inline recipe
