@@ -78,12 +78,11 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import run_with_environment
     from provider.gcloud.notebook_expand import expand, keep_secrets_out
-    from provider.gcloud.notebook_file import chosen, scope_at
+    from provider.gcloud.notebook_file import blocks, chosen
 
     command = chosen(cells, shown, getattr(args, "cell", None))
     origin = f"{shown} cell {command.cell.number}, line {command.line}"
-    scope = scope_at(cells, command)
-    args.gcloud_notes = []
+    scope, args.gcloud_notes = blocks(cells, command, shown)
     if command.bash:
         args.gcloud = command.text
     else:
