@@ -46,7 +46,7 @@ class Command(Record):
     """A training command in a cell: the ``!`` line's first line in the cell (``line``, from 1), the command
     IPython hands on (the ``!`` and the space after it taken off, continued lines joined), and where each
     physical line begins in it (``starts``: (offset in ``text``, line in the cell, column)). A ``%%bash``
-    cell: the whole cell as ``text``, ``bash`` True."""
+    cell: the whole cell as ``text``, ``bash`` True, ``line`` the line its training command's gcloud is on."""
 
     cell: Cell
     line: int
@@ -101,7 +101,11 @@ def commands(cell: Cell) -> list[Command]:
     if cell.kind != "code":
         return []
     if bash_cell(cell.text):
-        return [Command(cell, 1, cell.text, ((0, 1, 1),), True)] if TRAINING.search(cell.text) else []
+        training = TRAINING.search(cell.text)
+        if training is None:
+            return []
+        gcloud = cell.text.rfind("gcloud", 0, training.start() + 1)  # the line its gcloud begins on, for messages
+        return [Command(cell, cell.text.count("\n", 0, max(gcloud, 0)) + 1, cell.text, ((0, 1, 1),), True)]
     found = []
     lines = cell.text.split("\n")
     i = 0

@@ -146,3 +146,19 @@ def test_the_repro_converts_with_the_value_of_the_if(tmp_path: Path) -> None:
     proc = _convert(refused)
     assert proc.returncode == 1 and "no.ipynb cell 2, line 3: this ! line never runs" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_field_problem_names_the_cell_and_line_of_the_command(tmp_path: Path) -> None:
+    bad = LINE.replace("n1-standard-4", "n1-bogus-4")
+    notebook = _notebook(tmp_path, "nb.ipynb", [("markdown", "# x"), ("code", FIRST),
+                                                ("code", f"if REGION:\n    {bad}")])
+    proc = _convert(notebook)
+    assert proc.returncode == 1
+    assert "nb.ipynb cell 3, line 2 (its gcloud command): error: 'n1-bogus-4' is not allowed for machineType" \
+        in proc.stderr and "at spec.workerPoolSpecs[0].machineSpec.machineType" in proc.stderr
+    script = bad.replace("!", "").replace("{REGION}", "us-central1").replace("{IMAGE}", "gcr.io/p/i:1")
+    continued = script.replace(" --", " \\\n  --")
+    bash = _notebook(tmp_path, "bash.ipynb", [("code", f"%%bash\necho submitting\n{continued}")])
+    proc = _convert(bash)
+    assert proc.returncode == 1  # the line its gcloud begins on, not the %%bash line
+    assert "bash.ipynb cell 1, line 3 (its gcloud command): error: 'n1-bogus-4' is not allowed" in proc.stderr
