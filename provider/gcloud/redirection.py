@@ -71,6 +71,8 @@ def output(number: str, op: str, target: str | None) -> tuple[str, str | None]:
 
 def note(words: list[str], what: str, line: int) -> str:
     """The note for a redirection ``what`` of the command ``words`` (of line ``line``)."""
+    if not words:
+        return f"line {line}: a redirection alone ({what.rsplit(' (', 1)[-1][:-1]}) creates or empties the file only: read"
     name = words[0]
     if words[:1] == ["gcloud"]:  # up to its verb: gcloud ai-platform jobs submit training
         named = [w for w in words if not w.startswith("-")]

@@ -94,6 +94,8 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
+        if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
+            self.redirections(script.position(self.line, self.redirected[0][2])[0])
         if not words or op not in (*prelude.THEN, *redirection.PIPES) or self.single:
             return False
         line = script.position(self.line, starts[0])[0]
@@ -207,8 +209,8 @@ class Commands:
             self.then("\n")  # what follows the training command, checked
             if self.command is not None:
                 self.words, self.starts = self.command
-        elif self.words:
-            self.redirections(script.position(self.line, self.starts[0])[0])
+        elif self.words or self.redirected:
+            self.redirections(script.position(self.line, (self.starts or [self.redirected[0][2]])[0])[0])
         for target, at in self.written:
             read = redirection.read_by(target, self.words, self.cwd)
             if read is not None:
