@@ -31,8 +31,8 @@ _INPUT = {"<": "an input redirection (<) gives the command a file as its standar
 _STREAMS = {"": "stdout", "1": "stdout", "2": "stderr"}
 _VERBS = ("create", "training", "describe", "stream-logs", "set", "get-value", "get", "list")
 _TEE_OPTIONS = ("-a", "--append", "-i", "--ignore-interrupts", "-p")
-ALLOWED = ("allowed: output redirections of stdout and stderr (> FILE, >> FILE, 2> FILE, &> FILE, 2>&1, >&2) and "
-           "| tee [-a] FILE after a command: they change where it prints, nothing of the job")
+READ = ("of redirections and pipes, only those of stdout and stderr (> FILE, >> FILE, 2> FILE, &> FILE, 2>&1, >&2) "
+           "and | tee [-a] FILE after a command are read: they change where it prints, nothing of the job")
 
 
 class Refused(ValueError):
@@ -49,20 +49,20 @@ def output(number: str, op: str, target: str | None) -> tuple[str, str | None]:
     written = f"{number}{op}{'' if op == '>&' else ' '}{target or ''}".strip()
     if op in _INPUT:
         raise Refused(f"{_INPUT[op]}: gcloud may read its standard input (a prompt's answer, a flag's value given as "
-                      f"-), which is not read here; {ALLOWED}")
+                      f"-), which is not read here; {READ}")
     if not target:
-        raise Refused(f"{op} without a file after it: bash stops with a syntax error; {ALLOWED}")
+        raise Refused(f"{op} without a file after it: bash stops with a syntax error; {READ}")
     stream = _STREAMS.get(number)
     if stream is None or (number and op in ("&>", "&>>")):
         raise Refused(f"{shown(written)} redirects file descriptor {number}, which is not read (bash opens it for the "
-                      f"command); {ALLOWED}")
+                      f"command); {READ}")
     if op == ">&" and (target.isdigit() or target == "-"):
         if target == "-":
             raise Refused(f"{shown(written)} closes the command's {stream}: gcloud fails when it writes to it, before or "
-                          f"after it submits the job; {ALLOWED}")
+                          f"after it submits the job; {READ}")
         if target not in ("1", "2"):
             raise Refused(f"{shown(written)}: file descriptor {target} is not open in a script: bash stops ('Bad file "
-                          f"descriptor') and the command does not run; {ALLOWED}")
+                          f"descriptor') and the command does not run; {READ}")
         return f"{stream} goes to {_STREAMS[target]} ({written})", None
     verb = "is appended to" if op.endswith(">>") else "is written to"
     what = "stdout and stderr" if op in ("&>", "&>>", ">&") else stream
@@ -88,10 +88,10 @@ def tee(words: list[str], line: int, op: str) -> tuple[str, list[str]]:
         raise Refused(into_gcloud(None, op))
     if words[0] != "tee":
         raise Refused(f"a pipe ({op}) into {shown(words[0])}: it would run as well, with what the command before prints "
-                      f"as its input, and is not read; {ALLOWED}")
+                      f"as its input, and is not read; {READ}")
     bad = next((k for k, w in enumerate(words) if k and w.startswith("-") and w not in _TEE_OPTIONS), None)
     if bad is not None:
-        raise Refused(f"tee {shown(words[bad])} is not read: tee {' '.join(_TEE_OPTIONS)} are; {ALLOWED}", bad)
+        raise Refused(f"tee {shown(words[bad])} is not read: tee {' '.join(_TEE_OPTIONS)} are; {READ}", bad)
     files = [w for w in words[1:] if not w.startswith("-")]
     said = f"also written to {', '.join(files)}" if files else "printed as it is"
     return f"line {line}: {op} tee: the output before it is {said}: where it prints, nothing of the job: read", files
@@ -107,7 +107,7 @@ def into_gcloud(name: str | None, op: str) -> str:
 def subshell(words: list[str], op: str) -> str:
     """The refusal of a pipe after a command that sets variables or properties: bash runs it in a subshell."""
     return (f"a pipe ({op}) after {shown(' '.join(words[:2]))}: bash runs each side of a pipe in a subshell, so what "
-            f"it sets is lost for the commands after it; {ALLOWED}")
+            f"it sets is lost for the commands after it; {READ}")
 
 
 def read_by(target: str, words: list[str], cwd: Path) -> str | None:

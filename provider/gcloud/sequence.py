@@ -216,5 +216,5 @@ class Commands:
             if read is not None:
                 raise self.fail(f"{target} is written here, before the training command reads it ({read}): trainjobs "
                                 "reads the file as it is now and never runs the script, so the job would not be what "
-                                "the script submits; allowed: write the file before converting, and leave out what "
+                                "the script submits: write the file before converting, and leave out what "
                                 "writes it", at)

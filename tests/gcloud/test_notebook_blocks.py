@@ -162,3 +162,14 @@ def test_a_field_problem_names_the_cell_and_line_of_the_command(tmp_path: Path) 
     proc = _convert(bash)
     assert proc.returncode == 1  # the line its gcloud begins on, not the %%bash line
     assert "bash.ipynb cell 1, line 3 (its gcloud command): error: 'n1-bogus-4' is not allowed" in proc.stderr
+
+
+def test_a_bang_line_with_output_redirections(tmp_path: Path) -> None:
+    notebook = _notebook(tmp_path, "nb.ipynb", [("code", FIRST), ("code", f"if REGION:\n    {LINE} 2>&1 | tee job.log")])
+    proc = _convert(notebook)
+    assert proc.returncode == 0, proc.stderr
+    assert "gcloud ai custom-jobs create's stderr goes to stdout (2>&1)" in proc.stderr
+    assert "| tee: the output before it is also written to job.log" in proc.stderr
+    bad = _notebook(tmp_path, "in.ipynb", [("code", FIRST), ("code", f"{LINE} < answers.txt")])
+    proc = _convert(bad)
+    assert proc.returncode == 1 and "an input redirection (<)" in proc.stderr
