@@ -225,6 +225,10 @@ def _in_blocks(stmt: ast.stmt, scope: Scope, sources: list[tuple[str, str]], com
                          "loop sets)")
         elif type(node) not in _LOOPS:
             _refuse(node, at, block)
+        elif any(isinstance(inner, ast.Break) for inner in ast.walk(node)):  # a loop's else runs only without break
+            raise UserError(f"{at}: this ! line is in the else of the {_LOOPS[type(node)]} at {block}, which runs only "
+                            "when the loop ends without its break, which cannot be known here; allowed: a ! line at "
+                            "the top level of its cell", exit_code=1)
     scope = _before(sources, command, command.line)
     if looped:
         expanded = var_expand(command.text, scope)

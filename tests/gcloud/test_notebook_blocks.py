@@ -34,6 +34,7 @@ CONVERTED = [  # (id, cell 2, image the job runs, a note that must be said or No
     ("nested_else", f"if not REGION:\n    pass\nelse:\n    IMAGE = 'gcr.io/p/m:4'\n    if IMAGE.endswith(':4'):\n"
                     f"        {LINE}\n    IMAGE = 'after'", "gcr.io/p/m:4", None),
     ("for_same_each_turn", f"for i in range(3):\n    print(i)\n    {LINE}", "gcr.io/p/i:1", "for loop at cell 2, line 1"),
+    ("loop_else", f"for i in range(2):\n    print(i)\nelse:\n    {LINE}", "gcr.io/p/i:1", None),
     ("after_the_block", f"if True:\n    IMAGE = 'gcr.io/p/n:5'\n{LINE}", "gcr.io/p/n:5", None),
     ("output_bound", f"if REGION:\n    IMAGE = 'gcr.io/p/o:6'\n    out = {LINE}", "gcr.io/p/o:6", None),
 ]
@@ -48,6 +49,10 @@ REFUSED = [  # (id, cell 2, what the refusal says)
      "{IMAGE} reads IMAGE, which the for loop at cell 2, line 1 sets: each turn runs the line with its own value"),
     ("test_reads_loop", f"for i in range(2):\n    if i == 1:\n        {LINE}",
      "the test of the if at cell 2, line 2 reads i, which the for loop at cell 2, line 1 sets"),
+    ("loop_else_break", f"for i in range(2):\n    if i:\n        break\nelse:\n    {LINE}",
+     "in the else of the for loop at cell 2, line 1, which runs only when the loop ends without its break"),
+    ("set_in_loop_read_in_else", f"for i in range(2):\n    IMAGE = 'gcr.io/p/x:0'\nelse:\n    {LINE}",
+     "IMAGE is set inside the for at cell 2, line 1"),  # IPython runs it once, with the last turn's value
     ("def", f"def submit():\n    {LINE}\nsubmit()", "inside the function submit defined at cell 2, line 1: it runs only "
                                                    "when the function is called"),
     ("with", f"with open('/dev/null') as f:\n    IMAGE = 'gcr.io/p/w:1'\n    {LINE}", "inside the with at cell 2, line 1"),
@@ -125,7 +130,7 @@ def test_a_line_whose_values_are_not_known_is_refused(case: str, cell: str, said
     ours = _ours(cell)
     assert isinstance(ours, str) and said in ours, ours
     runs = ipython_runs[case]
-    if "never runs" in said:
+    if "never runs" in said or case == "loop_else_break":
         assert runs == []
     elif case in ("loop_variable", "set_after_in_loop"):
         assert len(set(runs)) > 1  # each turn its own line: one spec could not say them
