@@ -100,32 +100,40 @@ class Commands:
             return False
         line = script.position(self.line, starts[0])[0]
         self.redirections(line)
-        try:  # a builtin (export, set...), gcloud config set / gcloud auth, a command that prints only
-            if self.piped is not None:
-                op_at = self.line[self.piped: self.piped + 2]
-                teed, files = redirection.tee(words, line, "|&" if op_at == "|&" else "|")
-                self.notes.append(teed)
-                self.written += tuple((f, starts[0]) for f in files if self.command is None)
-                self.piped = None
-            elif self.command is not None:
-                self.notes.append(script.after(words, line))
-            elif self.builtin:
-                self.nounset = prelude.ran(words, self.nounset)
-            elif words[:2] in (["gcloud", "config"], ["gcloud", "auth"]):  # gcloud config set ai/region x
-                properties.ran(words, self.properties, self.notes)
-            elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
-                self.notes.append(note)
-            elif len(words) > assigned and words[assigned] == "gcloud" and (self.trailing or op in redirection.PIPES):
-                if op == "\n" and script.continued(self.line, self.i - 1):
-                    return False  # a continuation of another shell, or a flag on the next line: refused as such
-                self.command = (words, starts)
-            elif len(words) > assigned:
+        try:
+            if not self.ran(op, words, starts, line):
                 return False
         except (prelude.Refused, script.Refused, redirection.Refused) as exc:
             raise self.fail(str(exc), starts[exc.word]) from None
         if self.builtin or len(words) == assigned:
             self.shell.update(self.pending)
         self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
+        return True
+
+    def ran(self, op: str, words: list[str], starts: list[int], line: int) -> bool:
+        """Whether the command ``words`` (of line ``line``), ended by ``op``, is read: a builtin (export, set...),
+        gcloud config set / gcloud auth, a command that prints only, the gcloud one, tee after a pipe."""
+        assigned = self.assigned
+        if self.piped is not None:
+            at = self.line[self.piped: self.piped + 2]
+            teed, files = redirection.tee(words, line, "|&" if at == "|&" else "|")
+            self.notes.append(teed)
+            self.written += tuple((f, starts[0]) for f in files if self.command is None)
+            self.piped = None
+        elif self.command is not None:
+            self.notes.append(script.after(words, line))
+        elif self.builtin:
+            self.nounset = prelude.ran(words, self.nounset)
+        elif words[:2] in (["gcloud", "config"], ["gcloud", "auth"]):  # gcloud config set ai/region x
+            properties.ran(words, self.properties, self.notes)
+        elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
+            self.notes.append(note)
+        elif len(words) > assigned and words[assigned] == "gcloud" and (self.trailing or op in redirection.PIPES):
+            if op == "\n" and script.continued(self.line, self.i - 1):
+                return False  # a continuation of another shell, or a flag on the next line: refused as such
+            self.command = (words, starts)
+        elif len(words) > assigned:
+            return False
         return True
 
     def newline(self) -> None:
