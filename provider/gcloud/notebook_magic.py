@@ -82,6 +82,8 @@ def _ipython_options(words: list[str], name: str, where: str) -> tuple[list[str]
     rest, notes, k = [], [], 0
     while k < len(words):
         word = words[k]
+        if word == "--":  # argparse takes no option after it, and keeps it: bash's end of options
+            return rest + words[k:], notes
         option, eq, value = word.partition("=")
         found = [o for o in _IPYTHON if o.startswith(option)] if option.startswith("--") and len(option) > 2 else []
         if option in _IPYTHON:

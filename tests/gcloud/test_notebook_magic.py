@@ -41,6 +41,7 @@ READ = [  # (id, cell 2, a note that must be said)
     ("no_raise", f"%%bash --no-raise-error -s us-central1 w\nREGION=$1\n{JOB.replace('$1', '$REGION')}", "no-raise-error"),
     ("count_and_all", f'%%bash -s us-central1 "a b"\n{JOB.replace("$2", "n$#")} --labels="k=$*"', "$2 = 'a b'"),
     ("quoted_at", '%%bash -s us-central1 --labels=a=1\ngcloud ai custom-jobs create --region="$1" x"$@"y', "$2 = "),
+    ("double_dash", f"%%bash -s -- us-central1 --bg\n{JOB}", "$2 = '--bg'"),  # after --, no option of either
     ("abbreviated_no", f"%%bash --no -s us-central1 v\n{JOB}", "--no-raise-error lets the cell fail"),
     ("single_quotes", f"%%bash -s us-central1 n\n{SINGLE}", "$1 = 'us-central1'"),
 ]
