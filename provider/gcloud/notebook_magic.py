@@ -79,7 +79,9 @@ def read(text: str, expand: Callable[[str, int], str], cell: str) -> tuple[str, 
 
 def _ipython_options(words: list[str], name: str, where: str) -> tuple[list[str], list[str]]:
     """The words IPython's options leave for the program, and a note for each option (argparse's reading)."""
-    rest, notes, k = [], [], 0
+    rest: list[str] = []
+    notes: list[str] = []
+    k = 0
     while k < len(words):
         word = words[k]
         if word == "--":  # argparse takes no option after it, and keeps it: bash's end of options
