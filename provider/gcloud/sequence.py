@@ -48,6 +48,7 @@ class Commands:
     redirected: tuple[tuple[str, str, int], ...] = ()
     written: tuple[tuple[str, int], ...] = ()
     piped: int | None = None
+    local: tuple[tuple[list[str], int], ...] = ()  # gcloud ai-platform local train ... before it (words, where)
 
     def fresh(self, text: str) -> Commands:
         raise NotImplementedError
@@ -128,6 +129,9 @@ class Commands:
             properties.ran(words, self.properties, self.notes)
         elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
             self.notes.append(note)
+        elif len(words) > assigned and (note := script.local_run(words[assigned:], line)) is not None:
+            self.notes.append(note)  # gcloud ai-platform local train before the job is submitted
+            self.local += ((words[assigned:], starts[assigned]),)
         elif len(words) > assigned and words[assigned] == "gcloud" and (self.trailing or op in redirection.PIPES):
             if op == "\n" and script.continued(self.line, self.i - 1):
                 return False  # a continuation of another shell, or a flag on the next line: refused as such
@@ -219,6 +223,8 @@ class Commands:
                 self.words, self.starts = self.command
         elif self.words or self.redirected:
             self.redirections(script.position(self.line, (self.starts or [self.redirected[0][2]])[0])[0])
+        if self.command is None and not self.words and self.local:  # only a local run: no job to convert
+            raise self.fail(script.only_local(self.local[0][0]), self.local[0][1])
         for target, at in self.written:
             read = redirection.read_by(target, self.words, self.cwd)
             if read is not None:
