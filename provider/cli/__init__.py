@@ -50,7 +50,8 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a spec, a config.yaml, a CustomJobSpec, the output of gcloud ... describe, or a "
                         "cloudbuild.yaml or GitHub Actions workflow (its gcloud training step), a shell script .sh, a "
-                        "notebook .ipynb (its gcloud training cell, or the job its code launches with the Vertex AI SDK), or "
+                        "notebook .ipynb (its gcloud training cell, or the job its code launches with the Vertex AI SDK), a "
+                        "Makefile (its target whose recipe runs a gcloud training command), or "
                         "Python .py that calls the Vertex AI SDK or runs a gcloud training command (subprocess)")
     p.add_argument("--gcloud", metavar="COMMAND",
                    help="one whole gcloud ai-platform jobs submit training / gcloud ai custom-jobs create / gcloud "
@@ -59,6 +60,12 @@ def _convert(sub: Subparsers) -> None:
     p.add_argument("--cell", metavar="N", type=int,
                    help="with a notebook FILE (.ipynb): the cell (counted from 1, markdown cells too) whose gcloud "
                         "training command or SDK job is converted, where several cells hold one")
+    p.add_argument("--target", metavar="NAME",
+                   help="with a Makefile FILE: the target whose recipe's gcloud training command is converted, where "
+                        "several targets run one")
+    p.add_argument("--var", metavar="NAME=VALUE", action="append",
+                   help="with a Makefile FILE: make's command-line variable NAME=VALUE (over the Makefile's own, unless "
+                        "override); repeat for several")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
                    help="with --gcloud, a script, or a gcloud command a notebook or Python FILE runs: the bucket trainjobs uploads the package to (a "

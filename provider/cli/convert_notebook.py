@@ -78,14 +78,26 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import run_with_environment
     from provider.gcloud.notebook_expand import expand, keep_secrets_out
-    from provider.gcloud.notebook_file import chosen, scope_at
+    from provider.gcloud.notebook_file import blocks, chosen
 
     command = chosen(cells, shown, getattr(args, "cell", None))
     origin = f"{shown} cell {command.cell.number}, line {command.line}"
-    scope = scope_at(cells, command)
-    args.gcloud_notes = []
-    if command.bash:
-        args.gcloud = command.text
+    scope, args.gcloud_notes = blocks(cells, command, shown)
+    if command.bash:  # the magic's words as IPython expands and splits them, $1... as bash expands them
+        from provider.gcloud.notebook_magic import read
+
+        def words(line: str, at: int) -> str:
+            lines = command.text[:at].split("\n")
+            expanded, replaced = expand(line, scope, lambda i: f"{shown} cell {command.cell.number}, line "
+                                                               f"{len(lines)}, column {len(lines[-1]) + i + 1}")
+            keep_secrets_out(expanded, scope, origin)
+            if replaced:
+                args.gcloud_notes.append("the %%bash line as IPython expands it with the notebook's Python values "
+                                         f"(read, never run): {', '.join(replaced)}")
+            return expanded
+
+        args.gcloud, notes = read(command.text, words, f"{shown} cell {command.cell.number}")
+        args.gcloud_notes += notes
     else:
         text, replaced = expand(command.text, scope, lambda i: f"{shown} {command.place(i)}")
         keep_secrets_out(text, scope, origin)

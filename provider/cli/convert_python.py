@@ -151,6 +151,12 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
                   requirements=requirements)
     notes.append(f"the package is {os.path.relpath(script.parent, base)}/ (its folder, read from {Path.cwd()}), built "
                  "and uploaded by trainjobs when the job runs")
+    staging = job.staging_bucket
+    if staging and job.output is not None and "/" in staging.removeprefix("gs://").strip("/"):
+        # the SDK's staging bucket may be a path; a native spec's is a bucket: the output, under it, is kept
+        notes.append(f"staging_bucket {staging!r} is a path: the job's output is under it, and trainjobs uploads the "
+                     f"package under the output ({job.output.uri})")
+        job = replace(job, staging_bucket=None)
     return check_document(to_native(replace(job, application=app)), shown, _context())
 
 

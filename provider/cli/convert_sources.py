@@ -2,10 +2,11 @@
 
 A spec, config.yaml, describe output, REST body, cloudbuild.yaml or GitHub Actions workflow is a YAML or
 JSON mapping, read by provider.cli.convert. A file of another kind (a notebook, a shell script, Python
-that calls the Vertex AI SDK) is read by its own module, registered in ``_BY_SUFFIX`` by dotted name and
+that calls the Vertex AI SDK, a Makefile) is read by its own module, registered in ``_BY_SUFFIX`` (a Makefile: by its
+name, ``_BY_NAME``) by dotted name and
 imported only when such a file is converted. Each module has ``run(raw, shown, path, args) -> int`` and
-``TAKES``, the convert options it reads of those that go only with some inputs (``--cell``, ``--staging-bucket``,
-``--stack``); any other of them given is refused, never dropped.
+``TAKES``, the convert options it reads of those that go only with some inputs (``--cell``, ``--target``, ``--var``,
+``--staging-bucket``, ``--stack``); any other of them given is refused, never dropped.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ _BY_SUFFIX: dict[str, str] = {
     ".bash": "provider.cli.convert_script",
     ".py": "provider.cli.convert_python",  # Python that calls the Vertex AI SDK (provider/pysdk)
 }
+# A file's name (lower case), for the kinds known by their name: make's Makefile, makefile, GNUmakefile (and *.mk).
+_BY_NAME = ("makefile", "gnumakefile")
 
 
 def read_input(file: str) -> tuple[Path, str, bytes]:
@@ -51,6 +54,8 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
     knows its kind by its first line); None: read it as a mapping. An option the reader does not take (its
     module's ``TAKES`` names those it does) is refused."""
     module = _BY_SUFFIX.get(path.suffix.lower())
+    if module is None and (path.name.lower() in _BY_NAME or path.suffix.lower() == ".mk"):
+        module = "provider.cli.convert_makefile"  # a Makefile: its target that submits the job
     if module is None and raw.startswith(b"#!"):  # a script named without its suffix: by its #! line
         from provider.cli.convert_script import is_script
 
@@ -74,6 +79,8 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
 # The options that go only with some kinds of input, and what each goes with.
 _CONFIG = "a bare config.yaml (a gcloud command, a script, a notebook or Python gives its own)"
 _ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command or SDK job is converted",
+              "target": "a Makefile FILE: it picks the target whose recipe's gcloud command is converted",
+              "var": "a Makefile FILE: make's command-line NAME=VALUE",
               "staging_bucket": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, or a "
                                 "Cloud Build or GitHub Actions step; a spec or config, or an SDK job in Python, names "
                                 "its own bucket (stagingBucket, jobDir, baseOutputDirectory, or aiplatform.init's "

@@ -33,6 +33,7 @@ from provider.gcloud.flags import (
     Kind,
     table,
 )
+from provider.gcloud.local_commands import LOCAL
 
 
 class Generation(enum.Enum):
@@ -59,16 +60,6 @@ class GcloudCommand(Record, frozen=False):
     project: str | None = None  # --project's value: a gcloud setting, not part of the job (it beats core/project)
 
 
-# gcloud's commands that run a trainer locally, and the command that submits the same trainer as a job.
-_SUBMIT_INSTEAD = ("convert the gcloud ai-platform jobs submit training command for the same trainer (its --package-path, "
-                   "--module-name, --job-dir and args after --, with --region)")
-_LOCAL: dict[tuple[str, ...], str] = {
-    ("ai-platform", "local", "train"): _SUBMIT_INSTEAD,
-    ("ml-engine", "local", "train"): _SUBMIT_INSTEAD,
-    ("ai", "custom-jobs", "local-run"): "convert the gcloud ai custom-jobs create command for the same trainer "
-    "(--worker-pool-spec=machine-type=...,executor-image-uri=IMAGE,local-package-path=PATH,script=FILE or "
-    "python-module=MODULE, its args after --args, with --region)",
-}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRACKS = ("alpha", "beta", "preview")
 
@@ -103,7 +94,7 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
     if rest[:3] == ["ai", "hp-tuning-jobs", "create"]:
         return Generation.TUNING, ga, lead + rest[3:]
     shown = " ".join(rest[:next((i for i, w in enumerate(rest[:4]) if w.startswith("-")), 4)])  # its name, no flag
-    if (instead := _LOCAL.get(tuple(rest[:3]))) is not None:
+    if (instead := LOCAL.get(tuple(rest[:3]))) is not None:
         raise GcloudError(f"gcloud {shown} runs the trainer on this machine and submits no job, so there is no "
                           f"job to convert; {instead}, and `trainjobs run SPEC` runs it on this machine (the local "
                           "backend) as it would run on Vertex AI")

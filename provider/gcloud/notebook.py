@@ -15,8 +15,9 @@
     when IPython's formatting succeeds) are refused as well. A line that Python's formatter cannot
     parse (a lone ``{`` or ``}``) is handed to the shell as written, and so read here.
 
-* ``%%bash`` (``%%sh``, ``%%script bash``) alone on a cell's first line: the rest of the cell is a
-  bash script, given to bash as written (a cell magic expands nothing).
+* ``%%bash`` (``%%sh``, ``%%script bash``) on a cell's first line: the rest of the cell is a bash script,
+  given to bash as written; the magic's own words (``-s ARGS``, ``--out VAR``...) are read by
+  provider.gcloud.notebook_magic, which writes ``$1``... as bash expands them.
 
 Anything else is a shell line, read as it is. Columns in messages count in the line the shell gets. (IPython
 hands a ``!`` line to ``sh -c``; what a gcloud line holds reads the same in sh and bash.)
@@ -29,7 +30,7 @@ from string import Formatter
 
 from provider.gcloud.word_checks import ShellError
 
-_MAGIC = re.compile(r"[ \t]*%%(?:bash|sh|script[ \t]+(?:/bin/)?(?:bash|sh))[ \t]*\n")
+_MAGIC = re.compile(r"[ \t]*%%(?:bash|sh|script)(?:[ \t][^\n]*)?\n")  # its words: provider.gcloud.notebook_magic
 _BANG = re.compile(r"[ \t]*!!?")
 _BRACES = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 _PLACEHOLDER = re.compile(r"(?<!\$)\{[A-Za-z_][A-Za-z0-9_]*\}")

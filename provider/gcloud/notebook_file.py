@@ -7,19 +7,23 @@ trailing backslashes continue) or a ``%%bash`` cell that runs ``gcloud [beta] ai
 ``gcloud [beta] ai hp-tuning-jobs create`` or ``gcloud [beta] ai-platform jobs submit training``.
 
 A ``!`` line is expanded as IPython expands it (provider.gcloud.notebook_expand) with the values the
-notebook's code cells give its variables by then (provider.document.python_values: read, never run),
+notebook's code cells give its variables by then (provider.document.python_values: read, never run), at its
+own line when it is inside an ``if`` or a loop (``blocks``; any other block is refused),
 and handed to the gcloud reader as the line the shell gets; a ``%%bash`` cell expands nothing and
 is read as written (provider.gcloud.notebook).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
 from provider.core.errors import UserError
 from provider.core.record import Record
-from provider.document.python_values import Scope, scope_after, statements
+from provider.document.ipython_expand import var_expand
+from provider.document.python_names import bound_names
+from provider.document.python_values import Scope, Unknown, scope_after, statements
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.notebook import bash_cell
 
@@ -42,7 +46,7 @@ class Command(Record):
     """A training command in a cell: the ``!`` line's first line in the cell (``line``, from 1), the command
     IPython hands on (the ``!`` and the space after it taken off, continued lines joined), and where each
     physical line begins in it (``starts``: (offset in ``text``, line in the cell, column)). A ``%%bash``
-    cell: the whole cell as ``text``, ``bash`` True."""
+    cell: the whole cell as ``text``, ``bash`` True, ``line`` the line its training command's gcloud is on."""
 
     cell: Cell
     line: int
@@ -97,7 +101,11 @@ def commands(cell: Cell) -> list[Command]:
     if cell.kind != "code":
         return []
     if bash_cell(cell.text):
-        return [Command(cell, 1, cell.text, ((0, 1, 1),), True)] if TRAINING.search(cell.text) else []
+        training = TRAINING.search(cell.text)
+        if training is None:
+            return []
+        gcloud = cell.text.rfind("gcloud", 0, training.start() + 1)  # the line its gcloud begins on, for messages
+        return [Command(cell, cell.text.count("\n", 0, max(gcloud, 0)) + 1, cell.text, ((0, 1, 1),), True)]
     found = []
     lines = cell.text.split("\n")
     i = 0
@@ -120,17 +128,135 @@ def commands(cell: Cell) -> list[Command]:
     return found
 
 
-def scope_at(cells: list[Cell], command: Command) -> Scope:
-    """The notebook's Python values where the command's line runs: after every code cell before its cell and
-    the statements of its cell before it."""
+def scope_at(cells: list[Cell], command: Command, shown: str = "the notebook") -> Scope:
+    """The notebook's Python values where the command's line runs (``blocks``)."""
+    return blocks(cells, command, shown)[0]
+
+
+def blocks(cells: list[Cell], command: Command, shown: str = "the notebook") -> tuple[Scope, list[str]]:
+    """The notebook's Python values where the command's line runs, and a note for each loop it is in: after every
+    code cell before its cell and the statements of its cell before it, following each ``if`` and loop the line is
+    in (IPython runs a ``!`` line in a block at its place: ``get_ipython().system(...)`` at the same indent).
+    UserError for a line whose values there cannot be known: in an ``if`` whose test is not known, or in a branch
+    not taken, in a ``def``, ``class``, ``with``, ``try`` or ``match``; in a loop, one that reads a name the loop
+    sets (each turn has its own value)."""
     label = f"cell {command.cell.number}"
     sources = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code" and c.number <= command.cell.number]
     for where, stmt, scope in statements(sources):
         if where.label == label and stmt.lineno <= command.line <= (stmt.end_lineno or stmt.lineno):
-            return scope
+            return _in_blocks(stmt, scope, sources, command, shown)
+    if command.cell.text.split("\n")[command.line - 1][:1] in (" ", "\t") and not command.bash:
+        raise UserError(f"{shown} cell {command.cell.number}, line {command.line}: this ! line is indented, in a block "
+                        "of a cell that does not parse as Python, so the values it sees there cannot be read; "
+                        "allowed: a ! line at the top level of its cell, or in an if whose test is known", exit_code=1)
     # the command's cell does not parse as Python: what its lines before the command set
     before = "\n".join(command.cell.text.split("\n")[:command.line - 1])
-    return scope_after(sources[:-1] + [(label, before)])
+    return scope_after(sources[:-1] + [(label, before)]), []
+
+
+_FOLLOWED = (ast.If, ast.For, ast.AsyncFor, ast.While)
+
+
+def _chain(stmt: ast.stmt, line: int) -> list[tuple[ast.stmt, str]]:
+    """The compound statements ``line`` is in, from ``stmt`` inwards, each with the part that holds it ("body" or
+    "orelse"): through each ``if`` and loop, up to the first block of another kind (which is refused)."""
+    def holds(node: ast.stmt) -> bool:
+        return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+    chain: list[tuple[ast.stmt, str]] = []
+    node = stmt
+    while hasattr(node, "body") and node.lineno < line:
+        part = "orelse" if any(holds(c) for c in getattr(node, "orelse", [])) else "body"
+        chain.append((node, part))
+        inner = [c for c in getattr(node, part) if holds(c)] if isinstance(node, _FOLLOWED) else []
+        if not inner:
+            return chain
+        node = inner[0]
+    return chain
+
+
+def _before(sources: list[tuple[str, str]], command: Command, line: int) -> Scope:
+    """The values just before ``line`` of the command's cell runs: its cell cut there, the line made ``pass``
+    (at its own indent, so that the blocks it is in stay open and run as the evaluator follows them)."""
+    lines = command.cell.text.split("\n")
+    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    cut = "\n".join(lines[:line - 1] + [indent + "pass"])
+    return scope_after(sources[:-1] + [(sources[-1][0], cut)])
+
+
+_LOOPS = {ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop"}
+_WHY = {"with": "what its context manager does (it may set values, or swallow an error and skip the rest) is not read",
+        "match": "which case runs is not read",
+        "try": "whether it runs, and which lines of the try ran before it, cannot be known (an error skips the rest "
+               "of the try)"}
+
+
+def _in_blocks(stmt: ast.stmt, scope: Scope, sources: list[tuple[str, str]], command: Command,
+               shown: str) -> tuple[Scope, list[str]]:
+    """The Scope at the command's line and the notes, ``stmt`` being the top-level statement that holds it
+    (``scope``: before it)."""
+    chain = _chain(stmt, command.line)
+    if not chain:
+        return scope, []
+    cell = command.cell.number
+    at = f"{shown} cell {cell}, line {command.line}"
+    looped: dict[str, str] = {}  # a name a loop the line is in sets -> that loop
+    notes = []
+    for node, part in chain:
+        block = f"cell {cell}, line {node.lineno}"
+        if isinstance(node, ast.If):
+            word = "elif" if command.cell.text.split("\n")[node.lineno - 1].lstrip().startswith("elif") else "if"
+            _not_looped(node.test, looped, f"{at}: the test of the {word} at {block}")
+            test = _before(sources, command, node.lineno).evaluate(node.test)
+            if isinstance(test, Unknown):
+                raise UserError(f"{at}: this ! line is inside the {word} at {block}, whose test is not known: {test.why}; "
+                                "IPython runs the line only when the test holds, with the values the branch sets, "
+                                "which cannot be known here; allowed: give the test's values literally before the "
+                                "if, or a ! line outside it", exit_code=1)
+            if (part == "body") != bool(test):
+                raise UserError(f"{at}: this ! line never runs: it is in the {'if' if part == 'body' else 'else'} "
+                                f"branch of the {word} at {block}, whose test is {bool(test)} with the notebook's "
+                                "values; allowed: the command of the branch that runs", exit_code=1)
+        elif type(node) in _LOOPS and part == "body":
+            kind = _LOOPS[type(node)]
+            looped.update(dict.fromkeys(bound_names(node), f"the {kind} at {block}"))
+            notes.append(f"{at} is inside the {kind} at {block}, which runs it once each turn (each turn submits a "
+                         "job): the spec is that job, whose values are the same each turn (the line reads none the "
+                         "loop sets)")
+        elif type(node) not in _LOOPS:
+            _refuse(node, at, block)
+        elif any(isinstance(inner, ast.Break) for inner in ast.walk(node)):  # a loop's else runs only without break
+            raise UserError(f"{at}: this ! line is in the else of the {_LOOPS[type(node)]} at {block}, which runs only "
+                            "when the loop ends without its break, which cannot be known here; allowed: a ! line at "
+                            "the top level of its cell", exit_code=1)
+    scope = _before(sources, command, command.line)
+    if looped:
+        expanded = var_expand(command.text, scope)
+        for field, _ in expanded.replaced:
+            _not_looped(ast.parse(field.expression.strip(), mode="eval"), looped, f"{at}: {field.token}")
+    return scope, notes
+
+
+def _not_looped(node: ast.AST, looped: dict[str, str], what: str) -> None:
+    """UserError where ``node`` reads a name a loop the line is in sets: each turn has its own value."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id in looped:
+            raise UserError(f"{what} reads {inner.id}, which {looped[inner.id]} sets: each turn runs the line with "
+                            "its own value, a job each, which cannot be known without running the notebook; "
+                            "allowed: one ! line outside the loop, with its values written before it", exit_code=1)
+
+
+def _refuse(node: ast.stmt, at: str, block: str) -> None:
+    """UserError for a ! line inside a block whose values (or whether it runs at all) cannot be known here."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        kind = "class" if isinstance(node, ast.ClassDef) else "function"
+        raise UserError(f"{at}: this ! line is inside the {kind} {node.name} defined at {block}: it runs only when "
+                        f"the {kind} is called (if ever), with the values of that time, which cannot be known here; "
+                        "allowed: a ! line at the top level of its cell", exit_code=1)
+    kind = {ast.With: "with", ast.AsyncWith: "async with", ast.Match: "match"}.get(type(node), "try")
+    why = _WHY.get(kind.removeprefix("async "), _WHY["try"])
+    raise UserError(f"{at}: this ! line is inside the {kind} at {block}: {why}; allowed: a ! line at the top "
+                    "level of its cell, or in an if whose test is known", exit_code=1)
 
 
 def describe(cells: list[Cell]) -> str:

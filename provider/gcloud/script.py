@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from provider.gcloud.local_commands import LOCAL
 from provider.gcloud.word_checks import ShellError, shown
 
 # Commands that change nothing in the job: what each does instead.
@@ -79,6 +80,22 @@ def after(words: list[str], line: int) -> str:
         name = " ".join(words[:2]) if words[0] in ("gsutil", "gcloud", "python", "python3") else words[0]
     raise Refused(f"{shown(name)} after the training command would run as well: it is not part of the job, and "
                   f"not read; {AFTER}", 0)
+
+
+def local_run(words: list[str], line: int) -> str | None:
+    """The note for a gcloud command that runs the trainer on this machine (``gcloud ai-platform local train``),
+    before the training command, or None: it submits nothing, so it changes nothing in the job."""
+    rest = [w for w in words[1:] if w not in ("alpha", "beta", "preview")][:3] if words[:1] == ["gcloud"] else []
+    if tuple(rest) not in LOCAL:
+        return None
+    return f"line {line}: gcloud {' '.join(rest)} runs the trainer on this machine and submits no job: ignored"
+
+
+def only_local(words: list[str]) -> str:
+    """Why a script whose only gcloud training-like command runs the trainer locally converts to nothing."""
+    rest = [w for w in words[1:] if w not in ("alpha", "beta", "preview")][:3]
+    return (f"gcloud {' '.join(rest)} runs the trainer on this machine and submits no job, so there is no job to "
+            f"convert; {LOCAL[tuple(rest)]}, and `trainjobs run SPEC` runs it on this machine")
 
 
 # What a command that may come before the gcloud one does, for the refusal that names one that may not.

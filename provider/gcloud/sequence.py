@@ -5,7 +5,8 @@ At ``&&``, ``;`` or a newline, the command that ends is read as bash would run i
 (provider.gcloud.prelude: assignments, export, set; provider.gcloud.properties: gcloud config set; provider.gcloud.
 script: a command that prints only), or is the gcloud command itself, whose words are kept; what follows it is
 read as provider.gcloud.script allows after it. A ``$(...)`` or backticks is read as one simple command, whose
-output provider.gcloud.substitution knows or refuses.
+output provider.gcloud.substitution knows or refuses. An output redirection among a command's words (``> FILE``,
+``2>&1``...) and a pipe into ``tee FILE`` are read and noted, any other refused (provider.gcloud.redirection).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from provider.gcloud import other_shells, prelude, properties, script, substitution
-from provider.gcloud.word_checks import ShellError
+from provider.gcloud import other_shells, prelude, properties, redirection, script, substitution
+from provider.gcloud.word_checks import ShellError, Word
 
 
 class Commands:
@@ -39,6 +40,15 @@ class Commands:
     command: tuple[list[str], list[int]] | None  # the gcloud command's words and starts, once it has ended
     single: bool  # only one simple command (that of a substitution)
     trailing: bool  # commands may follow the gcloud one (not in a notebook's ! line: Python follows it)
+    word: Word
+    whole: int
+    dry: int
+    # this command's output redirections (what, target, where), the files written before the training command's
+    # end (target, line, column), and the | (or |&) whose right side is being read (where it was)
+    redirected: tuple[tuple[str, str, int], ...] = ()
+    written: tuple[tuple[str, int], ...] = ()
+    piped: int | None = None
+    local: tuple[tuple[list[str], int], ...] = ()  # gcloud ai-platform local train ... before it (words, where)
 
     def fresh(self, text: str) -> Commands:
         raise NotImplementedError
@@ -85,29 +95,49 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
-        if not words or op not in prelude.THEN or self.single:
+        if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
+            self.redirections(script.position(self.line, self.redirected[0][2])[0])
+        if not words or op not in (*prelude.THEN, *redirection.PIPES) or self.single:
             return False
         line = script.position(self.line, starts[0])[0]
-        try:  # a builtin (export, set...), gcloud config set / gcloud auth, a command that prints only
-            if self.command is not None:
-                self.notes.append(script.after(words, line))
-            elif self.builtin:
-                self.nounset = prelude.ran(words, self.nounset)
-            elif words[:2] in (["gcloud", "config"], ["gcloud", "auth"]):  # gcloud config set ai/region x
-                properties.ran(words, self.properties, self.notes)
-            elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
-                self.notes.append(note)
-            elif len(words) > assigned and words[assigned] == "gcloud" and self.trailing:
-                if op == "\n" and script.continued(self.line, self.i - 1):
-                    return False  # a continuation of another shell, or a flag on the next line: refused as such
-                self.command = (words, starts)
-            elif len(words) > assigned:
+        self.redirections(line)
+        try:
+            if not self.ran(op, words, starts, line):
                 return False
-        except (prelude.Refused, script.Refused) as exc:
+        except (prelude.Refused, script.Refused, redirection.Refused) as exc:
             raise self.fail(str(exc), starts[exc.word]) from None
         if self.builtin or len(words) == assigned:
             self.shell.update(self.pending)
         self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
+        return True
+
+    def ran(self, op: str, words: list[str], starts: list[int], line: int) -> bool:
+        """Whether the command ``words`` (of line ``line``), ended by ``op``, is read: a builtin (export, set...),
+        gcloud config set / gcloud auth, a command that prints only, the gcloud one, tee after a pipe."""
+        assigned = self.assigned
+        if self.piped is not None:
+            at = self.line[self.piped: self.piped + 2]
+            teed, files = redirection.tee(words, line, "|&" if at == "|&" else "|")
+            self.notes.append(teed)
+            self.written += tuple((f, starts[0]) for f in files if self.command is None)
+            self.piped = None
+        elif self.command is not None:
+            self.notes.append(script.after(words, line))
+        elif self.builtin:
+            self.nounset = prelude.ran(words, self.nounset)
+        elif words[:2] in (["gcloud", "config"], ["gcloud", "auth"]):  # gcloud config set ai/region x
+            properties.ran(words, self.properties, self.notes)
+        elif len(words) > assigned and (note := script.quiet(words[assigned:], line)) is not None:
+            self.notes.append(note)
+        elif len(words) > assigned and (note := script.local_run(words[assigned:], line)) is not None:
+            self.notes.append(note)  # gcloud ai-platform local train before the job is submitted
+            self.local += ((words[assigned:], starts[assigned]),)
+        elif len(words) > assigned and words[assigned] == "gcloud" and (self.trailing or op in redirection.PIPES):
+            if op == "\n" and script.continued(self.line, self.i - 1):
+                return False  # a continuation of another shell, or a flag on the next line: refused as such
+            self.command = (words, starts)
+        elif len(words) > assigned:
+            return False
         return True
 
     def newline(self) -> None:
@@ -123,17 +153,82 @@ class Commands:
 
     def operator(self) -> None:
         op, what = next((op, what) for op, what in prelude.OPERATORS if self.line.startswith(op, self.i))
+        if what == "a redirection" and not self.single and not self.dry:
+            self.redirect(op)
+            return
+        if op in redirection.PIPES and not self.single and self.piped is None:
+            at = self.i
+            self.end_word()
+            named = self.words[self.assigned:]
+            if self.words and (not named or self.builtin or named[:2] in (["gcloud", "config"], ["gcloud", "auth"])):
+                raise self.fail(redirection.subshell(self.words, op))
+            if self.then(op):
+                self.i, self.piped = at + len(op), at
+                return
+            if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
+                raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
         if self.then(op):
             self.i += len(op)
             return
         before = prelude.BEFORE if op in prelude.THEN else ""
         raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
 
+    def redirect(self, op: str) -> None:
+        """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words
+        as bash allows it: its target read as a word and kept out of the command's words, for a note
+        (provider.gcloud.redirection); ShellError for one that is refused."""
+        digits = self.line[self.word.start: self.i] if self.word.start >= 0 else ""
+        number = digits if digits.isdigit() and self.word.text == digits == self.word.shape else ""
+        start = self.word.start if number else self.i
+        if number:  # bash's IO number: the digits right before the operator are its file descriptor
+            self.word = Word()
+        else:
+            self.end_word()
+        self.i += len(op)
+        while self.i < len(self.line) and self.line[self.i] in " \t":
+            self.i += 1
+        count, target_at = len(self.words), self.i
+        self.whole += 1  # bash neither splits nor globs it here (it would call a split one ambiguous)
+        try:
+            while self.i < len(self.line) and self.line[self.i] not in " \t\n;&|<>()":
+                self.step()
+        finally:
+            self.whole -= 1
+        target = self.word.text if self.word.start >= 0 else None
+        self.word = Word()
+        try:
+            what, written = redirection.output(number, op, target)
+        except redirection.Refused as exc:
+            raise self.fail(str(exc), start) from None
+        assert len(self.words) == count
+        self.redirected += ((what, written or "", target_at),)
+
+    def redirections(self, line: int) -> None:
+        """The notes of the command that ends here (its first word ``line``) for its redirections, and the files it
+        writes, kept while the training command has not ended (the command may read one)."""
+        for what, target, at in self.redirected:
+            self.notes.append(redirection.note(self.words[self.assigned:] or self.words, what, line))
+            if self.command is None and target:
+                self.written += ((target, at),)
+        self.redirected = ()
+
     def read(self) -> None:
         """Read the whole text; self.words are then the gcloud command's (the last one's if none ended before)."""
         while self.i < len(self.line):
             self.step()
         self.end_word()
-        if self.command is not None:
+        if self.command is not None or self.piped is not None:
             self.then("\n")  # what follows the training command, checked
-            self.words, self.starts = self.command
+            if self.command is not None:
+                self.words, self.starts = self.command
+        elif self.words or self.redirected:
+            self.redirections(script.position(self.line, (self.starts or [self.redirected[0][2]])[0])[0])
+        if self.command is None and not self.words and self.local:  # only a local run: no job to convert
+            raise self.fail(script.only_local(self.local[0][0]), self.local[0][1])
+        for target, at in self.written:
+            read = redirection.read_by(target, self.words, self.cwd)
+            if read is not None:
+                raise self.fail(f"{target} is written here, before the training command reads it ({read}): trainjobs "
+                                "reads the file as it is now and never runs the script, so the job would not be what "
+                                "the script submits: write the file before converting, and leave out what "
+                                "writes it", at)

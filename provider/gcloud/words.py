@@ -22,7 +22,8 @@ write instead:
 * what would run something or more than one command: ``$(...)`` and backticks other than those above (and
   even those in a ``${VAR:-word}`` word bash would not expand), ``$((...))``, ``$[...]``, pipes, redirections,
   ``;``, ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written (except
-  after the commands above);
+  after the commands above, and an output redirection or ``| tee``, which change nothing in the job and are
+  noted: provider.gcloud.redirection);
 * what bash would expand from the machine it runs on, which the spec must not depend on: a ``~`` that bash turns
   into a home folder (at the start of a word, or after the ``=`` or a ``:`` of a ``NAME=...`` word), an unquoted
   glob (``*``, ``?``, ``[...]``) that matches files in the folder the command runs in (bash puts their names in

@@ -7,8 +7,9 @@ names and parameters, as the installed SDK declares them), binds each call's arg
 arguments.py's ``Call``: an Unknown value is refused by name and place), and maps them to a spec body as
 the SDK maps them to its request: ``aiplatform.init`` and ``CustomJob(...).run(...)`` (custom_job.py),
 ``HyperparameterTuningJob`` (tuning.py), ``CustomContainerTrainingJob`` / ``CustomPythonPackageTrainingJob``
-(pipelines.py), ``CustomJob.from_local_script`` (local_script.py); ``CustomTrainingJob`` is refused by name
-(training_jobs.py). program.py walks the script (or a notebook's code cells) and finds the one job it
-launches. shell_runs.py reads Python that runs a command instead (``subprocess.run([...])``, ``os.system``):
-the line each call gives the shell, for ``convert`` to read a gcloud training command from.
+(pipelines.py), ``CustomJob.from_local_script`` (local_script.py), ``CustomTrainingJob`` (script_training.py:
+pipelines.py's job, its script packaged as from_local_script's). program.py walks the script (or a notebook's
+code cells) and finds the one job it launches. shell_runs.py reads Python that runs a command instead
+(``subprocess.run([...])``, ``os.system``): the line each call gives the shell, for ``convert`` to read a gcloud
+training command from.
 """

@@ -1,6 +1,6 @@
 """One SDK call's arguments as plain values, each with where it was written; what the SDK refuses, refused.
 
-``Call`` is what the mappings (custom_job.py, tuning.py, training_jobs.py) read: the call's name,
+``Call`` is what the mappings (custom_job.py, tuning.py, pipelines.py) read: the call's name,
 its place (``train.py:12:7``), every argument bound to its parameter name as the SDK binds it
 (positional ones by the signature's order) and each argument's own place. ``SdkError`` is a refusal,
 with its place, what is wrong and what is allowed.

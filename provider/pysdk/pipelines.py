@@ -6,8 +6,8 @@ one chief, ``replica_count - 1`` workers, an optional Reduction Server pool; eve
 pd-ssd and 100 GB by default), then a Model upload and datasets. The CustomJob part becomes the spec, as
 ``_prepare_training_task_inputs_and_output_dir`` builds its inputs; the Model's arguments are named in a
 note (a spec runs the training, it uploads no model); a dataset, whose split the pipeline exports for the
-trainer, is refused by name. ``CustomTrainingJob`` packages a local script (training_jobs.py) and is
-refused, as ``CustomJob.from_local_script`` is.
+trainer, is refused by name. ``CustomTrainingJob`` runs a local script the SDK packages: its
+python_package_spec is given (script_training.py), the rest built here.
 """
 
 from __future__ import annotations
@@ -62,14 +62,18 @@ def _reservation(run: Call, machine: dict[str, object]) -> None:
         machine["reservation_affinity"] = affinity
 
 
-def application(ctor: Call, kind: str, run: Call) -> tuple[str, dict[str, object]]:
-    """The pools' container_spec or python_package_spec, with run()'s args and environment_variables."""
+def application(ctor: Call, kind: str, run: Call,
+                package: dict[str, object] | None = None) -> tuple[str, dict[str, object]]:
+    """The pools' container_spec or python_package_spec (``package``: a script's, packaged: script_training.py),
+    with ``run``'s args and environment_variables."""
     env = run.get("environment_variables")
     if env is not None and not isinstance(env, dict):
         raise SdkError(run.place("environment_variables"), f"{run.what}(environment_variables=...) is not a dict",
                        "a dict of name -> value")
     app: dict[str, object]
-    if kind == "CustomContainerTrainingJob":
+    if package is not None:
+        app = dict(package)
+    elif kind == "CustomContainerTrainingJob":
         app = {"image_uri": ctor.text("container_uri")}
         if ctor.get("command"):
             app["command"] = ctor.get("command")
@@ -125,22 +129,31 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
                           "Vertex AI, not the job: trainjobs submits with its own")
 
 
-def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
-    """The CustomJob a TrainingPipeline of ``kind`` runs, as a spec body."""
+def staging_bucket(ctor: Call, init: Call) -> str:
+    """The pipeline's staging bucket: the class's, else init's; _CustomTrainingJob.__init__ raises RuntimeError
+    without one, whether run() gives base_output_dir or not."""
+    bucket = ctor.text("staging_bucket") or init.text("staging_bucket")
+    if not bucket:
+        raise SdkError(ctor.where, f"{ctor.what} has no staging bucket: the SDK raises RuntimeError (staging_bucket "
+                       "should be set in TrainingJob constructor or set using aiplatform.init)",
+                       f"{ctor.what}(staging_bucket='gs://BUCKET') or aiplatform.init(staging_bucket='gs://BUCKET')")
+    return str(bucket)
+
+
+def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: str = "run",
+                 package: dict[str, object] | None = None) -> Body:
+    """The CustomJob a TrainingPipeline of ``kind`` runs, as a spec body (``package``: the python_package_spec of
+    CustomTrainingJob's script)."""
+    bucket = staging_bucket(ctor, init)
     body = Body()
     run = ran(ctor, run, body, "run()")
     region(ctor, init, body)
     named(ctor, init, body, "training_encryption_spec_key_name")
     _notes(ctor, run, body)
-    body.put("worker_pool_specs", pools(run, *application(ctor, kind, run)), run.where)
+    body.put("worker_pool_specs", pools(run, *application(ctor, kind, run, package)), run.where)
     if run.text("base_output_dir"):
         body.put("base_output_dir", run.text("base_output_dir"), run.place("base_output_dir"))
     else:
-        bucket = ctor.text("staging_bucket") or init.text("staging_bucket")
-        if not bucket:
-            raise SdkError(ctor.where, f"{ctor.what} has neither a staging bucket nor run(base_output_dir=...): the "
-                           "SDK has nowhere to write the job's output",
-                           "aiplatform.init(staging_bucket='gs://BUCKET') or run(base_output_dir='gs://...')")
         body.put("staging_bucket", bucket, ctor.place("staging_bucket") if ctor.text("staging_bucket")
                  else init.place("staging_bucket"))
         body.notes.append(f"the TrainingPipeline writes its output under {bucket}/aiplatform-custom-training-TIME; "

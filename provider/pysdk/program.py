@@ -38,8 +38,8 @@ from provider.pysdk.gapic import creates, named_create, read_request
 from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
 from provider.pysdk.pipelines import pipeline_job
+from provider.pysdk.script_training import script_training_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
-from provider.pysdk.training_jobs import refuse_pipeline
 from provider.pysdk.tuning import tuning_job
 
 _METHODS = ("run", "submit")
@@ -226,8 +226,6 @@ class _Walk:
 
     def _construct(self, index: int, kind: str, node: ast.Call, reader: Reader) -> Job:
         what = ast.unparse(node.func)
-        if kind == "CustomTrainingJob":
-            refuse_pipeline(kind, node, reader)
         if kind != "HyperparameterTuningJob":
             job = Job(kind, reader.bind(node, kind, what), index)
         else:
@@ -337,6 +335,8 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
         body = custom_job(job.call, run, init, method)
     elif job.kind == "CustomJob.from_local_script":
         body = local_script(job.call, run, init, method)
+    elif job.kind == "CustomTrainingJob":
+        body = script_training_job(job.call, run, init, method)
     elif job.kind != "HyperparameterTuningJob":
         body = pipeline_job(job.kind, job.call, run, init, method)
     else:

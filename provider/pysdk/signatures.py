@@ -38,6 +38,7 @@ REQUIRED = {"CustomJob": ("display_name", "worker_pool_specs"),
                                         "max_trial_count", "parallel_trial_count"),
             "DoubleParameterSpec": ("min", "max", "scale"), "IntegerParameterSpec": ("min", "max", "scale"),
             "DiscreteParameterSpec": ("values", "scale"), "CategoricalParameterSpec": ("values",),
+            "CustomTrainingJob": ("display_name", "script_path", "container_uri"),
             "CustomContainerTrainingJob": ("display_name", "container_uri"),
             "CustomPythonPackageTrainingJob": ("display_name", "python_package_gcs_uri", "python_module_name",
                                                "container_uri")}
@@ -55,6 +56,7 @@ _MODEL_ARGS = ("model_serving_container_image_uri", "model_serving_container_pre
                "explanation_parameters", "project", "location", "credentials", "labels",
                "training_encryption_spec_key_name", "model_encryption_spec_key_name", "staging_bucket")
 CONTAINER_TRAINING_JOB = ("display_name", "container_uri", "command", *_MODEL_ARGS)
+SCRIPT_TRAINING_JOB = ("display_name", "script_path", "container_uri", "requirements", *_MODEL_ARGS)
 PACKAGE_TRAINING_JOB = ("display_name", "python_package_gcs_uri", "python_module_name", "container_uri", *_MODEL_ARGS)
 PIPELINE_RUN = ("dataset", "annotation_schema_uri", "model_display_name", "model_labels", "model_id", "parent_model",
                 "is_default_version", "model_version_aliases", "model_version_description", "base_output_dir",
@@ -91,6 +93,8 @@ TRAINING_PIPELINES = ("CustomTrainingJob", "CustomContainerTrainingJob", "Custom
 SIGNATURES = {"init": INIT, "CustomJob": CUSTOM_JOB, "CustomJob.run": CUSTOM_JOB_RUN,
               "CustomJob.submit": CUSTOM_JOB_SUBMIT, "CustomJob.from_local_script": LOCAL_SCRIPT,
               "HyperparameterTuningJob": TUNING_JOB, "HyperparameterTuningJob.run": TUNING_JOB_RUN,
+              "CustomTrainingJob": SCRIPT_TRAINING_JOB, "CustomTrainingJob.run": PIPELINE_RUN,
+              "CustomTrainingJob.submit": PIPELINE_RUN,
               "CustomContainerTrainingJob": CONTAINER_TRAINING_JOB, "CustomContainerTrainingJob.run": PIPELINE_RUN,
               "CustomContainerTrainingJob.submit": PIPELINE_RUN, "CustomPythonPackageTrainingJob": PACKAGE_TRAINING_JOB,
               "CustomPythonPackageTrainingJob.run": PIPELINE_RUN, **PARAMETER_SPECS}

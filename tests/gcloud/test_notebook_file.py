@@ -129,10 +129,10 @@ def test_bash_cells_and_the_environment_they_read(tmp_path: Path) -> None:
     notebook = HERE / "babyweight_vertex_bash.ipynb"
     proc = _convert(notebook)
     assert proc.returncode == 1
-    assert "3 commands submit a training job (cell 6, line 1; cell 7, line 1; cell 8, line 1)" in proc.stderr
+    assert "3 commands submit a training job (cell 6, line 29; cell 7, line 48; cell 8, line 28)" in proc.stderr
     proc = _convert(notebook, "--cell", "6")
     assert proc.returncode == 1
-    assert ("cell 6, line 1: $BUCKET is read from the environment the notebook sets, and its value cannot be known "
+    assert ("cell 6, line 29: $BUCKET is read from the environment the notebook sets, and its value cannot be known "
             "without running the notebook: BUCKET is set from PROJECT at cell 2, line 3; PROJECT is set from a shell "
             "command's output at cell 2, line 1") in proc.stderr
 

@@ -76,6 +76,69 @@ def test_commands_that_print_or_read_around_the_training_command_are_noted(scrip
     assert any("ignored" in note for note in line.notes)
 
 
+# Output redirections and | tee: where a command prints, nothing of the job (provider.gcloud.redirection). The forms
+# are public scripts' idioms (find_string ids 62316938618: '2>&1 | tee "$log"', 62497755548: 'echo "..." >&2'), and
+# bash's grammar: a redirection anywhere among a simple command's words, digits right before it its descriptor.
+REDIRECTED = [  # (script, what a note says)
+    (f'echo "Submitting" >&2\n{TRAIN} j_$V {IMAGE}\n', "echo's stdout goes to stderr (>&2)"),
+    (f">&2 echo start\n{TRAIN} j {IMAGE}\n", "echo's stdout goes to stderr (>&2)"),
+    (f"echo x > notes.txt\n{TRAIN} j {IMAGE}\n", "echo's stdout is written to notes.txt (> notes.txt)"),
+    (f"{TRAIN} j {IMAGE} > out.txt\n", "training's stdout is written to out.txt (> out.txt)"),
+    (f"{TRAIN} j {IMAGE} 2>&1\n", "training's stderr goes to stdout (2>&1)"),
+    (f"{TRAIN} j {IMAGE} 2>&1 | tee train.log\n", "| tee: the output before it is also written to train.log"),
+    (f"{TRAIN} j {IMAGE} |& tee -a train.log\necho done\n", "|& tee: the output before it is also written to train.log"),
+    (f"{TRAIN} j {IMAGE} >/dev/null\n", "stdout is written to /dev/null"),
+    (f"{TRAIN} j >out.txt {IMAGE} 2>err.txt --async\n", "training's stderr is written to err.txt (2> err.txt)"),
+    (f"{TRAIN} j {IMAGE} &> all.log && echo ok >> all.log\n", "stdout and stderr is written to all.log (&> all.log)"),
+    (f'{TRAIN} j_$V {IMAGE} > "out $V.txt" 2>&1\n', "is written to out v.txt"),
+    (f"{TRAIN} j {IMAGE} --labels=k=x2>f\n", "stdout is written to f (> f)"),  # x2>: the word ends in x2, > is stdout's
+]
+
+
+@pytest.mark.parametrize(("script", "says"), REDIRECTED)
+def test_output_redirections_are_read_and_noted(script: str, says: str, tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    line = read_line(script, env, tmp_path)
+    assert line.words == _bash_words(script, env, tmp_path)
+    assert any(says in note for note in line.notes), line.notes
+
+
+REDIRECTION_REFUSED = [
+    (f"{TRAIN} j {IMAGE} < answers.txt", "column 115: an input redirection (<) gives the command a file as its standard "
+                                         "input: gcloud may read its standard input"),
+    (f"{TRAIN} j {IMAGE} <<EOF\ny\nEOF", "a here-document (<<)"),
+    (f"{TRAIN} j {IMAGE} <<< y", "a here-string (<<<)"),
+    (f"cat answers.txt | {TRAIN} j {IMAGE}", "column 17: a pipe (|) into gcloud: gcloud would read what 'cat' prints"),
+    (f"echo y | {TRAIN} j {IMAGE}", "a pipe (|) into gcloud"),
+    (f"{TRAIN} j {IMAGE} | grep -v WARNING", "a pipe (|) into 'grep': it would run as well"),
+    (f"{TRAIN} j {IMAGE} >&-", "'>&-' closes the command's stdout"),
+    (f"{TRAIN} j {IMAGE} 3>x", "'3> x' redirects file descriptor 3"),
+    (f"{TRAIN} j {IMAGE} >&3", "file descriptor 3 is not open in a script"),
+    (f"{TRAIN} j {IMAGE} >", "> without a file after it"),
+    (f"JOB=j | tee x\n{TRAIN} $JOB {IMAGE}", "a pipe (|) after 'JOB=j': bash runs each side of a pipe in a subshell"),
+    (f"echo 'trainingInput: {{}}' > c.yaml\n{TRAIN} j {IMAGE} --config=c.yaml", "line 1, column 28: c.yaml is written "
+     "here, before the training command reads it ('--config=c.yaml')"),
+    (f"echo 'trainingInput: {{}}' | tee ./c.yaml\n{TRAIN} j {IMAGE} --config c.yaml", "./c.yaml is written here"),
+]
+
+
+@pytest.mark.parametrize(("script", "says"), REDIRECTION_REFUSED)
+def test_input_redirections_and_pipes_into_commands_are_refused(script: str, says: str, tmp_path: Path) -> None:
+    with pytest.raises(ShellError) as refused:
+        split_words(script, {}, tmp_path)
+    assert says in str(refused.value)
+
+
+def test_bash_runs_the_redirections_as_said(tmp_path: Path) -> None:
+    """What the notes and refusals above say of bash: the x2 of x2>f is a word, 2>&1 | tee keeps both streams,
+    >&3 stops the command, and a pipe's assignment is lost."""
+    env = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    run = subprocess.run([BASH, "-c", "echo a x2>f; cat f; { echo o; echo e >&2; } 2>&1 | tee g >/dev/null; cat g; "
+                          "echo z >&3; echo rc=$?; A=1 | true; echo A=$A"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True)
+    assert run.stdout == "a x2\no\ne\nrc=1\nA=\n" and "Bad file descriptor" in run.stderr
+
+
 SUBSTITUTED = [
     "JOB=census_$(date +%Y%m%d_%H%M%S)",
     "JOB=census_`date '+%Y%m%d_%H%M%S'`",

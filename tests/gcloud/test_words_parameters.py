@@ -203,7 +203,7 @@ def test_a_prefix_assignment_is_the_commands_environment_not_its_words(tmp_path:
 @pytest.mark.parametrize(("line", "says"), [
     ("A=1 || gcloud x", "column 5: a second command (||) is not part of one gcloud command; give the gcloud"),
     ("A=1 & gcloud x", "column 5: a second command (&) is not part of one gcloud command; give the gcloud"),
-    ("A=1 | gcloud x", "column 5: a pipe (|) is not part of one gcloud command"),
+    ("A=1 | gcloud x", "column 5: a pipe (|) after 'A=1': bash runs each side of a pipe in a subshell"),
     ("cd src && gcloud x", "column 8: a second command (&&) is not part of one gcloud command (only NAME=value "
                            "assignments, export NAME=value, set options and gcloud config set PROPERTY VALUE may "
                            "come before it: bash runs them before the gcloud command)"),

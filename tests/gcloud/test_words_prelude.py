@@ -112,7 +112,7 @@ def test_an_unset_variable_after_set_u_is_bashs_own_message(script: str, at: str
                                  "NAME=value assignments, export NAME=value, set options and gcloud config set"),
     ("readonly A=1 && gcloud x", "column 14: a second command (&&) is not part of one gcloud command (only"),
     ("A=1 export B=2 && gcloud x", "column 16: a second command (&&)"),
-    ("export A=1 | gcloud x", "column 12: a pipe (|)"),
+    ("export A=1 | gcloud x", "column 12: a pipe (|) after 'export A=1'"),
     ("set -e\nexport A=1", "not a gcloud command"),
 ])
 def test_what_else_comes_first_is_refused_by_name_at_its_column(line: str, says: str, tmp_path: Path) -> None:

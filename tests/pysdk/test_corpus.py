@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,8 +39,9 @@ def test_the_corpus_is_large_enough() -> None:
 
 
 def _packages_set_aside(request: dict[str, Any], module: str) -> None:
-    """from_local_script: the SDK runs its own package of the script (aiplatform_custom_trainer_script.task),
-    trainjobs its package of the script's folder (the script's module): both checked, then set aside."""
+    """from_local_script and CustomTrainingJob: the SDK runs its own package of the script
+    (aiplatform_custom_trainer_script.task), trainjobs its package of the script's folder (the script's module):
+    both checked, then set aside."""
     for pool in request["body"]["jobSpec"]["workerPoolSpecs"]:
         package = pool.get("pythonPackageSpec")
         if package is not None:
@@ -51,9 +53,10 @@ def _packages_set_aside(request: dict[str, Any], module: str) -> None:
 def test_request_equals_the_sdks(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     theirs = comparable(sdk_request(path, monkeypatch))
     mine = comparable(ours(path))
-    if "from_local_script(" in path.read_text(encoding="utf-8"):
+    script = re.search(r"^\s+script_path=\"([^\"]+)\"", path.read_text(encoding="utf-8"), re.MULTILINE)
+    if script is not None:  # from_local_script or CustomTrainingJob
         _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
-        _packages_set_aside(mine, "load_state_dict")
+        _packages_set_aside(mine, Path(script.group(1)).stem)
     assert mine["kind"] == theirs["kind"]
     assert mine["parent"] == theirs["parent"]
     assert set(mine["body"]) == set(theirs["body"])
@@ -65,3 +68,28 @@ def test_request_equals_the_sdks(path: Path, monkeypatch: pytest.MonkeyPatch) ->
 def test_the_source_is_named(path: Path) -> None:
     head = path.read_text(encoding="utf-8").splitlines()[:3]
     assert head[0].startswith("# source: ") and any("adapted" in line for line in path.read_text().splitlines()[:12])
+
+
+def test_a_script_training_jobs_own_image_is_sent_and_named() -> None:
+    """CustomTrainingJob runs its container_uri as the executor image, prebuilt or not (the SDK's _run): sent so (the
+    corpus case above), and named in a note when it is no prebuilt container."""
+    done = convert(Path(__file__).parent / "corpus" / "script_training_environment.py", "--output", "request")
+    assert done.returncode == 0, done.stderr
+    assert ("(container_uri='europe-west4-docker.pkg.dev/svc-project/trainers/pytorch-gpu:2.4') at "
+            "tests/pysdk/corpus/script_training_environment.py:25:19 is no prebuilt training container") in done.stderr
+    prebuilt = convert(Path(__file__).parent / "corpus" / "script_training_two_replicas.py", "--output", "request")
+    assert prebuilt.returncode == 0, prebuilt.stderr
+    assert "no prebuilt training container" not in prebuilt.stderr
+
+
+def test_a_script_training_jobs_script_is_packaged_with_its_requirements() -> None:
+    """The SDK packages the script with ``requirements`` as its dependencies (set aside in the comparison above):
+    trainjobs' spec packages the script's folder, runs its module and installs the same requirements."""
+    import yaml
+
+    done = convert(Path(__file__).parent / "corpus" / "script_training_two_replicas.py", "--output", "yaml")
+    assert done.returncode == 0, done.stderr
+    package = yaml.safe_load(done.stdout)["spec"]["application"]["pythonPackage"]
+    assert (package["path"], package["module"], package["requirements"]) == (
+        "tests/pysdk/local_script", "mnist_task", ["gcsfs==2022.3.0"])
+    assert "staging_bucket 'gs://mnist-handson-bucket/staging' is a path" in done.stdout  # a note, in the YAML

@@ -41,6 +41,23 @@ def test_no_staging_bucket_is_the_sdks_runtime_error_even_with_base_output_dir()
         custom_job(ctor, None, merged([]))
 
 
+def test_a_pipeline_without_staging_bucket_is_the_sdks_runtime_error_even_with_base_output_dir() -> None:
+    """_CustomTrainingJob.__init__ raises RuntimeError with no staging bucket, for each of the three classes."""
+    from provider.pysdk.script_training import script_training_job
+
+    run = _call("run", base_output_dir="gs://b/out")
+    container = _call("CustomContainerTrainingJob", display_name="c", container_uri="gcr.io/p/t:1")
+    with pytest.raises(SdkError, match="has no staging bucket: the SDK raises RuntimeError"):
+        pipeline_job("CustomContainerTrainingJob", container, run, merged([]))
+    script = _call("CustomTrainingJob", display_name="s", script_path="task.py",
+                   container_uri="us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest")
+    with pytest.raises(SdkError, match="has no staging bucket: the SDK raises RuntimeError"):
+        script_training_job(script, run, merged([]))
+    body = script_training_job(script, run, merged([_call("aiplatform.init", staging_bucket="gs://b")]))
+    assert body.spec["base_output_dir"] == "gs://b/out" and "staging_bucket" not in body.spec
+    assert body.local == {"script": "task.py", "requirements": [], "at": "train.py:3:5"}
+
+
 def test_run_takes_inits_network_and_submit_does_not() -> None:
     init = _call("aiplatform.init", staging_bucket="gs://b", network="projects/1/global/networks/n",
                  service_account="sa@p.iam.gserviceaccount.com")

@@ -5,7 +5,8 @@
 The oracle runs the code cells each case names, in order, as one Python file: IPython's lines become calls of
 stand-ins that do nothing (``!cmd`` gives an empty list), as the notebooks' SDK jobs read no shell output; a
 ``%%bash`` or ``%%writefile`` cell is left out, as IPython runs none of it as Python. The cells named leave out
-the notebook's other job (the SDK would send that one first)."""
+the notebook's other job (the SDK would send that one first). convert runs where the ``%%writefile`` cells' files
+are written, as the notebook writes them (a CustomTrainingJob's script, which trainjobs packages)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ NOTEBOOKS = sorted(HERE.glob("*.ipynb"))
 CASES = [("taxifare_sdk_known.ipynb", 4, (1, 2, 4)),
          ("taxifare_sdk_known.ipynb", 6, (1, 2, 5, 6)),
          ("container_registry_sdk.ipynb", None, tuple(range(1, 17))),
-         ("hpt_xgboost_sdk.ipynb", None, tuple(range(1, 17)))]
+         ("hpt_xgboost_sdk.ipynb", None, tuple(range(1, 17))),
+         ("pytorch_gcs_script_training.ipynb", None, (2, 3, 4, 5, 6, 7, 8, 11))]
+# A notebook whose job packages a script (CustomTrainingJob): the module trainjobs runs, its package set aside
+_SCRIPTS = {"pytorch_gcs_script_training.ipynb": "task"}
 
 
 def _cells(path: Path) -> list[dict[str, Any]]:
@@ -51,6 +55,18 @@ def _program(path: Path, numbers: tuple[int, ...], into: Path) -> Path:
     return program
 
 
+def _written(path: Path, into: Path) -> None:
+    """What the notebook's ``%%writefile FILE`` cells write when it runs (the script its job packages), into ``into``,
+    where convert runs."""
+    for cell in _cells(path):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code" and text.startswith("%%writefile "):
+            first, _, body = text.partition("\n")
+            target = into / first.split(maxsplit=1)[1].strip()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(body, encoding="utf-8")
+
+
 def _wire(request: dict[str, Any]) -> dict[str, Any]:
     """The request as the SDK's JSON prints it: through the proto type, which leaves out a zero without presence
     (``"acceleratorCount": 0``, which trainjobs writes as the notebook gave it, is the same message on the wire)."""
@@ -65,11 +81,19 @@ def _wire(request: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(("name", "cell", "numbers"), CASES, ids=[f"{n}-{c}" for n, c, _ in CASES])
 def test_request_equals_the_sdks(name: str, cell: int | None, numbers: tuple[int, ...], tmp_path: Path,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from .test_corpus import _packages_set_aside
+
     path = HERE / name
     theirs = comparable(sdk_request(_program(path, numbers, tmp_path), monkeypatch))
-    done = convert(path, "--output", "request", *(("--cell", str(cell)) if cell else ()))
+    runs_in = tmp_path / "notebook"
+    runs_in.mkdir()
+    _written(path, runs_in)
+    done = convert(path, "--output", "request", *(("--cell", str(cell)) if cell else ()), cwd=runs_in)
     assert done.returncode == 0, done.stderr
     mine = comparable(_wire(json.loads(done.stdout)))
+    if name in _SCRIPTS:
+        _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+        _packages_set_aside(mine, _SCRIPTS[name])
     assert mine["kind"] == theirs["kind"]
     assert mine["parent"] == theirs["parent"]
     assert set(mine["body"]) == set(theirs["body"])
@@ -205,3 +229,30 @@ def test_messages_name_the_notebook_and_follow_its_ifs(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "is not an aiplatform.CustomJob the notebook builds at top level before it" in done.stderr
     assert "script" not in done.stderr.replace("a script that", "")
+
+
+def test_a_script_training_job_sends_what_the_sdk_sends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CustomTrainingJob in a notebook, as Google's tutorials write it: ``%%writefile task.py``, the job built in one
+    cell and run in a later one; its script (read from the directory convert runs in) packaged by trainjobs."""
+    from .test_corpus import _packages_set_aside
+
+    (tmp_path / "task.py").write_text("print('train')\n", encoding="utf-8")
+    build = ("from google.cloud import aiplatform\n"
+             "aiplatform.init(project='p', location='us-east1', staging_bucket='gs://b')\n"
+             "job = aiplatform.CustomTrainingJob(display_name='nb-train', script_path='task.py', "
+             "container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest', requirements=['gcsfs'],"
+             " model_serving_container_image_uri='us-docker.pkg.dev/vertex-ai/prediction/sklearn-cpu.1-0:latest')")
+    run = ("model = job.run(args=['--epochs=3'], replica_count=1, machine_type='n1-standard-8', "
+           "environment_variables={'MODE': 'full'}, base_output_dir='gs://b/nb-train')")
+    path = _notebook(tmp_path, "%%writefile task.py\nprint('train')\n", build, run)
+    program = tmp_path / "program.py"
+    program.write_text(build + "\n" + run + "\n", encoding="utf-8")
+    theirs = comparable(sdk_request(program, monkeypatch))
+    done = convert(Path(path.name), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    note = "aiplatform.CustomTrainingJob(model_serving_container_image_uri=...) at nb.ipynb cell 2, line 3"
+    assert note in done.stderr, done.stderr
+    mine = comparable(_wire(json.loads(done.stdout)))
+    _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+    _packages_set_aside(mine, "task")
+    assert mine == theirs
