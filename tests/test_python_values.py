@@ -32,6 +32,8 @@ ORACLE = [
     'X = "gs://b/p"[5:].split("/", 1)\nY = "abc"[::-1]\nZ = "Job-%s" % "x".zfill(4)\nW = repr("a\'b")',
     'D = {"a": [1, 2]}\nE = D.get("a")\nF = D.get("z", "none")\nG = sorted([3, 1, 2])\nH = max(1, 5) - min([4, 2])',
     'A = 7\ndel A\nA = "back"\nB: str = "annotated"\nC = D = "chained"',
+    'W = [{"m": {"t": "a"}}]\nW[0]["m"]["spot"] = True\nX = {"a": 1, "b": [1]}\nX["a"] += 1\nX["b"] += [2]\ndel X["a"]',
+    'L = [1, 2, 3]\nL[0] *= 5\ndel L[1]\nN = {"k": {"j": 1}}\nN["k"]["j"] -= 3',
 ]
 
 
@@ -170,3 +172,19 @@ def test_env_magic_expands_its_arguments() -> None:
     assert (env["REGION"], env["MODEL"], env["PLAIN"], env["LIT"]) == ("us-east1", "x", "value", "R")
     assert isinstance(env["JOB"], Unknown) and "a random value" in env["JOB"].why
 
+
+
+def test_a_change_through_a_subscript_is_never_dropped() -> None:
+    """A store, augmented store or del through a subscript that cannot be done leaves its variable Unknown (it is
+    never left as it was)."""
+    scope = scope_after([("t", "import os\nD = {}\nD['q']['r'] = 1\nE = {'a': 1}\nE[os.getcwd()] += 1\n"
+                               "F = [1]\ndel F[5]\nG = {'a': 1}\nG.x = 2\n")])
+    for name in "DEFG":
+        value = scope.get(name)
+        assert isinstance(value, Unknown) and "is changed at" in value.why, (name, value)
+
+
+def test_a_change_inside_a_module_leaves_the_module_imported() -> None:
+    scope = scope_after([("t", "import sys, os\nsys.argv[1] = 'x'\nos.sep += 'x'\ndel sys.path[0]\n")])
+    assert scope.qualified(ast.parse("sys.exit").body[0].value) == "sys.exit"  # type: ignore[attr-defined]
+    assert scope.qualified(ast.parse("os.path").body[0].value) == "os.path"  # type: ignore[attr-defined]

@@ -170,15 +170,17 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except SyntaxError as exc:
         raise UserError(f"{shown}:{exc.lineno}:{exc.offset}: does not parse as Python ({exc.msg}); allowed: a "
                         "Python 3 script") from None
-    from provider.cli.convert_shell_runs import convert_run, training
+    from provider.cli.convert_shell_runs import convert_run, refuse_passed, training
     from provider.cli.convert_sources import refuse_options
     from provider.pysdk.program import builders
     from provider.pysdk.shell_runs import shell_runs
 
-    runs = training(shell_runs([(shown, text)], shown)) if not builders([(shown, text)]) else []
+    found = shell_runs([(shown, text)], shown) if not builders([(shown, text)]) else []
+    runs, passed = training(found), training(found, skipped=True)
     if runs:  # no SDK job, and a gcloud training command run by subprocess or os.system
         refuse_options(args, _GCLOUD_TAKES)
-        return convert_run(runs, shown, args)
+        return convert_run(runs, shown, args, passed)
+    refuse_passed(passed, shown, "script")
     refuse_options(args, _SDK_TAKES)
     return convert_sdk([(shown, text)], shown, path, args, [(shown, module)])
 

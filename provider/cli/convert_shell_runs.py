@@ -19,20 +19,21 @@ if TYPE_CHECKING:
 _GCLOUD = re.compile(r"(?:^|[\s;&|(`'\"\[,])gcloud\b")
 
 
-def training(runs: list[ShellRun]) -> list[ShellRun]:
+def training(runs: list[ShellRun], skipped: bool = False) -> list[ShellRun]:
     """The calls that run a gcloud training command: by their line, or by their source where the line is not
-    known."""
+    known; ``skipped``: those in a branch not taken instead (shell_runs.ShellRun.skipped), which do not run."""
     from provider.gcloud.cloud_build import TRAINING
 
     def words(run: ShellRun) -> str:
         return run.line if run.line is not None else re.sub(r"[\[\]'\"(),]", " ", run.source)
 
-    return [run for run in runs if TRAINING.search(words(run)) and _GCLOUD.search(" " + words(run))]
+    return [run for run in runs if (run.skipped is not None) == skipped and TRAINING.search(words(run))
+            and _GCLOUD.search(" " + words(run))]
 
 
-def convert_run(runs: list[ShellRun], shown: str, args: argparse.Namespace) -> int:
+def convert_run(runs: list[ShellRun], shown: str, args: argparse.Namespace, passed: list[ShellRun] | None = None) -> int:
     """The one training command of ``runs`` (those ``training`` gave) converted; UserError naming each of several,
-    or why the one cannot be read."""
+    or why the one cannot be read. ``passed``: training commands in a branch not taken, each named in a note."""
     if len(runs) > 1:
         raise UserError(f"{shown}: {len(runs)} calls run a gcloud training command: "
                         + "; ".join(f"{run.where}" for run in runs)
@@ -41,13 +42,26 @@ def convert_run(runs: list[ShellRun], shown: str, args: argparse.Namespace) -> i
     if run.line is None:
         raise UserError(f"{run.where}: {_short(run.source)} runs a gcloud training command, and {run.why}; allowed: "
                         "subprocess.run([...words...]) or os.system('...') at top level, its command built from "
-                        "values the code gives before it", exit_code=1)
+                        "values the code gives before it (under an if whose test is known, or in a function called "
+                        "at top level, too)", exit_code=1)
     from provider.gcloud.notebook_expand import keep_secrets_out
 
     keep_secrets_out(run.line, run.scope, run.where)
     args.gcloud, args.gcloud_origin = run.line, run.where
     args.gcloud_notes = [f"the command {_short(run.source)} runs, read from the Python (never run)"]
+    args.gcloud_notes += [f"not converted: {_short(other.source)} at {other.where} is not read: {other.skipped}"
+                          for other in passed or []]
     return run_with_environment(args, run.scope, run.where, "the notebook" if " cell " in run.where else "the script")
+
+
+def refuse_passed(passed: list[ShellRun], shown: str, noun: str) -> None:
+    """UserError where the code's only gcloud training commands are in branches not taken (or after a return or
+    exit that may happen)."""
+    if passed:
+        raise UserError(f"{shown}: the {noun} runs no gcloud training command: " + "; ".join(
+            f"{_short(run.source)} at {run.where} is not read: {run.skipped}" for run in passed)
+            + "; allowed: a training command the code runs (in the branch an if takes, before any return or exit "
+            "whose test is not known)", exit_code=1)
 
 
 def _short(source: str) -> str:

@@ -4,6 +4,7 @@ run makes each of them Unknown)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Container
 
 
 def bound_names(node: ast.AST) -> list[str]:
@@ -33,3 +34,11 @@ def bound_names(node: ast.AST) -> list[str]:
 def globals_of(node: ast.AST) -> list[str]:
     """The names a function or class declares ``global`` in its body."""
     return [name for inner in ast.walk(node) if isinstance(inner, ast.Global) for name in inner.names]
+
+
+def root_name(node: ast.expr, modules: Container[str] = ()) -> list[str]:
+    """The variable an attribute or subscript chain changes (``x`` of ``x[0]["a"].b = ...``), as a list; none where
+    it is one of ``modules`` (``sys.argv[1] = ...`` changes what the module holds, not the name ``sys``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return [node.id] if isinstance(node, ast.Name) and node.id not in modules else []

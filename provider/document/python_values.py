@@ -5,11 +5,13 @@ cells, or one .py file), giving each with the Scope as it is just before it runs
 gives an expression's value there (provider.document.python_eval says what it evaluates), or an
 ``Unknown`` that says why it cannot be known. What a statement does to the scope:
 
-* ``x = ...``, ``x: T = ...``, ``a, b = ...``, ``x += ...``, ``d[k] = ...``, ``del x``, imports: as Python
-  does (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
+* ``x = ...``, ``x: T = ...``, ``a, b = ...``, ``x += ...``, ``d[k] = ...`` (``d[i][k] = ...``, ``d[k] += ...``,
+  ``del d[k]``: one that cannot be done makes ``d`` Unknown), ``del x``, imports: as Python does
+  (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
 * ``if``/``elif``/``else`` whose test is known: only the branch taken runs; whose test is not known:
   every name any branch binds becomes Unknown, naming the ``if``;
-* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown; ``def`` and
+* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown (python_flow.flow
+  reads a ``try``'s body, and a function where it is called, as running instead); ``def`` and
   ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
   declares ``global``;
 * ``x.append(...)`` and the like on a known list or dict: done, when its arguments are known; any other
@@ -31,7 +33,7 @@ from collections.abc import Iterable, Iterator
 
 from provider.document import python_eval
 from provider.document.python_cells import MAGIC, ipython_line, python_text
-from provider.document.python_names import bound_names, globals_of
+from provider.document.python_names import bound_names, globals_of, root_name
 from provider.document.python_unknown import Unknown, Where
 
 __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
@@ -143,7 +145,7 @@ class Scope:
         elif isinstance(target, ast.Subscript):
             self._store_item(target, value, where)
         else:
-            self._unknown(bound_names(target), f"is changed at {where}", where)
+            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
         names = bound_names(target)
@@ -167,18 +169,22 @@ class Scope:
         for elt, item in zip(target.elts, items):
             self._bind(elt, item, where)
 
-    def _store_item(self, target: ast.Subscript, value: object, where: Where) -> None:
-        base = target.value
-        container = self.get(base.id) if isinstance(base, ast.Name) else None
+    def _store_item(self, target: ast.Subscript, value: object, where: Where, delete: bool = False) -> None:
+        """``x[k] = value`` (``x[i][k]``, ``del x[k]`` when ``delete``) done on a known list or dict; else the
+        variable the subscript starts from becomes Unknown."""
+        container = self.evaluate(target.value) if isinstance(target.value, (ast.Name, ast.Subscript)) else None
         key = self.evaluate(target.slice) if not isinstance(target.slice, ast.Slice) else None
         if isinstance(container, (dict, list)) and not isinstance(value, Unknown) and key is not None \
                 and not isinstance(key, Unknown):
             try:
-                container[key] = value  # type: ignore[index,call-overload,unused-ignore]
+                if delete:
+                    del container[key]  # type: ignore[arg-type,unused-ignore]
+                else:
+                    container[key] = value  # type: ignore[index,call-overload,unused-ignore]
                 return
             except (LookupError, TypeError):
                 pass
-        self._unknown(bound_names(base), f"is changed at {where}", where)
+        self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
@@ -201,7 +207,7 @@ class Scope:
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._define(stmt, where)
         elif isinstance(stmt, ast.Delete):
-            self._unknown(bound_names(stmt), f"is deleted at {where}", where)
+            self._delete(stmt, where)
         elif isinstance(stmt, ast.Expr):
             self._expression(stmt, where)
         elif not isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.Assert, ast.Return, ast.Break,
@@ -210,6 +216,13 @@ class Scope:
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
             self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
                           where)
+
+    def _delete(self, stmt: ast.Delete, where: Where) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                self._store_item(target, None, where, delete=True)
+            else:
+                self._unknown(bound_names(target) or root_name(target, self._imports), f"is deleted at {where}", where)
 
     def _branch(self, stmt: ast.If, where: Where) -> None:
         """An ``if`` whose test is known runs the branch taken; one whose test is not leaves its names unknown."""
@@ -229,15 +242,19 @@ class Scope:
         self._unknown([stmt.name], f"is a {kind} defined at {where}", where)
 
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
-        if not isinstance(stmt.target, ast.Name):
-            self._unknown(bound_names(stmt.target), f"is changed at {where}", where)
+        target = stmt.target
+        if isinstance(target, ast.Attribute):
+            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
             return
-        old, new = self.get(stmt.target.id), self.evaluate(stmt.value)
+        old = self.get(target.id) if isinstance(target, ast.Name) else self.evaluate(ast.Subscript(
+            target.value, target.slice, ast.Load()))
+        new = self.evaluate(stmt.value)
         unknown = next((v for v in (old, new) if isinstance(v, Unknown)), None)
-        if unknown is None:
-            self._set(stmt.target.id, python_eval.binary(self, stmt, stmt.op, old, new, inplace=True), where)
+        value = python_eval.binary(self, stmt, stmt.op, old, new, inplace=True) if unknown is None else unknown
+        if isinstance(target, ast.Name):
+            self._set(target.id, value, where)
         else:
-            self._set(stmt.target.id, unknown, where)
+            self._bind(target, value, where)
 
     def _import_from(self, stmt: ast.ImportFrom, where: Where) -> None:
         module = "." * stmt.level + (stmt.module or "")
@@ -349,20 +366,25 @@ def statements(sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.
     yield from _walk(scope, sources)
 
 
-def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+def parsed(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ast.Module]]:
+    """Each source that parses, (label, its module), in order; one that does not makes every name written in it
+    Unknown in ``scope``."""
     for label, text in sources:
         python = python_text(text)
         if python is None:
             continue
         try:
-            tree = ast.parse(python)
+            yield label, ast.parse(python)
         except SyntaxError as error:
             scope._where = where = Where(label, error.lineno or 1)
             names = dict.fromkeys(n.group() for n in _IDENTIFIER.finditer(python) if n.group().isidentifier())
             scope._unknown([n for n in names if n not in _KEYWORDS],
                            f"may be set in {label}, which does not parse as Python ({error.msg} at line "
                            f"{error.lineno})", where)
-            continue
+
+
+def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+    for label, tree in parsed(scope, sources):
         for stmt in tree.body:
             scope._where = where = Where(label, stmt.lineno)
             yield where, stmt, scope._snapshot()

@@ -1,8 +1,8 @@
 """Python that launches Vertex AI training through the SDK (google-cloud-aiplatform), read statically.
 
-``trainjobs convert train.py`` reads the script's top-level statements (and its ``if __name__ ==
-"__main__":`` body, main_guard.py) with the document layer's static evaluator
-(provider/document/python_values.py: nothing is executed), finds the SDK's calls (signatures.py: their
+``trainjobs convert train.py`` reads the script's statements in the order they run (provider/document/python_flow.py:
+an ``if`` whose test is known, ``if __name__ == "__main__":`` too, a ``try``'s body, a function called at top level)
+with the document layer's static evaluator (provider/document/python_values.py: nothing is executed), finds the SDK's calls (signatures.py: their
 names and parameters, as the installed SDK declares them), binds each call's arguments (binding.py, into
 arguments.py's ``Call``: an Unknown value is refused by name and place), and maps them to a spec body as
 the SDK maps them to its request: ``aiplatform.init`` and ``CustomJob(...).run(...)`` (custom_job.py),

@@ -28,6 +28,7 @@ class Call(Record):
     where: str
     args: Mapping[str, object] = field(default_factory=dict)
     at: Mapping[str, str] = field(default_factory=dict)
+    noun: str = "script"  # how messages name the code the call is in: "script" or "notebook"
 
     def given(self, name: str) -> bool:
         return name in self.args
@@ -72,4 +73,4 @@ def merged(calls: list[Call]) -> Call:
         for name, value in call.args.items():
             if value is not None:
                 args[name], at[name] = value, call.place(name)
-    return Call("aiplatform.init", calls[-1].where if calls else "", args, at)
+    return Call("aiplatform.init", calls[-1].where if calls else "", args, at, calls[-1].noun if calls else "script")

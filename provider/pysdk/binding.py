@@ -39,19 +39,18 @@ class Reader:
     ``shown`` names the file (``train.py:12:5``), or a notebook's cell when ``cell`` (``NB.ipynb cell 6, line 3,
     column 9``)."""
 
-    def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned],
-                 columns: Mapping[int, int] | None = None, cell: bool = False) -> None:
+    def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned], cell: bool = False) -> None:
         self.shown, self.scope, self.assigned, self.cell = shown, scope, assigned, cell
-        self.columns = columns or {}  # line -> columns taken off (main_guard.py)
+        self.noun = "notebook" if cell else "script"
 
     def at(self, node: ast.AST) -> str:
         line = getattr(node, "lineno", 0)
-        column = getattr(node, "col_offset", 0) + 1 + self.columns.get(line, 0)
+        column = getattr(node, "col_offset", 0) + 1
         return f"{self.shown}, line {line}, column {column}" if self.cell else f"{self.shown}:{line}:{column}"
 
     def inner(self, assigned: Assigned, names: Mapping[str, Assigned]) -> Reader:
         """A reader of an earlier assignment's value, in its own scope and place."""
-        return Reader(assigned.shown or self.shown, assigned.scope, names, self.columns, self.cell)
+        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell)
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =
@@ -94,9 +93,8 @@ class Reader:
                          and (value.where.line != getattr(node, "lineno", 0)
                               or not self.shown.endswith(value.where.label)))  # another line, or another cell
             where = f" ({value.where})" if elsewhere else ""  # set on an earlier line: say where
-            code = "notebook" if self.cell else "script"
-            raise SdkError(self.at(node), f"{what} cannot be known without running the {code}: {value.why}{where}",
-                           f"a value the {code} gives before the call: a literal, or names, f-strings, "
+            raise SdkError(self.at(node), f"{what} cannot be known without running the {self.noun}: {value.why}"
+                           f"{where}", f"a value the {self.noun} gives before the call: a literal, or names, f-strings, "
                            "+ and % of literals")
         return value
 
@@ -184,4 +182,4 @@ class Reader:
         if missing:
             raise SdkError(self.at(node), f"{what}() lacks {', '.join(missing)} (the SDK raises TypeError)",
                            ", ".join(params))
-        return Call(what, self.at(node), args, at)
+        return Call(what, self.at(node), args, at, self.noun)

@@ -52,7 +52,7 @@ class Body(Record, frozen=False):
 
 def init_notes(init: Call) -> list[str]:
     """What ``aiplatform.init`` sets that no job carries."""
-    notes = [f"aiplatform.init({name}=...) at {init.place(name)} sets how the script reaches Vertex AI, not the job: "
+    notes = [f"aiplatform.init({name}=...) at {init.place(name)} sets how the {init.noun} reaches Vertex AI, not the job: "
              "trainjobs submits with its own credentials and endpoint" for name in _INIT_CLIENT if init.given(name)]
     notes += [f"aiplatform.init({name}=...) at {init.place(name)} is the SDK's own experiment tracking "
               "(aiplatform.start_run), not the job's: a job's experiment is CustomJob.run(experiment=...)"
@@ -132,7 +132,7 @@ def job_fields(ctor: Call, init: Call, body: Body) -> None:
     if ctor.given("project"):
         body.notes.append(project_note(ctor, ctor.what))
     if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the script reaches "
+        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
                           "Vertex AI, not the job: trainjobs submits with its own")
 
 
@@ -219,7 +219,7 @@ def run_fields(run: Call, init: Call, defaults: tuple[str, ...], body: Body) -> 
     _experiment(run, body)
     for name in ("sync", "create_request_timeout"):
         if run.given(name):
-            body.notes.append(f"{run.what}({name}=...) at {run.place(name)} is how the script waits for Vertex AI, "
+            body.notes.append(f"{run.what}({name}=...) at {run.place(name)} is how the {run.noun} waits for Vertex AI, "
                               "not the job: trainjobs run and its --wait policy decide that")
 
 

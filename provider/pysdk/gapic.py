@@ -76,7 +76,7 @@ class RequestReader:
 
     def place(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
-        return line, getattr(node, "col_offset", 0) + 1 + self.reader.columns.get(line, 0)
+        return line, getattr(node, "col_offset", 0) + 1
 
     def value(self, node: ast.expr, what: str) -> object:
         reader = self.reader
@@ -87,10 +87,7 @@ class RequestReader:
         if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
             return self._mapping([(k, v) for k, v in zip(node.keys, node.values) if k is not None], node, what)
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.value(item, f"{what}[{i}]") for i, item in enumerate(node.elts)]
-            self.doc.starts[id(items)] = self.place(node)
-            self.doc.item_positions[id(items)] = [self.place(item) for item in node.elts]
-            return items
+            return self._items(node, what)
         qualified = reader.qualified(node.func if isinstance(node, ast.Call) else node) \
             if isinstance(node, (ast.Call, ast.Attribute, ast.Name)) else None
         if isinstance(node, ast.Call) and _ours(qualified):
@@ -100,6 +97,12 @@ class RequestReader:
         if isinstance(node, ast.Call) and qualified == "datetime.timedelta":
             return self._duration(node, what)
         return reader.value(node, what)
+
+    def _items(self, node: ast.List | ast.Tuple, what: str) -> list[object]:
+        items = [self.value(item, f"{what}[{i}]") for i, item in enumerate(node.elts)]
+        self.doc.starts[id(items)] = self.place(node)
+        self.doc.item_positions[id(items)] = [self.place(item) for item in node.elts]
+        return items
 
     def _duration(self, node: ast.Call, what: str) -> str:
         """``timedelta(hours=1)`` as proto-plus gives a Duration field: its JSON form, "3600s"."""

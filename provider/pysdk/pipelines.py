@@ -125,7 +125,7 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
     if ctor.given("project"):
         body.notes.append(project_note(ctor, ctor.what))
     if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the script reaches "
+        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
                           "Vertex AI, not the job: trainjobs submits with its own")
 
 

@@ -1,14 +1,17 @@
 """A script's SDK calls, walked statement by statement: the one training job it launches, and what it sets.
 
-Top-level statements are read in order with the static evaluator (nothing is run); the body of an
-``if __name__ == "__main__":`` guard is read as top-level code (main_guard.py). What is found:
+Statements are read in the order Python runs them, with the static evaluator (nothing is run): the branch
+taken of an ``if`` whose test is known (``if __name__ == "__main__":`` too), a ``try``'s body, and the body of a
+function the code calls at top level, as top-level code (provider.document.python_flow). What is found:
 
 - ``aiplatform.init(...)`` calls (merged as the SDK merges them: a later one sets what it gives);
 - ``x = aiplatform.CustomJob(...)`` / ``HyperparameterTuningJob(custom_job=x, ...)`` objects, by variable;
 - ``x.run(...)`` / ``x.submit(...)``, or ``aiplatform.CustomJob(...).run(...)`` chained;
 - the SDK's other training classes and ``CustomJob.from_local_script``, refused by name (training_jobs.py);
-- SDK calls inside a function, loop or ``with`` block: their arguments are known only when it runs, so
-  they are named when the script launches nothing at top level.
+- SDK calls inside a loop, ``with`` block, ``except`` clause, an ``if`` whose test is not known, or a function
+  the code does not call at top level: their arguments are known only when it runs, so they are named when
+  the script launches nothing at top level (a run of a job built before is refused there and then); SDK
+  calls in a branch not taken are named in a note (or in the refusal, when nothing is launched).
 
 A script that launches several jobs (or one job twice) is refused, naming each call's line.
 
@@ -22,8 +25,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from provider.core.record import Record, field
+from provider.document.python_flow import unfollowed
+from provider.document.python_names import bound_names
 from provider.pysdk import ml_client
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
@@ -31,7 +37,6 @@ from provider.pysdk.custom_job import Body, custom_job
 from provider.pysdk.gapic import creates, named_create, read_request
 from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
-from provider.pysdk.main_guard import unguarded
 from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.script_training import script_training_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
@@ -61,44 +66,85 @@ class _Walk:
         self.objects: dict[str, Job] = {}
         self.jobs: list[Job] = []
         self.inits: list[tuple[int, Call]] = []
-        self.nested: list[str] = []
+        self.nested: dict[str, str] = {}  # place -> an SDK call inside a block, named when nothing is launched
+        self.deferred: list[SdkError] = []  # a run inside a function: raised when the job picked has no run
+        self.unmatched: list[str] = []  # x.run() on a name that holds no job the walk knows
+        self.rebound: dict[str, str] = {}  # a job's name set again in a block not followed: the block
+        self.skipped: list[str] = []  # SDK calls in a branch not taken: named in a note, or in the refusal
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
         self.steps: list[str] = []  # Kubeflow pipeline steps that run a training job (kfp.py), named likewise
         self.imports_kfp = False
 
-    def statement(self, index: int, stmt: ast.stmt, reader: Reader) -> None:
+    def passed(self, stmt: ast.stmt, why: str, reader: Reader) -> None:
+        """A statement that does not run (a branch not taken), or may not: its SDK calls (and runs of known jobs),
+        each named with why."""
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Call):
+                self.nested.pop(reader.at(sub), None)  # named here instead (a function's call, read where it is called)
+                what = self.sdk_call(sub, reader)
+                if what is not None:
+                    self.skipped.append(f"{what} at {reader.at(sub)} is not read: {why}")
+
+    def sdk_call(self, node: ast.Call, reader: Reader) -> str | None:
+        """How a message names ``node`` when it builds or runs an SDK job (CustomJob, job.run), else None."""
+        func = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in _METHODS and isinstance(func, ast.Name)
+                and func.id in self.objects):
+            return f"{ast.unparse(node.func)}()"
+        return (sdk_class(reader.qualified(node.func)) or sdk_class(reader.qualified(func)) or named_create(node)
+                or ml_client.named_create(node))
+
+    def statement(self, index: int, stmt: ast.stmt, reader: Reader, returned: ast.expr | None = None) -> None:
+        """One statement the code runs; ``returned``: for ``job = make_job()`` read into make_job, what its return
+        gave (the job, where it is a name of one)."""
         self.imports_kfp = self.imports_kfp or imports_package(stmt)
+        for sub in ast.walk(stmt):  # a function's calls, read where it is called: no longer nested in its def
+            if isinstance(sub, ast.Call):
+                self.nested.pop(reader.at(sub), None)
         value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-        target = None
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            target = stmt.targets[0].id
+        targets: list[str] = []  # job = other = aiplatform.CustomJob(...): each name is the job
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            targets = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            target = stmt.target.id
+            targets = [stmt.target.id]
         job = self.call(index, value, reader) if isinstance(value, ast.Call) else None
+        if job is None and isinstance(returned, ast.Name):
+            job = self.objects.get(returned.id)
         if value is None:
             self.find_nested(stmt, reader)
-        if target is not None and value is not None:
+        for target in targets:
+            if value is None:  # x: int alone assigns nothing
+                break
             self.assigned[target] = Assigned(value, reader.scope, reader.shown)
+            self.rebound.pop(target, None)
             if job is not None:
                 self.objects[target] = job
             else:
                 self.objects.pop(target, None)
 
     def find_nested(self, stmt: ast.stmt, reader: Reader) -> None:
+        block = unfollowed(stmt, reader.scope)
         for sub in ast.walk(stmt):
             if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _METHODS
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id in self.objects):
-                raise SdkError(reader.at(sub), f"{ast.unparse(sub.func)}() is inside {_block(stmt)} at line "
-                               f"{stmt.lineno}: trainjobs reads the SDK's calls at top level only, where their "
-                               "arguments are known", "the call at top level (or under if __name__ == '__main__':)")
+                error = SdkError(reader.at(sub), f"{ast.unparse(sub.func)}() is inside {block}: trainjobs reads "
+                                 f"the SDK's calls where the {self.noun} runs them and their arguments are known",
+                                 "the call at top level, under an if whose test is known, or in a function the "
+                                 f"{self.noun} calls at top level")
+                if not isinstance(stmt, ast.FunctionDef):
+                    raise error
+                self.deferred.append(error)  # read where the function is called, if it is
             if isinstance(sub, ast.Call) and (found := step(sub, reader.qualified(sub.func), self.imports_kfp)):
-                self.steps.append(f"{found} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
+                self.steps.append(f"{found} at {reader.at(sub)} (inside {block})")
             elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
                 name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
                         or ml_client.named_create(sub))
                 if name is not None:
-                    self.nested.append(f"{name} at {reader.at(sub)} (inside {_block(stmt)} at line {stmt.lineno})")
+                    self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
+        for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
+            if self.objects.pop(name, None) is not None:
+                self.rebound[name] = block
 
     def call(self, index: int, node: ast.Call, reader: Reader) -> Job | None:
         qualified = reader.qualified(node.func)
@@ -122,23 +168,32 @@ class _Walk:
                 return self._built(index, "CustomJob.from_local_script", node, reader, lambda: Job(
                     "CustomJob.from_local_script", reader.bind(node, "CustomJob.from_local_script",
                                                                ast.unparse(node.func)), index))
-            if method not in _METHODS:
-                return None
-            job: Job | None = None
-            if isinstance(receiver, ast.Name) and receiver.id in self.objects:
-                job = self.objects[receiver.id]
-            elif isinstance(receiver, ast.Call):
-                job = self.call(index, receiver, reader)
-            if job is not None and job.failed is not None:  # named by its place only
-                job.runs.append((Call(f"{job.call.what}.{method}", reader.at(node)), method, index))
-            elif job is not None:
-                signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
-                if signature not in SIGNATURES:
-                    raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
-                                   f"{job.kind}.run()")
-                keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
-                job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
+            if method in _METHODS:
+                self.ran(index, node, receiver, method, reader)
         return None
+
+    def ran(self, index: int, node: ast.Call, receiver: ast.expr, method: str, reader: Reader) -> None:
+        """``job.run(...)`` / ``job.submit(...)`` (or chained on the constructor): the run of the job it names."""
+        job: Job | None = None
+        if isinstance(receiver, ast.Name) and receiver.id in self.rebound:
+            raise SdkError(reader.at(node), f"{receiver.id} may be set again inside {self.rebound[receiver.id]}: "
+                           f"which job {receiver.id}.{method}() launches is known only when the {self.noun} runs",
+                           f"{receiver.id} set once, at top level or under an if whose test is known")
+        if isinstance(receiver, ast.Name) and receiver.id in self.objects:
+            job = self.objects[receiver.id]
+        elif isinstance(receiver, ast.Name):
+            self.unmatched.append(f"{receiver.id}.{method}() at {reader.at(node)}")
+        elif isinstance(receiver, ast.Call):
+            job = self.call(index, receiver, reader)
+        if job is not None and job.failed is not None:  # named by its place only
+            job.runs.append((Call(f"{job.call.what}.{method}", reader.at(node)), method, index))
+        elif job is not None:
+            signature = f"{job.kind.removesuffix('.from_local_script')}.{method}"
+            if signature not in SIGNATURES:
+                raise SdkError(reader.at(node), f"{job.kind}.{method}() is not read by trainjobs",
+                               f"{job.kind}.run()")
+            keep = (lambda name: name in DATASET_ARGS) if job.kind in TRAINING_PIPELINES else (lambda name: False)
+            job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
 
     def _request(self, index: int, node: ast.Call, reader: Reader) -> Job:
         method = creates(node, reader)
@@ -189,19 +244,11 @@ class _Walk:
             return self.objects[node.id].call
         if isinstance(node, ast.Call) and sdk_class(reader.qualified(node.func)) == "CustomJob":
             return reader.bind(node, "CustomJob", ast.unparse(node.func))
-        raise SdkError(reader.at(node), f"{call.what}(custom_job=...) is not an aiplatform.CustomJob the script builds "
-                       "at top level before it", "custom_job=JOB where JOB = aiplatform.CustomJob(...) earlier")
+        raise SdkError(reader.at(node), f"{call.what}(custom_job=...) is not an aiplatform.CustomJob the "
+                       f"{reader.noun} builds at top level before it", "custom_job=JOB where JOB = aiplatform.CustomJob(...) earlier")
 
     def init_before(self, index: int) -> Call:
         return merged([call for at, call in self.inits if at < index])
-
-
-def _block(stmt: ast.stmt) -> str:
-    """How a message names a compound statement: def NAME, class NAME, a for loop, a with block ..."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return f"{'class' if isinstance(stmt, ast.ClassDef) else 'def'} {stmt.name}"
-    word = type(stmt).__name__.lower().removeprefix("async")
-    return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'}"
 
 
 def _in(walk: _Walk, job: Job, label: str) -> bool:
@@ -219,32 +266,42 @@ def _picked(walk: _Walk, jobs: list[Job], pick: str) -> list[Job]:
     return picked
 
 
+def _none(walk: _Walk) -> NoReturn:
+    """SdkError: the code launches no job where it can be read (naming what it builds elsewhere), or none at all."""
+    if walk.steps:
+        raise SdkError(walk.shown, f"the {walk.noun} creates no Vertex AI training job itself; it defines Kubeflow "
+                       f"pipeline steps that do: {'; '.join(walk.steps)}", WAY)
+    if walk.nested or walk.skipped:
+        raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: "
+                       + "; ".join([*walk.nested.values(), *walk.skipped]),
+                       "the job's calls at top level, under an if whose test is known (if __name__ == "
+                       f"'__main__': too), or in a function the {walk.noun} calls at top level")
+    held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
+    raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
+                   f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
+                   f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+
+
 def _launched(walk: _Walk, pick: str | None = None) -> Job:
     run = [job for job in walk.jobs if job.runs]
     jobs = run or [job for job in walk.jobs if not job.in_tuning]
     if pick is not None:
         jobs = _picked(walk, jobs, pick)
     if not jobs:
-        if walk.steps:
-            raise SdkError(walk.shown, f"the {walk.noun} creates no Vertex AI training job itself; it defines Kubeflow "
-                           f"pipeline steps that do: {'; '.join(walk.steps)}", WAY)
-        if walk.nested:
-            raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job at top level; its SDK calls are "
-                           "inside functions or blocks, whose arguments are known only when they run: "
-                           + "; ".join(walk.nested),
-                           "the job's calls at top level (or under if __name__ == '__main__':)")
-        held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
-        raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
-                       f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
-                       "a script that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+        _none(walk)
     if len(jobs) > 1:
         fix = "the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its own)"
         raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
             f"{job.call.what} at {job.call.where}" for job in jobs), fix)
     job = jobs[0]
-    failed = job.failed
+    failed = job.failed if job.failed is not None or job.runs or not walk.deferred else walk.deferred[0]
     if failed is not None:
         raise failed
+    if not job.runs and walk.unmatched:
+        raise SdkError(job.call.where, f"{job.call.what} is built here, and the {walk.noun} runs no job trainjobs can "
+                       f"match to it: {'; '.join(walk.unmatched)} (the name holds no job built before it)",
+                       "job.run() on the name the job is built into (job = aiplatform.CustomJob(...), or returned by "
+                       "a function the code calls)")
     if len(job.runs) > 1:
         raise SdkError(walk.shown, f"{job.call.what} at {job.call.where} is run {len(job.runs)} times: " + "; ".join(
             f"{call.what}() at {call.where}" for call, _, _ in job.runs), "one run() or submit()")
@@ -256,18 +313,17 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     notebook's code cells in order, ``[("cell 4", text), ...]``, named ``shown`` in messages ("NB.ipynb cell 4,
     line 3, column 9"); ``pick``: the label of the cell whose job to convert."""
     from provider.document.loaded import LoadedDocument
-    from provider.document.python_values import statements
+    from provider.document.python_flow import flow
 
     walk = _Walk(shown, cells)
-    columns: dict[int, int] = {}
-    if not cells:
-        (label, text), = sources
-        source, columns = unguarded(text)
-        sources = [(label, source)]
-    for index, (where, stmt, scope) in enumerate(statements(sources)):
-        walk.labels.append(where.label)
-        place = f"{shown} {where.label}" if cells else shown
-        walk.statement(index, stmt, Reader(place, scope, walk.assigned, columns, cells))
+    for at in flow(sources):
+        place = f"{shown} {at.where.label}" if cells else shown
+        reader = Reader(place, at.scope, walk.assigned, cells)
+        if at.skipped is not None:
+            walk.passed(at.stmt, at.skipped, reader)
+            continue
+        walk.labels.append(at.where.label)
+        walk.statement(len(walk.labels) - 1, at.stmt, reader, at.returned)
     job = _launched(walk, pick)
     run, method, last = job.runs[0] if job.runs else (None, "run", job.index)
     init = walk.init_before(last + 1)
@@ -276,29 +332,32 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
         assert isinstance(request, LoadedDocument) and isinstance(notes, list)
         return Body(request=request, notes=notes)
     if job.kind == "CustomJob":
-        return custom_job(job.call, run, init, method)
-    if job.kind == "CustomJob.from_local_script":
-        return local_script(job.call, run, init, method)
-    if job.kind == "CustomTrainingJob":
-        return script_training_job(job.call, run, init, method)
-    if job.kind != "HyperparameterTuningJob":
-        return pipeline_job(job.kind, job.call, run, init, method)
-    assert job.trial is not None
-    return tuning_job(job.call, job.trial, run, init)
+        body = custom_job(job.call, run, init, method)
+    elif job.kind == "CustomJob.from_local_script":
+        body = local_script(job.call, run, init, method)
+    elif job.kind == "CustomTrainingJob":
+        body = script_training_job(job.call, run, init, method)
+    elif job.kind != "HyperparameterTuningJob":
+        body = pipeline_job(job.kind, job.call, run, init, method)
+    else:
+        assert job.trial is not None
+        body = tuning_job(job.call, job.trial, run, init)
+    body.notes += [f"not converted: {skipped}" for skipped in [*walk.nested.values(), *walk.skipped]]
+    return body
 
 
 def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Which sources (a notebook's cells, by label) build an SDK training job, each with its first such call
     ("aiplatform.CustomJob at line 54"): read without binding any argument, to choose between readers."""
-    from provider.document.python_values import statements
+    from provider.document.python_flow import flow
 
     found: dict[str, str] = {}
-    for where, stmt, scope in statements(sources):
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and where.label not in found:
+    for at in flow(sources):
+        for node in ast.walk(at.stmt) if at.skipped is None else ():
+            if isinstance(node, ast.Call) and at.where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
-                         and sdk_class(scope.qualified(node.func.value)) == "CustomJob")
-                if (local or sdk_class(scope.qualified(node.func)) or named_create(node)  # gapic.py, ml_client.py
+                         and sdk_class(at.scope.qualified(node.func.value)) == "CustomJob")
+                if (local or sdk_class(at.scope.qualified(node.func)) or named_create(node)  # gapic.py, ml_client.py
                         or ml_client.named_create(node)):
-                    found[where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
+                    found[at.where.label] = f"{ast.unparse(node.func)} at line {node.lineno}"
     return found

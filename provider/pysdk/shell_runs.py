@@ -3,14 +3,18 @@ each call's command line read statically (provider.document.python_values), neve
 
 The line is what the shell reads: a list (or tuple) of words gives each word shlex-quoted, as the process gets
 them with no shell between; a string given with ``shell=True``, or to ``os.system``, is the line itself. A call
-whose command cannot be known (a value the code gives only when it runs, a call inside a function or loop, a
-string without ``shell=True``, ``env=`` or ``cwd=``) carries why, for the caller to refuse by name when the call
-is the one it converts (cli/convert_shell_runs.py: a gcloud training command).
+whose command cannot be known (a value the code gives only when it runs, a call inside a loop, a ``with``, an
+``except`` clause, an ``if`` whose test is not known or a function not called at top level, a string without
+``shell=True``, ``env=`` or ``cwd=``) carries why, for the caller to refuse by name when the call is the one it
+converts (cli/convert_shell_runs.py: a gcloud training command). The code is followed as it runs
+(provider.document.python_flow: the branch taken of an ``if`` whose test is known, a ``try``'s body, a function
+called at top level); a call in a branch not taken carries ``skipped``, why it does not run.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -34,6 +38,7 @@ class ShellRun(Record):
     line: str | None
     why: str | None
     scope: Scope  # the code's values where the call runs (the environment it sets, for the shell)
+    skipped: str | None = None  # why the call does not run (the branch not taken of an if whose test is known)
 
 
 def _line(node: ast.Call, shell: bool, scope: object) -> tuple[str | None, str | None]:
@@ -81,10 +86,12 @@ def _call(node: ast.Call, scope: object) -> tuple[bool, str | None] | None:
 
 def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False) -> list[ShellRun]:
     """Every call of ``sources`` ((label, text), as provider.pysdk.program.read takes them) that runs a command."""
-    from provider.document.python_values import statements
+    from provider.document.python_flow import flow, unfollowed
 
-    found: list[ShellRun] = []
-    for where, stmt, scope in statements(sources):
+    found: dict[object, ShellRun] = {}  # a call in a function: by the call's node, until the function is called
+    count = itertools.count()
+    for step in flow(sources):
+        stmt, scope = step.stmt, step.scope
         nested = not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
         for node in ast.walk(stmt):
             if not isinstance(node, ast.Call):
@@ -94,12 +101,12 @@ def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = Fal
                 continue
             line = getattr(node, "lineno", 0)
             column = getattr(node, "col_offset", 0) + 1
-            place = f"{shown} {where.label}, line {line}, column {column}" if cells else f"{shown}:{line}:{column}"
-            source = ast.unparse(node)
+            place = f"{shown} {step.where.label}, line {line}, column {column}" if cells else f"{shown}:{line}:{column}"
             shell, why = kind
-            if nested:
-                why = (f"it is inside the {type(stmt).__name__.lower()} statement at line {stmt.lineno}, whose values "
-                       "are known only when it runs")
-            text, reason = (None, why) if why else _line(node, shell, scope)
-            found.append(ShellRun(where.label, place, source, text, reason, scope))
-    return found
+            if nested and step.skipped is None:
+                why = f"it is inside {unfollowed(stmt, scope)}, whose values are known only when it runs"
+            text, reason = (None, why) if why or step.skipped else _line(node, shell, scope)
+            found.pop(node, None)
+            key: object = node if isinstance(stmt, ast.FunctionDef) else next(count)
+            found[key] = ShellRun(step.where.label, place, ast.unparse(node), text, reason, scope, step.skipped)
+    return list(found.values())

@@ -47,7 +47,7 @@ def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
     if job.given("project"):
         body.notes.append(project_note(job, job.what))
     if job.given("credentials"):
-        body.notes.append(f"{job.what}(credentials=...) at {job.place('credentials')} is how the script reaches "
+        body.notes.append(f"{job.what}(credentials=...) at {job.place('credentials')} is how the {job.noun} reaches "
                           "Vertex AI, not the job: trainjobs submits with its own")
     body.notes += trial.notes
     body.at.update({f"custom_job.{k}": v for k, v in trial.at.items()})
@@ -72,7 +72,7 @@ def tuning_job(ctor: Call, job: Call, run: Call | None, init: Call) -> Body:
     if ctor.given("project"):
         body.notes.append(project_note(ctor, ctor.what))
     if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the script reaches "
+        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
                           "Vertex AI, not the job: trainjobs submits with its own")
     body.notes += init_notes(init)
     return body

@@ -54,8 +54,10 @@ CustomTrainingJobOp(display_name="x")
 '''
 
 
-@pytest.mark.parametrize(("source", "where"), [(INSIDE, ":11:23 (inside def pipeline at line 7)"),
-                                               (CHAINED, ":8:9 (inside def pipeline at line 6)")])
+@pytest.mark.parametrize(("source", "where"), [(INSIDE, ":11:23 (inside def pipeline at line 7, decorated with "
+                                                        "@kfp.dsl.pipeline, which decides when and how it runs)"),
+                                               (CHAINED, ":8:9 (inside def pipeline at line 6, decorated with "
+                                                         "@dsl.pipeline, which decides when and how it runs)")])
 def test_a_pipeline_step_is_named_with_the_way_to_convert_its_job(tmp_path: Path, source: str, where: str) -> None:
     path = tmp_path / "kfp.py"
     path.write_text(source)

@@ -204,6 +204,33 @@ def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
     assert json.loads(other.stdout)["body"]["displayName"] == "j"
 
 
+def test_messages_name_the_notebook_and_follow_its_ifs(tmp_path: Path) -> None:
+    """A notebook's notes and refusals say "notebook", never "script"; a cell's if whose test is known runs its
+    branch, a function a cell defines runs where a later cell calls it, and the branch not taken is named."""
+    run = _SDK.replace("job.run()", "RUN = True\nif not RUN:\n    other = aiplatform.CustomJob(display_name='o', "
+                                    "worker_pool_specs=[])\nelse:\n    job.run(sync=True)")
+    run = run.replace("aiplatform.init(", "aiplatform.init(credentials=None, ")
+    define, call = "def launch():\n" + "\n".join("    " + line for line in run.splitlines()), "launch()"
+    path = _notebook(tmp_path, define, call)
+    done = convert(path, "--output", "request")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["body"]["displayName"] == "j"
+    assert "nb.ipynb cell 1, line 9, column 22 is how the notebook waits" \
+        in done.stderr
+    assert "nb.ipynb cell 1, line 3, column 33 sets how the notebook reaches" \
+        in done.stderr
+    assert "nb.ipynb cell 1, line 7, column 17 is not read: the if at line 6 is false " \
+           "(not RUN: False), so its body does not run" in done.stderr
+    assert "script" not in done.stderr
+    tuning = _notebook(tmp_path, _SDK.replace("job.run()", ""), "hpt = aiplatform.HyperparameterTuningJob("
+                       "display_name='h', custom_job=aiplatform.CustomJob, metric_spec={'a': 'maximize'}, "
+                       "parameter_spec={}, max_trial_count=1, parallel_trial_count=1)")
+    done = convert(tuning, "--cell", "2")
+    assert done.returncode == 1
+    assert "is not an aiplatform.CustomJob the notebook builds at top level before it" in done.stderr
+    assert "script" not in done.stderr.replace("a script that", "")
+
+
 def test_a_script_training_job_sends_what_the_sdk_sends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """CustomTrainingJob in a notebook, as Google's tutorials write it: ``%%writefile task.py``, the job built in one
     cell and run in a later one; its script (read from the directory convert runs in) packaged by trainjobs."""

@@ -37,7 +37,7 @@ def test_refusals_name_the_call_and_why(tmp_path: Path) -> None:
             "a string without shell=True names one program",
         "import subprocess\nfor r in ['a', 'b']:\n    subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'])\n":
             "train.py:3:5: subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create']) runs a gcloud training command, "
-            "and it is inside the for statement at line 2",
+            "and it is inside a for loop at line 2",
         "import os, subprocess\nsubprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'], env={'A': 'b'})\n":
             "env= is not read",
         _RUN + _RUN.split("\n", 1)[1]: "train.py: 2 calls run a gcloud training command: train.py:2:1; train.py:3:1",
@@ -80,3 +80,33 @@ def test_a_notebook_cell_that_runs_gcloud(tmp_path: Path) -> None:
         in done.stderr
     done = convert(path, "--output", "request", "--cell", "3", cwd=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["body"]["displayName"] == "bang"
+
+
+def test_the_branch_that_runs_and_the_function_called(tmp_path: Path) -> None:
+    """An if whose test is known runs one branch (the other is named in a note, or in the refusal when it holds the
+    only command); a function called at top level runs with its arguments; an unknown test is refused with why."""
+    local, cloud = "    subprocess.run(['python', '-m', 'trainer.task'])\n", "    " + _RUN.split("\n", 1)[1]
+    branches = f"import subprocess\nLOCAL = {{}}\nif LOCAL:\n{local}else:\n{cloud}"
+    done = convert(_script(tmp_path, branches.format(False)), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["body"]["displayName"] == "j"
+    done = convert(_script(tmp_path, branches.format(True)), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "train.py: the script runs no gcloud training command: subprocess.run(['gcloud', 'ai'" in done.stderr
+    assert "at train.py:6:5 is not read: the if at line 3 is true (LOCAL: True), so its else does not run" in done.stderr
+    both = f"import subprocess\nif __name__ == '__main__':\n{cloud}else:\n{cloud.replace('=j', '=k')}"
+    done = convert(_script(tmp_path, both), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["body"]["displayName"] == "j", done.stderr
+    assert "note: not converted: subprocess.run(" in done.stderr and "at train.py:5:5 is not read: the if at line 2 " \
+        "is true (__name__ == '__main__': True), so its else does not run" in done.stderr
+    called = ("import subprocess\ndef submit(name, region='us-east1'):\n    subprocess.run(['gcloud', 'ai', "
+              "'custom-jobs', 'create', f'--region={region}', f'--display-name={name}', "
+              f"'--worker-pool-spec={_POOL}'])\nif __name__ == '__main__':\n    submit('fn', region='europe-west4')\n")
+    done = convert(_script(tmp_path, called), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    request = json.loads(done.stdout)
+    assert request["body"]["displayName"] == "fn" and request["parent"].endswith("/locations/europe-west4")
+    unknown = "import subprocess, sys\nif len(sys.argv) > 1:\n" + cloud
+    done = convert(_script(tmp_path, unknown), cwd=tmp_path)
+    assert done.returncode == 1 and "train.py:3:5: subprocess.run(" in done.stderr
+    assert "and it is inside the if at line 2, whose test is not known (" in done.stderr

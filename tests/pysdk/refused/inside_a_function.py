@@ -1,8 +1,9 @@
 # source: find_string id 6387979642 (as corpus/gpu_test_disk_spec.py): the job is built inside submit_gpu_test_job(),
-#   called from main() under the main guard.
-# adapted: shortened to the calls.
-# expect: the script launches no Vertex AI training job at top level
-# expect: CustomJob at inside_a_function.py:14:11 (inside def submit at line 11)
+#   called from main() under the main guard (corpus/gpu_test_function_main.py converts it, called once).
+# adapted: shortened to the calls; the function is called in a loop over two GPUs (so its arguments are known only
+#   as the loop runs, and it would launch two jobs).
+# expect: the script launches no Vertex AI training job where it can be read
+# expect: CustomJob at inside_a_function.py:15:11 (inside def submit at line 12, not called where it can be read
 from google.cloud import aiplatform
 
 aiplatform.init(project="b2b-recs", location="europe-central2")
@@ -16,4 +17,5 @@ def submit(gpu_type: str) -> None:
 
 
 if __name__ == "__main__":
-    submit("NVIDIA_TESLA_T4")
+    for gpu in ("NVIDIA_TESLA_T4", "NVIDIA_L4"):
+        submit(gpu)

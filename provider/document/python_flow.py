@@ -1,0 +1,272 @@
+"""The statements a Python file (or a notebook's code cells) runs, in the order Python runs them, read statically.
+
+``flow(sources)`` gives what python_values.statements gives, each statement with the Scope just before it, and
+follows the code where its path is known without running it:
+
+* an ``if`` (``elif``, ``else``) whose test is known: the statements of the branch taken, as top-level ones (so
+  ``if __name__ == "__main__":``'s body); each statement of the branch not taken comes as a Step whose
+  ``skipped`` says why it does not run (it changes nothing);
+* a ``try``: its body, then its ``else``, as running (the path on which nothing raises); then the ``try`` with
+  only its ``except`` clauses (a statement that may not run: the names they bind become Unknown), then its
+  ``finally``;
+* ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
+  decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
+  defaults), at the call's line, then f's body up to a ``return``; after it, the names f binds (its locals)
+  get back the values they had before the call, and the statement of the call itself comes (its Step's
+  ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``). Calls are
+  read 8 deep and 1,000 in all at most; past that a call is a plain statement.
+
+A statement flow gives whole that may ``return`` (in a function) or exit (``sys.exit()``, ``raise SystemExit``),
+such as ``if args.dry_run: return``, leaves the rest of the function (of the script, of a notebook's cell) not
+known to run: each statement after it comes as a Step whose ``skipped`` says so.
+
+Any other compound statement (an ``if`` whose test is not known, ``for``, ``while``, ``with``, ``match``, ``def``,
+``class``) comes whole, as python_values.statements gives it; a function called inside one is not read.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from provider.core.record import Record
+from provider.document.python_names import bound_names, globals_of, root_name
+from provider.document.python_unknown import Unknown, Where
+from provider.document.python_values import Scope, parsed
+
+_DEPTH = 8  # calls read inside calls at most (a recursive function is read this deep)
+_CALLS = 1000  # calls read in all (code that calls a function in a function ... many times is read this far)
+_EXITS = frozenset({"sys.exit", "os._exit"})
+_MISSING = object()
+
+
+class Step(Record):
+    """One statement the code runs (or, with ``skipped``, one it passes over, and why), with the Scope just before
+    it."""
+
+    where: Where
+    stmt: ast.stmt
+    scope: Scope
+    skipped: str | None = None
+    returned: ast.expr | None = None  # the statement of a call read here: the expression its return gave
+
+
+def flow(sources: Iterable[tuple[str, str]]) -> Iterator[Step]:
+    """Each statement ``sources`` ((label, Python text) in order) run, as the module says."""
+    walker = _Flow(Scope())
+    for label, tree in parsed(walker.scope, sources):
+        walker.cut = None  # a notebook's next cell runs after one that exits
+        yield from walker.body(label, tree.body)
+
+
+class _Flow:
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.defs: dict[str, tuple[str, ast.FunctionDef]] = {}  # the functions defined at top level: (source, def)
+        self.depth = 0
+        self.calls = 0
+        self.returned = False
+        self.result: ast.expr | None = None  # what the return that ended the function read gives
+        self.cut: str | None = None  # why the statements left may not run
+
+    def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
+        for stmt in stmts:
+            if self.returned:
+                return
+            where = Where(label, stmt.lineno)
+            if self.cut is not None:
+                yield from self.maybe(where, stmt, self.cut)
+                continue
+            self.scope._where = where
+            if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
+                yield from self.branch(label, stmt, test)
+            elif isinstance(stmt, (ast.Try, ast.TryStar)):
+                yield from self.attempt(label, where, stmt)
+            elif isinstance(stmt, ast.Return) and self.depth:
+                self.returned, self.result = True, stmt.value
+            elif (call := self.called(stmt)) is not None:
+                yield from self.call(label, call)
+                result, self.result = self.result, None
+                yield from self.plain(where, stmt, result)
+            else:
+                yield from self.plain(where, stmt)
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    left = _leaves(stmt, bool(self.depth))
+                    if left is not None:
+                        self.cut = f"{unfollowed(stmt, self.scope)}, may {left} before it"
+
+    def branch(self, label: str, stmt: ast.If, test: object) -> Iterator[Step]:
+        """An if whose test is known: the branch taken, read; each statement of the other, skipped."""
+        said = (f"the if at line {stmt.lineno} is {'true' if test else 'false'} ({ast.unparse(stmt.test)}: "
+                f"{_short(test)}), so its {'else' if test else 'body'} does not run")
+        for branch in (stmt.body, stmt.orelse):
+            if (branch is stmt.body) == bool(test):
+                yield from self.body(label, branch)
+            else:
+                yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
+
+    def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
+        """A try: its body and else, as running; its except clauses, as a statement that may not run; finally."""
+        yield from self.body(label, stmt.body)
+        yield from self.body(label, stmt.orelse)
+        if stmt.handlers and not self.returned:
+            handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
+            yield from self.plain(where, ast.fix_missing_locations(handlers))
+        yield from self.body(label, stmt.finalbody)
+
+    def maybe(self, where: Where, stmt: ast.stmt, cut: str) -> Iterator[Step]:
+        """A statement that may or may not run (after a return or exit that may happen): skipped, and what it would
+        change is not known after it (its imports count, as an unknown if's do)."""
+        yield Step(where, stmt, self.scope._snapshot(), cut)
+        said = f"may be changed at {where}, after {cut}"
+        imported = self.scope._not_run(stmt, said, where)
+        self.scope._unknown([n for n in _changed(stmt) if n not in imported and n not in self.scope._imports],
+                            said, where)
+
+    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
+        self.scope._where = where
+        yield Step(where, stmt, self.scope._snapshot(), None, returned)
+        self.scope._apply(stmt, where)
+        for name in bound_names(stmt):
+            self.defs.pop(name, None)
+        if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list and not self.depth:
+            self.defs[stmt.name] = (where.label, stmt)
+
+    def called(self, stmt: ast.stmt) -> tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]] | None:
+        """The call of a top-level function ``stmt`` makes, with its parameters bound, where it is read."""
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        if (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
+                and (self.scope.qualified(value.func) in _EXITS
+                     or (isinstance(value.func, ast.Name) and value.func.id in ("exit", "quit")))):
+            value = value.args[0]
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.defs
+                and self.depth < _DEPTH and self.calls < _CALLS):
+            return None
+        source, define = self.defs[value.func.id]
+        bound = _parameters(define.args, value)
+        return None if bound is None else (value, source, define, bound)
+
+    def call(self, label: str, called: tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]]
+             ) -> Iterator[Step]:
+        """The function's body where the call in source ``label`` runs it (its statements in its own source)."""
+        node, source, define, bound = called
+        self.calls += 1
+        where = Where(label, node.lineno)
+        local = [n for n in [*(name for name, _ in bound), *bound_names(ast.Module(define.body, []))]
+                 if n not in globals_of(define)]
+        saved = {name: (self.scope._values.get(name, _MISSING), self.scope._imports.get(name)) for name in local}
+        for assign in _assignments(bound, node):
+            yield from self.plain(where, assign)
+        self.depth += 1
+        try:
+            yield from self.body(source, define.body)
+        finally:
+            self.depth -= 1
+            self.returned, self.cut = False, None
+        for name, (value, imported) in saved.items():
+            self.scope._values.pop(name, None)
+            self.scope._imports.pop(name, None)
+            if value is not _MISSING:
+                self.scope._values[name] = value
+            if imported is not None:
+                self.scope._imports[name] = imported
+
+
+def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
+    """How a message names a compound statement flow gives whole, and why what is in it is not read: "def NAME at
+    line N, not called where it can be read ...", "a for loop at line N", "the if at line N, whose test is not known
+    (why)" ..."""
+    line = f"at line {stmt.lineno}"
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.decorator_list:
+        decorator = stmt.decorator_list[0]
+        name = ast.unparse(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        return f"def {stmt.name} {line}, decorated with @{name}, which decides when and how it runs"
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return (f"def {stmt.name} {line}, not called where it can be read (alone, x = {stmt.name}(...) or "
+                f"sys.exit({stmt.name}(...)) at top level, with arguments bound to its parameters)")
+    if isinstance(stmt, ast.ClassDef):
+        return f"class {stmt.name} {line}"
+    if isinstance(stmt, (ast.Try, ast.TryStar)):
+        return f"an except clause of the try {line}, which runs only when the try's body raises"
+    if isinstance(stmt, ast.If):
+        return f"the if {line}, whose test is not known ({scope.evaluate(stmt.test)})"
+    word = type(stmt).__name__.lower().removeprefix("async")
+    return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'} {line}"
+
+
+def _changed(stmt: ast.stmt) -> list[str]:
+    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
+    an attribute or a method (``d[k] = ...``, ``x.append(...)``)."""
+    names = bound_names(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names += root_name(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names += root_name(node.func.value)
+    return list(dict.fromkeys(names))
+
+
+def _leaves(stmt: ast.stmt, function: bool) -> str | None:
+    """"return" or "exit" where ``stmt`` holds a ``return`` (``function``: in the function being read) or an exit
+    (``sys.exit()``, ``exit()``, ``raise SystemExit``) outside a function or class of its own; else None."""
+    todo: list[ast.AST] = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return) and function:
+            return "return"
+        if isinstance(node, ast.Raise) and node.exc is not None and "SystemExit" in ast.unparse(node.exc):
+            return "exit"
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("sys.exit", "exit", "quit", "os._exit"):
+            return "exit"
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _short(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _parameters(args: ast.arguments, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
+    """Each parameter of a function with the expression it gets from ``call`` (or its default); None where the
+    call cannot be bound statically or Python would raise TypeError."""
+    if args.vararg or args.kwarg or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return None
+    positional = [*args.posonlyargs, *args.args]
+    if len(call.args) > len(positional):
+        return None
+    given: dict[str, ast.expr] = {p.arg: a for p, a in zip(positional, call.args)}
+    named = {p.arg for p in [*args.args, *args.kwonlyargs]}
+    for keyword in call.keywords:
+        if keyword.arg in given or keyword.arg not in named:
+            return None
+        given[str(keyword.arg)] = keyword.value
+    defaults: dict[str, ast.expr] = {p.arg: d for p, d in zip(positional[len(positional) - len(args.defaults):],
+                                                               args.defaults)}
+    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    bound: list[tuple[str, ast.expr]] = []
+    for param in [*positional, *args.kwonlyargs]:
+        value = given.get(param.arg, defaults.get(param.arg))
+        if value is None:
+            return None
+        bound.append((param.arg, value))
+    return bound
+
+
+def _assignments(bound: list[tuple[str, ast.expr]], call: ast.Call) -> list[ast.stmt]:
+    """The parameters' binding as assignments at the call: one per parameter, or one of them all together where
+    an argument reads a parameter's name (``f(b, a)`` for ``def f(a, b)``)."""
+    names = {name for name, _ in bound}
+    pairs: list[tuple[ast.expr, ast.expr]]
+    together = any(isinstance(n, ast.Name) and n.id in names for _, value in bound for n in ast.walk(value))
+    if together and len(bound) > 1:
+        targets: list[ast.expr] = [ast.Name(name, ast.Store()) for name, _ in bound]
+        pairs = [(ast.Tuple(targets, ast.Store()), ast.Tuple([value for _, value in bound], ast.Load()))]
+    else:
+        pairs = [(ast.Name(name, ast.Store()), value) for name, value in bound]
+    made: list[ast.stmt] = []
+    for target, value in pairs:
+        made.append(ast.fix_missing_locations(ast.copy_location(ast.Assign([target], value), call)))
+    return made

@@ -1,0 +1,152 @@
+"""provider.document.python_flow: the statements Python runs, in order, read without running anything.
+
+The oracle: each snippet calls ``mark(...)`` where it wants a value checked; Python runs the snippet (``exec``) and
+records each call's arguments, and the flow must reach the same ``mark`` calls in the same order with the same
+values (each read in the Scope flow gives for its statement). A ``mark`` flow passes over comes with ``skipped``.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from provider.document.python_flow import flow
+from provider.document.python_values import Unknown
+
+ORACLE = {
+    "known if, elif, else": """
+        LOCAL = False
+        RUN = "yes"
+        if LOCAL:
+            mark("local")
+        elif RUN == "yes":
+            mark("run", RUN)
+            if not LOCAL:
+                mark("nested", 1)
+        else:
+            mark("else")
+        """,
+    "main guard": """
+        X = 3
+        if __name__ == "__main__":
+            X += 1
+            mark("guard", X)
+        """,
+    "a function called at top level, its locals put back": """
+        N = "global"
+        def submit(gpu, count=1, *, spot=False):
+            N = f"{gpu}x{count}"
+            pools = [{"m": gpu}]
+            if count > 1:
+                pools[0]["count"] = count
+            if spot:
+                pools[0]["spot"] = True
+            mark("submit", N, pools)
+            return pools
+            mark("after return")
+        def main():
+            submit("T4", 2, spot=True)
+            out = submit(gpu="L4")
+            mark("main", N)
+        main()
+        mark("top", N)
+        """,
+    "arguments that name the parameters": """
+        def f(a, b):
+            mark("f", a, b)
+        a, b = 1, 2
+        f(b, a)
+        """,
+    "sys.exit(main()) and a try body": """
+        import sys
+        def main():
+            try:
+                x = [1]
+                x.append(2)
+                mark("try", x)
+            except Exception as e:
+                mark("except")
+                return 1
+            else:
+                mark("else", x)
+            finally:
+                mark("finally")
+            return 0
+        try:
+            sys.exit(main())
+        except SystemExit:
+            pass
+        """,
+}
+
+
+def _python(code: str) -> list[tuple[object, ...]]:
+    marks: list[tuple[object, ...]] = []
+    exec(code, {"__name__": "__main__", "mark": lambda *args: marks.append(args)})
+    return marks
+
+
+def _flow(code: str) -> tuple[list[tuple[object, ...]], list[str]]:
+    marks: list[tuple[object, ...]] = []
+    skipped: list[str] = []
+    for step in flow([("t", code)]):
+        calls = [node for node in ast.walk(step.stmt)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "mark"]
+        if step.skipped is not None:
+            skipped += [ast.unparse(node) for node in calls]
+        elif isinstance(step.stmt, ast.Expr) and step.stmt.value in calls:  # a mark the flow runs
+            marks.append(tuple(step.scope.evaluate(arg) for arg in step.stmt.value.args))
+    return marks, skipped
+
+
+@pytest.mark.parametrize("name", ORACLE)
+def test_agrees_with_python(name: str) -> None:
+    code = textwrap.dedent(ORACLE[name])
+    marks, _ = _flow(code)
+    assert marks == _python(code)
+
+
+def test_what_does_not_run_comes_skipped_with_why() -> None:
+    _, skipped = _flow(textwrap.dedent(ORACLE["known if, elif, else"]))
+    assert skipped == ["mark('local')", "mark('else')"]
+    steps = [s for s in flow([("t", "A = 0\nif A:\n    mark(1)\n")]) if s.skipped]
+    assert steps[0].skipped == "the if at line 2 is false (A: 0), so its body does not run"
+
+
+def test_what_may_not_run_after_an_unknown_return_or_exit() -> None:
+    code = "import os, sys\ndef main():\n    if os.urandom(1):\n        return\n    mark(1)\nmain()\n" \
+           "if os.urandom(1):\n    sys.exit(0)\nmark(2)\n"
+    steps = [s for s in flow([("t", code)]) if s.skipped]
+    assert [s.where.line for s in steps] == [5, 9]
+    assert steps[0].skipped is not None and steps[0].skipped.startswith("the if at line 3, whose test is not known")
+    assert steps[0].skipped.endswith("may return before it")
+    assert steps[1].skipped is not None and steps[1].skipped.endswith("may exit before it")
+    # an except clause runs only when its try's body raises: an exit there leaves the rest read
+    assert _flow("import sys\ntry:\n    import json\nexcept ImportError:\n    sys.exit('no json')\nmark(1)\n") == ([(1,)], [])
+    # a notebook's next cell runs after a cell that exits
+    assert not [s for s in flow([("cell 1", "import sys\nif input():\n    sys.exit()\n"), ("cell 2", "mark(3)\n")])
+                if s.skipped]
+
+
+def test_a_call_that_cannot_be_bound_is_not_read() -> None:
+    for call in ("f(1, 2)", "f(*xs)", "f(b=1)", "f(**kw)", "[f(1)]"):
+        code = f"def f(a):\n    mark(a)\n{call}\n"
+        assert _flow(code) == ([], []), call
+    # a decorated function is not read either (the decorator may change what the call does)
+    assert _flow("import functools\n@functools.cache\ndef f(a):\n    mark(a)\nf(1)\n") == ([], [])
+
+
+def test_except_clauses_leave_their_names_unknown() -> None:
+    code = "try:\n    A = 1\nexcept ValueError:\n    A = 2\nmark(A)\n"
+    (value,), = _flow(code)[0]
+    assert isinstance(value, Unknown) and "try at t, line 1" in value.why, value
+
+
+def test_what_may_not_run_leaves_what_it_changes_unknown() -> None:
+    code = "import os\nC = {'a': 1}\nL = []\ndef main():\n    if os.urandom(1):\n        return\n    C['a'] = 2\n" \
+           "    L.append(3)\nmain()\nmark(C, L)\n"
+    (c, lst), = _flow(code)[0]
+    assert isinstance(c, Unknown) and c.why.startswith("C may be changed at t, line 7, after the if at line 5")
+    assert isinstance(lst, Unknown) and lst.why.startswith("L may be changed at t, line 8")
