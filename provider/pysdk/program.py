@@ -7,7 +7,11 @@ function the code calls at top level, as top-level code (provider.document.pytho
 - ``aiplatform.init(...)`` calls (merged as the SDK merges them: a later one sets what it gives);
 - ``x = aiplatform.CustomJob(...)`` / ``HyperparameterTuningJob(custom_job=x, ...)`` objects, by variable;
 - ``x.run(...)`` / ``x.submit(...)``, or ``aiplatform.CustomJob(...).run(...)`` chained;
-- the SDK's other training classes and ``CustomJob.from_local_script``, refused by name (training_jobs.py);
+- the SDK's TrainingPipeline classes (pipelines.py; ``CustomTrainingJob`` with its script packaged:
+  script_training.py) and ``CustomJob.from_local_script`` (local_script.py);
+- the API's own clients: ``JobServiceClient.create_custom_job(...)`` (gapic.py) and AI Platform's
+  ``ml.projects().jobs().create(...)`` (ml_client.py), read as the request they send; a Kubeflow pipeline's
+  training step (kfp.py) is named, never read as the file's job;
 - SDK calls inside a loop, ``with`` block, ``except`` clause, an ``if`` whose test is not known, or a function
   the code does not call at top level: their arguments are known only when it runs, so they are named when
   the script launches nothing at top level (a run of a job built before is refused there and then); SDK
