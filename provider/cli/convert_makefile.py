@@ -15,9 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from provider.core.errors import UserError
@@ -89,40 +87,17 @@ def _variables(given: list[str] | None) -> dict[str, str]:
     return out
 
 
-@contextmanager
-def _environment(overlay: Mapping[str, str | None]) -> Iterator[None]:
-    """os.environ as the recipe's shell has it (the make variables it exports), for the reading only."""
-    saved = {name: os.environ.get(name) for name in overlay}
-    try:
-        for name, value in overlay.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert_gcloud import run_gcloud
-    from provider.core.record import replace
-    from provider.document.text import decode
+    from provider.cli.convert_sources import decoded, environment
     from provider.gcloud import secrets
     from provider.gcloud.make_expand import Refused
     from provider.gcloud.make_recipe import recipe
     from provider.gcloud.makefile import Makefile
     from provider.gcloud.words import ALLOWED, ShellError, read_line
-    from provider.validation.report import reporter
 
-    text, problems = decode(raw, shown)
+    text = decoded(raw, shown, "a Makefile")
     if text is None:
-        problems = [replace(p, message=p.message.replace("not YAML text", "not a Makefile")) for p in problems]
-        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     cwd = Path.cwd()
     try:
@@ -134,7 +109,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     except RecursionError:
         raise UserError(f"{shown}: it nests too deeply to be read; allowed: a Makefile as people write it",
                         exit_code=1) from None
-    with _environment(found.env):
+    with environment(found.env):
         try:  # what the shell reader refuses, at the Makefile's line and column
             read_line(found.script, os.environ, cwd)
         except ShellError as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
 SUFFIXES = (".sh", ".bash")
@@ -29,14 +28,10 @@ def is_script(raw: bytes) -> bool:
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert_gcloud import run_gcloud
-    from provider.core.record import replace
-    from provider.document.text import decode
-    from provider.validation.report import reporter
+    from provider.cli.convert_sources import decoded
 
-    text, problems = decode(raw, shown)
+    text = decoded(raw, shown, "a shell script")
     if text is None:
-        problems = [replace(p, message=p.message.replace("not YAML text", "not a shell script")) for p in problems]
-        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     args.gcloud, args.gcloud_origin, args.gcloud_script = text, shown, shown
     return run_gcloud(args)

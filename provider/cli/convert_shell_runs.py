@@ -6,7 +6,6 @@ sets before it (``os.environ[...] =``, ``%env``) as the shell would read it."""
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from typing import TYPE_CHECKING
 
@@ -72,6 +71,7 @@ def run_with_environment(args: argparse.Namespace, scope: Scope, origin: str, wh
     """run_gcloud on args.gcloud, in this process's environment with what the code sets before the line (%env,
     ``os.environ[...] =``) and the line reads, each named in a note."""
     from provider.cli.convert_gcloud import run_gcloud
+    from provider.cli.convert_sources import environment as overlaid
     from provider.gcloud.notebook_expand import notebook_environment
     from provider.gcloud.secrets import looks_secret
 
@@ -80,13 +80,5 @@ def run_with_environment(args: argparse.Namespace, scope: Scope, origin: str, wh
         args.gcloud_notes.append(f"set by {who} (%env, os.environ) before this line, and read by the shell: "
                                  + ", ".join(f"${k}" if looks_secret(k) else f"${k}={v!r}"
                                              for k, v in environment.items()))
-    saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update(environment)
-    try:
+    with overlaid(environment):
         return run_gcloud(args)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value

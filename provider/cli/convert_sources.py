@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from provider.core.errors import UserError
@@ -115,3 +117,36 @@ class Output:
             raise UserError(f"--write {self.target}: {exc.strerror or exc}") from exc
         print(f"wrote {self.target}", file=sys.stderr)
         return 0
+
+
+def decoded(raw: bytes, shown: str, kind: str) -> str | None:
+    """A text file's text (``kind``: "a shell script", "a Makefile"), or None once why it is not text is reported."""
+    from provider.core.record import replace
+    from provider.document.text import decode
+    from provider.validation.report import reporter
+
+    text, problems = decode(raw, shown)
+    if text is None:
+        problems = [replace(p, message=p.message.replace("not YAML text", f"not {kind}")) for p in problems]
+        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
+    return text
+
+
+@contextmanager
+def environment(overlay: Mapping[str, str | None]) -> Iterator[None]:
+    """This process's environment with ``overlay`` (None: unset) while the gcloud reader reads a command whose
+    shell has it (what a notebook's code or a Makefile exports before the line), restored after."""
+    saved = {name: os.environ.get(name) for name in overlay}
+    try:
+        for name, value in overlay.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
