@@ -67,6 +67,16 @@ def project_note(call: Call, what: str) -> str:
             "project; the stack that runs it does")
 
 
+def client_notes(call: Call) -> list[str]:
+    """What a job class's call gives that is how the code reaches Vertex AI, not the job: its project and
+    credentials, each named (for CustomJob, its tuning job and the TrainingPipeline classes alike)."""
+    notes = [project_note(call, call.what)] if call.given("project") else []
+    if call.given("credentials"):
+        notes.append(f"{call.what}(credentials=...) at {call.place('credentials')} is how the {call.noun} reaches "
+                     "Vertex AI, not the job: trainjobs submits with its own")
+    return notes
+
+
 def region(ctor: Call, init: Call, body: Body) -> None:
     """The SDK's location, as initializer.global_config.location resolves it."""
     if ctor.text("location"):
@@ -129,11 +139,7 @@ def job_fields(ctor: Call, init: Call, body: Body) -> None:
                           "the spec's name is the file's")
     if ctor.text("persistent_resource_id"):
         body.put("persistent_resource_id", ctor.text("persistent_resource_id"), ctor.place("persistent_resource_id"))
-    if ctor.given("project"):
-        body.notes.append(project_note(ctor, ctor.what))
-    if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
-                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += client_notes(ctor)
 
 
 def _strategy(run: Call) -> str | None:

@@ -18,9 +18,9 @@ from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import (
     PIPELINE_DEFAULTS,
     Body,
+    client_notes,
     init_notes,
     named,
-    project_note,
     ran,
     region,
     run_fields,
@@ -122,11 +122,7 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
             raise SdkError(run.place(name), f"{run.what}({name}=...): the TrainingPipeline exports a dataset's split "
                            "for the trainer (AIP_TRAINING_DATA_URI ...), which a spec cannot do",
                            "the trainer reading its data itself (args with gs:// or bq:// paths), as a CustomJob")
-    if ctor.given("project"):
-        body.notes.append(project_note(ctor, ctor.what))
-    if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
-                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += client_notes(ctor)
 
 
 def staging_bucket(ctor: Call, init: Call) -> str:

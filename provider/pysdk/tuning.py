@@ -15,10 +15,10 @@ from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import (
     JOB_DEFAULTS,
     Body,
+    client_notes,
     init_notes,
     named,
     outputs,
-    project_note,
     ran,
     region,
     run_fields,
@@ -44,11 +44,7 @@ def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
             body.notes.append(f"{job.what}({name}=...) at {job.place(name)} is not sent: the HyperparameterTuningJob "
                               "copies only the CustomJob's job_spec (its pools, output directory and persistent "
                               "resource) into each trial")
-    if job.given("project"):
-        body.notes.append(project_note(job, job.what))
-    if job.given("credentials"):
-        body.notes.append(f"{job.what}(credentials=...) at {job.place('credentials')} is how the {job.noun} reaches "
-                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += client_notes(job)
     body.notes += trial.notes
     body.at.update({f"custom_job.{k}": v for k, v in trial.at.items()})
     return trial.spec
@@ -69,10 +65,6 @@ def tuning_job(ctor: Call, job: Call, run: Call | None, init: Call) -> Body:
     for name in _STUDY[1:]:
         if ctor.given(name):
             body.put(name, ctor.get(name), ctor.place(name))
-    if ctor.given("project"):
-        body.notes.append(project_note(ctor, ctor.what))
-    if ctor.given("credentials"):
-        body.notes.append(f"{ctor.what}(credentials=...) at {ctor.place('credentials')} is how the {ctor.noun} reaches "
-                          "Vertex AI, not the job: trainjobs submits with its own")
+    body.notes += client_notes(ctor)
     body.notes += init_notes(init)
     return body
