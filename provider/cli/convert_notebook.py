@@ -26,7 +26,7 @@ TAKES: tuple[str, ...] = tuple(dict.fromkeys(_GCLOUD_TAKES + _SDK_TAKES))
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
-    from provider.cli.convert_shell_runs import convert_run, training
+    from provider.cli.convert_shell_runs import convert_run, refuse_passed, training
     from provider.cli.convert_sources import refuse_options
     from provider.gcloud.notebook_file import commands, read_cells
     from provider.pysdk.program import builders
@@ -35,7 +35,8 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     cells = read_cells(raw, shown)
     code = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code"]
     bang = {c.cell.number for cell in cells for c in commands(cell)}
-    runs = training(shell_runs(code, shown, cells=True))  # subprocess.run([...gcloud...]) in a code cell
+    found = shell_runs(code, shown, cells=True)  # subprocess.run([...gcloud...]) in a code cell
+    runs, passed = training(found), training(found, skipped=True)  # passed: in a branch not taken
     gcloud = sorted(bang | {int(run.label.removeprefix("cell ")) for run in runs})
     sdk = builders(code)
     pick = getattr(args, "cell", None)
@@ -51,7 +52,9 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     picked = [run for run in runs if pick is None or run.label == f"cell {pick}"]
     if picked:
         _only_python(picked, bang, shown, pick)
-        return convert_run(picked, shown, args)
+        return convert_run(picked, shown, args, passed)
+    if not bang and pick is None:  # only training calls the code does not run: each named, with why
+        refuse_passed(passed, shown, "notebook")
     return _gcloud(cells, shown, args)
 
 

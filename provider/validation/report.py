@@ -120,11 +120,11 @@ class GithubReporter:
         for p in problems:
             level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(p.severity, "notice")
             props = [f"file={_escape(printable(p.file), True)}"]
-            if p.line is not None:
+            if p.line is not None and p.cell is None:  # a notebook cell's line is not the .ipynb file's
                 props.append(f"line={p.line}")
                 props.append(f"col={p.column or 1}")
             props.append(f"title={_escape(p.rule, True)}")
-            body = printable(p.message)
+            body = printable(p.message if p.cell is None else f"{p.where.removeprefix(p.file).lstrip()}: {p.message}")
             if p.path:
                 body += f" (at {printable(p.path)})"
             if p.allowed:
