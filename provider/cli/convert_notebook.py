@@ -80,7 +80,7 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import run_with_environment
-    from provider.gcloud.notebook_expand import expand, keep_secrets_out
+    from provider.gcloud.notebook_expand import expand, expand_placed, keep_secrets_out
     from provider.gcloud.notebook_file import blocks, chosen
 
     command = chosen(cells, shown, getattr(args, "cell", None))
@@ -99,14 +99,18 @@ def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
                                          f"(read, never run): {', '.join(replaced)}")
             return expanded
 
-        args.gcloud, notes = read(command.text, words, f"{shown} cell {command.cell.number}")
+        made, notes = read(command.text, words, f"{shown} cell {command.cell.number}")
+        args.gcloud, pad = made.text, 0
         args.gcloud_notes += notes
     else:
-        text, replaced = expand(command.text, scope, lambda i: f"{shown} {command.place(i)}")
-        keep_secrets_out(text, scope, origin)
-        args.gcloud = " " * (command.starts[0][2] - 1) + text  # columns of the first line stay the cell's
+        made, replaced = expand_placed(command.text, scope, lambda i: f"{shown} {command.place(i)}")
+        keep_secrets_out(made.text, scope, origin)
+        pad = command.starts[0][2] - 1
+        args.gcloud = " " * pad + made.text  # columns of the first line stay the cell's
         if replaced:
             args.gcloud_notes.append("the ! line as IPython expands it with the notebook's Python values (read, never "
                                      f"run): {', '.join(replaced)}")
     args.gcloud_origin = origin
+    # where character i of the line read is in the cell as written (a $1 or {expr} before it, replaced, moves none)
+    args.gcloud_at = lambda i: f"{shown} {command.place(made.written(max(i - pad, 0)))}"
     return run_with_environment(args, scope, origin, "the notebook")

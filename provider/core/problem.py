@@ -20,7 +20,8 @@ class Problem(Record):
 
     ``path`` is the JSON path inside the document (``spec.workerPools.chief.machineType``);
     ``line`` and ``column`` are 1-based positions in the file, when the input came from a file; in a
-    notebook's code cell ``cell`` (its number), they are the line and column in that cell's text.
+    notebook's code cell ``cell`` (its number), they are the line and column in that cell's text. ``via``: how
+    the file was reached from the one converted ("read by --config at run.sh:4:52"), for a file another names.
     """
 
     file: str
@@ -34,6 +35,7 @@ class Problem(Record):
     source: str | None = None
     severity: Severity = Severity.ERROR
     cell: int | None = None
+    via: str | None = None
 
     def at(self, **changes: Any) -> Problem:
         return replace(self, **changes)
@@ -58,6 +60,7 @@ class Problem(Record):
             "line": self.line,
             "column": self.column,
             "cell": self.cell,
+            "via": self.via,
             "path": self.path,
             "severity": self.severity.value,
             "rule": self.rule,

@@ -57,6 +57,8 @@ class TextReporter:
     def format(self, p: Problem) -> str:
         sev = self._c(_COLOURS[p.severity], p.severity.value)
         lines = [f"{self._c('1', printable(p.where))}: {sev}: {printable(p.message)}"]
+        if p.via:
+            lines.append(f"    {printable(p.via)}")
         if p.path:
             lines.append(f"    at {self._c('36', printable(p.path))}")
         if p.allowed:
@@ -127,6 +129,8 @@ class GithubReporter:
             body = printable(p.message if p.cell is None else f"{p.where.removeprefix(p.file).lstrip()}: {p.message}")
             if p.path:
                 body += f" (at {printable(p.path)})"
+            if p.via:
+                body += f"\n{printable(p.via)}"
             if p.allowed:
                 body += f"\nallowed: {printable(p.allowed)}"
             if p.hint:
