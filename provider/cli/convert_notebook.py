@@ -55,6 +55,9 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
         return convert_run(picked, shown, args, passed)
     if not bang and pick is None:  # only training calls the code does not run: each named, with why
         refuse_passed(passed, shown, "notebook")
+        if builders(code, skipped=True):  # an SDK job only in a branch not taken: the SDK reader names it
+            refuse_options(args, _SDK_TAKES)
+            return _sdk(code, shown, path, args, None)
     return _gcloud(cells, shown, args)
 
 

@@ -299,3 +299,15 @@ def test_a_gcloud_call_in_a_branch_not_taken_is_named(tmp_path: Path) -> None:
             "does not run") in done.stderr
     done = convert(_notebook(tmp_path, "DEPLOY = True", run), "--output", "request", cwd=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["body"]["displayName"] == "j", done.stderr
+
+
+def test_an_sdk_job_in_a_branch_not_taken_is_named(tmp_path: Path) -> None:
+    """The notebook's only SDK job is under an if whose test is false: the SDK reader's refusal names it, its place and
+    the test's value, not the gcloud reader's "no cell submits a training job"."""
+    imported, rest = _SDK.split("\n", 1)
+    job = "if TRAIN:\n" + "\n".join("    " + line for line in rest.splitlines())
+    done = convert(_notebook(tmp_path, imported + "\nTRAIN = False", job), cwd=tmp_path)
+    assert done.returncode == 1
+    assert ("nb.ipynb: the notebook launches no Vertex AI training job where it can be read: CustomJob at "
+            "nb.ipynb cell 2, line 3, column 11 is not read: the if at line 1 is false (TRAIN: False)") in done.stderr
+    assert "no cell submits" not in done.stderr
