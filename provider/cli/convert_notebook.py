@@ -26,7 +26,7 @@ TAKES: tuple[str, ...] = tuple(dict.fromkeys(_GCLOUD_TAKES + _SDK_TAKES))
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
-    from provider.cli.convert_shell_runs import convert_run, refuse_passed, training
+    from provider.cli.convert_shell_runs import convert_run, training
     from provider.cli.convert_sources import refuse_options
     from provider.gcloud.notebook_file import commands, read_cells
     from provider.pysdk.program import builders
@@ -53,10 +53,20 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     if picked:
         _only_python(picked, bang, shown, pick)
         return convert_run(picked, shown, args, passed)
-    if not bang and pick is None:  # only training calls the code does not run: each named, with why
+    return _bang(cells, code, passed, bang, shown, path, args)
+
+
+def _bang(cells: list[Cell], code: list[tuple[str, str]], passed: list[ShellRun], bang: set[int], shown: str,
+          path: Path, args: argparse.Namespace) -> int:
+    """The ! line or %%bash cell's command (_gcloud); in a notebook with none, that runs no training command and
+    builds no SDK job where it can be read: UserError naming each gcloud call in a branch not taken, with why, or
+    an SDK job there read by the SDK reader, which names it (else the gcloud reader says what the notebook holds)."""
+    from provider.cli.convert_shell_runs import refuse_passed
+    from provider.pysdk.program import builders
+
+    if not bang and getattr(args, "cell", None) is None:
         refuse_passed(passed, shown, "notebook")
-        if builders(code, skipped=True):  # an SDK job only in a branch not taken: the SDK reader names it
-            refuse_options(args, _SDK_TAKES)
+        if builders(code, skipped=True):
             return _sdk(code, shown, path, args, None)
     return _gcloud(cells, shown, args)
 
