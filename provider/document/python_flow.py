@@ -30,6 +30,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
+from provider.document.python_enum import Enums
 from provider.document.python_names import bound_names, globals_of, root_name
 from provider.document.python_unknown import Unknown, Where
 from provider.document.python_values import Scope, parsed
@@ -51,9 +52,10 @@ class Step(Record):
     returned: ast.expr | None = None  # the statement of a call read here: the expression its return gave
 
 
-def flow(sources: Iterable[tuple[str, str]]) -> Iterator[Step]:
-    """Each statement ``sources`` ((label, Python text) in order) run, as the module says."""
-    walker = _Flow(Scope())
+def flow(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Iterator[Step]:
+    """Each statement ``sources`` ((label, Python text) in order) run, as the module says; ``enums``: the API's
+    enum members, as python_enum says."""
+    walker = _Flow(Scope(enums))
     for label, tree in parsed(walker.scope, sources):
         walker.cut = None  # a notebook's next cell runs after one that exits
         yield from walker.body(label, tree.body)

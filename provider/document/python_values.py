@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 
 from provider.document import python_eval
 from provider.document.python_cells import MAGIC, ipython_line, python_text
+from provider.document.python_enum import EnumMember, Enums
 from provider.document.python_names import bound_names, globals_of, root_name
 from provider.document.python_unknown import Unknown, Where
 
@@ -47,7 +48,8 @@ _MUTATORS: dict[type, frozenset[str]] = {list: frozenset({"append", "extend", "i
 class Scope:
     """The top-level variables, imports and environment as they are at one statement."""
 
-    def __init__(self) -> None:
+    def __init__(self, enums: Enums | None = None) -> None:
+        self._enums = enums  # the API's enum members, as the reader building this scope knows them (python_enum)
         self._values: dict[str, object] = {"__name__": "__main__"}
         self._imports: dict[str, str] = {}
         self._star: Unknown | None = None
@@ -81,6 +83,10 @@ class Scope:
         if isinstance(node, ast.Name) and node.id not in self._values:
             return self._imports.get(node.id)
         return None
+
+    def enum(self, dotted: str) -> EnumMember | str | None:
+        """The enum member the dotted import path ``dotted`` names (python_enum.Enums says what comes back)."""
+        return None if self._enums is None else self._enums(dotted)
 
     def environ(self, name: str, node: ast.AST | None = None) -> object:
         """Environment variable ``name`` as the code would read it: str, None when unset, or Unknown."""
@@ -332,38 +338,23 @@ class Scope:
         return isinstance(value, (str, int, float, bool, tuple, bytes, type(None)))
 
     def _magic(self, line: str, where: Where) -> None:
-        """``%env NAME=VALUE`` (``%env NAME VALUE``, ``%set_env``): its arguments expanded as IPython expands
-        a line magic's, then split as its env magic splits them."""
-        from provider.document.ipython_expand import var_expand
+        """``%env NAME=VALUE`` and its kin (ipython_expand.env_magic reads them) set the environment."""
+        from provider.document.ipython_expand import env_magic
 
-        words = line.split(None, 1)
-        if words[0] not in ("%env", "%set_env") or len(words) < 2:
-            return
-        split = "=" if "=" in words[1] else " "
-        if len(words[1].split(split, 1)) < 2:
-            return
-        expanded = var_expand(words[1], self)
-        name, value = (part.strip() for part in expanded.text.split(split, 1))
-        if expanded.failed is None and expanded.unknown is not None:
-            name = words[1].split(split, 1)[0].strip()
-            unknown = expanded.unknown[1]
-            source = f"{unknown.name}; {unknown.why}" if unknown.name else unknown.why
-            self._environ[name] = Unknown(f"the environment variable {name}, set by {line.strip()!r} at {where} from "
-                                          f"{source}", where, None)
-        elif name and not any(c.isspace() for c in name):
-            self._environ[name] = value
+        found = env_magic(line, self, where)
+        if found is not None:
+            self._environ[found[0]] = found[1]
 
     def environ_set(self) -> dict[str, object]:
         """The environment variables the code has set so far (``%env``, ``os.environ[...] = ``): str or Unknown."""
         return dict(self._environ)
 
 
-def statements(sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+def statements(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Iterator[tuple[Where, ast.stmt, Scope]]:
     """Each top-level statement of ``sources`` ((label, Python text) in order), with where it is and the
     Scope just before it runs (a copy of its own); then the statement is applied. A notebook's IPython
     lines are statements too (provider.document.python_cells.ipython_line reads them)."""
-    scope = Scope()
-    yield from _walk(scope, sources)
+    yield from _walk(Scope(enums), sources)
 
 
 def parsed(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ast.Module]]:
@@ -391,9 +382,9 @@ def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Wh
             scope._apply(stmt, where)
 
 
-def scope_after(sources: Iterable[tuple[str, str]]) -> Scope:
+def scope_after(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Scope:
     """The Scope once every statement of ``sources`` has run."""
-    scope = Scope()
+    scope = Scope(enums)
     for _ in _walk(scope, sources):
         pass
     return scope

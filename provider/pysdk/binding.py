@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record
+from provider.document.python_enum import named
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, REQUIRED, SIGNATURES, parameter_class
 
@@ -88,6 +89,8 @@ class Reader:
         if form is not _NO_FORM:
             return form
         value = self.scope.evaluate(node)
+        if isinstance(value, (list, tuple, dict)):
+            return named(value)  # a member inside is given for an enum field: the SDK's proto-plus reads its name
         if isinstance(value, Unknown):
             elsewhere = (value.where is not None and str(value.where) not in value.why
                          and (value.where.line != getattr(node, "lineno", 0)
