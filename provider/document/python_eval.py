@@ -4,7 +4,9 @@ What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in 
 (``!s !r !a``, format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``;
 subscripts and slices; ``str() int() float() bool() len()`` and a few more pure builtins; the pure
 methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``; ``os.path.join`` and its
-kin; ``os.environ.get``, ``os.getenv`` and ``os.environ[...]``, read from this process's environment.
+kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
+process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, its ``.name`` and
+``.value``) where the Scope was given the API's table (provider.document.python_enum).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
 a call (``datetime.now()``: the time the notebook runs; ``uuid``/``random``: a random value), a
