@@ -11,8 +11,9 @@ follows the code where its path is known without running it:
   ``finally``;
 * ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
-  defaults), at the call's line, then f's body up to a ``return``; after it, the names f binds (its locals)
-  get back the values they had before the call, and the statement of the call itself comes (its Step's
+  defaults: each the one value its expression gave where ``def`` ran, as Python keeps it), at the call's line,
+  then f's body up to a ``return``, each other name f binds (its locals) Unknown until f assigns it (read
+  before, Python raises UnboundLocalError); after it, the names f binds get back the values they had before the call, and the statement of the call itself comes (its Step's
   ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``). Calls are
   read 8 deep and 1,000 in all at most; past that a call is a plain statement.
 
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
 from provider.document.python_enum import Enums
-from provider.document.python_names import bound_names, globals_of, root_name
+from provider.document.python_names import bound_names, globals_of
 from provider.document.python_unknown import Unknown, Where
 from provider.document.python_values import Scope, parsed
 
@@ -65,6 +66,7 @@ class _Flow:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.defs: dict[str, tuple[str, ast.FunctionDef]] = {}  # the functions defined at top level: (source, def)
+        self.defaults: dict[int, object] = {}  # each default's value where its def ran, by id of its expression
         self.depth = 0
         self.calls = 0
         self.returned = False
@@ -122,8 +124,7 @@ class _Flow:
         yield Step(where, stmt, self.scope._snapshot(), cut)
         said = f"may be changed at {where}, after {cut}"
         imported = self.scope._not_run(stmt, said, where)
-        self.scope._unknown([n for n in _changed(stmt) if n not in imported and n not in self.scope._imports],
-                            said, where)
+        self.scope._unknown([n for n in self.scope.changed_by(stmt) if n not in imported], said, where)
 
     def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
         self.scope._where = where
@@ -133,6 +134,8 @@ class _Flow:
             self.defs.pop(name, None)
         if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list and not self.depth:
             self.defs[stmt.name] = (where.label, stmt)
+            for default in [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]:
+                self.defaults[id(default)] = self.scope.evaluate(default)
 
     def called(self, stmt: ast.stmt) -> tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]] | None:
         """The call of a top-level function ``stmt`` makes, with its parameters bound, where it is read."""
@@ -157,8 +160,14 @@ class _Flow:
         local = [n for n in [*(name for name, _ in bound), *bound_names(ast.Module(define.body, []))]
                  if n not in globals_of(define)]
         saved = {name: (self.scope._values.get(name, _MISSING), self.scope._imports.get(name)) for name in local}
+        params = [name for name, _ in bound]
+        self.scope._unknown([n for n in local if n not in params], f"is local to {define.name} (assigned in it), and "
+                            f"read before it is assigned there: Python raises UnboundLocalError", where)
         for assign in _assignments(bound, node):
             yield from self.plain(where, assign)
+        for name, expr in bound:  # a default is evaluated once, where def runs, and that one object is the default
+            if id(expr) in self.defaults:
+                self.scope._set(name, self.defaults[id(expr)], where)
         self.depth += 1
         try:
             yield from self.body(source, define.body)
@@ -194,18 +203,6 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
         return f"the if {line}, whose test is not known ({scope.evaluate(stmt.test)})"
     word = type(stmt).__name__.lower().removeprefix("async")
     return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'} {line}"
-
-
-def _changed(stmt: ast.stmt) -> list[str]:
-    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
-    an attribute or a method (``d[k] = ...``, ``x.append(...)``)."""
-    names = bound_names(stmt)
-    for node in ast.walk(stmt):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names += root_name(node)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            names += root_name(node.func.value)
-    return list(dict.fromkeys(names))
 
 
 def _leaves(stmt: ast.stmt, function: bool) -> str | None:

@@ -1,5 +1,5 @@
-"""Which top-level names a statement binds, for provider.document.python_values (a statement it does not
-run makes each of them Unknown)."""
+"""Which top-level names a statement binds or changes, for provider.document.python_values (a statement it does
+not run makes each of them Unknown)."""
 
 from __future__ import annotations
 
@@ -42,3 +42,15 @@ def root_name(node: ast.expr, modules: Container[str] = ()) -> list[str]:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
     return [node.id] if isinstance(node, ast.Name) and node.id not in modules else []
+
+
+def changed_names(stmt: ast.AST) -> list[str]:
+    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
+    an attribute or a method (``d[k] = ...``, ``x.append(...)``), in order."""
+    names = bound_names(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names += root_name(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            names += root_name(node.func.value)
+    return list(dict.fromkeys(names))

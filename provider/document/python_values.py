@@ -10,7 +10,8 @@ gives an expression's value there (provider.document.python_eval says what it ev
   (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
 * ``if``/``elif``/``else`` whose test is known: only the branch taken runs; whose test is not known:
   every name any branch binds becomes Unknown, naming the ``if``;
-* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown (python_flow.flow
+* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind or change (``args.append(...)``,
+  ``d[k] = ...`` inside) becomes Unknown (python_flow.flow
   reads a ``try``'s body, and a function where it is called, as running instead); ``def`` and
   ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
   declares ``global``;
@@ -34,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from provider.document import python_eval
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
-from provider.document.python_names import bound_names, globals_of, root_name
+from provider.document.python_names import bound_names, changed_names, globals_of, root_name
 from provider.document.python_unknown import Unknown, Where
 
 __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
@@ -220,8 +221,15 @@ class Scope:
                                    ast.Continue, ast.Raise)):
             kind = type(stmt).__name__.lower().removeprefix("async")
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
-            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
+            self._unknown([n for n in self.changed_by(stmt) if n not in imported], f"is set inside the {kind} at {where}",
                           where)
+
+    def changed_by(self, stmt: ast.stmt) -> list[str]:
+        """The variables ``stmt`` may set or change (python_names.changed_names), less the modules and the names a
+        method or subscript cannot change (a str's, a tuple's: ``x.lower()`` in a loop leaves ``x`` as it was)."""
+        bound = bound_names(stmt)
+        return [n for n in changed_names(stmt) if n not in self._imports
+                and (n in bound or not isinstance(self._values.get(n), (str, bytes, int, float, tuple, type(None))))]
 
     def _delete(self, stmt: ast.Delete, where: Where) -> None:
         for target in stmt.targets:
@@ -236,7 +244,7 @@ class Scope:
         if isinstance(test, Unknown):
             said = f"in the if at {where}, whose test is not known: {test.why}"
             imported = self._not_run(stmt, said, where)
-            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set {said}", where)
+            self._unknown([n for n in self.changed_by(stmt) if n not in imported], f"is set {said}", where)
             return
         for inner in stmt.body if test else stmt.orelse:
             self._apply(inner, Where(where.label, inner.lineno))
