@@ -188,3 +188,16 @@ def test_a_change_inside_a_module_leaves_the_module_imported() -> None:
     scope = scope_after([("t", "import sys, os\nsys.argv[1] = 'x'\nos.sep += 'x'\ndel sys.path[0]\n")])
     assert scope.qualified(ast.parse("sys.exit").body[0].value) == "sys.exit"  # type: ignore[attr-defined]
     assert scope.qualified(ast.parse("os.path").body[0].value) == "os.path"  # type: ignore[attr-defined]
+
+
+def test_a_name_set_by_the_walrus_is_never_read_as_it_was() -> None:
+    """``print(m := "b")`` sets m: the evaluator does not run := and so must not keep m's earlier value."""
+    code = 'm = "a"\nprint(m := "b")\nn = [(k := i) for i in range(3)]\ndef f():\n    (local := 1)\nlocal = 2\n'
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    assert (namespace["m"], namespace["k"], namespace["local"]) == ("b", 2, 2)
+    scope = scope_after([("cell 1", code)])
+    for name in ("m", "k"):
+        value = scope.get(name)
+        assert isinstance(value, Unknown) and value.why.startswith(f"{name} is set by := at cell 1, line "), value
+    assert scope.get("local") == 2  # a := inside a function binds the function's own name

@@ -4,7 +4,7 @@ not run makes each of them Unknown)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 
 def bound_names(node: ast.AST) -> list[str]:
@@ -44,13 +44,29 @@ def root_name(node: ast.expr, modules: Container[str] = ()) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) and node.id not in modules else []
 
 
-def changed_names(stmt: ast.AST) -> list[str]:
-    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
-    an attribute or a method (``d[k] = ...``, ``x.append(...)``), in order."""
-    names = bound_names(stmt)
+def changed_names(stmt: ast.AST, values: Mapping[str, object], modules: Container[str]) -> list[str]:
+    """The variables a statement may set or change, in order: the names it binds, and those it changes through a
+    subscript, an attribute or a method (``d[k] = ...``, ``x.append(...)``) but for a value no method or subscript
+    changes (a str's, a tuple's in ``values``: ``x.lower()`` in a loop leaves ``x`` as it was); never ``modules``."""
+    bound = bound_names(stmt)
+    names = list(bound)
     for node in ast.walk(stmt):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names += root_name(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             names += root_name(node.func.value)
-    return list(dict.fromkeys(names))
+    return [n for n in dict.fromkeys(names) if n not in modules
+            and (n in bound or not isinstance(values.get(n), (str, bytes, int, float, tuple, type(None))))]
+
+
+def walrus_names(stmt: ast.AST) -> list[str]:
+    """The names ``:=`` binds in ``stmt`` (in a comprehension too, where it binds the enclosing scope's name)."""
+    found: dict[str, None] = {}
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            found[node.target.id] = None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return list(found)

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from provider.document import python_eval
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
-from provider.document.python_names import bound_names, changed_names, globals_of, root_name
+from provider.document.python_names import bound_names, changed_names, globals_of, root_name, walrus_names
 from provider.document.python_unknown import Unknown, Where
 
 __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
@@ -194,6 +194,10 @@ class Scope:
         self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
+        self._dispatch(stmt, where)
+        self._unknown(walrus_names(stmt), f"is set by := at {where}", where)  # the evaluator does not run it
+
+    def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
             value = self.evaluate(stmt.value)
             for target in stmt.targets:
@@ -225,11 +229,8 @@ class Scope:
                           where)
 
     def changed_by(self, stmt: ast.stmt) -> list[str]:
-        """The variables ``stmt`` may set or change (python_names.changed_names), less the modules and the names a
-        method or subscript cannot change (a str's, a tuple's: ``x.lower()`` in a loop leaves ``x`` as it was)."""
-        bound = bound_names(stmt)
-        return [n for n in changed_names(stmt) if n not in self._imports
-                and (n in bound or not isinstance(self._values.get(n), (str, bytes, int, float, tuple, type(None))))]
+        """The variables ``stmt`` may set or change (python_names.changed_names says which)."""
+        return changed_names(stmt, self._values, self._imports)
 
     def _delete(self, stmt: ast.Delete, where: Where) -> None:
         for target in stmt.targets:
