@@ -34,6 +34,8 @@ ORACLE = [
     'A = 7\ndel A\nA = "back"\nB: str = "annotated"\nC = D = "chained"',
     'W = [{"m": {"t": "a"}}]\nW[0]["m"]["spot"] = True\nX = {"a": 1, "b": [1]}\nX["a"] += 1\nX["b"] += [2]\ndel X["a"]',
     'L = [1, 2, 3]\nL[0] *= 5\ndel L[1]\nN = {"k": {"j": 1}}\nN["k"]["j"] -= 3',
+    'W = [{"args": [], "env": {}}]\nW[0]["args"].append("--x")\nW[0]["args"].extend(["--y", "1"])\n'
+    'W[0]["env"].update(A="1")\nA = W[0]["args"]\nA.insert(0, "--first")\nS = {"a"}\nS.add("b")\nT = "x"\nT.upper()',
 ]
 
 
@@ -201,3 +203,17 @@ def test_a_name_set_by_the_walrus_is_never_read_as_it_was() -> None:
         value = scope.get(name)
         assert isinstance(value, Unknown) and value.why.startswith(f"{name} is set by := at cell 1, line "), value
     assert scope.get("local") == 2  # a := inside a function binds the function's own name
+
+
+def test_a_change_the_evaluator_does_not_make_is_never_read_as_before() -> None:
+    """``x = args.pop()``, ``d.setdefault(k, []).append(v)``: Python changes args and d; trainjobs does not run these,
+    so it must not keep their values from before."""
+    code = 'P = [1, 2]\nX = P.pop()\nD = {}\nD.setdefault("a", []).append(1)\nQ = ["a"]\nN = len(Q) + Q.count("a")\n'
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    assert (namespace["P"], namespace["D"]) == ([1], {"a": [1]})
+    scope = scope_after([("cell 1", code)])
+    for name, call, line in (("P", "P.pop", 2), ("D", "D.setdefault('a', []).append", 4)):
+        value = scope.get(name)
+        assert isinstance(value, Unknown) and value.why == f"{name} may be changed by {call}() at cell 1, line {line}"
+    assert scope.get("Q") == ["a"]  # count changes nothing

@@ -15,8 +15,9 @@ gives an expression's value there (provider.document.python_eval says what it ev
   reads a ``try``'s body, and a function where it is called, as running instead); ``def`` and
   ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
   declares ``global``;
-* ``x.append(...)`` and the like on a known list or dict: done, when its arguments are known; any other
-  method call on a variable makes it Unknown, as the call may change it;
+* ``x.append(...)``, ``x[0]["args"].extend(...)`` and the like on a known list, dict or set: done, when its
+  arguments are known (provider.document.python_mutate); any other call that may change one (``y = x.pop()``,
+  ``d.setdefault(k, []).append(v)``) makes the variable Unknown; ``:=`` makes the name it sets Unknown;
 * IPython's lines (provider.document.python_cells): ``x = !cmd`` makes x a shell command's output;
   a cell that still does not parse makes every name written in it Unknown ("cell N does not parse").
 
@@ -32,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import python_eval
+from provider.document import python_eval, python_mutate
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
 from provider.document.python_names import bound_names, changed_names, globals_of, root_name, walrus_names
@@ -42,8 +43,8 @@ __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset(keyword.kwlist)
-_MUTATORS: dict[type, frozenset[str]] = {list: frozenset({"append", "extend", "insert", "remove", "reverse", "sort", "clear", "pop"}),
-             dict: frozenset({"update", "setdefault", "clear", "pop"})}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 class Scope:
@@ -196,6 +197,9 @@ class Scope:
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
         self._dispatch(stmt, where)
         self._unknown(walrus_names(stmt), f"is set by := at {where}", where)  # the evaluator does not run it
+        if not isinstance(stmt, _COMPOUND):  # x = args.pop(): a change the evaluator does not make
+            for name, call in python_mutate.changes(self, stmt, stmt.value if isinstance(stmt, ast.Expr) else None):
+                self._unknown([name], f"may be changed by {call}() at {where}", where)
 
     def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
@@ -323,28 +327,11 @@ class Scope:
         if self.qualified(receiver) == "os.environ" and method in ("update", "setdefault", "pop", "clear"):
             self._environ_unknown = Unknown(f"the environment, changed by os.environ.{method}() at {where}", where)
             return
-        if not isinstance(receiver, ast.Name) or self.qualified(receiver) is not None:
+        name = python_mutate.root(receiver)
+        if name is None or self.qualified(name) is not None or isinstance(self.get(name.id), Unknown):
             return
-        value = self.get(receiver.id)
-        if not isinstance(value, Unknown) and not self._mutated(value, call):
-            self._unknown([receiver.id], f"may be changed by {receiver.id}.{method}() at {where}", where)
-
-    def _mutated(self, value: object, call: ast.Call) -> bool:
-        """Whether ``value.method(...)`` is done on ``value`` (a list's append, a dict's update...), or
-        cannot change it (a str's); False: the value may have changed."""
-        assert isinstance(call.func, ast.Attribute)
-        method = call.func.attr
-        if method in _MUTATORS.get(type(value), frozenset()):
-            args = [self.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
-            kwargs = {k.arg: self.evaluate(k.value) for k in call.keywords if k.arg is not None}
-            if len(args) == len(call.args) and len(kwargs) == len(call.keywords) \
-                    and not any(isinstance(a, Unknown) for a in [*args, *kwargs.values()]):
-                try:
-                    getattr(value, method)(*args, **kwargs)
-                    return True
-                except (LookupError, TypeError, ValueError):
-                    pass
-        return isinstance(value, (str, int, float, bool, tuple, bytes, type(None)))
+        if not python_mutate.done(self, call):
+            self._unknown([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
 
     def _magic(self, line: str, where: Where) -> None:
         """``%env NAME=VALUE`` and its kin (ipython_expand.env_magic reads them) set the environment."""
