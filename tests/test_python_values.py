@@ -213,7 +213,7 @@ def test_a_change_the_evaluator_does_not_make_is_never_read_as_before() -> None:
     exec(code, namespace)
     assert (namespace["P"], namespace["D"]) == ([1], {"a": [1]})
     scope = scope_after([("cell 1", code)])
-    for name, call, line in (("P", "P.pop", 2), ("D", "D.setdefault('a', []).append", 4)):
+    for name, call, line in (("P", "P.pop", 2), ("D", "D.setdefault", 4)):
         value = scope.get(name)
         assert isinstance(value, Unknown) and value.why == f"{name} may be changed by {call}() at cell 1, line {line}"
     assert scope.get("Q") == ["a"]  # count changes nothing

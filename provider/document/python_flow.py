@@ -72,6 +72,8 @@ class _Flow:
         self.returned = False
         self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
+        self.value: object = None  # the value the function being read returns (its return's, so far)
+        self.gave: object = None  # the value the function read last returned
 
     def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
         for stmt in stmts:
@@ -88,10 +90,14 @@ class _Flow:
                 yield from self.attempt(label, where, stmt)
             elif isinstance(stmt, ast.Return) and self.depth:
                 self.returned, self.result = True, stmt.value
+                self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
             elif (call := self.called(stmt)) is not None:
                 yield from self.call(label, call)
                 result, self.result = self.result, None
                 yield from self.plain(where, stmt, result)
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        self.scope._bind(target, self.gave, where)
             else:
                 yield from self.plain(where, stmt)
                 if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -124,7 +130,7 @@ class _Flow:
         yield Step(where, stmt, self.scope._snapshot(), cut)
         said = f"may be changed at {where}, after {cut}"
         imported = self.scope._not_run(stmt, said, where)
-        self.scope._unknown([n for n in self.scope.changed_by(stmt) if n not in imported], said, where)
+        self.scope.unknown_after(stmt, imported, said, where)
 
     def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
         self.scope._where = where
@@ -169,11 +175,13 @@ class _Flow:
             if id(expr) in self.defaults:
                 self.scope._set(name, self.defaults[id(expr)], where)
         self.depth += 1
+        outer, self.value = self.value, None  # a function that ends without a return returns None
         try:
             yield from self.body(source, define.body)
         finally:
             self.depth -= 1
-            self.returned, self.cut = False, None
+            self.gave = self.value if self.cut is None else Unknown(f"what {define.name}() returns ({self.cut})", where)
+            self.returned, self.cut, self.value = False, None, outer
         for name, (value, imported) in saved.items():
             self.scope._values.pop(name, None)
             self.scope._imports.pop(name, None)

@@ -44,19 +44,22 @@ def root_name(node: ast.expr, modules: Container[str] = ()) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) and node.id not in modules else []
 
 
-def changed_names(stmt: ast.AST, values: Mapping[str, object], modules: Container[str]) -> list[str]:
-    """The variables a statement may set or change, in order: the names it binds, and those it changes through a
-    subscript, an attribute or a method (``d[k] = ...``, ``x.append(...)``) but for a value no method or subscript
-    changes (a str's, a tuple's in ``values``: ``x.lower()`` in a loop leaves ``x`` as it was); never ``modules``."""
-    bound = bound_names(stmt)
-    names = list(bound)
+def changed_names(stmt: ast.AST, values: Mapping[str, object], modules: Container[str]) -> tuple[list[str], list[str]]:
+    """The variables a statement may set, and those it may change in place, each in order: the names it binds;
+    and those it changes through a subscript, an attribute or a method (``d[k] = ...``, ``x.append(...)``, a loop's
+    ``for pool in pools: pool["x"] = 1``), but for a value no method or subscript changes (a str's, a tuple's in
+    ``values``: ``x.lower()`` in a loop leaves ``x`` as it was). Never ``modules``."""
+    changed: list[str] = []
     for node in ast.walk(stmt):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names += root_name(node)
+            changed += root_name(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            names += root_name(node.func.value)
-    return [n for n in dict.fromkeys(names) if n not in modules
-            and (n in bound or not isinstance(values.get(n), (str, bytes, int, float, tuple, type(None))))]
+            changed += root_name(node.func.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _changes_something(node):
+            changed += [n.id for n in ast.walk(node.iter) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    in_place = [n for n in dict.fromkeys(changed) if n not in modules
+                and not isinstance(values.get(n), (str, bytes, int, float, tuple, type(None)))]
+    return [n for n in bound_names(stmt) if n not in modules], in_place
 
 
 def walrus_names(stmt: ast.AST) -> list[str]:
@@ -70,3 +73,10 @@ def walrus_names(stmt: ast.AST) -> list[str]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(node))
     return list(found)
+
+
+def _changes_something(loop: ast.For | ast.AsyncFor) -> bool:
+    """Whether a loop's body may change a value in place (a subscript or attribute set, a method called, +=)."""
+    return any((isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)))
+               or isinstance(n, ast.AugAssign) or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute))
+               for body in (loop.body, loop.orelse) for stmt in body for n in ast.walk(stmt))

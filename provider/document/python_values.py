@@ -34,6 +34,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from provider.document import python_eval, python_mutate
+from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
 from provider.document.python_names import bound_names, changed_names, globals_of, root_name, walrus_names
@@ -58,6 +59,7 @@ class Scope:
         self._environ: dict[str, object] = {}
         self._environ_unknown: Unknown | None = None
         self._environ_read: dict[str, str] = {}  # what the code read from this process's environment
+        self._may_share: dict[str, set[int]] = {}  # an Unknown variable -> the lists and dicts it may hold (their ids)
         self._where = Where("", 1)
 
     # reading ----------------------------------------------------------------------------------------
@@ -120,6 +122,7 @@ class Scope:
         twin._imports = dict(self._imports)
         twin._environ = dict(self._environ)
         twin._environ_read = dict(self._environ_read)
+        twin._may_share = {}  # its values are copies: no id of this scope's is theirs
         return twin
 
     # running one statement ---------------------------------------------------------------------------
@@ -132,6 +135,25 @@ class Scope:
                 value = Unknown(f"{name} is set from {value.why} at {value.where or where}", where, name)
         self._values[name] = value
         self._imports.pop(name, None)
+
+    def _shares(self, stmt: ast.AST, names: Iterable[str], old: set[int]) -> None:
+        """Each of ``names`` that ``stmt`` left Unknown may hold what the variables ``stmt`` reads hold (``x =
+        helper(B)`` may return B itself), and ``old``: a change through it later may be one to them."""
+        read = python_mutate.parts_of(self._values, [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)])
+        for name in names:
+            if isinstance(self._values.get(name), Unknown):
+                self._may_share[name] = read | old
+            else:
+                self._may_share.pop(name, None)
+
+    def _changed(self, names: list[str], why: str, where: Where) -> None:
+        """``names`` may be changed in place: Unknown, and so is every variable sharing a list or dict with one (or
+        that one, Unknown, may hold: _shares)."""
+        extra = set().union(*(self._may_share.get(n, set()) for n in names))
+        for other in python_mutate.holders(self._values, names, extra):
+            self._set(other, Unknown(f"{other} shares a list or dict with {', '.join(names)}, which {why}", where,
+                                     other), where)
+        self._unknown(names, why, where)
 
     def _unknown(self, names: Iterable[str], why: str, where: Where) -> None:
         for name in names:
@@ -151,9 +173,10 @@ class Scope:
             else:
                 self._environ[str(key)] = value
         elif isinstance(target, ast.Subscript):
-            self._store_item(target, value, where)
+            if not python_mutate.store(self, target, value):
+                self._changed(root_name(target, self._imports), f"is changed at {where}", where)
         else:
-            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
+            self._changed(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
         names = bound_names(target)
@@ -177,29 +200,15 @@ class Scope:
         for elt, item in zip(target.elts, items):
             self._bind(elt, item, where)
 
-    def _store_item(self, target: ast.Subscript, value: object, where: Where, delete: bool = False) -> None:
-        """``x[k] = value`` (``x[i][k]``, ``del x[k]`` when ``delete``) done on a known list or dict; else the
-        variable the subscript starts from becomes Unknown."""
-        container = self.evaluate(target.value) if isinstance(target.value, (ast.Name, ast.Subscript)) else None
-        key = self.evaluate(target.slice) if not isinstance(target.slice, ast.Slice) else None
-        if isinstance(container, (dict, list)) and not isinstance(value, Unknown) and key is not None \
-                and not isinstance(key, Unknown):
-            try:
-                if delete:
-                    del container[key]  # type: ignore[arg-type,unused-ignore]
-                else:
-                    container[key] = value  # type: ignore[index,call-overload,unused-ignore]
-                return
-            except (LookupError, TypeError):
-                pass
-        self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
-
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
+        bound = bound_names(stmt)
+        old = python_mutate.parts_of(self._values, bound) if isinstance(stmt, _COMPOUND) else set()  # may not run
         self._dispatch(stmt, where)
+        self._shares(stmt, bound, old)
         self._unknown(walrus_names(stmt), f"is set by := at {where}", where)  # the evaluator does not run it
         if not isinstance(stmt, _COMPOUND):  # x = args.pop(): a change the evaluator does not make
             for name, call in python_mutate.changes(self, stmt, stmt.value if isinstance(stmt, ast.Expr) else None):
-                self._unknown([name], f"may be changed by {call}() at {where}", where)
+                self._changed([name], f"may be changed by {call}() at {where}", where)
 
     def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
@@ -229,17 +238,22 @@ class Scope:
                                    ast.Continue, ast.Raise)):
             kind = type(stmt).__name__.lower().removeprefix("async")
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
-            self._unknown([n for n in self.changed_by(stmt) if n not in imported], f"is set inside the {kind} at {where}",
-                          where)
+            self.unknown_after(stmt, imported, f"is set inside the {kind} at {where}", where)
 
-    def changed_by(self, stmt: ast.stmt) -> list[str]:
-        """The variables ``stmt`` may set or change (python_names.changed_names says which)."""
-        return changed_names(stmt, self._values, self._imports)
+    def unknown_after(self, stmt: ast.stmt, imported: set[str], why: str, where: Where) -> None:
+        """Every variable ``stmt``, a statement that may or may not run, may set or change (python_names.changed_names
+        says which) becomes Unknown, less ``imported``; with what shares a list or dict with one it changes."""
+        bound, in_place = changed_names(stmt, self._values, self._imports)
+        old = python_mutate.parts_of(self._values, bound)  # still theirs if stmt does not run
+        self._changed([n for n in in_place if n not in imported], why, where)
+        self._unknown([n for n in bound if n not in imported], why, where)
+        self._shares(stmt, bound, old)
 
     def _delete(self, stmt: ast.Delete, where: Where) -> None:
         for target in stmt.targets:
             if isinstance(target, ast.Subscript):
-                self._store_item(target, None, where, delete=True)
+                if not python_mutate.store(self, target, None, delete=True):
+                    self._changed(root_name(target, self._imports), f"is changed at {where}", where)
             else:
                 self._unknown(bound_names(target) or root_name(target, self._imports), f"is deleted at {where}", where)
 
@@ -249,7 +263,7 @@ class Scope:
         if isinstance(test, Unknown):
             said = f"in the if at {where}, whose test is not known: {test.why}"
             imported = self._not_run(stmt, said, where)
-            self._unknown([n for n in self.changed_by(stmt) if n not in imported], f"is set {said}", where)
+            self.unknown_after(stmt, imported, f"is set {said}", where)
             return
         for inner in stmt.body if test else stmt.orelse:
             self._apply(inner, Where(where.label, inner.lineno))
@@ -263,7 +277,7 @@ class Scope:
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
         target = stmt.target
         if isinstance(target, ast.Attribute):
-            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
+            self._changed(root_name(target, self._imports), f"is changed at {where}", where)
             return
         old = self.get(target.id) if isinstance(target, ast.Name) else self.evaluate(ast.Subscript(
             target.value, target.slice, ast.Load()))
@@ -317,8 +331,9 @@ class Scope:
     def _expression(self, stmt: ast.Expr, where: Where) -> None:
         line = ipython_line(stmt)
         if line is not None:
-            if line[0] == MAGIC:
-                self._magic(line[1], where)
+            found = env_magic(line[1], self, where) if line[0] == MAGIC else None  # %env NAME=VALUE
+            if found is not None:
+                self._environ[found[0]] = found[1]
             return
         call = stmt.value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -328,18 +343,13 @@ class Scope:
             self._environ_unknown = Unknown(f"the environment, changed by os.environ.{method}() at {where}", where)
             return
         name = python_mutate.root(receiver)
-        if name is None or self.qualified(name) is not None or isinstance(self.get(name.id), Unknown):
+        if name is None or self.qualified(name) is not None:
             return
-        if not python_mutate.done(self, call):
-            self._unknown([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
-
-    def _magic(self, line: str, where: Where) -> None:
-        """``%env NAME=VALUE`` and its kin (ipython_expand.env_magic reads them) set the environment."""
-        from provider.document.ipython_expand import env_magic
-
-        found = env_magic(line, self, where)
-        if found is not None:
-            self._environ[found[0]] = found[1]
+        if isinstance(self.get(name.id), Unknown):  # what it may hold (_shares) may be changed
+            if method in python_mutate.MUTATOR_NAMES:
+                self._changed([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
+        elif not python_mutate.done(self, call):
+            self._changed([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
 
     def environ_set(self) -> dict[str, object]:
         """The environment variables the code has set so far (``%env``, ``os.environ[...] = ``): str or Unknown."""
