@@ -113,8 +113,23 @@ class Reader:
         if isinstance(node, ast.Name) and node.id in self.assigned:
             inner = self.assigned[node.id]
             reader = self.inner(inner, self.assigned)
-            return reader.value(inner.value, what) if reader.has_form(inner.value) else _NO_FORM
+            if not reader.has_form(inner.value):
+                return _NO_FORM
+            self._unchanged(node, inner, what)
+            return reader.value(inner.value, what)
         return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
+
+    def _unchanged(self, node: ast.Name, inner: Assigned, what: str) -> None:
+        """Refuse a name holding SDK forms that the code changed after its assignment (``params["b"] = hpt...``,
+        ``params.update(...)``): its value is read from that one assignment's code."""
+        from provider.document.python_values import Unknown
+
+        now = self.scope.get(node.id)
+        if isinstance(now, Unknown) and now.where is not None and now.where != inner.scope.where_of(inner.value):
+            raise SdkError(self.at(node), f"{what}: {node.id} holds the SDK's forms (hpt parameter specs, enum "
+                           f"members) and is changed after its assignment at {self.inner(inner, {}).at(inner.value)}:"
+                           f" {now.why}; trainjobs reads such a value from its one assignment",
+                           f"the whole value in one assignment ({node.id} = {{...}}), or a new name for the changed one")
 
     def _holding_form(self, node: ast.expr, what: str) -> object:
         """A choice, dict, list or tuple that holds an SDK form, read part by part."""
