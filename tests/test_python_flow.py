@@ -8,6 +8,7 @@ values (each read in the Scope flow gives for its statement). A ``mark`` flow pa
 from __future__ import annotations
 
 import ast
+import copy
 import textwrap
 
 import pytest
@@ -79,12 +80,35 @@ ORACLE = {
         except SystemExit:
             pass
         """,
+    "a default is evaluated where def runs, and is one object for every call": """
+        MACHINE = "n1-standard-4"
+        def main(machine=MACHINE, args=[], *, gpu=MACHINE + "-gpu"):
+            args.append("--n")
+            mark("main", machine, args, gpu)
+        MACHINE = "n1-standard-8"
+        main()
+        main()
+        main("a2-highgpu-1g", ["--x"])
+        mark("after", MACHINE)
+        """,
+    "a global a function sets, a global read at the call": """
+        MACHINE = "n1-standard-4"
+        def setup():
+            global MACHINE
+            MACHINE = "n1-standard-16"
+        def main():
+            mark("main", MACHINE)
+        MACHINE = "n1-standard-8"
+        main()
+        setup()
+        main()
+        """,
 }
 
 
 def _python(code: str) -> list[tuple[object, ...]]:
     marks: list[tuple[object, ...]] = []
-    exec(code, {"__name__": "__main__", "mark": lambda *args: marks.append(args)})
+    exec(code, {"__name__": "__main__", "mark": lambda *args: marks.append(copy.deepcopy(args))})  # values then
     return marks
 
 
@@ -150,3 +174,25 @@ def test_what_may_not_run_leaves_what_it_changes_unknown() -> None:
     (c, lst), = _flow(code)[0]
     assert isinstance(c, Unknown) and c.why.startswith("C may be changed at t, line 7, after the if at line 5")
     assert isinstance(lst, Unknown) and lst.why.startswith("L may be changed at t, line 8")
+
+
+def test_a_local_read_before_it_is_assigned_is_unknown() -> None:
+    """Python makes a name a function assigns local to all of it: read before, it raises UnboundLocalError."""
+    code = "M = 'global'\ndef main():\n    mark(M)\n    M = 'local'\n    mark(M)\nmain()\nmark(M)\n"
+    with pytest.raises(UnboundLocalError):
+        _python(code)
+    (first,), (second,), (after,) = _flow(code)[0]
+    assert isinstance(first, Unknown) and "M is local to main (assigned in it), and read before it is assigned there: " \
+        "Python raises UnboundLocalError" in first.why, first
+    assert (second, after) == ("local", "global")
+
+
+def test_a_change_inside_a_loop_or_block_leaves_the_value_unknown() -> None:
+    """``args.append(...)`` in a for loop (or a with block) changes args: never read as it was before the loop."""
+    code = "args = ['--lr=1']\ncfg = {'a': 1}\nname = 'x'\nfor a in ['--x']:\n    args.append(a)\n" \
+           "    name.upper()\nwith open('/dev/null') as fh:\n    cfg.update(b=2)\nmark(args, cfg, name)\n"
+    assert _python(code) == [(["--lr=1", "--x"], {"a": 1, "b": 2}, "x")]
+    (args, cfg, name), = _flow(code)[0]
+    assert isinstance(args, Unknown) and args.why.startswith("args is set inside the for at t, line 4"), args
+    assert isinstance(cfg, Unknown) and cfg.why.startswith("cfg is set inside the with at t, line 7"), cfg
+    assert name == "x"  # a str's method changes nothing

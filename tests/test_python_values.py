@@ -34,6 +34,8 @@ ORACLE = [
     'A = 7\ndel A\nA = "back"\nB: str = "annotated"\nC = D = "chained"',
     'W = [{"m": {"t": "a"}}]\nW[0]["m"]["spot"] = True\nX = {"a": 1, "b": [1]}\nX["a"] += 1\nX["b"] += [2]\ndel X["a"]',
     'L = [1, 2, 3]\nL[0] *= 5\ndel L[1]\nN = {"k": {"j": 1}}\nN["k"]["j"] -= 3',
+    'W = [{"args": [], "env": {}}]\nW[0]["args"].append("--x")\nW[0]["args"].extend(["--y", "1"])\n'
+    'W[0]["env"].update(A="1")\nA = W[0]["args"]\nA.insert(0, "--first")\nS = {"a"}\nS.add("b")\nT = "x"\nT.upper()',
 ]
 
 
@@ -188,3 +190,30 @@ def test_a_change_inside_a_module_leaves_the_module_imported() -> None:
     scope = scope_after([("t", "import sys, os\nsys.argv[1] = 'x'\nos.sep += 'x'\ndel sys.path[0]\n")])
     assert scope.qualified(ast.parse("sys.exit").body[0].value) == "sys.exit"  # type: ignore[attr-defined]
     assert scope.qualified(ast.parse("os.path").body[0].value) == "os.path"  # type: ignore[attr-defined]
+
+
+def test_a_name_set_by_the_walrus_is_never_read_as_it_was() -> None:
+    """``print(m := "b")`` sets m: the evaluator does not run := and so must not keep m's earlier value."""
+    code = 'm = "a"\nprint(m := "b")\nn = [(k := i) for i in range(3)]\ndef f():\n    (local := 1)\nlocal = 2\n'
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    assert (namespace["m"], namespace["k"], namespace["local"]) == ("b", 2, 2)
+    scope = scope_after([("cell 1", code)])
+    for name in ("m", "k"):
+        value = scope.get(name)
+        assert isinstance(value, Unknown) and value.why.startswith(f"{name} is set by := at cell 1, line "), value
+    assert scope.get("local") == 2  # a := inside a function binds the function's own name
+
+
+def test_a_change_the_evaluator_does_not_make_is_never_read_as_before() -> None:
+    """``x = args.pop()``, ``d.setdefault(k, []).append(v)``: Python changes args and d; trainjobs does not run these,
+    so it must not keep their values from before."""
+    code = 'P = [1, 2]\nX = P.pop()\nD = {}\nD.setdefault("a", []).append(1)\nQ = ["a"]\nN = len(Q) + Q.count("a")\n'
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    assert (namespace["P"], namespace["D"]) == ([1], {"a": [1]})
+    scope = scope_after([("cell 1", code)])
+    for name, call, line in (("P", "P.pop", 2), ("D", "D.setdefault", 4)):
+        value = scope.get(name)
+        assert isinstance(value, Unknown) and value.why == f"{name} may be changed by {call}() at cell 1, line {line}"
+    assert scope.get("Q") == ["a"]  # count changes nothing

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record
-from provider.document.python_unknown import Unknown
+from provider.document.python_unknown import Unknown, Where
 
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
@@ -202,3 +202,26 @@ def _value(field: Field, scope: Scope) -> object:
     if isinstance(value, Unknown) and value.name is None and " raises " in value.why:
         return Fails(f"raises an error in Python: {value.why}", True)
     return value
+
+
+def env_magic(line: str, scope: Scope, where: Where) -> tuple[str, object] | None:
+    """What ``%env NAME=VALUE`` (``%env NAME VALUE``, ``%set_env``) sets: its arguments expanded as IPython
+    expands a line magic's, then split as its env magic splits them; (name, value or Unknown), or None when
+    the line sets nothing (``%env`` alone lists the environment, ``%env NAME`` reads one variable)."""
+    words = line.split(None, 1)
+    if words[0] not in ("%env", "%set_env") or len(words) < 2:
+        return None
+    split = "=" if "=" in words[1] else " "
+    if len(words[1].split(split, 1)) < 2:
+        return None
+    expanded = var_expand(words[1], scope)
+    name, value = (part.strip() for part in expanded.text.split(split, 1))
+    if expanded.failed is None and expanded.unknown is not None:
+        name = words[1].split(split, 1)[0].strip()
+        unknown = expanded.unknown[1]
+        source = f"{unknown.name}; {unknown.why}" if unknown.name else unknown.why
+        return name, Unknown(f"the environment variable {name}, set by {line.strip()!r} at {where} from {source}",
+                             where, None)
+    if name and not any(c.isspace() for c in name):
+        return name, value
+    return None

@@ -4,7 +4,9 @@ What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in 
 (``!s !r !a``, format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``;
 subscripts and slices; ``str() int() float() bool() len()`` and a few more pure builtins; the pure
 methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``; ``os.path.join`` and its
-kin; ``os.environ.get``, ``os.getenv`` and ``os.environ[...]``, read from this process's environment.
+kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
+process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, its ``.name`` and
+``.value``) where the Scope was given the API's table (provider.document.python_enum).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
 a call (``datetime.now()``: the time the notebook runs; ``uuid``/``random``: a random value), a
@@ -22,6 +24,7 @@ from string import Formatter
 from typing import TYPE_CHECKING, Any
 
 from provider.document.python_cells import MAGIC, SHELL
+from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
 
 if TYPE_CHECKING:
@@ -168,8 +171,17 @@ def _bool(scope: Scope, node: ast.BoolOp) -> Any:
 
 def _attribute(scope: Scope, node: ast.Attribute) -> Any:
     dotted = scope.qualified(node)
-    if dotted is None:
-        _known(scope, node.value)
+    if dotted is not None:
+        found = scope.enum(dotted)
+        if isinstance(found, str):
+            raise _unknown(scope, node, found)
+        if found is not None:
+            return found
+        base = scope.enum(dotted.rsplit(".", 1)[0])  # aip.gapic.AcceleratorType.NVIDIA_TESLA_T4.name
+    else:
+        base = _known(scope, node.value)
+    if isinstance(base, EnumMember) and node.attr in ("name", "value"):
+        return base.attribute(node.attr)
     raise _unknown(scope, node, f"{dotted or _shown(node)}, an attribute trainjobs does not read")
 
 
@@ -230,6 +242,13 @@ def _too_large(op: ast.operator, a: Any, b: Any) -> bool:
 def _compare(scope: Scope, node: ast.Compare) -> bool:
     left = _known(scope, node.left)
     for op, right_node in zip(node.ops, node.comparators):
+        if isinstance(op, (ast.In, ast.NotIn)) and _environ(scope, right_node):  # "KEY" in os.environ
+            if not isinstance(left, str) or right_node is not node.comparators[-1]:
+                raise _unknown(scope, node, f"{_shown(node)}: a test of os.environ trainjobs does not read")
+            value = scope.environ(left, node)
+            if isinstance(value, Unknown):
+                raise _Give(value)
+            return (value is None) != isinstance(op, ast.In)
         right = _known(scope, right_node)
         if isinstance(op, (ast.Is, ast.IsNot)) and not any(v is None or isinstance(v, bool) for v in (left, right)):
             raise _unknown(scope, node, f"{_shown(node)}: 'is' between values that are not None, True or False")
@@ -237,6 +256,13 @@ def _compare(scope: Scope, node: ast.Compare) -> bool:
             return False
         left = right
     return True
+
+
+def _environ(scope: Scope, node: ast.expr) -> bool:
+    """Whether ``node`` is ``os.environ`` or ``os.environ.keys()``."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return scope.qualified(node.func) == "os.environ.keys"
+    return scope.qualified(node) == "os.environ"
 
 
 def _subscript(scope: Scope, node: ast.Subscript) -> Any:

@@ -11,8 +11,9 @@ follows the code where its path is known without running it:
   ``finally``;
 * ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
-  defaults), at the call's line, then f's body up to a ``return``; after it, the names f binds (its locals)
-  get back the values they had before the call, and the statement of the call itself comes (its Step's
+  defaults: each the one value its expression gave where ``def`` ran, as Python keeps it), at the call's line,
+  then f's body up to a ``return``, each other name f binds (its locals) Unknown until f assigns it (read
+  before, Python raises UnboundLocalError); after it, the names f binds get back the values they had before the call, and the statement of the call itself comes (its Step's
   ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``). Calls are
   read 8 deep and 1,000 in all at most; past that a call is a plain statement.
 
@@ -30,7 +31,8 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
-from provider.document.python_names import bound_names, globals_of, root_name
+from provider.document.python_enum import Enums
+from provider.document.python_names import bound_names, globals_of
 from provider.document.python_unknown import Unknown, Where
 from provider.document.python_values import Scope, parsed
 
@@ -51,9 +53,10 @@ class Step(Record):
     returned: ast.expr | None = None  # the statement of a call read here: the expression its return gave
 
 
-def flow(sources: Iterable[tuple[str, str]]) -> Iterator[Step]:
-    """Each statement ``sources`` ((label, Python text) in order) run, as the module says."""
-    walker = _Flow(Scope())
+def flow(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Iterator[Step]:
+    """Each statement ``sources`` ((label, Python text) in order) run, as the module says; ``enums``: the API's
+    enum members, as python_enum says."""
+    walker = _Flow(Scope(enums))
     for label, tree in parsed(walker.scope, sources):
         walker.cut = None  # a notebook's next cell runs after one that exits
         yield from walker.body(label, tree.body)
@@ -63,11 +66,14 @@ class _Flow:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.defs: dict[str, tuple[str, ast.FunctionDef]] = {}  # the functions defined at top level: (source, def)
+        self.defaults: dict[int, object] = {}  # each default's value where its def ran, by id of its expression
         self.depth = 0
         self.calls = 0
         self.returned = False
         self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
+        self.value: object = None  # the value the function being read returns (its return's, so far)
+        self.gave: object = None  # the value the function read last returned
 
     def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
         for stmt in stmts:
@@ -84,10 +90,14 @@ class _Flow:
                 yield from self.attempt(label, where, stmt)
             elif isinstance(stmt, ast.Return) and self.depth:
                 self.returned, self.result = True, stmt.value
+                self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
             elif (call := self.called(stmt)) is not None:
                 yield from self.call(label, call)
                 result, self.result = self.result, None
                 yield from self.plain(where, stmt, result)
+                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        self.scope._bind(target, self.gave, where)
             else:
                 yield from self.plain(where, stmt)
                 if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -120,8 +130,7 @@ class _Flow:
         yield Step(where, stmt, self.scope._snapshot(), cut)
         said = f"may be changed at {where}, after {cut}"
         imported = self.scope._not_run(stmt, said, where)
-        self.scope._unknown([n for n in _changed(stmt) if n not in imported and n not in self.scope._imports],
-                            said, where)
+        self.scope.unknown_after(stmt, imported, said, where)
 
     def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
         self.scope._where = where
@@ -131,6 +140,8 @@ class _Flow:
             self.defs.pop(name, None)
         if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list and not self.depth:
             self.defs[stmt.name] = (where.label, stmt)
+            for default in [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]:
+                self.defaults[id(default)] = self.scope.evaluate(default)
 
     def called(self, stmt: ast.stmt) -> tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]] | None:
         """The call of a top-level function ``stmt`` makes, with its parameters bound, where it is read."""
@@ -155,14 +166,22 @@ class _Flow:
         local = [n for n in [*(name for name, _ in bound), *bound_names(ast.Module(define.body, []))]
                  if n not in globals_of(define)]
         saved = {name: (self.scope._values.get(name, _MISSING), self.scope._imports.get(name)) for name in local}
+        params = [name for name, _ in bound]
+        self.scope._unknown([n for n in local if n not in params], f"is local to {define.name} (assigned in it), and "
+                            f"read before it is assigned there: Python raises UnboundLocalError", where)
         for assign in _assignments(bound, node):
             yield from self.plain(where, assign)
+        for name, expr in bound:  # a default is evaluated once, where def runs, and that one object is the default
+            if id(expr) in self.defaults:
+                self.scope._set(name, self.defaults[id(expr)], where)
         self.depth += 1
+        outer, self.value = self.value, None  # a function that ends without a return returns None
         try:
             yield from self.body(source, define.body)
         finally:
             self.depth -= 1
-            self.returned, self.cut = False, None
+            self.gave = self.value if self.cut is None else Unknown(f"what {define.name}() returns ({self.cut})", where)
+            self.returned, self.cut, self.value = False, None, outer
         for name, (value, imported) in saved.items():
             self.scope._values.pop(name, None)
             self.scope._imports.pop(name, None)
@@ -192,18 +211,6 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
         return f"the if {line}, whose test is not known ({scope.evaluate(stmt.test)})"
     word = type(stmt).__name__.lower().removeprefix("async")
     return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'} {line}"
-
-
-def _changed(stmt: ast.stmt) -> list[str]:
-    """The variables a statement may set or change: the names it binds, and those it changes through a subscript,
-    an attribute or a method (``d[k] = ...``, ``x.append(...)``)."""
-    names = bound_names(stmt)
-    for node in ast.walk(stmt):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names += root_name(node)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            names += root_name(node.func.value)
-    return list(dict.fromkeys(names))
 
 
 def _leaves(stmt: ast.stmt, function: bool) -> str | None:

@@ -10,12 +10,14 @@ gives an expression's value there (provider.document.python_eval says what it ev
   (``os.environ[K] = ...`` and ``%env K=V`` set the environment that later reads see);
 * ``if``/``elif``/``else`` whose test is known: only the branch taken runs; whose test is not known:
   every name any branch binds becomes Unknown, naming the ``if``;
-* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind becomes Unknown (python_flow.flow
+* ``for``, ``while``, ``with``, ``try``, ``match``: every name they bind or change (``args.append(...)``,
+  ``d[k] = ...`` inside) becomes Unknown (python_flow.flow
   reads a ``try``'s body, and a function where it is called, as running instead); ``def`` and
   ``class`` bind an Unknown ("a function defined at ..."), and so does every name a function
   declares ``global``;
-* ``x.append(...)`` and the like on a known list or dict: done, when its arguments are known; any other
-  method call on a variable makes it Unknown, as the call may change it;
+* ``x.append(...)``, ``x[0]["args"].extend(...)`` and the like on a known list, dict or set: done, when its
+  arguments are known (provider.document.python_mutate); any other call that may change one (``y = x.pop()``,
+  ``d.setdefault(k, []).append(v)``) makes the variable Unknown; ``:=`` makes the name it sets Unknown;
 * IPython's lines (provider.document.python_cells): ``x = !cmd`` makes x a shell command's output;
   a cell that still does not parse makes every name written in it Unknown ("cell N does not parse").
 
@@ -31,29 +33,33 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import python_eval
+from provider.document import python_eval, python_mutate
+from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
-from provider.document.python_names import bound_names, globals_of, root_name
+from provider.document.python_enum import EnumMember, Enums
+from provider.document.python_names import bound_names, changed_names, globals_of, root_name, walrus_names
 from provider.document.python_unknown import Unknown, Where
 
 __all__ = ["Scope", "Unknown", "Where", "scope_after", "statements"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset(keyword.kwlist)
-_MUTATORS: dict[type, frozenset[str]] = {list: frozenset({"append", "extend", "insert", "remove", "reverse", "sort", "clear", "pop"}),
-             dict: frozenset({"update", "setdefault", "clear", "pop"})}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 class Scope:
     """The top-level variables, imports and environment as they are at one statement."""
 
-    def __init__(self) -> None:
+    def __init__(self, enums: Enums | None = None) -> None:
+        self._enums = enums  # the API's enum members, as the reader building this scope knows them (python_enum)
         self._values: dict[str, object] = {"__name__": "__main__"}
         self._imports: dict[str, str] = {}
         self._star: Unknown | None = None
         self._environ: dict[str, object] = {}
         self._environ_unknown: Unknown | None = None
         self._environ_read: dict[str, str] = {}  # what the code read from this process's environment
+        self._may_share: dict[str, set[int]] = {}  # an Unknown variable -> the lists and dicts it may hold (their ids)
         self._where = Where("", 1)
 
     # reading ----------------------------------------------------------------------------------------
@@ -81,6 +87,10 @@ class Scope:
         if isinstance(node, ast.Name) and node.id not in self._values:
             return self._imports.get(node.id)
         return None
+
+    def enum(self, dotted: str) -> EnumMember | str | None:
+        """The enum member the dotted import path ``dotted`` names (python_enum.Enums says what comes back)."""
+        return None if self._enums is None else self._enums(dotted)
 
     def environ(self, name: str, node: ast.AST | None = None) -> object:
         """Environment variable ``name`` as the code would read it: str, None when unset, or Unknown."""
@@ -112,6 +122,7 @@ class Scope:
         twin._imports = dict(self._imports)
         twin._environ = dict(self._environ)
         twin._environ_read = dict(self._environ_read)
+        twin._may_share = {}  # its values are copies: no id of this scope's is theirs
         return twin
 
     # running one statement ---------------------------------------------------------------------------
@@ -124,6 +135,25 @@ class Scope:
                 value = Unknown(f"{name} is set from {value.why} at {value.where or where}", where, name)
         self._values[name] = value
         self._imports.pop(name, None)
+
+    def _shares(self, stmt: ast.AST, names: Iterable[str], old: set[int]) -> None:
+        """Each of ``names`` that ``stmt`` left Unknown may hold what the variables ``stmt`` reads hold (``x =
+        helper(B)`` may return B itself), and ``old``: a change through it later may be one to them."""
+        read = python_mutate.parts_of(self._values, [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)])
+        for name in names:
+            if isinstance(self._values.get(name), Unknown):
+                self._may_share[name] = read | old
+            else:
+                self._may_share.pop(name, None)
+
+    def _changed(self, names: list[str], why: str, where: Where) -> None:
+        """``names`` may be changed in place: Unknown, and so is every variable sharing a list or dict with one (or
+        that one, Unknown, may hold: _shares)."""
+        extra = set().union(*(self._may_share.get(n, set()) for n in names))
+        for other in python_mutate.holders(self._values, names, extra):
+            self._set(other, Unknown(f"{other} shares a list or dict with {', '.join(names)}, which {why}", where,
+                                     other), where)
+        self._unknown(names, why, where)
 
     def _unknown(self, names: Iterable[str], why: str, where: Where) -> None:
         for name in names:
@@ -143,9 +173,10 @@ class Scope:
             else:
                 self._environ[str(key)] = value
         elif isinstance(target, ast.Subscript):
-            self._store_item(target, value, where)
+            if not python_mutate.store(self, target, value):
+                self._changed(root_name(target, self._imports), f"is changed at {where}", where)
         else:
-            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
+            self._changed(root_name(target, self._imports), f"is changed at {where}", where)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: object, where: Where) -> None:
         names = bound_names(target)
@@ -169,24 +200,17 @@ class Scope:
         for elt, item in zip(target.elts, items):
             self._bind(elt, item, where)
 
-    def _store_item(self, target: ast.Subscript, value: object, where: Where, delete: bool = False) -> None:
-        """``x[k] = value`` (``x[i][k]``, ``del x[k]`` when ``delete``) done on a known list or dict; else the
-        variable the subscript starts from becomes Unknown."""
-        container = self.evaluate(target.value) if isinstance(target.value, (ast.Name, ast.Subscript)) else None
-        key = self.evaluate(target.slice) if not isinstance(target.slice, ast.Slice) else None
-        if isinstance(container, (dict, list)) and not isinstance(value, Unknown) and key is not None \
-                and not isinstance(key, Unknown):
-            try:
-                if delete:
-                    del container[key]  # type: ignore[arg-type,unused-ignore]
-                else:
-                    container[key] = value  # type: ignore[index,call-overload,unused-ignore]
-                return
-            except (LookupError, TypeError):
-                pass
-        self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
-
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
+        bound = bound_names(stmt)
+        old = python_mutate.parts_of(self._values, bound) if isinstance(stmt, _COMPOUND) else set()  # may not run
+        self._dispatch(stmt, where)
+        self._shares(stmt, bound, old)
+        self._unknown(walrus_names(stmt), f"is set by := at {where}", where)  # the evaluator does not run it
+        if not isinstance(stmt, _COMPOUND):  # x = args.pop(): a change the evaluator does not make
+            for name, call in python_mutate.changes(self, stmt, stmt.value if isinstance(stmt, ast.Expr) else None):
+                self._changed([name], f"may be changed by {call}() at {where}", where)
+
+    def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
             value = self.evaluate(stmt.value)
             for target in stmt.targets:
@@ -214,13 +238,22 @@ class Scope:
                                    ast.Continue, ast.Raise)):
             kind = type(stmt).__name__.lower().removeprefix("async")
             imported = self._not_run(stmt, f"inside the {kind} at {where}", where)
-            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set inside the {kind} at {where}",
-                          where)
+            self.unknown_after(stmt, imported, f"is set inside the {kind} at {where}", where)
+
+    def unknown_after(self, stmt: ast.stmt, imported: set[str], why: str, where: Where) -> None:
+        """Every variable ``stmt``, a statement that may or may not run, may set or change (python_names.changed_names
+        says which) becomes Unknown, less ``imported``; with what shares a list or dict with one it changes."""
+        bound, in_place = changed_names(stmt, self._values, self._imports)
+        old = python_mutate.parts_of(self._values, bound)  # still theirs if stmt does not run
+        self._changed([n for n in in_place if n not in imported], why, where)
+        self._unknown([n for n in bound if n not in imported], why, where)
+        self._shares(stmt, bound, old)
 
     def _delete(self, stmt: ast.Delete, where: Where) -> None:
         for target in stmt.targets:
             if isinstance(target, ast.Subscript):
-                self._store_item(target, None, where, delete=True)
+                if not python_mutate.store(self, target, None, delete=True):
+                    self._changed(root_name(target, self._imports), f"is changed at {where}", where)
             else:
                 self._unknown(bound_names(target) or root_name(target, self._imports), f"is deleted at {where}", where)
 
@@ -230,7 +263,7 @@ class Scope:
         if isinstance(test, Unknown):
             said = f"in the if at {where}, whose test is not known: {test.why}"
             imported = self._not_run(stmt, said, where)
-            self._unknown([n for n in bound_names(stmt) if n not in imported], f"is set {said}", where)
+            self.unknown_after(stmt, imported, f"is set {said}", where)
             return
         for inner in stmt.body if test else stmt.orelse:
             self._apply(inner, Where(where.label, inner.lineno))
@@ -244,7 +277,7 @@ class Scope:
     def _augment(self, stmt: ast.AugAssign, where: Where) -> None:
         target = stmt.target
         if isinstance(target, ast.Attribute):
-            self._unknown(root_name(target, self._imports), f"is changed at {where}", where)
+            self._changed(root_name(target, self._imports), f"is changed at {where}", where)
             return
         old = self.get(target.id) if isinstance(target, ast.Name) else self.evaluate(ast.Subscript(
             target.value, target.slice, ast.Load()))
@@ -298,8 +331,9 @@ class Scope:
     def _expression(self, stmt: ast.Expr, where: Where) -> None:
         line = ipython_line(stmt)
         if line is not None:
-            if line[0] == MAGIC:
-                self._magic(line[1], where)
+            found = env_magic(line[1], self, where) if line[0] == MAGIC else None  # %env NAME=VALUE
+            if found is not None:
+                self._environ[found[0]] = found[1]
             return
         call = stmt.value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -308,62 +342,25 @@ class Scope:
         if self.qualified(receiver) == "os.environ" and method in ("update", "setdefault", "pop", "clear"):
             self._environ_unknown = Unknown(f"the environment, changed by os.environ.{method}() at {where}", where)
             return
-        if not isinstance(receiver, ast.Name) or self.qualified(receiver) is not None:
+        name = python_mutate.root(receiver)
+        if name is None or self.qualified(name) is not None:
             return
-        value = self.get(receiver.id)
-        if not isinstance(value, Unknown) and not self._mutated(value, call):
-            self._unknown([receiver.id], f"may be changed by {receiver.id}.{method}() at {where}", where)
-
-    def _mutated(self, value: object, call: ast.Call) -> bool:
-        """Whether ``value.method(...)`` is done on ``value`` (a list's append, a dict's update...), or
-        cannot change it (a str's); False: the value may have changed."""
-        assert isinstance(call.func, ast.Attribute)
-        method = call.func.attr
-        if method in _MUTATORS.get(type(value), frozenset()):
-            args = [self.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
-            kwargs = {k.arg: self.evaluate(k.value) for k in call.keywords if k.arg is not None}
-            if len(args) == len(call.args) and len(kwargs) == len(call.keywords) \
-                    and not any(isinstance(a, Unknown) for a in [*args, *kwargs.values()]):
-                try:
-                    getattr(value, method)(*args, **kwargs)
-                    return True
-                except (LookupError, TypeError, ValueError):
-                    pass
-        return isinstance(value, (str, int, float, bool, tuple, bytes, type(None)))
-
-    def _magic(self, line: str, where: Where) -> None:
-        """``%env NAME=VALUE`` (``%env NAME VALUE``, ``%set_env``): its arguments expanded as IPython expands
-        a line magic's, then split as its env magic splits them."""
-        from provider.document.ipython_expand import var_expand
-
-        words = line.split(None, 1)
-        if words[0] not in ("%env", "%set_env") or len(words) < 2:
-            return
-        split = "=" if "=" in words[1] else " "
-        if len(words[1].split(split, 1)) < 2:
-            return
-        expanded = var_expand(words[1], self)
-        name, value = (part.strip() for part in expanded.text.split(split, 1))
-        if expanded.failed is None and expanded.unknown is not None:
-            name = words[1].split(split, 1)[0].strip()
-            unknown = expanded.unknown[1]
-            source = f"{unknown.name}; {unknown.why}" if unknown.name else unknown.why
-            self._environ[name] = Unknown(f"the environment variable {name}, set by {line.strip()!r} at {where} from "
-                                          f"{source}", where, None)
-        elif name and not any(c.isspace() for c in name):
-            self._environ[name] = value
+        if isinstance(self.get(name.id), Unknown):  # what it may hold (_shares) may be changed
+            if method in python_mutate.MUTATOR_NAMES:
+                self._changed([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
+        elif not python_mutate.done(self, call):
+            self._changed([name.id], f"may be changed by {ast.unparse(call.func)}() at {where}", where)
 
     def environ_set(self) -> dict[str, object]:
         """The environment variables the code has set so far (``%env``, ``os.environ[...] = ``): str or Unknown."""
         return dict(self._environ)
 
 
-def statements(sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+def statements(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Iterator[tuple[Where, ast.stmt, Scope]]:
     """Each top-level statement of ``sources`` ((label, Python text) in order), with where it is and the
     Scope just before it runs (a copy of its own); then the statement is applied. A notebook's IPython
     lines are statements too (provider.document.python_cells.ipython_line reads them)."""
-    scope = Scope()
-    yield from _walk(scope, sources)
+    yield from _walk(Scope(enums), sources)
 
 
 def parsed(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[str, ast.Module]]:
@@ -391,9 +388,9 @@ def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Wh
             scope._apply(stmt, where)
 
 
-def scope_after(sources: Iterable[tuple[str, str]]) -> Scope:
+def scope_after(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Scope:
     """The Scope once every statement of ``sources`` has run."""
-    scope = Scope()
+    scope = Scope(enums)
     for _ in _walk(scope, sources):
         pass
     return scope

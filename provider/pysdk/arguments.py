@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from provider.core.record import Record, field
+from provider.document.python_enum import EnumMember
 
 
 class SdkError(Exception):
@@ -44,6 +45,10 @@ class Call(Record):
         value = self.args.get(name)
         if value is None or isinstance(value, str):
             return value
+        if isinstance(value, EnumMember):  # accelerator_type=AcceleratorType.NVIDIA_TESLA_T4: the SDK takes the name
+            raise SdkError(self.place(name), f"{self.what}({name}=...): {name} is the enum member {value!r}, and the "
+                           f"SDK takes a str here: it raises ValueError for a member", f"its name: "
+                           f"{name}={value.name!r} (the member's .name)")
         raise SdkError(self.place(name), f"{self.what}({name}={value!r}): {name} is a {type(value).__name__}",
                        "a str")
 

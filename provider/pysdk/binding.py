@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record
+from provider.document.python_enum import named
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, REQUIRED, SIGNATURES, parameter_class
 
@@ -88,6 +89,8 @@ class Reader:
         if form is not _NO_FORM:
             return form
         value = self.scope.evaluate(node)
+        if isinstance(value, (list, tuple, dict)):
+            return named(value)  # a member inside is given for an enum field: the SDK's proto-plus reads its name
         if isinstance(value, Unknown):
             elsewhere = (value.where is not None and str(value.where) not in value.why
                          and (value.where.line != getattr(node, "lineno", 0)
@@ -110,8 +113,23 @@ class Reader:
         if isinstance(node, ast.Name) and node.id in self.assigned:
             inner = self.assigned[node.id]
             reader = self.inner(inner, self.assigned)
-            return reader.value(inner.value, what) if reader.has_form(inner.value) else _NO_FORM
+            if not reader.has_form(inner.value):
+                return _NO_FORM
+            self._unchanged(node, inner, what)
+            return reader.value(inner.value, what)
         return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
+
+    def _unchanged(self, node: ast.Name, inner: Assigned, what: str) -> None:
+        """Refuse a name holding SDK forms that the code changed after its assignment (``params["b"] = hpt...``,
+        ``params.update(...)``): its value is read from that one assignment's code."""
+        from provider.document.python_values import Unknown
+
+        now = self.scope.get(node.id)
+        if isinstance(now, Unknown) and now.where is not None and now.where != inner.scope.where_of(inner.value):
+            raise SdkError(self.at(node), f"{what}: {node.id} holds the SDK's forms (hpt parameter specs, enum "
+                           f"members) and is changed after its assignment at {self.inner(inner, {}).at(inner.value)}:"
+                           f" {now.why}; trainjobs reads such a value from its one assignment",
+                           f"the whole value in one assignment ({node.id} = {{...}}), or a new name for the changed one")
 
     def _holding_form(self, node: ast.expr, what: str) -> object:
         """A choice, dict, list or tuple that holds an SDK form, read part by part."""

@@ -9,7 +9,7 @@ mapping, each key at the line and column it was written, and converted as a requ
 (provider/cli/convert_request.py, then convert_mapping): one reading of a request, wherever it is written.
 
 A message class is read as the dict of its keyword arguments (proto-plus takes the same fields by the same
-names); an enum member as its name. Anything else is the evaluator's (binding.Reader.value): a value it cannot
+names); an enum member (the evaluator's, provider/document/python_enum.py) as its name. Anything else is the evaluator's (binding.Reader.value): a value it cannot
 know is refused naming the argument. The client call's own options (``retry``, ``timeout``, ``metadata``) are
 not part of the job: each is named in a note.
 """
@@ -17,11 +17,11 @@ not part of the job: each is named in a note.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from provider.core.job_kinds import KINDS
+from provider.document.python_enum import named
 from provider.pysdk.arguments import SdkError
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 METHODS = {f"create_{kind.method}": kind.method for kind in KINDS}
 _PACKAGE = "google.cloud.aiplatform"  # aiplatform.gapic, aiplatform_v1, aiplatform_v1beta1 and their types
 _CALL_OPTIONS = ("retry", "timeout", "metadata")
-_ENUM_MEMBER = re.compile(r"[A-Z][A-Z0-9_]*")
 _NOT_FOLLOWED = object()
 
 
@@ -92,11 +91,10 @@ class RequestReader:
             if isinstance(node, (ast.Call, ast.Attribute, ast.Name)) else None
         if isinstance(node, ast.Call) and _ours(qualified):
             return self._message(node, what)
-        if isinstance(node, ast.Attribute) and _ours(qualified) and _ENUM_MEMBER.fullmatch(node.attr):
-            return node.attr  # AcceleratorType.NVIDIA_TESLA_T4: the name, as the REST API reads it
         if isinstance(node, ast.Call) and qualified == "datetime.timedelta":
             return self._duration(node, what)
-        return reader.value(node, what)
+        # an enum member (AcceleratorType.NVIDIA_TESLA_T4, or a name holding one): its name, as proto-plus reads it
+        return named(reader.value(node, what))
 
     def _items(self, node: ast.List | ast.Tuple, what: str) -> list[object]:
         items = [self.value(item, f"{what}[{i}]") for i, item in enumerate(node.elts)]
@@ -184,7 +182,7 @@ class RequestReader:
         finally:
             self.reader = outer
             self.following.discard(id(assigned))
-        return found if isinstance(now, Unknown) or found == now else _NOT_FOLLOWED
+        return found if isinstance(now, Unknown) or found == named(now) else _NOT_FOLLOWED
 
     def _message(self, node: ast.Call, what: str) -> dict[str, object]:
         name = ast.unparse(node.func)

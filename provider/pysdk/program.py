@@ -45,6 +45,7 @@ from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.script_training import script_training_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
 from provider.pysdk.tuning import tuning_job
+from provider.spec.formats.vertex import api_enums
 
 _METHODS = ("run", "submit")
 
@@ -320,7 +321,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     from provider.document.python_flow import flow
 
     walk = _Walk(shown, cells)
-    for at in flow(sources):
+    for at in flow(sources, api_enums.member):
         place = f"{shown} {at.where.label}" if cells else shown
         reader = Reader(place, at.scope, walk.assigned, cells)
         if at.skipped is not None:
@@ -357,7 +358,7 @@ def builders(sources: Sequence[tuple[str, str]], skipped: bool = False) -> dict[
     from provider.document.python_flow import flow
 
     found: dict[str, str] = {}
-    for at in flow(sources):
+    for at in flow(sources, api_enums.member):
         for node in ast.walk(at.stmt) if (at.skipped is not None) == skipped else ():
             if isinstance(node, ast.Call) and at.where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"

@@ -144,12 +144,12 @@ def test_a_notebook_cell_that_calls_the_client_converts_as_the_script_does(tmp_p
 
 def test_a_name_holding_the_clients_forms_assigned_again_is_refused() -> None:
     """Its value at the use is one the evaluator cannot hold, and the code read would be the later one's."""
-    path = HERE / "refused" / "reassigned_enum_pool.py"
+    path = HERE / "refused" / "reassigned_message_pool.py"
     proc = run_cli("convert", str(path))
     no_traceback(proc)
     assert proc.returncode == 1
     assert "pool holds the client's message classes or enum members and is assigned again at " in proc.stderr
-    assert "reassigned_enum_pool.py:5:8, after the value used here" in proc.stderr, proc.stderr
+    assert "reassigned_message_pool.py:5:8, after the value used here" in proc.stderr, proc.stderr
 
 
 def test_a_name_assigned_from_itself_is_read_as_python_reads_it(tmp_path: Path) -> None:

@@ -57,11 +57,37 @@ def _is_value(message: Any) -> bool:
     return bool(message.full_name.startswith(("google.protobuf.", "google.rpc.")))
 
 
+def _homes(enum: str, module: str) -> list[str]:
+    """The modules of the client that name ``enum`` (defined in ``module``, e.g. accelerator_type): of the places
+    Google's samples import enums from, those where the installed client has it."""
+    import importlib
+    import warnings
+
+    packages = ("google.cloud.aiplatform_v1", "google.cloud.aiplatform_v1beta1")
+    compat = "google.cloud.aiplatform.compat.types"
+    candidates = ["google.cloud.aiplatform.gapic", *packages, *(f"{p}.types" for p in packages),
+                  *(f"{p}.types.{module}" for p in packages),
+                  *(f"{compat}.{module}{suffix}" for suffix in ("", "_v1", "_v1beta1"))]
+    found = []
+    for home in candidates:
+        path, _, attr = home.rpartition(".") if home.startswith(compat) else (home, "", "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            owner: Any = importlib.import_module(path)
+        owner = getattr(owner, attr, None) if attr else owner
+        for part in enum.split("."):
+            owner = getattr(owner, part, None)
+        if owner is not None:
+            found.append(home)
+    return found
+
+
 def build() -> dict[str, Any]:
     from google.cloud.aiplatform_v1 import types
 
     messages: dict[str, dict[str, str]] = {}
     enums: dict[str, dict[str, str]] = {}
+    enum_types: dict[str, dict[str, Any]] = {}
 
     def walk(message: Any) -> None:
         name = _short(message.full_name)
@@ -71,6 +97,10 @@ def build() -> dict[str, Any]:
         for f in message.fields:
             if f.type == _ENUM:
                 enums[f"{name}.{f.json_name}"] = {str(v.number): v.name for v in f.enum_type.values}
+                enum = _short(f.enum_type.full_name)
+                module = f.enum_type.file.name.rsplit("/", 1)[-1].removesuffix(".proto")
+                enum_types[enum] = {"homes": _homes(enum, module),
+                                    "members": {v.name: v.number for v in f.enum_type.values}}
         for f in message.fields:
             m = f.message_type
             if m is not None and not m.GetOptions().map_entry and not _is_value(m):
@@ -84,6 +114,7 @@ def build() -> dict[str, Any]:
         "roots": list(ROOTS),
         "messages": dict(sorted(messages.items())),
         "enums": dict(sorted(enums.items())),
+        "enum_types": dict(sorted(enum_types.items())),
     }
 
 

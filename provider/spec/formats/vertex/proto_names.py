@@ -35,17 +35,21 @@ _SOURCE = "the REST API's JSON mapping of google.cloud.aiplatform.v1 (a field by
 
 
 @cache
+def table(part: str) -> dict[str, Any]:
+    """One part of the table: ``messages``, ``enums`` (by field) or ``enum_types`` (by type: its module, members)."""
+    whole: dict[str, dict[str, Any]] = json.loads(_TABLE.read_text(encoding="utf-8"))
+    return whole[part]
+
+
 def messages() -> dict[str, dict[str, str]]:
     """Message name (``StudySpec.ParameterSpec`` for a nested one) -> JSON field name -> kind."""
-    table: dict[str, dict[str, str]] = json.loads(_TABLE.read_text(encoding="utf-8"))["messages"]
-    return table
+    return table("messages")
 
 
 @cache
 def enum_values(message: str, field: str) -> dict[int, str]:
     """Number -> name of the enum field ``message.field`` (its JSON name), as the REST API reads a number."""
-    table: dict[str, dict[str, str]] = json.loads(_TABLE.read_text(encoding="utf-8"))["enums"]
-    return {int(number): name for number, name in table.get(f"{message}.{field}", {}).items()}
+    return {int(number): name for number, name in table("enums").get(f"{message}.{field}", {}).items()}
 
 
 @cache

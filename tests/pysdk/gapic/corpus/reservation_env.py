@@ -17,7 +17,11 @@ experiment_metadata_gspath = f"{experiments_metadata_gspath}/{location}--{experi
 if not base_output_dir.startswith("gs://"):
     raise ValueError("base_output_dir must start with gs://")
 
-hf_token = os.environ.get("HF_TOKEN", "NO_TOKEN_FOUND")
+if "HF_TOKEN" in os.environ.keys():
+    hf_token = os.environ["HF_TOKEN"]
+else:
+    print("WARNING!!! no HF_TOKEN found in environment variables")
+    hf_token = "NO_TOKEN_FOUND"
 
 experiment_src_gspath = f"{experiment_metadata_gspath}/src.zip"
 
