@@ -30,6 +30,7 @@ from provider.core.errors import UserError
 if TYPE_CHECKING:
     from provider.core.problem import Problem
     from provider.gcloud.build import Built
+    from provider.gcloud.words import Line
     from provider.validation.rules import Context
 
 SHOWN = "<gcloud command>"
@@ -68,12 +69,49 @@ def _environment_note(plain: dict[str, str]) -> str:
             "PASSWORD... in its name, is never written)")
 
 
-def _built(args: argparse.Namespace, cwd: Path) -> Built:
-    """The command read as bash and gcloud read it; UserError for what either refuses.
+def _offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of its 1-based ``line`` and ``column`` (as the shell reader counts them)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    return sum(len(k) + 1 for k in lines[:line - 1]) + column - 1
+
+
+def _written_at(args: argparse.Namespace, line: Line, flag: str) -> str | None:
+    """Where the command's word ``flag`` (``--config``, ``--config=...``) was written: in a notebook's cell or a
+    Makefile (the reader's ``gcloud_at``), or a script's line and column; None where the line has no such word, or
+    where no reader said (a step, a Python call, --gcloud)."""
+    from provider.gcloud.script import position
+
+    offset = next((start for word, start in zip(line.words, line.starts, strict=False)
+                   if word == flag or word.startswith(flag + "=")), None)
+    if offset is None or len(line.starts) != len(line.words):
+        return None
+    at = getattr(args, "gcloud_at", None)
+    if at is not None:
+        return str(at(offset))
+    script = getattr(args, "gcloud_script", None)
+    if script:
+        row, column = position(args.gcloud.replace("\r\n", "\n"), offset)
+        return f"{script}:{row}:{column}"
+    return None
+
+
+def _config_via(args: argparse.Namespace, line: Line) -> str | None:
+    """"read by --config at PLACE": where the command names its --config file (or the place the command came from:
+    a step, a Python call), for a problem of that file; None for ``--gcloud`` (the command is the one given)."""
+    if not any(word == "--config" or word.startswith("--config=") for word in line.words):
+        return None
+    at = _written_at(args, line, "--config") or getattr(args, "gcloud_origin", None)
+    return f"read by --config at {at}" if at else None
+
+
+def _built(args: argparse.Namespace, cwd: Path) -> tuple[Built, str | None]:
+    """The command read as bash and gcloud read it, and where its --config is named (_config_via); UserError for
+    what either refuses.
 
     A secret-looking variable's value never enters (provider.gcloud.secrets): every message and
     note is shown through ``secrets.shown``, which names such a variable and never holds its value.
     """
+    from provider.core.record import replace
     from provider.gcloud import secrets
     from provider.gcloud.build import build
     from provider.gcloud.command import GcloudError, parse
@@ -88,20 +126,24 @@ def _built(args: argparse.Namespace, cwd: Path) -> Built:
         cmd = parse(line.words, line.properties)
         notes = secrets.take_out(cmd)
         built = build(cmd, cwd, getattr(args, "staging_bucket", None))
-    except ConfigProblems:
-        raise  # reported as a spec's problems are, by the caller
-    except ShellError as exc:  # a script file's: at its line and column (file:line:column)
-        script = getattr(args, "gcloud_script", None)
-        where = f"{script}:{exc.line or 1}:{exc.column}: {exc.message}" if script else f"{_shown(args)}: {exc}"
+    except ConfigProblems as exc:  # reported as a spec's problems are, by the caller
+        via = _config_via(args, line) if line is not None else None
+        exc.problems = [replace(p, via=via) for p in exc.problems]
+        raise
+    except ShellError as exc:  # a script file's or a notebook cell's: at its line and column as written
+        script, at = getattr(args, "gcloud_script", None), getattr(args, "gcloud_at", None)
+        where = (f"{at(_offset(args.gcloud, exc.line or 1, exc.column))}: {exc.message}" if at
+                 else f"{script}:{exc.line or 1}:{exc.column}: {exc.message}" if script else f"{_shown(args)}: {exc}")
         raise UserError(f"{secrets.shown(where)}; allowed: {ALLOWED}", exit_code=1) from None
-    except GcloudError as exc:
-        raise UserError(f"{_shown(args)}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
+    except GcloudError as exc:  # at the flag it names, where the line says where that is
+        where = (_written_at(args, line, exc.flag) if line and exc.flag else None) or _shown(args)
+        raise UserError(f"{where}: {secrets.shown(str(exc), line.secret if line else ())}", exit_code=1) from None
     others = placeholders(line.words) + variables(line.words)
     built.notes[:] = [secrets.shown(n, line.secret) for n in line.notes + built.notes + others] + notes
     if line.plain:
         built.notes.append(_environment_note(line.plain))
     built.notes += getattr(args, "gcloud_notes", [])  # what a workflow's expressions and env: gave the line
-    return built
+    return built, _config_via(args, line)
 
 
 def _context(name: str | None, base: Path, notes: list[str]) -> Context:
@@ -172,7 +214,7 @@ def run_gcloud(args: argparse.Namespace) -> int:
 
     cwd = Path.cwd()
     try:
-        built = _built(args, cwd)
+        built, via = _built(args, cwd)
     except config_doc.ConfigProblems as exc:  # the --config file's own problems, at its lines
         reporter("text", sys.stderr).report(exc.problems, 1, 1, sys.stderr)
         return 1
@@ -187,5 +229,6 @@ def run_gcloud(args: argparse.Namespace) -> int:
         return emit(result, _shown(args), base, args, built.notes)
     shown = f"{_shown(args)} --config {built.config.shown}"
     result = check_document(built.document, shown, ctx, config_doc.around(built.config, built.document))
-    result.problems[:] = _hinted(config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown))
+    problems = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown, via)
+    result.problems[:] = _hinted(problems)
     return emit(result, shown, base, args, built.notes)

@@ -120,5 +120,6 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
                             exit_code=1) from None
         args.gcloud, args.gcloud_script = found.script, shown
         args.gcloud_origin = f"{shown} target {found.target}"
+        args.gcloud_at = found.pos  # a character of the recipe as the shell reads it: the Makefile's file:line:column
         args.gcloud_notes = found.notes
         return run_gcloud(args)

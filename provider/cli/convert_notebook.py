@@ -35,7 +35,8 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     cells = read_cells(raw, shown)
     code = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code"]
     bang = {c.cell.number for cell in cells for c in commands(cell)}
-    runs = training(shell_runs(code, shown, cells=True))  # subprocess.run([...gcloud...]) in a code cell
+    found = shell_runs(code, shown, cells=True)  # subprocess.run([...gcloud...]) in a code cell
+    runs, passed = training(found), training(found, skipped=True)  # passed: in a branch not taken
     gcloud = sorted(bang | {int(run.label.removeprefix("cell ")) for run in runs})
     sdk = builders(code)
     pick = getattr(args, "cell", None)
@@ -51,7 +52,22 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     picked = [run for run in runs if pick is None or run.label == f"cell {pick}"]
     if picked:
         _only_python(picked, bang, shown, pick)
-        return convert_run(picked, shown, args)
+        return convert_run(picked, shown, args, passed)
+    return _bang(cells, code, passed, bang, shown, path, args)
+
+
+def _bang(cells: list[Cell], code: list[tuple[str, str]], passed: list[ShellRun], bang: set[int], shown: str,
+          path: Path, args: argparse.Namespace) -> int:
+    """The ! line or %%bash cell's command (_gcloud); in a notebook with none, that runs no training command and
+    builds no SDK job where it can be read: UserError naming each gcloud call in a branch not taken, with why, or
+    an SDK job there read by the SDK reader, which names it (else the gcloud reader says what the notebook holds)."""
+    from provider.cli.convert_shell_runs import refuse_passed
+    from provider.pysdk.program import builders
+
+    if not bang and getattr(args, "cell", None) is None:
+        refuse_passed(passed, shown, "notebook")
+        if builders(code, skipped=True):
+            return _sdk(code, shown, path, args, None)
     return _gcloud(cells, shown, args)
 
 
@@ -77,7 +93,7 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import run_with_environment
-    from provider.gcloud.notebook_expand import expand, keep_secrets_out
+    from provider.gcloud.notebook_expand import expand, expand_placed, keep_secrets_out
     from provider.gcloud.notebook_file import blocks, chosen
 
     command = chosen(cells, shown, getattr(args, "cell", None))
@@ -96,14 +112,18 @@ def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
                                          f"(read, never run): {', '.join(replaced)}")
             return expanded
 
-        args.gcloud, notes = read(command.text, words, f"{shown} cell {command.cell.number}")
+        made, notes = read(command.text, words, f"{shown} cell {command.cell.number}")
+        args.gcloud, pad = made.text, 0
         args.gcloud_notes += notes
     else:
-        text, replaced = expand(command.text, scope, lambda i: f"{shown} {command.place(i)}")
-        keep_secrets_out(text, scope, origin)
-        args.gcloud = " " * (command.starts[0][2] - 1) + text  # columns of the first line stay the cell's
+        made, replaced = expand_placed(command.text, scope, lambda i: f"{shown} {command.place(i)}")
+        keep_secrets_out(made.text, scope, origin)
+        pad = command.starts[0][2] - 1
+        args.gcloud = " " * pad + made.text  # columns of the first line stay the cell's
         if replaced:
             args.gcloud_notes.append("the ! line as IPython expands it with the notebook's Python values (read, never "
                                      f"run): {', '.join(replaced)}")
     args.gcloud_origin = origin
+    # where character i of the line read is in the cell as written (a $1 or {expr} before it, replaced, moves none)
+    args.gcloud_at = lambda i: f"{shown} {command.place(made.written(max(i - pad, 0)))}"
     return run_with_environment(args, scope, origin, "the notebook")

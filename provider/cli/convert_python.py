@@ -3,13 +3,15 @@
 The script is read statically, never run (provider/pysdk: its top-level statements with the document
 layer's evaluator, its ``aiplatform`` calls mapped as the SDK maps them). The spec body it gives is
 checked and printed as every other input is (``check_document``, then convert's ``emit``); a problem
-the check finds in a field points at the script's line and column of the argument that gave it.
+the check finds in a field points at the script's line and column of the argument that gave it (in a
+notebook: its cell, and the line and column there).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +29,17 @@ _SDK_TAKES = ("name",)
 _GCLOUD_TAKES = ("staging_bucket", "stack")
 TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES
 
+_IN_CELL = re.compile(r" cell (\d+), line (\d+), column (\d+)$")
+
+
 def _position(at: str) -> Position:
-    """``train.py:12:5`` -> (12, 5)."""
+    """``train.py:12:5`` -> (12, 5); a notebook's ``NB.ipynb cell 3, line 1, column 9`` (binding.Reader.at) -> its
+    CellPosition: (1, 9) in cell 3."""
+    from provider.document.loaded import CellPosition
+
+    cell = _IN_CELL.search(at)
+    if cell is not None:
+        return CellPosition(int(cell[1]), int(cell[2]), int(cell[3]))
     _, line, column = at.rsplit(":", 2)
     return int(line), int(column)
 
@@ -207,7 +218,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     doc: dict[str, Any] = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob",
                            "metadata": {"name": _name(body.spec.get("display_name"), path, args, notes)},
                            "spec": body.spec}
-    result = check_document(doc, shown, _context(), None if cells else _positions(doc, body.at))
+    result = check_document(doc, shown, _context(), _positions(doc, body.at))
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()

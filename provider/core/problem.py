@@ -19,7 +19,9 @@ class Problem(Record):
     """A single finding, ready to print.
 
     ``path`` is the JSON path inside the document (``spec.workerPools.chief.machineType``);
-    ``line`` and ``column`` are 1-based positions in the file, when the input came from a file.
+    ``line`` and ``column`` are 1-based positions in the file, when the input came from a file; in a
+    notebook's code cell ``cell`` (its number), they are the line and column in that cell's text. ``via``: how
+    the file was reached from the one converted ("read by --config at run.sh:4:52"), for a file another names.
     """
 
     file: str
@@ -32,6 +34,8 @@ class Problem(Record):
     rule: str = "schema"
     source: str | None = None
     severity: Severity = Severity.ERROR
+    cell: int | None = None
+    via: str | None = None
 
     def at(self, **changes: Any) -> Problem:
         return replace(self, **changes)
@@ -42,6 +46,10 @@ class Problem(Record):
 
     @property
     def where(self) -> str:
+        """``train.py:12:5``; in a notebook's cell, ``NB.ipynb cell 3, line 1, column 9`` (as its readers say)."""
+        if self.cell is not None:
+            inside = f", line {self.line}, column {self.column or 1}" if self.line is not None else ""
+            return f"{self.file} cell {self.cell}{inside}"
         if self.line is None:
             return self.file
         return f"{self.file}:{self.line}:{self.column or 1}"
@@ -51,6 +59,8 @@ class Problem(Record):
             "file": self.file,
             "line": self.line,
             "column": self.column,
+            "cell": self.cell,
+            "via": self.via,
             "path": self.path,
             "severity": self.severity.value,
             "rule": self.rule,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from provider.core.problem import Problem, Severity
 from provider.core.record import Record, field
@@ -12,6 +12,31 @@ MAX_DEPTH = 64  # nesting levels
 MAX_NODES = 50_000  # values in a document, aliases expanded
 
 Position = tuple[int, int]  # 1-based line, 1-based column
+
+
+class CellPosition(tuple[int, int]):
+    """A Position in a notebook's code cell: the line and column in the cell's text, and the cell's number."""
+
+    cell: int
+
+    def __new__(cls, cell: int, line: int, column: int) -> CellPosition:
+        made = super().__new__(cls, (line, column))
+        made.cell = cell
+        return made
+
+
+class Placed(TypedDict):
+    """A Problem's fields that say where it is in its file (``Problem(file=..., **at_position(pos), ...)``)."""
+
+    line: int | None
+    column: int | None
+    cell: int | None
+
+
+def at_position(pos: Position | None) -> Placed:
+    """A Problem's line, column and cell (a CellPosition's; None in a file) at ``pos``."""
+    return {"line": pos[0] if pos else None, "column": pos[1] if pos else None,
+            "cell": pos.cell if isinstance(pos, CellPosition) else None}
 
 
 class LoadedDocument(Record, frozen=False):

@@ -26,7 +26,12 @@ ESCAPING = ("Please see `gcloud topic flags-file` or `gcloud topic escaping` for
 
 
 class GcloudError(ValueError):
-    """The command is not one gcloud would accept (the message says what gcloud would say)."""
+    """The command is not one gcloud would accept (the message says what gcloud would say); ``flag``: the flag it
+    names, where a message can say where that flag is written."""
+
+    def __init__(self, message: str, flag: str | None = None) -> None:
+        super().__init__(message)
+        self.flag = flag
 
 
 class Lexed(Record):

@@ -264,13 +264,13 @@ def _unknown(name: str, flags: dict[str, Flag], generation: Generation, others: 
     if any(f.name == name and f.pre_ga for f in generation.flags):  # gcloud's own words for a beta-only flag
         beta = generation.value.replace("gcloud ", "gcloud beta ", 1)
         return GcloudError(f"unrecognized arguments: {name} ({name} flag is available in one or more alternate "
-                           f"release tracks. Try: {beta} {name})")
+                           f"release tracks. Try: {beta} {name})", name)
     from provider.core.suggest import close_matches
 
     close = close_matches(name, flags, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     more = "".join(f", {other}" for other in dict.fromkeys(others) if other != name)  # gcloud lists them all
-    return GcloudError(f"unrecognized arguments: {name}{hint}{more}; see the flags in {generation.value} --help")
+    return GcloudError(f"unrecognized arguments: {name}{hint}{more}; see the flags in {generation.value} --help", name)
 
 
 def _known(name: str, flags: dict[str, Flag]) -> Flag | None:

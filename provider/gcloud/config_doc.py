@@ -219,6 +219,8 @@ def _embedded(document: dict[str, Any], data: dict[str, Any], path: tuple[Any, .
     return ("<config>", *path)  # a part of the config the document does not hold: never matches
 
 
-def attribute(problems: list[Problem], config: Config, command: str) -> list[Problem]:
-    """Problems with a position are the config file's; the others are the command's (flags)."""
-    return [replace(p, file=config.shown) if p.line is not None else replace(p, file=command) for p in problems]
+def attribute(problems: list[Problem], config: Config, command: str, via: str | None = None) -> list[Problem]:
+    """Problems with a position are the config file's (``via``: where the command that read it names it); the others
+    are the command's (flags)."""
+    return [replace(p, file=config.shown, via=via) if p.line is not None else replace(p, file=command)
+            for p in problems]

@@ -18,11 +18,18 @@ from collections.abc import Callable
 from provider.core.errors import UserError
 from provider.document.ipython_expand import Field, var_expand
 from provider.document.python_values import Scope, Unknown
+from provider.gcloud.spliced import Spliced, spliced
 
 
 def expand(line: str, scope: Scope, place: Callable[[int], str]) -> tuple[str, list[str]]:
     """The line IPython hands the shell, and what it replaced (``{REGION} = 'us-central1'``); UserError for a value that cannot be
     known here. ``place(i)`` names where character ``i`` of the line is ("NB.ipynb cell 7, line 2, column 15")."""
+    made, shown = expand_placed(line, scope, place)
+    return made.text, shown
+
+
+def expand_placed(line: str, scope: Scope, place: Callable[[int], str]) -> tuple[Spliced, list[str]]:
+    """``expand``, the line with where each of its characters is in ``line`` (provider.gcloud.spliced)."""
     expanded = var_expand(line, scope)
     if expanded.failed is not None:
         if expanded.meant:
@@ -32,7 +39,7 @@ def expand(line: str, scope: Scope, place: Callable[[int], str]) -> tuple[str, l
                 "IPython replaces the {expr} and $name of a ! line only when it can replace every one of them, and "
                 f"{failed.token} ({place(failed.start)}) {why}; allowed: assign it in the notebook before this line, "
                 "or write $$NAME for the shell's own variable (IPython hands the shell $NAME)", exit_code=1)
-        return line, []
+        return Spliced(line), []
     if expanded.unknown is not None:
         field, unknown = expanded.unknown
         name = unknown.name or field.expression
@@ -41,11 +48,13 @@ def expand(line: str, scope: Scope, place: Callable[[int], str]) -> tuple[str, l
             f"{name}, which cannot be known without running the notebook: {unknown.why}; allowed: assign {name} a "
             "literal value in the notebook before this line (trainjobs reads the notebook, never runs it), or "
             "convert the command with the value written in it (trainjobs convert --gcloud)", exit_code=1)
-    return _checked(expanded.text, expanded.replaced, place)
+    shown = _checked(expanded.replaced, place)
+    values = [(field.start, field.start + len(field.token), value) for field, value in expanded.replaced]
+    return spliced(line, expanded.text, values), shown
 
 
-def _checked(text: str, replaced: tuple[tuple[Field, str], ...], place: Callable[[int], str]) -> tuple[str, list[str]]:
-    """The expanded line and what was replaced, once no replaced field is refused."""
+def _checked(replaced: tuple[tuple[Field, str], ...], place: Callable[[int], str]) -> list[str]:
+    """What was replaced, once no replaced field is refused."""
     from provider.gcloud.secrets import looks_secret, stack_setting
 
     shown = []
@@ -62,7 +71,7 @@ def _checked(text: str, replaced: tuple[tuple[Field, str], ...], place: Callable
                 f"IPython keeps the $, and the shell reads ${value} as a variable; allowed: ${name} or "
                 f"{field.token} for the notebook's value, $${name} for the shell's", exit_code=1)
         shown.append(f"{field.token} = {value!r}")
-    return text, shown
+    return shown
 
 
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")

@@ -26,6 +26,7 @@ from provider.document.python_names import bound_names
 from provider.document.python_values import Scope, Unknown, scope_after, statements
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.notebook import bash_cell
+from provider.gcloud.script import position
 
 ALLOWED = ('a Jupyter notebook in nbformat 4: a JSON object with "nbformat": 4 and "cells", a list of objects each '
            'with "cell_type" ("code", "markdown" or "raw") and "source" (a string or a list of strings)')
@@ -56,6 +57,9 @@ class Command(Record):
 
     def place(self, offset: int) -> str:
         """Where character ``offset`` of ``text`` is in the cell: "cell 7, line 2, column 15"."""
+        if self.bash:  # the whole cell
+            line, column = position(self.text, offset)
+            return f"cell {self.cell.number}, line {line}, column {column}"
         at, line, column = next(s for s in reversed(self.starts) if s[0] <= offset)
         return f"cell {self.cell.number}, line {line}, column {column + offset - at}"
 

@@ -14,8 +14,9 @@ positional parameters ``$1``, ``$2``...), ``-e``, ``-x``, ``-v`` and ``-o pipefa
 change nothing in the job: noted). A word without ``-s`` is a file bash would run instead of the cell: refused;
 any other option is refused by name. ``$1``..``$9``, ``${N}``, ``$#``, ``"$@"`` and ``"$*"`` in the cell are then
 written as bash would expand them (quoted, so that the gcloud reader reads each as one word); a value bash would
-split or glob, an unset parameter, ``$0`` and ``${N<op>...}`` are refused. Columns in messages about a line that
-held one count in the line with the value written.
+split or glob, an unset parameter, ``$0`` and ``${N<op>...}`` are refused. The cell so written keeps where each of
+its characters was written in the cell (provider.gcloud.spliced): a message about a word after a ``$1`` names its
+column in the cell as written.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import shlex
 from collections.abc import Callable
 
 from provider.core.errors import UserError
+from provider.gcloud.spliced import Spliced, Splicer
 
 _LINE = re.compile(r"[ \t]*%%(bash|sh|script)(?=[ \t\n]|\Z)([^\n]*)")
 _IPYTHON = ("--out", "--err", "--bg", "--proc", "--no-raise-error")
@@ -39,20 +41,21 @@ _QUIET = {"e": "errexit", "x": "xtrace", "v": "verbose"}
 _PARAMETER = re.compile(r"\$(?:([0-9])|\{([0-9]+)\}|([@*#])|\{([@*#])\}|\{(#?[0-9@*#]+[^}]*)\})")
 
 
-def read(text: str, expand: Callable[[str, int], str], cell: str) -> tuple[str, list[str]]:
+def read(text: str, expand: Callable[[str, int], str], cell: str) -> tuple[Spliced, list[str]]:
     """The cell as bash reads it (the magic line kept: provider.gcloud.notebook blanks it; each positional
-    parameter written as its value) and the notes; UserError for what IPython or bash would not run as the cell.
+    parameter written as its value, each character's place in ``text`` kept) and the notes; UserError for what
+    IPython or bash would not run as the cell.
     ``expand(line, at)``: the magic's words as IPython expands them (``at``: where they begin in the cell);
     ``cell``: the cell, for messages ("nb.ipynb cell 3")."""
     start = len(text) - len(text.lstrip("\n \t"))
     start = text.rfind("\n", 0, start) + 1
     magic = _LINE.match(text, start)
     if magic is None:
-        return text, []
+        return Spliced(text), []
     where = f"{cell}, line {text.count(chr(10), 0, start) + 1}"
     name, written = magic.group(1), magic.group(2)
     if not written.strip():
-        return text, []
+        return Spliced(text), []
     expanded = expand(written, magic.start(2))
     try:
         words = shlex.split(expanded)
@@ -70,11 +73,12 @@ def read(text: str, expand: Callable[[str, int], str], cell: str) -> tuple[str, 
     notes += said
     body = text[magic.end():]
     if parameters is None:
-        return text, notes
+        return Spliced(text), notes
     if parameters:
         notes.append(f"%%{name} -s: " + ", ".join(f"${k} = {v!r}" for k, v in enumerate(parameters, 1))
                      + " (bash's positional parameters, from the magic's words as IPython expanded them)")
-    return text[:magic.end()] + positional(body, parameters, cell, text.count("\n", 0, magic.end())), notes
+    made = positional(body, parameters, cell, text.count("\n", 0, magic.end()))
+    return made.after(magic.end(), text[:magic.end()]), notes
 
 
 def _ipython_options(words: list[str], name: str, where: str) -> tuple[list[str], list[str]]:
@@ -148,44 +152,44 @@ def _bash_arguments(words: list[str], name: str, where: str) -> tuple[list[str] 
     return (rest if stdin else None), notes
 
 
-def positional(body: str, parameters: list[str], cell: str, first: int) -> str:
+def positional(body: str, parameters: list[str], cell: str, first: int) -> Spliced:
     """``body`` with each positional parameter written as bash expands it (``first``: the lines before it;
     ``cell``: the cell, for messages)."""
-    out: list[str] = []
+    out = Splicer()
     k, quoted = 0, False
     while k < len(body):
         c = body[k]
         if c == "\\":
-            out.append(body[k:k + 2])
+            out.copy(body[k:k + 2], k)
             k += 2
         elif c == "'" and not quoted:
             end = body.find("'", k + 1)
             end = len(body) - 1 if end < 0 else end
-            out.append(body[k:end + 1])
+            out.copy(body[k:end + 1], k)
             k = end + 1
         elif c == "#" and not quoted and (k == 0 or body[k - 1] in " \t\n;&|()"):
             end = body.find("\n", k)
             end = len(body) if end < 0 else end
-            out.append(body[k:end])
+            out.copy(body[k:end], k)
             k = end
         elif c == '"':
             quoted = not quoted
-            out.append(c)
+            out.copy(c, k)
             k += 1
         elif c == "$" and (m := _PARAMETER.match(body, k)) is not None:
-            line = first + body.count("\n", 0, k) + 1
-            out.append(_value(m, parameters, quoted, f"{cell}, line {line}"))
+            line, column = first + body.count("\n", 0, k) + 1, k - body.rfind("\n", 0, k)
+            out.put(_value(m, parameters, quoted, f"{cell}, line {line}, column {column}"), k)
             k = m.end()
         elif c == "$" and body[k + 1: k + 2] == "'" and not quoted:
             end = k + 2
             while end < len(body) and body[end] != "'":
                 end += 2 if body[end] == "\\" else 1
-            out.append(body[k:end + 1])
+            out.copy(body[k:end + 1], k)
             k = end + 1
         else:
-            out.append(c)
+            out.copy(c, k)
             k += 1
-    return "".join(out)
+    return out.made()
 
 
 def _value(m: re.Match[str], parameters: list[str], quoted: bool, where: str) -> str:

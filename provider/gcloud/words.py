@@ -63,6 +63,7 @@ class Line(Record):
     secret: list[str] = field(default_factory=list)  # variables whose names look secret: only markers stand for them
     properties: dict[str, str] = field(default_factory=dict)  # gcloud config set before it: full name -> value
     notes: list[str] = field(default_factory=list)  # what the commands before it set that the job ignores
+    starts: list[int] = field(default_factory=list)  # where each word began in the text read
 
 
 class _Reader(Commands):
@@ -382,7 +383,8 @@ def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Lin
         reader.read()
     except ShellError as exc:  # in a script of several lines: at its line and column (a notebook's ! line: its own)
         raise (exc if script.bang(text) else script.located(exc, text)) from None
-    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret), reader.properties, reader.notes)
+    return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret), reader.properties, reader.notes,
+                list(reader.starts))
 
 
 def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:

@@ -351,14 +351,15 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     return body
 
 
-def builders(sources: Sequence[tuple[str, str]]) -> dict[str, str]:
+def builders(sources: Sequence[tuple[str, str]], skipped: bool = False) -> dict[str, str]:
     """Which sources (a notebook's cells, by label) build an SDK training job, each with its first such call
-    ("aiplatform.CustomJob at line 54"): read without binding any argument, to choose between readers."""
+    ("aiplatform.CustomJob at line 54"): read without binding any argument, to choose between readers;
+    ``skipped``: those that build one only in a branch not taken instead (for read to refuse by name)."""
     from provider.document.python_flow import flow
 
     found: dict[str, str] = {}
     for at in flow(sources, api_enums.member):
-        for node in ast.walk(at.stmt) if at.skipped is None else ():
+        for node in ast.walk(at.stmt) if (at.skipped is not None) == skipped else ():
             if isinstance(node, ast.Call) and at.where.label not in found:
                 local = (isinstance(node.func, ast.Attribute) and node.func.attr == "from_local_script"
                          and sdk_class(at.scope.qualified(node.func.value)) == "CustomJob")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.core.problem import Problem
+from provider.document.loaded import at_position
 from provider.document.locate import locate
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def name_problem(result: SpecResult, name: str, group: str, first: str) -> Probl
     pos = locate(result.document, ("metadata", "name")) if result.document else None
     where = f" of stack {group}" if group != NO_STACK else ""
     return Problem(
-        file=result.file, line=pos[0] if pos else None, column=pos[1] if pos else None,
+        file=result.file, **at_position(pos),
         path="metadata.name", rule="name.unique",
         message=f"job name {name!r} is already used by {first}",
         allowed=f"a name unique across the specs{where} (seeds 000 and 003: unique within the project)",

@@ -57,6 +57,8 @@ class TextReporter:
     def format(self, p: Problem) -> str:
         sev = self._c(_COLOURS[p.severity], p.severity.value)
         lines = [f"{self._c('1', printable(p.where))}: {sev}: {printable(p.message)}"]
+        if p.via:
+            lines.append(f"    {printable(p.via)}")
         if p.path:
             lines.append(f"    at {self._c('36', printable(p.path))}")
         if p.allowed:
@@ -120,13 +122,15 @@ class GithubReporter:
         for p in problems:
             level = {Severity.ERROR: "error", Severity.WARNING: "warning"}.get(p.severity, "notice")
             props = [f"file={_escape(printable(p.file), True)}"]
-            if p.line is not None:
+            if p.line is not None and p.cell is None:  # a notebook cell's line is not the .ipynb file's
                 props.append(f"line={p.line}")
                 props.append(f"col={p.column or 1}")
             props.append(f"title={_escape(p.rule, True)}")
-            body = printable(p.message)
+            body = printable(p.message if p.cell is None else f"{p.where.removeprefix(p.file).lstrip()}: {p.message}")
             if p.path:
                 body += f" (at {printable(p.path)})"
+            if p.via:
+                body += f"\n{printable(p.via)}"
             if p.allowed:
                 body += f"\nallowed: {printable(p.allowed)}"
             if p.hint:

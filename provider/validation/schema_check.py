@@ -18,7 +18,7 @@ from typing import Any
 
 from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
-from provider.document.loaded import LoadedDocument
+from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
@@ -213,8 +213,7 @@ def placed(issues: Iterable[SchemaIssue], filename: str, doc: LoadedDocument | N
                 hint = f'quote it: "{raw}" (written without quotes, {raw} is read as a number or boolean)'
         out.append(Problem(
             file=filename,
-            line=pos[0] if pos else None,
-            column=pos[1] if pos else None,
+            **at_position(pos),
             path=format_path(issue.path),
             message=issue.message,
             allowed=issue.allowed,

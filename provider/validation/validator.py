@@ -26,7 +26,7 @@ from provider.document import boundary, read_mapping
 from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
 from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
-from provider.document.loaded import LoadedDocument
+from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, problems_as_written
 from provider.spec.formats import google_readers
 from provider.spec.model import Note, TrainingJob
@@ -101,7 +101,7 @@ class Report(Record, frozen=False):
 
 def in_order(problems: Iterable[Problem]) -> list[Problem]:
     """The one order every entry point reports problems in: by file, line and column (stable)."""
-    return sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
+    return sorted(problems, key=lambda p: (p.file, p.cell or 0, p.line or 0, p.column or 0))
 
 
 def _under(path: str, prefix: str) -> bool:
@@ -113,9 +113,8 @@ def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | N
     for note in notes:
         pos = locate(doc, note.path) if doc else None
         out.append(Problem(
-            file=filename, line=pos[0] if pos else None, column=pos[1] if pos else None,
-            path=format_path(note.path), message=note.message, allowed=note.allowed, rule=note.rule,
-            source=note.source, severity=Severity.ERROR if note.error else Severity.WARNING,
+            file=filename, **at_position(pos), path=format_path(note.path), message=note.message, allowed=note.allowed,
+            rule=note.rule, source=note.source, severity=Severity.ERROR if note.error else Severity.WARNING,
         ))
     return out
 
@@ -242,9 +241,10 @@ def _unread(filename: str, doc: LoadedDocument | None, found: list[Problem]) -> 
 def _rule_problems(job: TrainingJob, ctx: Context, filename: str, doc: LoadedDocument | None) -> list[Problem]:
     out = []
     for finding in run_rules(job, ctx):
-        file, line, column = finding.placed(filename, locate(doc, finding.path, on_key=finding.on_key) if doc else None)
+        pos = locate(doc, finding.path, on_key=finding.on_key) if doc else None
+        file, line, column, cell = finding.placed(filename, pos)
         out.append(Problem(
-            file=file, line=line, column=column,
+            file=file, line=line, column=column, cell=cell,
             path=format_path(finding.path), message=finding.message, allowed=finding.allowed, hint=finding.hint,
             rule=finding.rule, source=finding.source, severity=finding.severity,
         ))

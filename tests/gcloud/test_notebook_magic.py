@@ -49,7 +49,8 @@ REFUSED = [  # (id, cell 2, what the refusal says)
     ("file", f"%%bash us-central1\n{JOB}", "cell 2, line 1: %%bash us-central1: without -s, bash runs the file "
                                            "'us-central1' instead of the cell"),
     ("python", f"%%script python3\n{JOB}", "cell 2, line 1: %%script python3 runs the cell with python3, not bash"),
-    ("unset", f"%%bash -s us-central1\n{JOB}", "cell 2, line 2: $2 is not given: the magic passes 1 argument(s)"),
+    ("unset", f"%%bash -s us-central1\n{JOB}", f"cell 2, line 2, column {JOB.index('$2') + 1}: $2 is not given: the magic "
+                                            "passes 1 argument(s)"),
     ("login", f"%%bash -l\n{JOB}", "cell 2, line 1: %%bash -l: bash's option -l is not read"),
     ("split", f"%%bash -s 'a b' n\n{SPLIT}", "$1 unquoted is 'a b', which bash splits"),
 ]
@@ -60,8 +61,8 @@ def _ours(cell: str) -> list[str] | str:
     command = chosen(cells, "nb.ipynb", None)
     scope, _ = blocks(cells, command, "nb.ipynb")
     try:
-        text, _ = read(command.text, lambda line, at: expand(line, scope, str)[0], "nb.ipynb cell 2")
-        return split_words(text, {})
+        made, _ = read(command.text, lambda line, at: expand(line, scope, str)[0], "nb.ipynb cell 2")
+        return split_words(made.text, {})
     except UserError as exc:
         return str(exc)
 
@@ -145,3 +146,33 @@ def test_a_bash_cell_with_magic_words_is_never_missed(tmp_path: Path) -> None:
     proc = _convert(notebook)
     assert proc.returncode == 1 and "no cell submits" not in proc.stderr
     assert "%%script python3 runs the cell with python3, not bash" in proc.stderr
+
+
+def test_a_word_after_a_replaced_parameter_is_at_its_column_in_the_cell(tmp_path: Path) -> None:
+    """``$1`` is 2 characters in the cell and 15 once bash writes 'n1-standard-5' there: a message about a word after
+    it (a flag gcloud does not know, a shell error) names its column in the cell as written, not in the text made."""
+    job = ("gcloud ai custom-jobs create --region=us-central1 --display-name=j --worker-pool-spec=machine-type=$1,"
+           "replica-count=1,container-image-uri=gcr.io/p/i:1")
+    for after, at, said in ((" --bogus-flag=1", "--bogus", "unrecognized arguments: --bogus-flag"),
+                            (" --labels=a=$TJ_TEST_UNSET", "$TJ", "$TJ_TEST_UNSET is not defined in the environment")):
+        line = job + after
+        notebook = _notebook(tmp_path, "nb.ipynb", [("code", FIRST), ("code", f'%%bash -s "n1-standard-5"\n{line}')])
+        proc = _convert(notebook)
+        assert proc.returncode == 1
+        column = line.index(at) + 1
+        assert f"nb.ipynb cell 2, line 2, column {column}: {said}" in proc.stderr, proc.stderr
+    # the same in a ! line, after an {expr} whose value is longer than it is
+    line = "!" + job.replace("$1", "{MACHINE}") + " --bogus-flag=1"
+    notebook = _notebook(tmp_path, "nb.ipynb", [("code", "MACHINE = 'n1-standard-4'"), ("code", f"x = 1\n{line}")])
+    proc = _convert(notebook)
+    assert proc.returncode == 1
+    assert f"nb.ipynb cell 2, line 2, column {line.index('--bogus') + 1}: unrecognized arguments: --bogus-flag" \
+        in proc.stderr, proc.stderr
+
+
+def test_spliced_text_knows_where_each_character_was_written() -> None:
+    from provider.gcloud.spliced import spliced
+
+    made = spliced("a $$x {V} b", "a $x VAL b", [(6, 9, "VAL")])  # IPython: $$x is $x, {V} is VAL
+    assert [made.written(i) for i in (0, 2, 3, 5, 7, 9)] == [0, 2, 4, 6, 6, 10]
+    assert made.after(3, "ab\n").written(12) == 13  # after a magic line kept as it is

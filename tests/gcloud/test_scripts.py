@@ -262,6 +262,10 @@ def test_convert_reads_a_script_file_and_names_its_line_and_column(tmp_path: Pat
     done = run_cli("convert", "submit", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith("trainjobs: submit:2:43: $UNSET is not defined in the environment")
+    (tmp_path / "flag.sh").write_text(f"#!/bin/bash\n\n{TRAIN} j --bogus-flag {IMAGE}\n")  # gcloud's refusal, placed
+    done = run_cli("convert", "flag.sh", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"trainjobs: flag.sh:3:{len(TRAIN) + 4}: unrecognized arguments: --bogus-flag")
     (tmp_path / "train.bash").write_text(f"{TRAIN} j {IMAGE}\n")
     done = run_cli("convert", "train.bash", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -256,3 +256,58 @@ def test_a_script_training_job_sends_what_the_sdk_sends(tmp_path: Path, monkeypa
     _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
     _packages_set_aside(mine, "task")
     assert mine == theirs
+
+
+def test_a_field_problem_names_the_cell_line_and_column(tmp_path: Path) -> None:
+    """A problem the spec's check finds in a field is at the cell, line and column of the argument that gave it (as
+    a script's is at its line and column); the JSON report carries the cell."""
+    from provider.core.problem import Problem
+
+    path = _notebook(tmp_path, "from google.cloud import aiplatform",
+                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://b')",
+                     "job = aiplatform.CustomContainerTrainingJob(display_name='j', "
+                     "container_uri='us-docker.pkg.dev/p/r/i:1')",
+                     "x = 1\njob.run(machine_type='n1-standard-5', replica_count=1)")
+    done = convert(path, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "nb.ipynb cell 4, line 2, column 1: error: 'n1-standard-5' is not allowed for machine_type" in done.stderr
+    script = tmp_path / "nb.py"
+    script.write_text("\n".join(json.loads(path.read_text())["cells"][i]["source"] for i in range(4)) + "\n")
+    done = convert(script, cwd=tmp_path)  # the same code as a script: its line and column, as before
+    assert "nb.py:5:1: error: 'n1-standard-5' is not allowed for machine_type" in done.stderr
+    shown = Problem(file="nb.ipynb", message="m", line=2, column=3, cell=4)
+    assert shown.where == "nb.ipynb cell 4, line 2, column 3" and shown.as_dict()["cell"] == 4
+    from io import StringIO
+
+    from provider.validation.report import GithubReporter
+
+    out = StringIO()
+    GithubReporter().report([shown], 1, 1, out)  # a cell's line is not the .ipynb file's: said in the text
+    assert out.getvalue().startswith("::error file=nb.ipynb,title=schema::cell 4, line 2, column 3: m\n")
+
+
+def test_a_gcloud_call_in_a_branch_not_taken_is_named(tmp_path: Path) -> None:
+    """The notebook's only gcloud training call is under an if whose test is false: the refusal names the call, its
+    cell, line and column, and the test's value (as a script's does), not only that no cell submits a job."""
+    run = ("import subprocess\nif DEPLOY:\n    subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create', "
+           "'--region=us-central1', '--display-name=j', '--worker-pool-spec=machine-type=n1-standard-4,"
+           "container-image-uri=gcr.io/p/i:1'])")
+    done = convert(_notebook(tmp_path, "DEPLOY = False", run), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "nb.ipynb: the notebook runs no gcloud training command: subprocess.run(['gcloud', 'ai'," in done.stderr
+    assert ("at nb.ipynb cell 2, line 3, column 5 is not read: the if at line 2 is false (DEPLOY: False), so its body "
+            "does not run") in done.stderr
+    done = convert(_notebook(tmp_path, "DEPLOY = True", run), "--output", "request", cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["body"]["displayName"] == "j", done.stderr
+
+
+def test_an_sdk_job_in_a_branch_not_taken_is_named(tmp_path: Path) -> None:
+    """The notebook's only SDK job is under an if whose test is false: the SDK reader's refusal names it, its place and
+    the test's value, not the gcloud reader's "no cell submits a training job"."""
+    imported, rest = _SDK.split("\n", 1)
+    job = "if TRAIN:\n" + "\n".join("    " + line for line in rest.splitlines())
+    done = convert(_notebook(tmp_path, imported + "\nTRAIN = False", job), cwd=tmp_path)
+    assert done.returncode == 1
+    assert ("nb.ipynb: the notebook launches no Vertex AI training job where it can be read: CustomJob at "
+            "nb.ipynb cell 2, line 3, column 11 is not read: the if at line 1 is false (TRAIN: False)") in done.stderr
+    assert "no cell submits" not in done.stderr

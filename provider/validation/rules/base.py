@@ -11,6 +11,7 @@ from pathlib import Path
 from provider.catalog import CATALOG, Catalog
 from provider.core.problem import Severity
 from provider.core.record import Record, field
+from provider.document.loaded import at_position
 from provider.spec.model import DocPath, TrainingJob
 
 SEED_000 = "seed 000 (AI Platform Training overview)"
@@ -67,12 +68,14 @@ class Finding(Record):
     file: str | None = None
     line: int | None = None
 
-    def placed(self, filename: str, pos: tuple[int, int] | None) -> tuple[str, int | None, int | None]:
-        """The file, line and column to report: the spec's ``pos`` of ``path``, or the line of the file it
-        names, shown relative to the spec as shown (``specs/../docker/Dockerfile`` is ``docker/Dockerfile``)."""
+    def placed(self, filename: str, pos: tuple[int, int] | None) -> tuple[str, int | None, int | None, int | None]:
+        """The file, line, column and notebook cell to report: the spec's ``pos`` of ``path``, or the line of the file
+        it names, shown relative to the spec as shown (``specs/../docker/Dockerfile`` is ``docker/Dockerfile``)."""
         if self.file is None:
-            return filename, pos[0] if pos else None, pos[1] if pos else None
-        return os.path.normpath(os.path.join(os.path.dirname(filename), self.file)), self.line, 1 if self.line else None
+            at = at_position(pos)
+            return filename, at["line"], at["column"], at["cell"]
+        return os.path.normpath(os.path.join(os.path.dirname(filename), self.file)), self.line, \
+            1 if self.line else None, None
 
 
 Rule = Callable[[TrainingJob, Context], Iterable[Finding]]
