@@ -196,3 +196,16 @@ def test_a_change_inside_a_loop_or_block_leaves_the_value_unknown() -> None:
     assert isinstance(args, Unknown) and args.why.startswith("args is set inside the for at t, line 4"), args
     assert isinstance(cfg, Unknown) and cfg.why.startswith("cfg is set inside the with at t, line 7"), cfg
     assert name == "x"  # a str's method changes nothing
+
+
+def test_an_exit_inside_a_function_may_end_the_whole_program() -> None:
+    """``check()`` calling ``sys.exit(1)``: what follows the call may not run, in the caller too (a return only ends
+    the function)."""
+    code = "import sys\ndef check():\n    print('no quota')\n    sys.exit(1)\ndef early():\n    return\n" \
+           "early()\nmark(1)\ncheck()\nmark(2)\n"
+    with pytest.raises(SystemExit):
+        _python(code)
+    marks, skipped = _flow(code)
+    assert marks == [(1,)] and skipped == ["mark(2)"]
+    step = [s for s in flow([("t", code)]) if s.skipped][-1]
+    assert step.skipped == "sys.exit(1) at line 4, may exit before it"

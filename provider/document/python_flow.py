@@ -181,7 +181,8 @@ class _Flow:
         finally:
             self.depth -= 1
             self.gave = self.value if self.cut is None else Unknown(f"what {define.name}() returns ({self.cut})", where)
-            self.returned, self.cut, self.value = False, None, outer
+            exits = self.cut is not None and self.cut.endswith("may exit before it")  # the caller's rest, too
+            self.returned, self.cut, self.value = False, self.cut if exits else None, outer
         for name, (value, imported) in saved.items():
             self.scope._values.pop(name, None)
             self.scope._imports.pop(name, None)
@@ -209,8 +210,15 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
         return f"an except clause of the try {line}, which runs only when the try's body raises"
     if isinstance(stmt, ast.If):
         return f"the if {line}, whose test is not known ({scope.evaluate(stmt.test)})"
+    if not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Match)):
+        return f"{_short_code(stmt)} {line}"  # sys.exit(1), raise SystemExit(...)
     word = type(stmt).__name__.lower().removeprefix("async")
     return f"a{'n' if word[:1] in 'aeiou' else ''} {word} {'loop' if word in ('for', 'while') else 'block'} {line}"
+
+
+def _short_code(stmt: ast.stmt) -> str:
+    text = ast.unparse(stmt).splitlines()[0]
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _leaves(stmt: ast.stmt, function: bool) -> str | None:
