@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import os
 import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,7 @@ from provider.document.python_enum import EnumMember, named
 from provider.document.python_values import Unknown, scope_after
 from provider.spec.formats.vertex import api_enums
 from provider.spec.formats.vertex.proto_names import table
+from tests.conftest import run_cli
 
 
 def _resolve(dotted: str) -> object:
@@ -149,3 +152,29 @@ def test_a_member_is_one_value() -> None:
     assert copy.deepcopy(member) is member and copy.copy(member) is member
     assert named({"a": [member, (member,)], member: 1}) == {"a": ["NVIDIA_TESLA_T4", ("NVIDIA_TESLA_T4",)],
                                                            "NVIDIA_TESLA_T4": 1}
+
+
+def _notebook(path: Path, cells: list[str]) -> Path:
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": cell}
+        for cell in cells]}), encoding="utf-8")
+    return path
+
+
+def test_a_notebooks_gcloud_line_reads_members_as_its_sdk_cells_do(tmp_path: Path) -> None:
+    """One answer through every reader: a ``!gcloud`` line's ``{TRAIN_GPU.name}`` and an ``if TRAIN_GPU:`` around it
+    read the member as the SDK reader does, so the request is the one the names written out give."""
+    line = ("!gcloud ai custom-jobs create --region=us-central1 --display-name=j --worker-pool-spec=machine-type="
+            "n1-standard-4,replica-count=1,accelerator-type={GPU},accelerator-count={COUNT},"
+            "container-image-uri=us-docker.pkg.dev/p/r/i:1")
+    members = _notebook(tmp_path / "members.ipynb", [
+        "from google.cloud import aiplatform as aip\nTRAIN_GPU, TRAIN_NGPU = (aip.gapic.AcceleratorType.NVIDIA_TESLA_T4, 1)",
+        "if TRAIN_GPU:\n    " + line.format(GPU="{TRAIN_GPU.name}", COUNT="{TRAIN_NGPU}")])
+    names = _notebook(tmp_path / "names.ipynb", [line.format(GPU="NVIDIA_TESLA_T4", COUNT="1")])
+    requests = []
+    for path in (members, names):
+        proc = run_cli("convert", str(path), "--output", "request")
+        assert proc.returncode == 0, proc.stderr
+        requests.append(json.loads(proc.stdout))
+    assert requests[0] == requests[1]
+    assert requests[0]["body"]["jobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorType"] == "NVIDIA_TESLA_T4"

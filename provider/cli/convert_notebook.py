@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
+from provider.spec.formats.vertex import api_enums
 
 if TYPE_CHECKING:
     from provider.gcloud.notebook_file import Cell
@@ -85,7 +86,7 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
     from provider.document.python_values import statements
 
     trees: dict[str, ast.Module] = {}
-    for where, stmt, _ in statements(code):
+    for where, stmt, _ in statements(code, api_enums.member):
         trees.setdefault(f"{shown} {where.label}", ast.Module([], [])).body.append(stmt)
     return convert_sdk(code, shown, path, args, list(trees.items()), cells=True,
                        pick=None if pick is None else f"cell {pick}")

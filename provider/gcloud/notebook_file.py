@@ -27,6 +27,7 @@ from provider.document.python_values import Scope, Unknown, scope_after, stateme
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.notebook import bash_cell
 from provider.gcloud.script import position
+from provider.spec.formats.vertex import api_enums
 
 ALLOWED = ('a Jupyter notebook in nbformat 4: a JSON object with "nbformat": 4 and "cells", a list of objects each '
            'with "cell_type" ("code", "markdown" or "raw") and "source" (a string or a list of strings)')
@@ -146,7 +147,7 @@ def blocks(cells: list[Cell], command: Command, shown: str = "the notebook") -> 
     sets (each turn has its own value)."""
     label = f"cell {command.cell.number}"
     sources = [(f"cell {c.number}", c.text) for c in cells if c.kind == "code" and c.number <= command.cell.number]
-    for where, stmt, scope in statements(sources):
+    for where, stmt, scope in statements(sources, api_enums.member):
         if where.label == label and stmt.lineno <= command.line <= (stmt.end_lineno or stmt.lineno):
             return _in_blocks(stmt, scope, sources, command, shown)
     if command.cell.text.split("\n")[command.line - 1][:1] in (" ", "\t") and not command.bash:
@@ -155,7 +156,7 @@ def blocks(cells: list[Cell], command: Command, shown: str = "the notebook") -> 
                         "allowed: a ! line at the top level of its cell, or in an if whose test is known", exit_code=1)
     # the command's cell does not parse as Python: what its lines before the command set
     before = "\n".join(command.cell.text.split("\n")[:command.line - 1])
-    return scope_after(sources[:-1] + [(label, before)]), []
+    return scope_after(sources[:-1] + [(label, before)], api_enums.member), []
 
 
 _FOLLOWED = (ast.If, ast.For, ast.AsyncFor, ast.While)
@@ -185,7 +186,7 @@ def _before(sources: list[tuple[str, str]], command: Command, line: int) -> Scop
     lines = command.cell.text.split("\n")
     indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
     cut = "\n".join(lines[:line - 1] + [indent + "pass"])
-    return scope_after(sources[:-1] + [(sources[-1][0], cut)])
+    return scope_after(sources[:-1] + [(sources[-1][0], cut)], api_enums.member)
 
 
 _LOOPS = {ast.For: "for loop", ast.AsyncFor: "async for loop", ast.While: "while loop"}

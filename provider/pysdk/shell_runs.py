@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record
+from provider.spec.formats.vertex import api_enums
 
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
@@ -90,7 +91,7 @@ def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = Fal
 
     found: dict[object, ShellRun] = {}  # a call in a function: by the call's node, until the function is called
     count = itertools.count()
-    for step in flow(sources):
+    for step in flow(sources, api_enums.member):
         stmt, scope = step.stmt, step.scope
         nested = not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
         for node in ast.walk(stmt):
