@@ -13,9 +13,11 @@ follows the code where its path is known without running it:
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
   defaults: each the one value its expression gave where ``def`` ran, as Python keeps it), at the call's line,
   then f's body up to a ``return``, each other name f binds (its locals) Unknown until f assigns it (read
-  before, Python raises UnboundLocalError); after it, the names f binds get back the values they had before the call, and the statement of the call itself comes (its Step's
-  ``returned``: the expression of the ``return`` that ended the function, for ``job = make_job()``). Calls are
-  read 8 deep and 1,000 in all at most; past that a call is a plain statement.
+  before, Python raises UnboundLocalError); after it, the names f binds get back the values they had before the
+  call; then the statement of the call itself comes (its Step's ``returned``: the expression of the ``return``
+  that ended the function, for ``job = make_job()``), and ``x = f(...)`` binds x to what f returned (the very
+  list it was given, where it returns that). An exit in f may end the caller too. Calls are read 8 deep and
+  1,000 in all at most; past that a call is a plain statement.
 
 A statement flow gives whole that may ``return`` (in a function) or exit (``sys.exit()``, ``raise SystemExit``),
 such as ``if args.dry_run: return``, leaves the rest of the function (of the script, of a notebook's cell) not

@@ -140,3 +140,10 @@ def holders(values: dict[str, object], names: list[str], extra: set[int]) -> lis
     B["k"]``: a change to C's list is one to B's): when one of ``names`` may be changed in place, so may these."""
     shared = parts_of(values, names) | extra
     return [other for other, value in values.items() if shared and other not in names and _parts(value) & shared]
+
+
+def reads(values: dict[str, object], may_share: dict[str, set[int]], stmt: ast.AST, held: list[str]) -> set[int]:
+    """The lists and dicts (ids) the variables ``stmt`` names hold, or may hold (``may_share``: those Unknown), and
+    those the variables ``held`` hold."""
+    names = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)]
+    return parts_of(values, [*names, *held]).union(*(may_share.get(n, set()) for n in names))

@@ -136,13 +136,12 @@ class Scope:
         self._values[name] = value
         self._imports.pop(name, None)
 
-    def _shares(self, stmt: ast.AST, names: Iterable[str], old: set[int]) -> None:
-        """Each of ``names`` that ``stmt`` left Unknown may hold what the variables ``stmt`` reads hold (``x =
-        helper(B)`` may return B itself), and ``old``: a change through it later may be one to them."""
-        read = python_mutate.parts_of(self._values, [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)])
+    def _shares(self, names: Iterable[str], shared: set[int]) -> None:
+        """Each of ``names`` left Unknown may hold ``shared`` (what the statement read: ``x = helper(B)`` may return B
+        itself; what it held, if the statement may not run): a change through it later may be one to them."""
         for name in names:
             if isinstance(self._values.get(name), Unknown):
-                self._may_share[name] = read | old
+                self._may_share[name] = shared
             else:
                 self._may_share.pop(name, None)
 
@@ -202,9 +201,10 @@ class Scope:
 
     def _apply(self, stmt: ast.stmt, where: Where) -> None:
         bound = bound_names(stmt)
-        old = python_mutate.parts_of(self._values, bound) if isinstance(stmt, _COMPOUND) else set()  # may not run
+        held = bound if isinstance(stmt, _COMPOUND) else []  # one that may not run: its names may keep theirs
+        shared = python_mutate.reads(self._values, self._may_share, stmt, held)
         self._dispatch(stmt, where)
-        self._shares(stmt, bound, old)
+        self._shares(bound, shared)
         self._unknown(walrus_names(stmt), f"is set by := at {where}", where)  # the evaluator does not run it
         if not isinstance(stmt, _COMPOUND):  # x = args.pop(): a change the evaluator does not make
             for name, call in python_mutate.changes(self, stmt, stmt.value if isinstance(stmt, ast.Expr) else None):
@@ -244,10 +244,10 @@ class Scope:
         """Every variable ``stmt``, a statement that may or may not run, may set or change (python_names.changed_names
         says which) becomes Unknown, less ``imported``; with what shares a list or dict with one it changes."""
         bound, in_place = changed_names(stmt, self._values, self._imports)
-        old = python_mutate.parts_of(self._values, bound)  # still theirs if stmt does not run
+        shared = python_mutate.reads(self._values, self._may_share, stmt, bound)  # bound may keep theirs
         self._changed([n for n in in_place if n not in imported], why, where)
         self._unknown([n for n in bound if n not in imported], why, where)
-        self._shares(stmt, bound, old)
+        self._shares(bound, shared)
 
     def _delete(self, stmt: ast.Delete, where: Where) -> None:
         for target in stmt.targets:
@@ -356,7 +356,8 @@ class Scope:
         return dict(self._environ)
 
 
-def statements(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Iterator[tuple[Where, ast.stmt, Scope]]:
+def statements(sources: Iterable[tuple[str, str]],
+               enums: Enums | None = None) -> Iterator[tuple[Where, ast.stmt, Scope]]:
     """Each top-level statement of ``sources`` ((label, Python text) in order), with where it is and the
     Scope just before it runs (a copy of its own); then the statement is applied. A notebook's IPython
     lines are statements too (provider.document.python_cells.ipython_line reads them)."""
