@@ -48,6 +48,10 @@ STATEMENTS = [
     "{a} = {{'n': {b}}}", "{a}['n'].append(4)", "for q in {a}:\n    q.append(5)",
     "with open(os.devnull) as fh:\n    {a}.append(6)", "{a} = {b}[:]", "{a} = [*{b}]",
     "def grow():\n    {a}.append(2)\ngrow()", "def local({a}):\n    {a} = [0]\n    return {a}\n{b} = local({a})",
+    "{a}, *{b} = [{b}, {a}, 1]", "{a} = {b}.get('k', [])", "{a}[0][0] = 1", "{a}['k'][0] += 1", "{a} = {{1: {b}}}",
+    "{a}[1].append(0)", "def again(v={b}):\n    v.append(1)\n    return v\n{a} = again()", "{a} *= 2",
+    "{a}[0:1] = [{b}]", "print({a}.pop())", "{a} = [{b}] * 2", "{a}.insert(0, {b})", "{a} = {b} or [3]",
+    "try:\n    {a} = {b}[5]\nexcept IndexError:\n    {a} = [7]",
 ]
 
 statement = st.builds(lambda template, a, b: template.format(a=a, b=b), st.sampled_from(STATEMENTS),
@@ -65,7 +69,7 @@ def _python(code: str) -> dict[str, object] | None:
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(statement, min_size=2, max_size=8))
+@given(st.lists(statement, min_size=2, max_size=12))
 def test_a_known_value_is_pythons(body: list[str]) -> None:
     code = PRELUDE + "\n".join(body) + "\n"
     namespace = _python(code)
