@@ -17,7 +17,7 @@ not part of the job: each is named in a note.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING
 
 from provider.core.job_kinds import KINDS
@@ -39,21 +39,26 @@ def _ours(qualified: str | None) -> bool:
     return qualified is not None and (qualified + ".").startswith(_PACKAGE)
 
 
-def creates(node: ast.Call, reader: Reader) -> str | None:
-    """The create method ``node`` calls on a JobServiceClient (``create_custom_job``), or None."""
+def builds_client(node: ast.expr, reader: Reader) -> bool:
+    """Whether ``node`` is the client's constructor, ``aiplatform.gapic.JobServiceClient(...)``."""
+    qualified = reader.qualified(node.func) if isinstance(node, ast.Call) else None
+    return _ours(qualified) and qualified is not None and qualified.rsplit(".", 1)[-1] == "JobServiceClient"
+
+
+def creates(node: ast.Call, reader: Reader, clients: Container[str] = ()) -> str | None:
+    """The create method ``node`` calls on a JobServiceClient (``create_custom_job``), or None; ``clients``: what holds
+    a client the code built, as written (``clients["job"]``, set from a function returning one)."""
     func = node.func
     if not isinstance(func, ast.Attribute) or func.attr not in METHODS:
         return None
     receiver = func.value
+    if ast.unparse(receiver) in clients:
+        return func.attr
     if isinstance(receiver, ast.Name) and receiver.id in reader.assigned:
         assigned = reader.assigned[receiver.id]
         receiver = assigned.value
         reader = reader.inner(assigned, {})
-    if isinstance(receiver, ast.Call):
-        qualified = reader.qualified(receiver.func)
-        if _ours(qualified) and qualified is not None and qualified.rsplit(".", 1)[-1] == "JobServiceClient":
-            return func.attr
-    return None
+    return func.attr if builds_client(receiver, reader) else None
 
 
 def named_create(node: ast.AST) -> str | None:

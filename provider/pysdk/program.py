@@ -38,7 +38,7 @@ from provider.pysdk import ml_client
 from provider.pysdk.arguments import Call, SdkError, merged
 from provider.pysdk.binding import Assigned, Reader
 from provider.pysdk.custom_job import Body, custom_job
-from provider.pysdk.gapic import creates, named_create, read_request
+from provider.pysdk.gapic import builds_client, creates, named_create, read_request
 from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
 from provider.pysdk.pipelines import pipeline_job
@@ -77,6 +77,7 @@ class _Walk:
         self.rebound: dict[str, str] = {}  # a job's name set again in a block not followed: the block
         self.skipped: list[str] = []  # SDK calls in a branch not taken: named in a note, or in the refusal
         self.others: list[str] = []  # the script's other calls into the SDK, named when it launches no job
+        self.clients: set[str] = set()  # what holds a JobServiceClient the code built, as written (clients["job"])
         self.steps: list[str] = []  # Kubeflow pipeline steps that run a training job (kfp.py), named likewise
         self.imports_kfp = False
 
@@ -117,6 +118,7 @@ class _Walk:
             job = self.objects.get(returned.id)
         if value is None:
             self.find_nested(stmt, reader)
+        self.client_held(stmt, reader, returned)
         for target in targets:
             if value is None:  # x: int alone assigns nothing
                 break
@@ -126,6 +128,16 @@ class _Walk:
                 self.objects[target] = job
             else:
                 self.objects.pop(target, None)
+
+    def client_held(self, stmt: ast.stmt, reader: Reader, returned: ast.expr | None) -> None:
+        """Each target ``stmt`` assigns holds a JobServiceClient when its value is one: built here, another name of
+        one, or returned by the function called (``clients["job"] = create_job_client()``); else it holds none."""
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return
+        source = returned if returned is not None else stmt.value
+        holds = builds_client(source, reader) or ast.unparse(source) in self.clients
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+            (self.clients.add if holds else self.clients.discard)(ast.unparse(target))
 
     def find_nested(self, stmt: ast.stmt, reader: Reader) -> None:
         block = unfollowed(stmt, reader.scope)
@@ -161,7 +173,7 @@ class _Walk:
             return self.construct(index, kind, node, reader)
         if (found := step(node, qualified, self.imports_kfp)) is not None:
             self.steps.append(f"{found} at {reader.at(node)}")
-        if (method := creates(node, reader)) is not None:  # JobServiceClient.create_custom_job(parent=, custom_job=)
+        if (method := creates(node, reader, self.clients)) is not None:  # client.create_custom_job(parent=, ...)
             return self._built(index, f"JobServiceClient.{method}", node, reader, lambda: self._request(index, node, reader))
         if (create := ml_client.creates(node, reader)) is not None:  # ml.projects().jobs().create(parent=, body=)
             return self._built(index, ml_client.KIND, create, reader, lambda: self._ml_request(index, create, reader))
@@ -201,7 +213,7 @@ class _Walk:
             job.runs.append((reader.bind(node, signature, f"{job.call.what}.{method}", keep), method, index))
 
     def _request(self, index: int, node: ast.Call, reader: Reader) -> Job:
-        method = creates(node, reader)
+        method = creates(node, reader, self.clients)
         assert method is not None
         notes: list[str] = []
         request = read_request(node, method, reader, notes)
