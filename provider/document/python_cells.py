@@ -18,7 +18,9 @@ A cell that parses as Python as written is left alone.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
 SHELL = "_ipython_system_"
 MAGIC = "_ipython_magic_"
@@ -47,24 +49,56 @@ def python_text(cell: str) -> str | None:
     return "\n".join(_placeheld(cell.split("\n")))
 
 
-def _placeheld(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        m = _ESCAPED.match(lines[i])
-        if m is None:
-            out.append(lines[i])
-            i += 1
-            continue
-        end = i
-        while end < len(lines) - 1 and lines[end].endswith("\\"):
+def escape_rows(cell: str) -> list[int]:
+    """The rows (0-based) of the cell's IPython lines (``!cmd``, ``%magic``, ``x = !cmd``), as IPython finds them:
+    only where a logical line starts, not inside brackets or a string (the one reading of this, for every reader)."""
+    rows: list[int] = []
+    _placeheld(cell.split("\n"), rows)
+    return rows
+
+
+def _placeheld(lines: list[str], rows: list[int] | None = None) -> list[str]:
+    """The cell's lines with each IPython line, one at a time and first to last, as its placeholder statement: as
+    IPython's TransformerManager does, the cell is read into logical lines again after each (``!echo (`` no longer
+    opens a bracket once it is a string). ``rows``: given, each such line's row is added to it."""
+    out = list(lines)
+    row = 0
+    while (found := _next_escape(out, row)) is not None:
+        row, m = found
+        if rows is not None:
+            rows.append(row)
+        end = row
+        while end < len(out) - 1 and out[end].endswith("\\"):
             end += 1
-        written = "\n".join([m.group(3)] + lines[i + 1:end + 1])
+        written = "\n".join([m.group(3)] + out[row + 1:end + 1])
         call = SHELL if written.startswith("!") else MAGIC
-        out.append(f"{m.group(1)}{m.group(2) or ''}{call}({written!r})")
-        out.extend([""] * (end - i))
-        i = end + 1
+        out[row:end + 1] = [f"{m.group(1)}{m.group(2) or ''}{call}({written!r})"] + [""] * (end - row)
+        row = end + 1
     return out
+
+
+def _next_escape(lines: list[str], first: int) -> tuple[int, re.Match[str]] | None:
+    """The first row from ``first`` on that starts a logical line (IPython's make_tokens_by_line: a NEWLINE, or an NL
+    outside brackets, ends one; a line inside brackets or a string continues it) with ``!``, ``%`` or ``x = !``."""
+    rows: list[int] = []
+    depth, fresh = 0, True
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if fresh and token.type not in (tokenize.INDENT, tokenize.DEDENT):
+                rows.append(token.start[0] - 1)
+                fresh = False
+            if token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth <= 0):
+                fresh = True
+            elif token.string in ("(", "[", "{"):
+                depth += 1
+            elif token.string in (")", "]", "}"):
+                depth = max(depth - 1, 0)
+    except (tokenize.TokenError, SyntaxError):  # a string or bracket open at the end: the lines so far, as IPython
+        pass
+    for row in rows:
+        if first <= row < len(lines) and (m := _ESCAPED.match(lines[row])) is not None:
+            return row, m
+    return None
 
 
 def ipython_line(stmt: ast.stmt) -> tuple[str, str] | None:

@@ -22,6 +22,7 @@ import re
 from provider.core.errors import UserError
 from provider.core.record import Record
 from provider.document.ipython_expand import var_expand
+from provider.document.python_cells import escape_rows
 from provider.document.python_names import bound_names
 from provider.document.python_values import Scope, Unknown, scope_after, statements
 from provider.gcloud.cloud_build import TRAINING
@@ -113,9 +114,10 @@ def commands(cell: Cell) -> list[Command]:
         return [Command(cell, cell.text.count("\n", 0, max(gcloud, 0)) + 1, cell.text, ((0, 1, 1),), True)]
     found = []
     lines = cell.text.split("\n")
+    ipython = set(escape_rows(cell.text))  # where IPython reads a line as its own: not in brackets or a string
     i = 0
     while i < len(lines):
-        bang = _BANG.match(lines[i])
+        bang = _BANG.match(lines[i]) if i in ipython else None
         if bang is None:
             i += 1
             continue
