@@ -22,6 +22,17 @@ class SdkError(Exception):
         super().__init__(f"{where}: {what}" + (f"; allowed: {allowed}" if allowed else ""))
 
 
+class Unread(Record):
+    """An argument only named in a note whose value is known only when the code runs: as written, and why."""
+
+    written: str
+    why: str
+    noun: str = "script"
+
+    def __repr__(self) -> str:
+        return f"{self.written} (known only when the {self.noun} runs: {self.why})"
+
+
 class Call(Record):
     """An SDK call read statically: ``what`` is its name as the script wrote it (aiplatform.CustomJob)."""
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from provider.core.record import Record
 from provider.document.python_enum import named
-from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, REQUIRED, SIGNATURES, parameter_class
+from provider.pysdk.arguments import Call, SdkError, Unread
+from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, NOTED, REQUIRED, SIGNATURES, parameter_class
 
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
@@ -190,6 +190,11 @@ class Reader:
                 args[name] = NOT_READ_VALUE
             elif keep(name):
                 args[name] = expr
+            elif name in NOTED.get(signature, ("project",)):  # only named in a note: its value may be unknown
+                try:
+                    args[name] = self.value(expr, f"{what}({name}=...)")
+                except SdkError as exc:
+                    args[name] = Unread(ast.unparse(expr), exc.what.split(": ", 1)[-1], self.noun)
             else:
                 args[name] = self.value(expr, f"{what}({name}=...)")
         unknown = [name for name in args if name not in params]

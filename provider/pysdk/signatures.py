@@ -44,6 +44,9 @@ REQUIRED = {"CustomJob": ("display_name", "worker_pool_specs"),
                                                "container_uri")}
 # Parameters taken by keyword only (aiplatform.init and CustomJob.submit take no positional argument).
 KEYWORD_ONLY = ("init", "CustomJob.submit")
+# Arguments only named in a note (no spec carries them: how the SDK's own tracking and client are set up), whose
+# value may be one known only when the code runs (PROJECT_ID from the environment); by signature, else "project".
+NOTED = {"init": ("project", "experiment", "experiment_description", "experiment_tensorboard")}
 # Arguments trainjobs names in a note without reading their value (how the script reaches Vertex AI).
 NOT_READ = ("credentials", "sync", "create_request_timeout", "api_endpoint", "api_key", "api_transport",
             "request_metadata")

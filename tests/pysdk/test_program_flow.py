@@ -87,3 +87,24 @@ def test_a_job_a_function_returns_is_the_job_its_caller_runs() -> None:
     said = _refused(make.format("[j][0]") + "job = make('m')\njob.run(timeout=70)\n")
     assert said.startswith("train.py:5:9: aiplatform.CustomJob is built here, and the script runs no job trainjobs "
                            "can match to it: job.run() at train.py:8:1")
+
+
+def test_a_project_known_only_when_the_code_runs_is_named_not_refused() -> None:
+    """A spec names no project (its stack does): Google's notebooks read PROJECT_ID from the environment or gcloud,
+    and that value, unknown here, is named in the note; the init's location and bucket are still read."""
+    code = ("import os\nfrom google.cloud import aiplatform\nPROJECT_ID = os.environ['TRAINJOBS_NEVER_SET_PROJECT']\n"
+            "EXPERIMENT = os.environ.get('TRAINJOBS_NEVER_SET_EXPERIMENT')\n"
+            "aiplatform.init(project=PROJECT_ID, location='us-east1', staging_bucket='gs://b', experiment=EXPERIMENT + "
+            "'-x')\njob = aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
+            "'n1-standard-4'}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}])\njob.run()\n")
+    body = read([("train.py", code)], "train.py")
+    assert body.spec["region"] == "us-east1" and body.spec["staging_bucket"] == "gs://b"
+    said = "\n".join(body.notes)
+    assert ("aiplatform.init(project=PROJECT_ID (known only when the script runs: PROJECT_ID is set from the "
+            "environment variable TRAINJOBS_NEVER_SET_PROJECT, which is not set at train.py, line 3)) at train.py:5:25 "
+            "is not written: a spec names no project; the stack that runs it does") in said, said
+    assert "aiplatform.init(experiment=...) at train.py:5:" in said
+    # where the value is a job's own (its location), it is refused as before
+    refused = code.replace("location='us-east1'", "location=PROJECT_ID")
+    with pytest.raises(SdkError, match=r"aiplatform.init\(location=...\) cannot be known without running the script"):
+        read([("train.py", refused)], "train.py")
