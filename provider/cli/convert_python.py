@@ -134,7 +134,20 @@ def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: 
                      "check that none is a secret")
 
 
-def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str]) -> SpecResult:
+def _written_by(sources: list[tuple[str, str]], script: str) -> str:
+    """`` (the notebook writes it in cell 12, %%writefile: run that cell first)`` for a script a cell writes, else ""."""
+    import os
+
+    for label, text in sources:
+        first = text.lstrip().split("\n", 1)[0].split()
+        if first[:1] == ["%%writefile"] and first[-1:] != ["%%writefile"] \
+                and os.path.normpath(first[-1]) == os.path.normpath(script):
+            return f" (the notebook writes it in {label}, %%writefile: run that cell first, or write the file)"
+    return ""
+
+
+def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str],
+              written: str = "") -> SpecResult:
     """from_local_script's job with the script's folder packaged in place of the SDK's upload: the native spec of
     that job (application.pythonPackage: the folder, the script's module, its requirements), checked again."""
     import os
@@ -151,8 +164,8 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
     script = Path.cwd() / str(local["script"])
     if not script.is_file():
         raise UserError(f"{local['at']}: script_path {local['script']!r} is not a file (read from the current "
-                        f"directory, {Path.cwd()}, as the SDK reads it when the script runs); allowed: the training "
-                        "script's path, from the folder you run convert in", exit_code=1)
+                        f"directory, {Path.cwd()}, as the SDK reads it when the script runs){written}; allowed: the "
+                        "training script's path, from the folder you run convert in", exit_code=1)
     if not is_flat(script.parent):
         raise UserError(f"{local['at']}: {local['script']!r} is at the top of a Python package ({script.parent} has "
                         "__init__.py): trainjobs packages the script's folder as a folder of modules; allowed: a "
@@ -222,5 +235,6 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
-        result = _packaged(result, body.local, shown, base, notes)
+        result = _packaged(result, body.local, shown, base, notes,
+                           _written_by(sources, str(body.local["script"])) if cells else "")
     return emit(result, shown, base, args, notes)

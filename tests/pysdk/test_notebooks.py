@@ -311,3 +311,19 @@ def test_an_sdk_job_in_a_branch_not_taken_is_named(tmp_path: Path) -> None:
     assert ("nb.ipynb: the notebook launches no Vertex AI training job where it can be read: CustomJob at "
             "nb.ipynb cell 2, line 3, column 11 is not read: the if at line 1 is false (TRAIN: False)") in done.stderr
     assert "no cell submits" not in done.stderr
+
+
+def test_a_script_the_notebook_writes_is_named_with_its_cell(tmp_path: Path) -> None:
+    """CustomTrainingJob(script_path=...) of a script the notebook itself writes (%%writefile): converted before the
+    notebook runs, the file is not there yet; the refusal names the cell that writes it."""
+    path = _notebook(tmp_path, "from google.cloud import aiplatform",
+                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://b')",
+                     "%%writefile trainer/task.py\nprint('train')\n",
+                     "job = aiplatform.CustomTrainingJob(display_name='j', script_path='trainer/task.py', "
+                     "container_uri='us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest')\n"
+                     "job.run(machine_type='n1-standard-4', replica_count=1)")
+    done = convert(path, cwd=tmp_path)
+    assert done.returncode == 1
+    assert ("script_path 'trainer/task.py' is not a file (read from the current directory, " in done.stderr
+            and "(the notebook writes it in cell 3, %%writefile: run that cell first, or write the file)"
+            in done.stderr), done.stderr
