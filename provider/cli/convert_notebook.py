@@ -63,11 +63,12 @@ def _bang(cells: list[Cell], code: list[tuple[str, str]], passed: list[ShellRun]
     builds no SDK job where it can be read: UserError naming each gcloud call in a branch not taken, with why, or
     an SDK job there read by the SDK reader, which names it (else the gcloud reader says what the notebook holds)."""
     from provider.cli.convert_shell_runs import refuse_passed
+    from provider.pysdk.kfp import steps_in
     from provider.pysdk.program import builders
 
     if not bang and getattr(args, "cell", None) is None:
         refuse_passed(passed, shown, "notebook")
-        if builders(code, skipped=True):
+        if builders(code, skipped=True) or steps_in(code):  # the SDK reader names them (or Kubeflow's steps)
             return _sdk(code, shown, path, args, None)
     return _gcloud(cells, shown, args)
 

@@ -71,6 +71,7 @@ class _Walk:
         self.objects: dict[str, Job] = {}
         self.jobs: list[Job] = []
         self.inits: list[tuple[int, Call]] = []
+        self.init_failed: list[tuple[int, SdkError]] = []  # a notebook's init whose arguments cannot be known
         self.nested: dict[str, str] = {}  # place -> an SDK call inside a block, named when nothing is launched
         self.deferred: list[SdkError] = []  # a run inside a function: raised when the job picked has no run
         self.unmatched: list[str] = []  # x.run() on a name that holds no job the walk knows
@@ -166,7 +167,12 @@ class _Walk:
     def call(self, index: int, node: ast.Call, reader: Reader) -> Job | None:
         qualified = reader.qualified(node.func)
         if is_init(qualified):
-            self.inits.append((index, reader.bind(node, "init", "aiplatform.init")))
+            try:
+                self.inits.append((index, reader.bind(node, "init", "aiplatform.init")))
+            except SdkError as exc:  # a notebook's: raised only where a job after it is converted (init_before)
+                if not self.cells:
+                    raise
+                self.init_failed.append((index, exc))
             return None
         kind = sdk_class(qualified)
         if kind is not None:
@@ -265,6 +271,9 @@ class _Walk:
                        f"{reader.noun} builds at top level before it", "custom_job=JOB where JOB = aiplatform.CustomJob(...) earlier")
 
     def init_before(self, index: int) -> Call:
+        failed = [exc for at, exc in self.init_failed if at < index]
+        if failed:
+            raise failed[-1]
         return merged([call for at, call in self.inits if at < index])
 
 

@@ -77,3 +77,28 @@ def test_a_function_named_like_a_step_is_not_one(tmp_path: Path) -> None:
     no_traceback(proc)
     assert proc.returncode == 1
     assert "Kubeflow" not in proc.stderr and "builds no Vertex AI training job" in proc.stderr, proc.stderr
+
+
+def test_a_notebook_whose_jobs_are_pipeline_steps_names_them(tmp_path: Path) -> None:
+    """Google's pipeline notebooks (vertex-ai-samples ``get_started_with_custom_training_pipeline_components``): no SDK
+    job and no gcloud command, an aiplatform.init whose bucket comes from gcloud, and the package's older component
+    (``gcc_aip.CustomPythonPackageTrainingJobRunOp``) in a pipeline. The steps are named, not "no gcloud command"
+    nor the init's bucket (no job of the notebook's own uses it)."""
+    import json
+
+    cells = ["import google.cloud.aiplatform as aip\nfrom google_cloud_pipeline_components import aiplatform as gcc_aip\n"
+             "from kfp import dsl\nshell_output = !gcloud config list --format 'value(core.project)'\n"
+             "PROJECT_ID = shell_output[0]\nBUCKET_URI = f'gs://{PROJECT_ID}-bucket'\n",
+             "aip.init(project=PROJECT_ID, staging_bucket=BUCKET_URI)\n",
+             "@dsl.pipeline(name='train')\ndef pipeline(project: str = 'acme'):\n"
+             "    train = gcc_aip.CustomPythonPackageTrainingJobRunOp(project=project, display_name='t', "
+             "python_package_gcs_uri='gs://b/t.tar.gz', python_module_name='trainer.task', "
+             "container_uri='us-docker.pkg.dev/vertex-ai/training/tf-cpu.2-12.py310:latest')\n"]
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c} for c in cells]}))
+    proc = run_cli("convert", str(path))
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert ("the notebook creates no Vertex AI training job itself; it defines Kubeflow pipeline steps that do: "
+            "CustomPythonPackageTrainingJobRunOp at ") in proc.stderr, proc.stderr
