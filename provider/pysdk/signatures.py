@@ -44,9 +44,11 @@ REQUIRED = {"CustomJob": ("display_name", "worker_pool_specs"),
                                                "container_uri")}
 # Parameters taken by keyword only (aiplatform.init and CustomJob.submit take no positional argument).
 KEYWORD_ONLY = ("init", "CustomJob.submit")
-# Arguments trainjobs names in a note without reading their value (how the script reaches Vertex AI).
+# Arguments trainjobs names in a note without reading their value (how the script reaches Vertex AI, and the project:
+# a spec names none, the stack that runs it does, so a project only the running script knows, google.auth.default()'s
+# or an argparse option's, refuses nothing).
 NOT_READ = ("credentials", "sync", "create_request_timeout", "api_endpoint", "api_key", "api_transport",
-            "request_metadata")
+            "request_metadata", "project")
 
 _MODEL_ARGS = ("model_serving_container_image_uri", "model_serving_container_predict_route",
                "model_serving_container_health_route", "model_serving_container_command",
