@@ -167,11 +167,26 @@ class Commands:
                 return
             if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
                 raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
+        if op == "(" and self.line.startswith("()", self.i) and (name := self.defined()) is not None:
+            raise self.fail(f"a function definition ({name}() {{ ... }}) is not part of one gcloud command: bash runs "
+                            f"its body only where the script calls {name}, with that call's arguments and the "
+                            "variables set by then; give the gcloud command at the top level of the script, after the "
+                            "variables it uses", self.word.start if self.word.start >= 0 else self.starts[-1])
         if self.then(op):
             self.i += len(op)
             return
         before = prelude.BEFORE if op in prelude.THEN else ""
         raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
+
+    def defined(self) -> str | None:
+        """The name a ``()`` at self.i defines as a function (``main()``, ``main ()`` or ``function main()``: the
+        command's only word, unquoted), else None."""
+        if self.word.start >= 0:
+            name, shape, alone = self.word.text, self.word.shape, self.words[self.assigned:] in ([], ["function"])
+        else:
+            named = self.words[self.assigned:]
+            name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)
+        return name if alone and shape == name and name.isidentifier() else None
 
     def redirect(self, op: str) -> None:
         """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words

@@ -279,3 +279,22 @@ def test_a_script_that_is_not_text_is_refused_as_a_spec_is(raw: bytes, says: str
     assert done.returncode == 1
     assert says in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("script", "name", "column"), [
+    # find_string id 29536435847: a launcher whose gcloud ai custom-jobs create is inside main() { ... }, called last
+    ("#!/bin/bash\nset -e\nmain() {\n    gcloud ai custom-jobs create --display-name $JOB_NAME "
+     "--region=$REGION --config=/tmp/$JOB_NAME.yaml\n}\nEPOCHS=10\nmain\n", "main", 1),
+    ("f () {\n  gcloud ai custom-jobs create --region=x\n}\nf\n", "f", 1),
+    ("function submit() {\n  gcloud ai custom-jobs create --region=x\n}\nsubmit\n", "submit", 10),
+])
+def test_a_function_definition_is_named_as_one(script: str, name: str, column: int, tmp_path: Path) -> None:
+    """bash runs a function's body where the script calls it: named as a definition, not as a subshell."""
+    with pytest.raises(ShellError) as refused:
+        split_words(script, {}, tmp_path)
+    said = str(refused.value)
+    line = 3 if script.startswith("#!") else 1
+    assert said.startswith(f"line {line}, column {column}: a function definition ({name}() {{ ... }})"), said
+    assert "subshell" not in said
+    syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)  # bash reads it as one
+    assert syntax.returncode == 0, syntax.stderr
