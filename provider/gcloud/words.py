@@ -86,7 +86,7 @@ class _Reader(Commands):
         self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
         self.glued = False  # whether the last character read belongs to a token (then a # is not a comment)
         self.command: tuple[list[str], list[int]] | None = None  # the training command's words and starts, once ended
-        self.single, self.trailing = False, True  # see Commands
+        self.single, self.trailing, self.captured = False, True, False  # see Commands
 
     def fresh(self, text: str) -> _Reader:
         return _Reader(text, self.env, self.cwd)

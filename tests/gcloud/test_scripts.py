@@ -298,3 +298,45 @@ def test_a_function_definition_is_named_as_one(script: str, name: str, column: i
     assert "subshell" not in said
     syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)  # bash reads it as one
     assert syntax.returncode == 0, syntax.stderr
+
+
+_CAPTURED = ("#!/usr/bin/env bash\nset -e\nREGION=us-central1\n"
+             "JOB_TEXT={open}gcloud ai custom-jobs create \\\n  --region=$REGION \\\n  --display-name=embed-text \\\n"
+             "  --worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/embed:1 \\\n"
+             "  --format='value(name)'){close}\necho \"  Job: $JOB_TEXT\"\n")
+
+
+@pytest.mark.parametrize(("opened", "closed"), [("$(", ""), ('"$(', '"')])
+def test_a_training_command_whose_output_a_variable_keeps_is_the_command(opened: str, closed: str,
+                                                                        tmp_path: Path) -> None:
+    """find_string id 36901409290: JOB_TEXT=$(gcloud ai custom-jobs create ... --format='value(name)'), the job's
+    name kept for the lines after it. bash runs the command as it runs it alone (a stand-in gcloud shows its words)."""
+    script = _CAPTURED.format(open=opened, close=closed)
+    line = read_line(script, {}, tmp_path)
+    alone = read_line(script.split("JOB_TEXT=", 1)[1].replace(opened, "", 1).split(f"){closed}\n")[0],
+                      {"REGION": "us-central1"}, tmp_path)
+    assert line.words == alone.words == ["gcloud", "ai", "custom-jobs", "create", "--region=us-central1",
+                                         "--display-name=embed-text", "--worker-pool-spec=machine-type=n1-standard-4,"
+                                         "container-image-uri=gcr.io/p/embed:1", "--format=value(name)"]
+    assert any(note.startswith("line 4: JOB_TEXT=$(...) keeps what the training command prints") for note in line.notes)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gcloud").write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$WORDS\"\necho projects/p/x/1\n")
+    (tmp_path / "bin" / "gcloud").chmod(0o755)
+    env = {"PATH": f"{tmp_path / 'bin'}:{os.environ.get('PATH', '')}", "WORDS": str(tmp_path / "words")}
+    ran = subprocess.run([BASH, "-c", script], env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "words").read_text().splitlines() == line.words[1:]
+    assert "Job: projects/p/x/1" in ran.stdout
+
+
+@pytest.mark.parametrize(("script", "says"), [
+    ("JOB=$(gcloud ai custom-jobs list --region=us-central1)\ngcloud ai custom-jobs create --region=x\n",
+     "command substitution: trainjobs never runs commands"),
+    ("JOB=$(gcloud ai custom-jobs create --region=x --display-name=a --worker-pool-spec=machine-type=n1-standard-4,"
+     "container-image-uri=gcr.io/p/i:1) OTHER=1\n", "more comes in the same command"),
+    ("JOB=$(gcloud ai custom-jobs create --region=x --display-name=a --worker-pool-spec=machine-type=n1-standard-4,"
+     "container-image-uri=gcr.io/p/i:1)\ngcloud ai custom-jobs create --region=x\n", "a second training command"),
+])
+def test_what_a_captured_command_does_not_make_readable_is_refused(script: str, says: str, tmp_path: Path) -> None:
+    with pytest.raises(ShellError, match=re.escape(says)):
+        read_line(script, {}, tmp_path)
