@@ -215,10 +215,10 @@ class Commands:
                         "NAME=$(gcloud ...) alone on its line", starts[min(self.assigned, len(starts) - 1)])
 
     def defined(self) -> str | None:
-        """The name a ``()`` at self.i defines as a function (``main()``, ``main ()`` or ``function main()``: the
-        command's only word, unquoted), else None."""
+        """The name a ``()`` at self.i defines as a function (``main()`` or ``main ()``: the command's only word,
+        unquoted), else None (``function main()`` is named at its first word: prelude.RESERVED)."""
         if self.word.start >= 0:
-            name, shape, alone = self.word.text, self.word.shape, self.words[self.assigned:] in ([], ["function"])
+            name, shape, alone = self.word.text, self.word.shape, not self.words[self.assigned:]
         else:
             named = self.words[self.assigned:]
             name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)

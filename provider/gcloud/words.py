@@ -107,6 +107,8 @@ class _Reader(Commands):
                 name, _, value = self.word.text.partition("=")
                 self.pending[name] = value
         if self.word.start >= 0:
+            if len(self.words) == self.assigned and self.word.text == self.word.shape in prelude.RESERVED:
+                raise self.fail(prelude.reserved(self.word.text), self.word.start)
             if not self.words and self.word.text == self.word.shape and self.word.text in prelude.BUILTINS:
                 self.builtin = self.word.text  # as bash, only a builtin's name written unquoted
             self.words.append(self.word.text)

@@ -286,7 +286,6 @@ def test_a_script_that_is_not_text_is_refused_as_a_spec_is(raw: bytes, says: str
     ("#!/bin/bash\nset -e\nmain() {\n    gcloud ai custom-jobs create --display-name $JOB_NAME "
      "--region=$REGION --config=/tmp/$JOB_NAME.yaml\n}\nEPOCHS=10\nmain\n", "main", 1),
     ("f () {\n  gcloud ai custom-jobs create --region=x\n}\nf\n", "f", 1),
-    ("function submit() {\n  gcloud ai custom-jobs create --region=x\n}\nsubmit\n", "submit", 10),
 ])
 def test_a_function_definition_is_named_as_one(script: str, name: str, column: int, tmp_path: Path) -> None:
     """bash runs a function's body where the script calls it: named as a definition, not as a subshell."""
@@ -297,6 +296,25 @@ def test_a_function_definition_is_named_as_one(script: str, name: str, column: i
     assert said.startswith(f"line {line}, column {column}: a function definition ({name}() {{ ... }})"), said
     assert "subshell" not in said
     syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)  # bash reads it as one
+    assert syntax.returncode == 0, syntax.stderr
+
+
+@pytest.mark.parametrize(("script", "word", "what"), [
+    # find_string id 34328271400: if [ -z "$GCP_PROJECT" ]; then echo ...; exit 1; fi before the command
+    ('if [ -z "$GCP_PROJECT" ]; then\n    exit 1\nfi\ngcloud ai custom-jobs create --region=x\n', "if", "an if block"),
+    # find_string id 36883783847: for i in {0..9}; do SEED=$i; gcloud ... --args="solve,--seed,${SEED}"; done
+    ('for i in {0..9}; do\n  gcloud ai custom-jobs create --region=x --args="--seed,$i"\ndone\n', "for", "a for loop"),
+    ("while true; do\n  sleep 1\ndone\ngcloud ai custom-jobs create --region=x\n", "while", "a while loop"),
+    ("function submit() {\n  gcloud ai custom-jobs create --region=x\n}\nsubmit\n", "function",
+     "a function definition"),
+])
+def test_a_compound_command_is_named_by_its_word(script: str, word: str, what: str, tmp_path: Path) -> None:
+    """bash's compound commands are named at their first word, not by what comes next in them (an undefined $VAR
+    in the test, a brace expansion, the ; before then)."""
+    with pytest.raises(ShellError) as refused:
+        split_words(script, {}, tmp_path)
+    assert str(refused.value).startswith(f"line 1, column 1: '{word}' begins {what} ("), str(refused.value)
+    syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)
     assert syntax.returncode == 0, syntax.stderr
 
 
