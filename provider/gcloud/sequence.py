@@ -144,8 +144,7 @@ class Commands:
         gcloud config set / gcloud auth, a command that prints only, the gcloud one, tee after a pipe."""
         assigned = self.assigned
         if self.captured:  # NAME=$(the training command): the command was read inside it (captures)
-            self.captured = False
-            return len(words) == assigned == 1 or self.refuse_capture(words, starts)
+            return self.capture_ended(words, starts)
         if self.piped is not None:
             at = self.line[self.piped: self.piped + 2]
             teed, files = redirection.tee(words, line, "|&" if at == "|&" else "|")
@@ -198,21 +197,29 @@ class Commands:
                 return
             if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
                 raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
-        if op == "(" and self.line.startswith("()", self.i) and (name := self.defined()) is not None:
-            raise self.fail(f"a function definition ({name}() {{ ... }}) is not part of one gcloud command: bash runs "
-                            f"its body only where the script calls {name}, with that call's arguments and the "
-                            "variables set by then; give the gcloud command at the top level of the script, after the "
-                            "variables it uses", self.word.start if self.word.start >= 0 else self.starts[-1])
+        self.no_definition(op)
         if self.then(op):
             self.i += len(op)
             return
         before = prelude.BEFORE if op in prelude.THEN else ""
         raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
 
-    def refuse_capture(self, words: list[str], starts: list[int]) -> bool:
+    def capture_ended(self, words: list[str], starts: list[int]) -> bool:
+        """The end of the command NAME=$(the training command): read (True) when the assignment is all of it."""
+        self.captured = False
+        if len(words) == self.assigned == 1:
+            return True
         raise self.fail(f"{shown(words[self.assigned] if len(words) > self.assigned else words[1])}: the training "
                         "command's output is kept in a variable, and more comes in the same command; give "
                         "NAME=$(gcloud ...) alone on its line", starts[min(self.assigned, len(starts) - 1)])
+
+    def no_definition(self, op: str) -> None:
+        """ShellError where the ``(`` at self.i begins ``()`` of a function definition (defined)."""
+        if op == "(" and self.line.startswith("()", self.i) and (name := self.defined()) is not None:
+            raise self.fail(f"a function definition ({name}() {{ ... }}) is not part of one gcloud command: bash runs "
+                            f"its body only where the script calls {name}, with that call's arguments and the "
+                            "variables set by then; give the gcloud command at the top level of the script, after the "
+                            "variables it uses", self.word.start if self.word.start >= 0 else self.starts[-1])
 
     def defined(self) -> str | None:
         """The name a ``()`` at self.i defines as a function (``main()`` or ``main ()``: the command's only word,
