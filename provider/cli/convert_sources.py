@@ -33,6 +33,36 @@ _BY_SUFFIX: dict[str, str] = {
 }
 # A file's name (lower case), for the kinds known by their name: make's Makefile, makefile, GNUmakefile (and *.mk).
 _BY_NAME = ("makefile", "gnumakefile")
+# Files that hold gcloud commands in a form convert does not read, by suffix: named as such, never read as YAML (a
+# batch file's "@echo off" or a README's "```bash" is no YAML syntax error, and no mapping).
+_NOT_READ: dict[str, str] = {
+    ".bat": "a Windows batch file (cmd.exe: %VAR%, ^ continuations)",
+    ".cmd": "a Windows batch file (cmd.exe: %VAR%, ^ continuations)",
+    ".ps1": "a PowerShell script ($env:VAR, ` continuations)",
+    ".md": "a Markdown document (its commands are examples in code blocks)",
+    ".markdown": "a Markdown document (its commands are examples in code blocks)",
+    ".rst": "a reStructuredText document (its commands are examples)",
+    ".tf": "a Terraform file (a local-exec provisioner's command is Terraform's template, ${var.x})",
+}
+_WRITE_INSTEAD = ("the gcloud command written for bash in a .sh file (convert train.sh), or given alone: "
+                  "convert --gcloud \"gcloud ai custom-jobs create ...\"")
+
+
+def not_read(path: Path, raw: bytes) -> UserError | None:
+    """The refusal of a file of a kind convert does not read (``_NOT_READ``), at its first gcloud command's line
+    when it holds one; None for any other file."""
+    kind = _NOT_READ.get(path.suffix.lower())
+    if kind is None:
+        return None
+    from provider.document.files import display_name
+
+    text = raw.decode("utf-8", errors="replace")
+    found = next(((n, line.find("gcloud ")) for n, line in enumerate(text.splitlines(), 1)
+                  if "gcloud " in line and not line.lstrip().startswith(("#", "rem ", "REM ", "::"))), None)
+    where = display_name(path) + (f":{found[0]}:{found[1] + 1}" if found else "")
+    what = "its gcloud command is" if found else "it is"
+    return UserError(f"{where}: {kind}: {what} not read (trainjobs reads gcloud commands as bash reads them, and a "
+                     f"spec, a config or a REST body as YAML or JSON); allowed: {_WRITE_INSTEAD}", exit_code=1)
 
 
 def read_input(file: str) -> tuple[Path, str, bytes]:
@@ -55,6 +85,8 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
     """The reader of a file that is not a mapping, by its suffix (``raw``: its bytes, for a reader that also
     knows its kind by its first line); None: read it as a mapping. An option the reader does not take (its
     module's ``TAKES`` names those it does) is refused."""
+    if (refused := not_read(path, raw)) is not None:
+        raise refused
     module = _BY_SUFFIX.get(path.suffix.lower())
     if module is None and (path.name.lower() in _BY_NAME or path.suffix.lower() == ".mk"):
         module = "provider.cli.convert_makefile"  # a Makefile: its target that submits the job

@@ -43,7 +43,22 @@ BEFORE = " (only NAME=value assignments, export NAME=value, set options and gclo
 DECLARING = ("export", "declare")  # bash's declaration builtins that only set variables, written without options
 BUILTINS = (*DECLARING, "set")
 
+# bash's reserved words that begin a compound command, as the first word of a command (unquoted): named as such.
+RESERVED = {"if": "an if block (if ...; then ...; fi)", "for": "a for loop (for ...; do ...; done)",
+            "select": "a select loop (select ...; do ...; done)", "while": "a while loop (while ...; do ...; done)",
+            "until": "an until loop (until ...; do ...; done)", "case": "a case block (case ... in ... esac)",
+            "function": "a function definition (function NAME { ... })", "[[": "a [[ ... ]] test",
+            "{": "a group ({ ...; })"}
+RESERVED.update(dict.fromkeys(("then", "elif", "else", "fi"), RESERVED["if"]))
+RESERVED.update(dict.fromkeys(("do", "done"), "a loop (for, while or until ...; do ...; done)"))
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def reserved(word: str) -> str:
+    """Why the reserved word ``word`` (a key of RESERVED), beginning a command, is not read."""
+    return (f"'{word}' begins {RESERVED[word]}: trainjobs reads a script's commands one after the other, not bash's "
+            "compound commands, whose branches and passes depend on what runs; give the gcloud command at the top "
+            "level of the script, after the variables it uses (the values of one branch or one pass written out)")
 # set's options that change nothing in how bash reads the gcloud line (nounset only its message), by letter.
 # Not allexport (-a): it would export every later assignment, CLOUDSDK_* ones too, to gcloud's environment.
 _LETTERS = {"e": "errexit", "u": "nounset", "x": "xtrace", "v": "verbose", "E": "errtrace",

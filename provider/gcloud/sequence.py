@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.gcloud import other_shells, prelude, properties, redirection, script, substitution
-from provider.gcloud.word_checks import ShellError, Word
+from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
 
 class Commands:
@@ -39,6 +39,7 @@ class Commands:
     anchor: int
     command: tuple[list[str], list[int]] | None  # the gcloud command's words and starts, once it has ended
     single: bool  # only one simple command (that of a substitution)
+    captured: bool  # the training command was read inside this command's NAME=$(...) (captures)
     trailing: bool  # commands may follow the gcloud one (not in a notebook's ! line: Python follows it)
     word: Word
     whole: int
@@ -54,6 +55,9 @@ class Commands:
         raise NotImplementedError
 
     def end_word(self) -> None:
+        raise NotImplementedError
+
+    def assigning(self) -> bool:
         raise NotImplementedError
 
     def step(self) -> None:
@@ -78,6 +82,8 @@ class Commands:
                 inner.read()
             except ShellError as exc:
                 raise ShellError(exc.message, exc.column + at) from None
+            if self.captures(inner, at, end, quoted):
+                return
             printed, variable = substitution.value(inner.words, self.line[start:end], self.properties, self.env,
                                                      self.notes)
         except substitution.Refused as exc:
@@ -89,6 +95,28 @@ class Commands:
         outer, self.anchor = self.anchor < 0, start if self.anchor < 0 else self.anchor
         self.put(printed, quoted)
         self.i, self.anchor = end, -1 if outer else self.anchor
+
+    def captures(self, inner: Commands, at: int, end: int, quoted: bool) -> bool:
+        """Whether the substitution read as ``inner`` (its text at ``at``, ending before ``end``) is the training
+        command, its output captured: ``JOB=$(gcloud ai custom-jobs create ...)`` or ``JOB="$(...)"``, the whole value
+        of the command's one assignment. bash runs it as it would alone; the variable gets what gcloud prints,
+        which is not known here (empty). Then it is the command (its words where they are in the line)."""
+        named = inner.words[inner.assigned:]
+        follows = self.line[end + 1: end + 2] if quoted and self.line[end: end + 1] == '"' else self.line[end: end + 1]
+        if (self.command is not None or self.single or not named or not substitution.creates(named)
+                or self.words[self.assigned:] or not self.assigning() or ASSIGNMENT.fullmatch(self.word.text) is None
+                or self.word.text != self.word.shape or follows not in ("", " ", "\t", "\n", ";")):
+            return False
+        name = self.word.text.rstrip("=")
+        self.command = (named, [at + start for start in inner.starts[inner.assigned:]])
+        self.notes += inner.notes
+        self.notes.append(f"line {script.position(self.line, self.word.start)[0]}: {name}=$(...) keeps what the "
+                          f"training command prints (the job's name) in ${name}; the command is the job, as bash runs "
+                          "it")
+        self.captured = True
+        self.put("", quoted)
+        self.i = end
+        return True
 
     def then(self, op: str) -> bool:
         """Whether the ``op`` here ends a command bash runs before the gcloud one (provider.gcloud.prelude) or, once
@@ -115,6 +143,8 @@ class Commands:
         """Whether the command ``words`` (of line ``line``), ended by ``op``, is read: a builtin (export, set...),
         gcloud config set / gcloud auth, a command that prints only, the gcloud one, tee after a pipe."""
         assigned = self.assigned
+        if self.captured:  # NAME=$(the training command): the command was read inside it (captures)
+            return self.capture_ended(words, starts)
         if self.piped is not None:
             at = self.line[self.piped: self.piped + 2]
             teed, files = redirection.tee(words, line, "|&" if at == "|&" else "|")
@@ -167,11 +197,39 @@ class Commands:
                 return
             if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
                 raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
+        self.no_definition(op)
         if self.then(op):
             self.i += len(op)
             return
         before = prelude.BEFORE if op in prelude.THEN else ""
         raise self.fail(f"{what} ({op}) is not part of one gcloud command{before}; give the gcloud command alone")
+
+    def capture_ended(self, words: list[str], starts: list[int]) -> bool:
+        """The end of the command NAME=$(the training command): read (True) when the assignment is all of it."""
+        self.captured = False
+        if len(words) == self.assigned == 1:
+            return True
+        raise self.fail(f"{shown(words[self.assigned] if len(words) > self.assigned else words[1])}: the training "
+                        "command's output is kept in a variable, and more comes in the same command; give "
+                        "NAME=$(gcloud ...) alone on its line", starts[min(self.assigned, len(starts) - 1)])
+
+    def no_definition(self, op: str) -> None:
+        """ShellError where the ``(`` at self.i begins ``()`` of a function definition (defined)."""
+        if op == "(" and self.line.startswith("()", self.i) and (name := self.defined()) is not None:
+            raise self.fail(f"a function definition ({name}() {{ ... }}) is not part of one gcloud command: bash runs "
+                            f"its body only where the script calls {name}, with that call's arguments and the "
+                            "variables set by then; give the gcloud command at the top level of the script, after the "
+                            "variables it uses", self.word.start if self.word.start >= 0 else self.starts[-1])
+
+    def defined(self) -> str | None:
+        """The name a ``()`` at self.i defines as a function (``main()`` or ``main ()``: the command's only word,
+        unquoted), else None (``function main()`` is named at its first word: prelude.RESERVED)."""
+        if self.word.start >= 0:
+            name, shape, alone = self.word.text, self.word.shape, not self.words[self.assigned:]
+        else:
+            named = self.words[self.assigned:]
+            name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)
+        return name if alone and shape == name and name.isidentifier() else None
 
     def redirect(self, op: str) -> None:
         """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words

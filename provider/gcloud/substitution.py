@@ -152,6 +152,14 @@ def _full(name: str) -> str:
     return name if "/" in name else f"core/{name}"
 
 
+def creates(words: list[str]) -> bool:
+    """Whether ``words`` are a training command (gcloud [alpha|beta] ai custom-jobs|hp-tuning-jobs create, gcloud
+    ai-platform|ml-engine jobs submit training), by its group and verb, flags before them aside."""
+    rest = [w for w in words[1:] if not w.startswith("-") and w not in ("alpha", "beta")] if words[:1] == ["gcloud"] else []
+    return rest[:3] in (["ai", "custom-jobs", "create"], ["ai", "hp-tuning-jobs", "create"]) or rest[:4] in (
+        ["ai-platform", "jobs", "submit", "training"], ["ml-engine", "jobs", "submit", "training"])
+
+
 def value(words: list[str], written: str, properties: Mapping[str, str], env: Mapping[str, str],
           notes: list[str]) -> tuple[str, str | None]:
     """What the substituted command ``words`` (``written`` so) prints (trailing newlines dropped, as bash drops them), with a note

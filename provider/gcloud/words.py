@@ -87,7 +87,7 @@ class _Reader(Commands):
         self.quoted_braces = 0  # > 0 inside a "${NAME<op>word}"
         self.glued = False  # whether the last character read belongs to a token (then a # is not a comment)
         self.command: tuple[list[str], list[int]] | None = None  # the training command's words and starts, once ended
-        self.single, self.trailing = False, True  # see Commands
+        self.single, self.trailing, self.captured = False, True, False  # see Commands
 
     def fresh(self, text: str) -> _Reader:
         return _Reader(text, self.env, self.cwd)
@@ -108,6 +108,8 @@ class _Reader(Commands):
                 name, _, value = self.word.text.partition("=")
                 self.pending[name] = value
         if self.word.start >= 0:
+            if len(self.words) == self.assigned and self.word.text == self.word.shape in prelude.RESERVED:
+                raise self.fail(prelude.reserved(self.word.text), self.word.start)
             if not self.words and self.word.text == self.word.shape and self.word.text in prelude.BUILTINS:
                 self.builtin = self.word.text  # as bash, only a builtin's name written unquoted
             self.words.append(self.word.text)

@@ -92,11 +92,24 @@ def region(ctor: Call, init: Call, body: Body) -> None:
                           + (f" (from ${env})" if env else " (its DEFAULT_REGION)"))
 
 
-def outputs(ctor: Call, init: Call, body: Body) -> None:
-    """base_output_dir, or the staging bucket the SDK puts the job's output under."""
+def staging(ctor: Call, init: Call, notes: list[str]) -> tuple[str | None, str]:
+    """The staging bucket, the call's or else init's, and where it is given (None: neither gives one). A bucket
+    written without gs:// is gs://BUCKET to the SDK (utils._timestamped_gcs_dir puts gs:// before the output
+    directory it makes under it, and the package upload reads the bucket with or without it): so written, and
+    noted."""
     bucket, where = ctor.text("staging_bucket"), ctor.place("staging_bucket")
     if not bucket:
         bucket, where = init.text("staging_bucket"), init.place("staging_bucket")
+    if bucket and not bucket.startswith("gs://"):
+        notes.append(f"staging_bucket {bucket!r} ({where}) is written as 'gs://{bucket}': the SDK puts gs:// before "
+                     "the paths it makes under a bucket named without it")
+        bucket = f"gs://{bucket}"
+    return bucket, where
+
+
+def outputs(ctor: Call, init: Call, body: Body) -> None:
+    """base_output_dir, or the staging bucket the SDK puts the job's output under."""
+    bucket, where = staging(ctor, init, body.notes)
     if not bucket:
         raise SdkError(ctor.where, f"{ctor.what} has no staging bucket: the SDK raises RuntimeError (staging_bucket "
                        "should be passed to CustomJob constructor or should be set using aiplatform.init)",

@@ -18,7 +18,17 @@ that is not a prebuilt one (the SDK then runs ``pip install`` of the package in 
 from __future__ import annotations
 
 from provider.pysdk.arguments import Call, SdkError
-from provider.pysdk.custom_job import JOB_DEFAULTS, Body, init_notes, job_fields, outputs, ran, region, run_fields
+from provider.pysdk.custom_job import (
+    JOB_DEFAULTS,
+    Body,
+    init_notes,
+    job_fields,
+    outputs,
+    ran,
+    region,
+    run_fields,
+    staging,
+)
 from provider.pysdk.pipelines import application, pools
 from provider.pysdk.script_training import packaged_note, prebuilt, script_package
 
@@ -39,7 +49,7 @@ def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") 
     region(ctor, init, body)
     job_fields(ctor, init, body)
     outputs(ctor, init, body)
-    package, body.local = script_package(ctor, str(ctor.text("staging_bucket") or init.text("staging_bucket")))
+    package, body.local = script_package(ctor, str(staging(ctor, init, [])[0]))  # noted by outputs
     body.put("worker_pool_specs", pools(ctor, *application(ctor, "CustomJob.from_local_script", ctor, package)),
              ctor.where)
     body.notes.append(packaged_note(ctor, body.local, str(package["python_module"])))

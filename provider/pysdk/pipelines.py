@@ -24,6 +24,7 @@ from provider.pysdk.custom_job import (
     ran,
     region,
     run_fields,
+    staging,
 )
 from provider.pysdk.signatures import DATASET_ARGS
 
@@ -100,6 +101,12 @@ def pools(machines: Call, spec_key: str, app: dict[str, object]) -> list[dict[st
     if replicas > 1 or (isinstance(servers, int) and servers > 0):
         out.append({**_pool(machines, replicas - 1, False), spec_key: dict(app)} if replicas > 1 else {})
     if isinstance(servers, int) and servers > 0:
+        if not machines.text("reduction_server_machine_type"):
+            raise SdkError(machines.place("reduction_server_replica_count"), f"{machines.what}(reduction_server_replica_"
+                           f"count={servers}) without reduction_server_machine_type: the SDK sends the Reduction "
+                           "Server's pool with an empty machine_spec, which Vertex AI refuses (a pool's machine_type "
+                           "is required)", "reduction_server_machine_type='n1-highcpu-16' (Google's recommendation) "
+                           "beside it, with reduction_server_container_uri, the Reduction Server's image")
         server = {"machine_spec": {"machine_type": machines.text("reduction_server_machine_type")},
                   "replica_count": servers, "disk_spec": {"boot_disk_type": "pd-ssd", "boot_disk_size_gb": 100}}
         _reservation(machines, server["machine_spec"])  # type: ignore[arg-type]
@@ -125,10 +132,10 @@ def _notes(ctor: Call, run: Call, body: Body) -> None:
     body.notes += client_notes(ctor)
 
 
-def staging_bucket(ctor: Call, init: Call) -> str:
-    """The pipeline's staging bucket: the class's, else init's; _CustomTrainingJob.__init__ raises RuntimeError
-    without one, whether run() gives base_output_dir or not."""
-    bucket = ctor.text("staging_bucket") or init.text("staging_bucket")
+def staging_bucket(ctor: Call, init: Call, notes: list[str]) -> str:
+    """The pipeline's staging bucket: the class's, else init's (custom_job.staging); _CustomTrainingJob.__init__
+    raises RuntimeError without one, whether run() gives base_output_dir or not."""
+    bucket, _ = staging(ctor, init, notes)
     if not bucket:
         raise SdkError(ctor.where, f"{ctor.what} has no staging bucket: the SDK raises RuntimeError (staging_bucket "
                        "should be set in TrainingJob constructor or set using aiplatform.init)",
@@ -140,8 +147,8 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
                  package: dict[str, object] | None = None) -> Body:
     """The CustomJob a TrainingPipeline of ``kind`` runs, as a spec body (``package``: the python_package_spec of
     CustomTrainingJob's script)."""
-    bucket = staging_bucket(ctor, init)
     body = Body()
+    bucket = staging_bucket(ctor, init, body.notes)
     run = ran(ctor, run, body, "run()")
     region(ctor, init, body)
     named(ctor, init, body, "training_encryption_spec_key_name")
@@ -150,8 +157,7 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
     if run.text("base_output_dir"):
         body.put("base_output_dir", run.text("base_output_dir"), run.place("base_output_dir"))
     else:
-        body.put("staging_bucket", bucket, ctor.place("staging_bucket") if ctor.text("staging_bucket")
-                 else init.place("staging_bucket"))
+        body.put("staging_bucket", bucket, staging(ctor, init, [])[1])
         body.notes.append(f"the TrainingPipeline writes its output under {bucket}/aiplatform-custom-training-TIME; "
                           f"trainjobs' job under {bucket}/aiplatform-custom-job-NAME (give run(base_output_dir=...) "
                           "to name one)")

@@ -157,7 +157,7 @@ class _Walk:
             elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
                 name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
-                        or ml_client.named_create(sub))
+                        or ml_client.named_create(sub) or sdk_class(_imported_in(stmt, sub.func)))
                 if name is not None:
                     self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
         for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
@@ -275,6 +275,25 @@ class _Walk:
         if failed:
             raise failed[-1]
         return merged([call for at, call in self.inits if at < index])
+
+
+def _imported_in(block: ast.stmt, func: ast.expr) -> str | None:
+    """``func``'s dotted name through an import inside ``block`` (a function that imports aiplatform itself, as a
+    Kubeflow component's body does), so that a job it builds, never run, is named where it is."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    for sub in ast.walk(block):
+        for alias in getattr(sub, "names", []) if isinstance(sub, (ast.Import, ast.ImportFrom)) else []:
+            bound = alias.asname or alias.name.split(".")[0]
+            if bound == func.id and isinstance(sub, ast.ImportFrom) and sub.module and not sub.level:
+                return ".".join([sub.module, alias.name, *parts])
+            if bound == func.id and isinstance(sub, ast.Import):
+                return ".".join([alias.name if alias.asname else bound, *parts])
+    return None
 
 
 def _in(walk: _Walk, job: Job, label: str) -> bool:

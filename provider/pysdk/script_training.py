@@ -57,7 +57,7 @@ def packaged_note(ctor: Call, local: dict[str, object], module: str) -> str:
 
 def script_training_job(ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
     """The CustomJob a ``CustomTrainingJob``'s TrainingPipeline runs, its script packaged by trainjobs."""
-    app, local = script_package(ctor, staging_bucket(ctor, init))
+    app, local = script_package(ctor, staging_bucket(ctor, init, []))  # noted by pipeline_job
     body = pipeline_job("CustomTrainingJob", ctor, run, init, method, package=app)
     body.local = local
     body.notes.insert(0, packaged_note(ctor, local, str(app["python_module"])))

@@ -94,3 +94,26 @@ def test_a_command_substitution_is_not_called_makes(word: str) -> None:
     said = str(refused.value)
     assert f"'{word.split('/')[0]}': $(...) is command substitution" in said or "'$(date)': date without +FORMAT" in said
     assert "Makefile" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("name", "text", "says", "at"), [
+    # find_string id 37453889757, a .bat file: set VAR=..., call gcloud ml-engine jobs submit training %JOB_NAME% ...
+    ("train.bat", "@echo off\r\nset REGION=europe-west1\r\ncall gcloud ml-engine jobs submit training %JOB% "
+                  "--region %REGION%\r\n", "a Windows batch file", ":3:6"),
+    # find_string id 57802966824, a PowerShell snippet: gcloud ai custom-jobs create `
+    ("deploy.ps1", "# Create fine-tuning pipeline\ngcloud ai custom-jobs create `\n  --region=us-central1\n",
+     "a PowerShell script", ":2:1"),
+    # find_string id 52135142664, a README's ```bash block
+    ("README.md", "### GCP Vertex AI\n\n```bash\ngcloud ai custom-jobs create \\\n  --region=us-central1\n```\n",
+     "a Markdown document", ":4:1"),
+    ("notes.md", "# nothing to run here\n", "a Markdown document", ""),
+])
+def test_a_file_of_another_kind_is_named_never_read_as_yaml(tmp_path: Path, name: str, text: str, says: str,
+                                                             at: str) -> None:
+    (tmp_path / name).write_bytes(text.encode())
+    done = run_cli("convert", name, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"trainjobs: {name}{at}: {says} (")
+    assert ("): its gcloud command is not read (" if at else "): it is not read (") in done.stderr
+    assert "YAML syntax error" not in done.stderr and "not a mapping" not in done.stderr
+    assert "allowed: the gcloud command written for bash in a .sh file" in done.stderr

@@ -283,3 +283,82 @@ def test_a_script_that_is_not_text_is_refused_as_a_spec_is(raw: bytes, says: str
     assert done.returncode == 1
     assert says in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("script", "name", "column"), [
+    # find_string id 29536435847: a launcher whose gcloud ai custom-jobs create is inside main() { ... }, called last
+    ("#!/bin/bash\nset -e\nmain() {\n    gcloud ai custom-jobs create --display-name $JOB_NAME "
+     "--region=$REGION --config=/tmp/$JOB_NAME.yaml\n}\nEPOCHS=10\nmain\n", "main", 1),
+    ("f () {\n  gcloud ai custom-jobs create --region=x\n}\nf\n", "f", 1),
+])
+def test_a_function_definition_is_named_as_one(script: str, name: str, column: int, tmp_path: Path) -> None:
+    """bash runs a function's body where the script calls it: named as a definition, not as a subshell."""
+    with pytest.raises(ShellError) as refused:
+        split_words(script, {}, tmp_path)
+    said = str(refused.value)
+    line = 3 if script.startswith("#!") else 1
+    assert said.startswith(f"line {line}, column {column}: a function definition ({name}() {{ ... }})"), said
+    assert "subshell" not in said
+    syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)  # bash reads it as one
+    assert syntax.returncode == 0, syntax.stderr
+
+
+@pytest.mark.parametrize(("script", "word", "what"), [
+    # find_string id 34328271400: if [ -z "$GCP_PROJECT" ]; then echo ...; exit 1; fi before the command
+    ('if [ -z "$GCP_PROJECT" ]; then\n    exit 1\nfi\ngcloud ai custom-jobs create --region=x\n', "if", "an if block"),
+    # find_string id 36883783847: for i in {0..9}; do SEED=$i; gcloud ... --args="solve,--seed,${SEED}"; done
+    ('for i in {0..9}; do\n  gcloud ai custom-jobs create --region=x --args="--seed,$i"\ndone\n', "for", "a for loop"),
+    ("while true; do\n  sleep 1\ndone\ngcloud ai custom-jobs create --region=x\n", "while", "a while loop"),
+    ("function submit() {\n  gcloud ai custom-jobs create --region=x\n}\nsubmit\n", "function",
+     "a function definition"),
+])
+def test_a_compound_command_is_named_by_its_word(script: str, word: str, what: str, tmp_path: Path) -> None:
+    """bash's compound commands are named at their first word, not by what comes next in them (an undefined $VAR
+    in the test, a brace expansion, the ; before then)."""
+    with pytest.raises(ShellError) as refused:
+        split_words(script, {}, tmp_path)
+    assert str(refused.value).startswith(f"line 1, column 1: '{word}' begins {what} ("), str(refused.value)
+    syntax = subprocess.run([BASH, "-n", "-c", script], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
+
+
+_CAPTURED = ("#!/usr/bin/env bash\nset -e\nREGION=us-central1\n"
+             "JOB_TEXT={open}gcloud ai custom-jobs create \\\n  --region=$REGION \\\n  --display-name=embed-text \\\n"
+             "  --worker-pool-spec=machine-type=n1-standard-4,container-image-uri=gcr.io/p/embed:1 \\\n"
+             "  --format='value(name)'){close}\necho \"  Job: $JOB_TEXT\"\n")
+
+
+@pytest.mark.parametrize(("opened", "closed"), [("$(", ""), ('"$(', '"')])
+def test_a_training_command_whose_output_a_variable_keeps_is_the_command(opened: str, closed: str,
+                                                                        tmp_path: Path) -> None:
+    """find_string id 36901409290: JOB_TEXT=$(gcloud ai custom-jobs create ... --format='value(name)'), the job's
+    name kept for the lines after it. bash runs the command as it runs it alone (a stand-in gcloud shows its words)."""
+    script = _CAPTURED.format(open=opened, close=closed)
+    line = read_line(script, {}, tmp_path)
+    alone = read_line(script.split("JOB_TEXT=", 1)[1].replace(opened, "", 1).split(f"){closed}\n")[0],
+                      {"REGION": "us-central1"}, tmp_path)
+    assert line.words == alone.words == ["gcloud", "ai", "custom-jobs", "create", "--region=us-central1",
+                                         "--display-name=embed-text", "--worker-pool-spec=machine-type=n1-standard-4,"
+                                         "container-image-uri=gcr.io/p/embed:1", "--format=value(name)"]
+    assert any(note.startswith("line 4: JOB_TEXT=$(...) keeps what the training command prints") for note in line.notes)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "gcloud").write_text("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$WORDS\"\necho projects/p/x/1\n")
+    (tmp_path / "bin" / "gcloud").chmod(0o755)
+    env = {"PATH": f"{tmp_path / 'bin'}:{os.environ.get('PATH', '')}", "WORDS": str(tmp_path / "words")}
+    ran = subprocess.run([BASH, "-c", script], env=env, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "words").read_text().splitlines() == line.words[1:]
+    assert "Job: projects/p/x/1" in ran.stdout
+
+
+@pytest.mark.parametrize(("script", "says"), [
+    ("JOB=$(gcloud ai custom-jobs list --region=us-central1)\ngcloud ai custom-jobs create --region=x\n",
+     "command substitution: trainjobs never runs commands"),
+    ("JOB=$(gcloud ai custom-jobs create --region=x --display-name=a --worker-pool-spec=machine-type=n1-standard-4,"
+     "container-image-uri=gcr.io/p/i:1) OTHER=1\n", "more comes in the same command"),
+    ("JOB=$(gcloud ai custom-jobs create --region=x --display-name=a --worker-pool-spec=machine-type=n1-standard-4,"
+     "container-image-uri=gcr.io/p/i:1)\ngcloud ai custom-jobs create --region=x\n", "a second training command"),
+])
+def test_what_a_captured_command_does_not_make_readable_is_refused(script: str, says: str, tmp_path: Path) -> None:
+    with pytest.raises(ShellError, match=re.escape(says)):
+        read_line(script, {}, tmp_path)

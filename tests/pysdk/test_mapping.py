@@ -118,3 +118,46 @@ def test_experiment_run_without_experiment_is_not_sent_as_the_sdk_drops_it() -> 
     run = _call("run", experiment_run="projects/p/locations/l/metadataStores/default/contexts/e-r")
     body = custom_job(ctor, run, merged([]))
     assert "experiment_run" not in body.spec and any("only beside experiment" in n for n in body.notes)
+
+
+def test_a_bucket_named_without_gs_is_the_sdks_gs_bucket_and_noted() -> None:
+    """utils._timestamped_gcs_dir puts gs:// before the output directory it makes under a bare bucket name (the
+    corpus case package_job_bucket_without_scheme.py holds it against the SDK)."""
+    init = merged([_call("aiplatform.init", location="us-east1", staging_bucket="aic-amazon")])
+    body = custom_job(_call("CustomJob", display_name="j", worker_pool_specs=POOLS), None, init)
+    assert body.spec["staging_bucket"] == "gs://aic-amazon"
+    assert "staging_bucket 'aic-amazon' (train.py:3:5) is written as 'gs://aic-amazon'" in " ".join(body.notes)
+    pipeline = pipeline_job("CustomContainerTrainingJob", _call("CustomContainerTrainingJob", display_name="j",
+                                                                container_uri="gcr.io/p/t:1", staging_bucket="b-2"),
+                            _call("run"), merged([]))
+    assert pipeline.spec["staging_bucket"] == "gs://b-2"
+    assert sum("is written as 'gs://b-2'" in note for note in pipeline.notes) == 1
+
+
+def test_a_project_only_the_running_script_knows_is_noted_not_refused() -> None:
+    """A spec names no project (the stack's is used): google.auth.default()'s project, or an argparse option's, is
+    named in a note, as written, with why its value is not known."""
+    from provider.pysdk.program import read
+
+    text = ("import google.auth\nfrom google.cloud import aiplatform\nproject = google.auth.default()[1]\n"
+            "aiplatform.init(project=project, location='us-east1', staging_bucket='gs://b')\n"
+            "aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
+            "'n1-standard-4'}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}], "
+            "project=project).run()\n")
+    body = read([("train.py", text)], "train.py")
+    assert body.spec["region"] == "us-east1"
+    notes = " ".join(body.notes)
+    assert ("aiplatform.init(project=project (known only when the script runs: project is set from a call to "
+            "google.auth.default() at train.py, line 3)) at train.py:4:25 is not written") in notes, notes
+    assert "aiplatform.CustomJob(project=project (known only when the script runs: " in notes
+
+
+def test_a_reduction_server_without_its_machine_type_is_refused_by_name() -> None:
+    """find_string id 41752040867: run(replica_count=4, reduction_server_replica_count=1) alone; the SDK sends the
+    server's pool as machineSpec {} (tests/pysdk/sdk_oracle.py shows it), which Vertex AI refuses."""
+    run = _call("run", replica_count=4, machine_type="n1-highmem-8", reduction_server_replica_count=1)
+    ctor = _call("CustomContainerTrainingJob", display_name="j", container_uri="gcr.io/p/t:1", staging_bucket="gs://b")
+    with pytest.raises(SdkError) as caught:
+        pipeline_job("CustomContainerTrainingJob", ctor, run, merged([]))
+    assert str(caught.value).startswith("train.py:4:5: run(reduction_server_replica_count=1) without "
+                                        "reduction_server_machine_type")

@@ -108,3 +108,19 @@ def test_a_project_known_only_when_the_code_runs_is_named_not_refused() -> None:
     refused = code.replace("location='us-east1'", "location=PROJECT_ID")
     with pytest.raises(SdkError, match=r"aiplatform.init\(location=...\) cannot be known without running the script"):
         read([("train.py", refused)], "train.py")
+
+
+def test_a_job_in_a_function_that_imports_the_sdk_itself_is_named_where_it_is() -> None:
+    """find_string id 7814658827: a Kubeflow component's body imports aiplatform and builds a
+    CustomContainerTrainingJob; never called by the script, it is named at its line, not 'builds no job'."""
+    text = ("from kfp import dsl\n\n@dsl.component(base_image='python:3.11')\ndef model_finetune(project: str = 'p'):\n"
+            "    from google.cloud import aiplatform as aip\n    import google.cloud.aiplatform\n"
+            "    job = aip.CustomContainerTrainingJob(display_name='ft', container_uri='gcr.io/p/ft:v4')\n"
+            "    job.run(replica_count=1, machine_type='a2-highgpu-1g')\n"
+            "    google.cloud.aiplatform.CustomJob(display_name='j', worker_pool_specs=[])\n")
+    with pytest.raises(SdkError) as caught:
+        read([("train.py", text)], "train.py")
+    said = str(caught.value)
+    assert said.startswith("train.py: the script launches no Vertex AI training job where it can be read: "
+                           "CustomContainerTrainingJob at train.py:7:11 (inside def model_finetune at line 4, decorated")
+    assert "CustomJob at train.py:9:5 (inside def model_finetune" in said
