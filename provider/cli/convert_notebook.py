@@ -30,7 +30,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import convert_run, training
     from provider.cli.convert_sources import refuse_options
     from provider.gcloud.notebook_file import commands, read_cells
-    from provider.pysdk.program import builders
+    from provider.pysdk.builders import builders
     from provider.pysdk.shell_runs import shell_runs
 
     cells = read_cells(raw, shown)
@@ -63,8 +63,8 @@ def _bang(cells: list[Cell], code: list[tuple[str, str]], passed: list[ShellRun]
     builds no SDK job where it can be read: UserError naming each gcloud call in a branch not taken, with why, or
     an SDK job there read by the SDK reader, which names it (else the gcloud reader says what the notebook holds)."""
     from provider.cli.convert_shell_runs import refuse_passed
+    from provider.pysdk.builders import builders
     from provider.pysdk.kfp import steps_in
-    from provider.pysdk.program import builders
 
     if not bang and getattr(args, "cell", None) is None:
         refuse_passed(passed, shown, "notebook")

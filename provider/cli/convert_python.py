@@ -196,7 +196,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
                         "Python 3 script") from None
     from provider.cli.convert_shell_runs import convert_run, refuse_passed, training
     from provider.cli.convert_sources import refuse_options
-    from provider.pysdk.program import builders
+    from provider.pysdk.builders import builders
     from provider.pysdk.shell_runs import shell_runs
 
     found = shell_runs([(shown, text)], shown) if not builders([(shown, text)]) else []
