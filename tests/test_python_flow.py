@@ -209,3 +209,18 @@ def test_an_exit_inside_a_function_may_end_the_whole_program() -> None:
     assert marks == [(1,)] and skipped == ["mark(2)"]
     step = [s for s in flow([("t", code)]) if s.skipped][-1]
     assert step.skipped == "sys.exit(1) at line 4, may exit before it"
+
+
+def test_a_raise_that_runs_stops_the_code_unless_a_try_catches_it() -> None:
+    """``if not key: raise ValueError(...)`` with the key unset: Python stops there, so what follows is not read as
+    running; a raise in a try body with except clauses may be caught, and the code goes on."""
+    caught = "try:\n    raise ValueError('x')\nexcept ValueError:\n    pass\nmark(1)\n"
+    assert _python(caught) == [(1,)] and _flow(caught) == ([(1,)], [])
+    stops = "import os\ndef check(key):\n    if not key:\n        raise ValueError('set it')\n    mark(0)\n" \
+            "check(os.environ.get('TRAINJOBS_NEVER_SET'))\nmark(2)\n"
+    with pytest.raises(ValueError):
+        _python(stops)
+    marks, skipped = _flow(stops)
+    assert marks == [] and skipped == ["mark(0)", "mark(2)"]
+    step = [s for s in flow([("t", stops)]) if s.skipped][-1]
+    assert step.skipped == "raise ValueError('set it') at line 4, raises before it"

@@ -75,6 +75,7 @@ class _Flow:
         self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
         self.value: object = None  # the value the function being read returns (its return's, so far)
+        self.trying = 0  # try bodies (with except clauses) the statement being read is in
         self.gave: object = None  # the value the function read last returned
 
     def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
@@ -102,7 +103,9 @@ class _Flow:
                         self.scope._bind(target, self.gave, where)
             else:
                 yield from self.plain(where, stmt)
-                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(stmt, ast.Raise) and not self.trying:  # it runs: the code stops here (no try catches it)
+                    self.cut = f"{unfollowed(stmt, self.scope)}, raises before it"
+                elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     left = _leaves(stmt, bool(self.depth))
                     if left is not None:
                         self.cut = f"{unfollowed(stmt, self.scope)}, may {left} before it"
@@ -119,7 +122,11 @@ class _Flow:
 
     def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
         """A try: its body and else, as running; its except clauses, as a statement that may not run; finally."""
-        yield from self.body(label, stmt.body)
+        self.trying += bool(stmt.handlers)  # a raise in the body may be caught: the code goes on
+        try:
+            yield from self.body(label, stmt.body)
+        finally:
+            self.trying -= bool(stmt.handlers)
         yield from self.body(label, stmt.orelse)
         if stmt.handlers and not self.returned:
             handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
@@ -183,7 +190,7 @@ class _Flow:
         finally:
             self.depth -= 1
             self.gave = self.value if self.cut is None else Unknown(f"what {define.name}() returns ({self.cut})", where)
-            exits = self.cut is not None and self.cut.endswith("may exit before it")  # the caller's rest, too
+            exits = self.cut is not None and self.cut.endswith(("may exit before it", "raises before it"))  # the caller's too
             self.returned, self.cut, self.value = False, self.cut if exits else None, outer
         for name, (value, imported) in saved.items():
             self.scope._values.pop(name, None)
