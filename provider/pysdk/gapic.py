@@ -17,6 +17,7 @@ not part of the job: each is named in a note.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Container, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from provider.pysdk.arguments import SdkError
 
 if TYPE_CHECKING:
     from provider.document.loaded import LoadedDocument
+    from provider.document.python_values import Scope
     from provider.pysdk.binding import Reader
 
 # JobServiceClient's create method -> the request's field holding the job (create_custom_job -> custom_job).
@@ -249,9 +251,70 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
     if field not in given:
         raise SdkError(reader.at(node), f"{what}() gives no {field}: there is no job to convert",
                        f"{field}=... (a dict or aiplatform_v1 message)")
+    if "parent" in given:
+        given["parent"] = _parent(given["parent"], reader, notes)
     keywords = [(given[key], given[key].value) for key in ("parent", field) if key in given]
     request.doc.data = request._mapping(keywords, node, what)
     return _checked(request, method)
+
+
+_HOLE = "\x00"
+_HOLED_PARENT = re.compile(r"projects/([^/\s]*\x00[^/\s]*)/locations/([a-z0-9-]+)")
+
+
+def _parent(keyword: ast.keyword, reader: Reader, notes: list[str]) -> ast.keyword:
+    """``parent=`` as written, or, where only its project is known when the code runs (``"projects/" + PROJECT_ID +
+    "/locations/" + REGION``, PROJECT_ID from gcloud or the environment), ``projects/{PROJECT_ID}/locations/REGION``
+    with a note: the job's region is read, and a spec names no project (the stack's is used)."""
+    from provider.document.python_values import Unknown
+
+    if not isinstance(reader.scope.evaluate(keyword.value), Unknown):
+        return keyword
+    expr, scope = keyword.value, reader.scope
+    for _ in range(8):  # PARENT -> its assignment's expression, read in the scope it was assigned in
+        if not (isinstance(expr, ast.Name) and expr.id in reader.assigned):
+            break
+        assigned = reader.assigned[expr.id]
+        expr, scope = assigned.value, assigned.scope
+    holes: list[str] = []
+    holed = _with_holes(expr, scope, holes)
+    value = scope.evaluate(holed) if holed is not None else None
+    match = _HOLED_PARENT.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return keyword
+    written = "{" + ", ".join(dict.fromkeys(holes)) + "}"
+    notes.append(f"parent at {reader.at(keyword.value)}: its project ({', '.join(dict.fromkeys(holes))}) is known only "
+                 f"when the {reader.noun} runs; its region, {match.group(2)}, is the job's, and a spec names no project")
+    parent = ast.copy_location(ast.Constant(f"projects/{written}/locations/{match.group(2)}"), keyword.value)
+    return ast.copy_location(ast.keyword("parent", parent), keyword)
+
+
+def _with_holes(node: ast.expr, scope: Scope, holes: list[str]) -> ast.expr | None:
+    """``node`` (str literals, names, + and f-strings of them) with each name whose value is not known as a hole
+    (recorded in ``holes``), or None for any other expression: a hole is read only where it is text put in place."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node
+    if isinstance(node, ast.Name):
+        if isinstance(scope.get(node.id), str):
+            return node
+        holes.append(node.id)
+        return ast.copy_location(ast.Constant(_HOLE), node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _with_holes(node.left, scope, holes), _with_holes(node.right, scope, holes)
+        return None if left is None or right is None else ast.copy_location(ast.BinOp(left, ast.Add(), right), node)
+    if isinstance(node, ast.JoinedStr):
+        parts: list[ast.expr] = []
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.conversion != -1 or part.format_spec is not None:
+                    return None
+                inner = _with_holes(part.value, scope, holes)
+                if inner is None:
+                    return None
+                part = ast.copy_location(ast.FormattedValue(inner, -1, None), part)
+            parts.append(part)
+        return ast.copy_location(ast.JoinedStr(parts), node)
+    return None
 
 
 def _checked(request: RequestReader, method: str) -> LoadedDocument:
