@@ -117,8 +117,11 @@ def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: 
 
     written = json.dumps(spec)
     plain: dict[str, str] = {}
+    unset: dict[str, None] = {}
     for shown, name, node in [(shown, *read) for shown, tree in trees for read in _environment_reads(tree)]:
         value = os.environ.get(name)
+        if value is None and looks_secret(name):
+            unset[name] = None
         if not value or value not in written:
             continue
         line, column = getattr(node, "lineno", 0), getattr(node, "col_offset", 0) + 1
@@ -128,6 +131,9 @@ def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: 
                             f"value in its environment through the stack (trainjobs:secretEnv.{name}), not in the "
                             "script's arguments", exit_code=1)
         plain[name] = value
+    for name in unset:  # os.getenv("API_KEY", ""): the job would run without its secret, and nothing would say so
+        notes.append(f"${name} looks secret and is not set where convert ran: the spec has what the code gives "
+                     f"without it; give the job its value through the stack (trainjobs:secretEnv.{name})")
     if plain:
         shown_values = ", ".join(f"${name}={value!r}" for name, value in sorted(plain.items()))
         notes.append(f"read from the environment and written into the spec: {shown_values}; a spec is committed, so "

@@ -327,3 +327,18 @@ def test_a_script_the_notebook_writes_is_named_with_its_cell(tmp_path: Path) -> 
     assert ("script_path 'trainer/task.py' is not a file (read from the current directory, " in done.stderr
             and "(the notebook writes it in cell 3, %%writefile: run that cell first, or write the file)"
             in done.stderr), done.stderr
+
+
+def test_a_secret_read_but_not_set_is_named_not_left_out(tmp_path: Path) -> None:
+    """``os.getenv('TJ_TEST_API_KEY', '')`` with the variable unset where convert runs: the job would get '' and run
+    without its key; a note names the variable and where its value belongs."""
+    import os
+
+    run = _SDK.replace("'gcr.io/p/i:1'}", "'gcr.io/p/i:1', 'env': [{'name': 'API_KEY', 'value': KEY}]}")
+    path = _notebook(tmp_path, "import os\nKEY = os.getenv('TJ_TEST_API_KEY', '')", run)
+    env = {k: v for k, v in os.environ.items() if k != "TJ_TEST_API_KEY"}
+    done = subprocess.run([sys.executable, "-m", "provider", "convert", str(path)], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert ("$TJ_TEST_API_KEY looks secret and is not set where convert ran: the spec has what the code gives without "
+            "it; give the job its value through the stack (trainjobs:secretEnv.TJ_TEST_API_KEY)") in done.stdout
