@@ -95,6 +95,17 @@ def _written_at(args: argparse.Namespace, line: Line, flag: str) -> str | None:
     return None
 
 
+def _placed(args: argparse.Namespace, line: Line) -> None:
+    """A shell script's command is named by where it starts (``run.sh:4:1``), as each of its flags is."""
+    from provider.gcloud.script import position
+
+    script = getattr(args, "gcloud_script", None)
+    if script and getattr(args, "gcloud_origin", None) == script and line.starts and getattr(args, "gcloud_at",
+                                                                                               None) is None:
+        row, column = position(args.gcloud.replace("\r\n", "\n"), line.starts[0])
+        args.gcloud_origin = f"{script}:{row}:{column}"
+
+
 def _config_via(args: argparse.Namespace, line: Line) -> str | None:
     """"read by --config at PLACE": where the command names its --config file (or the place the command came from:
     a step, a Python call), for a problem of that file; None for ``--gcloud`` (the command is the one given)."""
@@ -123,6 +134,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> tuple[Built, str | None]:
     line = None
     try:
         line = read_line(args.gcloud, os.environ, cwd)
+        _placed(args, line)
         cmd = parse(line.words, line.properties)
         notes = secrets.take_out(cmd)
         built = build(cmd, cwd, getattr(args, "staging_bucket", None))

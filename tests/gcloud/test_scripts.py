@@ -362,3 +362,19 @@ def test_a_training_command_whose_output_a_variable_keeps_is_the_command(opened:
 def test_what_a_captured_command_does_not_make_readable_is_refused(script: str, says: str, tmp_path: Path) -> None:
     with pytest.raises(ShellError, match=re.escape(says)):
         read_line(script, {}, tmp_path)
+
+
+def test_a_problem_of_the_scripts_job_names_the_commands_line(tmp_path: Path) -> None:
+    """A problem the spec's check finds (a runtime with no Python 3) names the script's line and column where its
+    gcloud command starts, as a flag's own problem does."""
+    (tmp_path / "trainer").mkdir()
+    for name in ("__init__.py", "task.py"):
+        (tmp_path / "trainer" / name).write_text("")
+    script = tmp_path / "cmd.sh"
+    script.write_text("#!/bin/bash\nREGION=us-central1\n\n  gcloud ai-platform jobs submit training job1 \\\n"
+                      "  --region=$REGION --runtime-version=1.0 \\\n  --module-name=trainer.task --package-path=trainer "
+                      "--staging-bucket=gs://my-bucket\n")
+    proc = run_cli("convert", "cmd.sh", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "cmd.sh:4:3 (its gcloud command): error: runtimeVersion '1.0' without pythonVersion" in proc.stderr, \
+        proc.stderr
