@@ -225,7 +225,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     from provider.validation.validator import check_document
 
     try:
-        body = read(sources, shown, cells, pick)
+        body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)))
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)

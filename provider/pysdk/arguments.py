@@ -56,6 +56,8 @@ class Call(Record):
         value = self.args.get(name)
         if value is None or isinstance(value, str):
             return value
+        if isinstance(value, Unread):  # known only when the code runs, and only named (a note says so)
+            return None
         if isinstance(value, EnumMember):  # accelerator_type=AcceleratorType.NVIDIA_TESLA_T4: the SDK takes the name
             raise SdkError(self.place(name), f"{self.what}({name}=...): {name} is the enum member {value!r}, and the "
                            f"SDK takes a str here: it raises ValueError for a member", f"its name: "

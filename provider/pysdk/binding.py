@@ -40,9 +40,11 @@ class Reader:
     ``shown`` names the file (``train.py:12:5``), or a notebook's cell when ``cell`` (``NB.ipynb cell 6, line 3,
     column 9``)."""
 
-    def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned], cell: bool = False) -> None:
+    def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned], cell: bool = False,
+                 named: bool = False) -> None:
         self.shown, self.scope, self.assigned, self.cell = shown, scope, assigned, cell
         self.noun = "notebook" if cell else "script"
+        self.named = named  # convert --name names the job: a display_name known only when the code runs is noted
 
     def at(self, node: ast.AST) -> str:
         line = getattr(node, "lineno", 0)
@@ -51,7 +53,7 @@ class Reader:
 
     def inner(self, assigned: Assigned, names: Mapping[str, Assigned]) -> Reader:
         """A reader of an earlier assignment's value, in its own scope and place."""
-        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell)
+        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell, self.named)
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =
@@ -190,10 +192,13 @@ class Reader:
                 args[name] = NOT_READ_VALUE
             elif keep(name):
                 args[name] = expr
-            elif name in NOTED.get(signature, ("project",)):  # only named in a note: its value may be unknown
+            elif name in NOTED.get(signature, ("project",)) or name == "display_name":
                 try:
                     args[name] = self.value(expr, f"{what}({name}=...)")
-                except SdkError as exc:
+                except SdkError as exc:  # only named in a note (a display_name, where --name names the job)
+                    if name == "display_name" and not self.named:
+                        raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name "
+                                       "NAME") from None
                     args[name] = Unread(ast.unparse(expr), exc.what.split(": ", 1)[-1], self.noun)
             else:
                 args[name] = self.value(expr, f"{what}({name}=...)")

@@ -21,7 +21,7 @@ import os
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record, field
-from provider.pysdk.arguments import Call, SdkError
+from provider.pysdk.arguments import Call, SdkError, Unread
 
 if TYPE_CHECKING:
     from provider.document.loaded import LoadedDocument
@@ -126,6 +126,9 @@ def named(ctor: Call, init: Call, body: Body, key: str = "encryption_spec_key_na
     """A job constructor's display_name and labels, and its encryption key: its argument ``key``, else init's."""
     if ctor.text("display_name"):
         body.put("display_name", ctor.text("display_name"), ctor.place("display_name"))
+    elif isinstance(ctor.get("display_name"), Unread):  # only with convert --name, which names the job instead
+        body.notes.append(f"{ctor.what}(display_name={ctor.get('display_name')!r}) at {ctor.place('display_name')} is "
+                          "not written: convert --name names the job")
     if ctor.get("labels") is not None:
         body.put("labels", ctor.get("labels"), ctor.place("labels"))
     given, where = ctor.text(key), ctor.place(key)
@@ -147,7 +150,7 @@ def ran(ctor: Call, run: Call | None, body: Body, methods: str = "run() or .subm
 def job_fields(ctor: Call, init: Call, body: Body) -> None:
     """CustomJob's own fields: display_name, labels, the key, the persistent resource; project as a note."""
     named(ctor, init, body)
-    if not ctor.text("display_name"):
+    if not ctor.text("display_name") and not isinstance(ctor.get("display_name"), Unread):
         body.notes.append(f"{ctor.what} at {ctor.where} has no display_name: the SDK makes one up at run time; "
                           "the spec's name is the file's")
     if ctor.text("persistent_resource_id"):

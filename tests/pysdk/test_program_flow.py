@@ -124,3 +124,19 @@ def test_a_job_in_a_function_that_imports_the_sdk_itself_is_named_where_it_is() 
     assert said.startswith("train.py: the script launches no Vertex AI training job where it can be read: "
                            "CustomContainerTrainingJob at train.py:7:11 (inside def model_finetune at line 4, decorated")
     assert "CustomJob at train.py:9:5 (inside def model_finetune" in said
+
+
+def test_a_display_name_from_the_clock_is_refused_with_a_way_forward_or_named_by_the_flag() -> None:
+    """A display name made at run time (int(time.time())) cannot be converted exactly: refused, saying that convert
+    --name names the job; given --name (``named``), the display name is named in a note and the spec takes the flag's."""
+    code = ("import time\n" + _HEAD + "job = aiplatform.CustomJob(display_name=f'nightly-{int(time.time())}', "
+            "worker_pool_specs=POOLS)\njob.run()\n")
+    with pytest.raises(SdkError) as caught:
+        read([("train.py", code)], "train.py")
+    assert "aiplatform.CustomJob(display_name=...) cannot be known without running the script" in str(caught.value)
+    assert str(caught.value).endswith("; or name the job with convert --name NAME")
+    body = read([("train.py", code)], "train.py", named=True)
+    assert "display_name" not in body.spec
+    assert any(note.startswith("aiplatform.CustomJob(display_name=f'nightly-{int(time.time())}' (known only when the "
+                               "script runs: ") and note.endswith("is not written: convert --name names the job")
+               for note in body.notes), body.notes
