@@ -232,17 +232,10 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
     given = {kw.arg: kw for kw in node.keywords if kw.arg is not None}
     if any(kw.arg is None for kw in node.keywords):
         raise SdkError(reader.at(node), f"{what}(**...) is not read", f"parent=... and {field}=... by keyword")
-    for option in _CALL_OPTIONS:
-        if option in given:
-            notes.append(f"{what}({option}=...) is an option of the client's call, not part of the job: ignored")
+    notes += [f"{what}({option}=...) is an option of the client's call, not part of the job: ignored"
+              for option in _CALL_OPTIONS if option in given]
     if node.args or "request" in given:
-        expr = node.args[0] if node.args else given["request"].value
-        found = request.value(expr, f"{what}(request=...)")
-        if not isinstance(found, dict) or "parent" in given or field in given:
-            raise SdkError(reader.at(expr), f"{what}(request=...) is a mapping of parent and {field}, given alone "
-                           "(the client raises ValueError when it is given with them)", f"request={{'parent': ..., "
-                           f"'{field}': ...}}, or parent=... and {field}=...")
-        request.doc.data = found
+        request.doc.data = _whole(request, node.args[0] if node.args else given["request"].value, given, field)
         return _checked(request, method)
     unknown = sorted(set(given) - {"parent", field, *_CALL_OPTIONS})
     if unknown:
@@ -256,6 +249,17 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
     keywords = [(given[key], given[key].value) for key in ("parent", field) if key in given]
     request.doc.data = request._mapping(keywords, node, what)
     return _checked(request, method)
+
+
+def _whole(request: RequestReader, expr: ast.expr, given: dict[str, ast.keyword], field: str) -> dict[str, object]:
+    """``request=`` (or the one positional argument): a mapping of parent and the job, given alone."""
+    what = request.what
+    found = request.value(expr, f"{what}(request=...)")
+    if not isinstance(found, dict) or "parent" in given or field in given:
+        raise SdkError(request.reader.at(expr), f"{what}(request=...) is a mapping of parent and {field}, given alone "
+                       "(the client raises ValueError when it is given with them)", f"request={{'parent': ..., "
+                       f"'{field}': ...}}, or parent=... and {field}=...")
+    return found
 
 
 _HOLE = "\x00"
