@@ -130,3 +130,13 @@ def stop_process(proc: subprocess.Popen[Any], timeout: float = 60.0) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=timeout)
+
+
+def ipython_python(module: str = "IPython.core.interactiveshell") -> str | None:
+    """A python that imports ``module`` of IPython (the one running these tests does not ship it), or None: the
+    oracle of the notebook readers' IPython behaviour is IPython itself."""
+    for candidate in ("python3", "python"):
+        found = shutil.which(candidate)
+        if found and subprocess.run([found, "-c", f"import {module}"], capture_output=True).returncode == 0:
+            return found
+    return None

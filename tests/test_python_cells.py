@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import ast
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from provider.document.python_cells import MAGIC, SHELL, escape_rows, python_text
-from tests.conftest import run_cli
+from tests.conftest import ipython_python, run_cli
 
 CELLS = [
     # Model Garden notebooks: a `% (...)` continuing a raise's message inside brackets is Python's modulo
@@ -32,12 +31,7 @@ CELLS = [
 
 
 def _ipython() -> str | None:
-    for candidate in ("python3", "python"):
-        found = shutil.which(candidate)
-        if found and subprocess.run([found, "-c", "import IPython.core.inputtransformer2"],
-                                    capture_output=True).returncode == 0:
-            return found
-    return None
+    return ipython_python("IPython.core.inputtransformer2")
 
 
 _PROGRAM = """import ast, json, sys

@@ -11,7 +11,6 @@ The gcloud line is the brief's repro of issue 29 (cell 1 sets REGION and IMAGE, 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from provider.core.errors import UserError
 from provider.gcloud.notebook_expand import expand
 from provider.gcloud.notebook_file import Cell, blocks, chosen
 
+from ..conftest import ipython_python
 from .test_notebook_file import _convert, _notebook
 
 FIRST = "REGION='us-central1'\nIMAGE='gcr.io/p/i:1'"
@@ -73,13 +73,7 @@ def _ours(cell: str) -> tuple[str, list[str]] | str:
 
 
 def _ipython() -> str | None:
-    """A python that imports IPython (the one running these tests does not ship it), or None."""
-    for candidate in ("python3", "python"):
-        found = shutil.which(candidate)
-        if found and subprocess.run([found, "-c", "import IPython.core.interactiveshell"],
-                                    capture_output=True).returncode == 0:
-            return found
-    return None
+    return ipython_python("IPython.core.interactiveshell")
 
 
 _RECORDER = """import json, sys

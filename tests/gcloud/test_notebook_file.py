@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from provider.document.python_values import scope_after
 from provider.gcloud.notebook_expand import expand, notebook_environment
 from provider.gcloud.notebook_file import Cell, chosen, commands, read_cells, scope_at
 
-from ..conftest import ROOT
+from ..conftest import ROOT, ipython_python
 
 HERE = Path(__file__).parent / "notebooks"
 
@@ -307,12 +306,7 @@ _IPYTHON_LINES = [
 
 
 def _ipython() -> str | None:
-    """A python that imports IPython (the one running these tests does not ship it), or None."""
-    for candidate in ("python3", "python"):
-        found = shutil.which(candidate)
-        if found and subprocess.run([found, "-c", "import IPython.utils.text"], capture_output=True).returncode == 0:
-            return found
-    return None
+    return ipython_python("IPython.utils.text")
 
 
 _CELLS = [

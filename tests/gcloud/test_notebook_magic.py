@@ -23,6 +23,7 @@ from provider.gcloud.notebook_file import Cell, blocks, chosen
 from provider.gcloud.notebook_magic import read
 from provider.gcloud.words import split_words
 
+from ..conftest import ipython_python
 from .test_notebook_file import _convert, _notebook
 
 FIRST = "REGION = 'europe-west4'\nNAME = 'nb job'"
@@ -68,12 +69,7 @@ def _ours(cell: str) -> list[str] | str:
 
 
 def _ipython() -> str | None:
-    for candidate in ("python3", "python"):
-        found = shutil.which(candidate)
-        if found and subprocess.run([found, "-c", "import IPython.core.interactiveshell"],
-                                    capture_output=True).returncode == 0:
-            return found
-    return None
+    return ipython_python("IPython.core.interactiveshell")
 
 
 _RUNNER = """import json, os, sys
