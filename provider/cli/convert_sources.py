@@ -168,17 +168,16 @@ def decoded(raw: bytes, shown: str, kind: str) -> str | None:
 def environment(overlay: Mapping[str, str | None]) -> Iterator[None]:
     """This process's environment with ``overlay`` (None: unset) while the gcloud reader reads a command whose
     shell has it (what a notebook's code or a Makefile exports before the line), restored after."""
+    def put(values: Mapping[str, str | None]) -> None:
+        for name, value in values.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
     saved = {name: os.environ.get(name) for name in overlay}
     try:
-        for name, value in overlay.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        put(overlay)
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        put(saved)
