@@ -18,7 +18,7 @@ A cell that parses as Python as written is left alone.
 from __future__ import annotations
 
 import ast
-import io
+import itertools
 import re
 import tokenize
 
@@ -31,7 +31,7 @@ _PYTHON_CELL_MAGIC = re.compile(r"%%(time|capture)\b[ \t]*(.*)\Z")
 
 def python_text(cell: str) -> str | None:
     """The cell as Python text with the same lines, or None when a cell magic makes it something else."""
-    lines = cell.split("\n")
+    lines = _dedented(cell)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].startswith("%%"):
         magic = _PYTHON_CELL_MAGIC.match(lines[first].rstrip())
@@ -40,35 +40,50 @@ def python_text(cell: str) -> str | None:
         names = [w for w in magic.group(2).split() if not w.startswith("-")]
         bound = f"{names[0]} = " if magic.group(1) == "capture" and names and names[0].isidentifier() else ""
         lines[first] = f"{bound}{MAGIC}({lines[first]!r})"
-        cell = "\n".join(lines)
+    cell = "\n".join(lines)
     try:
         ast.parse(cell)
         return cell
     except SyntaxError:
         pass
-    return "\n".join(_placeheld(cell.split("\n")))
+    return "\n".join(_placeheld(lines))
 
 
 def escape_rows(cell: str) -> list[int]:
     """The rows (0-based) of the cell's IPython lines (``!cmd``, ``%magic``, ``x = !cmd``), as IPython finds them:
     only where a logical line starts, not inside brackets or a string (the one reading of this, for every reader)."""
     rows: list[int] = []
-    _placeheld(cell.split("\n"), rows)
+    _placeheld(_dedented(cell), rows)
     return rows
 
+
+def _dedented(cell: str) -> list[str]:
+    """The cell's lines with the first written line's indentation taken off each line that starts with it, as
+    IPython does before it reads a cell (its leading_indent: a cell pasted from inside a block). Blank lines stay,
+    so that each line keeps its row; a column is then counted from the indentation taken off."""
+    lines = cell.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    space = first[:len(first) - len(first.lstrip(" \t"))]
+    if not space:
+        return lines
+    return [line[len(space):] if line.startswith(space) else line for line in lines]
 
 def _placeheld(lines: list[str], rows: list[int] | None = None) -> list[str]:
     """The cell's lines with each IPython line, one at a time and first to last, as its placeholder statement: as
     IPython's TransformerManager does, the cell is read into logical lines again after each (``!echo (`` no longer
-    opens a bracket once it is a string). ``rows``: given, each such line's row is added to it."""
+    opens a bracket once it is a string). ``rows``: given, each such line's row is added to it.
+
+    The lines before a placeholder read as they did, and the placeholder is a whole statement, so each reading
+    goes on from the line after it, with the indentation it had there: every line is read about once."""
     out = list(lines)
-    row = 0
-    while (found := _next_escape(out, row)) is not None:
-        row, m = found
+    row, indents = 0, tuple[str, ...]()
+    last = len(out) - (2 if len(out) > 1 and out[-1] == "" else 1)
+    while (found := _next_escape(out, row, indents)) is not None:
+        row, m, indents = found
         if rows is not None:
             rows.append(row)
         end = row
-        while end < len(out) - 1 and out[end].endswith("\\"):
+        while end < last and out[end].endswith("\\"):  # continued, up to the cell's last line (not the "" after it)
             end += 1
         written = "\n".join([m.group(3)] + out[row + 1:end + 1])
         call = SHELL if written.startswith("!") else MAGIC
@@ -77,27 +92,34 @@ def _placeheld(lines: list[str], rows: list[int] | None = None) -> list[str]:
     return out
 
 
-def _next_escape(lines: list[str], first: int) -> tuple[int, re.Match[str]] | None:
+def _next_escape(lines: list[str], first: int,
+                 indents: tuple[str, ...]) -> tuple[int, re.Match[str], tuple[str, ...]] | None:
     """The first row from ``first`` on that starts a logical line (IPython's make_tokens_by_line: a NEWLINE, or an NL
-    outside brackets, ends one; a line inside brackets or a string continues it) with ``!``, ``%`` or ``x = !``."""
-    rows: list[int] = []
-    depth, fresh = 0, True
+    outside brackets, ends one; a line inside brackets or a string continues it) with ``!``, ``%`` or ``x = !``,
+    with the indentation levels open there. ``first`` starts a logical line; ``indents``: the levels open there
+    (the leading whitespace of each), set up again by a line of each before the reading goes on."""
+    text = itertools.chain((f"{ws}x\n" for ws in indents),
+                           (f"{line}\n" for line in itertools.islice(lines, first, None)))
+    depth, fresh, open_levels = 0, True, []
     try:
-        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
-            if fresh and token.type not in (tokenize.INDENT, tokenize.DEDENT):
-                rows.append(token.start[0] - 1)
+        for token in tokenize.generate_tokens(lambda: next(text, "")):
+            if token.type == tokenize.INDENT:
+                open_levels.append(token.string)
+            elif token.type == tokenize.DEDENT:
+                open_levels.pop()
+            elif fresh:
                 fresh = False
+                row = token.start[0] - 1 - len(indents) + first
+                if first <= row < len(lines) and (m := _ESCAPED.match(lines[row])) is not None:
+                    return row, m, tuple(open_levels)
             if token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth <= 0):
                 fresh = True
             elif token.string in ("(", "[", "{"):
                 depth += 1
             elif token.string in (")", "]", "}"):
                 depth = max(depth - 1, 0)
-    except (tokenize.TokenError, SyntaxError):  # a string or bracket open at the end: the lines so far, as IPython
-        pass
-    for row in rows:
-        if first <= row < len(lines) and (m := _ESCAPED.match(lines[row])) is not None:
-            return row, m
+    except (tokenize.TokenError, SyntaxError):  # a string or bracket open at the end: the lines so
+        pass  # far, as IPython
     return None
 
 
