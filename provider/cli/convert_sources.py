@@ -101,8 +101,11 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
     run: Reader = loaded.run
 
     def bounded(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
+        from provider.document.python_modules import beside
+
         try:
-            return run(raw, shown, path, args)
+            with beside(path.parent):  # Python code read here imports its own modules from the file's folder
+                return run(raw, shown, path, args)
         except RecursionError:  # Python's parser, or the evaluator over what it built (a hostile file)
             raise UserError(f"{shown}: its code nests too deeply to be read (an expression or a value hundreds of levels "
                             "deep, past Python's own limit); allowed: code as people write it, a few dozen levels deep", exit_code=1) from None

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
+from provider.document import python_modules
 from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
@@ -171,6 +172,10 @@ def _bool(scope: Scope, node: ast.BoolOp) -> Any:
 
 def _attribute(scope: Scope, node: ast.Attribute) -> Any:
     dotted = scope.qualified(node)
+    if dotted is not None and (local := python_modules.value(dotted, scope)) is not python_modules.NOT_LOCAL:
+        if isinstance(local, Unknown):  # config.REGION of the code's own config.py: what its top level leaves
+            raise _unknown(scope, node, local.why)
+        return local
     if dotted is not None:
         found = scope.enum(dotted)
         if isinstance(found, str):

@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import python_eval, python_mutate
+from provider.document import python_eval, python_modules, python_mutate
 from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
@@ -61,6 +61,7 @@ class Scope:
         self._environ_read: dict[str, str] = {}  # what the code read from this process's environment
         self._may_share: dict[str, set[int]] = {}  # an Unknown variable -> the lists and dicts it may hold (their ids)
         self._where = Where("", 1)
+        self._modules = python_modules.Modules()  # the code's own modules it imports (each read once)
 
     # reading ----------------------------------------------------------------------------------------
 
@@ -118,7 +119,9 @@ class Scope:
 
     def _snapshot(self) -> Scope:
         twin = copy.copy(self)
-        twin._values = copy.deepcopy(self._values)
+        memo: dict[int, object] = {}
+        twin._values = copy.deepcopy(self._values, memo)
+        twin._modules = self._modules.copied(memo) if self._modules.read else self._modules
         twin._imports = dict(self._imports)
         twin._environ = dict(self._environ)
         twin._environ_read = dict(self._environ_read)
@@ -219,13 +222,8 @@ class Scope:
             self._bind(stmt.target, self.evaluate(stmt.value), where)
         elif isinstance(stmt, ast.AugAssign):
             self._augment(stmt, where)
-        elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                name = alias.asname or alias.name.split(".")[0]
-                self._values.pop(name, None)
-                self._imports[name] = alias.name if alias.asname else name
-        elif isinstance(stmt, ast.ImportFrom):
-            self._import_from(stmt, where)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            python_modules.imported(self, stmt, where)
         elif isinstance(stmt, ast.If):
             self._branch(stmt, where)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -288,19 +286,6 @@ class Scope:
             self._set(target.id, value, where)
         else:
             self._bind(target, value, where)
-
-    def _import_from(self, stmt: ast.ImportFrom, where: Where) -> None:
-        module = "." * stmt.level + (stmt.module or "")
-        for alias in stmt.names:
-            if alias.name == "*":
-                self._star = Unknown(f"from {module} import * at {where}", where)
-                continue
-            name = alias.asname or alias.name
-            self._values.pop(name, None)
-            if stmt.level:
-                self._unknown([name], f"is imported from the relative module {module} at {where}", where)
-            else:
-                self._imports[name] = f"{module}.{alias.name}"
 
     def _not_run(self, stmt: ast.stmt, said: str, where: Where) -> set[str]:
         """What a statement that may or may not run leaves: its imports, as if it ran (a name it imports then
@@ -389,9 +374,13 @@ def _walk(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[Wh
             scope._apply(stmt, where)
 
 
-def scope_after(sources: Iterable[tuple[str, str]], enums: Enums | None = None) -> Scope:
-    """The Scope once every statement of ``sources`` has run."""
+def scope_after(sources: Iterable[tuple[str, str]], enums: Enums | None = None, name: str = "__main__",
+                modules: python_modules.Modules | None = None) -> Scope:
+    """The Scope once every statement of ``sources`` has run (as the module ``name``, importing the code's own
+    ``modules``: an imported module's, python_modules)."""
     scope = Scope(enums)
+    scope._values["__name__"] = name
+    scope._modules = modules if modules is not None else scope._modules
     for _ in _walk(scope, sources):
         pass
     return scope

@@ -1,0 +1,207 @@
+"""Imports (``imported``: what an import statement binds), and the code's own modules: what ``from config import
+REGION`` and ``import config`` (then ``config.REGION``) give when ``config`` is a file beside the code being read,
+as Python finds it.
+
+Python looks for a module first in the folder of the script it runs (``sys.path[0]``); a notebook's kernel starts
+in the notebook's folder, which it looks in first too. A launcher often keeps its project, region, bucket and image
+in such a module (``config.py``, ``constants.py``, ``src/settings.py``). While ``beside(folder)`` is open (convert
+opens it on the folder of the file it reads), a module there is read as its top level leaves it
+(python_values.scope_after, with its own ``__name__``): a value it gives is known, any other is an Unknown that says
+why, naming the module's file and line.
+
+As Python does, each module is read once (sys.modules): every import of it shares its values. Read safely
+(provider.document.files.read_inside: a regular file, a symlink only to one inside the repository, 1 MiB at
+most); modules importing modules are read 8 deep at most; one imported while it is being read (a circular import)
+is Unknown, as Python would have it part-run. Nothing outside the folder is looked at: every part of the import path
+must be a Python identifier.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from provider.document.python_enum import Enums
+from provider.document.python_unknown import Unknown, Where
+
+if TYPE_CHECKING:
+    from provider.document.python_values import Scope
+
+NOT_LOCAL = object()  # the import path names nothing in a module of the code's own
+_DEPTH = 8
+
+
+class Modules:
+    """The modules of the code's own that one run of the code imports (its sys.modules), each read once: shared by
+    the scope of the code and the scope of each module. A snapshot of a scope takes a copy (``copied``)."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder if folder is not None else _BESIDE.get()
+        self.read: dict[str, Scope | Unknown] = {}  # module name -> its top level's scope once read, or why not read
+        self.reading: list[str] = []  # the modules being read now, outermost first
+        self.circular: set[str] = set()  # the modules found importing themselves through others
+
+    def copied(self, memo: dict[int, object]) -> Modules:
+        """A copy whose modules' values are copied with ``memo`` (the one the scope's own values are copied with: a
+        list the code and a module share stays one list)."""
+        twin = Modules(self.folder)
+        twin.circular = set(self.circular)
+        for name, scope in self.read.items():
+            if isinstance(scope, Unknown):
+                twin.read[name] = scope
+                continue
+            module = copy.copy(scope)
+            module._values = copy.deepcopy(scope._values, memo)
+            module._modules = twin
+            twin.read[name] = module
+        return twin
+
+
+_BESIDE: ContextVar[Path | None] = ContextVar("python_modules", default=None)
+
+
+@contextmanager
+def beside(folder: Path) -> Iterator[None]:
+    """Within this block, the code read is run from ``folder``: its own modules are the files there."""
+    token = _BESIDE.set(folder)
+    try:
+        yield
+    finally:
+        _BESIDE.reset(token)
+
+
+def value(dotted: str, scope: Scope) -> object:
+    """What the import path ``dotted`` (``config.REGION``, ``src.settings.BUCKET``: a module of the code's own, then
+    one name) gives: the value its module's top level leaves, or an Unknown that says why it is not known;
+    NOT_LOCAL when no module of the code's own is named (a package installed, a submodule, no folder given)."""
+    modules = scope._modules
+    parts = dotted.split(".")
+    if modules.folder is None or len(parts) < 2 or not all(p.isidentifier() for p in parts):
+        return NOT_LOCAL
+    module, name = ".".join(parts[:-1]), parts[-1]
+    path = _path(modules.folder, parts[:-1])
+    if path is None:
+        return NOT_LOCAL
+    read = _read(modules, module, path, scope._enums)
+    shown = _shown(modules.folder, path)
+    if isinstance(read, Unknown):
+        return Unknown(f"{dotted}, from {shown}, {read.why}", read.where)
+    if name in read._values or name in read._imports:
+        found = read.get(name)
+        return Unknown(f"{dotted}, set in {shown}: {found.why}", found.where) if isinstance(found, Unknown) \
+            else found
+    if _path(modules.folder, parts) is not None:
+        return NOT_LOCAL  # ``from src import config``: the submodule src.config, read when its names are
+    return Unknown(f"{dotted}, which {shown} does not assign at its top level (Python raises ImportError or "
+                   "AttributeError)", Where(shown, 1))
+
+
+def names(module: str, scope: Scope) -> dict[str, object] | None:
+    """``from module import *`` of a module of the code's own: each public name its top level binds, with its value
+    (or Unknown); None when ``module`` is not one."""
+    modules = scope._modules
+    parts = module.split(".")
+    if modules.folder is None or not all(p.isidentifier() for p in parts):
+        return None
+    path = _path(modules.folder, parts)
+    read = None if path is None else _read(modules, module, path, scope._enums)
+    if read is None or isinstance(read, Unknown):
+        return None
+    bound = [n for n in [*read._values, *read._imports] if not n.startswith("_")]
+    return {n: value(f"{module}.{n}", scope) for n in dict.fromkeys(bound)}
+
+
+def imported(scope: Scope, stmt: ast.Import | ast.ImportFrom, where: Where) -> None:
+    """An import statement run in ``scope`` (the one home of what an import binds). ``import a.b [as c]`` binds the
+    module's path (``a.b.X`` is then read by ``value``); ``from MODULE import NAME [as N]`` (or ``*``) of a module of
+    the code's own binds its values, of another module the import path (of a relative one, an Unknown: a script run
+    as such has no package)."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            name = alias.asname or alias.name.split(".")[0]
+            scope._values.pop(name, None)
+            scope._imports[name] = alias.name if alias.asname else name
+        return
+    module = "." * stmt.level + (stmt.module or "")
+    for alias in stmt.names:
+        if alias.name == "*":
+            local = None if stmt.level else names(module, scope)
+            for name, found in (local or {}).items():
+                scope._imports.pop(name, None)
+                scope._set(name, found, where)
+            if local is None:
+                scope._star = Unknown(f"from {module} import * at {where}", where)
+            continue
+        name = alias.asname or alias.name
+        scope._values.pop(name, None)
+        scope._imports.pop(name, None)
+        found = NOT_LOCAL if stmt.level else value(f"{module}.{alias.name}", scope)
+        if stmt.level:
+            scope._unknown([name], f"is imported from the relative module {module} at {where}", where)
+        elif isinstance(found, Unknown):
+            scope._set(name, Unknown(f"{name} is {found.why}", where, name), where)
+        elif found is not NOT_LOCAL:
+            scope._set(name, found, where)
+        else:
+            scope._imports[name] = f"{module}.{alias.name}"
+
+
+def _path(folder: Path, parts: list[str]) -> Path | None:
+    """The file of the module ``parts`` names in ``folder`` (``a/b.py``, or the package's ``a/b/__init__.py``)."""
+    base = folder.joinpath(*parts)
+    for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _shown(folder: Path | None, path: Path) -> str:
+    """How messages name a module's file: from the folder the code runs in."""
+    return path.relative_to(folder).as_posix() if folder is not None else path.name
+
+
+def _read(modules: Modules, module: str, path: Path, enums: Enums | None) -> Scope | Unknown:
+    if module in modules.read:
+        return modules.read[module]
+    shown = _shown(modules.folder, path)
+    if module in modules.reading:  # each module of the cycle is then not known (Python gives the part run so far)
+        modules.circular.update(modules.reading[modules.reading.index(module):])
+        return _circular(shown)
+    if len(modules.reading) >= _DEPTH:
+        return Unknown(f"imported through {_DEPTH} modules of the code's own ({' -> '.join(modules.reading)}): "
+                       "trainjobs reads no deeper", Where(shown, 1))
+    from provider.document.boundary import inside, repository_root
+    from provider.document.files import Refused, read_inside, real_path
+    from provider.document.python_values import scope_after
+
+    folder = real_path(Path(os.path.abspath(modules.folder or path.parent)))
+    root = repository_root(folder)  # the repository of the code's folder; the folder itself when it is in none
+    root = root if inside(folder, root) else folder
+    try:
+        if not path.is_symlink() and not inside(real_path(path), root):  # a folder on its path is a symlink out
+            raise Refused("file.symlink", f"the file is in a folder that is a symlink to a place outside {root}; it "
+                                          "was not read")
+        text = read_inside(path, root=root).decode("utf-8")
+    except (Refused, OSError, UnicodeDecodeError) as error:
+        why = getattr(error, "message", None) or getattr(error, "strerror", None) or str(error)
+        modules.read[module] = Unknown(f"which was not read: {why}", Where(shown, 1))
+        return modules.read[module]
+    modules.reading.append(module)
+    try:
+        read = scope_after([(shown, text)], enums, module, modules)
+    finally:
+        modules.reading.pop()
+    modules.read[module] = _circular(shown) if module in modules.circular else read
+    return modules.read[module]
+
+
+def _circular(shown: str) -> Unknown:
+    return Unknown("which imports itself through another module (a circular import: Python gives each module of "
+                   "the cycle only the part of it run so far, or raises ImportError; trainjobs does not read it)",
+                   Where(shown, 1))
