@@ -46,12 +46,23 @@ class Modules:
         self.read: dict[str, Scope | Unknown] = {}  # module name -> its top level's scope once read, or why not read
         self.reading: list[str] = []  # the modules being read now, outermost first
         self.circular: set[str] = set()  # the modules found importing themselves through others
+        self._paths: dict[tuple[str, ...], Path | None] = {}
+
+    def path(self, parts: list[str]) -> Path | None:
+        """The file of the module ``parts`` names in the folder (``a/b.py``, or the package's ``a/b/__init__.py``);
+        looked up once per run (an attribute of an import is read many times)."""
+        key = tuple(parts)
+        if key not in self._paths and self.folder is not None:
+            base = self.folder.joinpath(*parts)
+            self._paths[key] = next((c for c in (base.with_name(base.name + ".py"), base / "__init__.py")
+                                     if c.is_file()), None)
+        return self._paths.get(key)
 
     def copied(self, memo: dict[int, object]) -> Modules:
         """A copy whose modules' values are copied with ``memo`` (the one the scope's own values are copied with: a
         list the code and a module share stays one list)."""
         twin = Modules(self.folder)
-        twin.circular = set(self.circular)
+        twin.circular, twin._paths = set(self.circular), self._paths
         for name, scope in self.read.items():
             if isinstance(scope, Unknown):
                 twin.read[name] = scope
@@ -85,7 +96,7 @@ def value(dotted: str, scope: Scope) -> object:
     if modules.folder is None or len(parts) < 2 or not all(p.isidentifier() for p in parts):
         return NOT_LOCAL
     module, name = ".".join(parts[:-1]), parts[-1]
-    path = _path(modules.folder, parts[:-1])
+    path = modules.path(parts[:-1])
     if path is None:
         return NOT_LOCAL
     read = _read(modules, module, path, scope._enums)
@@ -96,7 +107,7 @@ def value(dotted: str, scope: Scope) -> object:
         found = read.get(name)
         return Unknown(f"{dotted}, set in {shown}: {found.why}", found.where) if isinstance(found, Unknown) \
             else found
-    if _path(modules.folder, parts) is not None:
+    if modules.path(parts) is not None:
         return NOT_LOCAL  # ``from src import config``: the submodule src.config, read when its names are
     return Unknown(f"{dotted}, which {shown} does not assign at its top level (Python raises ImportError or "
                    "AttributeError)", Where(shown, 1))
@@ -109,7 +120,7 @@ def names(module: str, scope: Scope) -> dict[str, object] | None:
     parts = module.split(".")
     if modules.folder is None or not all(p.isidentifier() for p in parts):
         return None
-    path = _path(modules.folder, parts)
+    path = modules.path(parts)
     read = None if path is None else _read(modules, module, path, scope._enums)
     if read is None or isinstance(read, Unknown):
         return None
@@ -152,13 +163,6 @@ def imported(scope: Scope, stmt: ast.Import | ast.ImportFrom, where: Where) -> N
             scope._imports[name] = f"{module}.{alias.name}"
 
 
-def _path(folder: Path, parts: list[str]) -> Path | None:
-    """The file of the module ``parts`` names in ``folder`` (``a/b.py``, or the package's ``a/b/__init__.py``)."""
-    base = folder.joinpath(*parts)
-    for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def _shown(folder: Path | None, path: Path) -> str:
