@@ -53,6 +53,25 @@ CASES: dict[str, tuple[dict[str, str], dict[str, str]]] = {
                                                   "ARGS.append('--b')",
                                        "region": "REGION", "bucket": '"gs://bkt"', "machine": '"n1-standard-4"',
                                        "image": '"gcr.io/p/i:1"', "args": "conf.base.ARGS"}),
+    # source: jchavezar/vertex-ai-samples ai-flex/tensorflow/tabular/CustomJob[pre-built-container][gpu].py and its
+    # variables.py (@3c5007f7, @2a8d818b); adapted: the names and values shortened, the GPU a current one (T4)
+    "from_variables_star": ({"variables.py": 'import time\n_date = time.strftime("%x").replace("/", "-")\n'
+                                             'project_id = "demo"\nregion = "us-central1"\n'
+                                             'staging_bucket = "gs://demo-staging/ecommerce"\n'
+                                             'display_name_job = "tf-ecommerce-customjob"\n'
+                                             'image_gpu = "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-12.py310:latest"\n'
+                                             'package_uri = "gs://demo-dist/trainer-0.1.tar.gz"\n'
+                                             'model_uri = f"gs://demo-models/ecommerce/{_date}"\n'
+                                             'machine_type_gpu = "n1-standard-4"\naccelerator_type = "NVIDIA_TESLA_T4"\n'
+                                             'accelerator_count = 1\nreplica_count = 1\n'},
+                            {"launch": 'from variables import *\nfrom google.cloud import aiplatform\n\n'
+                                       'aiplatform.init(project=project_id, location=region, staging_bucket=staging_bucket)\n'
+                                       'model = aiplatform.CustomJob(display_name=display_name_job + "-gpu", '
+                                       'worker_pool_specs=[{"machine_spec": {"machine_type": machine_type_gpu, '
+                                       '"accelerator_type": accelerator_type, "accelerator_count": accelerator_count}, '
+                                       '"replica_count": replica_count, "python_package_spec": {"executor_image_uri": '
+                                       'image_gpu, "package_uris": [package_uri], "python_module": "trainer.train"}}], '
+                                       'labels={"ai-flex": "prebuilt-train-gpu"})\nmodel = model.run()\n'}),
 }
 
 
@@ -73,7 +92,7 @@ def _case(folder: Path, name: str) -> Path:
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text, encoding="utf-8")
     launch = folder / "launch.py"
-    launch.write_text(_LAUNCH.format(**parts), encoding="utf-8")
+    launch.write_text(parts["launch"] if "launch" in parts else _LAUNCH.format(**parts), encoding="utf-8")
     return launch
 
 
