@@ -46,23 +46,47 @@ class Modules:
         self.read: dict[str, Scope | Unknown] = {}  # module name -> its top level's scope once read, or why not read
         self.reading: list[str] = []  # the modules being read now, outermost first
         self.circular: set[str] = set()  # the modules found importing themselves through others
-        self._paths: dict[tuple[str, ...], Path | None] = {}
+        self.written: dict[str, str] = {}  # the files the code has written (a notebook's %%writefile), by path
+        self._on_disk: dict[str, bool] = {}
 
-    def path(self, parts: list[str]) -> Path | None:
-        """The file of the module ``parts`` names in the folder (``a/b.py``, or the package's ``a/b/__init__.py``);
-        looked up once per run (an attribute of an import is read many times)."""
-        key = tuple(parts)
-        if key not in self._paths and self.folder is not None:
-            base = self.folder.joinpath(*parts)
-            self._paths[key] = next((c for c in (base.with_name(base.name + ".py"), base / "__init__.py")
-                                     if c.is_file()), None)
-        return self._paths.get(key)
+    def path(self, parts: list[str]) -> str | None:
+        """The file of the module ``parts`` names, from the folder (``a/b.py``, or the package's ``a/b/__init__.py``):
+        one the code wrote, else one on disk (looked up once per run: an attribute of an import is read often)."""
+        return next((r for r in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py") if self.exists(r)), None)
+
+    def exists(self, relative: str) -> bool:
+        """Whether the code wrote a file at ``relative`` (from the folder), or one is on disk there."""
+        if relative not in self.written and relative not in self._on_disk:
+            self._on_disk[relative] = self.folder is not None and (self.folder / relative).is_file()
+        return relative in self.written or self._on_disk[relative]
+
+    def text(self, relative: str) -> str | Unknown:
+        """The Python text of the file at ``relative`` (a path from the folder): the one the code wrote there last,
+        else the file on disk, read safely (provider.document.files: a regular file, a symlink only to one inside
+        the repository, 1 MiB at most); an Unknown that says why it was not read."""
+        if relative in self.written:
+            return self.written[relative]
+        from provider.document.boundary import inside, repository_root
+        from provider.document.files import Refused, read_inside, real_path
+
+        folder = real_path(Path(os.path.abspath(self.folder or ".")))
+        root = repository_root(folder)  # the repository of the code's folder; the folder itself when it is in none
+        root = root if inside(folder, root) else folder
+        path = folder / relative
+        try:
+            if not path.is_symlink() and not inside(real_path(path), root):  # by "..", or a folder linked out
+                raise Refused("file.symlink", f"the file is outside {root} (by '..' or a folder that is a symlink); "
+                                              "it was not read")
+            return read_inside(path, root=root).decode("utf-8")
+        except (Refused, OSError, UnicodeDecodeError) as error:
+            why = getattr(error, "message", None) or getattr(error, "strerror", None) or str(error)
+            return Unknown(f"which was not read: {why}", Where(relative, 1))
 
     def copied(self, memo: dict[int, object]) -> Modules:
         """A copy whose modules' values are copied with ``memo`` (the one the scope's own values are copied with: a
         list the code and a module share stays one list)."""
         twin = Modules(self.folder)
-        twin.circular, twin._paths = set(self.circular), self._paths
+        twin.circular, twin.written, twin._on_disk = set(self.circular), dict(self.written), self._on_disk
         for name, scope in self.read.items():
             if isinstance(scope, Unknown):
                 twin.read[name] = scope
@@ -93,24 +117,23 @@ def value(dotted: str, scope: Scope) -> object:
     NOT_LOCAL when no module of the code's own is named (a package installed, a submodule, no folder given)."""
     modules = scope._modules
     parts = dotted.split(".")
-    if modules.folder is None or len(parts) < 2 or not all(p.isidentifier() for p in parts):
+    if len(parts) < 2 or not all(p.isidentifier() for p in parts):
         return NOT_LOCAL
     module, name = ".".join(parts[:-1]), parts[-1]
     path = modules.path(parts[:-1])
     if path is None:
         return NOT_LOCAL
     read = _read(modules, module, path, scope._enums)
-    shown = _shown(modules.folder, path)
     if isinstance(read, Unknown):
-        return Unknown(f"{dotted}, from {shown}, {read.why}", read.where)
+        return Unknown(f"{dotted}, from {path}, {read.why}", read.where)
     if name in read._values or name in read._imports:
         found = read.get(name)
-        return Unknown(f"{dotted}, set in {shown}: {found.why}", found.where) if isinstance(found, Unknown) \
+        return Unknown(f"{dotted}, set in {path}: {found.why}", found.where) if isinstance(found, Unknown) \
             else found
     if modules.path(parts) is not None:
         return NOT_LOCAL  # ``from src import config``: the submodule src.config, read when its names are
-    return Unknown(f"{dotted}, which {shown} does not assign at its top level (Python raises ImportError or "
-                   "AttributeError)", Where(shown, 1))
+    return Unknown(f"{dotted}, which {path} does not assign at its top level (Python raises ImportError or "
+                   "AttributeError)", Where(path, 1))
 
 
 def names(module: str, scope: Scope) -> dict[str, object] | None:
@@ -118,7 +141,7 @@ def names(module: str, scope: Scope) -> dict[str, object] | None:
     (or Unknown); None when ``module`` is not one."""
     modules = scope._modules
     parts = module.split(".")
-    if modules.folder is None or not all(p.isidentifier() for p in parts):
+    if not all(p.isidentifier() for p in parts):
         return None
     path = modules.path(parts)
     read = None if path is None else _read(modules, module, path, scope._enums)
@@ -165,44 +188,34 @@ def imported(scope: Scope, stmt: ast.Import | ast.ImportFrom, where: Where) -> N
 
 
 
-def _shown(folder: Path | None, path: Path) -> str:
-    """How messages name a module's file: from the folder the code runs in."""
-    return path.relative_to(folder).as_posix() if folder is not None else path.name
-
-
-def _read(modules: Modules, module: str, path: Path, enums: Enums | None) -> Scope | Unknown:
+def _read(modules: Modules, module: str, path: str, enums: Enums | None) -> Scope | Unknown:
+    """The scope the top level of ``module`` (its file at ``path``) leaves, read once per run, or why not."""
     if module in modules.read:
         return modules.read[module]
-    shown = _shown(modules.folder, path)
     if module in modules.reading:  # each module of the cycle is then not known (Python gives the part run so far)
         modules.circular.update(modules.reading[modules.reading.index(module):])
-        return _circular(shown)
+        return _circular(path)
     if len(modules.reading) >= _DEPTH:
         return Unknown(f"imported through {_DEPTH} modules of the code's own ({' -> '.join(modules.reading)}): "
-                       "trainjobs reads no deeper", Where(shown, 1))
-    from provider.document.boundary import inside, repository_root
-    from provider.document.files import Refused, read_inside, real_path
-    from provider.document.python_values import scope_after
-
-    folder = real_path(Path(os.path.abspath(modules.folder or path.parent)))
-    root = repository_root(folder)  # the repository of the code's folder; the folder itself when it is in none
-    root = root if inside(folder, root) else folder
-    try:
-        if not path.is_symlink() and not inside(real_path(path), root):  # a folder on its path is a symlink out
-            raise Refused("file.symlink", f"the file is in a folder that is a symlink to a place outside {root}; it "
-                                          "was not read")
-        text = read_inside(path, root=root).decode("utf-8")
-    except (Refused, OSError, UnicodeDecodeError) as error:
-        why = getattr(error, "message", None) or getattr(error, "strerror", None) or str(error)
-        modules.read[module] = Unknown(f"which was not read: {why}", Where(shown, 1))
-        return modules.read[module]
+                       "trainjobs reads no deeper", Where(path, 1))
+    text = modules.text(path)
+    if isinstance(text, Unknown):
+        modules.read[module] = text
+        return text
     modules.reading.append(module)
     try:
-        read = scope_after([(shown, text)], enums, module, modules)
+        read = run(modules, path, text, enums, module)
     finally:
         modules.reading.pop()
-    modules.read[module] = _circular(shown) if module in modules.circular else read
+    modules.read[module] = _circular(path) if module in modules.circular else read
     return modules.read[module]
+
+
+def run(modules: Modules, path: str, text: str, enums: Enums | None, name: str = "__main__") -> Scope:
+    """The scope the file at ``path`` (its ``text``) leaves, run as the module ``name`` with ``modules``."""
+    from provider.document.python_values import scope_after
+
+    return scope_after([(path, text)], enums, name, modules)
 
 
 def _circular(shown: str) -> Unknown:

@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import python_eval, python_modules, python_mutate
+from provider.document import ipython_run, python_eval, python_modules, python_mutate
 from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
@@ -121,7 +121,7 @@ class Scope:
         twin = copy.copy(self)
         memo: dict[int, object] = {}
         twin._values = copy.deepcopy(self._values, memo)
-        twin._modules = self._modules.copied(memo) if self._modules.read else self._modules
+        twin._modules = self._modules.copied(memo) if self._modules.read or self._modules.written else self._modules
         twin._imports = dict(self._imports)
         twin._environ = dict(self._environ)
         twin._environ_read = dict(self._environ_read)
@@ -297,6 +297,8 @@ class Scope:
                 self._apply(inner, self.where_of(inner))
                 imported.update(bound_names(inner))
             line = ipython_line(inner) if isinstance(inner, ast.stmt) else None
+            if line is not None and line[0] == MAGIC:  # a %run that may run: any variable may be set
+                ipython_run.maybe(self, line[1], self.where_of(inner))
             names: list[object] = []
             if line is not None and line[0] == MAGIC and line[1].split(None, 1)[0] in ("%env", "%set_env"):
                 rest = line[1].split(None, 1)[1] if len(line[1].split(None, 1)) > 1 else ""
@@ -319,6 +321,8 @@ class Scope:
             found = env_magic(line[1], self, where) if line[0] == MAGIC else None  # %env NAME=VALUE
             if found is not None:
                 self._environ[found[0]] = found[1]
+            if line[0] == MAGIC:  # %run FILE: the names the file binds
+                ipython_run.magic(self, line[1], where)
             return
         call = stmt.value
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
@@ -354,7 +358,8 @@ def parsed(scope: Scope, sources: Iterable[tuple[str, str]]) -> Iterator[tuple[s
     Unknown in ``scope``."""
     for label, text in sources:
         python = python_text(text)
-        if python is None:
+        if python is None:  # a cell magic's: %%writefile writes the run's file
+            ipython_run.written(scope, text)
             continue
         try:
             yield label, ast.parse(python)

@@ -161,7 +161,7 @@ def test_a_package_linked_from_outside_the_repository_is_not_read(tmp_path: Path
     (tmp_path / "elsewhere" / "config.py").write_text('REGION = "leaked-value"\n', encoding="utf-8")
     os.symlink(tmp_path / "elsewhere", repo / "src")
     said = _refusal(repo, {}, "from src.config import REGION", "REGION")
-    assert "in a folder that is a symlink to a place outside" in said and "leaked-value" not in said, said
+    assert "a folder that is a symlink" in said and "leaked-value" not in said, said
 
 
 def test_a_notebook_imports_from_its_own_folder(tmp_path: Path) -> None:
