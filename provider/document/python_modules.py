@@ -9,11 +9,12 @@ opens it on the folder of the file it reads), a module there is read as its top 
 (python_values.scope_after, with its own ``__name__``): a value it gives is known, any other is an Unknown that says
 why, naming the module's file and line.
 
-As Python does, each module is read once (sys.modules): every import of it shares its values. Read safely
-(provider.document.files.read_inside: a regular file, a symlink only to one inside the repository, 1 MiB at
-most); modules importing modules are read 8 deep at most; one imported while it is being read (a circular import)
-is Unknown, as Python would have it part-run. Nothing outside the folder is looked at: every part of the import path
-must be a Python identifier.
+As Python does, each module is read once (sys.modules): every import of it shares its values. A file the code
+wrote itself (a notebook's ``%%writefile``, provider.document.ipython_run) is read as written; one on disk is read
+safely (provider.document.files.read_inside: a regular file, inside the repository, a symlink only to one inside
+it, 1 MiB at most). Modules importing modules are read 8 deep at most; one imported while it is being read (a
+circular import) is Unknown, as Python would have it part-run. A module is looked for in the folder only (every
+part of its import path a Python identifier); a file ``%run`` names may be anywhere in the repository.
 """
 
 from __future__ import annotations
