@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import copy
 import os
+import posixpath
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -48,12 +49,16 @@ class Modules:
         self.reading: list[str] = []  # the modules being read now, outermost first
         self.circular: set[str] = set()  # the modules found importing themselves through others
         self.written: dict[str, str] = {}  # the files the code has written (a notebook's %%writefile), by path
+        self.search: list[str] = [""]  # the folders of sys.path modules are looked for in, from the folder ("": it)
         self._on_disk: dict[str, bool] = {}
 
     def path(self, parts: list[str]) -> str | None:
-        """The file of the module ``parts`` names, from the folder (``a/b.py``, or the package's ``a/b/__init__.py``):
-        one the code wrote, else one on disk (looked up once per run: an attribute of an import is read often)."""
-        return next((r for r in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py") if self.exists(r)), None)
+        """The file of the module ``parts`` names, from the folder (``a/b.py``, or the package's ``a/b/__init__.py``)
+        in the first folder of sys.path that has it: one the code wrote, else one on disk (looked up once per run:
+        an attribute of an import is read often)."""
+        base = "/".join(parts)
+        return next((r for d in self.search for r in (_joined(d, base + ".py"), _joined(d, base + "/__init__.py"))
+                     if self.exists(r)), None)
 
     def exists(self, relative: str) -> bool:
         """Whether the code wrote a file at ``relative`` (from the folder), or one is on disk there."""
@@ -88,6 +93,7 @@ class Modules:
         list the code and a module share stays one list)."""
         twin = Modules(self.folder)
         twin.circular, twin.written, twin._on_disk = set(self.circular), dict(self.written), self._on_disk
+        twin.search = list(self.search)
         for name, scope in self.read.items():
             if isinstance(scope, Unknown):
                 twin.read[name] = scope
@@ -150,6 +156,26 @@ def names(module: str, scope: Scope) -> dict[str, object] | None:
         return None
     bound = [n for n in [*read._values, *read._imports] if not n.startswith("_")]
     return {n: value(f"{module}.{n}", scope) for n in dict.fromkeys(bound)}
+
+
+def sys_path(scope: Scope, call: ast.Call, method: str) -> None:
+    """``sys.path.append(FOLDER)``, ``insert(I, FOLDER)`` or ``extend([...])``: a folder modules are then looked for
+    in (from the folder the code runs in: ``".."``, ``"../src"``, ``os.path.abspath("..")``). One that cannot be
+    known is not looked in: a module only it has is then an import path, not known, as any module not read."""
+    modules = scope._modules
+    given = call.args[1:] if method == "insert" else call.args
+    index = scope.evaluate(call.args[0]) if method == "insert" and call.args else len(modules.search)
+    folders: list[object] = []
+    for arg in given:
+        value = scope.evaluate(arg)
+        if isinstance(arg, ast.Call) and scope.qualified(arg.func) in ("os.path.abspath", "os.path.realpath") \
+                and len(arg.args) == 1:
+            value = scope.evaluate(arg.args[0])  # a relative folder made absolute: from the folder the code runs in
+        folders.extend(value if method == "extend" and isinstance(value, (list, tuple)) else [value])
+    if method not in ("append", "insert", "extend") or not isinstance(index, int):
+        return
+    at = min(max(index, 0), len(modules.search))
+    modules.search[at:at] = [f for f in folders if isinstance(f, str)]
 
 
 def imported(scope: Scope, stmt: ast.Import | ast.ImportFrom, where: Where) -> None:
@@ -217,6 +243,11 @@ def run(modules: Modules, path: str, text: str, enums: Enums | None, name: str =
     from provider.document.python_values import scope_after
 
     return scope_after([(path, text)], enums, name, modules)
+
+
+def _joined(folder: str, relative: str) -> str:
+    """A path from the code's folder: ``relative`` in the sys.path entry ``folder`` (itself from the code's folder)."""
+    return posixpath.normpath(posixpath.join(folder, relative)).removeprefix("./") if folder else relative
 
 
 def _circular(shown: str) -> Unknown:

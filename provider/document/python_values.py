@@ -328,6 +328,8 @@ class Scope:
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             return
         receiver, method = call.func.value, call.func.attr
+        if self.qualified(receiver) == "sys.path":  # a folder modules are then looked for in
+            return python_modules.sys_path(self, call, method)
         if self.qualified(receiver) == "os.environ" and method in ("update", "setdefault", "pop", "clear"):
             self._environ_unknown = Unknown(f"the environment, changed by os.environ.{method}() at {where}", where)
             return

@@ -72,6 +72,14 @@ CASES: dict[str, tuple[dict[str, str], dict[str, str]]] = {
                                        '"replica_count": replica_count, "python_package_spec": {"executor_image_uri": '
                                        'image_gpu, "package_uris": [package_uri], "python_module": "trainer.train"}}], '
                                        'labels={"ai-flex": "prebuilt-train-gpu"})\nmodel = model.run()\n'}),
+    # a notebook-style folder: the launcher puts its project's folder on sys.path, as scripts under notebooks/ do
+    "sys_path_parent": ({"../common/settings.py": 'REGION = "us-west1"\nIMAGE = "gcr.io/p/common:3"\n',
+                         "../.git/HEAD": ""},
+                        {"imports": 'import os, sys\nsys.path.append(os.path.abspath(".."))\n'
+                                    "sys.path.insert(0, '../common')\nfrom common.settings import REGION\n"
+                                    "import settings",
+                         "region": "REGION", "bucket": '"gs://bkt"', "machine": '"n1-standard-4"',
+                         "image": "settings.IMAGE", "args": "[]"}),
 }
 
 
@@ -88,6 +96,8 @@ def no_new_modules(tmp_path: Path) -> Iterator[None]:
 
 def _case(folder: Path, name: str) -> Path:
     modules, parts = CASES[name]
+    folder = folder / "launcher"
+    folder.mkdir()
     for relative, text in modules.items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text, encoding="utf-8")
@@ -100,7 +110,8 @@ def _case(folder: Path, name: str) -> Path:
 def test_request_equals_the_sdks(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                  no_new_modules: None) -> None:
     launch = _case(tmp_path, name)
-    monkeypatch.syspath_prepend(str(tmp_path))  # python launch.py: the script's folder first
+    monkeypatch.syspath_prepend(str(launch.parent))  # python launch.py: the script's folder first
+    monkeypatch.chdir(launch.parent)  # run from its folder: sys.path.append("..") is from there
     theirs = comparable(sdk_request(launch, monkeypatch))
     done = convert(launch, "--output", "request", cwd=tmp_path.parent)  # run from elsewhere: the folder still counts
     assert done.returncode == 0, done.stderr
