@@ -52,4 +52,5 @@ def test_a_parent_int_value_with_a_decimal_point_is_refused(tmp_path: Path) -> N
     rc, out, err = _convert(path)
     assert rc == 1, out
     assert "error: values[1] is 10.0, not an integer" in err
-    assert "parentIntValues.values" in err
+    assert "hpt.json:31:17: error" in err  # the line and column of the value itself
+    assert "at spec.studySpec.parameters[0].conditionalParameterSpecs[0].parentIntValues.values[1]" in err

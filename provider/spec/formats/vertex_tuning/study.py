@@ -74,7 +74,7 @@ def _whole(node: Node, keys: tuple[str, ...], notes: list[Note]) -> None:
         raw = node.raw(key)
         for i, value in enumerate(raw) if isinstance(raw, list) else [(None, raw)]:
             if isinstance(value, float):
-                what, at = (key, node.at(key)) if i is None else (f"{key}[{i}]", node.at(key))
+                what, at = (key, node.at(key)) if i is None else (f"{key}[{i}]", node.at(key) + (i,))
                 notes.append(Note(f"{what} is {value!r}, not an integer", at, "type.integer", INT_SOURCE,
                                   allowed=f"an integer, such as {int(value)} (no decimal point)"
                                   if value.is_integer() else "an integer (no decimal point)", error=True))
