@@ -127,11 +127,23 @@ def _node(root: dict[str, Any], path: list[Any]) -> Any:
     return node
 
 
+# Keywords whose next path part names a property: a description above describes the object holding it.
+_NAMING = ("properties", "patternProperties")
+
+
 def _description(root: dict[str, Any], schema_path: list[Any]) -> str | None:
-    """The description of the nearest schema node around the failing keyword."""
+    """The description of the nearest schema node around the failing keyword, within the value's own schema.
+
+    The search climbs from the failing keyword to the schema of the property that holds the value; above
+    it only the then or else of a rule (its explanation) is read.
+    """
+    floor = next((i + 1 for i in range(len(schema_path) - 1, 0, -1) if schema_path[i - 1] in _NAMING), 0)
     for end in range(len(schema_path), -1, -1):
         node = _node(root, schema_path[:end])
-        if isinstance(node, dict) and isinstance(node.get("description"), str):
+        # above the value's own schema, only a rule's own explanation (the then or else of an if) speaks for it
+        if not isinstance(node, dict) or (end < floor and (end == 0 or schema_path[end - 1] not in ("then", "else"))):
+            continue
+        if isinstance(node.get("description"), str):
             desc: str = node["description"]
             return desc
     return None
@@ -301,7 +313,10 @@ def _constant(f: _Failure) -> Iterator[SchemaIssue]:
 
 def _type(f: _Failure) -> Iterator[SchemaIssue]:
     want = _type_names(f.error.kind.types)
-    yield f.issue(f"{f.where} is {_describe_value(f.value)}, expected {want}", f.description())
+    hint = None
+    if isinstance(f.value, str) and f.value.strip().lower() in ("true", "false") and "true or false" in want:
+        hint = f"write {f.value.strip().lower()} without quotes: a boolean field takes JSON's true or false, not a string"
+    yield f.issue(f"{f.where} is {_describe_value(f.value)}, expected {want}", f.description() or want, hint)
 
 
 def _text(f: _Failure) -> Iterator[SchemaIssue]:

@@ -192,31 +192,61 @@ def _placeholder(image: str) -> str | None:
     m = _PLACEHOLDER.search(image)
     if m:
         return m.group(0)
-    for ch in ("{", "}", "<", ">"):
+    for ch in ("{", "}", "<", ">", "[", "]"):  # [project-id]: a documentation's placeholder
         if ch in image:
             return repr(ch)
     if _SPACE.search(image):
         return "a space"
-    return None
+    return _upper_case(image)
+
+
+def _upper_case(image: str) -> str | None:
+    """An upper-case repository path (``TRAIN_IMAGE_PLACEHOLDER``, sed's target): no image reference has one.
+
+    The registry host is case-insensitive and a tag may hold capitals; the path between them may not
+    (docker reference grammar: path components are ``[a-z0-9]`` with separators). ``placeholders``
+    refuses a bare name so written and warns of a path (``gcr.io/PROJECT_ID/app``, a documentation's
+    example, which the corpora convert as written).
+    """
+    name = image.split("@", 1)[0]
+    if name.rfind(":") > name.rfind("/"):
+        name = name[: name.rfind(":")]  # the tag
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # the registry host
+    upper = next((part for part in parts if part != part.lower()), None)
+    return None if upper is None else f"upper case ({upper!r}: a repository path is lower case)"
 
 
 @rule
 def placeholders(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
-    """An image URI with braces or spaces is a template left unfilled (seed 004's gcr.io/{YOUR-PROJECT-ID})."""
+    """An image URI with braces, brackets, spaces or an upper-case path is a template left unfilled (seed 004's
+    gcr.io/{YOUR-PROJECT-ID}, a README's us-docker.pkg.dev/[project-id]/..., a sed target TRAIN_IMAGE_PLACEHOLDER)."""
     seen: set[str] = set()
     for image, where in named_images(job):
         found = _placeholder(image)
         if found is None or image in seen:
             continue
         seen.add(image)
+        path_case = found.startswith("upper case") and "/" in image
         yield Finding(
             f"the image {image!r} looks like an unfilled placeholder: it contains {found}",
             where,
             "image.placeholder",
-            "docker image reference grammar (no braces or spaces); seed 004 writes gcr.io/{YOUR-PROJECT-ID}/...",
+            "docker image reference grammar (no braces, brackets or spaces; a lower-case path); seed 004 writes "
+            "gcr.io/{YOUR-PROJECT-ID}/...",
             allowed="a real image URI, such as gcr.io/my-project/multiworker:cassava (put your project ID in place "
             "of the placeholder)",
+            severity=Severity.WARNING if path_case else Severity.ERROR,
         )
+    account = job.service_account or ""
+    found = next((repr(ch) for ch in "[]{}<>" if ch in account), None) or (
+        m.group(0) if (m := _PLACEHOLDER.search(account)) else None)
+    if found:  # a README's ad-placement-service-account@[project-id].iam.gserviceaccount.com
+        yield Finding(f"the service account {account!r} looks like an unfilled placeholder: it contains {found}",
+                      path_of(job, "service_account"), "service_account.placeholder",
+                      "IAM service account emails: NAME@PROJECT_ID.iam.gserviceaccount.com (no brackets or braces)",
+                      allowed="a real service account email, such as trainer@my-project.iam.gserviceaccount.com")
 
 
 @rule

@@ -33,6 +33,8 @@ PARENT_CONDITIONS = ("parentIntValues", "parentDiscreteValues", "parentCategoric
 CONDITION_OF = {ParamType.INTEGER: "parentIntValues", ParamType.DISCRETE: "parentDiscreteValues",
                 ParamType.CATEGORICAL: "parentCategoricalValues"}
 SOURCE = "google/cloud/aiplatform_v1/types/study.py StudySpec.ParameterSpec.ConditionalParameterSpec"
+INT_SOURCE = ("google/cloud/aiplatform_v1/types/study.py IntegerValueSpec (int64); gcloud: apitools "
+              "protojson.py (a float for an integer field is a ScalarTypeMismatchError)")
 COUNTS_SOURCE = ("gcloud: api_lib/ai/hp_tuning_jobs/client.py HpTuningJobsClient.Create (a count of 0 is not given: 1), "
                  "apitools protojson.py ProtoJson.decode_field (a string count is int() of it)")
 
@@ -65,15 +67,21 @@ def _condition_kind(parent: ParamType, key: str, at: DocPath, notes: list[Note],
             f"or CATEGORICAL ({k('parentCategoricalValues')}) parents only", error=True))
 
 
-def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
-    """One ParameterSpec and its conditional children."""
-    kinds = [key for key in VALUE_SPECS if k(key) in p]
-    if len(kinds) != 1:
-        raise ConversionError("a parameter needs exactly one value spec")
-    ptype, spec = VALUE_SPECS[kinds[0]], p.child(k(kinds[0])) or Node({}, p.at(k(kinds[0])))
-    low, high, default = spec.raw(k("minValue")), spec.raw(k("maxValue")), spec.raw(k("defaultValue"))
-    if ptype in (ParamType.DOUBLE, ParamType.INTEGER):  # proto3 JSON leaves out a bound of 0: the service reads 0
-        low, high = 0 if low is None else low, 0 if high is None else high
+def _whole(node: Node, keys: tuple[str, ...], notes: list[Note]) -> None:
+    """An int64 bound written with a decimal point (``minValue: 1.0``) is refused, as gcloud's config reader
+    refuses it ("Expected type int for field minValue, found 1.0") and as ``replicaCount: 2.0`` is (reader.py)."""
+    for key in keys:
+        raw = node.raw(key)
+        for i, value in enumerate(raw) if isinstance(raw, list) else [(None, raw)]:
+            if isinstance(value, float):
+                what, at = (key, node.at(key)) if i is None else (f"{key}[{i}]", node.at(key) + (i,))
+                notes.append(Note(f"{what} is {value!r}, not an integer", at, "type.integer", INT_SOURCE,
+                                  allowed=f"an integer, such as {int(value)} (no decimal point)"
+                                  if value.is_integer() else "an integer (no decimal point)", error=True))
+
+
+def _conditions(p: Node, ptype: ParamType, notes: list[Note], k: KeyName) -> tuple[ParamCondition, ...]:
+    """A parameter's conditional children, each with the parent values it is searched under."""
     conditions = []
     for c in p.items(k("conditionalParameterSpecs")):
         parents = [key for key in PARENT_CONDITIONS if k(key) in c]
@@ -85,10 +93,27 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
         where = c.at(k(parents[0]))
         values = c.child(k(parents[0])) or Node({}, where)
         _condition_kind(ptype, parents[0], where, notes, k)
+        if parents[0] == "parentIntValues":
+            _whole(values, ("values",), notes)
         conditions.append(ParamCondition(
             parent_values=_values(values, ParamType.CATEGORICAL if parents[0] == "parentCategoricalValues"
                                   else ParamType.DISCRETE),
             param=parameter(child, notes, k), at={"": c.path, "parent_values": where, "parent": where}))
+    return tuple(conditions)
+
+
+def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
+    """One ParameterSpec and its conditional children."""
+    kinds = [key for key in VALUE_SPECS if k(key) in p]
+    if len(kinds) != 1:
+        raise ConversionError("a parameter needs exactly one value spec")
+    ptype, spec = VALUE_SPECS[kinds[0]], p.child(k(kinds[0])) or Node({}, p.at(k(kinds[0])))
+    low, high, default = spec.raw(k("minValue")), spec.raw(k("maxValue")), spec.raw(k("defaultValue"))
+    if ptype is ParamType.INTEGER:
+        _whole(spec, (k("minValue"), k("maxValue"), k("defaultValue")), notes)
+    if ptype in (ParamType.DOUBLE, ParamType.INTEGER):  # proto3 JSON leaves out a bound of 0: the service reads 0
+        low, high = 0 if low is None else low, 0 if high is None else high
+    conditions = _conditions(p, ptype, notes, k)
     return HyperParam(
         name=p.req_str(k("parameterId")),
         type=ptype,
