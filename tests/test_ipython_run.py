@@ -45,6 +45,8 @@ CASES: dict[str, tuple[dict[str, str], list[str], dict[str, object]]] = {
     "writefile_then_import": ({}, ["%%writefile settings.py\nMACHINE = 'n1-standard-8'\n",
                                   "from settings import MACHINE\nimport settings\nM2 = settings.MACHINE"],
                               {"MACHINE": "n1-standard-8", "M2": "n1-standard-8"}),
+    "run_module_m": ({"pkg/__init__.py": "", "pkg/cfg.py": "ZONE = 'us-central1-a'\nNAME_IS = __name__\n"},
+                     ["%run -m pkg.cfg"], {"ZONE": "us-central1-a", "NAME_IS": "__main__"}),
     "writefile_append": ({}, ["%%writefile -a cfg.py\nA = 1\n", "%%writefile -a cfg.py\nB = A + 1\n", "%run cfg.py"],
                          {"A": 1, "B": 2}),
 }

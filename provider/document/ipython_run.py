@@ -70,7 +70,21 @@ def magic(scope: Scope, line: str, where: Where) -> None:
         words = shlex.split(expanded.text)
     except ValueError as error:
         return _all_unknown(scope, f"{line.strip()!r} at {where}", f"IPython cannot split it ({error})", where)
-    options, module, i = set(), None, 0
+    parsed = _options(words)
+    if isinstance(parsed, str):
+        return _all_unknown(scope, f"{line.strip()!r} at {where}", f"trainjobs does not read %run's option -{parsed}",
+                            where)
+    options, module, i = parsed
+    target = module.replace(".", "/") + ".py" if module is not None else (words[i] if i < len(words) else None)
+    argv = words[i:] if module is not None else words[i + 1:]
+    _run(scope, line.strip(), where, target, argv, options)
+
+
+def _options(words: list[str]) -> tuple[set[str], str | None, int] | str:
+    """%run's options (as its getopt reads them: ``-in``, ``-m MODULE``, ``-N3``): the flags, the module of ``-m``
+    and the index of the first word after them; or the letter of an option trainjobs does not read."""
+    options: set[str] = set()
+    module, i = None, 0
     while i < len(words) and words[i].startswith("-") and len(words[i]) > 1 and module is None:
         for k, letter in enumerate(words[i][1:]):
             if letter in _VALUED:
@@ -79,13 +93,10 @@ def magic(scope: Scope, line: str, where: Where) -> None:
                 module = value if letter == "m" else module
                 break
             if letter not in _FLAGS:
-                return _all_unknown(scope, f"{line.strip()!r} at {where}", f"trainjobs does not read %run's "
-                                                                            f"option -{letter}", where)
+                return letter
             options.add(letter)
         i += 1
-    target = module.replace(".", "/") + ".py" if module is not None else (words[i] if i < len(words) else None)
-    argv = words[i:] if module is not None else words[i + 1:]
-    _run(scope, line.strip(), where, target, argv, options)
+    return options, module, i
 
 
 def maybe(scope: Scope, line: str, where: Where) -> None:
