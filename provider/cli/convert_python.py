@@ -153,7 +153,7 @@ def _written_by(sources: list[tuple[str, str]], script: str) -> str:
 
 
 def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str],
-              written: str = "") -> SpecResult:
+              where: str, written: str = "") -> SpecResult:
     """from_local_script's job with the script's folder packaged in place of the SDK's upload: the native spec of
     that job (application.pythonPackage: the folder, the script's module, its requirements), checked again."""
     import os
@@ -187,7 +187,10 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
         notes.append(f"staging_bucket {staging!r} is a path: the job's output is under it, and trainjobs uploads the "
                      f"package under the output ({job.output.uri})")
         job = replace(job, staging_bucket=None)
-    return check_document(to_native(replace(job, application=app)), shown, _context())
+    native = to_native(replace(job, application=app))
+    # each field at the from_local_script call that builds the job (its pools, its package): the native spec's
+    # fields are not the call's arguments one for one
+    return check_document(native, shown, _context(), _positions(native, dict.fromkeys(native["spec"], where)))
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
@@ -241,6 +244,6 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
-        result = _packaged(result, body.local, shown, base, notes,
+        result = _packaged(result, body.local, shown, base, notes, body.at["worker_pool_specs"],
                            _written_by(sources, str(body.local["script"])) if cells else "")
     return emit(result, shown, base, args, notes)
