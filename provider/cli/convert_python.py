@@ -106,6 +106,13 @@ def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
     return reads
 
 
+def _parsed_argv(module: ast.AST) -> list[int]:
+    """The lines of ``parser.parse_args()`` / ``parse_known_args()`` calls that read the script's own command line."""
+    return [node.lineno for node in ast.walk(module) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr in ("parse_args", "parse_known_args")
+            and not node.args and not any(k.arg == "args" for k in node.keywords)]
+
+
 def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: bool, notes: list[str]) -> None:
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
     variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed). ``trees``: (how messages
@@ -233,6 +240,9 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
     _environment(trees, body.request.data if body.request is not None else body.spec, cells, notes)
+    notes += [f"{shown}:{line}: the command line is read as `python {shown}` gives it, with no arguments: each "
+              "argparse option has its default (one given when you launch the script is not seen: make it the "
+              "default, or edit the spec)" for _, tree in trees if not cells for line in _parsed_argv(tree)]
     if body.request is not None:  # JobServiceClient.create_custom_job: its request, read as a request file is
         from provider.cli.convert import convert_mapping
 
