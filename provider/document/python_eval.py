@@ -94,6 +94,15 @@ def evaluate(scope: Scope, node: ast.expr) -> object:
                        scope.where_of(node))
 
 
+def unpacked(scope: Scope, node: ast.expr, targets: list[ast.expr]) -> object:
+    """The value assigned to ``targets``: where each unpacks a display (``a, b = x, f()``), its items each evaluated on
+    its own, as Python binds them one by one (a stays known where b is not); else the value."""
+    if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts) \
+            and all(isinstance(t, (ast.Tuple, ast.List)) for t in targets):
+        return [evaluate(scope, item) for item in node.elts]
+    return evaluate(scope, node)
+
+
 def binary(scope: Scope, node: ast.AST, op: ast.operator, a: object, b: object, inplace: bool = False) -> object:
     """``a op b`` (``a op= b`` when ``inplace``) as Python computes it, or an Unknown."""
     try:
