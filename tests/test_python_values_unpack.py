@@ -19,6 +19,13 @@ def test_each_target_gets_its_own_item() -> None:
     assert "a random value" in str(getattr(scope.get("seed"), "why", ""))
 
 
+def test_a_starred_target_takes_the_whole_value() -> None:
+    """``a, *b = 1, f()``: b would be a list holding the unknown item, so the value is read whole (found by
+    tests/test_python_values_shared.py's property test)."""
+    scope = scope_after([("t.py", "import random\na, *b = 1, random.random()")])
+    assert isinstance(scope.get("a"), Unknown) and isinstance(scope.get("b"), Unknown)
+
+
 def test_a_count_that_does_not_match_is_still_refused() -> None:
     value = scope_after([("t.py", "a, b = 1, 2, 3")]).get("a")
     assert isinstance(value, Unknown) and "from 3 values (Python raises ValueError)" in value.why

@@ -98,7 +98,8 @@ def unpacked(scope: Scope, node: ast.expr, targets: list[ast.expr]) -> object:
     """The value assigned to ``targets``: where each unpacks a display (``a, b = x, f()``), its items each evaluated on
     its own, as Python binds them one by one (a stays known where b is not); else the value."""
     if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts) \
-            and all(isinstance(t, (ast.Tuple, ast.List)) for t in targets):
+            and all(isinstance(t, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in t.elts)
+                    for t in targets):  # a, *b = ...: b would be a list holding an unknown item
         return [evaluate(scope, item) for item in node.elts]
     return evaluate(scope, node)
 
