@@ -254,6 +254,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     base = path.parent
     if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
-        result = _packaged(result, body.local, shown, base, notes, body.at["worker_pool_specs"],
+        pools = body.at.get("worker_pool_specs") or body.at["custom_job.worker_pool_specs"]  # a tuning job's trial
+        result = _packaged(result, body.local, shown, base, notes, pools,
                            _written_by(sources, str(body.local["script"])) if cells else "")
     return emit(result, shown, base, args, notes)
