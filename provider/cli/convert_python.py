@@ -252,7 +252,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
                            "spec": body.spec}
     result = check_document(doc, shown, _context(), _positions(doc, body.at))
     base = path.parent
-    if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
+    if body.local is not None and result.job is not None and result.ok:  # from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
         pools = body.at.get("worker_pool_specs") or body.at["custom_job.worker_pool_specs"]  # a tuning job's trial
         result = _packaged(result, body.local, shown, base, notes, pools,
