@@ -188,16 +188,8 @@ class ArgParser:
         if self.unknown is not None:
             return
         args = [scope.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
-        kwargs: dict[str, object] = {}
-        for keyword in call.keywords:
-            if keyword.arg is None or (method == "add_argument" and keyword.arg not in _ARG_KEYS):
-                continue  # help=, metavar=: not part of the value; ** of set_defaults: below
-            if keyword.arg == "action" and scope.qualified(keyword.value) == "argparse.BooleanOptionalAction":
-                kwargs["action"] = "BooleanOptionalAction"
-                continue
-            value = _type(scope, keyword.value) if keyword.arg == "type" else scope.evaluate(keyword.value)
-            known = keyword.arg in ("default", "type") or method == "set_defaults"
-            kwargs[keyword.arg] = _Later(value) if isinstance(value, Unknown) and known else value
+        kwargs = {str(k.arg): _keyword(scope, method, k) for k in call.keywords
+                  if k.arg is not None and (method == "set_defaults" or k.arg in _ARG_KEYS)}  # not help=, metavar=
         bad = next((v for v in [*args, *kwargs.values()] if isinstance(v, Unknown)), None)
         if bad is not None or len(args) != len(call.args) or any(k.arg is None for k in call.keywords):
             why = bad.why if bad is not None else "arguments spread with * or **"
@@ -257,6 +249,15 @@ class Namespace:
 
     def __init__(self, values: dict[str, object]) -> None:
         self.values = values
+
+
+def _keyword(scope: Scope, method: str, keyword: ast.keyword) -> object:
+    """One keyword's value for argparse: a default (or type=) known only when the code runs as a _Later."""
+    if keyword.arg == "action" and scope.qualified(keyword.value) == "argparse.BooleanOptionalAction":
+        return "BooleanOptionalAction"
+    value = _type(scope, keyword.value) if keyword.arg == "type" else scope.evaluate(keyword.value)
+    later = keyword.arg in ("default", "type") or method == "set_defaults"
+    return _Later(value) if isinstance(value, Unknown) and later else value
 
 
 def _type(scope: Scope, node: ast.expr) -> object:
