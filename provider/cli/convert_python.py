@@ -106,6 +106,13 @@ def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
     return reads
 
 
+def _parsed_argv(module: ast.AST) -> list[int]:
+    """The lines of ``parser.parse_args()`` / ``parse_known_args()`` calls that read the script's own command line."""
+    return [node.lineno for node in ast.walk(module) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr in ("parse_args", "parse_known_args")
+            and not node.args and not any(k.arg == "args" for k in node.keywords)]
+
+
 def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: bool, notes: list[str]) -> None:
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
     variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed). ``trees``: (how messages
@@ -153,7 +160,7 @@ def _written_by(sources: list[tuple[str, str]], script: str) -> str:
 
 
 def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path, notes: list[str],
-              written: str = "") -> SpecResult:
+              where: str, written: str = "") -> SpecResult:
     """from_local_script's job with the script's folder packaged in place of the SDK's upload: the native spec of
     that job (application.pythonPackage: the folder, the script's module, its requirements), checked again."""
     import os
@@ -187,7 +194,10 @@ def _packaged(result: SpecResult, local: dict[str, Any], shown: str, base: Path,
         notes.append(f"staging_bucket {staging!r} is a path: the job's output is under it, and trainjobs uploads the "
                      f"package under the output ({job.output.uri})")
         job = replace(job, staging_bucket=None)
-    return check_document(to_native(replace(job, application=app)), shown, _context())
+    native = to_native(replace(job, application=app))
+    # each field at the from_local_script call that builds the job (its pools, its package): the native spec's
+    # fields are not the call's arguments one for one
+    return check_document(native, shown, _context(), _positions(native, dict.fromkeys(native["spec"], where)))
 
 
 def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
@@ -230,6 +240,9 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
         raise UserError(str(exc), exit_code=1) from None
     notes = list(body.notes)
     _environment(trees, body.request.data if body.request is not None else body.spec, cells, notes)
+    notes += [f"{shown}:{line}: the command line is read as `python {shown}` gives it, with no arguments: each "
+              "argparse option has its default (one given when you launch the script is not seen: make it the "
+              "default, or edit the spec)" for _, tree in trees if not cells for line in _parsed_argv(tree)]
     if body.request is not None:  # JobServiceClient.create_custom_job: its request, read as a request file is
         from provider.cli.convert import convert_mapping
 
@@ -239,8 +252,9 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
                            "spec": body.spec}
     result = check_document(doc, shown, _context(), _positions(doc, body.at))
     base = path.parent
-    if body.local is not None and result.job is not None:  # CustomJob.from_local_script: the script's folder
+    if body.local is not None and result.job is not None and result.ok:  # from_local_script: the script's folder
         base = Path(args.write).resolve().parent if getattr(args, "write", None) else Path.cwd()
-        result = _packaged(result, body.local, shown, base, notes,
+        pools = body.at.get("worker_pool_specs") or body.at["custom_job.worker_pool_specs"]  # a tuning job's trial
+        result = _packaged(result, body.local, shown, base, notes, pools,
                            _written_by(sources, str(body.local["script"])) if cells else "")
     return emit(result, shown, base, args, notes)

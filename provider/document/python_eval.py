@@ -6,7 +6,8 @@ subscripts and slices; ``str() int() float() bool() len()`` and a few more pure 
 methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``; ``os.path.join`` and its
 kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
 process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, its ``.name`` and
-``.value``) where the Scope was given the API's table (provider.document.python_enum).
+``.value``) where the Scope was given the API's table (provider.document.python_enum); an argparse parser and
+``parse_args()`` as the script gets it with no arguments (``args.region``: provider.document.python_mutate).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
 a call (``datetime.now()``: the time the notebook runs; ``uuid``/``random``: a random value), a
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from provider.document import python_modules
+from provider.document import python_modules, python_mutate
 from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
@@ -91,6 +92,16 @@ def evaluate(scope: Scope, node: ast.expr) -> object:
         said = str(error)[:200]
         return Unknown(f"{_shown(node)} raises {type(error).__name__}" + (f": {said}" if said else ""),
                        scope.where_of(node))
+
+
+def unpacked(scope: Scope, node: ast.expr, targets: list[ast.expr]) -> object:
+    """The value assigned to ``targets``: where each unpacks a display (``a, b = x, f()``), its items each evaluated on
+    its own, as Python binds them one by one (a stays known where b is not); else the value."""
+    if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts) \
+            and all(isinstance(t, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in t.elts)
+                    for t in targets):  # a, *b = ...: b would be a list holding an unknown item
+        return [evaluate(scope, item) for item in node.elts]
+    return evaluate(scope, node)
 
 
 def binary(scope: Scope, node: ast.AST, op: ast.operator, a: object, b: object, inplace: bool = False) -> object:
@@ -187,6 +198,10 @@ def _attribute(scope: Scope, node: ast.Attribute) -> Any:
         base = _known(scope, node.value)
     if isinstance(base, EnumMember) and node.attr in ("name", "value"):
         return base.attribute(node.attr)
+    if isinstance(base, python_mutate.Namespace):  # args.region, after args = parser.parse_args()
+        if node.attr not in base.values:
+            raise _unknown(scope, node, f"{_shown(node)}: the parser has no argument {node.attr} (AttributeError)")
+        return base.values[node.attr]
     raise _unknown(scope, node, f"{dotted or _shown(node)}, an attribute trainjobs does not read")
 
 
@@ -316,6 +331,8 @@ def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
     if dotted in _PATHS:
         args, kwargs = _arguments(scope, node)
         return _PATHS[dotted](*args, **kwargs)
+    if dotted == "argparse.ArgumentParser":
+        return python_mutate.new_parser(scope, node)
     if dotted in ("os.environ.get", "os.getenv"):
         args, kwargs = _arguments(scope, node)
         name, default = (list(args) + [kwargs.get("default")])[:2] if args else (kwargs.get("key"), None)
@@ -342,6 +359,8 @@ def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
         args, kwargs = _arguments(scope, node)
         _bounded_str_call(scope, node, receiver, func.attr, args)
         return getattr(receiver, func.attr)(*args, **kwargs)
+    if isinstance(receiver, python_mutate.ArgParser):
+        return python_mutate.parser_call(scope, node, receiver, func.attr)
     if isinstance(receiver, dict) and func.attr == "get":
         args, kwargs = _arguments(scope, node)
         return receiver.get(*args, **kwargs)

@@ -7,12 +7,18 @@ set (``x = args.pop()``, ``d.setdefault("a", []).append(1)``, a call whose argum
 variable it starts from Unknown (``changes``): it is never read as it was before the call. ``x[k] = v`` and
 ``del x[k]`` are done on a known list or dict (``store``). ``holders`` says which other variables share what
 changed: each of them changed too.
+
+An ``argparse.ArgumentParser()`` is a known object too: its ``add_argument`` / ``set_defaults`` statements are
+recorded, and ``parse_args()`` (``parse_known_args``, an explicit list of arguments) is argparse's own parse of
+them, as ``python FILE`` runs it with no arguments: each option's default, converted as argparse converts it. A
+required option missing, a ``type=`` other than int/float/str/bool, subcommands: Unknown, saying why.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from provider.document.python_unknown import Unknown
 
@@ -74,6 +80,12 @@ def done(scope: Scope, call: ast.Call) -> bool:
     value, method = _receiver(scope, call.func.value), call.func.attr
     if isinstance(value, Unknown):
         return False
+    if isinstance(value, ArgParser):
+        if method in ("add_argument", "set_defaults"):
+            value.record(scope, call)
+        elif method not in ("parse_args", "parse_known_args", "print_help", "print_usage", "format_help"):
+            parser_call(scope, call, value, method)  # add_subparsers: the parser is no longer known
+        return True
     if method in _MUTATORS.get(type(value), frozenset()):
         args = [scope.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
         kwargs = {k.arg: scope.evaluate(k.value) for k in call.keywords if k.arg is not None}
@@ -147,3 +159,136 @@ def reads(values: dict[str, object], may_share: dict[str, set[int]], stmt: ast.A
     those the variables ``held`` hold."""
     names = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)]
     return parts_of(values, [*names, *held]).union(*(may_share.get(n, set()) for n in names))
+
+
+# argparse: a parser the code builds, and what parse_args() gives when the script runs with no arguments -----------
+
+_ARG_KEYS = frozenset({"action", "nargs", "const", "default", "type", "choices", "required", "dest"})  # help: unread
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+
+
+class _Later:
+    """A default known only when the code runs, standing in for it inside argparse: its value is ``unknown``."""
+
+    def __init__(self, unknown: Unknown) -> None:
+        self.unknown = unknown
+
+
+class ArgParser:
+    """An ``argparse.ArgumentParser()`` as the code builds it: each ``add_argument``/``set_defaults`` in order, its
+    arguments known (a default may be Unknown); ``unknown``: why the parser itself cannot be known."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, list[object], dict[str, object]]] = []
+        self.unknown: Unknown | None = None
+
+    def record(self, scope: Scope, call: ast.Call) -> None:
+        """``parser.add_argument(...)``, ``parser.set_defaults(...)`` (the call, a statement), recorded."""
+        where, method = scope.where_of(call), call.func.attr  # type: ignore[attr-defined]
+        if self.unknown is not None:
+            return
+        args = [scope.evaluate(a) for a in call.args if not isinstance(a, ast.Starred)]
+        kwargs = {str(k.arg): _keyword(scope, method, k) for k in call.keywords
+                  if k.arg is not None and (method == "set_defaults" or k.arg in _ARG_KEYS)}  # not help=, metavar=
+        bad = next((v for v in [*args, *kwargs.values()] if isinstance(v, Unknown)), None)
+        if bad is not None or len(args) != len(call.args) or any(k.arg is None for k in call.keywords):
+            why = bad.why if bad is not None else "arguments spread with * or **"
+            self.unknown = Unknown(f"the parser's {method}() at {where} is not known: {why}", where)
+        else:
+            self.steps.append((method, args, kwargs))
+
+    def parse(self, scope: Scope, node: ast.Call, argv: object, known: bool) -> object:
+        """``parse_args(argv)`` (``parse_known_args`` when ``known``) as argparse gives it: a Namespace of dest ->
+        value (Unknown where the default is), or an Unknown (argparse exits: a required argument not given ...)."""
+        where = scope.where_of(node)
+        if self.unknown is not None:
+            return self.unknown
+        if argv is None and where.label.startswith("cell "):
+            return Unknown(f"parse_args() at {where} reads the notebook kernel's own command line (-f ...), and "
+                           "argparse exits on it", where)
+        if isinstance(argv, Unknown):
+            return argv
+        real = _Parser(add_help=False, exit_on_error=False)
+        try:
+            for method, args, kwargs in self.steps:
+                if kwargs.get("action") == "BooleanOptionalAction":
+                    kwargs = {**kwargs, "action": argparse.BooleanOptionalAction}
+                if isinstance(kwargs.get("type"), _Later):  # applied to a str default only: that value is unknown
+                    kwargs = {**kwargs, "type": _Unapplied(kwargs["type"])}  # type: ignore[arg-type]
+                getattr(real, method)(*args, **kwargs)
+            parsed = real.parse_known_args([] if argv is None else list(argv))  # type: ignore[call-overload]
+        except (argparse.ArgumentError, TypeError, ValueError) as error:
+            return Unknown(f"parse_args(), where argparse exits when the script runs with no arguments ({error})",
+                           where)
+        if parsed[1] and not known:
+            return Unknown(f"parse_args(), where argparse exits (unrecognized arguments: {' '.join(parsed[1])})",
+                           where)
+        values = {k: v.unknown if isinstance(v, _Later) else v for k, v in vars(parsed[0]).items()}
+        return (Namespace(values), parsed[1]) if known else Namespace(values)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's own parser, which raises where it would print its usage and exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise argparse.ArgumentError(None, message)
+
+
+class _Unapplied:
+    """A ``type=`` trainjobs does not run: what it gives for a str default is unknown."""
+
+    def __init__(self, later: _Later) -> None:
+        self.later = later
+
+    def __call__(self, text: str) -> _Later:
+        return self.later
+
+
+class Namespace:
+    """What ``parse_args()`` gives: dest -> value, or an Unknown (the default was one)."""
+
+    def __init__(self, values: dict[str, object]) -> None:
+        self.values = values
+
+
+def _keyword(scope: Scope, method: str, keyword: ast.keyword) -> object:
+    """One keyword's value for argparse: a default (or type=) known only when the code runs as a _Later."""
+    if keyword.arg == "action" and scope.qualified(keyword.value) == "argparse.BooleanOptionalAction":
+        return "BooleanOptionalAction"
+    value = _type(scope, keyword.value) if keyword.arg == "type" else scope.evaluate(keyword.value)
+    later = keyword.arg in ("default", "type") or method == "set_defaults"
+    return _Later(value) if isinstance(value, Unknown) and later else value
+
+
+def _type(scope: Scope, node: ast.expr) -> object:
+    """``type=int`` (``float``, ``str``, ``bool``: Python's own) as the function; any other as an Unknown."""
+    if isinstance(node, ast.Name) and node.id in _TYPES and str(getattr(scope.get(node.id), "why", "")).startswith(
+            f"{node.id} is not assigned"):
+        return _TYPES[node.id]
+    return Unknown(f"type={ast.unparse(node)}, a conversion trainjobs does not run", scope.where_of(node))
+
+
+def parser_call(scope: Scope, node: ast.Call, receiver: ArgParser, method: str) -> object:
+    """A parser's method's value: parse_args / parse_known_args; a group of it (the same parser, as its arguments
+    are the parser's own); else Unknown."""
+    if method in ("add_argument_group", "add_mutually_exclusive_group"):
+        return receiver
+    if method in ("parse_args", "parse_known_args"):
+        given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "args"), None)
+        argv = None if given is None else scope.evaluate(given)
+        return receiver.parse(scope, node, argv, method == "parse_known_args")
+    if method == "add_subparsers":  # subcommands: which one runs, and its arguments, are the command line's
+        receiver.unknown = Unknown(f"the parser has subcommands (add_subparsers at {scope.where_of(node)})",
+                                   scope.where_of(node))
+    return Unknown(f"a call to .{method}() of an argparse parser", scope.where_of(node))
+
+
+def new_parser(scope: Scope, node: ast.Call) -> object:
+    """``argparse.ArgumentParser(...)``: an empty ArgParser; one built from parents or with its own defaults or
+    prefixes is not read."""
+    odd = [k.arg for k in node.keywords if k.arg in (None, "parents", "argument_default", "prefix_chars",
+                                                         "fromfile_prefix_chars")]
+    if odd:
+        return Unknown(f"argparse.ArgumentParser({odd[0] or '**'}=...), a parser trainjobs does not read",
+                       scope.where_of(node))
+    return ArgParser()

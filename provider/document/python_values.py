@@ -215,7 +215,7 @@ class Scope:
 
     def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):
-            value = self.evaluate(stmt.value)
+            value = python_eval.unpacked(self, stmt.value, stmt.targets)
             for target in stmt.targets:
                 self._bind(target, value, where)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from provider.core.record import Record
-from provider.document.python_enum import named
+from provider.document.python_enum import EnumMember, named
 from provider.pysdk.arguments import Call, SdkError, Unread
 from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, NOTED, REQUIRED, SIGNATURES, parameter_class
 
@@ -111,7 +111,7 @@ class Reader:
         if isinstance(node, ast.Call) and name is not None:
             return {name: dict(self.bind(node, name, f"hpt.{name}").args)}
         if isinstance(node, ast.Attribute) and ".Strategy." in (self.qualified(node) or ""):
-            return (self.qualified(node) or "").rsplit(".", 1)[-1]
+            return self._strategy(node, what)
         if isinstance(node, ast.Name) and node.id in self.assigned:
             inner = self.assigned[node.id]
             reader = self.inner(inner, self.assigned)
@@ -120,6 +120,21 @@ class Reader:
             self._unchanged(node, inner, what)
             return reader.value(inner.value, what)
         return self._holding_form(node, what) if self.has_form(node) else _NO_FORM
+
+    def _strategy(self, node: ast.Attribute, what: str) -> str:
+        """``Scheduling.Strategy.SPOT`` as its member's name, where the path names it through a module of the installed
+        client (the API's table); a path through the client that names no such member is refused, as Python raises
+        AttributeError there (``aiplatform.compat.types.Scheduling``: compat.types holds modules, not messages)."""
+        dotted = self.qualified(node) or ""
+        found = self.scope.enum(dotted)
+        if isinstance(found, EnumMember):
+            return found.name
+        if found is None and not dotted.startswith("google.cloud.aiplatform"):
+            return dotted.rsplit(".", 1)[-1]  # not the client's: read by its name, checked as a Strategy's name
+        why = found if isinstance(found, str) else (
+            f"{dotted} names no enum of the installed client: Python raises AttributeError before the job is built")
+        raise SdkError(self.at(node), f"{what}: {why}", "aiplatform.compat.types.custom_job.Scheduling.Strategy.SPOT "
+                       "(or aiplatform.gapic.Scheduling.Strategy.SPOT; or the name itself, 'SPOT')")
 
     def _unchanged(self, node: ast.Name, inner: Assigned, what: str) -> None:
         """Refuse a name holding SDK forms that the code changed after its assignment (``params["b"] = hpt...``,

@@ -35,6 +35,19 @@ from provider.pysdk.script_training import packaged_note, prebuilt, script_packa
 
 def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") -> Body:
     """The spec body of ``CustomJob.from_local_script(...)`` run by ``run`` (None: never run)."""
+    body = Body()
+    region(ctor, init, body)
+    job_fields(ctor, init, body)
+    outputs(ctor, init, body)
+    local_pools(ctor, init, body)
+    run_fields(ran(ctor, run, body), init, JOB_DEFAULTS[method], body)
+    body.notes += init_notes(init)
+    return body
+
+
+def local_pools(ctor: Call, init: Call, body: Body) -> None:
+    """The pools of ``CustomJob.from_local_script(...)`` put in ``body``, with the script to package (``local``): the
+    job's own, or a HyperparameterTuningJob's trial (tuning.py), whose trial spec is this job's job_spec."""
     if ctor.flag("enable_autolog"):
         raise SdkError(ctor.place("enable_autolog"), f"{ctor.what}(enable_autolog=True): the SDK wraps the script "
                        "in aiplatform.autolog() and adds its own requirement, which trainjobs does not do",
@@ -45,14 +58,7 @@ def local_script(ctor: Call, run: Call | None, init: Call, method: str = "run") 
                        "training container: the SDK then runs pip install of its package in the container's shell, "
                        "which trainjobs does not convert", "a prebuilt container (us-docker.pkg.dev/vertex-ai/"
                        "training/...), or a container image that holds the script, as a CustomJob")
-    body = Body()
-    region(ctor, init, body)
-    job_fields(ctor, init, body)
-    outputs(ctor, init, body)
     package, body.local = script_package(ctor, str(staging(ctor, init, [])[0]))  # noted by outputs
     body.put("worker_pool_specs", pools(ctor, *application(ctor, "CustomJob.from_local_script", ctor, package)),
              ctor.where)
     body.notes.append(packaged_note(ctor, body.local, str(package["python_module"])))
-    run_fields(ran(ctor, run, body), init, JOB_DEFAULTS[method], body)
-    body.notes += init_notes(init)
-    return body

@@ -13,6 +13,7 @@ python_package_spec is given (script_training.py), the rest built here.
 from __future__ import annotations
 
 import ast
+import re
 
 from provider.pysdk.arguments import Call, SdkError
 from provider.pysdk.custom_job import (
@@ -35,6 +36,7 @@ _MODEL = ("model_serving_container_image_uri", "model_serving_container_predict_
           "explanation_metadata", "explanation_parameters", "model_encryption_spec_key_name")
 _RUN_MODEL = ("model_display_name", "model_labels", "model_id", "parent_model", "is_default_version",
               "model_version_aliases", "model_version_description")
+_STRUCT_INTS = ("accelerator_count", "boot_disk_size_gb")  # sent as given; replica counts are compared with 0 first
 _RUN_JOB = ("service_account", "network", "timeout", "restart_job_on_worker_restart", "enable_web_access",
             "tensorboard", "sync", "create_request_timeout", "disable_retries", "persistent_resource_id",
             "scheduling_strategy", "max_wait_duration", "psc_interface_config")
@@ -52,6 +54,21 @@ def _pool(run: Call, replicas: int, chief: bool) -> dict[str, object]:
     return {"machine_spec": machine, "replica_count": replicas,
             "disk_spec": {"boot_disk_type": run.text("boot_disk_type") or "pd-ssd",
                           "boot_disk_size_gb": run.get("boot_disk_size_gb", 100)}}
+
+
+def _struct_numbers(run: Call, notes: list[str]) -> Call:
+    """``run`` with a count given as a str of digits (``os.environ.get("ACCELERATOR_COUNT", 4)``) as its int: the
+    TrainingPipeline sends its pools as a google.protobuf.Struct, where the str stays a str, and Vertex AI reads
+    the Struct's JSON as a CustomJobSpec, whose int fields take a number's decimal string (proto3 JSON); named in a
+    note. (A CustomJob's proto-plus message refuses the str: from_local_script's pools are left as given.)"""
+    args = dict(run.args)
+    for name in _STRUCT_INTS:
+        value = args.get(name)
+        if isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value):
+            args[name] = int(value)
+            notes.append(f"{run.what}({name}={value!r}) at {run.place(name)} is a str: the TrainingPipeline sends it "
+                         f"in its Struct as the string, which Vertex AI reads as the number {int(value)}, written so")
+    return Call(run.what, run.where, args, run.at, run.noun)
 
 
 def _reservation(run: Call, machine: dict[str, object]) -> None:
@@ -93,7 +110,12 @@ def pools(machines: Call, spec_key: str, app: dict[str, object]) -> list[dict[st
     """chief_worker_pool's pools from ``machines`` (replica_count, machine_type ...), each running ``app`` (the
     Reduction Server's pool its own image, when one is given)."""
     replicas = machines.get("replica_count", 1)
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 1:
+    if not isinstance(replicas, int) or isinstance(replicas, bool):  # os.environ["NUM_NODES"]: a str
+        why = " the SDK compares it with 0 and raises TypeError" if isinstance(replicas, str) else " not an int"
+        raise SdkError(machines.place("replica_count"), f"{machines.what}(replica_count={replicas!r}) is a "
+                       f"{type(replicas).__name__}:{why}", "an int, 1 or more (one read from the environment: "
+                       "int(os.environ[...]))")
+    if replicas < 1:
         raise SdkError(machines.place("replica_count"), f"{machines.what}(replica_count={replicas!r}): the SDK "
                        "builds no pool", "1 or more (1: the chief alone; more: replica_count - 1 workers beside it)")
     out = [{**_pool(machines, 1, True), spec_key: app}]
@@ -153,6 +175,7 @@ def pipeline_job(kind: str, ctor: Call, run: Call | None, init: Call, method: st
     region(ctor, init, body)
     named(ctor, init, body, "training_encryption_spec_key_name")
     _notes(ctor, run, body)
+    run = _struct_numbers(run, body.notes)
     body.put("worker_pool_specs", pools(run, *application(ctor, kind, run, package)), run.where)
     if run.text("base_output_dir"):
         body.put("base_output_dir", run.text("base_output_dir"), run.place("base_output_dir"))

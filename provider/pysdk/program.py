@@ -259,7 +259,8 @@ class _Walk:
     def trial(self, call: Call, index: int, reader: Reader) -> Call:
         node = call.get("custom_job")
         assert isinstance(node, ast.expr)
-        if isinstance(node, ast.Name) and node.id in self.objects and self.objects[node.id].kind == "CustomJob":
+        if isinstance(node, ast.Name) and node.id in self.objects and self.objects[node.id].kind in (
+                "CustomJob", "CustomJob.from_local_script"):
             self.objects[node.id].in_tuning = True
             failed = self.objects[node.id].failed
             if failed is not None:

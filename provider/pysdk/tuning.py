@@ -23,6 +23,7 @@ from provider.pysdk.custom_job import (
     region,
     run_fields,
 )
+from provider.pysdk.local_script import local_pools
 
 _STUDY = ("metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_count", "max_failed_trial_count",
           "search_algorithm", "measurement_selection")
@@ -30,12 +31,17 @@ _STUDY = ("metric_spec", "parameter_spec", "max_trial_count", "parallel_trial_co
 
 def _trial(job: Call, run: Call, init: Call, body: Body) -> dict[str, object]:
     trial = Body()
-    pools = job.get("worker_pool_specs")
-    if not isinstance(pools, list) or not all(isinstance(p, dict) for p in pools):
-        raise SdkError(job.place("worker_pool_specs"), f"{job.what}(worker_pool_specs=...) is not a list of dicts",
-                       "a list of dicts with the WorkerPoolSpec's fields")
-    trial.put("worker_pool_specs", pools, job.place("worker_pool_specs"))
-    outputs(job, init, trial)
+    if job.what.endswith(".from_local_script"):  # its pools run the script, packaged as the job's own would be
+        outputs(job, init, trial)
+        local_pools(job, init, trial)
+        body.local = trial.local
+    else:
+        pools = job.get("worker_pool_specs")
+        if not isinstance(pools, list) or not all(isinstance(p, dict) for p in pools):
+            raise SdkError(job.place("worker_pool_specs"), f"{job.what}(worker_pool_specs=...) is not a list of "
+                           "dicts", "a list of dicts with the WorkerPoolSpec's fields")
+        trial.put("worker_pool_specs", pools, job.place("worker_pool_specs"))
+        outputs(job, init, trial)
     if job.text("persistent_resource_id"):
         trial.put("persistent_resource_id", job.text("persistent_resource_id"), job.place("persistent_resource_id"))
     run_fields(run, init, JOB_DEFAULTS["run"], trial)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ def sdk_request(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
                         lambda self, gcs_staging_dir, project=None, credentials=None: f"{gcs_staging_dir}/sdk.tar.gz")
     for name in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "argv", [str(path)])  # run as `python FILE`: argparse reads no arguments
     initializer.global_config.init(project="oracle-project", credentials=AnonymousCredentials())
     code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
     try:

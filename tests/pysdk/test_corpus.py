@@ -42,7 +42,8 @@ def _packages_set_aside(request: dict[str, Any], module: str) -> None:
     """from_local_script and CustomTrainingJob: the SDK runs its own package of the script
     (aiplatform_custom_trainer_script.task), trainjobs its package of the script's folder (the script's module):
     both checked, then set aside."""
-    for pool in request["body"]["jobSpec"]["workerPoolSpecs"]:
+    spec = request["body"].get("jobSpec") or request["body"]["trialJobSpec"]  # a tuning job's trial: the same
+    for pool in spec["workerPoolSpecs"]:
         package = pool.get("pythonPackageSpec")
         if package is not None:
             assert package.pop("pythonModule") == module
