@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,14 +80,20 @@ def test_a_custom_job_from_vertex_ai_samples() -> None:
     assert "{display_name} = 'test_display_name'" in proc.stderr
 
 
-def test_two_training_cells_are_named_and_one_is_picked() -> None:
+def test_two_training_cells_are_named_and_one_is_picked(tmp_path: Path) -> None:
     notebook = HERE / "persistent_resource_cli.ipynb"
     proc = _convert(notebook)
     assert proc.returncode == 1
     assert "2 commands submit a training job (cell 10, line 2; cell 11, line 4); give the cell to convert with --cell N" \
         in proc.stderr
+    proc = _convert(notebook, "--cell", "10")  # as fetched: its config's image still holds Google's placeholder
+    assert proc.returncode == 1 and "custom_job_spec.yaml:8:17: error: the image" in proc.stderr, proc.stderr
+    assert "read by --config at persistent_resource_cli.ipynb cell 10, line 5, column 5" in proc.stderr
+    shutil.copy(notebook, tmp_path / notebook.name)  # the placeholder filled, as a user runs it
+    (tmp_path / "custom_job_spec.yaml").write_text((HERE / "custom_job_spec.yaml").read_text(encoding="utf-8").replace(
+        "[your-project-id]", "my-project"), encoding="utf-8")
     for cell in ("10", "11"):  # cell 11's command is inside a for loop: the values are those before the loop
-        proc = _convert(notebook, "--cell", cell)
+        proc = _convert(tmp_path / notebook.name, "--cell", cell)
         assert proc.returncode == 0, proc.stderr
         body = json.loads(proc.stdout)["body"]
         assert json.loads(proc.stdout)["parent"].endswith("/locations/us-central1")  # {REGION}
