@@ -68,7 +68,8 @@ def test_gcloud_sends_what_convert_reads(case: str, name: str, pick: int | None,
                                          files: list[str]) -> None:
     doc = _notebook(name, edits)
     line, environment = _line(doc, pick)
-    sources = {f: (HERE / f).read_text() for f in files}
+    # a config's image holding Google's [your-project-id] is refused (a placeholder left): filled, as a user runs it
+    sources = {f: (HERE / f).read_text().replace("[your-project-id]", "my-project") for f in files}
     sources["trainer/model.py"] = "print('hello')\n"
     entry = {"id": case, "command": line, "env": environment, "sources": sources}
     with oracle_base("trainjobs-notebook-oracle-") as (base, shims):
