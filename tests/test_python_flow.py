@@ -188,14 +188,42 @@ def test_a_local_read_before_it_is_assigned_is_unknown() -> None:
 
 
 def test_a_change_inside_a_loop_or_block_leaves_the_value_unknown() -> None:
-    """``args.append(...)`` in a for loop (or a with block) changes args: never read as it was before the loop."""
-    code = "args = ['--lr=1']\ncfg = {'a': 1}\nname = 'x'\nfor a in ['--x']:\n    args.append(a)\n" \
-           "    name.upper()\nwith open('/dev/null') as fh:\n    cfg.update(b=2)\nmark(args, cfg, name)\n"
-    assert _python(code) == [(["--lr=1", "--x"], {"a": 1, "b": 2}, "x")]
+    """``args.append(...)`` in a for loop whose items are not known (or a with block) changes args: never read as it
+    was before the loop. A loop over known items is read turn by turn, as Python runs it (the next test)."""
+    code = "import sys\nargs = ['--lr=1']\ncfg = {'a': 1}\nname = 'x'\nfor a in sys.argv[:1]:\n" \
+           "    args.append(a)\n    name.upper()\nwith open('/dev/null') as fh:\n    cfg.update(b=2)\nmark(args, cfg, name)\n"
     (args, cfg, name), = _flow(code)[0]
-    assert isinstance(args, Unknown) and args.why.startswith("args is set inside the for at t, line 4"), args
-    assert isinstance(cfg, Unknown) and cfg.why.startswith("cfg is set inside the with at t, line 7"), cfg
+    assert isinstance(args, Unknown) and args.why.startswith("args is set inside the for at t, line 5"), args
+    assert isinstance(cfg, Unknown) and cfg.why.startswith("cfg is set inside the with at t, line 8"), cfg
     assert name == "x"  # a str's method changes nothing
+
+
+LOOPS = [  # loops over known items, read turn by turn: Python is the oracle of every value
+    "args = ['--lr=1']\nfor a in ['--x', '--y']:\n    args.append(a)\nmark(args, a)\n",
+    "params = {'epochs': 3, 'lr': 0.5}\nargs = []\nfor k, v in params.items():\n    args.append(f'--{k}={v}')\n"
+    "mark(args)\nfor k in params:\n    args += [k]\nfor v in params.values():\n    mark(v)\n",
+    "pools = [{'r': 1}, {'r': 1}]\nfor i, pool in enumerate(pools, 1):\n    pool['r'] = i * 2\nmark(pools)\n",
+    "names = []\nfor i in range(2, 9, 3):\n    names.append('w' + str(i))\nelse:\n    names.append('done')\nmark(names)\n",
+    "out = []\nfor a, b in zip(['x', 'y'], reversed([1, 2])):\n    out.append((a, b))\nfor s in sorted(['b', 'a']):\n"
+    "    out.append(s)\nmark(out)\n",
+    "total = 0\nfor i in range(3):\n    for j in [10, 20]:\n        total += i * j\nmark(total)\nfor e in []:\n    total = -1\n"
+    "mark(total)\n",
+    "def f(xs):\n    out = []\n    for x in xs:\n        if x == 'stop':\n            return out\n        out.append(x)\n"
+    "    return out\nr = f(['a', 'stop', 'b'])\nmark(r)\n",
+]
+
+
+@pytest.mark.parametrize("code", LOOPS)
+def test_a_loop_over_known_items_is_read_turn_by_turn(code: str) -> None:
+    assert _flow(code)[0] == _python(code)
+
+
+def test_a_loop_with_a_break_or_too_many_items_is_read_whole() -> None:
+    for code in ("args = []\nfor a in ['x', 'y']:\n    if a == 'y':\n        break\n    args.append(a)\nmark(args)\n",
+                 "args = []\nfor i in range(1000):\n    args.append(i)\nmark(args)\n",
+                 "args = []\nfor a in {'x', 'y'}:\n    args.append(a)\nmark(args)\n"):  # a set: Python's hash order
+        (args,), = _flow(code)[0]
+        assert isinstance(args, Unknown) and "inside the for" in args.why, (code, args)
 
 
 def test_an_exit_inside_a_function_may_end_the_whole_program() -> None:

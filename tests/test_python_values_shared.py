@@ -102,10 +102,14 @@ def test_a_change_through_a_shared_list_is_seen_or_unknown() -> None:
         pools = [{"replica_count": 1}, {"replica_count": 1}]
         for pool in pools:
             pool["replica_count"] = 2
+        cfg = [{"replica_count": 1}]
+        for item in cfg * len(EXTRA):
+            item["replica_count"] = 3
         """)
     assert values["spec"] == {"args": ["--a", "--b"]}  # done on the one list both names hold
-    pools = values["pools"]
-    assert isinstance(pools, Unknown) and pools.why.startswith("pools is set inside the for at t, line 6"), pools
+    assert values["pools"] == [{"replica_count": 2}, {"replica_count": 2}]  # a loop over known items: each turn
+    cfg = values["cfg"]  # a loop whose items are not known: what it changes is not known either
+    assert isinstance(cfg, Unknown) and cfg.why.startswith("cfg is set inside the for at t, line 9"), cfg
 
 
 def test_a_function_returns_the_list_it_was_given() -> None:

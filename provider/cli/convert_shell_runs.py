@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from provider.core.errors import UserError
@@ -34,9 +35,10 @@ def convert_run(runs: list[ShellRun], shown: str, args: argparse.Namespace, pass
     """The one training command of ``runs`` (those ``training`` gave) converted; UserError naming each of several,
     or why the one cannot be read. ``passed``: training commands in a branch not taken, each named in a note."""
     if len(runs) > 1:
-        raise UserError(f"{shown}: {len(runs)} calls run a gcloud training command: "
-                        + "; ".join(f"{run.where}" for run in runs)
-                        + "; allowed: one (convert each command with trainjobs convert --gcloud)", exit_code=1)
+        places = Counter(run.where for run in runs)  # a loop over known items runs the call once per turn
+        raise UserError(f"{shown}: {len(runs)} calls run a gcloud training command: " + "; ".join(
+            f"{where}" + (f" ({n} times: the code runs it more than once)" if n > 1 else "") for where, n in places.items())
+            + "; allowed: one (convert each command with trainjobs convert --gcloud)", exit_code=1)
     run = runs[0]
     if run.line is None:
         raise UserError(f"{run.where}: {_short(run.source)} runs a gcloud training command, and {run.why}; allowed: "

@@ -33,6 +33,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
+from provider.document import python_loops
 from provider.document.python_enum import Enums
 from provider.document.python_names import bound_names, globals_of
 from provider.document.python_unknown import Unknown, Where
@@ -89,8 +90,8 @@ class _Flow:
             self.scope._where = where
             if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
                 yield from self.branch(label, stmt, test)
-            elif isinstance(stmt, (ast.Try, ast.TryStar)):
-                yield from self.attempt(label, where, stmt)
+            elif (followed := self.followed(label, where, stmt)) is not None:
+                yield from followed
             elif isinstance(stmt, ast.Return) and self.depth:
                 self.returned, self.result = True, stmt.value
                 self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
@@ -132,6 +133,25 @@ class _Flow:
             handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
             yield from self.plain(where, ast.fix_missing_locations(handlers))
         yield from self.body(label, stmt.finalbody)
+
+    def followed(self, label: str, where: Where, stmt: ast.stmt) -> Iterator[Step] | None:
+        """The steps of a try, or of a for loop whose items are known; None for any other statement."""
+        if isinstance(stmt, (ast.Try, ast.TryStar)):
+            return self.attempt(label, where, stmt)
+        if isinstance(stmt, ast.For) and (turns := python_loops.items(self.scope, stmt)) is not None:
+            return self.loop(label, where, stmt, turns)
+        return None
+
+    def loop(self, label: str, where: Where, stmt: ast.For, turns: list[object]) -> Iterator[Step]:
+        """A for loop whose items are known (python_loops): its body once per item, the target bound to it, as
+        Python runs it; then its else (no break leaves it: python_loops follows no loop that has one)."""
+        for item in turns:
+            if self.returned:
+                return
+            self.scope._where = where
+            self.scope._bind(stmt.target, item, where)
+            yield from self.body(label, stmt.body)
+        yield from self.body(label, stmt.orelse)
 
     def maybe(self, where: Where, stmt: ast.stmt, cut: str) -> Iterator[Step]:
         """A statement that may or may not run (after a return or exit that may happen): skipped, and what it would

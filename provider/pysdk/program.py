@@ -12,22 +12,22 @@ function the code calls at top level, as top-level code (provider.document.pytho
 - the API's own clients: ``JobServiceClient.create_custom_job(...)`` (gapic.py) and AI Platform's
   ``ml.projects().jobs().create(...)`` (ml_client.py), read as the request they send; a Kubeflow pipeline's
   training step (kfp.py) is named, never read as the file's job;
-- SDK calls inside a loop, ``with`` block, ``except`` clause, an ``if`` whose test is not known, or a function
-  the code does not call at top level: their arguments are known only when it runs, so they are named when
-  the script launches nothing at top level (a run of a job built before is refused there and then); SDK
-  calls in a branch not taken are named in a note (or in the refusal, when nothing is launched).
+- SDK calls inside a loop whose items are not known, ``with`` block, ``except`` clause, an ``if`` whose test is not
+  known, or a function the code does not call at top level: their arguments are known only when it runs, so they
+  are named when the script launches nothing at top level (a run of a job built before is refused there and
+  then); SDK calls in a branch not taken are named in a note (or in the refusal, when nothing is launched).
 
-A script that launches several jobs (or one job twice) is refused, naming each call's line.
+A script that launches several jobs (one job twice, or a job per turn of a loop) is refused, naming each call.
 
-A notebook's code cells are read the same way, one after another as they run (``read(sources, ...,
-cells=True)``); there a job whose arguments cannot be known is refused only when it is the one
-converted, so that a notebook of several jobs is refused naming each, and ``pick`` (``--cell N``:
-"cell N") chooses the job built or run in that cell.
+A notebook's code cells are read the same way, one after another as they run (``read(sources, ..., cells=True)``);
+there a job whose arguments cannot be known is refused only when it is the one converted, so that a notebook of
+several jobs is refused naming each, and ``pick`` (``--cell N``: "cell N") chooses the job built or run there.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -328,6 +328,15 @@ def _none(walk: _Walk) -> NoReturn:
                    f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
 
 
+def _several(walk: _Walk, jobs: list[Job]) -> None:
+    """The refusal of code that launches several jobs, each place once (a loop launches one per turn)."""
+    fix, places = ("the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its "
+                   "own)"), Counter(f"{job.call.what} at {job.call.where}" for job in jobs)
+    raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
+        place + (f" ({n} times: the code runs it more than once)" if n > 1 else "") for place, n in places.items()),
+        fix + ("; a job launched once per item of a loop is one spec per item" if max(places.values()) > 1 else ""))
+
+
 def _launched(walk: _Walk, pick: str | None = None) -> Job:
     run = [job for job in walk.jobs if job.runs]
     jobs = run or [job for job in walk.jobs if not job.in_tuning]
@@ -336,9 +345,7 @@ def _launched(walk: _Walk, pick: str | None = None) -> Job:
     if not jobs:
         _none(walk)
     if len(jobs) > 1:
-        fix = "the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its own)"
-        raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
-            f"{job.call.what} at {job.call.where}" for job in jobs), fix)
+        _several(walk, jobs)
     job = jobs[0]
     failed = job.failed if job.failed is not None or job.runs or not walk.deferred else walk.deferred[0]
     if failed is not None:

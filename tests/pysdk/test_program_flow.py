@@ -32,8 +32,15 @@ def test_every_name_of_a_chained_assignment_is_the_job() -> None:
 def test_a_function_called_twice_launches_two_jobs() -> None:
     said = _refused("def launch(name):\n    aiplatform.CustomJob(display_name=name, worker_pool_specs=POOLS).run()\n"
                     "launch('a')\nlaunch('b')\n")
-    assert "train.py: the script launches several jobs: aiplatform.CustomJob at train.py:5:5; aiplatform.CustomJob " \
-           "at train.py:5:5" in said
+    assert "train.py: the script launches several jobs: aiplatform.CustomJob at train.py:5:5 (2 times: the code runs " \
+           "it more than once)" in said
+
+
+def test_a_job_launched_in_a_loop_over_known_items_is_one_per_turn() -> None:
+    said = _refused("for lr in [0.1, 0.01]:\n    aiplatform.CustomJob(display_name=f'lr-{lr}', "
+                    "worker_pool_specs=POOLS).run()\n")
+    assert "launches several jobs: aiplatform.CustomJob at train.py:" in said and "(2 times" in said, said
+    assert "a job launched once per item of a loop is one spec per item" in said
 
 
 def test_a_run_in_an_except_clause_is_refused_with_why() -> None:

@@ -35,9 +35,11 @@ def test_refusals_name_the_call_and_why(tmp_path: Path) -> None:
         "f'--display-name={N}']) runs a gcloud training command, and its command cannot be known without running",
         "import subprocess\nsubprocess.run('gcloud ai custom-jobs create --region=us-east1')\n":
             "a string without shell=True names one program",
-        "import subprocess\nfor r in ['a', 'b']:\n    subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'])\n":
+        "import subprocess, sys\nfor r in sys.argv:\n    subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'])\n":
             "train.py:3:5: subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create']) runs a gcloud training command, "
             "and it is inside a for loop at line 2",
+        "import subprocess\nfor r in ['a', 'b']:\n    subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'])\n":
+            "train.py: 2 calls run a gcloud training command: train.py:3:5 (2 times: the code runs it more than once)",
         "import os, subprocess\nsubprocess.run(['gcloud', 'ai', 'custom-jobs', 'create'], env={'A': 'b'})\n":
             "env= is not read",
         _RUN + _RUN.split("\n", 1)[1]: "train.py: 2 calls run a gcloud training command: train.py:2:1; train.py:3:1",

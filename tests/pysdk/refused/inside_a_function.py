@@ -1,9 +1,9 @@
 # source: find_string id 6387979642 (as corpus/gpu_test_disk_spec.py): the job is built inside submit_gpu_test_job(),
 #   called from main() under the main guard (corpus/gpu_test_function_main.py converts it, called once).
-# adapted: shortened to the calls; the function is called in a loop over two GPUs (so its arguments are known only
-#   as the loop runs, and it would launch two jobs).
-# expect: the script launches no Vertex AI training job where it can be read
-# expect: CustomJob at inside_a_function.py:15:11 (inside def submit at line 12, not called where it can be read
+# adapted: shortened to the calls; the function is called in a loop over two GPUs, so it launches two jobs (the
+#   loop's items are known: it is read turn by turn, as Python runs it).
+# expect: the script launches several jobs
+# expect: CustomJob at inside_a_function.py:15:11 (2 times: the code runs it more than once)
 from google.cloud import aiplatform
 
 aiplatform.init(project="b2b-recs", location="europe-central2")
