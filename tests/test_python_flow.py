@@ -221,7 +221,10 @@ def test_a_loop_over_known_items_is_read_turn_by_turn(code: str) -> None:
 def test_a_loop_with_a_break_or_too_many_items_is_read_whole() -> None:
     for code in ("args = []\nfor a in ['x', 'y']:\n    if a == 'y':\n        break\n    args.append(a)\nmark(args)\n",
                  "args = []\nfor i in range(1000):\n    args.append(i)\nmark(args)\n",
-                 "args = []\nfor a in {'x', 'y'}:\n    args.append(a)\nmark(args)\n"):  # a set: Python's hash order
+                 "args = []\nfor a in {'x', 'y'}:\n    args.append(a)\nmark(args)\n",  # a set: Python's hash order
+                 # the list gone through is changed in the loop (Python stops early) or by a function it calls
+                 "L = [1, 2, 3]\nargs = []\nfor i, a in enumerate(L):\n    args.append(a)\n    L.pop()\nmark(args)\n",
+                 "L = [1, 2, 3]\ndef f():\n    L.pop()\nargs = []\nfor a in L:\n    args.append(a)\n    f()\nmark(args)\n"):
         (args,), = _flow(code)[0]
         assert isinstance(args, Unknown) and "inside the for" in args.why, (code, args)
 

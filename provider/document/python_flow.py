@@ -138,7 +138,8 @@ class _Flow:
         """The steps of a try, or of a for loop whose items are known; None for any other statement."""
         if isinstance(stmt, (ast.Try, ast.TryStar)):
             return self.attempt(label, where, stmt)
-        if isinstance(stmt, ast.For) and (turns := python_loops.items(self.scope, stmt)) is not None:
+        defs = {name: define for name, (_, define) in self.defs.items()}
+        if isinstance(stmt, ast.For) and (turns := python_loops.items(self.scope, stmt, defs)) is not None:
             return self.loop(label, where, stmt, turns)
         return None
 

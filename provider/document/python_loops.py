@@ -16,7 +16,7 @@ object the list holds (``for pool in pools: pool["x"] = 1`` changes the pools).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from provider.document.python_unknown import Unknown
@@ -28,12 +28,32 @@ MAX_ITEMS = 100
 _VIEWS = {"items": lambda d: list(d.items()), "keys": lambda d: list(d), "values": lambda d: list(d.values())}
 
 
-def items(scope: Scope, stmt: ast.For) -> list[object] | None:
-    """The values ``stmt``'s target takes, in order; None where they are not known or the loop is not followed."""
-    if not _names_only(stmt.target) or _leaves_turn(stmt.body):
+def items(scope: Scope, stmt: ast.For, defs: Mapping[str, ast.FunctionDef] | None = None) -> list[object] | None:
+    """The values ``stmt``'s target takes, in order; None where they are not known or the loop is not followed.
+    ``defs``: the functions the code's calls are followed into (python_flow), whose bodies the loop's runs too."""
+    if not _names_only(stmt.target) or _leaves_turn(stmt.body) or _may_change(scope, stmt, defs or {}):
         return None
     found = _iterated(scope, stmt.iter)
     return found if found is not None and len(found) <= MAX_ITEMS else None
+
+
+def _may_change(scope: Scope, stmt: ast.For, defs: Mapping[str, ast.FunctionDef]) -> bool:
+    """Whether the loop's body (or a function it calls) names a list, dict or set the loop goes through: Python goes
+    through it as it is at each turn (``for x in L: L.pop()`` stops early), so the items are not taken before."""
+    held = [scope.get(n.id) for n in ast.walk(stmt.iter) if isinstance(n, ast.Name)]
+    mutable = [v for v in held if isinstance(v, (list, dict, set))]
+    if not mutable:
+        return False
+    names: set[str] = set()
+    todo: list[ast.AST] = list(stmt.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and node.id not in names:
+            names.add(node.id)
+            if node.id in defs:
+                todo.extend(defs[node.id].body)
+        todo.extend(ast.iter_child_nodes(node))
+    return any(scope._values.get(name) is value for name in names for value in mutable)
 
 
 def _iterated(scope: Scope, node: ast.expr) -> list[object] | None:
