@@ -18,6 +18,7 @@ from provider.core.problem import Problem
 from provider.core.record import Record, replace
 from provider.document.loaded import LoadedDocument
 from provider.gcloud.command import GcloudError
+from provider.gcloud.heredoc import Here
 
 
 class Config(Record):
@@ -27,6 +28,7 @@ class Config(Record):
     doc: LoadedDocument
     # the plain scalars read as gcloud reads them (YAML 1.1), each named: notes for the user
     readings: tuple[str, ...] = ()
+    named: str = ""  # the file as the command names it, where that is not ``shown`` (a here-document's)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -45,13 +47,14 @@ class ConfigProblems(GcloudError):
         self.problems = problems
 
 
-def read(path: Path) -> Config:
-    """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
+def read(path: Path, here: Here | None = None) -> Config:
+    """The --config file as gcloud reads it (YAML or JSON), through the strict reader; ``here``: the text a
+    here-document of the script writes there (provider.gcloud.heredoc), read instead of the file."""
     from provider.document import read_mapping
     from provider.document.files import display_name, read_file
 
-    shown = display_name(path)
-    raw, problem = read_file(path, shown)
+    shown = here.shown or here.target if here else display_name(path)
+    raw, problem = (here.raw(), None) if here else read_file(path, shown)
     if problem is not None or raw is None:
         raise ConfigProblems([problem or Problem(file=shown, message="cannot be read", line=1, column=1)])
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
@@ -60,7 +63,7 @@ def read(path: Path) -> Config:
         problems = _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
-    return Config(shown, doc, tuple(readings))
+    return Config(shown, doc, tuple(readings), here.target if here else "")
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:

@@ -276,4 +276,5 @@ def test_convert_says_what_is_allowed_after_a_refused_expansion(tmp_path: Path) 
         "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, $(date +FORMAT), "
         "$(gcloud config get-value PROPERTY), NAME=value assignments, export/declare NAME=value, set -euo pipefail and "
         "gcloud config set PROPERTY VALUE alone before &&, ; or a newline (bash runs them before the gcloud command), "
+        "cat > FILE <<EOF (a here-document) before it for the file its --config names, "
         "and echo, printf, :, true, sleep N or date before or after it (they change nothing in the job)\n")
