@@ -253,6 +253,7 @@ def run_gcloud(args: argparse.Namespace) -> int:
         return emit(result, _shown(args), base, args, built.notes)
     shown = f"{_shown(args)} --config {built.config.named or built.config.shown}"
     result = check_document(built.document, shown, ctx, config_doc.around(built.config, built.document))
-    problems = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown, via)
+    problems = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown, via,
+                                    built.document)
     result.problems[:] = _hinted(problems)
     return emit(result, shown, base, args, built.notes)

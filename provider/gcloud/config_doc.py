@@ -222,8 +222,33 @@ def _embedded(document: dict[str, Any], data: dict[str, Any], path: tuple[Any, .
     return ("<config>", *path)  # a part of the config the document does not hold: never matches
 
 
-def attribute(problems: list[Problem], config: Config, command: str, via: str | None = None) -> list[Problem]:
+def attribute(problems: list[Problem], config: Config, command: str, via: str | None = None,
+              document: dict[str, Any] | None = None) -> list[Problem]:
     """Problems with a position are the config file's (``via``: where the command that read it names it); the others
-    are the command's (flags)."""
-    return [replace(p, file=config.shown, via=via) if p.line is not None else replace(p, file=command)
+    are the command's (flags), and so is one at a value a flag wrote into a mapping of the config (``document``: what
+    embeds it), which the position only fell back to."""
+    def flags(p: Problem) -> bool:
+        return p.line is None or (document is not None and bool(p.path) and _by_flag(config.doc, document, p.path))
+
+    return [replace(p, file=command, line=None, column=None) if flags(p) else replace(p, file=config.shown, via=via)
             for p in problems]
+
+
+def _by_flag(doc: LoadedDocument, document: dict[str, Any], path: str) -> bool:
+    """Whether the value at ``path`` of ``document`` is under a key that a mapping of the config does not write (a
+    flag's, as gcloud merges flags into the config): a missing key is a problem of the mapping itself."""
+    from provider.core.names import snake
+    from provider.core.problem import parse_path
+
+    node: Any = document
+    for part in parse_path(path):
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            written = doc.key_positions.get(id(node))
+            if written is not None and part not in written and snake(part) not in written:
+                return True
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return False
+    return False
