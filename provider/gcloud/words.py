@@ -189,7 +189,7 @@ class _Reader(Commands):
                 return
             m = _NAME.match(line, start + 1)
             if m is None:
-                if _SPECIAL.match(nxt):
+                if _SPECIAL.match(nxt) and not self.dry:  # a word bash does not expand: only its end is sought
                     raise self.fail(f"${nxt} is a special shell parameter; only variables of the environment are "
                                     "understood")
                 self.add("$", quoted=True)  # a lone $ is literal, as in bash
@@ -212,8 +212,10 @@ class _Reader(Commands):
         if head.op is None:
             self.put(self.value_of(head.name, start), quoted)
             return
-        value = None if self.dry else self.raw(head.name)[0]
+        value = None if self.dry or head.name.isdigit() else self.raw(head.name)[0]
         use = parameters.Use.VALUE if self.dry else parameters.use(head.op, value)
+        if head.name.isdigit() and not self.dry:  # no argument given: N is unset
+            self.notes.append(parameters.unset(head.name, head.op, script.position(self.line, start)[0]))
         if use in (parameters.Use.VALUE, parameters.Use.NOTHING):
             self.aside(quoted, dry=True)  # bash does not expand the word: only its end is sought
             if use is parameters.Use.VALUE:

@@ -113,7 +113,8 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
     ("${V[@]}", "arrays cannot come from the environment"),
     ("${#V}", "${#...} is a length"),
     ("${!V}", "${!...} is an indirect expansion"),
-    ("${1:-x}", "${1...} is a special shell parameter"),
+    ("${1}", "${1...} is a special shell parameter"),  # ${1:-x} is read: tests/gcloud/test_positional_defaults.py
+    ("${1:=x}", "${1=...} cannot assign a positional parameter"),
     ("${@}", "${@...} is a special shell parameter"),
     ("${}", "not followed by a variable's name (bash: bad substitution)"),
     # a GitHub Actions run: block pasted as written (find_string id 18336674485, --region=${{ env.REGION }})
