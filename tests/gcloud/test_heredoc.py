@@ -132,3 +132,29 @@ def test_a_problem_of_the_written_config_is_at_the_script_line(tmp_path: Path) -
     assert done.returncode != 0
     assert "train.sh:6:" in done.stderr and "NVIDIA_TESLA_Q99" in done.stderr, done.stderr
     assert "--config c.yaml" in done.stderr  # the command names the file as it wrote it
+
+
+def test_a_temporary_file_the_script_makes_for_its_config(tmp_path: Path) -> None:
+    """CFG=$(mktemp) (or "$(mktemp -t NAME).yaml"), a here-document into it, --config "$CFG", rm "$CFG" after: the
+    file is read as written; its name, made when the script runs, reaches no job."""
+    (tmp_path / ".git").mkdir()
+    head = "IMG=gcr.io/p/img:1\nRUN=r1\n"
+    for made in ("$(mktemp)", '"$(mktemp -t train_job).yaml"', "$(mktemp --suffix=.yaml job.XXXXXX)"):
+        script = f'{head}CFG={made}\ncat > "$CFG" <<EOF\n{CONFIG}EOF\n{CREATE.replace("c.yaml", "$CFG")}\nrm -f "$CFG"\n'
+        line = read_line(script, {}, tmp_path)
+        assert any("makes a new file's name when the script runs" in note for note in line.notes)
+        assert any("rm after the training command" in note for note in line.notes)
+        assert _request(tmp_path, script) == _request(tmp_path, f"{head}cat > c.yaml <<EOF\n{CONFIG}EOF\n{CREATE}\n")
+
+
+@pytest.mark.parametrize(("script", "said"), [
+    ("T=$(mktemp)\n" + CREATE + " --labels=t=$T", "the name $(mktemp) makes is known only when the script runs"),
+    ('T=$(mktemp)\ncat > "$T" <<EOF\nname: $T\nEOF\n' + CREATE.replace("c.yaml", "$T"),
+     "holds the name $(mktemp) makes"),
+    ("T=$(mktemp -d)\n" + CREATE, "mktemp '-d' is not read"),
+    (CREATE + "\nrm -rf build", "'rm' after the training command would run as well"),
+])
+def test_a_temporary_name_that_would_reach_the_job_is_refused(script: str, said: str, tmp_path: Path) -> None:
+    with pytest.raises(ShellError) as refused:
+        read_line(script + "\n", {}, tmp_path)
+    assert said in refused.value.message
