@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from provider.core.record import Record
+from provider.gcloud import redirection
 
 _ENDS = " \t\n;&|<>()"
 ONLY = ("of here-documents, only cat > FILE <<EOF (or cat <<EOF > FILE) before the training command is read, "
@@ -28,6 +29,15 @@ ONLY = ("of here-documents, only cat > FILE <<EOF (or cat <<EOF > FILE) before t
 
 class Refused(ValueError):
     """A here-document that is not read, and why."""
+
+
+class Misread(ValueError):
+    """The training command ``word`` (its index) reads what a here-document or $(mktemp) made otherwise than by
+    --config."""
+
+    def __init__(self, message: str, word: int = 0) -> None:
+        super().__init__(message)
+        self.word = word
 
 
 class Here(Record):
@@ -109,6 +119,23 @@ def by_config(target: str, words: list[str], cwd: Path) -> bool:
     path = os.path.normpath(cwd / target)
     named = [k for k, word in enumerate(words) if os.path.normpath(cwd / word.removeprefix("--config=")) == path]
     return bool(named) and all(words[k].startswith("--config=") or words[k - 1] == "--config" for k in named)
+
+
+def check(heres: tuple[Here, ...], words: list[str], cwd: Path, temp: str) -> None:
+    """Misread where the training command ``words`` reads a here-document's file otherwise than by --config, or
+    where a name ``$(mktemp)`` made (holding ``temp``, provider.gcloud.substitution) reaches the job."""
+    for k, word in enumerate(words):
+        if temp in word and not any(word in (f"--config={h.target}", h.target) and (
+                word.startswith("--config=") or words[k - 1] == "--config") for h in heres):
+            raise Misread(f"{word!r}: the name $(mktemp) makes is known only when the script runs, and here it "
+                          "reaches the job: write the name out (a here-document may write the file, for --config)", k)
+    for here in heres:
+        if temp in here.text:
+            raise Misread(f"the here-document into {here.target} holds the name $(mktemp) makes, known only when the "
+                          "script runs: write the name out")
+        if redirection.read_by(here.target, words, cwd) and not by_config(here.target, words, cwd):
+            raise Misread(f"{here.target} is written by a here-document and read by the training command otherwise "
+                          f"than by --config; {ONLY}")
 
 
 def find(heres: tuple[Here, ...], where: Path) -> Here | None:

@@ -355,20 +355,10 @@ class Commands:
             self.redirections(script.position(self.line, (self.starts or [self.redirected[0][2]])[0])[0])
         if self.command is None and not self.words and self.local:  # only a local run: no job to convert
             raise self.fail(script.only_local(self.local[0][0]), self.local[0][1])
-        for k, word in enumerate(self.words):
-            if substitution.TEMP in word and not any(word in (f"--config={h.target}", h.target) and (
-                    word.startswith("--config=") or self.words[k - 1] == "--config") for h in self.heres):
-                raise self.fail(f"{shown(word)}: the name $(mktemp) makes is known only when the script runs, and "
-                                "here it reaches the job: write the name out (a here-document may write the file, "
-                                "for --config)", self.starts[k])
-        for here in self.heres:
-            if substitution.TEMP in here.text:
-                raise self.fail(f"the here-document into {here.target} holds the name $(mktemp) makes, known only when "
-                                "the script runs: write the name out", self.starts[0] if self.starts else 0)
-            if redirection.read_by(here.target, self.words, self.cwd) and not heredoc.by_config(here.target,
-                                                                                              self.words, self.cwd):
-                raise self.fail(f"{here.target} is written by a here-document and read by the training command "
-                                f"otherwise than by --config; {heredoc.ONLY}", self.starts[0] if self.starts else 0)
+        try:
+            heredoc.check(self.heres, self.words, self.cwd, substitution.TEMP)
+        except heredoc.Misread as exc:
+            raise self.fail(str(exc), self.starts[exc.word] if self.starts else 0) from None
         for target, at in self.written:
             read = redirection.read_by(target, self.words, self.cwd)
             if read is not None:
