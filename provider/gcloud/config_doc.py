@@ -234,14 +234,30 @@ def attribute(problems: list[Problem], config: Config, command: str, via: str | 
             for p in problems]
 
 
+def _legacy_flag(document: dict[str, Any], parts: tuple[Any, ...]) -> bool:
+    """Whether ``parts`` is under the trainingInput field a cluster flag beside it sets (``--master-accelerator``:
+    masterConfig.acceleratorConfig), as gcloud lays the flags over the config (provider.spec.formats.legacy.flags)."""
+    from provider.spec.formats.legacy.flags import ACCELERATOR_FLAGS, FIELD_FLAGS
+
+    spec = document.get("spec")
+    if not isinstance(spec, dict) or parts[:2] != ("spec", "trainingInput"):
+        return False
+    sets = [FIELD_FLAGS[k] for k in FIELD_FLAGS if k in spec]
+    sets += [(ACCELERATOR_FLAGS[k], "acceleratorConfig") for k in ACCELERATOR_FLAGS if k in spec]
+    return any(parts[2: 2 + len(field)] == field for field in sets)
+
+
 def _by_flag(doc: LoadedDocument, document: dict[str, Any], path: str) -> bool:
     """Whether the value at ``path`` of ``document`` is under a key that a mapping of the config does not write (a
     flag's, as gcloud merges flags into the config): a missing key is a problem of the mapping itself."""
     from provider.core.names import snake
     from provider.core.problem import parse_path
 
+    parts = parse_path(path)
+    if _legacy_flag(document, parts):
+        return True
     node: Any = document
-    for part in parse_path(path):
+    for part in parts:
         if isinstance(node, dict) and isinstance(part, str) and part in node:
             written = doc.key_positions.get(id(node))
             if written is not None and part not in written and snake(part) not in written:
