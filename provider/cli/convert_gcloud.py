@@ -30,6 +30,7 @@ from provider.core.errors import UserError
 if TYPE_CHECKING:
     from provider.core.problem import Problem
     from provider.gcloud.build import Built
+    from provider.gcloud.heredoc import Here
     from provider.gcloud.words import Line
     from provider.validation.rules import Context
 
@@ -115,6 +116,17 @@ def _config_via(args: argparse.Namespace, line: Line) -> str | None:
     return f"read by --config at {at}" if at else None
 
 
+def _heres(args: argparse.Namespace, line: Line) -> tuple[Here, ...]:
+    """The files the script's here-documents write, named as messages name them: at the script's own lines (a
+    script file), else as the file written (a notebook's cell, a step: its lines counted from the here-document's)."""
+    from provider.core.record import replace
+
+    script = getattr(args, "gcloud_script", None)
+    if script and getattr(args, "gcloud_at", None) is None:
+        return tuple(replace(h, shown=script, pad=h.line - 1) for h in line.heres)
+    return tuple(replace(h, shown=f"{h.target} (a here-document)") for h in line.heres)
+
+
 def _built(args: argparse.Namespace, cwd: Path) -> tuple[Built, str | None]:
     """The command read as bash and gcloud read it, and where its --config is named (_config_via); UserError for
     what either refuses.
@@ -137,7 +149,7 @@ def _built(args: argparse.Namespace, cwd: Path) -> tuple[Built, str | None]:
         _placed(args, line)
         cmd = parse(line.words, line.properties)
         notes = secrets.take_out(cmd)
-        built = build(cmd, cwd, getattr(args, "staging_bucket", None))
+        built = build(cmd, cwd, getattr(args, "staging_bucket", None), _heres(args, line))
     except ConfigProblems as exc:  # reported as a spec's problems are, by the caller
         via = _config_via(args, line) if line is not None else None
         exc.problems = [replace(p, via=via) for p in exc.problems]
@@ -239,8 +251,9 @@ def run_gcloud(args: argparse.Namespace) -> int:
         result = check_document(built.document, _shown(args), ctx)
         result.problems[:] = _hinted(result.problems)
         return emit(result, _shown(args), base, args, built.notes)
-    shown = f"{_shown(args)} --config {built.config.shown}"
+    shown = f"{_shown(args)} --config {built.config.named or built.config.shown}"
     result = check_document(built.document, shown, ctx, config_doc.around(built.config, built.document))
-    problems = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown, via)
+    problems = config_doc.attribute(built.config.doc.problems + result.problems, built.config, shown, via,
+                                    built.document)
     result.problems[:] = _hinted(problems)
     return emit(result, shown, base, args, built.notes)

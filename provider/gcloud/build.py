@@ -24,7 +24,7 @@ from typing import Any
 
 from provider.core.problem import Problem
 from provider.core.record import Record, field
-from provider.gcloud import config_doc, custom_job, gcs, local_package, paths, tuning
+from provider.gcloud import config_doc, custom_job, gcs, heredoc, local_package, paths, tuning
 from provider.gcloud.command import GcloudCommand, GcloudError, Generation
 from provider.gcloud.config_doc import Config, ConfigProblems
 
@@ -217,19 +217,22 @@ def _bucket(generation: Generation, values: dict[str, object], bucket: str | Non
     values["stagingBucket"] = bucket
 
 
-def build(cmd: GcloudCommand, cwd: Path, staging_bucket: str | None = None) -> Built:
+def build(cmd: GcloudCommand, cwd: Path, staging_bucket: str | None = None,
+          heres: tuple[heredoc.Here, ...] = ()) -> Built:
     """The TrainingJob document of a parsed command; GcloudError for what gcloud would refuse.
 
     ``staging_bucket`` (``trainjobs convert --staging-bucket``) is written into the spec as
-    ``stagingBucket``: where trainjobs uploads a package that gcloud builds into an image.
+    ``stagingBucket``: where trainjobs uploads a package that gcloud builds into an image. ``heres``: the files
+    here-documents of the script wrote before the command (provider.gcloud.heredoc), read for its --config.
     """
     built = Built(document={}, notes=list(cmd.notes), cwd=cwd)
     _bucket(cmd.generation, cmd.values, staging_bucket, built.notes)
     config_value = cmd.values.get("config")
     config: dict[str, Any] | None = None
     if isinstance(config_value, str):
-        where = paths.in_repository(config_value, cwd, "--config", "a file")
-        built.config = config_doc.read(where)  # ConfigProblems when it cannot be read
+        here = heredoc.find(heres, cwd / config_value)
+        where = cwd / config_value if here else paths.in_repository(config_value, cwd, "--config", "a file")
+        built.config = config_doc.read(where, here)  # ConfigProblems when it cannot be read
         config = built.config.data
         built.notes.extend(built.config.readings)
         config_doc.unset_nulls(built.config, built.notes)

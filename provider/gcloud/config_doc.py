@@ -18,6 +18,7 @@ from provider.core.problem import Problem
 from provider.core.record import Record, replace
 from provider.document.loaded import LoadedDocument
 from provider.gcloud.command import GcloudError
+from provider.gcloud.heredoc import Here
 
 
 class Config(Record):
@@ -27,6 +28,7 @@ class Config(Record):
     doc: LoadedDocument
     # the plain scalars read as gcloud reads them (YAML 1.1), each named: notes for the user
     readings: tuple[str, ...] = ()
+    named: str = ""  # the file as the command names it, where that is not ``shown`` (a here-document's)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -45,13 +47,14 @@ class ConfigProblems(GcloudError):
         self.problems = problems
 
 
-def read(path: Path) -> Config:
-    """The --config file as gcloud reads it (YAML or JSON), through the strict reader."""
+def read(path: Path, here: Here | None = None) -> Config:
+    """The --config file as gcloud reads it (YAML or JSON), through the strict reader; ``here``: the text a
+    here-document of the script writes there (provider.gcloud.heredoc), read instead of the file."""
     from provider.document import read_mapping
     from provider.document.files import display_name, read_file
 
-    shown = display_name(path)
-    raw, problem = read_file(path, shown)
+    shown = here.shown or here.target if here else display_name(path)
+    raw, problem = (here.raw(), None) if here else read_file(path, shown)
     if problem is not None or raw is None:
         raise ConfigProblems([problem or Problem(file=shown, message="cannot be read", line=1, column=1)])
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
@@ -60,7 +63,7 @@ def read(path: Path) -> Config:
         problems = _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
-    return Config(shown, doc, tuple(readings))
+    return Config(shown, doc, tuple(readings), here.target if here else "")
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:
@@ -219,8 +222,49 @@ def _embedded(document: dict[str, Any], data: dict[str, Any], path: tuple[Any, .
     return ("<config>", *path)  # a part of the config the document does not hold: never matches
 
 
-def attribute(problems: list[Problem], config: Config, command: str, via: str | None = None) -> list[Problem]:
+def attribute(problems: list[Problem], config: Config, command: str, via: str | None = None,
+              document: dict[str, Any] | None = None) -> list[Problem]:
     """Problems with a position are the config file's (``via``: where the command that read it names it); the others
-    are the command's (flags)."""
-    return [replace(p, file=config.shown, via=via) if p.line is not None else replace(p, file=command)
+    are the command's (flags), and so is one at a value a flag wrote into a mapping of the config (``document``: what
+    embeds it), which the position only fell back to."""
+    def flags(p: Problem) -> bool:
+        return p.line is None or (document is not None and bool(p.path) and _by_flag(config.doc, document, p.path))
+
+    return [replace(p, file=command, line=None, column=None) if flags(p) else replace(p, file=config.shown, via=via)
             for p in problems]
+
+
+def _legacy_flag(document: dict[str, Any], parts: tuple[Any, ...]) -> bool:
+    """Whether ``parts`` is under the trainingInput field a cluster flag beside it sets (``--master-accelerator``:
+    masterConfig.acceleratorConfig), as gcloud lays the flags over the config (provider.spec.formats.legacy.flags)."""
+    from provider.spec.formats.legacy.flags import ACCELERATOR_FLAGS, FIELD_FLAGS
+
+    spec = document.get("spec")
+    if not isinstance(spec, dict) or parts[:2] != ("spec", "trainingInput"):
+        return False
+    sets = [FIELD_FLAGS[k] for k in FIELD_FLAGS if k in spec]
+    sets += [(ACCELERATOR_FLAGS[k], "acceleratorConfig") for k in ACCELERATOR_FLAGS if k in spec]
+    return any(parts[2: 2 + len(field)] == field for field in sets)
+
+
+def _by_flag(doc: LoadedDocument, document: dict[str, Any], path: str) -> bool:
+    """Whether the value at ``path`` of ``document`` is under a key that a mapping of the config does not write (a
+    flag's, as gcloud merges flags into the config): a missing key is a problem of the mapping itself."""
+    from provider.core.names import snake
+    from provider.core.problem import parse_path
+
+    parts = parse_path(path)
+    if _legacy_flag(document, parts):
+        return True
+    node: Any = document
+    for part in parts:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            written = doc.key_positions.get(id(node))
+            if written is not None and part not in written and snake(part) not in written:
+                return True
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return False
+    return False

@@ -15,7 +15,9 @@ provider.gcloud.words, and only when bash would use it. Every other form is refu
 ``${#NAME}``, ``${NAME#...}``, ``${NAME%...}``, ``${NAME/...}``, ``${NAME:offset}``, case and
 ``@`` transformations would each need their own reimplementation of bash's pattern matching or
 arithmetic, and none is written in the training commands trainjobs converts; ``${!NAME}``, arrays
-(``${NAME[@]}``) and special parameters (``${1}``, ``${@}``) cannot come from the environment.
+(``${NAME[@]}``) and special parameters (``${1}``, ``${@}``) cannot come from the environment. Of a positional
+parameter, the forms that pick a word when it is unset (``REGION=${1:-us-central1}``, ``${2+x}``, ``${1:?usage}``)
+are read as the script run with no arguments, named in a note: that word is what its author wrote for that case.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from provider.core.record import Record
 _FIX = "write the value out, or give it as a variable of the environment"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
+_DIGITS = re.compile(r"[1-9][0-9]*")
 _OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
 # What follows ${NAME when it is none of the read forms: the form, by its first character.
 _REFUSED = {"[": "an array element (${NAME[...]}): arrays cannot come from the environment",
@@ -69,6 +72,8 @@ def head(line: str, start: int) -> Head:
             raise Refused(f"${{!...}} is an indirect expansion (the value of a variable named by another); {_FIX}")
         if c == "#" and line[i + 1: i + 2] not in ("}", ""):
             raise Refused(f"${{#...}} is a length, not read here; {_FIX}")
+        if c and c in "123456789" and (made := _positional(line, i)) is not None:
+            return made
         if c and _SPECIAL.match(c):
             raise Refused(f"${{{c}...}} is a special shell parameter, never from the environment; {_FIX}")
         if c == "{":  # ${{ env.NAME }}: GitHub Actions replaces it in a run: block before bash reads the line
@@ -91,6 +96,30 @@ def head(line: str, start: int) -> Head:
     raise Refused(f"${{{name}{rest[0]}...}} is {form}, not read here; {_FIX}")
 
 
+def _positional(line: str, i: int) -> Head | None:
+    """``${N-word}``, ``${N:-word}``, ``${N+word}``, ``${N:+word}``, ``${N?..}``, ``${N:?..}`` of a positional
+    parameter: read as the script run with no arguments (N unset), its word what the script's author wrote for that
+    case; None for any other form (``${1}`` alone: its value is the caller's, refused by the caller)."""
+    m = _DIGITS.match(line, i)
+    assert m is not None
+    j = m.end()
+    for op in (":-", ":+", ":?", "-", "+", "?"):
+        if line.startswith(op, j):
+            return Head(m.group(0), op, j + len(op))
+    if line.startswith(("=", ":="), j):
+        raise Refused(f"${{{m.group(0)}=...}} cannot assign a positional parameter (bash: cannot assign in this way); "
+                      f"{_FIX}")
+    return None
+
+
+def unset(name: str, op: str, line: int) -> str:
+    """The note for ``${N<op>word}`` of a positional parameter, read as unset."""
+    gives = "the word after it" if op.endswith("-") else "nothing" if op.endswith("+") else "bash's stop"
+    return (f"line {line}: ${{{name}{op}...}} is read as the script run with no arguments (${name} unset), so it gives "
+            f"{gives}; run with arguments, the script may submit another job: write the values in the script to "
+            "convert that one")
+
+
 def use(op: str, value: str | None) -> Use:
     """What ``${NAME<op>word}`` stands for when NAME's value is ``value`` (None: not set)."""
     missing = value is None or (op.startswith(":") and value == "")
@@ -106,5 +135,8 @@ def failure(name: str, op: str, value: str | None, message: str) -> str:
     """bash's own message for ``${NAME?message}`` / ``${NAME:?message}`` of a missing variable, and the fix."""
     said = message or ("parameter null or not set" if op == ":?" else "parameter not set")
     state = "not set" if value is None else "empty"
+    if name.isdigit():
+        return (f"bash would stop here with '{name}: {said}' when the script is run with no arguments, as it is read "
+                f"here; write the value of ${name} in the script")
     return (f"bash would stop here with '{name}: {said}' (${name} is {state} in the environment); "
             f"export {name}=... first")

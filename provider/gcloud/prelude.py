@@ -29,8 +29,9 @@ from provider.gcloud.word_checks import Word, expansion, shown
 ALLOWED = ("quotes, \\-newline, $'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the "
            "environment, $(date +FORMAT), $(gcloud config get-value PROPERTY), NAME=value assignments, export/declare "
            "NAME=value, set -euo pipefail and gcloud config set PROPERTY VALUE alone before &&, ; or a newline (bash "
-           "runs them before the gcloud command), and echo, printf, :, true, sleep N or date before or after it (they "
-           "change nothing in the job)")
+           "runs them before the gcloud command), cat > FILE <<EOF (a here-document) before it for the file its "
+           "--config names, and echo, printf, :, true, sleep N or date before or after it (they change nothing in the "
+           "job)")
 # Control operators and redirections, longest first: a message names the one the user wrote.
 OPERATORS = sorted(((op, what) for what, ops in (("a second command", "&& || ; &"), ("a pipe", "|& |"),
                                                  ("a redirection", "&>> &> >> >& >| <<< << <& <> < >"),

@@ -6,7 +6,8 @@ and ``>``). Where a command prints changes nothing in the job it submits, so eac
 (1) or stderr (2) is read and named in a note: ``>``, ``>|``, ``>>``, ``&>``, ``&>>``, ``>&FILE``, ``N>&1``,
 ``N>&2``. A pipe into ``tee [-a] FILE...`` after a command is read the same way.
 
-Refused by name: what gives a command its standard input (``<``, ``<<`` here-documents, ``<<<``, ``<&``,
+Refused by name: what gives a command its standard input (``<``, ``<<`` here-documents but the one
+provider.gcloud.heredoc reads, ``<<<``, ``<&``,
 ``<>``, and a pipe into gcloud: gcloud may read its input, for a prompt or a flag's value given as ``-``), a
 pipe into any other command (it would run as well), ``>&-`` (closes the stream gcloud writes to), another
 file descriptor (``3>``, ``>&3``: bash stops, "Bad file descriptor"), and a file written before the training

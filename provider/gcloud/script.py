@@ -5,7 +5,7 @@ Before the training command (tests/gcloud/test_scripts.py holds each against a r
 variables and properties (provider.gcloud.prelude, provider.gcloud.properties), a command that only prints or
 waits is read (its words are still checked as any others) and named in a note: ``echo``, ``printf``, ``:``,
 ``true``, ``sleep N``, ``date`` alone. After the training command (after a newline, ``;`` or ``&&``), those
-too, and the gcloud commands that only read the job just submitted: ``gcloud ai-platform jobs stream-logs|describe``,
+too, and the gcloud commands that only read the job just submitted (and ``rm [-f] FILE``, a config's cleanup): ``gcloud ai-platform jobs stream-logs|describe``,
 ``gcloud ai custom-jobs stream-logs|describe``, ``gcloud ai hp-tuning-jobs describe``, and ``exit``. Anything else after it (a
 second training command, ``gcloud ai-platform jobs cancel``, ``gsutil cp``, ``python ...``) is refused by name.
 """
@@ -24,7 +24,8 @@ _SLEEP = re.compile(r"[0-9]+(\.[0-9]+)?[smhd]?")
 # gcloud commands that only read a job (group, verbs)
 _READING = {("ai-platform", "jobs"): ("stream-logs", "describe"), ("ai", "custom-jobs"): ("stream-logs", "describe"),
             ("ai", "hp-tuning-jobs"): ("describe",)}
-AFTER = ("allowed after the training command: echo, printf, :, true, sleep N, date, exit, and gcloud ai-platform jobs "
+AFTER = ("allowed after the training command: echo, printf, :, true, sleep N, date, exit, rm [-f] FILE, and gcloud "
+         "ai-platform jobs "
          "stream-logs|describe, gcloud ai custom-jobs stream-logs|describe, gcloud ai hp-tuning-jobs describe (they "
          "change nothing in the job)")
 
@@ -63,6 +64,8 @@ def after(words: list[str], line: int) -> str:
         return note
     if words[0] == "exit" and len(words) <= 2:  # before the command it would stop the script; after it, only ends it
         return f"line {line}: exit after the training command ends the script only: ignored"
+    if words[0] == "rm" and len(words) > 1 and all(w == "-f" or not w.startswith("-") for w in words[1:]):
+        return f"line {line}: rm after the training command removes files once the job is submitted: ignored"
     if words[0] == "gcloud":
         rest = [w for w in words[1:] if not w.startswith("-")]
         verbs = _READING.get((rest[0], rest[1]) if len(rest) > 1 else ("", ""), ())

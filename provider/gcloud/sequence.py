@@ -6,15 +6,17 @@ At ``&&``, ``;`` or a newline, the command that ends is read as bash would run i
 script: a command that prints only), or is the gcloud command itself, whose words are kept; what follows it is
 read as provider.gcloud.script allows after it. A ``$(...)`` or backticks is read as one simple command, whose
 output provider.gcloud.substitution knows or refuses. An output redirection among a command's words (``> FILE``,
-``2>&1``...) and a pipe into ``tee FILE`` are read and noted, any other refused (provider.gcloud.redirection).
+``2>&1``...) and a pipe into ``tee FILE`` are read and noted, any other refused (provider.gcloud.redirection). A
+here-document of ``cat > FILE`` before the gcloud command is read as the file it writes (provider.gcloud.heredoc).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from provider.gcloud import other_shells, prelude, properties, redirection, script, substitution
+from provider.gcloud import heredoc, other_shells, prelude, properties, redirection, script, substitution
 from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
 
@@ -50,6 +52,8 @@ class Commands:
     written: tuple[tuple[str, int], ...] = ()
     piped: int | None = None
     local: tuple[tuple[list[str], int], ...] = ()  # gcloud ai-platform local train ... before it (words, where)
+    here: tuple[str, int, int] | None = None  # this command's here-document: its text, first line, where its << is
+    heres: tuple[heredoc.Here, ...] = ()  # the files here-documents wrote before the training command
 
     def fresh(self, text: str) -> Commands:
         raise NotImplementedError
@@ -64,6 +68,12 @@ class Commands:
         raise NotImplementedError
 
     def put(self, value: str, quoted: bool) -> None:
+        raise NotImplementedError
+
+    def add(self, text: str, quoted: bool, from_variable: bool = False) -> None:
+        raise NotImplementedError
+
+    def quoted_char(self, in_braces: bool = False) -> None:
         raise NotImplementedError
 
     def fail(self, message: str, at: int | None = None) -> ShellError:
@@ -123,6 +133,8 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
+        if self.here is not None and not self.single:
+            return self.written_here(op)
         if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
             self.redirections(script.position(self.line, self.redirected[0][2])[0])
         if not words or op not in (*prelude.THEN, *redirection.PIPES) or self.single:
@@ -231,10 +243,70 @@ class Commands:
             name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)
         return name if alone and shape == name and name.isidentifier() else None
 
+    def here_document(self) -> None:
+        """A here-document at self.i (``<<`` or ``<<-``): its text as bash writes it, kept for the end of its
+        command (written_here), and its lines blanked: bash does not read them as commands (provider.gcloud.heredoc)."""
+        at = self.i
+        self.end_word()
+        strip = self.line.startswith("<<-", at)
+        try:
+            if self.here is not None:
+                raise heredoc.Refused("a second here-document in one command is not read")
+            word, literal, after = heredoc.delimiter(self.line, at + 2 + strip)
+            start, end, text = heredoc.body(self.line, after, word, strip)
+        except heredoc.Refused as exc:
+            raise self.fail(f"{exc}; {heredoc.ONLY}", at) from None
+        self.here = (text if literal else self.here_expanded(text, start), script.position(self.line, start)[0], at)
+        self.line, self.i = heredoc.blanked(self.line, start, end), after
+
+    def here_expanded(self, text: str, start: int) -> str:
+        """The lines of a here-document whose delimiter is not quoted (they begin at ``start``), as bash writes them:
+        read as between double quotes, where a ``"`` is itself and a backslash escapes only $, `, \\ and a newline."""
+        inner = self.fresh(text)
+        inner.shell, inner.properties, inner.nounset, inner.single = self.shell, self.properties, self.nounset, True
+        try:
+            while inner.i < len(text):
+                c = text[inner.i]
+                if c == '"' or (c == "\\" and text[inner.i + 1: inner.i + 2] not in ("$", "`", "\\", "\n")):
+                    inner.add(c, quoted=True)
+                    inner.i += 1
+                else:
+                    inner.quoted_char()
+        except ShellError as exc:
+            raise self.fail(exc.message, start + exc.column - 1) from None
+        if inner.secret:
+            raise self.fail(f"the here-document uses ${inner.secret[0]}, whose name looks secret: the file it writes "
+                            "would go into the committed spec; give the value to the job another way (Secret Manager, "
+                            "the environment of the container), or write the file without it", start)
+        self.plain.update(inner.plain)
+        self.notes += inner.notes
+        return inner.word.text
+
+    def written_here(self, op: str) -> bool:
+        """The end of the command of a here-document: ``cat > FILE``, whose FILE is kept (self.heres) for the
+        --config that reads it; any other command is refused."""
+        assert self.here is not None
+        text, first, at = self.here
+        self.here = None
+        named = self.words[self.assigned:]
+        outputs = [(what, target) for what, target, _ in self.redirected]
+        if (named != ["cat"] or op not in prelude.THEN or self.command is not None or len(outputs) != 1
+                or not outputs[0][1] or not outputs[0][0].startswith("stdout is written to")):
+            raise self.fail(f"{heredoc.refused(named, [what for what, _ in outputs])}; {heredoc.ONLY}", at)
+        line = script.position(self.line, self.starts[self.assigned])[0]
+        here = heredoc.Here(os.path.normpath(self.cwd / outputs[0][1]), outputs[0][1], text, first)
+        self.heres += (here,)
+        self.notes.append(heredoc.note(here, line))
+        self.words, self.starts, self.pending, self.assigned, self.builtin, self.redirected = [], [], {}, 0, "", ()
+        return True
+
     def redirect(self, op: str) -> None:
         """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words
         as bash allows it: its target read as a word and kept out of the command's words, for a note
         (provider.gcloud.redirection); ShellError for one that is refused."""
+        if op == "<<" and not self.single and self.command is None:
+            self.here_document()
+            return
         digits = self.line[self.word.start: self.i] if self.word.start >= 0 else ""
         number = digits if digits.isdigit() and self.word.text == digits == self.word.shape else ""
         start = self.word.start if number else self.i
@@ -283,6 +355,10 @@ class Commands:
             self.redirections(script.position(self.line, (self.starts or [self.redirected[0][2]])[0])[0])
         if self.command is None and not self.words and self.local:  # only a local run: no job to convert
             raise self.fail(script.only_local(self.local[0][0]), self.local[0][1])
+        try:
+            heredoc.check(self.heres, self.words, self.cwd, substitution.TEMP)
+        except heredoc.Misread as exc:
+            raise self.fail(str(exc), self.starts[exc.word] if self.starts else 0) from None
         for target, at in self.written:
             read = redirection.read_by(target, self.words, self.cwd)
             if read is not None:

@@ -35,8 +35,10 @@ _STDERR = re.compile(r"[ \t]+2>[ \t]*/dev/null[ \t]*$")
 # The substitutions read, said in the refusal of any other (the line's own allowed: list follows it).
 READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the conversion) and $(gcloud config "
         "get-value|get|list PROPERTY) of project, compute/region and ai/region (from gcloud config set earlier in the "
-        "script, or CLOUDSDK_CORE_PROJECT, CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment) are read")
+        "script, or CLOUDSDK_CORE_PROJECT, CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment) are read, "
+        "and $(mktemp) for the file a here-document writes (cat > \"$(mktemp)\" <<EOF)")
 
+TEMP = "trainjobs-mktemp"  # in each name a $(mktemp) stands for (_mktemp)
 clock: Callable[[], float] = time.time  # the time of the conversion (tests freeze it)
 
 
@@ -152,6 +154,26 @@ def _full(name: str) -> str:
     return name if "/" in name else f"core/{name}"
 
 
+def _mktemp(args: list[str], said: str, notes: list[str]) -> str:
+    """A stand-in for the name ``mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE]`` makes when the script runs (a new
+    file of /tmp), for a here-document to write (provider.gcloud.heredoc): the name itself may reach no job
+    (provider.gcloud.sequence checks it), only the file, by --config."""
+    suffix, template = "", "tmp.XXXXXXXXXX"
+    for arg in args:
+        if arg.startswith("--suffix="):
+            suffix = arg.removeprefix("--suffix=")
+        elif arg not in ("-q", "-t", "--quiet") and not arg.startswith("-") and "/" not in arg:
+            template = arg if "XXX" in arg else f"{arg}.XXXXXXXXXX"
+        elif arg not in ("-q", "-t", "--quiet"):
+            raise Refused(f"{said}: mktemp {shown(arg)} is not read: mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE] "
+                          "are, for a file a here-document writes", 0)
+    count = sum(TEMP in note for note in notes)
+    name = f"/tmp/{template.rstrip('X')}{TEMP}{count + 1}{suffix}"
+    notes.append(f"{said} makes a new file's name when the script runs: read as {name}, for the here-document that "
+                 "writes it (the name itself reaches no job)")
+    return name
+
+
 def creates(words: list[str]) -> bool:
     """Whether ``words`` are a training command (gcloud [alpha|beta] ai custom-jobs|hp-tuning-jobs create, gcloud
     ai-platform|ml-engine jobs submit training), by its group and verb, flags before them aside."""
@@ -168,6 +190,8 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         text = _date(words[1:], clock(), shown(written))
         notes.append(f"{written} is the time the script runs: written as {text!r}, the time of the conversion")
         return text, None
+    if words[:1] == ["mktemp"]:
+        return _mktemp(words[1:], shown(written), notes), None
     if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
         said = shown(written)
         variable = ENVIRONMENT[name]

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
-from provider.gcloud import ansi_c, notebook, other_shells, parameters, prelude, script, secrets
+from provider.gcloud import ansi_c, heredoc, notebook, other_shells, parameters, prelude, script, secrets
 from provider.gcloud.sequence import Commands
 from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
 
@@ -64,6 +64,7 @@ class Line(Record):
     properties: dict[str, str] = field(default_factory=dict)  # gcloud config set before it: full name -> value
     notes: list[str] = field(default_factory=list)  # what the commands before it set that the job ignores
     starts: list[int] = field(default_factory=list)  # where each word began in the text read
+    heres: tuple[heredoc.Here, ...] = ()  # the files here-documents wrote before it (provider.gcloud.heredoc)
 
 
 class _Reader(Commands):
@@ -188,7 +189,7 @@ class _Reader(Commands):
                 return
             m = _NAME.match(line, start + 1)
             if m is None:
-                if _SPECIAL.match(nxt):
+                if _SPECIAL.match(nxt) and not self.dry:  # a word bash does not expand: only its end is sought
                     raise self.fail(f"${nxt} is a special shell parameter; only variables of the environment are "
                                     "understood")
                 self.add("$", quoted=True)  # a lone $ is literal, as in bash
@@ -211,8 +212,10 @@ class _Reader(Commands):
         if head.op is None:
             self.put(self.value_of(head.name, start), quoted)
             return
-        value = None if self.dry else self.raw(head.name)[0]
+        value = None if self.dry or head.name.isdigit() else self.raw(head.name)[0]
         use = parameters.Use.VALUE if self.dry else parameters.use(head.op, value)
+        if head.name.isdigit() and not self.dry:  # no argument given: N is unset
+            self.notes.append(parameters.unset(head.name, head.op, script.position(self.line, start)[0]))
         if use in (parameters.Use.VALUE, parameters.Use.NOTHING):
             self.aside(quoted, dry=True)  # bash does not expand the word: only its end is sought
             if use is parameters.Use.VALUE:
@@ -386,7 +389,7 @@ def read_line(line: str, env: Mapping[str, str], cwd: Path | None = None) -> Lin
     except ShellError as exc:  # in a script of several lines: at its line and column (a notebook's ! line: its own)
         raise (exc if script.bang(text) else script.located(exc, text)) from None
     return Line(checked_words(reader.words), dict(reader.plain), list(reader.secret), reader.properties, reader.notes,
-                list(reader.starts))
+                list(reader.starts), reader.heres)
 
 
 def split_words(line: str, env: Mapping[str, str], cwd: Path | None = None) -> list[str]:

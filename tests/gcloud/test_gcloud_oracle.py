@@ -163,7 +163,7 @@ def _convert(entry: dict[str, Any], work: Path) -> tuple[dict[str, Any], Generat
         os.chdir(work)  # files the command names (--config, --flags-file) are read from where it runs
         line = read_line(entry["command"], env)
         cmd = parse(line.words, line.properties)  # the gcloud config set before it, as gcloud applies them
-        built = build(cmd, work)
+        built = build(cmd, work, heres=line.heres)  # a config the script writes with a here-document: as bash does
     finally:
         os.chdir(old)
     spec = built.document["spec"]

@@ -113,7 +113,8 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
     ("${V[@]}", "arrays cannot come from the environment"),
     ("${#V}", "${#...} is a length"),
     ("${!V}", "${!...} is an indirect expansion"),
-    ("${1:-x}", "${1...} is a special shell parameter"),
+    ("${1}", "${1...} is a special shell parameter"),  # ${1:-x} is read: tests/gcloud/test_positional_defaults.py
+    ("${1:=x}", "${1=...} cannot assign a positional parameter"),
     ("${@}", "${@...} is a special shell parameter"),
     ("${}", "not followed by a variable's name (bash: bad substitution)"),
     # a GitHub Actions run: block pasted as written (find_string id 18336674485, --region=${{ env.REGION }})
@@ -276,4 +277,5 @@ def test_convert_says_what_is_allowed_after_a_refused_expansion(tmp_path: Path) 
         "$'...', $VAR, ${VAR} and ${VAR:-word} (also -, :+, +, :=, =, :?, ?) from the environment, $(date +FORMAT), "
         "$(gcloud config get-value PROPERTY), NAME=value assignments, export/declare NAME=value, set -euo pipefail and "
         "gcloud config set PROPERTY VALUE alone before &&, ; or a newline (bash runs them before the gcloud command), "
+        "cat > FILE <<EOF (a here-document) before it for the file its --config names, "
         "and echo, printf, :, true, sleep N or date before or after it (they change nothing in the job)\n")
