@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
 # a gcloud command's, or an SDK job's; each is refused where the notebook's job does not use it.
 _GCLOUD_TAKES = ("cell", "staging_bucket", "stack")
-_SDK_TAKES = ("cell", "name")
+_SDK_TAKES = ("cell", "name", "staging_bucket")
 TAKES: tuple[str, ...] = tuple(dict.fromkeys(_GCLOUD_TAKES + _SDK_TAKES))
 
 

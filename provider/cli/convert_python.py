@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # The convert options this reader takes of those that go only with some inputs (convert_sources.refuse_options):
 # an SDK job's, or a gcloud command's that the script runs; each is refused where the script's job does not use it.
-_SDK_TAKES = ("name",)
+_SDK_TAKES = ("name", "staging_bucket")
 _GCLOUD_TAKES = ("staging_bucket", "stack")
 TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES
 
@@ -230,14 +230,19 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     """The job ``sources`` launch with the SDK (provider.pysdk.program.read: one script, or a notebook's code cells
     when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
     from provider.cli.convert import _context, emit
+    from provider.cli.convert_sources import refuse_options
     from provider.pysdk.arguments import SdkError
+    from provider.pysdk.custom_job import GIVEN_BUCKET
     from provider.pysdk.program import read
     from provider.validation.validator import check_document
 
     try:
-        body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)))
+        bucket = getattr(args, "staging_bucket", None)
+        body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)), bucket=bucket)
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
+    if bucket and not any(GIVEN_BUCKET in note for note in body.notes):  # the code names its bucket: never dropped
+        refuse_options(args, ("name", "cell"))
     notes = list(body.notes)
     _environment(trees, body.request.data if body.request is not None else body.spec, cells, notes)
     notes += [f"{shown}:{line}: the command line is read as `python {shown}` gives it, with no arguments: each "

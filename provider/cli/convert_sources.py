@@ -118,10 +118,10 @@ _CONFIG = "a bare config.yaml (a gcloud command, a script, a notebook or Python 
 _ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command or SDK job is converted",
               "target": "a Makefile FILE: it picks the target whose recipe's gcloud command is converted",
               "var": "a Makefile FILE: make's command-line NAME=VALUE",
-              "staging_bucket": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, or a "
-                                "Cloud Build or GitHub Actions step; a spec or config, or an SDK job in Python, names "
-                                "its own bucket (stagingBucket, jobDir, baseOutputDirectory, or aiplatform.init's "
-                                "staging_bucket)",
+              "staging_bucket": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, a "
+                                "Cloud Build or GitHub Actions step, or an SDK job in Python or a notebook whose "
+                                "staging_bucket is known only when it runs; a spec or config names its own bucket "
+                                "(stagingBucket, jobDir, baseOutputDirectory)",
               "stack": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, or a Cloud Build "
                        "or GitHub Actions step",
               "name": "a config FILE, or an SDK job in a Python FILE or a notebook (a gcloud command names its job: "

@@ -28,6 +28,7 @@ class Unread(Record):
     written: str
     why: str
     noun: str = "script"
+    given: str | None = None  # what convert's own flag gives in its place (--staging-bucket's bucket)
 
     def __repr__(self) -> str:
         return f"{self.written} (known only when the {self.noun} runs: {self.why})"

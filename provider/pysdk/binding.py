@@ -35,16 +35,22 @@ class Assigned(Record):
     shown: str = ""
 
 
+# A parameter whose value, known only when the code runs, convert's own flag gives instead: the way forward said.
+_FLAGGED = {"display_name": "name the job with convert --name NAME",
+            "staging_bucket": "give the bucket with convert --staging-bucket gs://BUCKET"}
+
+
 class Reader:
     """Reads arguments in ``scope``; ``assigned``: the script's top-level assignments so far (name -> Assigned).
     ``shown`` names the file (``train.py:12:5``), or a notebook's cell when ``cell`` (``NB.ipynb cell 6, line 3,
     column 9``)."""
 
     def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned], cell: bool = False,
-                 named: bool = False) -> None:
+                 named: bool = False, bucket: str | None = None) -> None:
         self.shown, self.scope, self.assigned, self.cell = shown, scope, assigned, cell
         self.noun = "notebook" if cell else "script"
         self.named = named  # convert --name names the job: a display_name known only when the code runs is noted
+        self.bucket = bucket  # convert --staging-bucket: a staging_bucket known only when the code runs is it
 
     def at(self, node: ast.AST) -> str:
         line = getattr(node, "lineno", 0)
@@ -53,7 +59,7 @@ class Reader:
 
     def inner(self, assigned: Assigned, names: Mapping[str, Assigned]) -> Reader:
         """A reader of an earlier assignment's value, in its own scope and place."""
-        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell, self.named)
+        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell, self.named, self.bucket)
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =
@@ -207,14 +213,14 @@ class Reader:
                 args[name] = NOT_READ_VALUE
             elif keep(name):
                 args[name] = expr
-            elif name in NOTED.get(signature, ("project",)) or name == "display_name":
+            elif name in NOTED.get(signature, ("project",)) or name in _FLAGGED:
                 try:
                     args[name] = self.value(expr, f"{what}({name}=...)")
-                except SdkError as exc:  # only named in a note (a display_name, where --name names the job)
-                    if name == "display_name" and not self.named:
-                        raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name "
-                                       "NAME") from None
-                    args[name] = Unread(ast.unparse(expr), exc.what.split(": ", 1)[-1], self.noun)
+                except SdkError as exc:  # only named in a note (where convert's own flag gives the value)
+                    if name in _FLAGGED and not (self.named if name == "display_name" else self.bucket):
+                        raise SdkError(exc.where, exc.what, f"{exc.allowed}; or {_FLAGGED[name]}") from None
+                    args[name] = Unread(ast.unparse(expr), exc.what.split(": ", 1)[-1], self.noun,
+                                        self.bucket if name == "staging_bucket" else None)
             else:
                 args[name] = self.value(expr, f"{what}({name}=...)")
         unknown = [name for name in args if name not in params]

@@ -92,14 +92,23 @@ def region(ctor: Call, init: Call, body: Body) -> None:
                           + (f" (from ${env})" if env else " (its DEFAULT_REGION)"))
 
 
+GIVEN_BUCKET = "convert --staging-bucket"  # where a bucket the code knows only when it runs is given instead
+
+
 def staging(ctor: Call, init: Call, notes: list[str]) -> tuple[str | None, str]:
     """The staging bucket, the call's or else init's, and where it is given (None: neither gives one). A bucket
     written without gs:// is gs://BUCKET to the SDK (utils._timestamped_gcs_dir puts gs:// before the output
     directory it makes under it, and the package upload reads the bucket with or without it): so written, and
     noted."""
     bucket, where = ctor.text("staging_bucket"), ctor.place("staging_bucket")
-    if not bucket:
+    if not bucket and not isinstance(ctor.get("staging_bucket"), Unread):
         bucket, where = init.text("staging_bucket"), init.place("staging_bucket")
+    unread = next((c for c in (ctor, init) if isinstance(c.get("staging_bucket"), Unread)), None)
+    given = unread.get("staging_bucket") if unread is not None else None
+    if not bucket and unread is not None and isinstance(given, Unread) and given.given:  # known only when the code
+        notes.append(f"{unread.what}(staging_bucket={given!r}) at {unread.place('staging_bucket')}: "  # runs
+                     f"{GIVEN_BUCKET} {given.given} is written in its place")
+        bucket, where = given.given, unread.place("staging_bucket")  # problems point at the code's argument
     if bucket and not bucket.startswith("gs://"):
         notes.append(f"staging_bucket {bucket!r} ({where}) is written as 'gs://{bucket}': the SDK puts gs:// before "
                      "the paths it makes under a bucket named without it")

@@ -362,7 +362,7 @@ def _launched(walk: _Walk, pick: str | None = None) -> Job:
 
 
 def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pick: str | None = None,
-         named: bool = False) -> Body:
+         named: bool = False, bucket: str | None = None) -> Body:
     """The spec body of the one job ``sources`` launch: a Python script, ``[(shown, text)]``, or (``cells``) a
     notebook's code cells in order, ``[("cell 4", text), ...]``, named ``shown`` in messages ("NB.ipynb cell 4,
     line 3, column 9"); ``pick``: the label of the cell whose job to convert."""
@@ -372,7 +372,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     walk = _Walk(shown, cells)
     for at in flow(sources, api_enums.member):
         place = f"{shown} {at.where.label}" if cells else shown
-        reader = Reader(place, at.scope, walk.assigned, cells, named)
+        reader = Reader(place, at.scope, walk.assigned, cells, named, bucket)
         if at.skipped is not None:
             walk.passed(at.stmt, at.skipped, reader)
             continue
