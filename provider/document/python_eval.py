@@ -10,7 +10,7 @@ process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TE
 ``parse_args()`` as the script gets it with no arguments (``args.region``: provider.document.python_mutate).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
-a call (``datetime.now()``: the time the notebook runs; ``uuid``/``random``: a random value), a
+a call (``datetime.now()``: the time the code runs; ``uuid``/``random``: a random value), a
 comprehension, a lambda, an attribute.
 """
 
@@ -69,7 +69,7 @@ _PATHS: dict[str, Callable[..., Any]] = {
     "os.path.split": posixpath.split, "os.path.normpath": posixpath.normpath,
 }
 _SOURCES = (  # a call's module -> what its value comes from
-    (("datetime.", "time."), "the time the notebook runs"),
+    (("datetime.", "time."), "the time the code runs"),
     (("uuid.", "random.", "secrets."), "a random value"),
     (("subprocess.",), "a command's output"),
 )

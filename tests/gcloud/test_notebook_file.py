@@ -111,7 +111,7 @@ def test_an_ai_platform_job_whose_values_come_from_env_magics(tmp_path: Path) ->
     assert proc.returncode == 1
     assert ("time_series_ai_platform.ipynb cell 8, line 3: $JOB_NAME is read from the environment the notebook sets, "
             "and its value cannot be known without running the notebook: the environment variable JOB_NAME, set by "
-            "'%env JOB_NAME=$JOB_NAME' at cell 6, line 5 from JOB_NAME; JOB_NAME is set from the time the notebook "
+            "'%env JOB_NAME=$JOB_NAME' at cell 6, line 5 from JOB_NAME; JOB_NAME is set from the time the code "
             "runs at cell 6, line 4") in proc.stderr
     # $RUNTIME_VERSION is no Python variable: IPython hands the line to the shell as written, which reads the
     # environment the notebook's %env lines set

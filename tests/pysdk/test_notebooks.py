@@ -127,7 +127,7 @@ def test_an_unknown_value_is_named_by_cell_line_and_column() -> None:
     done = convert(Path(__file__).parents[1] / "gcloud" / "notebooks" / "taxifare_sdk.ipynb", "--cell", "6")
     assert done.returncode == 1
     assert ("taxifare_sdk.ipynb cell 6, line 49, column 18: aiplatform.CustomJob(display_name=...) cannot be known "
-            "without running the notebook: timestamp is set from the time the notebook runs at cell 6, line 9"
+            "without running the notebook: timestamp is set from the time the code runs at cell 6, line 9"
             ) in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -198,7 +198,7 @@ def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
     picked = convert(path, "--cell", "2")
     assert picked.returncode == 1
     assert "nb.ipynb cell 2, line 2, column 59: aiplatform.CustomJob.from_local_script(display_name=...) cannot be " \
-           "known without running the notebook: the time the notebook runs" in picked.stderr
+           "known without running the notebook: the time the code runs" in picked.stderr
     other = convert(path, "--cell", "3", "--output", "request")
     assert other.returncode == 0, other.stderr
     assert json.loads(other.stdout)["body"]["displayName"] == "j"
