@@ -140,7 +140,7 @@ def _notebook(tmp: Path, *cells: str) -> Path:
     return path
 
 
-_SDK = ("from google.cloud import aiplatform\naiplatform.init(project='p', location='us-east1', staging_bucket='gs://b')\n"
+_SDK = ("from google.cloud import aiplatform\naiplatform.init(project='p', location='us-east1', staging_bucket='gs://bkt')\n"
         "job = aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
         "'n1-standard-4'}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}])\njob.run()")
 _GCLOUD = ("!gcloud ai custom-jobs create --region=us-central1 --display-name=g "
@@ -238,7 +238,7 @@ def test_a_script_training_job_sends_what_the_sdk_sends(tmp_path: Path, monkeypa
 
     (tmp_path / "task.py").write_text("print('train')\n", encoding="utf-8")
     build = ("from google.cloud import aiplatform\n"
-             "aiplatform.init(project='p', location='us-east1', staging_bucket='gs://b')\n"
+             "aiplatform.init(project='p', location='us-east1', staging_bucket='gs://bkt')\n"
              "job = aiplatform.CustomTrainingJob(display_name='nb-train', script_path='task.py', "
              "container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest', requirements=['gcsfs'],"
              " model_serving_container_image_uri='us-docker.pkg.dev/vertex-ai/prediction/sklearn-cpu.1-0:latest')")
@@ -264,7 +264,7 @@ def test_a_field_problem_names_the_cell_line_and_column(tmp_path: Path) -> None:
     from provider.core.problem import Problem
 
     path = _notebook(tmp_path, "from google.cloud import aiplatform",
-                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://b')",
+                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://bkt')",
                      "job = aiplatform.CustomContainerTrainingJob(display_name='j', "
                      "container_uri='us-docker.pkg.dev/p/r/i:1')",
                      "x = 1\njob.run(machine_type='n1-standard-5', replica_count=1)")
@@ -317,7 +317,7 @@ def test_a_script_the_notebook_writes_is_named_with_its_cell(tmp_path: Path) -> 
     """CustomTrainingJob(script_path=...) of a script the notebook itself writes (%%writefile): converted before the
     notebook runs, the file is not there yet; the refusal names the cell that writes it."""
     path = _notebook(tmp_path, "from google.cloud import aiplatform",
-                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://b')",
+                     "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://bkt')",
                      "%%writefile trainer/task.py\nprint('train')\n",
                      "job = aiplatform.CustomTrainingJob(display_name='j', script_path='trainer/task.py', "
                      "container_uri='us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest')\n"
