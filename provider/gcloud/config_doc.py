@@ -73,16 +73,20 @@ def _merge_keys(doc: LoadedDocument, raw: bytes, shown: str, readings: list[str]
     here by PyYAML's SafeLoader), each merge named in ``readings``. The strict reader refuses ``<<`` (YAML 1.2
     readers see a literal key); for gcloud's --config that refusal is dropped, as the file is gcloud's."""
     merges = [p for p in doc.problems if p.rule == "yaml.merge"]
-    if not merges:
-        return
+    if not merges or any(p.is_error and p.rule != "yaml.merge" for p in doc.problems):
+        return  # no merge, or the file is refused for more (its bounds too): the strict reader's refusal stands
     import copy
 
     import yaml
 
+    from provider.document.loaded import MAX_NODES
+
     try:
         full = yaml.safe_load(raw)
     except yaml.YAMLError:
-        return  # the strict reader's refusal stands
+        return
+    if _nodes(full, MAX_NODES) > MAX_NODES:  # aliases merged as a tree: bounded as the strict reader bounds them
+        return
 
     def walk(strict: object, merged: object) -> None:
         if isinstance(strict, dict) and isinstance(merged, dict):
@@ -99,6 +103,16 @@ def _merge_keys(doc: LoadedDocument, raw: bytes, shown: str, readings: list[str]
     doc.problems = [p for p in doc.problems if p.rule != "yaml.merge"]
     readings.extend(f"{shown}:{p.line}:{p.column}: the merge key << is read as gcloud reads it (YAML 1.1): the mapping "
                     "gets each key of the one merged that it does not write itself" for p in merges)
+
+
+def _nodes(value: object, limit: int) -> int:
+    """How many values ``value`` holds, counted as a tree (an alias counted each time), stopping past ``limit``."""
+    count, todo = 0, [value]
+    while todo and count <= limit:
+        node = todo.pop()
+        count += 1
+        todo.extend(node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+    return count
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:
