@@ -328,11 +328,6 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         req = build_request(job, "PROJECT", package_uris=uris)
         return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
     native = to_native(job)
-    from provider.cli.convert_written import refused
-    from provider.core.record import replace
-
-    if refused(native, shown, replace(_context(), spec_dir=base), problems):
-        return 1
     if args.output == "json":
         return out.write(json.dumps(native, indent=2) + "\n")
     import yaml

@@ -215,13 +215,14 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     from provider.pysdk.builders import builders
     from provider.pysdk.shell_runs import shell_runs
 
-    found = shell_runs([(shown, text)], shown) if not builders([(shown, text)]) else []
+    built = builders([(shown, text)])
+    found = shell_runs([(shown, text)], shown) if not built else []
     runs, passed = training(found), training(found, skipped=True)
     if runs:  # no SDK job, and a gcloud training command run by subprocess or os.system
         refuse_options(args, _GCLOUD_TAKES)
         return convert_run(runs, shown, args, passed)
     refuse_passed(passed, shown, "script")
-    refuse_options(args, _SDK_TAKES)
+    refuse_options(args, _SDK_TAKES if built else ("name",))  # no job built: no bucket for --staging-bucket to give
     return convert_sdk([(shown, text)], shown, path, args, [(shown, module)])
 
 

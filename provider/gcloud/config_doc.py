@@ -60,10 +60,59 @@ def read(path: Path, here: Here | None = None) -> Config:
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
     readings: list[str] = []
     if doc is not None:
+        _merge_keys(doc, raw, shown, readings)
         problems = _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
     return Config(shown, doc, tuple(readings), here.target if here else "")
+
+
+def _merge_keys(doc: LoadedDocument, raw: bytes, shown: str, readings: list[str]) -> None:
+    """The YAML 1.1 merge key ``<<`` (``- <<: *chief`` then ``replicaCount: 3``), merged as gcloud's loader merges it:
+    the mapping gets each key of the merged mapping(s) it does not write itself (ruamel's and PyYAML's rule, read
+    here by PyYAML's SafeLoader), each merge named in ``readings``. The strict reader refuses ``<<`` (YAML 1.2
+    readers see a literal key); for gcloud's --config that refusal is dropped, as the file is gcloud's."""
+    merges = [p for p in doc.problems if p.rule == "yaml.merge"]
+    if not merges or any(p.is_error and p.rule != "yaml.merge" for p in doc.problems):
+        return  # no merge, or the file is refused for more (its bounds too): the strict reader's refusal stands
+    import copy
+
+    import yaml
+
+    from provider.document.loaded import MAX_NODES
+
+    try:
+        full = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return
+    if _nodes(full, MAX_NODES) > MAX_NODES:  # aliases merged as a tree: bounded as the strict reader bounds them
+        return
+
+    def walk(strict: object, merged: object) -> None:
+        if isinstance(strict, dict) and isinstance(merged, dict):
+            for key, value in merged.items():
+                if key not in strict:
+                    strict[key] = copy.deepcopy(value)
+                else:
+                    walk(strict[key], value)
+        elif isinstance(strict, list) and isinstance(merged, list) and len(strict) == len(merged):
+            for inner, other in zip(strict, merged):
+                walk(inner, other)
+
+    walk(doc.data, full)
+    doc.problems = [p for p in doc.problems if p.rule != "yaml.merge"]
+    readings.extend(f"{shown}:{p.line}:{p.column}: the merge key << is read as gcloud reads it (YAML 1.1): the mapping "
+                    "gets each key of the one merged that it does not write itself" for p in merges)
+
+
+def _nodes(value: object, limit: int) -> int:
+    """How many values ``value`` holds, counted as a tree (an alias counted each time), stopping past ``limit``."""
+    count, todo = 0, [value]
+    while todo and count <= limit:
+        node = todo.pop()
+        count += 1
+        todo.extend(node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+    return count
 
 
 def _as_gcloud_reads(doc: LoadedDocument, shown: str, readings: list[str]) -> list[Problem]:

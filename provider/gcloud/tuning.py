@@ -87,6 +87,9 @@ def document(generation: Generation, values: dict[str, object], config: dict[str
         raise GcloudError("argument --config: Must be specified. (gcloud ai hp-tuning-jobs create reads the "
                           "study and the trial job from a HyperparameterTuningJob YAML file)")
     display = display_name(values)
+    if config is not None and (found := _proto_named(config, "HyperparameterTuningJob", "")) is not None:
+        raise GcloudError(f"{found[0]}: gcloud reads the --config of hp-tuning-jobs by the API's JSON field names only "
+                          f"(DictToMessageWithErrorCheck), and fails on {found[1]!r}; allowed: {found[2]!r}")
     # The config's own mapping (not a copy), so problems in it point at its lines.
     body: dict[str, Any] = config if config is not None else {}
     replaced(notes, "--display-name", "displayName", body.get("displayName"), display)
@@ -107,3 +110,26 @@ def document(generation: Generation, values: dict[str, object], config: dict[str
         body["region"] = region
     assert not values, f"flags of {generation.value} without a home: {sorted(values)}"
     return body
+
+
+def _proto_named(body: object, message: str, path: str) -> tuple[str, str, str] | None:
+    """The first key of ``body`` (a ``message``) written by its proto name (``image_uri``) where the API's JSON name
+    (``imageUri``) differs: (its path, the key, the JSON name); None when every key is a JSON name or unknown (an
+    unknown key is the spec's schema's to refuse)."""
+    from provider.core.names import snake
+    from provider.spec.formats.vertex.proto_names import messages
+
+    fields = messages().get(message, {})
+    if not isinstance(body, dict):
+        return None
+    by_proto = {snake(name): name for name in fields}
+    for key, value in body.items():
+        if key not in fields and key in by_proto and by_proto[key] != key:
+            return f"{path}{key}", key, by_proto[key]
+        kind = fields.get(key, "")
+        inner = kind.split(" ", 1)[1] if kind.startswith(("message ", "messages ")) else None
+        for item in ((value if isinstance(value, list) else []) if kind.startswith("messages ") else [value]):
+            found = _proto_named(item, inner, f"{path}{key}.") if inner else None
+            if found is not None:
+                return found
+    return None

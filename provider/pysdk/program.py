@@ -18,7 +18,6 @@ function the code calls at top level, as top-level code (provider.document.pytho
   then); SDK calls in a branch not taken are named in a note (or in the refusal, when nothing is launched).
 
 A script that launches several jobs (one job twice, or a job per turn of a loop) is refused, naming each call.
-
 A notebook's code cells are read the same way, one after another as they run (``read(sources, ..., cells=True)``);
 there a job whose arguments cannot be known is refused only when it is the one converted, so that a notebook of
 several jobs is refused naming each, and ``pick`` (``--cell N``: "cell N") chooses the job built or run there.
@@ -325,13 +324,14 @@ def _none(walk: _Walk) -> NoReturn:
     held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
     raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
                    f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
-                   f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run()")
+                   f"a {walk.noun} that calls aiplatform.CustomJob(...).run() or HyperparameterTuningJob(...).run(), "
+                   "or runs a gcloud training command (subprocess.run, os.system, get_ipython().system)")
 
 
 def _several(walk: _Walk, jobs: list[Job]) -> None:
     """The refusal of code that launches several jobs, each place once (a loop launches one per turn)."""
-    fix, places = ("the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its "
-                   "own)"), Counter(f"{job.call.what} at {job.call.where}" for job in jobs)
+    fix = "the cell to convert with --cell N" if walk.cells else "one job per script (convert each on its own)"
+    places = Counter(f"{job.call.what} at {job.call.where}" for job in jobs)
     raise SdkError(walk.shown, f"the {walk.noun} launches several jobs: " + "; ".join(
         place + (f" ({n} times: the code runs it more than once)" if n > 1 else "") for place, n in places.items()),
         fix + ("; a job launched once per item of a loop is one spec per item" if max(places.values()) > 1 else ""))

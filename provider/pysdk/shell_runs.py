@@ -1,5 +1,7 @@
-"""Python that runs a command: ``subprocess.run/call/check_call/check_output/Popen(...)`` and ``os.system(...)``,
-each call's command line read statically (provider.document.python_values), never run.
+"""Python that runs a command: ``subprocess.run/call/check_call/check_output/Popen(...)``, ``os.system(...)`` and
+``get_ipython().system(...)`` (a notebook's ``!`` line in the .py nbconvert exports, its line expanded with the code's
+values as IPython expands it: provider.document.ipython_expand), each call's command line read statically
+(provider.document.python_values), never run.
 
 The line is what the shell reads: a list (or tuple) of words gives each word shlex-quoted, as the process gets
 them with no shell between; a string given with ``shell=True``, or to ``os.system``, is the line itself. A call
@@ -27,6 +29,15 @@ if TYPE_CHECKING:
 
 _RUNS = frozenset(f"subprocess.{name}" for name in ("run", "call", "check_call", "check_output", "Popen"))
 _SYSTEM = "os.system"
+_IPYTHON = ("system", "getoutput")  # get_ipython().system(LINE): a notebook's ! line, as nbconvert writes it
+
+
+def _ipython_system(node: ast.Call) -> bool:
+    """``get_ipython().system('...')`` or ``.getoutput('...')``: what nbconvert writes for a ``!`` line (``x = !cmd``)
+    of a notebook exported as a .py script; IPython expands the line with the code's values when it runs it."""
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr in _IPYTHON and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "get_ipython" and len(node.args) == 1)
 
 
 class ShellRun(Record):
@@ -56,6 +67,14 @@ def _line(node: ast.Call, shell: bool, scope: object) -> tuple[str | None, str |
         if shell:
             return None, "a list of words with shell=True runs only its first word as the shell's line"
         return " ".join(shlex.quote(w) for w in value), None
+    if isinstance(value, str) and _ipython_system(node):  # IPython's var_expand, as for the ! line it was
+        from provider.document.ipython_expand import var_expand
+
+        expanded = var_expand(value, scope)
+        if expanded.failed is None and expanded.unknown is not None:
+            return None, f"its line is expanded by IPython with a value known only when the code runs: " \
+                         f"{expanded.unknown[1].why}"
+        return expanded.text, None
     if isinstance(value, str):
         if not shell:
             return None, "a string without shell=True names one program, the whole string (Python raises " \
@@ -70,7 +89,7 @@ def _call(node: ast.Call, scope: object) -> tuple[bool, str | None] | None:
 
     assert isinstance(scope, Scope)
     qualified = scope.qualified(node.func)
-    if qualified == _SYSTEM:
+    if qualified == _SYSTEM or _ipython_system(node):
         return True, None
     if qualified not in _RUNS:
         return None
