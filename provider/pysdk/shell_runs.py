@@ -68,19 +68,24 @@ def _line(node: ast.Call, shell: bool, scope: object) -> tuple[str | None, str |
             return None, "a list of words with shell=True runs only its first word as the shell's line"
         return " ".join(shlex.quote(w) for w in value), None
     if isinstance(value, str) and _ipython_system(node):  # IPython's var_expand, as for the ! line it was
-        from provider.document.ipython_expand import var_expand
-
-        expanded = var_expand(value, scope)
-        if expanded.failed is None and expanded.unknown is not None:
-            return None, f"its line is expanded by IPython with a value known only when the code runs: " \
-                         f"{expanded.unknown[1].why}"
-        return expanded.text, None
+        return _expanded(value, scope)
     if isinstance(value, str):
         if not shell:
             return None, "a string without shell=True names one program, the whole string (Python raises " \
                          "FileNotFoundError)"
         return value, None
     return None, f"its command is a {type(value).__name__}, not a list of words or a string"
+
+
+def _expanded(line: str, scope: Scope) -> tuple[str | None, str | None]:
+    """A ``get_ipython().system`` line as IPython expands it with the code's values, or why it cannot be known."""
+    from provider.document.ipython_expand import var_expand
+
+    expanded = var_expand(line, scope)
+    if expanded.failed is None and expanded.unknown is not None:
+        return None, f"its line is expanded by IPython with a value known only when the code runs: " \
+                     f"{expanded.unknown[1].why}"
+    return expanded.text, None
 
 
 def _call(node: ast.Call, scope: object) -> tuple[bool, str | None] | None:
