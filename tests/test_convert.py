@@ -468,3 +468,69 @@ def test_an_ai_platform_replica_takes_only_the_masters_image(tmp_path: Path, wor
     assert (spec.get("command"), spec.get("args")) == (command, args)
     notes = [line for line in proc.stderr.splitlines() if "workerConfig sets no" in line]
     assert bool(notes) == (warned is not None) and (warned is None or warned in notes[0]), proc.stderr
+
+
+def _messages(result: object, severity: str) -> list[str]:
+    return sorted(p.message for p in result.problems if p.severity.value == severity)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("training_input, machine", [
+    ("scaleTier: STANDARD_1", "n1-highcpu-8"),  # the tier's chief and workers
+    ("scaleTier: CUSTOM\n  masterType: complex_model_s\n  workerType: complex_model_s\n  workerCount: 2", "n1-highcpu-8"),
+])
+def test_a_legacy_machine_no_native_pool_takes_keeps_ai_platform_form(tmp_path: Path, training_input: str,
+                                                                       machine: str) -> None:
+    """AI Platform's STANDARD_1 and complex_model_s run n1-highcpu-8, which Vertex AI does not offer for training:
+    a native pool's machineType refuses it. The written spec keeps AI Platform's form, so validate gives it the
+    verdict the input had (valid, with the same warnings) and it builds the same request."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"trainingInput:\n  {training_input}\n  region: us-central1\n"
+                      "  masterConfig: {imageUri: gcr.io/p/i}\nlabels: {team: a}\n")
+    proc = run_cli("convert", str(config))
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    written = yaml.safe_load(proc.stdout)
+    assert "trainingInput" in written["spec"] and "workerPools" not in written["spec"]
+    assert f"runs {machine}, a machine type a native spec's machineType does not take" in proc.stdout
+    assert "is written as machineType" not in proc.stdout  # it is not: the legacy name stays
+    wrapped = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "config"},
+               "spec": yaml.safe_load(config.read_text())}
+    original, converted = validate_data(wrapped), validate_data(written)
+    assert original.job is not None and converted.job is not None
+    assert _messages(converted, "error") == _messages(original, "error") == []
+    assert _messages(converted, "warning") == _messages(original, "warning") != []
+    assert build_request(converted.job, "p").body == build_request(original.job, "p").body
+
+
+def test_a_legacy_machine_vertex_offers_is_written_natively(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("trainingInput:\n  scaleTier: CUSTOM\n  masterType: complex_model_m\n  region: us-central1\n"
+                      "  masterConfig: {imageUri: gcr.io/p/i}\n")
+    proc = run_cli("convert", str(config))
+    assert proc.returncode == 0, proc.stderr
+    written = yaml.safe_load(proc.stdout)
+    assert written["spec"]["workerPools"]["chief"] == {"machineType": "n1-highcpu-16"}
+    assert validate_data(written).ok
+
+
+def test_an_sdk_staging_bucket_with_a_path_round_trips(tmp_path: Path) -> None:
+    """aiplatform.init(staging_bucket='gs://b/staging/run1'): the SDK takes a path, and so does the written spec's
+    stagingBucket (packages are staged under it); the output directory is the SDK's, under the same path."""
+    (tmp_path / ".git").mkdir()
+    script = tmp_path / "train.py"
+    script.write_text(
+        "from google.cloud import aiplatform\n"
+        "aiplatform.init(project='p', location='us-central1', staging_bucket='gs://my-bucket/staging/run1')\n"
+        "job = aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
+        "'n1-standard-4'}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i'}}])\n"
+        "job.run()\n")
+    proc = run_cli("convert", str(script))
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    written = yaml.safe_load(proc.stdout)
+    assert written["spec"]["stagingBucket"] == "gs://my-bucket/staging/run1"
+    assert written["spec"]["baseOutputDirectory"] == "gs://my-bucket/staging/run1/aiplatform-custom-job-j"
+    result = validate_data(written)
+    assert result.ok, [p.message for p in result.problems]
+    from provider.packaging import staging_base
+    assert result.job is not None and staging_base(result.job) == "gs://my-bucket/staging/run1/trainjobs"

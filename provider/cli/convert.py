@@ -317,7 +317,9 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     out = Output(getattr(args, "write", None))
+    from provider.cli.convert_form import written_form
     from provider.submission.emit import to_native
+    native = written_form(job, to_native(job), result.data, notes) if args.output != "request" else {}
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
         _say(shown, notes + _model_notes(job, problems, result), problems)
     if args.output == "request":
@@ -327,7 +329,6 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         uris = package_uris(job, base) or None
         req = build_request(job, "PROJECT", package_uris=uris)
         return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
-    native = to_native(job)
     if args.output == "json":
         return out.write(json.dumps(native, indent=2) + "\n")
     import yaml

@@ -243,7 +243,9 @@ def _native_spec() -> Schema:
             "jobDir": {"$ref": "#/$defs/gcsPath", "description": "output directory, also passed to the trainer as --job-dir"},
             "baseOutputDirectory": {"$ref": "#/$defs/gcsPath",
                                     "description": "output directory (sets AIP_MODEL_DIR and friends, no --job-dir)"},
-            "stagingBucket": {"$ref": "#/$defs/gcsBucket"},
+            # A path too, as the SDK's staging_bucket takes one: packages are staged under PATH/trainjobs.
+            "stagingBucket": {"$ref": "#/$defs/gcsPath", "description": "where packages are staged: gs://BUCKET or "
+                              "gs://BUCKET/PATH (under it, trainjobs/packages/...)"},
             "scheduling": obj(
                 {
                     "maxWaitTime": {"$ref": "#/$defs/duration"},
