@@ -300,26 +300,13 @@ def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
-    from provider.cli.convert_images import current_images, request_needs_image, still_named
-
-    job, problems = result.job, result.problems
-    if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
-        job = current_images(job, _containers(), _today(), notes)
-        notes += _legacy_machines(job)
-        notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
-        problems = still_named(job, problems)
-    if args.output == "request":
-        problems = request_needs_image(problems)
-    errors = [p for p in problems if p.is_error]
-    if errors or job is None:
+    job, problems, native = converted(result, notes, request=args.output == "request")
+    if native is None or job is None:
         for note in notes:
             print(f"{shown}: note: {note}", file=sys.stderr)
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     out = Output(getattr(args, "write", None))
-    from provider.cli.convert_form import written_form
-    from provider.submission.emit import to_native
-    native = written_form(job, to_native(job), result.data, notes) if args.output != "request" else {}
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
         _say(shown, notes + _model_notes(job, problems, result), problems)
     if args.output == "request":
@@ -331,7 +318,13 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
     if args.output == "json":
         return out.write(json.dumps(native, indent=2) + "\n")
-    import yaml
+    return out.write(spec_text(result, job, problems, native, shown, base, notes))
+
+
+def spec_text(result: SpecResult, job: TrainingJob, problems: list[Problem], native: dict[str, Any], shown: str,
+              base: Path, notes: list[str]) -> str:
+    """The YAML convert writes: a header (its source, notes and warnings as comments), then the spec."""
+    from provider.cli.convert_form import dump
 
     header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
     if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
@@ -340,18 +333,27 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         header.append(f"# note: {text}")
     for p in problems:
         header.append(f"# {p.severity.value}: {p.message}")
-    return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
+    return "\n".join(header) + "\n" + dump(native)
 
 
-def _legacy_machines(job: TrainingJob) -> list[str]:
-    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
-    out = []
-    for pool in job.pools:
-        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
-            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
-            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
-                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
-    return out
+def converted(result: SpecResult, notes: list[str], request: bool = False
+              ) -> tuple[TrainingJob | None, list[Problem], dict[str, Any] | None]:
+    """The job convert builds (a retired image as its successor), its problems, and the spec it writes (None: none)."""
+    from provider.cli.convert_form import legacy_machines, written_form
+    from provider.cli.convert_images import current_images, request_needs_image, still_named
+    from provider.submission.emit import to_native
+
+    job, problems = result.job, result.problems
+    if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
+        job = current_images(job, _containers(), _today(), notes)
+        notes += legacy_machines(job)
+        notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
+        problems = still_named(job, problems)
+    if request:
+        problems = request_needs_image(problems)
+    if job is None or any(p.is_error for p in problems):
+        return job, problems, None  # {} for --output request: the request is built from the job
+    return job, problems, ({} if request else written_form(job, to_native(job), result.data, notes))
 
 
 def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:

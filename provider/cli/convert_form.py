@@ -47,3 +47,33 @@ def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: lis
     )
     plain = json.loads(json.dumps({"metadata": data.get("metadata"), "spec": spec}))  # without the reader's types
     return {"apiVersion": native["apiVersion"], "kind": native["kind"], **plain}
+
+
+def legacy_machines(job: TrainingJob) -> list[str]:
+    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
+    out = []
+    for pool in job.pools:
+        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
+            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
+            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
+                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
+    return out
+
+
+def dump(native: dict[str, Any]) -> str:
+    """The spec as YAML that the strict reader reads back as written: a string YAML 1.1 reads otherwise (y, n,
+    1e-4: PyYAML writes them plain, trainjobs refuses them plain as ambiguous) is quoted."""
+    import yaml
+
+    from provider.document.scalars import plain
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        read = plain(value) if value else None
+        style = "'" if read is not None and (read[0] != value or read[2] is not None) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, text)
+    return yaml.dump(native, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
