@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -38,7 +39,6 @@ _BODY_KEYS = ("trainingInput", *spellings(CAMEL_MARKER), *spellings(STUDY_MARKER
 # Fields only an AI Platform TrainingInput has: a file holding them at its top level forgot trainingInput:.
 _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType", "workerConfig", "packageUris",
                         "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
-
 
 # The convert options a spec or config FILE takes of those that go only with some inputs (convert_sources).
 _TAKES = ("name", "region", "module_name", "package_path", "job_dir")
@@ -112,7 +112,7 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data[job_spec] if job_spec is not None else data
-    _apply_flags(spec, args)
+    _apply_flags(spec, args, path.parent)
     if job_spec is not None:
         _spec_fields_beside(doc, path, job_spec)
         _custom_job_fields(doc, job_spec, spec, notes)
@@ -238,10 +238,11 @@ def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     return job_name if job_name[:1].isalpha() else "job_" + job_name
 
 
-def _apply_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
-    """The gcloud flags convert takes for a bare config; each wins over the config, as with gcloud."""
-    flags = {"region": args.region, "moduleName": args.module_name, "packagePath": args.package_path,
-             "jobDir": args.job_dir}
+def _apply_flags(spec: dict[str, Any], args: argparse.Namespace, folder: Path) -> None:
+    """The gcloud flags convert takes for a bare config; each wins over the config, as with gcloud (--package-path
+    from where convert runs, as gcloud reads it, made relative to the config's ``folder``)."""
+    package = os.path.relpath(Path.cwd() / args.package_path, folder) if args.package_path is not None else None
+    flags = {"region": args.region, "moduleName": args.module_name, "packagePath": package, "jobDir": args.job_dir}
     for key, value in flags.items():
         if value is not None:
             spec[key] = value
@@ -295,7 +296,11 @@ def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.
     data = _envelope(doc, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)
-    return emit(result, shown, path.parent, args, notes)
+    base = Path(args.write).resolve().parent if getattr(args, "write", None) else path.parent
+    if result.job is not None:  # --write elsewhere: the spec's local paths, relative to where it is written
+        from provider.cli.convert_form import relocated
+        result.job = relocated(result.job, path.parent, base)
+    return emit(result, shown, base, args, notes)
 
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:

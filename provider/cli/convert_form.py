@@ -10,10 +10,13 @@ valid; so it is written as the user wrote it, in AI Platform's form, and the sam
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from provider.catalog import CATALOG
-from provider.spec.model import SourceFormat, TrainingJob, WorkerPool
+from provider.core.record import replace
+from provider.spec.model import Container, PythonPackage, SourceFormat, TrainingJob, WorkerPool
 
 
 def _not_native(pool: WorkerPool) -> bool:
@@ -77,3 +80,22 @@ def dump(native: dict[str, Any]) -> str:
 
     Dumper.add_representer(str, text)
     return yaml.dump(native, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def relocated(job: TrainingJob, old: Path, new: Path) -> TrainingJob:
+    """``job`` with its local paths (package, extra packages, build context), written relative to ``old``, made
+    relative to ``new``: where the spec is written, so validate, run and packaging read the same files."""
+    if os.path.realpath(old) == os.path.realpath(new):
+        return job
+
+    def move(path: str) -> str:
+        return Path(os.path.relpath(old / path, new)).as_posix()
+
+    app = job.application
+    if isinstance(app, PythonPackage) and (app.source_path is not None or app.extra_packages):
+        source = move(app.source_path) if app.source_path is not None else None
+        return replace(job, application=replace(app, source_path=source,
+                                                extra_packages=tuple(move(p) for p in app.extra_packages)))
+    if isinstance(app, Container) and app.build is not None:
+        return replace(job, application=replace(app, build=replace(app.build, context=move(app.build.context))))
+    return job
