@@ -102,6 +102,26 @@ def _source(job: Any, base: Path) -> Path | None:
     return (base / path).resolve() if path else None
 
 
+def _model(job: Any) -> Any:
+    """The job as the written spec can say it: the input's format, and the AI Platform names a pool's machine was
+    read from (a scale tier, a legacy machine name: each named in a note), are not part of the job that runs."""
+    from provider.core.record import replace
+    from provider.spec.model import SourceFormat
+
+    def param(p: Any) -> Any:  # AI Platform's scaleType NONE is no scale: written as none (no request sends it)
+        return replace(p, scale=None if p.scale == "NONE" else p.scale,
+                       conditions=tuple(replace(c, param=param(c.param)) for c in p.conditions))
+
+    pools = tuple(replace(p, legacy_machine_type=None, scale_tier=None) for p in job.pools)
+    hp = job.hyperparameters
+    if hp is not None:
+        hp = replace(hp, params=tuple(param(p) for p in hp.params))
+    sched = job.scheduling  # which of maxWaitDuration and maxWaitTime: only where a max wait is written
+    if sched.max_wait_seconds is None:
+        sched = replace(sched, max_wait_is_vertex=False)
+    return replace(job, source_format=SourceFormat.NATIVE, pools=pools, hyperparameters=hp, scheduling=sched)
+
+
 def _request(job: Any) -> dict[str, Any]:
     from provider.submission.request import build_request
 
@@ -132,6 +152,8 @@ def check_round_trip(case: str, seen: Converted) -> None:
     if "request" not in known:
         assert _request(written.job) == _request(seen.job), f"requests differ\n{seen.text}"
     assert _source(written.job, seen.base) == _source(seen.job, seen.base)
+    if "model" not in known:  # what reaches no request (a local run's max wait, the team ...) is kept too
+        assert _model(written.job) == _model(seen.job), f"the written spec reads as another job\n{seen.text}"
     # the reverse door: the written spec converted again is itself
     notes: list[str] = []
     again = check_document(yaml.safe_load(seen.text), "written.yaml", Context(staging_bucket=seen.bucket))
