@@ -428,6 +428,37 @@ def test_makefile(name: str, target: str | None, variables: dict[str, str], env:
     check_round_trip(f"makefiles/{name}", convert_file(monkeypatch, repo, "Makefile", *options, env=full))
 
 
+def _differences(a: Any, b: Any, where: str = "") -> list[tuple[str, Any, Any]]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in {**a, **b} for d in _differences(a.get(k), b.get(k), f"{where}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{where}[{i}]")]
+    return [] if a == b and type(a) is type(b) else [(where, a, b)]
+
+
+def _successor(text: str, old: Any, new: Any) -> bool:
+    """convert wrote a retired prebuilt image as its successor, and its header says so (convert_images.py)."""
+    def name(image: Any) -> str:
+        return str(image).rsplit("/", 1)[-1].split(":")[0]
+
+    return f"the input's prebuilt container {name(old)} reached its end" in text and f"the spec runs {name(new)}" in text
+
+
+NATIVE = [c for c in FILES if c[0].startswith("specs/") and "workerPools" in yaml.safe_load(c[1].read_text())["spec"]]
+
+
+@pytest.mark.parametrize("case, path, flags", NATIVE, ids=[c[0] for c in NATIVE])
+def test_a_native_spec_converts_to_itself(case: str, path: Path, flags: list[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reverse door: convert of a native spec writes the same spec back (but for a retired image, written as
+    its successor with a note)."""
+    data = yaml.safe_load(path.read_text())
+    seen = convert_file(monkeypatch, path.parent, path.name, *flags)
+    assert seen.document is not None, seen.refused
+    differ = [d for d in _differences(data, seen.document) if not _successor(seen.text, d[1], d[2])]
+    assert differ == [], seen.text
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository with a package (trainer/) and a bare config in a folder of its own (jobs/)."""
