@@ -358,7 +358,7 @@ def converted(result: SpecResult, notes: list[str], request: bool = False
         problems = request_needs_image(problems)
     if job is None or any(p.is_error for p in problems):
         return job, problems, None  # {} for --output request: the request is built from the job
-    return job, problems, ({} if request else written_form(job, to_native(job), result.data, notes))
+    return job, problems, ({} if request else written_form(job, to_native(job), result.data, notes, result.job))
 
 
 def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:

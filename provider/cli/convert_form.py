@@ -33,8 +33,38 @@ def _named(pool: WorkerPool) -> str:
     return f"scale tier {pool.scale_tier}"
 
 
-def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: list[str]) -> dict[str, Any]:
-    """``native``, or the AI Platform spec as read where a pool's machine has no native form (a note says why)."""
+def _images(job: TrainingJob) -> list[str | None]:
+    app = job.application
+    image = app.image_uri if isinstance(app, Container) else app.executor_image_uri
+    return [image, *(p.override.image_uri if p.override else None for p in job.pools)]
+
+
+def _follow(spec: dict[str, Any], read: TrainingJob, job: TrainingJob) -> None:
+    """What convert changed in the job it read (a retired image written as its successor: convert_images.py; local
+    paths made relative to where the spec is written), made in the AI Platform form as written."""
+    newer = {old: new for old, new in zip(_images(read), _images(job), strict=True) if old and new and old != new}
+
+    def walk(value: Any) -> None:
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, item in list(items):
+            if key == "imageUri" and isinstance(item, str) and item in newer:
+                value[key] = newer[item]
+            walk(item)
+
+    walk(spec)
+    app = job.application
+    if isinstance(app, PythonPackage) and isinstance(spec.get("packagePath"), str) and app.source_path is not None:
+        spec["packagePath"] = app.source_path
+    if isinstance(app, PythonPackage) and isinstance(spec.get("packages"), list):  # gcloud --packages: local ones
+        local = iter(app.extra_packages)
+        spec["packages"] = [p if not isinstance(p, str) or p.startswith("gs://") else next(local, p)
+                            for p in spec["packages"]]
+
+
+def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: list[str],
+                 read: TrainingJob | None = None) -> dict[str, Any]:
+    """``native``, or the AI Platform spec as read where a pool's machine has no native form (a note says why), with
+    what convert changed in the job it ``read``."""
     if job.source_format is not SourceFormat.AI_PLATFORM or not isinstance(data, dict):
         return native
     pools = [p for p in job.pools if _not_native(p)]
@@ -49,6 +79,7 @@ def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: lis
         "for a native spec, use scaleTier CUSTOM with a machine type Vertex AI offers"
     )
     plain = json.loads(json.dumps({"metadata": data.get("metadata"), "spec": spec}))  # without the reader's types
+    _follow(plain["spec"], read or job, job)
     return {"apiVersion": native["apiVersion"], "kind": native["kind"], **plain}
 
 
