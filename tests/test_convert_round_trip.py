@@ -470,20 +470,26 @@ def repo(tmp_path: Path) -> Path:
     (tmp_path / "jobs" / "config.yaml").write_text(
         "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n  region: us-central1\n"
         "  runtimeVersion: '2.11'\n  pythonVersion: '3.7'\n")
+    # STANDARD_1 runs n1-highcpu-8, which no native pool takes: written in AI Platform's form (convert_form.py)
+    (tmp_path / "jobs" / "standard_1.yaml").write_text(
+        "trainingInput:\n  scaleTier: STANDARD_1\n  region: us-central1\n  runtimeVersion: '2.11'\n"
+        "  pythonVersion: '3.7'\n")
     (tmp_path / "out").mkdir()
     return tmp_path
 
 
-@pytest.mark.parametrize("write", [None, "out/job.yaml", "jobs/job.yaml"])
-def test_a_package_path_is_the_same_folder_from_the_written_spec(repo: Path, write: str | None,
+@pytest.mark.parametrize("config", ["config", "standard_1"])
+@pytest.mark.parametrize("write", [None, "out/job.yaml", "job.yaml", "jobs/job.yaml"])
+def test_a_package_path_is_the_same_folder_from_the_written_spec(repo: Path, write: str | None, config: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """convert jobs/config.yaml --package-path trainer, run from the repository's root: gcloud reads --package-path
     from where it runs (repo/trainer); the written spec names that folder relative to where it is written (jobs/,
     beside its input, or where --write puts it), so validate and packaging of it read the same folder."""
     flags = ["--package-path", "trainer", "--module-name", "trainer.task", "--job-dir", "gs://bkt/j"]
-    seen = convert_file(monkeypatch, repo, "jobs/config.yaml", *flags, *(["--write", write] if write else []))
+    seen = convert_file(monkeypatch, repo, f"jobs/{config}.yaml", *flags, *(["--write", write] if write else []))
     assert _source(seen.job, seen.base) == (repo / "trainer").resolve()
     assert seen.base == (repo / (write or "jobs/config.yaml")).parent.resolve()
+    assert ("trainingInput" in seen.text) == (config == "standard_1")
     check_round_trip("package_path", seen)
 
 
