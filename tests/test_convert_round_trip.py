@@ -98,7 +98,9 @@ def _messages(problems: list[Any]) -> list[str]:
 
 
 def _source(job: Any, base: Path) -> Path | None:
-    path = getattr(job.application, "source_path", None)
+    """The folder the job packages or builds, from the folder its spec is in."""
+    build = getattr(job.application, "build", None)
+    path = build.context if build is not None else getattr(job.application, "source_path", None)
     return (base / path).resolve() if path else None
 
 
@@ -471,6 +473,11 @@ def repo(tmp_path: Path) -> Path:
         "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n  region: us-central1\n"
         "  runtimeVersion: '2.11'\n  pythonVersion: '3.7'\n")
     # STANDARD_1 runs n1-highcpu-8, which no native pool takes: written in AI Platform's form (convert_form.py)
+    (tmp_path / "trainer" / "Dockerfile").write_text("FROM python:3.11\n")
+    (tmp_path / "jobs" / "built.yaml").write_text(
+        "apiVersion: trainjobs/v1\nkind: TrainingJob\nmetadata: {name: built}\nspec:\n  region: us-central1\n"
+        "  workerPools: {chief: {machineType: n1-standard-8}}\n"
+        "  application: {container: {build: {context: ../trainer, dockerfile: Dockerfile}}}\n")
     (tmp_path / "jobs" / "standard_1.yaml").write_text(
         "trainingInput:\n  scaleTier: STANDARD_1\n  region: us-central1\n  runtimeVersion: '2.11'\n"
         "  pythonVersion: '3.7'\n")
@@ -478,14 +485,16 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("config", ["config", "standard_1"])
+@pytest.mark.parametrize("config", ["config", "standard_1", "built"])
 @pytest.mark.parametrize("write", [None, "out/job.yaml", "job.yaml", "jobs/job.yaml"])
 def test_a_package_path_is_the_same_folder_from_the_written_spec(repo: Path, write: str | None, config: str,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """convert jobs/config.yaml --package-path trainer, run from the repository's root: gcloud reads --package-path
     from where it runs (repo/trainer); the written spec names that folder relative to where it is written (jobs/,
-    beside its input, or where --write puts it), so validate and packaging of it read the same folder."""
-    flags = ["--package-path", "trainer", "--module-name", "trainer.task", "--job-dir", "gs://bkt/j"]
+    beside its input, or where --write puts it), so validate and packaging of it read the same folder; so does a
+    native spec's build context."""
+    flags = [] if config == "built" else ["--package-path", "trainer", "--module-name", "trainer.task",
+                                          "--job-dir", "gs://bkt/j"]
     seen = convert_file(monkeypatch, repo, f"jobs/{config}.yaml", *flags, *(["--write", write] if write else []))
     assert _source(seen.job, seen.base) == (repo / "trainer").resolve()
     assert seen.base == (repo / (write or "jobs/config.yaml")).parent.resolve()
