@@ -107,6 +107,8 @@ def dump(native: dict[str, Any]) -> str:
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         read = plain(value) if value else None
         style = "'" if read is not None and (read[0] != value or read[2] is not None) else None
+        if "\x85" in value:  # NEL: a line break to YAML, written raw by PyYAML: escaped, so it stays a character
+            style = '"'
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, text)
