@@ -412,6 +412,27 @@ def test_script(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     check_round_trip(f"scripts/{name}", convert_file(monkeypatch, tmp_path, name, env=env))
 
 
+def _pipelines() -> list[tuple[str, dict[str, str], dict[str, str]]]:
+    """Cloud Build configs and GitHub Actions workflows of their own tests: (id, files, environment)."""
+    from .gcloud import test_cloud_build as cb
+    from .gcloud import test_github_actions as gha
+
+    weekly = gha.PIPELINE.replace("--config=", "--display-name=weekly-retrain --config=")
+    return [("cloud_build/bikeshare", {"cloudbuild.yaml": cb.BIKESHARE}, {}),
+            ("cloud_build/gpu", {"cloudbuild.yaml": cb.GPU}, cb.CLOUD_BUILD),
+            ("github_actions/pipeline", {"train.yml": weekly, "training_config.yaml": gha.CONFIG}, {}),
+            ("github_actions/expressions", {"train.yml": gha.EXPRESSIONS}, gha.RUNNER)]
+
+
+@pytest.mark.parametrize(("case", "files", "env"), _pipelines(), ids=[c[0] for c in _pipelines()])
+def test_pipeline_step(case: str, files: dict[str, str], env: dict[str, str], tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    check_round_trip(case, convert_file(monkeypatch, tmp_path, next(iter(files)), env=env))
+
+
 def _makefiles() -> list[Any]:
     from .gcloud.test_makefile import CORPUS as MAKEFILES
 
