@@ -312,17 +312,17 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     out = Output(getattr(args, "write", None))
+    from provider.cli.convert_form import dump_json
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
         _say(shown, notes + _model_notes(job, problems, result), problems)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request
-
         uris = package_uris(job, base) or None
         req = build_request(job, "PROJECT", package_uris=uris)
         return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
     if args.output == "json":
-        return out.write(json.dumps(native, indent=2) + "\n")
+        return out.write(dump_json(native))
     return out.write(spec_text(result, job, problems, native, shown, base, notes))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,26 @@ def relocated(job: TrainingJob, old: Path, new: Path) -> TrainingJob:
     if isinstance(app, Container) and app.build is not None:
         return replace(job, application=replace(app, build=replace(app.build, context=move(app.build.context))))
     return job
+
+
+def dump_json(native: dict[str, Any]) -> str:
+    """The spec as JSON that ``trainjobs validate`` reads back as written: a float whose shortest form has an exponent
+    and no point (1e-05, which YAML 1.1 reads as a string, so the spec reader refuses it) gets one (1.0e-05)."""
+    floats: list[str] = []
+    token = uuid.uuid4().hex  # no string of the spec holds it
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [mark(v) for v in value]
+        if isinstance(value, float) and "e" in repr(value) and "." not in repr(value):
+            mantissa, exponent = repr(value).split("e")
+            floats.append(f"{mantissa}.0e{exponent}")
+            return f"{token}{len(floats) - 1}{token}"
+        return value
+
+    text = json.dumps(mark(native), indent=2)
+    for i, number in enumerate(floats):
+        text = text.replace(f'"{token}{i}{token}"', number)
+    return text + "\n"
