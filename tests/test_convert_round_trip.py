@@ -142,6 +142,11 @@ def check_round_trip(case: str, seen: Converted) -> None:
                              Context(spec_dir=seen.base, staging_bucket=seen.bucket))
     assert _messages(written.problems) == [], f"the written spec is refused: {_messages(written.problems)}\n{seen.text}"
     assert written.job is not None
+    from provider.cli.convert_form import dump_json  # convert --output json: the same spec, as JSON
+
+    as_json = validate_bytes(dump_json(seen.document).encode(), str(seen.base / "written.json"),
+                             Context(spec_dir=seen.base, staging_bucket=seen.bucket))
+    assert _messages(as_json.problems) == [] and as_json.job == written.job, _messages(as_json.problems)
     ours = _rules(written.problems, "warning")
     theirs = _rules(seen.problems, "warning")
     lost = [r for r in theirs if r not in ours]
