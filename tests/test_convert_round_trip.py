@@ -11,7 +11,10 @@ as ``trainjobs validate`` reads a file written beside the input:
   a retired image), and a package folder it names is the input's, relative to the written file;
 - converted again, it is itself: convert of a native spec is identity.
 
-A difference convert makes on purpose is named per case in KNOWN, with the reason.
+A difference convert makes on purpose is named with its reason: a warning on the input's form that the written spec
+no longer holds (FORM_WARNINGS, said in the written spec's header), the input's format and the AI Platform names its
+machines were read from (_model), a retired image written as its successor (convert_images.py, said in a note). An
+input convert refuses is named in REFUSED with what the refusal says.
 """
 
 from __future__ import annotations
@@ -136,7 +139,6 @@ def check_round_trip(case: str, seen: Converted) -> None:
         assert seen.document is None and REFUSED[case] in seen.refused, seen.refused or seen.text
         return
     assert seen.document is not None, f"convert refuses it: {seen.refused}"
-    known = KNOWN.get(case, {})
     assert seen.text.strip(), "convert printed nothing"
     written = validate_bytes(seen.text.encode(), str(seen.base / "written.yaml"),
                              Context(spec_dir=seen.base, staging_bucket=seen.bucket))
@@ -150,23 +152,20 @@ def check_round_trip(case: str, seen: Converted) -> None:
     ours = _rules(written.problems, "warning")
     theirs = _rules(seen.problems, "warning")
     lost = [r for r in theirs if r not in ours]
-    if "warnings" not in known:
-        assert [r for r in ours if r not in theirs] == [], f"new warnings: written {ours}, input {theirs}\n{seen.text}"
-        assert [r for r in lost if r not in FORM_WARNINGS] == [], f"warnings lost: {lost}\n{seen.text}"
+    assert [r for r in ours if r not in theirs] == [], f"new warnings: written {ours}, input {theirs}\n{seen.text}"
+    assert [r for r in lost if r not in FORM_WARNINGS] == [], f"warnings lost: {lost}\n{seen.text}"
     for p in seen.problems:  # one the written spec no longer draws is said in its header
         if p.rule in lost:
             assert f"# warning: {p.message}" in seen.text, p.message
-    if "request" not in known:
-        assert _request(written.job) == _request(seen.job), f"requests differ\n{seen.text}"
+    assert _request(written.job) == _request(seen.job), f"requests differ\n{seen.text}"
     assert _source(written.job, seen.base) == _source(seen.job, seen.base)
-    if "model" not in known:  # what reaches no request (a local run's max wait, the team ...) is kept too
-        assert _model(written.job) == _model(seen.job), f"the written spec reads as another job\n{seen.text}"
+    # what reaches no request (a local run's max wait, the team ...) is kept too
+    assert _model(written.job) == _model(seen.job), f"the written spec reads as another job\n{seen.text}"
     # the reverse door: the written spec converted again is itself
     notes: list[str] = []
     again = check_document(yaml.safe_load(seen.text), "written.yaml", Context(staging_bucket=seen.bucket))
     _, _, document = convert_cli.converted(again, notes)
-    if "identity" not in known:
-        assert document == seen.document, f"convert of the written spec differs:\n{yaml.safe_dump(document)}"
+    assert document == seen.document, f"convert of the written spec differs:\n{yaml.safe_dump(document)}"
 
 
 # A warning on how the input is written, or on a field it holds that the request does not carry: convert resolves
@@ -285,10 +284,6 @@ REFUSED: dict[str, str] = {
     'pysdk/notebooks/pytorch_gcs_script_training': "script_path 'trainer/task.py' is not a file (read from the current",
     'pysdk/notebooks/taxifare_sdk_known': 'the notebook launches several jobs: aiplatform.CustomJob at',
 }
-
-# case id -> {what differs: the reason}; each one a difference convert makes on purpose, or a break whose home is
-# outside what convert writes (named with the fix it needs)
-KNOWN: dict[str, dict[str, str]] = {}
 
 
 # --- the gcloud corpus: each command read as the gcloud oracle reads it (without running gcloud) -------------
@@ -529,10 +524,9 @@ def test_a_package_path_is_the_same_folder_from_the_written_spec(repo: Path, wri
 
 
 def test_the_corpora_are_round_tripped() -> None:
-    """Most inputs convert; every refusal and known difference names a case that is run."""
+    """Most inputs convert; every refusal names a case that is run."""
     assert len(CONVERTED) > 180 and len(FILES) - len(REFUSED) > 180, (len(CONVERTED), len(FILES), len(REFUSED))
     assert set(REFUSED) <= {c[0] for c in FILES}
-    assert set(KNOWN) <= {c[0] for c in FILES} | {e["id"] for e in CONVERTED}
 
 
 
