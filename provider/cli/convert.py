@@ -270,6 +270,11 @@ def run(args: argparse.Namespace) -> int:
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
     if doc is None and (pools := pools_document(raw, shown, notes)) is not None:  # worker_pool_specs=[...] alone
         doc, problems = pools, list(pools.problems)
+    if doc is not None and _a_config(doc.data):  # gcloud's --config file: read as gcloud reads it, like --config
+        from provider.gcloud.config_doc import as_gcloud_reads
+
+        problems, readings = as_gcloud_reads(doc, raw, shown)
+        notes += readings
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)
     if doc is None or any(p.is_error for p in problems):
@@ -281,6 +286,12 @@ def run(args: argparse.Namespace) -> int:
         return code
     refuse_options(args, _TAKES)
     return convert_mapping(doc, shown, path, args, notes)
+
+
+def _a_config(data: Any) -> bool:
+    """A job's configuration as gcloud's --config holds it (not a spec, a workflow or a Cloud Build file)."""
+    return isinstance(data, dict) and "apiVersion" not in data and "kind" not in data and \
+        any(k in data for k in (*_BODY_KEYS, "jobSpec", "job_spec", "trialJobSpec", "trial_job_spec"))
 
 
 def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.Namespace, notes: list[str]) -> int:
