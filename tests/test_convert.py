@@ -578,3 +578,25 @@ def test_a_spec_keeps_refusing_a_merge_key(tmp_path: Path) -> None:
                     "      replicas: 2\n  application: {container: {image: gcr.io/p/i}}\n")
     proc = run_cli("convert", str(spec))
     assert proc.returncode == 1 and "the merge key << is a YAML 1.1 construct" in proc.stderr
+
+
+def test_a_missing_region_is_said_once_with_where_it_comes_from(tmp_path: Path) -> None:
+    """The schema's "missing the required key 'region'" and the rule's "the job has no region" were two errors for
+    one cause; the rule's, which says where a region comes from (convert's --region too), is the one kept."""
+    config = tmp_path / "job.yaml"
+    config.write_text("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-4}\n  replicaCount: 1\n"
+                      "  containerSpec: {imageUri: gcr.io/p/i}\n")
+    proc = run_cli("convert", str(config))
+    no_traceback(proc)
+    assert proc.returncode == 1
+    errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert errors == [f"{config}:1:1: error: the job has no region"], proc.stderr
+    assert "trainjobs convert FILE --region REGION" in proc.stderr
+    native = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "n"},
+              "spec": {"workerPools": {"chief": {"machineType": "n1-standard-4"}},
+                       "application": {"container": {"image": "gcr.io/p/i"}}}}
+    assert [p.message for p in validate_data(native).problems if p.is_error] == ["the job has no region"]
+    # a missing key no rule is made to say keeps the schema's words
+    del native["spec"]["application"]
+    native["spec"]["region"] = "us-central1"
+    assert any("missing the required key 'application'" in p.message for p in validate_data(native).problems)

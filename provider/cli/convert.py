@@ -311,12 +311,13 @@ def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
+    from provider.cli.convert_form import legacy_machines
     from provider.cli.convert_images import current_images, request_needs_image, still_named
 
     job, problems = result.job, result.problems
     if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
         job = current_images(job, _containers(), _today(), notes)
-        notes += _legacy_machines(job)
+        notes += legacy_machines(job)
         notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
         problems = still_named(job, problems)
     if args.output == "request":
@@ -352,17 +353,6 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     for p in problems:
         header.append(f"# {p.severity.value}: {p.message}")
     return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
-
-
-def _legacy_machines(job: TrainingJob) -> list[str]:
-    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
-    out = []
-    for pool in job.pools:
-        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
-            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
-            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
-                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
-    return out
 
 
 def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:

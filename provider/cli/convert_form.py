@@ -30,6 +30,17 @@ def _named(pool: WorkerPool) -> str:
     return f"scale tier {pool.scale_tier}"
 
 
+def legacy_machines(job: TrainingJob) -> list[str]:
+    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
+    out = []
+    for pool in job.pools:
+        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
+            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
+            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
+                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
+    return out
+
+
 def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: list[str]) -> dict[str, Any]:
     """``native``, or the AI Platform spec as read where a pool's machine has no native form (a note says why)."""
     if job.source_format is not SourceFormat.AI_PLATFORM or not isinstance(data, dict):
