@@ -29,6 +29,32 @@ ORACLE = {
         else:
             mark("else")
         """,
+    "a raise in a try body ends it there, and its else does not run": """
+        X = 1
+        try:
+            X = 2
+            raise ValueError("x")
+            X = 3
+            mark("not reached")
+        except ValueError:
+            pass
+        else:
+            X = 4
+            mark("else")
+        mark("after", X)
+        """,
+    "a raise in a function a try body calls ends that body": """
+        def check():
+            raise KeyError("k")
+            mark("no")
+        Y = "a"
+        try:
+            check()
+            Y = "b"
+        except KeyError:
+            pass
+        mark("y", Y)
+        """,
     "main guard": """
         X = 3
         if __name__ == "__main__":
