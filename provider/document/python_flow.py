@@ -100,7 +100,7 @@ class _Flow:
             elif (call := self.called(stmt)) is not None:
                 yield from self.call(label, call)
                 result, self.result = self.result, None
-                yield from self.plain(where, stmt, result)
+                yield from self.plain(where, stmt, result, call[0])
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
                     for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                         self.scope._bind(target, self.gave, where)
@@ -168,10 +168,12 @@ class _Flow:
         imported = self.scope._not_run(stmt, said, where)
         self.scope.unknown_after(stmt, imported, said, where)
 
-    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
+    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None,
+              read: ast.AST | None = None) -> Iterator[Step]:
+        """A statement run as the Scope runs it (``read``: the call in it whose body was read, python_passed)."""
         self.scope._where = where
         yield Step(where, stmt, self.scope._snapshot(), None, returned)
-        self.scope._apply(stmt, where)
+        self.scope._apply(stmt, where, read)
         for name in bound_names(stmt):
             self.defs.pop(name, None)
         if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list and not self.depth:
