@@ -52,7 +52,8 @@ def _last(node: ast.expr) -> str:
 
 
 class Unwrapped(Record):
-    """A source with its DAG blocks opened: the text, and each ``with DAG(...)``'s (first line, last line, call)."""
+    """A source with its DAG blocks opened: the text, and each ``with DAG(...)`` / ``with TaskGroup(...)`` / ``@dag(...)``
+    (first line, last line, call), whose default_args reach the operators on those lines."""
 
     text: str
     dags: list[tuple[int, int, ast.Call]] = field(default_factory=list)
@@ -86,13 +87,15 @@ def unwrapped(text: str, variables: Mapping[str, str] | None = None) -> Unwrappe
             line = lines[node.lineno - 1]
             lines[node.lineno - 1] = line[:node.col_offset] + "if True:" + ("\n" if line.endswith("\n") else "")
             _blank(lines, node.lineno + 1, start - 1)
-            call = node.items[0].context_expr
-            if isinstance(call, ast.Call) and _last(call) == "DAG":
-                dags.append((start, getattr(node, "end_lineno", start) or start, call))
+            for item in node.items:  # the block's default_args (a DAG's, a TaskGroup's) reach the operators in it
+                if isinstance(item.context_expr, ast.Call):
+                    dags.append((start, getattr(node, "end_lineno", start) or start, item.context_expr))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for dec in node.decorator_list:
                 if _last(dec) == "dag":
                     _blank(lines, dec.lineno, dec.end_lineno or dec.lineno)
+                    if isinstance(dec, ast.Call) and node.body:
+                        dags.append((node.body[0].lineno, node.end_lineno or node.lineno, dec))
     return Unwrapped("".join(lines), dags)
 
 
@@ -126,7 +129,7 @@ class Operator(Record, frozen=False):
     reader: Reader
     label: str
     task: str
-    dag: ast.Call | None = None
+    dags: list[ast.Call] = field(default_factory=list)  # the DAG calls (and task groups) around it, outermost first
 
 
 def _task(node: ast.Call, reader: Reader) -> str:
@@ -181,9 +184,10 @@ class _Walk:
                                          "when it runs)")
             else:
                 self.elsewhere.pop(place, None)
-                dag = next((call for first, last, call in reversed(dags) if first <= node.lineno <= last), None)
-                dag = self.dag_of(node) or dag
-                self.found.append(Operator(kind, node, reader, at.where.label, _task(node, reader), dag))  # type: ignore[attr-defined]
+                around = [call for first, last, call in dags if first <= node.lineno <= last]
+                given = self.dag_of(node)
+                self.found.append(Operator(kind, node, reader, at.where.label, _task(node, reader),  # type: ignore[attr-defined]
+                                           [given] if given is not None else around))
         if at.skipped is None and isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:  # type: ignore[attr-defined]
             for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                 if isinstance(target, ast.Name):
@@ -239,6 +243,6 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     for at in flow([(label, source.text) for label, source in opened], api_enums.member):
         walk.step(at, f"{shown} {at.where.label}" if cells else shown, dags.get(at.where.label, []))
     op = _chosen(walk, target, pick)
-    result = body(op.kind, op.node, op.reader, op.dag)
+    result = body(op.kind, op.node, op.reader, op.dags)
     result.notes += [f"not converted: {other}" for other in walk.elsewhere.values()]
     return result

@@ -36,9 +36,10 @@ _NAMES = ("display_name", "job_id")  # convert --name names the job in their pla
 _UNSET = object()
 
 
-def _defaults(dag: ast.Call | None, node: ast.Call, reader: Reader) -> dict[str, tuple[ast.expr, Reader]]:
-    """The DAG's (or the operator's own) default_args, as a dict literal (or a name assigned one): key -> value."""
-    sources = [kw.value for kw in (dag.keywords if dag is not None else []) if kw.arg == "default_args"]
+def _defaults(dags: list[ast.Call], node: ast.Call, reader: Reader) -> dict[str, tuple[ast.expr, Reader]]:
+    """The default_args of the DAG (and task groups) around the operator, then its own, as a dict literal (or a name
+    assigned one): key -> value, an inner one over an outer one."""
+    sources = [kw.value for dag in dags for kw in dag.keywords if kw.arg == "default_args"]
     sources += [kw.value for kw in node.keywords if kw.arg == "default_args"]
     out: dict[str, tuple[ast.expr, Reader]] = {}
     for expr in sources:
@@ -101,7 +102,7 @@ class _Args:
         return value
 
 
-def _read(kind: str, node: ast.Call, reader: Reader, dag: ast.Call | None) -> _Args:
+def _read(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call]) -> _Args:
     what = ast.unparse(node.func)
     args = _Args(what, node, reader)
     if node.args:
@@ -115,7 +116,7 @@ def _read(kind: str, node: ast.Call, reader: Reader, dag: ast.Call | None) -> _A
         given.append((kw.arg, kw.value, reader))
     written = {name for name, _, _ in given}
     allowed = set(takes(kind))
-    given += [(name, expr, inner) for name, (expr, inner) in _defaults(dag, node, reader).items()
+    given += [(name, expr, inner) for name, (expr, inner) in _defaults(dags, node, reader).items()
               if name not in written and name in allowed]
     for name, expr, inner in given:
         if name in AIRFLOW_ONLY:
@@ -155,9 +156,9 @@ def _read(kind: str, node: ast.Call, reader: Reader, dag: ast.Call | None) -> _A
     return args
 
 
-def body(kind: str, node: ast.Call, reader: Reader, dag: ast.Call | None) -> Body:
+def body(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call]) -> Body:
     """The spec body of the job the operator ``node`` (of ``kind``) launches."""
-    args = _read(kind, node, reader, dag)
+    args = _read(kind, node, reader, dags)
     if kind == "mlengine":
         from provider.pysdk.airflow_mlengine import request
 

@@ -111,9 +111,16 @@ class _Any(metaclass=_AnyMeta):
 
 
 def _dag(*args: Any, **kwargs: Any) -> Any:
+    """@dag / @dag(...): calling the function builds its tasks inside the DAG (its default_args theirs)."""
     if args and callable(args[0]):
         return args[0]
-    return lambda function: function
+
+    def decorate(function: Any) -> Any:
+        def build(*a: Any, **k: Any) -> Any:
+            with _Any(**kwargs):
+                return function(*a, **k)
+        return build
+    return decorate
 
 
 class _Variable:
@@ -125,8 +132,11 @@ class _Variable:
 
 def _arguments(kwargs: dict[str, Any], takes: tuple[str, ...], name: str) -> dict[str, Any]:
     """The operator's arguments with its DAG's default_args (Airflow's apply_defaults); TypeError for one not taken."""
-    dag = kwargs.get("dag") or (_State.dags[-1] if _State.dags else None)
-    defaults = dict(getattr(dag, "default_args", None) or {}) | dict(kwargs.get("default_args") or {})
+    around = [kwargs["dag"]] if kwargs.get("dag") is not None else _State.dags  # its dag=, else the with blocks
+    defaults: dict[str, Any] = {}
+    for block in around:  # a TaskGroup's default_args over its DAG's
+        defaults |= dict(getattr(block, "default_args", None) or {})
+    defaults |= dict(kwargs.get("default_args") or {})
     given = {k: v for k, v in kwargs.items() if k not in _BASE}
     unknown = [k for k in given if k not in takes]
     if unknown:
