@@ -24,8 +24,8 @@ FIXTURES = sorted(HERE.glob("*.py"))
 
 # (fixture, the convert options that pick its training task and give what Airflow would; the same for the oracle)
 SDK_CASES = [
-    ("hpt_system_test", ["--target", "create_hyperparameter_tuning_job"]),
-    ("hpt_system_test", ["--target", "create_hyperparameter_tuning_job_def"]),
+    ("hpt_system_example", ["--target", "create_hyperparameter_tuning_job"]),
+    ("hpt_system_example", ["--target", "create_hyperparameter_tuning_job_def"]),
     ("speech_two_containers", ["--target", "speech-model-evaluation"]),
     ("speech_two_containers", ["--target", "speech-model-training"]),
     ("custom_jobs_2021", ["--target", "custom_container_task", "--name", "flowers"]),
@@ -116,9 +116,9 @@ def test_mlengine_operator_sends_its_body(stem: str, extra: list[str], monkeypat
 
 
 REFUSED = [
-    ("hpt_system_test", [], "hpt_system_test.py: the DAG has several training tasks: CreateHyperparameterTuningJobOperator "
-     "(task_id 'create_hyperparameter_tuning_job') at tests/pysdk/airflow/hpt_system_test.py:70:40"),
-    ("hpt_system_test", ["--target", "nope"], "no training task has task_id 'nope'"),
+    ("hpt_system_example", [], "hpt_system_example.py: the DAG has several training tasks: CreateHyperparameterTuningJobOperator "
+     "(task_id 'create_hyperparameter_tuning_job') at tests/pysdk/airflow/hpt_system_example.py:70:40"),
+    ("hpt_system_example", ["--target", "nope"], "no training task has task_id 'nope'"),
     ("example_mlengine_2020", [], "example_mlengine_2020.py:38:16: MLEngineStartTrainingJobOperator(job_id=...): "
      "'training-job-{{ ts_nodash }}-{{ params.model_name }}' holds the Jinja template {{ ts_nodash }}"),
     ("iris_contrib", [], "iris_contrib.py:20:16: MLEngineTrainingOperator(job_id=...) cannot be known"),
