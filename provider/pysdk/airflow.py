@@ -67,29 +67,12 @@ def unwrapped(text: str, variables: Mapping[str, str] | None = None) -> Unwrappe
     except SyntaxError:
         return Unwrapped(text)
     lines = text.splitlines(keepends=True)
+    if variables:
+        _given(tree, lines, variables)
     dags: list[tuple[int, int, ast.Call]] = []
-    for node in ast.walk(tree) if variables else ():  # each line's calls from the right: columns to the left hold
-        name = _variable(node, variables or {})
-        if name is not None and isinstance(node, ast.Call) and node.lineno == node.end_lineno:
-            value = variables[name] if variables else ""
-            deserialize = any(k.arg == "deserialize_json" and isinstance(k.value, ast.Constant) and k.value.value
-                              for k in node.keywords)
-            lines[node.lineno - 1] = _replaced(lines[node.lineno - 1], node, repr(json.loads(value))
-                                               if deserialize else repr(value))
     for node in ast.walk(tree):
-        if isinstance(node, ast.With) and node.items and all(
-                isinstance(i.context_expr, ast.Call) and _last(i.context_expr) in _BLOCKS for i in node.items):
-            end = max(getattr(i.optional_vars or i.context_expr, "end_lineno", node.lineno) for i in node.items)
-            first = node.body[0]
-            start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
-            if start <= end:
-                continue
-            line = lines[node.lineno - 1]
-            lines[node.lineno - 1] = line[:node.col_offset] + "if True:" + ("\n" if line.endswith("\n") else "")
-            _blank(lines, node.lineno + 1, start - 1)
-            for item in node.items:  # the block's default_args (a DAG's, a TaskGroup's) reach the operators in it
-                if isinstance(item.context_expr, ast.Call):
-                    dags.append((start, getattr(node, "end_lineno", start) or start, item.context_expr))
+        if isinstance(node, ast.With):
+            _opened(node, lines, dags)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for dec in node.decorator_list:
                 if _last(dec) == "dag":
@@ -97,6 +80,36 @@ def unwrapped(text: str, variables: Mapping[str, str] | None = None) -> Unwrappe
                     if isinstance(dec, ast.Call) and node.body:
                         dags.append((node.body[0].lineno, node.end_lineno or node.lineno, dec))
     return Unwrapped("".join(lines), dags)
+
+
+def _given(tree: ast.AST, lines: list[str], variables: Mapping[str, str]) -> None:
+    """Each one-line ``Variable.get("NAME")`` that --var gives, as its value (JSON's with deserialize_json=True)."""
+    for node in ast.walk(tree):
+        name = _variable(node, variables)
+        if name is not None and isinstance(node, ast.Call) and node.lineno == node.end_lineno:
+            deserialize = any(k.arg == "deserialize_json" and isinstance(k.value, ast.Constant) and k.value.value
+                              for k in node.keywords)
+            value = repr(json.loads(variables[name])) if deserialize else repr(variables[name])
+            lines[node.lineno - 1] = _replaced(lines[node.lineno - 1], node, value)
+
+
+def _opened(node: ast.With, lines: list[str], dags: list[tuple[int, int, ast.Call]]) -> None:
+    """A ``with DAG(...)`` / ``with TaskGroup(...)`` block's header as ``if True:`` (its body runs at import), and
+    each call's lines, for its default_args."""
+    if not node.items or not all(isinstance(i.context_expr, ast.Call) and _last(i.context_expr) in _BLOCKS
+                                 for i in node.items):
+        return
+    end = max(getattr(i.optional_vars or i.context_expr, "end_lineno", node.lineno) for i in node.items)
+    first = node.body[0]
+    start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+    if start <= end:
+        return
+    line = lines[node.lineno - 1]
+    lines[node.lineno - 1] = line[:node.col_offset] + "if True:" + ("\n" if line.endswith("\n") else "")
+    _blank(lines, node.lineno + 1, start - 1)
+    for item in node.items:  # the block's default_args (a DAG's, a TaskGroup's) reach the operators in it
+        if isinstance(item.context_expr, ast.Call):
+            dags.append((start, getattr(node, "end_lineno", start) or start, item.context_expr))
 
 
 def _blank(lines: list[str], first: int, last: int) -> None:
