@@ -86,11 +86,20 @@ def _given(tree: ast.AST, lines: list[str], variables: Mapping[str, str]) -> Non
     """Each one-line ``Variable.get("NAME")`` that --var gives, as its value (JSON's with deserialize_json=True)."""
     for node in ast.walk(tree):
         name = _variable(node, variables)
-        if name is not None and isinstance(node, ast.Call) and node.lineno == node.end_lineno:
-            deserialize = any(k.arg == "deserialize_json" and isinstance(k.value, ast.Constant) and k.value.value
-                              for k in node.keywords)
-            value = repr(json.loads(variables[name])) if deserialize else repr(variables[name])
+        if name is None or not isinstance(node, ast.Call) or node.end_lineno is None:
+            continue
+        deserialize = any(k.arg == "deserialize_json" and isinstance(k.value, ast.Constant) and k.value.value
+                          for k in node.keywords)
+        value = repr(json.loads(variables[name])) if deserialize else repr(variables[name])
+        if node.lineno == node.end_lineno:
             lines[node.lineno - 1] = _replaced(lines[node.lineno - 1], node, value)
+        else:  # "(VALUE" on its first line, ")" where it ends: the lines between, blank, inside the parentheses
+            first = lines[node.lineno - 1].encode("utf-8")
+            lines[node.lineno - 1] = (first[:node.col_offset].decode("utf-8") + "(" + value + "\n")
+            _blank(lines, node.lineno + 1, node.end_lineno - 1)
+            last = lines[node.end_lineno - 1].encode("utf-8")
+            end = node.end_col_offset or 0
+            lines[node.end_lineno - 1] = " " * (end - 1) + ")" + last[end:].decode("utf-8")
 
 
 def _opened(node: ast.With, lines: list[str], dags: list[tuple[int, int, ast.Call]]) -> None:

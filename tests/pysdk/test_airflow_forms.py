@@ -169,3 +169,19 @@ def test_a_notebook_cell_holding_the_dag(tmp_path: Path, monkeypatch: pytest.Mon
     assert mine.returncode == 0, mine.stderr
     theirs = comparable(dag_request(_write(tmp_path, _TASKFLOW), monkeypatch))
     assert comparable(json.loads(mine.stdout)) == theirs
+
+
+def test_a_variable_read_over_several_lines_is_given_by_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from .sdk_oracle import comparable
+
+    text = _TASKFLOW.replace('IMAGE = "europe-docker.pkg.dev/p/r/trainer:1.2"',
+                             'from airflow.models import Variable\nIMAGE = Variable.get(\n    "training_image",\n)  # the image')
+    path = _write(tmp_path, text)
+    refused = convert(path, "--output", "request")
+    assert "convert --var training_image=VALUE" in refused.stderr, refused.stderr
+    image = "europe-docker.pkg.dev/p/r/trainer:1.3"
+    mine = convert(path, "--output", "request", "--var", f"training_image={image}")
+    assert mine.returncode == 0, mine.stderr
+    theirs = comparable(dag_request(path, monkeypatch, variables={"training_image": image}))
+    assert comparable(json.loads(mine.stdout)) == theirs
+    assert image in mine.stdout
