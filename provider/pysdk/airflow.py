@@ -265,6 +265,6 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     for at in flow([(label, source.text) for label, source in opened], api_enums.member):
         walk.step(at, f"{shown} {at.where.label}" if cells else shown, dags.get(at.where.label, []))
     op = _chosen(walk, target, pick)
-    result = body(op.kind, op.node, op.reader, op.dags)
+    result = body(op.kind, op.node, op.reader, op.dags, variables)
     result.notes += [f"not converted: {other}" for other in walk.elsewhere.values()]
     return result

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 
 # BaseOperator's own arguments, and the Google operators' connection and scheduling ones: how Airflow runs the
 # task, not the job (accepted without a word).
@@ -86,6 +87,19 @@ MLENGINE = {"job_id": ("jobId",), "region": ("trainingInput", "region"), "packag
             "hyperparameters": ("trainingInput", "hyperparameters"), "labels": ("labels",)}
 
 
+# Each operator's template_fields (the newest provider's): only these does Airflow render with Jinja before the hook
+# reads them; a template in any other argument is sent as written.
+_VERTEX_TEMPLATED = ("region", "parent_model", "dataset_id", "impersonation_chain", "display_name", "model_display_name")
+TEMPLATED = {"CustomContainerTrainingJob": frozenset((*_VERTEX_TEMPLATED, "command")),
+             "CustomPythonPackageTrainingJob": frozenset(_VERTEX_TEMPLATED),
+             "CustomTrainingJob": frozenset((*_VERTEX_TEMPLATED, "script_path", "requirements")),
+             "HyperparameterTuningJob": frozenset(("region", "project_id", "impersonation_chain")),
+             "mlengine": frozenset(("project_id", "job_id", "region", "package_uris", "training_python_module",
+                                    "training_args", "scale_tier", "master_type", "master_config", "runtime_version",
+                                    "python_version", "job_dir", "service_account", "hyperparameters",
+                                    "impersonation_chain"))}
+
+
 def vertex_place(kind: str, name: str) -> tuple[str, str] | None:
     """Where a Vertex operator of ``kind`` (the SDK class its hook builds) puts its argument ``name``: ("ctor" or
     "run" or "job" or "tuning", the SDK's name); None when the operator takes no such argument."""
@@ -126,6 +140,24 @@ def templated(value: object) -> str | None:
         if inner:
             return inner
     return None
+
+
+def rendered(value: object, variables: Mapping[str, str]) -> object:
+    """``value`` with each ``{{ var.value.NAME }}`` (Airflow's Variable NAME, as Jinja renders it) that ``variables``
+    (--var) gives as that value; ``{{ var.json.NAME }}`` alone in a str as its JSON."""
+    import json
+
+    if isinstance(value, str):
+        whole = re.fullmatch(r"\{\{\s*var\.json\.(\w+)\s*\}\}", value)
+        if whole is not None and whole.group(1) in variables:
+            return json.loads(variables[whole.group(1)])
+        return re.sub(r"\{\{\s*var\.value\.(\w+)\s*\}\}",
+                      lambda m: variables.get(m.group(1), m.group(0)), value)
+    if isinstance(value, dict):
+        return {k: rendered(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rendered(v, variables) for v in value]
+    return value
 
 
 def reads_variable(node: ast.AST) -> str | None:

@@ -13,6 +13,8 @@ a request (Body.request).
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from provider.pysdk.airflow_args import (
@@ -20,7 +22,9 @@ from provider.pysdk.airflow_args import (
     MLENGINE,
     MODEL_ONLY,
     SPLITS,
+    TEMPLATED,
     reads_variable,
+    rendered,
     takes,
     templated,
     vertex_place,
@@ -57,8 +61,10 @@ def _defaults(dags: list[ast.Call], node: ast.Call, reader: Reader) -> dict[str,
 class _Args:
     """The operator's job arguments read: by SDK call ("ctor", "run", "job", "tuning" or "body"), name -> value."""
 
-    def __init__(self, what: str, node: ast.Call, reader: Reader) -> None:
-        self.what, self.node, self.reader = what, node, reader
+    def __init__(self, what: str, node: ast.Call, reader: Reader, variables: Mapping[str, str],
+                 templated: frozenset[str]) -> None:
+        self.what, self.node, self.reader, self.variables = what, node, reader, variables
+        self.templated = templated  # the operator's template_fields: the arguments Airflow renders
         self.values: dict[str, dict[str, object]] = {}
         self.at: dict[str, dict[str, str]] = {}
         self.notes: list[str] = []
@@ -91,20 +97,35 @@ class _Args:
             if name in _NAMES:
                 raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name NAME") from None
             raise
+        return self._template(name, value, expr, reader)
+
+    def _template(self, name: str, value: object, expr: ast.expr, reader: Reader) -> object:
+        """A value holding a Jinja template: sent as written where Airflow does not render the argument; else its
+        ``{{ var.value.NAME }}`` given by --var, a name --name gives, or refused by name."""
+        what, jinja = f"{self.what}({name}=...)", templated(value)
+        if jinja is not None and name not in self.templated:  # Airflow does not render it: sent as written
+            self.notes.append(f"{what} at {reader.at(expr)} holds {jinja}, which Airflow does not render here ({name} "
+                              "is not among the operator's template_fields): it is sent as written")
+            return value
+        value = rendered(value, self.variables)  # {{ var.value.NAME }}: the Variable --var gives
         jinja = templated(value)
-        if jinja is not None:
-            if name in _NAMES and reader.named:
-                return Unread(ast.unparse(expr), f"Airflow renders the template {jinja} when the task runs",
-                              reader.noun)
-            raise SdkError(reader.at(expr), f"{what}: {value!r} holds the Jinja template {jinja}, which Airflow renders "
-                           "when the task runs: the value sent is known only then", "the value written out"
-                           + (", or convert --name NAME to name the job" if name in _NAMES else ""))
-        return value
+        if jinja is None:
+            return value
+        if name in _NAMES and reader.named:
+            return Unread(ast.unparse(expr), f"Airflow renders the template {jinja} when the task runs", reader.noun)
+        variable = re.fullmatch(r"\{\{\s*var\.(?:value|json)\.(\w+)\s*\}\}", jinja)
+        if variable is not None:
+            raise SdkError(reader.at(expr), f"{what}: {value!r} holds the Jinja template {jinja}, the Airflow "
+                           f"Variable {variable.group(1)}, read when the task runs", "give the Variable's value: "
+                           f"convert --var {variable.group(1)}=VALUE")
+        raise SdkError(reader.at(expr), f"{what}: {value!r} holds the Jinja template {jinja}, which Airflow renders "
+                       "when the task runs: the value sent is known only then", "the value written out"
+                       + (", or convert --name NAME to name the job" if name in _NAMES else ""))
 
 
-def _read(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call]) -> _Args:
+def _read(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call], variables: Mapping[str, str]) -> _Args:
     what = ast.unparse(node.func)
-    args = _Args(what, node, reader)
+    args = _Args(what, node, reader, variables, TEMPLATED[kind])
     if node.args:
         raise SdkError(reader.at(node.args[0]), f"{what}() is given an argument by position", "each argument by "
                        f"keyword ({', '.join(takes(kind))})")
@@ -156,9 +177,10 @@ def _read(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call]) -> _A
     return args
 
 
-def body(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call]) -> Body:
-    """The spec body of the job the operator ``node`` (of ``kind``) launches."""
-    args = _read(kind, node, reader, dags)
+def body(kind: str, node: ast.Call, reader: Reader, dags: list[ast.Call],
+         variables: Mapping[str, str] | None = None) -> Body:
+    """The spec body of the job the operator ``node`` (of ``kind``) launches; ``variables``: --var's Airflow Variables."""
+    args = _read(kind, node, reader, dags, variables or {})
     if kind == "mlengine":
         from provider.pysdk.airflow_mlengine import request
 

@@ -116,7 +116,9 @@ def test_a_dag_decorated_function_is_read_where_it_is_called(tmp_path: Path, mon
      "arguments spread from a dict are not read"),
     (_TASKFLOW.replace('default_args={"region": "europe-west4", "project_id": "p"}', ""),
      "CreateCustomContainerTrainingJobOperator() lacks region"),
-    (_TASKFLOW.replace('"--epochs=3"', '"--date={{ ds }}"'), "holds the Jinja template {{ ds }}"),
+    (_TASKFLOW.replace('display_name="weekly-train"', 'display_name="weekly-{{ ds }}"'),
+     "dag.py:11:22: CreateCustomContainerTrainingJobOperator(display_name=...): 'weekly-{{ ds }}' holds the Jinja "
+     "template {{ ds }}, which Airflow renders when the task runs"),
 ])
 def test_refused_forms(tmp_path: Path, text: str, said: str) -> None:
     done = convert(_write(tmp_path, text), "--output", "request")
@@ -185,3 +187,30 @@ def test_a_variable_read_over_several_lines_is_given_by_var(tmp_path: Path, monk
     theirs = comparable(dag_request(path, monkeypatch, variables={"training_image": image}))
     assert comparable(json.loads(mine.stdout)) == theirs
     assert image in mine.stdout
+
+
+def test_a_template_in_an_argument_airflow_does_not_render_is_sent_as_written(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """args is not among CreateCustomContainerTrainingJobOperator's template_fields: "{{ ds }}" reaches the job."""
+    from .sdk_oracle import comparable
+
+    path = _write(tmp_path, _TASKFLOW.replace('"--epochs=3"', '"--date={{ ds }}"'))
+    mine = convert(path, "--output", "request")
+    assert mine.returncode == 0, mine.stderr
+    assert comparable(json.loads(mine.stdout)) == comparable(dag_request(path, monkeypatch))
+    assert "--date={{ ds }}" in mine.stdout
+    assert ("(args=...) at " f"{path}:20:14 holds {{{{ ds }}}}, which Airflow does not render here") in mine.stderr
+
+
+def test_an_airflow_variable_in_a_template_is_given_by_var(tmp_path: Path) -> None:
+    """MLEngine's job_dir is a template field: "{{ var.value.bucket }}" is the Variable, which --var gives."""
+    text = _GROUPED.replace('            job_id="nightly-train",',
+                            '            job_id="nightly-train",\n            job_dir="gs://{{ var.value.bucket }}/jobs",')
+    path = _write(tmp_path, text)
+    refused = convert(path, "--output", "request", "--var", 'training_config={"epochs": 5}')
+    assert refused.returncode != 0
+    assert ("the Airflow Variable bucket, read when the task runs; allowed: give the Variable's value: convert --var "
+            "bucket=VALUE") in refused.stderr, refused.stderr
+    done = convert(path, "--var", 'training_config={"epochs": 5}', "--var", "bucket=my-bucket")
+    assert done.returncode == 0, done.stderr
+    assert "gs://my-bucket/jobs" in done.stdout
