@@ -246,8 +246,8 @@ def _chosen(walk: _Walk, target: str | None, pick: str | None) -> Operator:
     if len(found) > 1:
         raise SdkError(walk.shown, "the DAG has several training tasks: " + "; ".join(
             f"{ast.unparse(op.node.func)} (task_id {op.task!r}) at {op.reader.at(op.node)}" for op in found),
-            "--target TASK_ID to convert one (convert each task on its own)"
-            + (", or --cell N" if walk.cells else ""))
+            "--cell N of the cell that builds one (convert each task on its own)" if walk.cells
+            else "--target TASK_ID to convert one (convert each task on its own)")
     return found[0]
 
 

@@ -282,6 +282,11 @@ def dag_request(path: Path, monkeypatch: pytest.MonkeyPatch, target: str | None 
                         classmethod(lambda cls, *a, **k: _Client(sent)))
     for name in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION"):
         monkeypatch.delenv(name, raising=False)
+    from google.cloud.aiplatform.utils import source_utils
+
+    # CustomTrainingJob's upload of the script's package: its URI only (the comparison sets the package aside)
+    monkeypatch.setattr(source_utils._TrainingScriptPythonPackager, "package_and_copy_to_gcs",
+                        lambda self, gcs_staging_dir, project=None, credentials=None: f"{gcs_staging_dir}/sdk.tar.gz")
     monkeypatch.setattr(sys, "meta_path", [_Finder(), *sys.meta_path])
     for name in [m for m in sys.modules if m.split(".")[0] in ("airflow", "tests_common")]:
         monkeypatch.delitem(sys.modules, name)

@@ -214,3 +214,40 @@ def test_an_airflow_variable_in_a_template_is_given_by_var(tmp_path: Path) -> No
     done = convert(path, "--var", 'training_config={"epochs": 5}', "--var", "bucket=my-bucket")
     assert done.returncode == 0, done.stderr
     assert "gs://my-bucket/jobs" in done.stdout
+
+
+def test_a_custom_training_job_operator_packages_its_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CreateCustomTrainingJobOperator's script is packaged as the SDK reader packages CustomTrainingJob's (its
+    folder, its module); the rest of the request is the SDK's."""
+    from .sdk_oracle import comparable
+    from .test_corpus import _packages_set_aside
+
+    folder = tmp_path / "trainer"
+    folder.mkdir()
+    (folder / "task.py").write_text("print('training')\n", encoding="utf-8")
+    text = '''from airflow import DAG
+from airflow.providers.google.cloud.operators.vertex_ai.custom_job import CreateCustomTrainingJobOperator
+
+with DAG("script", schedule=None) as dag:
+    CreateCustomTrainingJobOperator(
+        task_id="train",
+        project_id="p",
+        region="us-east1",
+        display_name="script-train",
+        script_path="trainer/task.py",
+        container_uri="us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest",
+        requirements=["gcsfs==2022.3.0"],
+        staging_bucket="gs://p-staging",
+        replica_count=2,
+        machine_type="n1-standard-8",
+        args=["--alpha", "0.1"],
+    )
+'''
+    path = _write(tmp_path, text)
+    mine = convert(path, "--output", "request", cwd=tmp_path)  # the script is read from where convert runs
+    assert mine.returncode == 0, mine.stderr
+    monkeypatch.chdir(tmp_path)
+    ours, theirs = comparable(json.loads(mine.stdout)), comparable(dag_request(path, monkeypatch))
+    _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
+    _packages_set_aside(ours, "task")
+    assert ours == theirs
