@@ -96,6 +96,9 @@ class _Args:
                                f" or {exc.allowed}") from None
             if name in _NAMES:
                 raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name NAME") from None
+            if name == "staging_bucket":
+                raise SdkError(exc.where, exc.what, f"{exc.allowed}; or give the bucket with convert --staging-bucket "
+                               "gs://BUCKET") from None
             raise
         return self._template(name, value, expr, reader)
 

@@ -251,3 +251,15 @@ with DAG("script", schedule=None) as dag:
     _packages_set_aside(theirs, "aiplatform_custom_trainer_script.task")
     _packages_set_aside(ours, "task")
     assert ours == theirs
+
+
+def test_a_staging_bucket_known_only_when_airflow_runs_is_given_by_the_flag(tmp_path: Path) -> None:
+    text = _TASKFLOW.replace('staging_bucket="gs://p-staging"', 'staging_bucket=f"gs://{config.bucket}"').replace(
+        "from airflow.decorators import dag\n", "from airflow.decorators import dag\nimport dags.config as config\n")
+    path = _write(tmp_path, text)
+    refused = convert(path, "--output", "request")
+    assert "(staging_bucket=...) cannot be known" in refused.stderr
+    assert "or give the bucket with convert --staging-bucket gs://BUCKET" in refused.stderr
+    done = convert(path, "--staging-bucket", "gs://given")
+    assert done.returncode == 0, done.stderr
+    assert "convert --staging-bucket gs://given is written in its place" in done.stdout
