@@ -266,5 +266,10 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
         walk.step(at, f"{shown} {at.where.label}" if cells else shown, dags.get(at.where.label, []))
     op = _chosen(walk, target, pick)
     result = body(op.kind, op.node, op.reader, op.dags, variables)
+    home = op.reader.qualified(op.node.func) or ""
+    if not home.startswith(("airflow.providers.google.", "airflow.contrib.operators.mlengine_operator.")):
+        result.notes.append(f"{ast.unparse(op.node.func)} at {op.reader.at(op.node)} is {home}, not "
+                            "apache-airflow-providers-google's: read as the provider's operator (a plugin's or the DAG "
+                            "folder's own copy may differ: check what it sends)")
     result.notes += [f"not converted: {other}" for other in walk.elsewhere.values()]
     return result

@@ -174,3 +174,4 @@ def test_the_sdk_itself_refuses_what_solar_deferrable_passes(monkeypatch: pytest
     """The refusal of accelerator_type=None above is the SDK's own: run() raises ValueError on it."""
     with pytest.raises(ValueError, match="accelerator_type `None` invalid"):
         dag_request(HERE / "solar_deferrable.py", monkeypatch)
+

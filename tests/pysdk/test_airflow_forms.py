@@ -263,3 +263,14 @@ def test_a_staging_bucket_known_only_when_airflow_runs_is_given_by_the_flag(tmp_
     done = convert(path, "--staging-bucket", "gs://given")
     assert done.returncode == 0, done.stderr
     assert "convert --staging-bucket gs://given is written in its place" in done.stdout
+
+
+def test_an_operator_imported_from_elsewhere_is_named(tmp_path: Path) -> None:
+    """A DAG folder's own operators module (as a hospital-training DAG imports it): read as the provider's operator,
+    and said so."""
+    text = _TASKFLOW.replace("from airflow.providers.google.cloud.operators.vertex_ai.custom_job import",
+                             "from operators import")
+    done = convert(_write(tmp_path, text), "--output", "request")
+    assert done.returncode == 0, done.stderr
+    assert ("dag.py:9:5 is operators.CreateCustomContainerTrainingJobOperator, not apache-airflow-providers-google's: "
+            "read as the provider's operator") in done.stderr, done.stderr
