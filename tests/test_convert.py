@@ -534,3 +534,69 @@ def test_an_sdk_staging_bucket_with_a_path_round_trips(tmp_path: Path) -> None:
     assert result.ok, [p.message for p in result.problems]
     from provider.packaging import staging_base
     assert result.job is not None and staging_base(result.job) == "gs://my-bucket/staging/run1/trainjobs"
+
+
+_MERGED = """workerPoolSpecs:
+  - &chief
+    machineSpec:
+      machineType: n1-standard-4
+    replicaCount: 1
+    containerSpec:
+      imageUri: gcr.io/p/i
+      args: [--lr, '0.001']
+  - <<: *chief
+    replicaCount: 2
+"""
+
+
+def test_a_config_file_alone_is_read_as_its_config_flag_reads_it(tmp_path: Path) -> None:
+    """`convert job.yaml` and `convert --gcloud "... --config job.yaml"` read one file one way: gcloud's (YAML 1.1:
+    a merge key merges), each reading named."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "job.yaml").write_text(_MERGED)
+    alone = run_cli("convert", "job.yaml", "--region", "us-central1", "--output", "request", cwd=tmp_path)
+    flag = run_cli("convert", "--gcloud", "gcloud ai custom-jobs create --region us-central1 --display-name job "
+                   "--config job.yaml", "--output", "request", cwd=tmp_path)
+    no_traceback(alone)
+    no_traceback(flag)
+    assert (alone.returncode, flag.returncode) == (flag.returncode, flag.returncode)
+    assert "the merge key << is read as gcloud reads it" in alone.stderr
+    if flag.returncode == 0:
+        assert json.loads(alone.stdout)["body"]["jobSpec"] == json.loads(flag.stdout)["body"]["jobSpec"]
+        pools = json.loads(alone.stdout)["body"]["jobSpec"]["workerPoolSpecs"]
+        assert [p["replicaCount"] for p in pools] == ["1", "2"] and pools[1]["containerSpec"]["imageUri"] == "gcr.io/p/i"
+    else:  # both refuse it, for the same reason, at the same line
+        assert [ln for ln in alone.stderr.splitlines() if "error:" in ln] == \
+            [ln for ln in flag.stderr.splitlines() if "error:" in ln]
+
+
+def test_a_spec_keeps_refusing_a_merge_key(tmp_path: Path) -> None:
+    """A trainjobs spec is read by YAML 1.2 tools too (editors, the Pulumi program): << stays refused there."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("apiVersion: trainjobs/v1\nkind: TrainingJob\nmetadata: {name: s}\nspec:\n  region: us-central1\n"
+                    "  workerPools:\n    chief: &c {machineType: n1-standard-4}\n    workers:\n      <<: *c\n"
+                    "      replicas: 2\n  application: {container: {image: gcr.io/p/i}}\n")
+    proc = run_cli("convert", str(spec))
+    assert proc.returncode == 1 and "the merge key << is a YAML 1.1 construct" in proc.stderr
+
+
+def test_a_missing_region_is_said_once_with_where_it_comes_from(tmp_path: Path) -> None:
+    """The schema's "missing the required key 'region'" and the rule's "the job has no region" were two errors for
+    one cause; the rule's, which says where a region comes from (convert's --region too), is the one kept."""
+    config = tmp_path / "job.yaml"
+    config.write_text("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-4}\n  replicaCount: 1\n"
+                      "  containerSpec: {imageUri: gcr.io/p/i}\n")
+    proc = run_cli("convert", str(config))
+    no_traceback(proc)
+    assert proc.returncode == 1
+    errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert errors == [f"{config}:1:1: error: the job has no region"], proc.stderr
+    assert "trainjobs convert FILE --region REGION" in proc.stderr
+    native = {"apiVersion": "trainjobs/v1", "kind": "TrainingJob", "metadata": {"name": "n"},
+              "spec": {"workerPools": {"chief": {"machineType": "n1-standard-4"}},
+                       "application": {"container": {"image": "gcr.io/p/i"}}}}
+    assert [p.message for p in validate_data(native).problems if p.is_error] == ["the job has no region"]
+    # a missing key no rule is made to say keeps the schema's words
+    del native["spec"]["application"]
+    native["spec"]["region"] = "us-central1"
+    assert any("missing the required key 'application'" in p.message for p in validate_data(native).problems)

@@ -32,6 +32,7 @@ import yaml
 
 import provider.cli.convert as convert_cli
 from provider.cli import main
+from provider.cli.convert_form import spec_text
 from provider.validation.rules import Context
 from provider.validation.validator import check_document, validate_bytes
 
@@ -235,7 +236,6 @@ REFUSED: dict[str, str] = {
     'rest/rapids_ax_cpuonly_config': "the image 'gcr.io/[YOUR PROJECT",
     'rest/rapids_bare_training_input': 'not a spec and not a config: its top level holds scaleTier,',
     'rest/tfcloud_tpu_request': "workerConfig.tpuTfVersion ('2.3'; gcloud --tpu-tf-version) has no",
-    'configs/bert_hpt_study_only': 'unquoted 1e-5 is ambiguous: YAML 1.1 reads it as a string, YAML 1.2',
     'configs/breakout_basic_gpu': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/c5_recipe_tpu_v6e_cloud_tpu': 'TPU_V6E cannot be attached to cloud-tpu',
     'configs/c6_acartro_hyper_flat': "unknown key 'goal' in spec.trainingInput",
@@ -276,10 +276,14 @@ REFUSED: dict[str, str] = {
     'configs/taqi_l4': 'NVIDIA_TESLA_L4 is not an accelerator type Vertex AI knows',
     'configs/tpu': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/tpu_quota_runtime_float': "'cloud_tpu_v3' is not allowed for workerType",
-    'configs/tpu_v4_podslice_hpt': 'unquoted 1e-5 is ambiguous: YAML 1.1 reads it as a string, YAML 1.2',
     'notebooks/babyweight_vertex_bash.ipynb': '3 commands submit a training job (cell 6, line 29; cell 7, line 48;',
-    'notebooks/config.yaml': "spec is missing the required key 'region'",
-    'notebooks/custom_job_spec.yaml': "spec is missing the required key 'region'",
+    'configs/bert_hpt_study_only': "spec is missing the required key 'trialJobSpec'",
+    'configs/tpu_v4_podslice_hpt': "'cloud-tpu-v4-podslice' is not allowed for machineType",
+    'airflow/iris_contrib': 'spec.trainingInput.packageUris is a string, expected a list',
+    'airflow/citibike_two_trainings': 'spec.trainingInput.packageUris is a string, expected a list',
+    'airflow/autogluon_taskflow': "pythonVersion '3.9' was never offered by AI Platform Training",
+    'notebooks/config.yaml': 'the job has no region',
+    'notebooks/custom_job_spec.yaml': 'the job has no region',
     'notebooks/persistent_resource_cli.ipynb': '2 commands submit a training job (cell 10, line 2; cell 11, line 4);',
     'notebooks/taxifare_sdk.ipynb': 'the notebook launches several jobs: aiplatform.CustomJob at',
     'notebooks/time_series_ai_platform.ipynb': '$JOB_NAME is read from the environment the notebook sets, and its',
@@ -353,7 +357,7 @@ def test_gcloud_command(entry: dict[str, Any], gcloud_base: Path, monkeypatch: p
     job, problems, written = convert_cli.converted(result, notes)
     seen.job, seen.problems, seen.document = job, problems, written
     if written is not None:
-        seen.text = convert_cli.spec_text(result, job, problems, written, entry["id"], work, notes)
+        seen.text = spec_text(result, job, problems, written, entry["id"], work, notes)
     check_round_trip(entry["id"], seen)
 
 
@@ -390,7 +394,7 @@ def _files() -> list[tuple[str, Path, list[str]]]:
             cases.append((f"notebooks/{path.name}", path, []))
     for path in sorted((ROOT / "tests" / "samples" / "corpus").glob("*.yaml")):
         cases.append((f"samples/{path.stem}", path, []))
-    for folder in ("corpus", "ml_client", "notebooks", "gapic/corpus"):  # local_script/: trainers, not launchers
+    for folder in ("corpus", "ml_client", "notebooks", "gapic/corpus"):  # airflow/: with its options, below  # local_script/: trainers, not launchers
         for path in sorted((ROOT / "tests" / "pysdk" / folder).glob("*")):
             if path.suffix in (".py", ".ipynb"):
                 cases.append((f"pysdk/{folder}/{path.stem}", path, []))
@@ -448,6 +452,19 @@ def test_pipeline_step(case: str, files: dict[str, str], env: dict[str, str], tm
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     check_round_trip(case, convert_file(monkeypatch, tmp_path, next(iter(files)), env=env))
+
+
+def _dags() -> list[tuple[str, list[str]]]:
+    from .pysdk.test_airflow import MLENGINE_CASES, SDK_CASES
+
+    return [*SDK_CASES, *MLENGINE_CASES]
+
+
+@pytest.mark.parametrize(("stem", "options"), _dags(), ids=[f"{s}-{i}" for i, (s, _) in enumerate(_dags())])
+def test_airflow_dag(stem: str, options: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Airflow DAG's training task, with the options tests/pysdk/test_airflow.py converts it with."""
+    path = ROOT / "tests" / "pysdk" / "airflow" / f"{stem}.py"
+    check_round_trip(f"airflow/{stem}", convert_file(monkeypatch, ROOT, str(path.relative_to(ROOT)), *options))
 
 
 def _makefiles() -> list[Any]:
@@ -543,7 +560,7 @@ def test_a_package_path_is_the_same_folder_from_the_written_spec(repo: Path, wri
 def test_the_corpora_are_round_tripped() -> None:
     """Most inputs convert; every refusal names a case that is run."""
     assert len(CONVERTED) > 180 and len(FILES) - len(REFUSED) > 180, (len(CONVERTED), len(FILES), len(REFUSED))
-    assert set(REFUSED) | set(BREAKS) <= {c[0] for c in FILES}
+    assert set(REFUSED) | set(BREAKS) <= {c[0] for c in FILES} | {f"airflow/{stem}" for stem, _ in _dags()}
 
 
 

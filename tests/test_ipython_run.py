@@ -47,6 +47,13 @@ CASES: dict[str, tuple[dict[str, str], list[str], dict[str, object]]] = {
                               {"MACHINE": "n1-standard-8", "M2": "n1-standard-8"}),
     "run_module_m": ({"pkg/__init__.py": "", "pkg/cfg.py": "ZONE = 'us-central1-a'\nNAME_IS = __name__\n"},
                      ["%run -m pkg.cfg"], {"ZONE": "us-central1-a", "NAME_IS": "__main__"}),
+    # the path the cell writes is not known here (the oracle knows it: src): the older file on disk is not what the
+    # import reads, so the value is not known, never the stale one
+    "writefile_to_an_unknown_path_then_import": (
+        {"src/config.py": "MACHINE = 'n1-standard-4'\n"},
+        ["import random\nSRC = 'src' if random.random() < 2 else 'other'",
+         "%%writefile {SRC}/config.py\nMACHINE = 'a2-highgpu-1g'\n", "from src.config import MACHINE\nKEEP = 3"],
+        {"MACHINE": None, "KEEP": 3}),
     "writefile_append": ({}, ["%%writefile -a cfg.py\nA = 1\n", "%%writefile -a cfg.py\nB = A + 1\n", "%run cfg.py"],
                          {"A": 1, "B": 2}),
 }

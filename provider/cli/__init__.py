@@ -62,10 +62,11 @@ def _convert(sub: Subparsers) -> None:
                         "training command or SDK job is converted, where several cells hold one")
     p.add_argument("--target", metavar="NAME",
                    help="with a Makefile FILE: the target whose recipe's gcloud training command is converted, where "
-                        "several targets run one")
+                        "several targets run one; with an Airflow DAG FILE: the task_id of the training task converted")
     p.add_argument("--var", metavar="NAME=VALUE", action="append",
                    help="with a Makefile FILE: make's command-line variable NAME=VALUE (over the Makefile's own, unless "
-                        "override); repeat for several")
+                        "override); with an Airflow DAG FILE: an Airflow Variable's value (Variable.get, "
+                        "{{ var.value.NAME }}); repeat for several")
     p.add_argument("--write", metavar="FILE", help="write the result to FILE instead of stdout")
     p.add_argument("--staging-bucket", metavar="gs://BUCKET",
                    help="with --gcloud, a script, or a gcloud command a notebook or Python FILE runs: the bucket trainjobs uploads the package to (a "
@@ -74,7 +75,7 @@ def _convert(sub: Subparsers) -> None:
                    help="with --gcloud, a script, or a gcloud command a notebook or Python FILE runs: check the spec as the stack NAME runs it (its "
                         "team bucket takes the package)")
     p.add_argument("--name", help="job name when FILE is a bare config.yaml without the envelope, or Python (a .py or "
-                   "notebook's SDK job)")
+                   "notebook's SDK job, an Airflow DAG's training task whose job name Airflow templates)")
     p.add_argument("--region", help="gcloud --region, for a bare config.yaml")
     p.add_argument("--module-name", help="gcloud --module-name, for a bare config.yaml")
     p.add_argument("--package-path", help="gcloud --package-path, for a bare config.yaml (relative to FILE)")

@@ -271,6 +271,11 @@ def run(args: argparse.Namespace) -> int:
     doc, problems = read_mapping(raw, shown, "a spec or a config mapping")
     if doc is None and (pools := pools_document(raw, shown, notes)) is not None:  # worker_pool_specs=[...] alone
         doc, problems = pools, list(pools.problems)
+    if doc is not None and _a_config(doc.data):  # gcloud's --config file: read as gcloud reads it, like --config
+        from provider.gcloud.config_doc import as_gcloud_reads
+
+        problems, readings = as_gcloud_reads(doc, raw, shown)
+        notes += readings
     if doc is not None:
         problems = _as_json(raw, doc.data, problems)
     if doc is None or any(p.is_error for p in problems):
@@ -282,6 +287,12 @@ def run(args: argparse.Namespace) -> int:
         return code
     refuse_options(args, _TAKES)
     return convert_mapping(doc, shown, path, args, notes)
+
+
+def _a_config(data: Any) -> bool:
+    """A job's configuration as gcloud's --config holds it (not a spec, a workflow or a Cloud Build file)."""
+    return isinstance(data, dict) and "apiVersion" not in data and "kind" not in data and \
+        any(k in data for k in (*_BODY_KEYS, "jobSpec", "job_spec", "trialJobSpec", "trial_job_spec"))
 
 
 def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.Namespace, notes: list[str]) -> int:
@@ -312,9 +323,9 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1
     out = Output(getattr(args, "write", None))
-    from provider.cli.convert_form import dump_json
+    from provider.cli.convert_form import dump_json, model_notes, spec_text
     if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
-        _say(shown, notes + _model_notes(job, problems, result), problems)
+        _say(shown, notes + model_notes(job, problems, result), problems)
     if args.output == "request":
         from provider.packaging import package_uris
         from provider.submission.request import build_request
@@ -324,21 +335,6 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
     if args.output == "json":
         return out.write(dump_json(native))
     return out.write(spec_text(result, job, problems, native, shown, base, notes))
-
-
-def spec_text(result: SpecResult, job: TrainingJob, problems: list[Problem], native: dict[str, Any], shown: str,
-              base: Path, notes: list[str]) -> str:
-    """The YAML convert writes: a header (its source, notes and warnings as comments), then the spec."""
-    from provider.cli.convert_form import dump
-
-    header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
-    if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
-        header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
-    for text in notes + _model_notes(job, problems, result):
-        header.append(f"# note: {text}")
-    for p in problems:
-        header.append(f"# {p.severity.value}: {p.message}")
-    return "\n".join(header) + "\n" + dump(native)
 
 
 def converted(result: SpecResult, notes: list[str], request: bool = False
@@ -359,16 +355,6 @@ def converted(result: SpecResult, notes: list[str], request: bool = False
     if job is None or any(p.is_error for p in problems):
         return job, problems, None  # {} for --output request: the request is built from the job
     return job, problems, ({} if request else written_form(job, to_native(job), result.data, notes, result.job))
-
-
-def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:
-    """The model's notes, each naming its fields as written (as its problem does), less those that became a
-    problem (each is shown once, as the problem)."""
-    from provider.document.locate import as_written
-
-    reported = {p.message for p in problems}
-    said = [as_written(result.data, n.path, n.message, None)[1] for n in job.notes]
-    return [text for text in said if text not in reported]
 
 
 def _say(shown: str, notes: list[str], problems: list[Problem]) -> None:

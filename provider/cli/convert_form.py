@@ -13,11 +13,15 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from provider.catalog import CATALOG
 from provider.core.record import replace
 from provider.spec.model import Container, PythonPackage, SourceFormat, TrainingJob, WorkerPool
+
+if TYPE_CHECKING:
+    from provider.core.problem import Problem
+    from provider.validation.validator import SpecResult
 
 
 def _not_native(pool: WorkerPool) -> bool:
@@ -32,6 +36,17 @@ def _named(pool: WorkerPool) -> str:
     if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
         return f"legacy machine type {pool.legacy_machine_type}"
     return f"scale tier {pool.scale_tier}"
+
+
+def legacy_machines(job: TrainingJob) -> list[str]:
+    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
+    out = []
+    for pool in job.pools:
+        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
+            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
+            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
+                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
+    return out
 
 
 def _images(job: TrainingJob) -> list[str | None]:
@@ -82,17 +97,6 @@ def written_form(job: TrainingJob, native: dict[str, Any], data: Any, notes: lis
     plain = json.loads(json.dumps({"metadata": data.get("metadata"), "spec": spec}))  # without the reader's types
     _follow(plain["spec"], read or job, job)
     return {"apiVersion": native["apiVersion"], "kind": native["kind"], **plain}
-
-
-def legacy_machines(job: TrainingJob) -> list[str]:
-    """Each pool written with an AI Platform legacy machine name: the spec names only what it became."""
-    out = []
-    for pool in job.pools:
-        if pool.legacy_machine_type and pool.legacy_machine_type != pool.machine_type:
-            gpus = f" with {pool.accelerator.count} x {pool.accelerator.type}" if pool.accelerator else ""
-            out.append(f"the {pool.role.value} pool's legacy machine type {pool.legacy_machine_type} is written as "
-                       f"machineType {pool.machine_type}{gpus}, the machine AI Platform gave that name")
-    return out
 
 
 def dump(native: dict[str, Any]) -> str:
@@ -156,3 +160,26 @@ def dump_json(native: dict[str, Any]) -> str:
     for i, number in enumerate(floats):
         text = text.replace(f'"{token}{i}{token}"', number)
     return text + "\n"
+
+
+def model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:
+    """The model's notes, each naming its fields as written (as its problem does), less those that became a
+    problem (each is shown once, as the problem)."""
+    from provider.document.locate import as_written
+
+    reported = {p.message for p in problems}
+    said = [as_written(result.data, n.path, n.message, None)[1] for n in job.notes]
+    return [text for text in said if text not in reported]
+
+
+def spec_text(result: SpecResult, job: TrainingJob, problems: list[Problem], native: dict[str, Any], shown: str,
+              base: Path, notes: list[str]) -> str:
+    """The YAML convert writes: a header (its source, notes and warnings as comments), then the spec."""
+    header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
+    if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
+        header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
+    for text in notes + model_notes(job, problems, result):
+        header.append(f"# note: {text}")
+    for p in problems:
+        header.append(f"# {p.severity.value}: {p.message}")
+    return "\n".join(header) + "\n" + dump(native)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 # an SDK job's, or a gcloud command's that the script runs; each is refused where the script's job does not use it.
 _SDK_TAKES = ("name", "staging_bucket")
 _GCLOUD_TAKES = ("staging_bucket", "stack")
-TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES
+_DAG_TAKES = ("name", "staging_bucket", "target", "var")  # an Airflow DAG's: --target TASK_ID, --var NAME=VALUE
+TAKES: tuple[str, ...] = _SDK_TAKES + _GCLOUD_TAKES + ("target", "var")
 
 _IN_CELL = re.compile(r" cell (\d+), line (\d+), column (\d+)$")
 
@@ -222,8 +223,22 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
         refuse_options(args, _GCLOUD_TAKES)
         return convert_run(runs, shown, args, passed)
     refuse_passed(passed, shown, "script")
-    refuse_options(args, _SDK_TAKES if built else ("name",))  # no job built: no bucket for --staging-bucket to give
+    from provider.pysdk.airflow import operators
+
+    dag = bool(built) and bool(operators([(shown, text)]))
+    refuse_options(args, _DAG_TAKES if dag else _SDK_TAKES if built else ("name",))  # no job built: no bucket for --staging-bucket to give
     return convert_sdk([(shown, text)], shown, path, args, [(shown, module)])
+
+
+def _variables(args: argparse.Namespace) -> dict[str, str]:
+    """--var NAME=VALUE (repeated): the Airflow Variables a DAG reads with Variable.get("NAME")."""
+    given: dict[str, str] = {}
+    for item in getattr(args, "var", None) or []:
+        name, sep, value = str(item).partition("=")
+        if not sep or not name:
+            raise UserError(f"--var {item}: give NAME=VALUE (an Airflow Variable's name and value)", exit_code=2)
+        given[name] = value
+    return given
 
 
 def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: argparse.Namespace,
@@ -232,6 +247,8 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
     from provider.cli.convert import _context, emit
     from provider.cli.convert_sources import refuse_options
+    from provider.pysdk.airflow import operators
+    from provider.pysdk.airflow import read as read_dag
     from provider.pysdk.arguments import SdkError
     from provider.pysdk.custom_job import GIVEN_BUCKET
     from provider.pysdk.program import read
@@ -239,7 +256,11 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
 
     try:
         bucket = getattr(args, "staging_bucket", None)
-        body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)), bucket=bucket)
+        if operators(sources):  # an Airflow DAG's training task (provider/pysdk/airflow.py)
+            body = read_dag(sources, shown, cells, pick, getattr(args, "target", None), _variables(args),
+                            named=bool(getattr(args, "name", None)), bucket=bucket)
+        else:
+            body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)), bucket=bucket)
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     if bucket and not any(GIVEN_BUCKET in note for note in body.notes):  # the code names its bucket: never dropped

@@ -116,8 +116,10 @@ def reader(path: Path, raw: bytes, args: argparse.Namespace) -> Reader | None:
 # The options that go only with some kinds of input, and what each goes with.
 _CONFIG = "a bare config.yaml (a gcloud command, a script, a notebook or Python gives its own)"
 _ONLY_WITH = {"cell": "a notebook FILE (.ipynb): it picks the cell whose gcloud command or SDK job is converted",
-              "target": "a Makefile FILE: it picks the target whose recipe's gcloud command is converted",
-              "var": "a Makefile FILE: make's command-line NAME=VALUE",
+              "target": "a Makefile FILE (the target whose recipe's gcloud command is converted) or an Airflow DAG "
+                        "FILE (the task_id of the training task converted)",
+              "var": "a Makefile FILE (make's command-line NAME=VALUE) or an Airflow DAG FILE (an Airflow Variable's "
+                     "value, for Variable.get and {{ var.value.NAME }})",
               "staging_bucket": "--gcloud COMMAND, a script, a gcloud command a notebook or Python FILE runs, a "
                                 "Cloud Build or GitHub Actions step, or an SDK job in Python or a notebook whose "
                                 "staging_bucket is known only when it runs; a spec or config names its own bucket "

@@ -36,21 +36,20 @@ _VALUED = set("NbDlsTm")  # profiler); those that take one
 
 def written(scope: Scope, cell: str) -> None:
     """A ``%%writefile`` (``%%file``) cell: the file it writes, in the run's files. A path that cannot be known is
-    recorded as nothing: a later ``%run`` of it finds no file and says so."""
+    kept as written (Modules.unsure): a later read of a file on disk it may have written is not known."""
     head, _, body = cell.lstrip("\n").partition("\n")
     words = head.split(None, 1)
     if not words or words[0] not in ("%%writefile", "%%file") or len(words) < 2:
         return
     expanded = var_expand(words[1], scope)
-    if expanded.failed is not None or expanded.unknown is not None:
-        return
     try:
-        args = shlex.split(expanded.text)
+        args = shlex.split(expanded.text) if expanded.failed is None and expanded.unknown is None else []
     except ValueError:
-        return
+        args = []
     append = bool(args) and args[0] in ("-a", "--append")
     paths = args[1:] if append else args
     if len(paths) != 1:
+        scope._modules.unsure.append(words[1].split()[-1])
         return
     path = _relative(paths[0])
     files = scope._modules.written

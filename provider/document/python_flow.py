@@ -6,9 +6,9 @@ follows the code where its path is known without running it:
 * an ``if`` (``elif``, ``else``) whose test is known: the statements of the branch taken, as top-level ones (so
   ``if __name__ == "__main__":``'s body); each statement of the branch not taken comes as a Step whose
   ``skipped`` says why it does not run (it changes nothing);
-* a ``try``: its body, then its ``else``, as running (the path on which nothing raises); then the ``try`` with
-  only its ``except`` clauses (a statement that may not run: the names they bind become Unknown), then its
-  ``finally``;
+* a ``try``: its body, then its ``else``, as running (the path on which nothing raises; a ``raise`` the body runs
+  ends it there, and its ``else`` does not run); then the ``try`` with only its ``except`` clauses (a statement
+  that may not run: the names they bind become Unknown), then its ``finally``;
 * ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
   defaults: each the one value its expression gave where ``def`` ran, as Python keeps it), at the call's line,
@@ -76,7 +76,6 @@ class _Flow:
         self.result: ast.expr | None = None  # what the return that ended the function read gives
         self.cut: str | None = None  # why the statements left may not run
         self.value: object = None  # the value the function being read returns (its return's, so far)
-        self.trying = 0  # try bodies (with except clauses) the statement being read is in
         self.gave: object = None  # the value the function read last returned
 
     def body(self, label: str, stmts: list[ast.stmt]) -> Iterator[Step]:
@@ -84,6 +83,9 @@ class _Flow:
             if self.returned:
                 return
             where = Where(label, stmt.lineno)
+            if self.cut is not None and self.cut.endswith("raises before it"):  # a raise that ran: it does not run
+                yield Step(where, stmt, self.scope._snapshot(), self.cut)
+                continue
             if self.cut is not None:
                 yield from self.maybe(where, stmt, self.cut)
                 continue
@@ -98,13 +100,13 @@ class _Flow:
             elif (call := self.called(stmt)) is not None:
                 yield from self.call(label, call)
                 result, self.result = self.result, None
-                yield from self.plain(where, stmt, result)
+                yield from self.plain(where, stmt, result, call[0])
                 if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
                     for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
                         self.scope._bind(target, self.gave, where)
             else:
                 yield from self.plain(where, stmt)
-                if isinstance(stmt, ast.Raise) and not self.trying:  # it runs: the code stops here (no try catches it)
+                if isinstance(stmt, ast.Raise):  # it runs: the code stops here, or goes on where an except catches it
                     self.cut = f"{unfollowed(stmt, self.scope)}, raises before it"
                 elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     left = _leaves(stmt, bool(self.depth))
@@ -122,13 +124,17 @@ class _Flow:
                 yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
 
     def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
-        """A try: its body and else, as running; its except clauses, as a statement that may not run; finally."""
-        self.trying += bool(stmt.handlers)  # a raise in the body may be caught: the code goes on
-        try:
-            yield from self.body(label, stmt.body)
-        finally:
-            self.trying -= bool(stmt.handlers)
-        yield from self.body(label, stmt.orelse)
+        """A try: its body and else, as running; its except clauses, as a statement that may not run; finally.
+        A raise in the body (or in a function it calls) ends the body there: the rest of it and the else do not run,
+        and an except clause may catch it (the code after the try goes on)."""
+        yield from self.body(label, stmt.body)
+        raised = self.cut if self.cut is not None and self.cut.endswith("raises before it") and stmt.handlers else None
+        if raised is None:
+            yield from self.body(label, stmt.orelse)
+        else:
+            self.cut = None
+            said = f"{raised}: the try's else runs only when its body does not raise"
+            yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in stmt.orelse)
         if stmt.handlers and not self.returned:
             handlers = ast.copy_location(type(stmt)([ast.Pass()], stmt.handlers, [], []), stmt)
             yield from self.plain(where, ast.fix_missing_locations(handlers))
@@ -162,10 +168,12 @@ class _Flow:
         imported = self.scope._not_run(stmt, said, where)
         self.scope.unknown_after(stmt, imported, said, where)
 
-    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None) -> Iterator[Step]:
+    def plain(self, where: Where, stmt: ast.stmt, returned: ast.expr | None = None,
+              read: ast.AST | None = None) -> Iterator[Step]:
+        """A statement run as the Scope runs it (``read``: the call in it whose body was read, python_passed)."""
         self.scope._where = where
         yield Step(where, stmt, self.scope._snapshot(), None, returned)
-        self.scope._apply(stmt, where)
+        self.scope._apply(stmt, where, read)
         for name in bound_names(stmt):
             self.defs.pop(name, None)
         if isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list and not self.depth:

@@ -49,6 +49,7 @@ class Modules:
         self.reading: list[str] = []  # the modules being read now, outermost first
         self.circular: set[str] = set()  # the modules found importing themselves through others
         self.written: dict[str, str] = {}  # the files the code has written (a notebook's %%writefile), by path
+        self.unsure: list[str] = []  # the paths, as written, of files the code wrote where it is not known
         self.search: list[str] = [""]  # the folders of sys.path modules are looked for in, from the folder ("": it)
         self._on_disk: dict[str, bool] = {}
 
@@ -72,6 +73,9 @@ class Modules:
         the repository, 1 MiB at most); an Unknown that says why it was not read."""
         if relative in self.written:
             return self.written[relative]
+        if (maybe := self._maybe_written(relative)) is not None:
+            return Unknown(f"which the notebook may have written with %%writefile {maybe} (a path not known here): "
+                           "the file on disk may not be what the code reads", Where(relative, 1))
         from provider.document.boundary import inside, repository_root
         from provider.document.files import Refused, read_inside, real_path
 
@@ -88,11 +92,22 @@ class Modules:
             why = getattr(error, "message", None) or getattr(error, "strerror", None) or str(error)
             return Unknown(f"which was not read: {why}", Where(relative, 1))
 
+    def _maybe_written(self, relative: str) -> str | None:
+        """A write the code made to a path not known (``%%writefile {SRC}/config.py``) that may be ``relative``: its
+        last part is the file's name, or itself not known (``{NAME}``, ``$NAME``)."""
+        name = relative.rsplit("/", 1)[-1]
+        for path in self.unsure:
+            last = path.rstrip("/").rsplit("/", 1)[-1]
+            if last == name or any(c in last for c in "{$"):
+                return path
+        return None
+
     def copied(self, memo: dict[int, object]) -> Modules:
         """A copy whose modules' values are copied with ``memo`` (the one the scope's own values are copied with: a
         list the code and a module share stays one list)."""
         twin = Modules(self.folder)
         twin.circular, twin.written, twin._on_disk = set(self.circular), dict(self.written), self._on_disk
+        twin.unsure = list(self.unsure)
         twin.search = list(self.search)
         for name, scope in self.read.items():
             if isinstance(scope, Unknown):

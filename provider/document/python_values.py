@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import ipython_run, python_eval, python_modules, python_mutate
+from provider.document import ipython_run, python_eval, python_modules, python_mutate, python_passed
 from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
@@ -202,7 +202,7 @@ class Scope:
         for elt, item in zip(target.elts, items):
             self._bind(elt, item, where)
 
-    def _apply(self, stmt: ast.stmt, where: Where) -> None:
+    def _apply(self, stmt: ast.stmt, where: Where, read: ast.AST | None = None) -> None:
         bound = bound_names(stmt)
         held = bound if isinstance(stmt, _COMPOUND) else []  # one that may not run: its names may keep theirs
         shared = python_mutate.reads(self._values, self._may_share, stmt, held)
@@ -212,6 +212,8 @@ class Scope:
         if not isinstance(stmt, _COMPOUND):  # x = args.pop(): a change the evaluator does not make
             for name, call in python_mutate.changes(self, stmt, stmt.value if isinstance(stmt, ast.Expr) else None):
                 self._changed([name], f"may be changed by {call}() at {where}", where)
+            for name, function in python_passed.passed(self, stmt, read):  # tweak(pools): a function not read here
+                self._changed([name], f"may be changed by {function}(), which it is passed to at {where}", where)
 
     def _dispatch(self, stmt: ast.stmt, where: Where) -> None:
         if isinstance(stmt, ast.Assign):

@@ -60,11 +60,19 @@ def read(path: Path, here: Here | None = None) -> Config:
     doc, problems = read_mapping(raw, shown, "a job configuration mapping (gcloud --config)")
     readings: list[str] = []
     if doc is not None:
-        _merge_keys(doc, raw, shown, readings)
-        problems = _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw)
+        problems, readings = as_gcloud_reads(doc, raw, shown)
     if doc is None or any(p.is_error for p in problems):
         raise ConfigProblems(problems)
     return Config(shown, doc, tuple(readings), here.target if here else "")
+
+
+def as_gcloud_reads(doc: LoadedDocument, raw: bytes, shown: str) -> tuple[list[Problem], list[str]]:
+    """A config file's document read as gcloud reads its --config (YAML 1.1: merge keys, plain scalars, dates):
+    its problems left, and each reading that changed a value (notes). The one reading for ``--config FILE`` and
+    for the same file given to ``trainjobs convert FILE``."""
+    readings: list[str] = []
+    _merge_keys(doc, raw, shown, readings)
+    return _as_gcloud_reads(doc, shown, readings) + _dates(doc, shown, raw), readings
 
 
 def _merge_keys(doc: LoadedDocument, raw: bytes, shown: str, readings: list[str]) -> None:
@@ -103,6 +111,12 @@ def _merge_keys(doc: LoadedDocument, raw: bytes, shown: str, readings: list[str]
     doc.problems = [p for p in doc.problems if p.rule != "yaml.merge"]
     readings.extend(f"{shown}:{p.line}:{p.column}: the merge key << is read as gcloud reads it (YAML 1.1): the mapping "
                     "gets each key of the one merged that it does not write itself" for p in merges)
+
+
+def _item_at(doc: LoadedDocument, node: object, index: int) -> tuple[int, int] | None:
+    """Where item ``index`` of the list ``node`` was written; None for a list a merge key copied in (no place)."""
+    places = doc.item_positions.get(id(node)) or ()
+    return places[index] if index < len(places) else None
 
 
 def _nodes(value: object, limit: int) -> int:
@@ -162,7 +176,7 @@ def unquoted_dates(doc: LoadedDocument, raw: bytes, skip_keys_of: tuple[object, 
         keyed = isinstance(node, dict) and not any(node is s for s in skip_keys_of)
         for key, value in list(items):
             where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
-                     else doc.item_positions.get(id(node), [])[key])
+                     else _item_at(doc, node, key))
             at = doc.key_positions.get(id(node), {}).get(key) if keyed else None
             if keyed and at is not None and plain(at, key):
                 found.append(Dated(at[0], at[1], str(key), key=True))
@@ -212,7 +226,7 @@ def reread(doc: LoadedDocument, shown: str, read: Callable[[str], object], how: 
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in list(items):
             where = (doc.value_positions.get(id(node), {}).get(key) if isinstance(node, dict)
-                     else doc.item_positions.get(id(node), [])[key])
+                     else _item_at(doc, node, key))
             at = f"{shown}:{where[0]}:{where[1]}" if where else shown
             raw = doc.raw_plain.get((id(node), key))  # the text of a plain scalar the strict reader read as no string
             flagged = (*path, key) in doc.flagged and where in ambiguous

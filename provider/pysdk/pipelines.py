@@ -43,6 +43,10 @@ _RUN_JOB = ("service_account", "network", "timeout", "restart_job_on_worker_rest
 
 
 def _pool(run: Call, replicas: int, chief: bool) -> dict[str, object]:
+    if run.given("accelerator_type") and run.get("accelerator_type") is None:  # the default is the str, not None
+        raise SdkError(run.place("accelerator_type"), f"{run.what}(accelerator_type=None): the SDK raises ValueError "
+                       "(Given accelerator_type `None` invalid)", "leave it out, or an AcceleratorType name such as "
+                       "'NVIDIA_TESLA_T4'")
     accelerator = run.text("accelerator_type") or "ACCELERATOR_TYPE_UNSPECIFIED"
     count = run.get("accelerator_count", 0)
     machine: dict[str, object] = {"machine_type": run.text("machine_type") or "n1-standard-4"}

@@ -290,7 +290,7 @@ def _additional_properties(f: _Failure) -> Iterator[SchemaIssue]:
                           suggest(key, keys), on_key=True)
 
 
-def _required(f: _Failure) -> Iterator[SchemaIssue]:
+def _required(f: _Failure) -> Iterator[SchemaIssue]:  # explaining.py reads the key back from these words
     yield f.issue(f"{f.where} is missing the required key {f.error.kind.property!r}", f.description(1))
 
 

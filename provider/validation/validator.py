@@ -33,6 +33,7 @@ from provider.spec.model import Note, TrainingJob
 from provider.spec.parse import to_model
 from provider.spec.reader import ConversionError
 from provider.validation import schema_check
+from provider.validation.explaining import explains, holds, under
 from provider.validation.names import NO_STACK, duplicate_names, name_problem
 from provider.validation.rules import Context, run_rules
 
@@ -104,10 +105,6 @@ def in_order(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.file, p.cell or 0, p.line or 0, p.column or 0))
 
 
-def _under(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
-
-
 def _note_problems(notes: Iterable[Note], filename: str, doc: LoadedDocument | None) -> list[Problem]:
     out = []
     for note in notes:
@@ -127,23 +124,17 @@ def _prune(data: Any, paths: Iterable[tuple[Any, ...]]) -> Any:
     for path in sorted(paths, key=len, reverse=True):
         node = pruned
         for part in path[:-1]:
-            inner = node[part] if _holds(node, part) else None
+            inner = node[part] if holds(node, part) else None
             if inner is None:
                 break
             node = inner
         else:
-            if path and _holds(node, path[-1]):
+            if path and holds(node, path[-1]):
                 if isinstance(node, dict):
                     del node[path[-1]]
                 else:
                     node[path[-1]] = None
     return pruned
-
-
-def _holds(node: Any, part: Any) -> bool:
-    if isinstance(node, dict):
-        return part in node
-    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
 
 
 def _readable_model(
@@ -171,32 +162,6 @@ def _readable_model(
     return None, frozenset(), tuple(notes)
 
 
-def _explains(better: Problem, schema_problem: Problem, data: Any, conditional: set[str]) -> bool:
-    """A later layer's error covers a schema problem at its own spot, or inside a single value.
-
-    Inside a whole mapping (a pool, the application, ``trainingInput``) it covers only what the
-    schema found with a cross-field rule (``conditional``), which checks what the model rule
-    checks; a wrong value of another key in that mapping is a problem of its own and stays.
-    """
-    if schema_problem.path == better.path:
-        return True
-    if not _under(schema_problem.path, better.path):
-        return False
-    return not isinstance(_value_at(data, better.path), dict) or schema_problem.path in conditional
-
-
-def _value_at(data: Any, dotted: str) -> Any:
-    node = data
-    for part in dotted.replace("[", ".[").split("."):
-        if not part:
-            continue
-        key: Any = int(part[1:-1]) if part.startswith("[") else part
-        if not _holds(node, key):
-            return None
-        node = node[key]
-    return node
-
-
 class _SchemaFindings(Record):
     """What the schema layer found on a document, after the YAML and proto-form layers."""
 
@@ -218,7 +183,7 @@ def _schema_findings(data: Any, filename: str, doc: LoadedDocument | None, read_
     read_errors = [p.path for p in read_notes if p.is_error and p.path]
 
     def unexplained(path: str) -> bool:
-        return path not in flagged and not any(_under(path, e) for e in read_errors)
+        return path not in flagged and not any(under(path, e) for e in read_errors)
 
     issues = [i for i in found if unexplained(format_path(i.path))]
     schema_problems = [p for p in schema_check.placed(found, filename, doc, "spec") if unexplained(p.path)]
@@ -274,12 +239,12 @@ def check_document(data: Any, filename: str, ctx: Context, doc: LoadedDocument |
     better = read_notes + _note_problems(job.notes, filename, doc) + _rule_problems(job, ctx, filename, doc)
     if left_out:  # what was left out to read the model was already reported there: no second word on it
         gone = [format_path(p) for p in left_out]
-        better = [b for b in better if not any(b.path and _under(b.path, g) for g in gone)]
+        better = [b for b in better if not any(b.path and under(b.path, g) for g in gone)]
     if schema.problems:
         explaining = [p for p in better if p.is_error and p.path]
         conditional = schema.conditional
         result.problems.extend(p for p in schema.problems
-                               if not any(_explains(b, p, data, conditional) for b in explaining))
+                               if not any(explains(b, p, data, conditional) for b in explaining))
     result.problems.extend(better)
     result.problems[:] = problems_as_written(result.problems, result.data)  # named as the user wrote each field
     return result

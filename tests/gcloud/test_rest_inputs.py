@@ -40,16 +40,19 @@ def test_a_json_bodys_exponent_is_the_number_rest_reads(tmp_path: Path) -> None:
     assert spec == {"minValue": 1e-07, "maxValue": 1}
 
 
-def test_the_same_exponent_in_a_yaml_file_is_still_named(tmp_path: Path) -> None:
-    """A YAML file keeps the YAML reading: its plain 1e-07 is refused, with the fix, as before."""
+def test_the_same_exponent_in_a_yaml_config_is_read_as_gcloud_reads_it(tmp_path: Path) -> None:
+    """A YAML file holding a job's configuration is gcloud's --config: alone, convert reads it as --config does
+    (gcloud's YAML: the plain 1e-07 is the number gcloud sends), and names the reading."""
     import yaml
 
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(TUNING, sort_keys=False).replace("minValue: MIN", "minValue: 1e-07"))
     proc = run_cli("convert", str(path), "--region", "us-central1", "--output", "request")
     no_traceback(proc)
-    assert proc.returncode == 1
-    assert "unquoted 1e-07 is ambiguous" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "unquoted 1e-07 is read as gcloud reads its --config (YAML 1.1): 1e-07" in proc.stderr
+    spec = json.loads(proc.stdout)["body"]["studySpec"]["parameters"][0]["doubleValueSpec"]
+    assert spec == {"minValue": 1e-07, "maxValue": 1}
 
 
 @pytest.mark.parametrize("output", ["request", "json"])

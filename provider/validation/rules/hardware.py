@@ -45,7 +45,7 @@ def region_offered(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
             path_of(job, "region") or path_of(job),
             "region.required",
             JOB_RULES,
-            allowed="set region (the gcloud --region of the job), such as us-central1",
+            allowed="set region (the gcloud --region of the job; trainjobs convert FILE --region REGION), such as us-central1",
         )
         return
     region = ctx.catalog.region(job.region)
