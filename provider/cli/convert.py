@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -38,7 +39,6 @@ _BODY_KEYS = ("trainingInput", *spellings(CAMEL_MARKER), *spellings(STUDY_MARKER
 # Fields only an AI Platform TrainingInput has: a file holding them at its top level forgot trainingInput:.
 _TRAINING_INPUT_KEYS = ("scaleTier", "masterType", "masterConfig", "workerType", "workerConfig", "packageUris",
                         "pythonModule", "runtimeVersion", "pythonVersion", "hyperparameters")
-
 
 # The convert options a spec or config FILE takes of those that go only with some inputs (convert_sources).
 _TAKES = ("name", "region", "module_name", "package_path", "job_dir")
@@ -112,7 +112,7 @@ def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: 
         )
     # Keep the original mapping (not a copy) so problems still point at its lines.
     spec = data[job_spec] if job_spec is not None else data
-    _apply_flags(spec, args)
+    _apply_flags(spec, args, path.parent)
     if job_spec is not None:
         _spec_fields_beside(doc, path, job_spec)
         _custom_job_fields(doc, job_spec, spec, notes)
@@ -238,10 +238,11 @@ def _job_name(data: dict[str, Any], path: Path, args: argparse.Namespace, notes:
     return job_name if job_name[:1].isalpha() else "job_" + job_name
 
 
-def _apply_flags(spec: dict[str, Any], args: argparse.Namespace) -> None:
-    """The gcloud flags convert takes for a bare config; each wins over the config, as with gcloud."""
-    flags = {"region": args.region, "moduleName": args.module_name, "packagePath": args.package_path,
-             "jobDir": args.job_dir}
+def _apply_flags(spec: dict[str, Any], args: argparse.Namespace, folder: Path) -> None:
+    """The gcloud flags convert takes for a bare config; each wins over the config, as with gcloud (--package-path
+    from where convert runs, as gcloud reads it, made relative to the config's ``folder``)."""
+    package = os.path.relpath(Path.cwd() / args.package_path, folder) if args.package_path is not None else None
+    flags = {"region": args.region, "moduleName": args.module_name, "packagePath": package, "jobDir": args.job_dir}
     for key, value in flags.items():
         if value is not None:
             spec[key] = value
@@ -306,13 +307,42 @@ def convert_mapping(doc: LoadedDocument, shown: str, path: Path, args: argparse.
     data = _envelope(doc, path, args, notes)
     doc.data = data  # positions of the original keys still resolve inside the envelope
     result = check_document(data, shown, _context(), doc)
-    return emit(result, shown, path.parent, args, notes)
+    base = Path(args.write).resolve().parent if getattr(args, "write", None) else path.parent
+    if result.job is not None:  # --write elsewhere: the spec's local paths, relative to where it is written
+        from provider.cli.convert_form import relocated
+        result.job = relocated(result.job, path.parent, base)
+    return emit(result, shown, base, args, notes)
 
 
 def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, notes: list[str]) -> int:
     """Print (or --write) the converted spec, its request, or the problems; the exit code."""
-    from provider.cli.convert_form import legacy_machines
+    job, problems, native = converted(result, notes, request=args.output == "request")
+    if native is None or job is None:
+        for note in notes:
+            print(f"{shown}: note: {note}", file=sys.stderr)
+        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
+        return 1
+    out = Output(getattr(args, "write", None))
+    from provider.cli.convert_form import dump_json, model_notes, spec_text
+    if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
+        _say(shown, notes + model_notes(job, problems, result), problems)
+    if args.output == "request":
+        from provider.packaging import package_uris
+        from provider.submission.request import build_request
+        uris = package_uris(job, base) or None
+        req = build_request(job, "PROJECT", package_uris=uris)
+        return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
+    if args.output == "json":
+        return out.write(dump_json(native))
+    return out.write(spec_text(result, job, problems, native, shown, base, notes))
+
+
+def converted(result: SpecResult, notes: list[str], request: bool = False
+              ) -> tuple[TrainingJob | None, list[Problem], dict[str, Any] | None]:
+    """The job convert builds (a retired image as its successor), its problems, and the spec it writes (None: none)."""
+    from provider.cli.convert_form import legacy_machines, written_form
     from provider.cli.convert_images import current_images, request_needs_image, still_named
+    from provider.submission.emit import to_native
 
     job, problems = result.job, result.problems
     if job is not None:  # a retired prebuilt container is written as its served successor (convert_images.py)
@@ -320,49 +350,11 @@ def emit(result: SpecResult, shown: str, base: Path, args: argparse.Namespace, n
         notes += legacy_machines(job)
         notes[:] = list(dict.fromkeys(notes))  # one image named by the job and a pool: said once
         problems = still_named(job, problems)
-    if args.output == "request":
+    if request:
         problems = request_needs_image(problems)
-    errors = [p for p in problems if p.is_error]
-    if errors or job is None:
-        for note in notes:
-            print(f"{shown}: note: {note}", file=sys.stderr)
-        reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
-        return 1
-    out = Output(getattr(args, "write", None))
-    from provider.cli.convert_form import written_form
-    from provider.submission.emit import to_native
-    native = written_form(job, to_native(job), result.data, notes) if args.output != "request" else {}
-    if args.output in ("request", "json"):  # JSON holds no comments: notes and warnings go to stderr
-        _say(shown, notes + _model_notes(job, problems, result), problems)
-    if args.output == "request":
-        from provider.packaging import package_uris
-        from provider.submission.request import build_request
-
-        uris = package_uris(job, base) or None
-        req = build_request(job, "PROJECT", package_uris=uris)
-        return out.write(json.dumps({"kind": req.kind, "parent": req.parent, "body": req.body}, indent=2) + "\n")
-    if args.output == "json":
-        return out.write(json.dumps(native, indent=2) + "\n")
-    import yaml
-
-    header = [f"# Converted by trainjobs from {shown} ({job.source_format.value} format)."]
-    if job.application.__class__.__name__ == "PythonPackage" and getattr(job.application, "source_path", None):
-        header.append(f"# Paths are relative to {base.as_posix() or '.'}/, like the original.")
-    for text in notes + _model_notes(job, problems, result):
-        header.append(f"# note: {text}")
-    for p in problems:
-        header.append(f"# {p.severity.value}: {p.message}")
-    return out.write("\n".join(header) + "\n" + yaml.safe_dump(native, sort_keys=False, allow_unicode=True, width=100))
-
-
-def _model_notes(job: TrainingJob, problems: list[Problem], result: SpecResult) -> list[str]:
-    """The model's notes, each naming its fields as written (as its problem does), less those that became a
-    problem (each is shown once, as the problem)."""
-    from provider.document.locate import as_written
-
-    reported = {p.message for p in problems}
-    said = [as_written(result.data, n.path, n.message, None)[1] for n in job.notes]
-    return [text for text in said if text not in reported]
+    if job is None or any(p.is_error for p in problems):
+        return job, problems, None  # {} for --output request: the request is built from the job
+    return job, problems, ({} if request else written_form(job, to_native(job), result.data, notes, result.job))
 
 
 def _say(shown: str, notes: list[str], problems: list[Problem]) -> None:

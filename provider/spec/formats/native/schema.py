@@ -204,8 +204,8 @@ def _native_spec() -> Schema:
                                      "relative to this file (gcloud's extra-packages=)"),
         },
         required=("module",),
-        description="a Python package: path or uris, module, args",
-        anyOf=[{"required": ["path"]}, {"required": ["uris"]}],
+        description="a Python package: path, uris or extraPackages (gcloud --packages of local archives), module, args",
+        anyOf=[{"required": ["path"]}, {"required": ["uris"]}, {"required": ["extraPackages"]}],
     )
     container = obj(
         {
