@@ -600,3 +600,19 @@ def test_a_missing_region_is_said_once_with_where_it_comes_from(tmp_path: Path) 
     del native["spec"]["application"]
     native["spec"]["region"] = "us-central1"
     assert any("missing the required key 'application'" in p.message for p in validate_data(native).problems)
+
+
+def test_a_json_spec_holds_json_numbers_in_validate_as_in_convert(tmp_path: Path) -> None:
+    """`1e-05` in a JSON file is JSON's number to every reader of JSON: validate took it as YAML 1.1's string and refused
+    the very file convert took (json_numbers.as_json, one reading for both); in a YAML spec it stays refused."""
+    import yaml
+
+    spec = yaml.safe_load((ROOT / "specs" / "vision" / "hptune_container.yaml").read_text())
+    text = json.dumps(spec, indent=2).replace('"min": 0.0001', '"min": 1e-05')
+    assert '"min": 1e-05' in text
+    as_json = validate_bytes(text.encode(), "hptune.json")
+    assert as_json.ok and as_json.job is not None, [p.message for p in as_json.problems]
+    assert as_json.job.hyperparameters is not None and as_json.job.hyperparameters.params[0].min == 1e-05
+    as_yaml = validate_bytes(yaml.safe_dump(spec, sort_keys=False).replace("min: 0.0001", "min: 1e-05").encode(),
+                             "hptune.yaml")
+    assert any("unquoted 1e-05 is ambiguous" in p.message for p in as_yaml.problems)

@@ -66,23 +66,6 @@ def _strip_output_only(data: dict[str, Any], notes: list[str]) -> None:
                 notes.append(f"{key} is set by the service (output only): ignored")
 
 
-def _as_json(raw: bytes, data: Any, problems: list[Problem]) -> list[Problem]:
-    """A JSON file (a REST body, ``describe --format=json``) holds JSON's numbers, not YAML's words.
-
-    The YAML reader refuses a plain ``1e-07`` because YAML 1.1 reads it as a string; no JSON reader
-    does (the REST API reads the number), and it is the only YAML 1.1 trap valid JSON can hold
-    (leading zeros, ``1:30``, ``yes`` are no JSON). When the file is JSON and the reader's values
-    are JSON's, that refusal is dropped.
-    """
-    if not any(p.rule == "yaml.ambiguous-scalar" for p in problems):
-        return problems
-    try:
-        same = json.loads(raw) == data
-    except ValueError:  # not JSON (UnicodeDecodeError included): YAML's reading stands
-        return problems
-    return [p for p in problems if p.rule != "yaml.ambiguous-scalar"] if same else problems
-
-
 def _envelope(doc: LoadedDocument, path: Path, args: argparse.Namespace, notes: list[str]) -> dict[str, Any]:
     """Wrap a bare config.yaml / CustomJobSpec in the TrainingJob envelope.
 
@@ -263,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
     from provider.cli.convert_pools import pools_document
     from provider.cli.convert_sources import read_input, reader, refuse_options
     from provider.document import read_mapping
+    from provider.document.json_numbers import as_json
 
     path, shown, raw = read_input(args.file)
     if (read := reader(path, raw, args)) is not None:  # a notebook, a script, Python: not a mapping
@@ -277,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         problems, readings = as_gcloud_reads(doc, raw, shown)
         notes += readings
     if doc is not None:
-        problems = _as_json(raw, doc.data, problems)
+        problems = as_json(raw, doc.data, problems)
     if doc is None or any(p.is_error for p in problems):
         reporter("text", sys.stderr).report(problems, 1, 1, sys.stderr)
         return 1

@@ -26,6 +26,7 @@ from provider.document import boundary, read_mapping
 from provider.document.files import SPEC_SUFFIXES as SPEC_SUFFIXES  # gitops.side imports it from here
 from provider.document.files import SpecFile, expand, read_file, real_path
 from provider.document.files import display_name as display_name  # and read_file: imported from here by others
+from provider.document.json_numbers import as_json
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, problems_as_written
 from provider.spec.formats import google_readers
@@ -255,6 +256,7 @@ def validate_bytes(data: bytes, filename: str, ctx: Context | None = None) -> Sp
     doc, problems = read_mapping(data, filename, "a TrainingJob mapping with apiVersion, kind, metadata and spec")
     if doc is None:
         return SpecResult(file=filename, problems=problems)
+    problems = as_json(data, doc.data, problems)  # a JSON spec's 1e-05 is JSON's number, as convert reads it
     result = check_document(doc.data, filename, ctx or Context(), doc)
     result.problems[:0] = problems
     return result
