@@ -616,3 +616,17 @@ def test_a_json_spec_holds_json_numbers_in_validate_as_in_convert(tmp_path: Path
     as_yaml = validate_bytes(yaml.safe_dump(spec, sort_keys=False).replace("min: 0.0001", "min: 1e-05").encode(),
                              "hptune.yaml")
     assert any("unquoted 1e-05 is ambiguous" in p.message for p in as_yaml.problems)
+
+
+def test_an_int64_tuning_bound_is_sent_exactly() -> None:
+    """maxValue '1234567890123456789' (int64, as REST writes it) was read as a double and sent as
+    1234567890123456768; it is kept exact, and the written spec holds it as a string of digits."""
+    body = ROOT / "tests" / "fixtures" / "round_trip" / "tuning_job_int64_bound_19_digits.json"
+    proc = run_cli("convert", str(body), "--region", "us-central1", "--output", "request")
+    assert proc.returncode == 0, proc.stderr
+    spec = json.loads(proc.stdout)["body"]["studySpec"]["parameters"][1]["integerValueSpec"]
+    assert spec == {"minValue": "1", "maxValue": "1234567890123456789"}
+    written = yaml.safe_load(run_cli("convert", str(body), "--region", "us-central1").stdout)
+    layers = written["spec"]["hyperparameters"]["params"][1]
+    assert (layers["min"], layers["max"]) == (1, "1234567890123456789")
+    assert validate_data(written).ok

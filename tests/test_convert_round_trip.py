@@ -174,17 +174,7 @@ def check_round_trip(case: str, seen: Converted) -> None:
 
 
 # case id -> (what validate of the written spec says, why, and the fix it needs): a break convert cannot mend alone
-BREAKS = {
-    "round_trip/tuning_job_int64_bound_19_digits": (
-        "is too large",
-        "an INTEGER parameter's int64 bound of 19 digits ('1234567890123456789', as REST writes int64): the tuning "
-        "reader keeps it as a float (HyperParam.max: 1234567890123456768, which the request sends), and the spec "
-        "reader refuses an integer of more than 18 digits, so validate refuses the written spec the input passed. "
-        "Fix: provider/spec/model.py HyperParam.min/max keep an int for INTEGER (vertex_tuning/study.py and "
-        "legacy tuning read int64 text with int()), and the native schema's min/max take an int64 as a string "
-        "(provider/spec/formats/native/schema.py _param, read by native/tuning.py), which emit_tuning writes "
-        "beyond 18 digits"),
-}
+BREAKS: dict[str, tuple[str, str]] = {}
 
 # A warning on how the input is written, or on a field it holds that the request does not carry: convert resolves
 # the form (or leaves the field out) and writes the warning in the written spec's header, so validate of the written

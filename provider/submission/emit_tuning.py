@@ -24,12 +24,21 @@ def _number(p: HyperParam, value: float | str) -> float | int | str:
         else value
 
 
+def _bound(p: HyperParam, value: float) -> float | int | str:
+    """An INTEGER parameter's bound as a whole number; past 18 digits (a plain YAML number the reader refuses) the
+    int64 as REST writes it, a string of digits."""
+    if p.type is not ParamType.INTEGER:
+        return value
+    whole = int(value)
+    return whole if abs(whole) < 10**18 else str(whole)
+
+
 def _param(p: HyperParam) -> Json:
     param: Json = {"name": p.name, "type": p.type.value}
     if p.min is not None:
-        param["min"] = int(p.min) if p.type is ParamType.INTEGER else p.min
+        param["min"] = _bound(p, p.min)
     if p.max is not None:
-        param["max"] = int(p.max) if p.type is ParamType.INTEGER else p.max
+        param["max"] = _bound(p, p.max)
     if p.values:
         param["values"] = [_number(p, v) for v in p.values]
     if p.scale and p.scale != "NONE":

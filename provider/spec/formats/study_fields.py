@@ -26,6 +26,17 @@ def number(value: object, what: str) -> float:
     return float(value)
 
 
+def bound(value: object, what: str, integer: bool) -> float:
+    """A parameter's bound: a double (``number``), or for an INTEGER parameter an int64 kept exact (a JSON number
+    or, as protobuf's JSON mapping writes int64, a string of digits: '1234567890123456789' is not rounded to a
+    double's 1234567890123456768). A bound that is not whole stays a float, for the rule that names it."""
+    if integer and isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        return int(value.strip())
+    if integer and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return number(value, what)
+
+
 def _same(name: str) -> str:
     return name
 

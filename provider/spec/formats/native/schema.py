@@ -84,14 +84,19 @@ def _native_pool() -> Schema:
     )
 
 
+# A parameter's bound: a number; an INTEGER parameter's int64 past 18 digits as REST writes it, a string of digits.
+_BOUND: Schema = {"anyOf": [{"type": "number"}, {"type": "string", "pattern": "^[+-]?[0-9]{1,19}$"}],
+                  "description": "a number (an INTEGER parameter's int64 may be written as a string of digits)"}
+
+
 def _param() -> Schema:
     hp = limits()["hyperparameters"]
     return obj(
         {
             "name": string("the parameter name, passed to the trainer as --NAME=VALUE", pattern="^\\S+$"),
             "type": {"enum": ["DOUBLE", "INTEGER", "CATEGORICAL", "DISCRETE"]},
-            "min": {"type": "number"},
-            "max": {"type": "number"},
+            "min": _BOUND,
+            "max": _BOUND,
             "values": {"type": "array", "minItems": 1, "maxItems": hp["max_discrete_values"],
                        "items": {"type": ["string", "number"]}},
             "scale": {"enum": ["UNIT_LINEAR_SCALE", "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE"]},

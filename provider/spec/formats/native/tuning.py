@@ -8,7 +8,7 @@ and ``conditionalParams``), ``algorithm``, ``measurementSelection``, ``observati
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import study_stopping, trial_stopping
+from provider.spec.formats.study_fields import bound, study_stopping, trial_stopping
 from provider.spec.model import (
     HyperParam,
     Hyperparameters,
@@ -48,6 +48,13 @@ def _default(p: Node) -> str | float | None:
     return float(raw)
 
 
+def _bound(p: Node, key: str, type_name: str) -> float | None:
+    """min or max: a number, or an INTEGER parameter's int64 written as a string of digits (past 18 digits, a
+    plain YAML number is refused by the reader) kept exact."""
+    raw = p.raw(key)
+    return None if raw is None else bound(raw, key, type_name == ParamType.INTEGER.value)
+
+
 def param(p: Node) -> HyperParam:
     type_name = p.req_str("type")
     if type_name not in ParamType.__members__:
@@ -59,8 +66,8 @@ def param(p: Node) -> HyperParam:
     return HyperParam(
         name=p.req_str("name"),
         type=ParamType(type_name),
-        min=p.number("min"),
-        max=p.number("max"),
+        min=_bound(p, "min", type_name),
+        max=_bound(p, "max", type_name),
         values=_param_values(p, "values"),
         scale=p.text("scale"),
         default=_default(p),

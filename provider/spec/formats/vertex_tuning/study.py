@@ -12,7 +12,7 @@ SDK's low-level client (``study_spec``, ``parameter_id``; provider.spec.formats.
 
 from __future__ import annotations
 
-from provider.spec.formats.study_fields import KeyName, number, study_stopping, trial_count, trial_stopping
+from provider.spec.formats.study_fields import KeyName, bound, number, study_stopping, trial_count, trial_stopping
 from provider.spec.model import (
     DocPath,
     HyperParam,
@@ -117,8 +117,8 @@ def parameter(p: Node, notes: list[Note], k: KeyName = _same) -> HyperParam:
     return HyperParam(
         name=p.req_str(k("parameterId")),
         type=ptype,
-        min=None if low is None else number(low, k("minValue")),
-        max=None if high is None else number(high, k("maxValue")),
+        min=None if low is None else bound(low, k("minValue"), ptype is ParamType.INTEGER),
+        max=None if high is None else bound(high, k("maxValue"), ptype is ParamType.INTEGER),
         values=_values(spec, ptype),
         scale=p.text(k("scaleType")),
         default=None if default is None else default if ptype is ParamType.CATEGORICAL else number(default, k("defaultValue")),
