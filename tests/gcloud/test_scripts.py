@@ -116,6 +116,10 @@ REDIRECTION_REFUSED = [
     (f"{TRAIN} j {IMAGE} >&3", "file descriptor 3 is not open in a script"),
     (f"{TRAIN} j {IMAGE} >", "> without a file after it"),
     (f"JOB=j | tee x\n{TRAIN} $JOB {IMAGE}", "a pipe (|) after 'JOB=j': bash runs each side of a pipe in a subshell"),
+    # a public script logs docker in first (find_string id 15263705304): the pipe's cause is the command after it
+    (f"gcloud auth print-access-token | docker login -u oauth2accesstoken --password-stdin https://gcr.io\n{TRAIN} j "
+     f"{IMAGE}", "column 32: a pipe (|) after 'gcloud auth print-access-token': the token it prints goes to the "
+                 "command after the pipe (docker login...), which would run"),
     (f"echo 'trainingInput: {{}}' > c.yaml\n{TRAIN} j {IMAGE} --config=c.yaml", "line 1, column 28: c.yaml is written "
      "here, before the training command reads it ('--config=c.yaml')"),
     (f"echo 'trainingInput: {{}}' | tee ./c.yaml\n{TRAIN} j {IMAGE} --config c.yaml", "./c.yaml is written here"),
