@@ -31,7 +31,7 @@ _FUNCTIONS = frozenset(("abspath", "addprefix", "addsuffix", "and", "basename", 
                         "join", "lastword", "notdir", "or", "origin", "patsubst", "realpath", "shell", "sort", "strip",
                         "subst", "suffix", "value", "warning", "wildcard", "word", "wordlist", "words"))
 READ = ("read of make's functions: subst, patsubst, strip, firstword, lastword, words, word, if, info, warning, and "
-        "$(shell date [-u] +FORMAT) and $(shell gcloud config get-value PROPERTY)")
+        "$(shell date [-u] +FORMAT), $(shell gcloud config get-value PROPERTY) and $(shell pwd)")
 
 
 def where(pos: Pos) -> str:
@@ -238,9 +238,11 @@ class Expander:
             return Text()
         if name == "error":
             raise Refused(f"$(error ...): make stops here with {arg(0, 1).s!r}", pos)
-        if name == "shell":
+        if name == "shell":  # run by make in its folder (CURDIR), where the shell's pwd is
+            curdir = self.variables.get("CURDIR")
+            env = {**self.env, "PWD": curdir.value.s} if curdir is not None and not curdir.recursive else self.env
             try:
-                return value(self.shell(arg(0, 1).s, written, self.env, self.notes))
+                return value(self.shell(arg(0, 1).s, written, env, self.notes))
             except ValueError as exc:
                 raise Refused(str(exc), pos) from None
         if name in ("strip", "firstword", "lastword", "words"):
