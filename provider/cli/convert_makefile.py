@@ -42,16 +42,16 @@ def _shell(command: str, written: str, env: Mapping[str, str], notes: list[str])
         words = split_words(_STDERR.sub("", command), env)
     except ShellError as exc:
         raise ValueError(f"{written}: {exc.message}") from None
-    if words[:1] == ["date"] or words[:2] == ["gcloud", "config"]:
+    if words[:1] in (["date"], ["pwd"]) or words[:2] == ["gcloud", "config"]:  # pwd: make's folder (PWD, CURDIR)
         try:
             printed, _ = substitution.value(words, written, {}, env, notes)
         except substitution.Refused as exc:
             raise ValueError(str(exc)) from None
         return printed.replace("\n", " ")
     raise ValueError(f"{written} runs a command when make reads it: trainjobs never runs commands; of $(shell ...) only "
-                     "$(shell date [-u] +FORMAT) (the time of the conversion) and $(shell gcloud config get-value "
-                     "PROPERTY) of project, compute/region and ai/region are read; write the value, or give it with "
-                     "--var NAME=VALUE")
+                     "$(shell date [-u] +FORMAT) (the time of the conversion), $(shell gcloud config get-value "
+                     "PROPERTY) of project, compute/region and ai/region, and $(shell pwd) (the folder make runs in) are "
+                     "read; write the value, or give it with --var NAME=VALUE")
 
 
 def _reader(folder: Path) -> Callable[[Path, str], str]:

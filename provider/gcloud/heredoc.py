@@ -9,7 +9,12 @@ quoted, and as they are when one is (``<<'EOF'``, ``<<"EOF"``, ``<<\\EOF``); ``<
 reads any other: from the environment and the script's assignments; a variable whose name looks secret is refused,
 a committed spec would hold it), at the script's own lines, for the ``--config`` that names it.
 
-Any other here-document (into gcloud, python, ``cat >> FILE``, a file the command reads otherwise than by
+The training command's own here-document is its standard input, which gcloud reads as the file of ``--config``
+where that names it: ``--config=-`` of ``gcloud ai custom-jobs create`` (its loader, console_io.ReadFromFileOrStdin,
+reads - as standard input) and ``--config=/dev/stdin`` of any (hp-tuning-jobs and ai-platform load a path, and
+/dev/stdin is one): read as that file (stdin_config).
+
+Any other here-document (into gcloud otherwise, python, ``cat >> FILE``, a file the command reads otherwise than by
 ``--config``) is still refused by name (provider.gcloud.redirection).
 """
 
@@ -24,7 +29,8 @@ from provider.gcloud import redirection
 
 _ENDS = " \t\n;&|<>()"
 ONLY = ("of here-documents, only cat > FILE <<EOF (or cat <<EOF > FILE) before the training command is read, "
-        "for the file its --config names")
+        "for the file its --config names, and the training command's own, for its --config /dev/stdin (or --config - "
+        "of gcloud ai custom-jobs create)")
 
 
 class Refused(ValueError):
@@ -138,6 +144,31 @@ def check(heres: tuple[Here, ...], words: list[str], cwd: Path, temp: str) -> No
                           f"than by --config; {ONLY}")
 
 
+def _configs(words: list[str]) -> list[str]:
+    """The values of the --config flags of the command ``words``."""
+    return [w.removeprefix("--config=") for w in words if w.startswith("--config=")] + [
+        words[k + 1] for k, w in enumerate(words[:-1]) if w == "--config"]
+
+
+def stdin_config(words: list[str]) -> str | None:
+    """The ``--config`` value of the training command ``words`` that reads its standard input (``-`` for custom-jobs
+    create, ``/dev/stdin`` for any), or None."""
+    named = [w for w in words[1:] if not w.startswith("-") and w not in ("alpha", "beta")][:3]
+    values = _configs(words)
+    if len(values) != 1:
+        return None
+    if values[0] == "/dev/stdin" or (values[0] == "-" and named == ["ai", "custom-jobs", "create"]):
+        return values[0]
+    return None
+
+
+def stdin_note(here: Here, line: int) -> str:
+    """The note for the training command's here-document, read as the file its --config names."""
+    last = here.line + here.text.count("\n") - 1
+    return (f"line {line}: the here-document of lines {here.line}-{last} is the training command's standard input, "
+            f"which its --config {here.target} reads: read as bash writes it")
+
+
 def find(heres: tuple[Here, ...], where: Path) -> Here | None:
     """The file a here-document writes at ``where``: the last one written there."""
     return next((h for h in reversed(heres) if h.path == os.path.normpath(where)), None)
@@ -149,6 +180,9 @@ def refused(named: list[str], outputs: list[str]) -> str:
         said = "; ".join(outputs) or "stdout is printed"
         return (f"cat with a here-document: {said}, where only one file written whole (cat > FILE) before the "
                 "training command is read")
+    if named[:1] == ["gcloud"] and _configs(named) == ["-"]:
+        return ("--config - is read as standard input by gcloud ai custom-jobs create only: this command's loader "
+                "opens a file named - (gcloud stops: it does not exist); write --config=/dev/stdin")
     if named[:1] == ["gcloud"]:
         return ("a here-document (<<) gives gcloud the lines that follow as its standard input: gcloud may read it (a "
                 "prompt's answer, a flag's value given as -), which is not read here")

@@ -31,7 +31,7 @@ _FUNCTIONS = frozenset(("abspath", "addprefix", "addsuffix", "and", "basename", 
                         "join", "lastword", "notdir", "or", "origin", "patsubst", "realpath", "shell", "sort", "strip",
                         "subst", "suffix", "value", "warning", "wildcard", "word", "wordlist", "words"))
 READ = ("read of make's functions: subst, patsubst, strip, firstword, lastword, words, word, if, info, warning, and "
-        "$(shell date [-u] +FORMAT) and $(shell gcloud config get-value PROPERTY)")
+        "$(shell date [-u] +FORMAT), $(shell gcloud config get-value PROPERTY) and $(shell pwd)")
 
 
 def where(pos: Pos) -> str:
@@ -221,6 +221,11 @@ class Expander:
         finally:
             self._active.pop()
 
+    def shell_env(self) -> Mapping[str, str]:
+        """The environment of $(shell ...): make runs it in its folder (CURDIR), where the shell's pwd is."""
+        curdir = self.variables.get("CURDIR")
+        return {**self.env, "PWD": curdir.value.s} if curdir is not None and not curdir.recursive else self.env
+
     def function(self, name: str, args: Text, pos: Pos, written: str, depth: int) -> Text:
         def arg(k: int, count: int) -> Text:
             start, end = split_args(args.s, count)[k] if k < len(split_args(args.s, count)) else (0, 0)
@@ -240,7 +245,7 @@ class Expander:
             raise Refused(f"$(error ...): make stops here with {arg(0, 1).s!r}", pos)
         if name == "shell":
             try:
-                return value(self.shell(arg(0, 1).s, written, self.env, self.notes))
+                return value(self.shell(arg(0, 1).s, written, self.shell_env(), self.notes))
             except ValueError as exc:
                 raise Refused(str(exc), pos) from None
         if name in ("strip", "firstword", "lastword", "words"):

@@ -28,6 +28,9 @@ import re
 from provider.core.record import Record
 
 _FIX = "write the value out, or give it as a variable of the environment"
+# Why $1.., $@ and $* alone are not read (provider.gcloud.words), and what to write instead.
+ARGUMENTS = ("the script's arguments ($1.., $@, $*) are given when it runs and not known here: write the value in "
+             "its place (a default, ${1:-VALUE}, is read as the script run with no arguments)")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
 _DIGITS = re.compile(r"[1-9][0-9]*")

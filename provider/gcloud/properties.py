@@ -37,10 +37,10 @@ READ = tuple(ENVIRONMENT)
 HARMLESS = ("core/account", "core/disable_prompts", "core/verbosity", "core/user_output_enabled", "core/log_http",
             "core/disable_usage_reporting", "core/disable_color", "core/show_structured_logs", "compute/zone",
             "ai_platform/region", "component_manager/disable_update_check", "survey/disable_prompts")
-AUTH = ("login", "activate-service-account")
+AUTH = ("login", "activate-service-account", "configure-docker")  # credentials (configure-docker: docker's)
 _ALLOWED = ("allowed before the gcloud command: gcloud config set with project, ai/region or compute/region (which "
             "give the project and region), or with " + ", ".join(p.removeprefix("core/") for p in HARMLESS) +
-            " (which change nothing in the job), and gcloud auth login / activate-service-account")
+            " (which change nothing in the job), and gcloud auth login / activate-service-account / configure-docker")
 
 
 def _full(name: str) -> str:
@@ -57,7 +57,8 @@ def ran(words: list[str], properties: dict[str, str], notes: list[str]) -> None:
     if group == "auth":
         if verb not in AUTH:
             raise Refused(f"gcloud auth {verb} is not read before the gcloud command; {_ALLOWED}", min(2, len(words) - 1))
-        notes.append(f"gcloud auth {verb} before the command gives gcloud credentials, no field of the job: ignored")
+        who = "docker (for the registries gcloud pushes images to)" if verb == "configure-docker" else "gcloud"
+        notes.append(f"gcloud auth {verb} before the command gives {who} credentials, no field of the job: ignored")
         return
     if verb != "set":
         raise Refused(f"gcloud config {verb} is not read: only gcloud config set PROPERTY VALUE is; {_ALLOWED}",

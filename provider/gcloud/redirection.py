@@ -106,7 +106,12 @@ def into_gcloud(name: str | None, op: str) -> str:
 
 
 def subshell(words: list[str], op: str) -> str:
-    """The refusal of a pipe after a command that sets variables or properties: bash runs it in a subshell."""
+    """The refusal of a pipe after a command that sets variables or properties: bash runs it in a subshell; after
+    gcloud auth print-access-token (which sets nothing): what it prints goes to a command that would run."""
+    if words[:2] == ["gcloud", "auth"] and words[2:3] and words[2].startswith("print-"):
+        return (f"a pipe ({op}) after {shown(' '.join(words[:3]))}: the token it prints goes to the command after the "
+                "pipe (docker login...), which would run, and trainjobs never runs a command; a login changes nothing "
+                f"in the job: leave it out of the script to convert; {READ}")
     return (f"a pipe ({op}) after {shown(' '.join(words[:2]))}: bash runs each side of a pipe in a subshell, so what "
             f"it sets is lost for the commands after it; {READ}")
 

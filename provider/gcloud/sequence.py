@@ -95,7 +95,7 @@ class Commands:
             if self.captures(inner, at, end, quoted):
                 return
             printed, variable = substitution.value(inner.words, self.line[start:end], self.properties, self.env,
-                                                     self.notes)
+                                                     self.notes, self.cwd)
         except substitution.Refused as exc:
             raise self.fail(str(exc), start + exc.at) from None
         self.plain.update(inner.plain)
@@ -133,7 +133,7 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
-        if self.here is not None and not self.single:
+        if self.here is not None and not self.single and not self.stdin_here():
             return self.written_here(op)
         if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
             self.redirections(script.position(self.line, self.redirected[0][2])[0])
@@ -281,6 +281,21 @@ class Commands:
         self.plain.update(inner.plain)
         self.notes += inner.notes
         return inner.word.text
+
+    def stdin_here(self) -> bool:
+        """Whether the here-document is the training command's standard input, which its --config reads
+        (heredoc.stdin_config): kept (self.heres) as the file --config names, the command then read as any."""
+        assert self.here is not None
+        named = self.words[self.assigned:]
+        target = heredoc.stdin_config(named) if substitution.creates(named) else None
+        if target is None:
+            return False
+        text, first, _ = self.here
+        self.here = None
+        here = heredoc.Here(os.path.normpath(self.cwd / target), target, text, first)
+        self.heres += (here,)
+        self.notes.append(heredoc.stdin_note(here, script.position(self.line, self.starts[self.assigned])[0]))
+        return True
 
     def written_here(self, op: str) -> bool:
         """The end of the command of a here-document: ``cat > FILE``, whose FILE is kept (self.heres) for the

@@ -13,6 +13,8 @@ Scripts that submit a training job name it after the time they run and build pat
   variable, which gcloud reads first (tests/gcloud/test_scripts.py asks the real gcloud), else the value a ``gcloud
   config set`` earlier in the script gave (provider.gcloud.properties), else refused: the configuration of the
   machine that runs the script is not known here.
+* ``$(pwd)`` (``pwd -L``, bash's builtin): the folder the script runs from, as ``$PWD`` reads it (the ``PWD`` of the
+  environment, else the folder trainjobs convert runs from, which is where relative paths are read from too).
 
 A ``2>/dev/null`` that ends the substituted command changes nothing in what it prints, and is dropped. The words
 of the substituted command are read as any others (provider.gcloud.words), as one simple command.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from provider.gcloud.properties import ENVIRONMENT
 from provider.gcloud.word_checks import shown
@@ -36,7 +39,8 @@ _STDERR = re.compile(r"[ \t]+2>[ \t]*/dev/null[ \t]*$")
 READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the conversion) and $(gcloud config "
         "get-value|get|list PROPERTY) of project, compute/region and ai/region (from gcloud config set earlier in the "
         "script, or CLOUDSDK_CORE_PROJECT, CLOUDSDK_COMPUTE_REGION, CLOUDSDK_AI_REGION in the environment) are read, "
-        "and $(mktemp) for the file a here-document writes (cat > \"$(mktemp)\" <<EOF)")
+        "and $(mktemp) for the file a here-document writes (cat > \"$(mktemp)\" <<EOF), and $(pwd) (the folder the script "
+        "runs from, $PWD)")
 
 TEMP = "trainjobs-mktemp"  # in each name a $(mktemp) stands for (_mktemp)
 clock: Callable[[], float] = time.time  # the time of the conversion (tests freeze it)
@@ -174,6 +178,22 @@ def _mktemp(args: list[str], said: str, notes: list[str]) -> str:
     return name
 
 
+def _pwd(args: list[str], said: str, env: Mapping[str, str], cwd: Path | None,
+         notes: list[str]) -> tuple[str, str | None]:
+    """What bash's ``pwd [-L]`` prints: ``$PWD`` (the environment's, which bash keeps), else the folder the script is
+    read from; ``-P`` (symbolic links resolved) and anything else is refused."""
+    if args not in ([], ["-L"]):
+        raise Refused(f"{said}: pwd {' '.join(shown(a) for a in args)} is not read; allowed: $(pwd) or $(pwd -L), the "
+                      "folder the script runs from ($PWD)", 0)
+    if "PWD" in env:
+        notes.append(f"{said} is the folder the script runs from: {env['PWD']!r}, from $PWD")
+        return env["PWD"], "PWD"
+    if cwd is None:
+        raise Refused(f"{said} prints the folder the script runs from, which is not known here; write the path", 0)
+    notes.append(f"{said} is the folder the script runs from: {str(cwd)!r}, where trainjobs convert runs")
+    return str(cwd), None
+
+
 def creates(words: list[str]) -> bool:
     """Whether ``words`` are a training command (gcloud [alpha|beta] ai custom-jobs|hp-tuning-jobs create, gcloud
     ai-platform|ml-engine jobs submit training), by its group and verb, flags before them aside."""
@@ -183,7 +203,7 @@ def creates(words: list[str]) -> bool:
 
 
 def value(words: list[str], written: str, properties: Mapping[str, str], env: Mapping[str, str],
-          notes: list[str]) -> tuple[str, str | None]:
+          notes: list[str], cwd: Path | None = None) -> tuple[str, str | None]:
     """What the substituted command ``words`` (``written`` so) prints (trailing newlines dropped, as bash drops them), with a note
     added to ``notes``, and the environment variable it was read from (None if none); Refused."""
     if words[:1] == ["date"]:
@@ -192,6 +212,8 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         return text, None
     if words[:1] == ["mktemp"]:
         return _mktemp(words[1:], shown(written), notes), None
+    if words[:1] == ["pwd"]:
+        return _pwd(words[1:], shown(written), env, cwd, notes)
     if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
         said = shown(written)
         variable = ENVIRONMENT[name]

@@ -190,8 +190,8 @@ class _Reader(Commands):
             m = _NAME.match(line, start + 1)
             if m is None:
                 if _SPECIAL.match(nxt) and not self.dry:  # a word bash does not expand: only its end is sought
-                    raise self.fail(f"${nxt} is a special shell parameter; only variables of the environment are "
-                                    "understood")
+                    raise self.fail(f"${nxt} is a special shell parameter; " + (parameters.ARGUMENTS if nxt in
+                                    "@*123456789" else "only variables of the environment are understood"))
                 self.add("$", quoted=True)  # a lone $ is literal, as in bash
                 self.i = start + 1
                 return

@@ -158,3 +158,31 @@ def test_a_temporary_name_that_would_reach_the_job_is_refused(script: str, said:
     with pytest.raises(ShellError) as refused:
         read_line(script + "\n", {}, tmp_path)
     assert said in refused.value.message
+
+
+@pytest.mark.parametrize("flag", ["--config=-", "--config -", "--config=/dev/stdin", "--config /dev/stdin"])
+def test_the_training_commands_own_here_document_is_the_config_it_reads(flag: str, tmp_path: Path) -> None:
+    """gcloud ai custom-jobs create --config=- <<EOF (its loader reads - as standard input) or --config=/dev/stdin:
+    the request equals that of the same config written beside the script (the oracle's corpus asks gcloud)."""
+    (tmp_path / ".git").mkdir()
+    head = "IMG=gcr.io/p/img:1\nRUN=r1\n"
+    create = CREATE.replace("--config=c.yaml", flag)
+    written = _request(tmp_path, f"{head}{create} <<EOF\n{CONFIG}EOF\necho submitted\n")
+    (tmp_path / "c.yaml").write_text(CONFIG.replace("${IMG}", "gcr.io/p/img:1").replace("${RUN}", "r1"))
+    beside = _request(tmp_path, f"{head}{CREATE}\n")
+    assert written == beside
+    line = read_line(f"{head}{create} <<'EOF'\n{CONFIG}EOF\n", ENV, tmp_path)
+    assert line.heres[0].text == CONFIG  # a quoted delimiter: written as it is
+    assert any("is the training command's standard input" in note for note in line.notes)
+
+
+@pytest.mark.parametrize("command", [
+    "gcloud ai hp-tuning-jobs create --region=us-central1 --display-name=t --config=-",
+    "gcloud ai-platform jobs submit training j --region=us-central1 --master-image-uri=gcr.io/p/i:1 --config -",
+])
+def test_config_dash_of_another_command_is_refused_as_gcloud_refuses_it(command: str, tmp_path: Path) -> None:
+    """Only custom-jobs create reads --config - from standard input; the others open a file named -."""
+    with pytest.raises(ShellError) as refused:
+        read_line(f"{command} <<EOF\na: 1\nEOF\n", ENV, tmp_path)
+    assert "--config - is read as standard input by gcloud ai custom-jobs create only" in refused.value.message
+    assert "--config=/dev/stdin" in refused.value.message

@@ -88,6 +88,8 @@ CASES = [
     # a second recipe for a target replaces the first; CRLF line ends
     ("A = 1\r\nt:\r\n\techo $(A) \\\r\n\t  two\r\n", "t", {}, {}),
     ("t:\n\techo first\nt:\n\techo second\n", "t", {}, {}),
+    # $(shell pwd): the folder make runs in, as its shell prints it (a stale $PWD of the environment aside)
+    ("D = $(shell pwd)\nE := $(shell pwd)/trainer\nt:\n\techo $(D) $(E) $(CURDIR)\n", "t", {}, {"PWD": "/elsewhere"}),
 ]
 
 

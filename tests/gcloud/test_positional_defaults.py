@@ -43,7 +43,11 @@ def test_read_as_bash_runs_the_script_with_no_arguments(name: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize(("text", "said"), [
-    ("REGION=$1\n", "$1 is a special shell parameter"),
+    ("REGION=$1\n", "$1 is a special shell parameter; the script's arguments ($1.., $@, $*) are given when it runs "
+                     "and not known here: write the value in its place"),
+    ('ARGS=--args=$@\n', "$@ is a special shell parameter; the script's arguments"),  # --args=$@ of a public script
+    ('ARGS="$*"\n', "$* is a special shell parameter; the script's arguments"),
+    ("P=$$\n", "$$ is a special shell parameter; only variables of the environment are understood"),
     ("REGION=${1}\n", "${1...} is a special shell parameter"),
     ("REGION=${1:=us-east1}\n", "cannot assign a positional parameter"),
     ('REGION="${1:?usage: run.sh REGION}"\n', "bash would stop here with '1: usage: run.sh REGION' when the script "

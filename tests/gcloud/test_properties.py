@@ -42,6 +42,9 @@ def test_variables_and_quotes_in_a_config_set_are_read_as_bash_reads_them() -> N
     ("gcloud config set disable_prompts true", "gcloud config set disable_prompts true: changes nothing"),
     ("gcloud auth login", "gcloud auth login before the command gives gcloud credentials, no field of the job"),
     ("gcloud auth activate-service-account --key-file=key.json", "gcloud auth activate-service-account before"),
+    # before a local-package-path job, whose image gcloud pushes (a public script: find_string id 15263705304)
+    ("gcloud auth configure-docker asia-northeast1-docker.pkg.dev -q", "gcloud auth configure-docker before the "
+                                                                       "command gives docker (for the registries"),
 ])
 def test_what_changes_nothing_in_the_job_is_a_note(before: str, says: str) -> None:
     line = read_line(f"{before}\n{VERTEX}", {})
@@ -60,7 +63,8 @@ def test_what_changes_nothing_in_the_job_is_a_note(before: str, says: str) -> No
     ("gcloud config set project", "gcloud config set takes a PROPERTY and a VALUE, and 1 word(s) follow it"),
     ("gcloud config set project My_Project", "column 27: gcloud config set project: The project property must be "
                                              "set to a valid project ID, not the project name [My_Project]"),
-    ("gcloud auth configure-docker", "column 13: gcloud auth configure-docker is not read before the gcloud command"),
+    ("gcloud auth print-access-token", "column 13: gcloud auth print-access-token is not read before the gcloud "
+                                       "command"),
 ])
 def test_what_may_change_the_job_is_refused_by_name(before: str, says: str) -> None:
     with pytest.raises(ShellError) as refused:

@@ -116,6 +116,10 @@ REDIRECTION_REFUSED = [
     (f"{TRAIN} j {IMAGE} >&3", "file descriptor 3 is not open in a script"),
     (f"{TRAIN} j {IMAGE} >", "> without a file after it"),
     (f"JOB=j | tee x\n{TRAIN} $JOB {IMAGE}", "a pipe (|) after 'JOB=j': bash runs each side of a pipe in a subshell"),
+    # a public script logs docker in first (find_string id 15263705304): the pipe's cause is the command after it
+    (f"gcloud auth print-access-token | docker login -u oauth2accesstoken --password-stdin https://gcr.io\n{TRAIN} j "
+     f"{IMAGE}", "column 32: a pipe (|) after 'gcloud auth print-access-token': the token it prints goes to the "
+                 "command after the pipe (docker login...), which would run"),
     (f"echo 'trainingInput: {{}}' > c.yaml\n{TRAIN} j {IMAGE} --config=c.yaml", "line 1, column 28: c.yaml is written "
      "here, before the training command reads it ('--config=c.yaml')"),
     (f"echo 'trainingInput: {{}}' | tee ./c.yaml\n{TRAIN} j {IMAGE} --config c.yaml", "./c.yaml is written here"),
@@ -151,6 +155,8 @@ SUBSTITUTED = [
     "P=$(gcloud config list project --format='value(core.project)')\nJOB=j_$P",
     'gcloud config set project other-project\nP=$(gcloud config get-value project)\nJOB=j_$P',
     'R=$(gcloud config get-value compute/region)\nJOB=j_$R',
+    'JOB="j$(pwd)"',  # $(pwd): the folder the script runs from (local-package-path=$(pwd) in a public script)
+    "JOB=j`pwd -L`/trainer",
 ]
 
 
@@ -161,7 +167,8 @@ def test_date_and_gcloud_config_substitutions_read_as_bash_runs_them(assignment:
     env = _env(tmp_path, CLOUDSDK_CORE_PROJECT="env-project", CLOUDSDK_COMPUTE_REGION="europe-west4")
     line = read_line(script, env, tmp_path)
     assert line.words == _bash_words(script, env, tmp_path)
-    assert any("the time of the conversion" in n or "gcloud" in n for n in line.notes)
+    assert any("the time of the conversion" in n or "gcloud" in n or "the folder the script runs from" in n
+               for n in line.notes)
 
 
 @pytest.mark.parametrize("form", ["+%Y%m%d_%H%M%S", "+%s", "-u +%H:%M %Z %z", "+%a %A %b %B %p %j %U %V %G %u %w %C",
@@ -198,6 +205,7 @@ REFUSED = [
     (f'echo "$(id -u)"\n{TRAIN} j {IMAGE}', "line 1, column 7: '$(id -u)': $(...) is command substitution"),
     (f"J=$(whoami)\n{TRAIN} $J {IMAGE}", "line 1, column 3: '$(whoami)': $(...) is command substitution"),
     (f"J=`hostname`\n{TRAIN} $J {IMAGE}", "line 1, column 3: '`hostname`': backticks are command substitution"),
+    (f"J=$(pwd -P)\n{TRAIN} $J {IMAGE}", "line 1, column 3: '$(pwd -P)': pwd '-P' is not read; allowed: $(pwd)"),
     (f"J=$(date)\n{TRAIN} $J {IMAGE}", "line 1, column 3: '$(date)': date without +FORMAT"),
     (f"J=$(date +%c)\n{TRAIN} $J {IMAGE}", "date's %c prints the locale's own format"),
     (f"J=$(date +%N)\n{TRAIN} $J {IMAGE}", "date's '%N' is not read"),
