@@ -203,6 +203,14 @@ FORM_WARNINGS = {
 # case id -> what convert's refusal says: an input of a corpus that convert refuses (each corpus's own test says
 # why: an invalid sample, a --config file that is not a whole job, a notebook with several jobs ...)
 REFUSED: dict[str, str] = {
+    # configs of the gcloud corpus whose command gives what they lack (the module, the package) or which gcloud
+    # and trainjobs refuse alike: alone, each is refused for it
+    'configs/sw_aip_job_labels': 'no Python module to run: set trainingInput.pythonModule or moduleName',
+    'configs/sw_bpe_custom_job_config': "unknown key 'reduction_server_replica_count' in spec.workerPoolSpecs[0]",
+    'configs/sw_landuse_flat': 'nvidia-tesla-t4 is not an accelerator type Vertex AI knows',
+    'configs/sw_landuse_jobspec': 'nvidia-tesla-t4 is not an accelerator type Vertex AI knows',
+    'configs/sw_mini_mnist_cloud': 'no Python module to run: set trainingInput.pythonModule or moduleName',
+    'configs/sw_spheres_config': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'rest/c10_airflow_batch_prediction_job': 'an AI Platform batch prediction job (predictionInput), not a training',
     'rest/c10_gapic_job_name_in_training_input': "unknown key 'jobName' in spec.trainingInput",
     'rest/c10_kfp_od_lowercase_p100': 'nvidia-tesla-p100 is not an accelerator type Vertex AI knows',
