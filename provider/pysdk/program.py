@@ -155,8 +155,8 @@ class _Walk:
                 self.steps.append(f"{found} at {reader.at(sub)} (inside {block})")
             elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
-                name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
-                        or ml_client.named_create(sub) or sdk_class(_imported_in(stmt, sub.func)))
+                name = (next(filter(None, (sdk_class(reader.qualified(f)) or sdk_class(_imported_in(stmt, f))
+                                           for f in (sub.func, func))), None) or named_create(sub) or ml_client.named_create(sub))
                 if name is not None:
                     self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
         for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
