@@ -40,6 +40,7 @@ ORACLE = [
     'n = "outer"\nA = ["t"] + [f"--size={n}" for n in [12, 16]]\nB = n\nC = {k: v * 2 for k, v in {"a": 1}.items()}',
     'D = {"a": 1, "b": 2}\nE = [f"--{k}={D[k]}" for k in D if k != "a"]\nF = {c for c in "abca"}\nG = ",".join(s for s in ["x", "y"])',
     'D = {"a": 1, "b": 2}\nK = list(D.keys())\nV = sorted(D.values())\nI = tuple(D.items())\nM = max(D.keys())',
+    'A = [f"--worker-{i}" for i in range(1, 4)]\nC = [f"{i}:{x}" for i, x in enumerate("ab", 1)]',
     'P = [(i, j) for i in [1, 2] if i > 1 for j in "ab"]\nQ = [[x for x in row] for row in [[1], [2, 3]]]\nR = len([1 for _ in "xyz"])',
 ]
 
@@ -99,6 +100,8 @@ def test_why_values_are_unknown() -> None:
     assert "a call to f()" in _why("x = [i for i in f()]", "x")
     assert "too large" in _why("x = [1 for i in 'a' * 99999 for j in 'b' * 99999]", "x")
     assert scope_after([("c", "D = {'a': 1}\nK = D.keys()")]).get("K") == ["a"]  # a view is kept as a list (JSON)
+    assert "whose items trainjobs does not go through" in _why("x = [i for i in {'a', 'b'}]", "x")  # hash order
+    assert "whose items trainjobs does not go through" in _why("x = [i for i in range(10**9)]", "x")
     assert "loop target trainjobs does not bind" in _why("x = [a for *a, b in ['xy']]", "x")
     assert "ValueError" in _why("x = [a for a, b in ['xyz']]", "x")
     shadowed = scope_after([("cell 1", "import os\nx = [os for os in ['a']]\ny = x + [os.path.join('a', 'b')]")])

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from provider.document import python_comprehension, python_modules, python_mutate
+from provider.document import python_comprehension, python_loops, python_modules, python_mutate
 from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
@@ -222,7 +222,7 @@ _KINDS: dict[type[ast.expr], Callable[[Scope, Any], Any]] = {
     ast.Subscript: lambda scope, node: _subscript(scope, node),
     ast.Call: lambda scope, node: _call(scope, node),
     ast.Attribute: _attribute,
-    **{kind: lambda scope, node: python_comprehension.value(scope, node, _known, _unknown, LIMIT)
+    **{kind: lambda scope, node: python_comprehension.value(scope, node, _known, _unknown, evaluate, LIMIT)
        for kind in python_comprehension.KINDS},
 }
 
@@ -363,10 +363,11 @@ def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
         return getattr(receiver, func.attr)(*args, **kwargs)
     if isinstance(receiver, python_mutate.ArgParser):
         return python_mutate.parser_call(scope, node, receiver, func.attr)
-    if isinstance(receiver, dict) and func.attr in ("get", "items", "keys", "values"):
+    if isinstance(receiver, dict) and func.attr == "get":
         args, kwargs = _arguments(scope, node)
-        found = getattr(receiver, func.attr)(*args, **kwargs)
-        return found if func.attr == "get" else list(found)  # a view as a list: what the code iterates or sends
+        return receiver.get(*args, **kwargs)
+    if isinstance(receiver, dict) and func.attr in python_loops.VIEWS and not node.args and not node.keywords:
+        return python_loops.VIEWS[func.attr](receiver)  # a view as a list: what the code goes through or sends
     raise _unknown(scope, node, f"a call to .{func.attr}() of {type(receiver).__name__}")
 
 
