@@ -94,7 +94,8 @@ class _Flow:
                 yield from self.branch(label, stmt, test)
             elif (followed := self.followed(label, where, stmt)) is not None:
                 yield from followed
-            elif isinstance(stmt, ast.Return) and self.depth:
+            elif isinstance(stmt, ast.Return) and self.depth:  # a step too: its calls run (return client.create(...))
+                yield Step(where, stmt, self.scope._snapshot())
                 self.returned, self.result = True, stmt.value
                 self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
             elif (call := self.called(stmt)) is not None:
