@@ -92,6 +92,8 @@ class _Flow:
             self.scope._where = where
             if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
                 yield from self.branch(label, stmt, test)
+            elif isinstance(stmt, ast.Match) and (case := self.matched(stmt)) is not None:
+                yield from self.case(label, stmt, case)
             elif (followed := self.followed(label, where, stmt)) is not None:
                 yield from followed
             elif isinstance(stmt, ast.Return) and self.depth:  # a step too: its calls run (return client.create(...))
@@ -123,6 +125,31 @@ class _Flow:
                 yield from self.body(label, branch)
             else:
                 yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
+
+    def matched(self, stmt: ast.Match) -> ast.match_case | None:
+        """The case a match whose subject is known takes, where each case up to it is a literal (``case "tpu":``, ``case
+        1 | 2:``, ``case None:``) or the wildcard ``case _:``, its guard known; None where it cannot be told here."""
+        subject = self.scope.evaluate(stmt.subject)
+        if isinstance(subject, Unknown) or not isinstance(subject, (str, int, float, bool, type(None))):
+            return None
+        for case in stmt.cases:
+            taken = _takes(self.scope, case.pattern, subject)
+            if taken and case.guard is not None:  # Python tests a guard only where its pattern matches
+                guard = self.scope.evaluate(case.guard)
+                taken = None if isinstance(guard, Unknown) else bool(guard)
+            if taken is None or taken:
+                return case if taken else None
+        return None
+
+    def case(self, label: str, stmt: ast.Match, taken: ast.match_case) -> Iterator[Step]:
+        """A match whose case is known (matched): that case's body, read; each statement of the others, skipped."""
+        said = (f"the match at line {stmt.lineno} takes the case at line {taken.pattern.lineno} ({ast.unparse(stmt.subject)}: "
+                f"{_short(self.scope.evaluate(stmt.subject))}), so this case does not run")
+        for case in stmt.cases:
+            if case is taken:
+                yield from self.body(label, case.body)
+            else:
+                yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in case.body)
 
     def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
         """A try: its body and else, as running; its except clauses, as a statement that may not run; finally.
@@ -274,6 +301,21 @@ def _leaves(stmt: ast.stmt, function: bool) -> str | None:
             return "exit"
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _takes(scope: Scope, pattern: ast.pattern, subject: object) -> bool | None:
+    """Whether ``pattern`` matches ``subject`` (a literal, or ``_``), as Python's match does; None: not told here."""
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None:
+        return True
+    if isinstance(pattern, ast.MatchSingleton):
+        return subject is pattern.value
+    if isinstance(pattern, ast.MatchValue):
+        value = scope.evaluate(pattern.value)
+        return None if isinstance(value, Unknown) else bool(subject == value)
+    if isinstance(pattern, ast.MatchOr):
+        found = [_takes(scope, p, subject) for p in pattern.patterns]
+        return True if True in found else None if None in found else False
     return None
 
 
