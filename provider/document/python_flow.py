@@ -92,8 +92,6 @@ class _Flow:
             self.scope._where = where
             if isinstance(stmt, ast.If) and not isinstance(test := self.scope.evaluate(stmt.test), Unknown):
                 yield from self.branch(label, stmt, test)
-            elif isinstance(stmt, ast.Match) and (case := self.matched(stmt)) is not None:
-                yield from self.case(label, stmt, case)
             elif (followed := self.followed(label, where, stmt)) is not None:
                 yield from followed
             elif isinstance(stmt, ast.Return) and self.depth:  # a step too: its calls run (return client.create(...))
@@ -169,9 +167,12 @@ class _Flow:
         yield from self.body(label, stmt.finalbody)
 
     def followed(self, label: str, where: Where, stmt: ast.stmt) -> Iterator[Step] | None:
-        """The steps of a try, or of a for loop whose items are known; None for any other statement."""
+        """The steps of a try, of a match whose case is known, or of a for loop whose items are known; None for any
+        other statement."""
         if isinstance(stmt, (ast.Try, ast.TryStar)):
             return self.attempt(label, where, stmt)
+        if isinstance(stmt, ast.Match) and (case := self.matched(stmt)) is not None:
+            return self.case(label, stmt, case)
         defs = {name: define for name, (_, define) in self.defs.items()}
         if isinstance(stmt, ast.For) and (turns := python_loops.items(self.scope, stmt, defs)) is not None:
             return self.loop(label, where, stmt, turns)

@@ -115,14 +115,9 @@ class _Walk:
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             targets = [stmt.target.id]
         job = self.call(index, value, reader) if isinstance(value, ast.Call) else None
-        inner = [sub for sub in ast.walk(value) if sub is not value and isinstance(sub, ast.Call)] if value else []
-        created = [sub for sub in inner if creates(sub, reader, self.clients) or ml_client.creates(sub, reader)]
-        if job is None and created:  # print(client.create_custom_job(...).name), x = client.create_custom_job(...).name
-            self.call(index, created[0], reader)
-        if isinstance(stmt, ast.Return):  # job = make_job(): the job its return gave
-            self.gave = job if job is not None or not isinstance(value, ast.Name) else self.objects.get(value.id)
-        elif job is None and returned is not None:
-            job, self.gave = self.gave, None
+        if job is None and value is not None:
+            self.created_in(index, value, reader)
+        job = self.given(stmt, value, job, returned)
         if value is None:
             self.find_nested(stmt, reader)
         self.client_held(stmt, reader, returned)
@@ -135,6 +130,22 @@ class _Walk:
                 self.objects[target] = job
             else:
                 self.objects.pop(target, None)
+
+    def given(self, stmt: ast.stmt, value: ast.expr | None, job: Job | None, returned: ast.expr | None) -> Job | None:
+        """The job ``stmt`` holds: a return's is kept for the statement that called its function (job = make_job()),
+        which gets it."""
+        if isinstance(stmt, ast.Return):
+            self.gave = job if job is not None or not isinstance(value, ast.Name) else self.objects.get(value.id)
+        elif job is None and returned is not None:
+            job, self.gave = self.gave, None
+        return job
+
+    def created_in(self, index: int, value: ast.expr, reader: Reader) -> None:
+        """The API client's create call inside ``value`` (print(client.create_custom_job(...).name), x = ....name)."""
+        inner = [sub for sub in ast.walk(value) if sub is not value and isinstance(sub, ast.Call)]
+        created = [sub for sub in inner if creates(sub, reader, self.clients) or ml_client.creates(sub, reader)]
+        if created:
+            self.call(index, created[0], reader)
 
     def client_held(self, stmt: ast.stmt, reader: Reader, returned: ast.expr | None) -> None:
         """Each target ``stmt`` assigns holds a JobServiceClient when its value is one: built here, another name of
