@@ -129,6 +129,31 @@ ORACLE = {
         setup()
         main()
         """,
+    # find_string id 13116973799: `match accelerator_type: case "tpu": kw = dict(...) case "gpu": ... case _: raise`
+    "a match on a known value takes its first matching case": """
+        family = {"L4": "gpu", "v6e": "tpu"}["L4"]
+        match family:
+            case "tpu":
+                mark("tpu")
+            case "cpu" | "gpu" if False:
+                mark("guarded")
+            case "cpu" | "gpu":
+                mark("gpu", family)
+            case _:
+                mark("other")
+        match 3:
+            case None:
+                mark("none")
+            case 1 | 2:
+                mark("small")
+            case _:
+                mark("wildcard")
+        """,
+    "a return's call runs in the function": """
+        def make():
+            return mark("made")
+        made = make()
+        """,
 }
 
 
@@ -147,7 +172,7 @@ def _flow(code: str) -> tuple[list[tuple[object, ...]], list[str]]:
                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "mark"]
         if step.skipped is not None:
             skipped += [ast.unparse(node) for node in calls]
-        elif isinstance(step.stmt, ast.Expr) and step.stmt.value in calls:  # a mark the flow runs
+        elif isinstance(step.stmt, (ast.Expr, ast.Return)) and step.stmt.value in calls:  # a mark the flow runs
             marks.append(tuple(step.scope.evaluate(arg) for arg in step.stmt.value.args))
     return marks, skipped
 
@@ -282,3 +307,16 @@ def test_a_raise_that_runs_stops_the_code_unless_a_try_catches_it() -> None:
     assert marks == [] and skipped == ["mark(0)", "mark(2)"]
     step = [s for s in flow([("t", stops)]) if s.skipped][-1]
     assert step.skipped == "raise ValueError('set it') at line 4, raises before it"
+
+
+def test_a_match_is_followed_only_where_its_case_is_known() -> None:
+    """A capture, a class pattern or an unknown guard before the case taken: the match is read whole (what it sets
+    unknown)."""
+    code = 'X = "gpu"\nmatch X:\n    case "tpu":\n        mark(1)\n    case "gpu":\n        K = 2\n'
+    steps = list(flow([("t", code)]))
+    assert [s.skipped for s in steps if s.skipped] == [
+        "the match at line 2 takes the case at line 5 (X: 'gpu'), so this case does not run"]
+    for pattern in ("str()", "y", "[a]", "\"gpu\" if f()"):
+        code = f'X = "gpu"\nmatch X:\n    case {pattern}:\n        K = 1\n    case "gpu":\n        K = 2\nZ = K\n'
+        scope = list(flow([("t", code)]))[-1].scope
+        assert isinstance(scope.get("K"), Unknown), pattern

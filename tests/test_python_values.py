@@ -36,6 +36,12 @@ ORACLE = [
     'L = [1, 2, 3]\nL[0] *= 5\ndel L[1]\nN = {"k": {"j": 1}}\nN["k"]["j"] -= 3',
     'W = [{"args": [], "env": {}}]\nW[0]["args"].append("--x")\nW[0]["args"].extend(["--y", "1"])\n'
     'W[0]["env"].update(A="1")\nA = W[0]["args"]\nA.insert(0, "--first")\nS = {"a"}\nS.add("b")\nT = "x"\nT.upper()',
+    # comprehensions (find_string id 13656554681: args=[...] + [f"--image-sizes={n}" for n in [12, 16, 20, 24, 30]])
+    'n = "outer"\nA = ["t"] + [f"--size={n}" for n in [12, 16]]\nB = n\nC = {k: v * 2 for k, v in {"a": 1}.items()}',
+    'D = {"a": 1, "b": 2}\nE = [f"--{k}={D[k]}" for k in D if k != "a"]\nF = {c for c in "abca"}\nG = ",".join(s for s in ["x", "y"])',
+    'D = {"a": 1, "b": 2}\nK = list(D.keys())\nV = sorted(D.values())\nI = tuple(D.items())\nM = max(D.keys())',
+    'A = [f"--worker-{i}" for i in range(1, 4)]\nC = [f"{i}:{x}" for i, x in enumerate("ab", 1)]',
+    'P = [(i, j) for i in [1, 2] if i > 1 for j in "ab"]\nQ = [[x for x in row] for row in [[1], [2, 3]]]\nR = len([1 for _ in "xyz"])',
 ]
 
 
@@ -91,7 +97,15 @@ def test_why_values_are_unknown() -> None:
     assert "format trainjobs does not evaluate" in _why("x = '{0.__class__}'.format(1)", "x")
     assert "may be changed by L.frob()" in _why("L = [1]\nL.frob()", "L")
     assert "is set by the function f" in _why("X = 1\ndef f():\n    global X\n    X = 2", "X")
-    assert "expression trainjobs does not evaluate" in _why("x = [i for i in 'ab']", "x")
+    assert "a call to f()" in _why("x = [i for i in f()]", "x")
+    assert "too large" in _why("x = [1 for i in 'a' * 99999 for j in 'b' * 99999]", "x")
+    assert scope_after([("c", "D = {'a': 1}\nK = D.keys()")]).get("K") == ["a"]  # a view is kept as a list (JSON)
+    assert "whose items trainjobs does not go through" in _why("x = [i for i in {'a', 'b'}]", "x")  # hash order
+    assert "whose items trainjobs does not go through" in _why("x = [i for i in range(10**9)]", "x")
+    assert "loop target trainjobs does not bind" in _why("x = [a for *a, b in ['xy']]", "x")
+    assert "ValueError" in _why("x = [a for a, b in ['xyz']]", "x")
+    shadowed = scope_after([("cell 1", "import os\nx = [os for os in ['a']]\ny = x + [os.path.join('a', 'b')]")])
+    assert shadowed.get("y") == ["a", "a/b"]  # the loop's own os, then the module again
 
 
 def test_broken_cell_poisons_what_it_names() -> None:

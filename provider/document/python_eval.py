@@ -3,15 +3,15 @@
 What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in them); f-strings
 (``!s !r !a``, format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``;
 subscripts and slices; ``str() int() float() bool() len()`` and a few more pure builtins; the pure
-methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``; ``os.path.join`` and its
-kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
+methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``, ``.items()`` ``.keys()``
+``.values()`` (as lists); ``os.path.join`` and its kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
 process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, its ``.name`` and
 ``.value``) where the Scope was given the API's table (provider.document.python_enum); an argparse parser and
 ``parse_args()`` as the script gets it with no arguments (``args.region``: provider.document.python_mutate).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
-a call (``datetime.now()``: the time the code runs; ``uuid``/``random``: a random value), a
-comprehension, a lambda, an attribute.
+a call (``datetime.now()``: the time the code runs; ``uuid``/``random``: a random value), a lambda, an attribute.
+Comprehensions over known values: provider.document.python_comprehension.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from provider.document import python_modules, python_mutate
+from provider.document import python_comprehension, python_loops, python_modules, python_mutate
 from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
@@ -222,6 +222,8 @@ _KINDS: dict[type[ast.expr], Callable[[Scope, Any], Any]] = {
     ast.Subscript: lambda scope, node: _subscript(scope, node),
     ast.Call: lambda scope, node: _call(scope, node),
     ast.Attribute: _attribute,
+    **{kind: lambda scope, node: python_comprehension.value(scope, node, _known, _unknown, evaluate, LIMIT)
+       for kind in python_comprehension.KINDS},
 }
 
 
@@ -364,6 +366,8 @@ def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
     if isinstance(receiver, dict) and func.attr == "get":
         args, kwargs = _arguments(scope, node)
         return receiver.get(*args, **kwargs)
+    if isinstance(receiver, dict) and func.attr in python_loops.VIEWS and not node.args and not node.keywords:
+        return python_loops.VIEWS[func.attr](receiver)  # a view as a list: what the code goes through or sends
     raise _unknown(scope, node, f"a call to .{func.attr}() of {type(receiver).__name__}")
 
 

@@ -94,7 +94,8 @@ class _Flow:
                 yield from self.branch(label, stmt, test)
             elif (followed := self.followed(label, where, stmt)) is not None:
                 yield from followed
-            elif isinstance(stmt, ast.Return) and self.depth:
+            elif isinstance(stmt, ast.Return) and self.depth:  # a step too: its calls run (return client.create(...))
+                yield Step(where, stmt, self.scope._snapshot())
                 self.returned, self.result = True, stmt.value
                 self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
             elif (call := self.called(stmt)) is not None:
@@ -123,6 +124,31 @@ class _Flow:
             else:
                 yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in branch)
 
+    def matched(self, stmt: ast.Match) -> ast.match_case | None:
+        """The case a match whose subject is known takes, where each case up to it is a literal (``case "tpu":``, ``case
+        1 | 2:``, ``case None:``) or the wildcard ``case _:``, its guard known; None where it cannot be told here."""
+        subject = self.scope.evaluate(stmt.subject)
+        if isinstance(subject, Unknown) or not isinstance(subject, (str, int, float, bool, type(None))):
+            return None
+        for case in stmt.cases:
+            taken = _takes(self.scope, case.pattern, subject)
+            if taken and case.guard is not None:  # Python tests a guard only where its pattern matches
+                guard = self.scope.evaluate(case.guard)
+                taken = None if isinstance(guard, Unknown) else bool(guard)
+            if taken is None or taken:
+                return case if taken else None
+        return None
+
+    def case(self, label: str, stmt: ast.Match, taken: ast.match_case) -> Iterator[Step]:
+        """A match whose case is known (matched): that case's body, read; each statement of the others, skipped."""
+        said = (f"the match at line {stmt.lineno} takes the case at line {taken.pattern.lineno} ({ast.unparse(stmt.subject)}: "
+                f"{_short(self.scope.evaluate(stmt.subject))}), so this case does not run")
+        for case in stmt.cases:
+            if case is taken:
+                yield from self.body(label, case.body)
+            else:
+                yield from (Step(Where(label, s.lineno), s, self.scope._snapshot(), said) for s in case.body)
+
     def attempt(self, label: str, where: Where, stmt: ast.Try | ast.TryStar) -> Iterator[Step]:
         """A try: its body and else, as running; its except clauses, as a statement that may not run; finally.
         A raise in the body (or in a function it calls) ends the body there: the rest of it and the else do not run,
@@ -141,9 +167,12 @@ class _Flow:
         yield from self.body(label, stmt.finalbody)
 
     def followed(self, label: str, where: Where, stmt: ast.stmt) -> Iterator[Step] | None:
-        """The steps of a try, or of a for loop whose items are known; None for any other statement."""
+        """The steps of a try, of a match whose case is known, or of a for loop whose items are known; None for any
+        other statement."""
         if isinstance(stmt, (ast.Try, ast.TryStar)):
             return self.attempt(label, where, stmt)
+        if isinstance(stmt, ast.Match) and (case := self.matched(stmt)) is not None:
+            return self.case(label, stmt, case)
         defs = {name: define for name, (_, define) in self.defs.items()}
         if isinstance(stmt, ast.For) and (turns := python_loops.items(self.scope, stmt, defs)) is not None:
             return self.loop(label, where, stmt, turns)
@@ -273,6 +302,21 @@ def _leaves(stmt: ast.stmt, function: bool) -> str | None:
             return "exit"
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _takes(scope: Scope, pattern: ast.pattern, subject: object) -> bool | None:
+    """Whether ``pattern`` matches ``subject`` (a literal, or ``_``), as Python's match does; None: not told here."""
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None:
+        return True
+    if isinstance(pattern, ast.MatchSingleton):
+        return subject is pattern.value
+    if isinstance(pattern, ast.MatchValue):
+        value = scope.evaluate(pattern.value)
+        return None if isinstance(value, Unknown) else bool(subject == value)
+    if isinstance(pattern, ast.MatchOr):
+        found = [_takes(scope, p, subject) for p in pattern.patterns]
+        return True if True in found else None if None in found else False
     return None
 
 

@@ -24,8 +24,8 @@ from provider.document.python_unknown import Unknown
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
 
-MAX_ITEMS = 100
-_VIEWS = {"items": lambda d: list(d.items()), "keys": lambda d: list(d), "values": lambda d: list(d.values())}
+MAX_ITEMS = 100  # also what a comprehension goes through (python_comprehension)
+VIEWS = {"items": lambda d: list(d.items()), "keys": lambda d: list(d), "values": lambda d: list(d.values())}
 
 
 def items(scope: Scope, stmt: ast.For, defs: Mapping[str, ast.FunctionDef] | None = None) -> list[object] | None:
@@ -33,7 +33,7 @@ def items(scope: Scope, stmt: ast.For, defs: Mapping[str, ast.FunctionDef] | Non
     ``defs``: the functions the code's calls are followed into (python_flow), whose bodies the loop's runs too."""
     if not _names_only(stmt.target) or _leaves_turn(stmt.body) or _may_change(scope, stmt, defs or {}):
         return None
-    found = _iterated(scope, stmt.iter)
+    found = iterated(scope, stmt.iter)
     return found if found is not None and len(found) <= MAX_ITEMS else None
 
 
@@ -56,7 +56,9 @@ def _may_change(scope: Scope, stmt: ast.For, defs: Mapping[str, ast.FunctionDef]
     return any(scope._values.get(name) is value for name in names for value in mutable)
 
 
-def _iterated(scope: Scope, node: ast.expr) -> list[object] | None:
+def iterated(scope: Scope, node: ast.expr) -> list[object] | None:
+    """The items Python goes through for ``node`` (a loop's or a comprehension's iterable), or None (not known here;
+    a set: its order is Python's hash order)."""
     if isinstance(node, ast.Call) and not node.keywords:
         called = _call(scope, node)
         if called is not NotImplemented:
@@ -77,16 +79,16 @@ def _call(scope: Scope, node: ast.Call) -> object:
     """The items of ``range``/``enumerate``/``zip``/``reversed``/``sorted``/a dict view; NotImplemented when the call
     is none of those (the evaluator reads it); None when one of those whose items are not known."""
     func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in _VIEWS and not node.args:
+    if isinstance(func, ast.Attribute) and func.attr in VIEWS and not node.args:
         base = scope.evaluate(func.value)
-        return _VIEWS[func.attr](base) if isinstance(base, dict) else None
-    if not isinstance(func, ast.Name) or func.id not in _BUILTINS or func.id in scope._values \
+        return VIEWS[func.attr](base) if isinstance(base, dict) else None
+    if not isinstance(func, ast.Name) or func.id not in BUILTINS or func.id in scope._values \
             or func.id in scope._imports:
         return NotImplemented
     args = [_argument(scope, a) for a in node.args]
     if any(a is None or isinstance(a, Unknown) for a in args):
         return None
-    return _BUILTINS[func.id](args)
+    return BUILTINS[func.id](args)
 
 
 def _range(args: list[object]) -> list[object] | None:
@@ -128,7 +130,7 @@ def _sorted(args: list[object]) -> list[object] | None:
         return None
 
 
-_BUILTINS: dict[str, Callable[[list[object]], list[object] | None]] = {
+BUILTINS: dict[str, Callable[[list[object]], list[object] | None]] = {
     "range": _range, "enumerate": _enumerate, "zip": _zip, "reversed": _reversed, "sorted": _sorted}
 
 

@@ -42,7 +42,7 @@ from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
 from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.script_training import script_training_job
-from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, is_init, sdk_class
+from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, imported_in, is_init, sdk_class
 from provider.pysdk.tuning import tuning_job
 from provider.spec.formats.vertex import api_enums
 
@@ -80,6 +80,7 @@ class _Walk:
         self.clients: set[str] = set()  # what holds a JobServiceClient the code built, as written (clients["job"])
         self.steps: list[str] = []  # Kubeflow pipeline steps that run a training job (kfp.py), named likewise
         self.imports_kfp = False
+        self.gave: Job | None = None  # the job the last return read gave (job = make_job())
 
     def passed(self, stmt: ast.stmt, why: str, reader: Reader) -> None:
         """A statement that does not run (a branch not taken), or may not: its SDK calls (and runs of known jobs),
@@ -107,15 +108,16 @@ class _Walk:
         for sub in ast.walk(stmt):  # a function's calls, read where it is called: no longer nested in its def
             if isinstance(sub, ast.Call):
                 self.nested.pop(reader.at(sub), None)
-        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)) else None
         targets: list[str] = []  # job = other = aiplatform.CustomJob(...): each name is the job
         if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
             targets = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             targets = [stmt.target.id]
         job = self.call(index, value, reader) if isinstance(value, ast.Call) else None
-        if job is None and isinstance(returned, ast.Name):
-            job = self.objects.get(returned.id)
+        if job is None and value is not None:
+            self.created_in(index, value, reader)
+        job = self.given(stmt, value, job, returned)
         if value is None:
             self.find_nested(stmt, reader)
         self.client_held(stmt, reader, returned)
@@ -128,6 +130,22 @@ class _Walk:
                 self.objects[target] = job
             else:
                 self.objects.pop(target, None)
+
+    def given(self, stmt: ast.stmt, value: ast.expr | None, job: Job | None, returned: ast.expr | None) -> Job | None:
+        """The job ``stmt`` holds: a return's is kept for the statement that called its function (job = make_job()),
+        which gets it."""
+        if isinstance(stmt, ast.Return):
+            self.gave = job if job is not None or not isinstance(value, ast.Name) else self.objects.get(value.id)
+        elif job is None and returned is not None:
+            job, self.gave = self.gave, None
+        return job
+
+    def created_in(self, index: int, value: ast.expr, reader: Reader) -> None:
+        """The API client's create call inside ``value`` (print(client.create_custom_job(...).name), x = ....name)."""
+        inner = [sub for sub in ast.walk(value) if sub is not value and isinstance(sub, ast.Call)]
+        created = [sub for sub in inner if creates(sub, reader, self.clients) or ml_client.creates(sub, reader)]
+        if created:
+            self.call(index, created[0], reader)
 
     def client_held(self, stmt: ast.stmt, reader: Reader, returned: ast.expr | None) -> None:
         """Each target ``stmt`` assigns holds a JobServiceClient when its value is one: built here, another name of
@@ -155,8 +173,8 @@ class _Walk:
                 self.steps.append(f"{found} at {reader.at(sub)} (inside {block})")
             elif isinstance(sub, ast.Call):
                 func = sub.func.value if isinstance(sub.func, ast.Attribute) else sub.func
-                name = (sdk_class(reader.qualified(sub.func)) or sdk_class(reader.qualified(func)) or named_create(sub)
-                        or ml_client.named_create(sub) or sdk_class(_imported_in(stmt, sub.func)))
+                name = (next(filter(None, (sdk_class(reader.qualified(f)) or sdk_class(imported_in(stmt, f))
+                                           for f in (sub.func, func))), None) or named_create(sub) or ml_client.named_create(sub))
                 if name is not None:
                     self.nested[reader.at(sub)] = f"{name} at {reader.at(sub)} (inside {block})"
         for name in bound_names(stmt):  # job = CustomJob(A), then `if args.big: job = CustomJob(B)`
@@ -275,25 +293,6 @@ class _Walk:
         if failed:
             raise failed[-1]
         return merged([call for at, call in self.inits if at < index])
-
-
-def _imported_in(block: ast.stmt, func: ast.expr) -> str | None:
-    """``func``'s dotted name through an import inside ``block`` (a function that imports aiplatform itself, as a
-    Kubeflow component's body does), so that a job it builds, never run, is named where it is."""
-    parts: list[str] = []
-    while isinstance(func, ast.Attribute):
-        parts.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
-        return None
-    for sub in ast.walk(block):
-        for alias in getattr(sub, "names", []) if isinstance(sub, (ast.Import, ast.ImportFrom)) else []:
-            bound = alias.asname or alias.name.split(".")[0]
-            if bound == func.id and isinstance(sub, ast.ImportFrom) and sub.module and not sub.level:
-                return ".".join([sub.module, alias.name, *parts])
-            if bound == func.id and isinstance(sub, ast.Import):
-                return ".".join([alias.name if alias.asname else bound, *parts])
-    return None
 
 
 def _in(walk: _Walk, job: Job, label: str) -> bool:

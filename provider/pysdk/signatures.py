@@ -7,6 +7,8 @@ hyperparameter_tuning.py, training_jobs.py); tests/pysdk/test_signatures.py comp
 
 from __future__ import annotations
 
+import ast
+
 AIP = "google.cloud.aiplatform"
 HPT = f"{AIP}.hyperparameter_tuning"
 
@@ -123,3 +125,22 @@ def parameter_class(qualified: str | None) -> str | None:
 
 def is_init(qualified: str | None) -> bool:
     return qualified in (f"{AIP}.init", f"{AIP}.initializer.global_config.init")
+
+
+def imported_in(block: ast.stmt, func: ast.expr) -> str | None:
+    """``func``'s dotted name through an import inside ``block`` (a function that imports aiplatform itself, as a
+    Kubeflow component's body does), so that a job it builds, never run, is named where it is."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    for sub in ast.walk(block):
+        for alias in getattr(sub, "names", []) if isinstance(sub, (ast.Import, ast.ImportFrom)) else []:
+            bound = alias.asname or alias.name.split(".")[0]
+            if bound == func.id and isinstance(sub, ast.ImportFrom) and sub.module and not sub.level:
+                return ".".join([sub.module, alias.name, *parts])
+            if bound == func.id and isinstance(sub, ast.Import):
+                return ".".join([alias.name if alias.asname else bound, *parts])
+    return None
