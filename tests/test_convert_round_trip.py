@@ -313,19 +313,9 @@ CONVERTED = [e for e in GCLOUD_CORPUS if not (e.get("refused") or e.get("not_con
 
 def _work(entry: dict[str, Any], base: Path) -> Path:
     """The entry's folder as the oracle's _run_all sets it up (./trainer, its files and sources), without gcloud."""
-    from .gcloud.test_gcloud_oracle import CONFIGS
+    from .gcloud.test_gcloud_oracle import work_folder
 
-    work = base / entry["id"]
-    (work / "trainer").mkdir(parents=True)
-    (work / "trainer" / "__init__.py").write_text("")
-    (work / "trainer" / "task.py").write_text("print('hello')\n")
-    for name, config in (entry.get("files") or {}).items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(CONFIGS[config], work / name)
-    for name, text in (entry.get("sources") or {}).items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text)
-    return work
+    return work_folder(entry, base)
 
 
 @pytest.fixture(scope="module")

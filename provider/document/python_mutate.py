@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NoReturn
 
 from provider.document.python_unknown import Unknown
@@ -100,17 +101,24 @@ def done(scope: Scope, call: ast.Call) -> bool:
     return not isinstance(value, _CONTAINERS) or method in _PURE[type(value)]
 
 
-def changes(scope: Scope, stmt: ast.AST, skip: ast.AST | None = None) -> list[tuple[str, str]]:
-    """(variable, the call) for each method call in ``stmt`` (not in a function or lambda it defines; ``skip``: a
-    call already done) that may change a known list, dict or set the variable holds."""
-    found: list[tuple[str, str]] = []
+def calls_in(stmt: ast.AST) -> Iterator[ast.Call]:
+    """Each call ``stmt`` makes when it runs: not those in a function, class or lambda it defines."""
     todo: list[ast.AST] = [stmt]
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         todo.extend(ast.iter_child_nodes(node))
-        if node is skip or not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        if isinstance(node, ast.Call):
+            yield node
+
+
+def changes(scope: Scope, stmt: ast.AST, skip: ast.AST | None = None) -> list[tuple[str, str]]:
+    """(variable, the call) for each method call in ``stmt`` (not in a function or lambda it defines; ``skip``: a
+    call already done) that may change a known list, dict or set the variable holds."""
+    found: list[tuple[str, str]] = []
+    for node in calls_in(stmt):
+        if node is skip or not isinstance(node.func, ast.Attribute):
             continue
         name = root(node.func.value)
         if name is None or scope.qualified(name) is not None:

@@ -15,7 +15,7 @@ import ast
 import builtins
 from typing import TYPE_CHECKING
 
-from provider.document.python_mutate import parts_of, root
+from provider.document.python_mutate import calls_in, parts_of, root
 
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
@@ -30,13 +30,8 @@ def passed(scope: Scope, stmt: ast.AST, read: ast.AST | None = None) -> list[tup
     call whose body the flow read) of a function of the code's own that is passed a known list, dict or set a
     variable holds, or a part of one."""
     found: list[tuple[str, str]] = []
-    todo: list[ast.AST] = [stmt]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-        if not isinstance(node, ast.Call) or node is read or (callee := _own(scope, node.func)) is None:
+    for node in calls_in(stmt):
+        if node is read or (callee := _own(scope, node.func)) is None:
             continue
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             name = root(arg)

@@ -88,6 +88,21 @@ class Outcome:
     path: str = ""  # where gcloud sent the job: a Vertex AI job's region is its locations/REGION
 
 
+def work_folder(entry: dict[str, Any], base: Path) -> Path:
+    """The entry's folder: ./trainer, the configs it names (files:) and a trainer's own files (sources:), as given."""
+    work = base / entry["id"]
+    (work / "trainer").mkdir(parents=True)
+    (work / "trainer" / "__init__.py").write_text("")
+    (work / "trainer" / "task.py").write_text("print('hello')\n")
+    for name, config in (entry.get("files") or {}).items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(CONFIGS[config], work / name)
+    for name, text in (entry.get("sources") or {}).items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text)
+    return work
+
+
 def _run_all(entries: list[dict[str, Any]], base: Path, shims: Path) -> dict[str, Outcome]:
     """The entries through gcloud, one after another, against a stand-in (and a gcloud config) of their own."""
     standin: StandIn = start()
@@ -96,16 +111,7 @@ def _run_all(entries: list[dict[str, Any]], base: Path, shims: Path) -> dict[str
         for entry in entries:
             cfg = base / f"cloudsdk-{entry['id']}"  # a config of its own: a command's gcloud config set stays in it
             write_config(cfg, standin.url)
-            work = base / entry["id"]
-            (work / "trainer").mkdir(parents=True)
-            (work / "trainer" / "__init__.py").write_text("")
-            (work / "trainer" / "task.py").write_text("print('hello')\n")
-            for name, config in (entry.get("files") or {}).items():
-                (work / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(CONFIGS[config], work / name)
-            for name, text in (entry.get("sources") or {}).items():  # a trainer's own files, written as given
-                (work / name).parent.mkdir(parents=True, exist_ok=True)
-                (work / name).write_text(text)
+            work = work_folder(entry, base)
             env = {**os.environ, **ENV, **(entry.get("env") or {}), "PWD": str(work), "CLOUDSDK_CONFIG": str(cfg),
                    "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", "ORACLE_DOCKERFILE": str(work / DOCKERFILE)}
             before = len(standin.jobs())
