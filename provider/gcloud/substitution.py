@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
+from provider.core import clock
 from provider.gcloud.properties import ENVIRONMENT
 from provider.gcloud.word_checks import shown
 
@@ -43,7 +44,6 @@ READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the c
         "runs from, $PWD)")
 
 TEMP = "trainjobs-mktemp"  # in each name a $(mktemp) stands for (_mktemp)
-clock: Callable[[], float] = time.time  # the time of the conversion (tests freeze it)
 
 
 class Refused(ValueError):
@@ -207,7 +207,7 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
     """What the substituted command ``words`` (``written`` so) prints (trailing newlines dropped, as bash drops them), with a note
     added to ``notes``, and the environment variable it was read from (None if none); Refused."""
     if words[:1] == ["date"]:
-        text = _date(words[1:], clock(), shown(written))
+        text = _date(words[1:], clock.now(), shown(written))
         notes.append(f"{written} is the time the script runs: written as {text!r}, the time of the conversion")
         return text, None
     if words[:1] == ["mktemp"]:

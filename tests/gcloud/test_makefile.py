@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.gcloud import substitution
+from provider.core import clock
 from provider.gcloud.make_expand import Refused
 from provider.gcloud.make_recipe import expanded, recipe
 from provider.gcloud.makefile import Makefile
@@ -102,7 +102,7 @@ def test_the_recipe_expands_as_make_n_prints_it(text: str, target: str, variable
 
 
 def test_the_shell_date_is_the_conversion_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(substitution, "clock", lambda: FROZEN)
+    monkeypatch.setattr(clock, "now", lambda: FROZEN)
     (tmp_path / "Makefile").write_text("J = job_$(shell date -u +%Y%m%d_%H%M%S)\nt:\n\techo $(J)\n")
     notes: list[str] = []
     mk = Makefile({}, {}, tmp_path, _shell, _read)
@@ -333,7 +333,7 @@ def test_a_public_makefile_expands_as_make_n_prints_it(name: str, target: str | 
                                                        env: dict[str, str], tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     repo = _corpus_repo(name, tmp_path)
-    monkeypatch.setattr(substitution, "clock", lambda: FROZEN)
+    monkeypatch.setattr(clock, "now", lambda: FROZEN)
     monkeypatch.setenv("TZ", "UTC")
     time.tzset()
     full = {"TZ": "UTC", "CLOUDSDK_CONFIG": str(tmp_path / "gcloud"), **env}

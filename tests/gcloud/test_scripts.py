@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from provider.gcloud import substitution
+from provider.core import clock
 from provider.gcloud.command import parse
 from provider.gcloud.words import ShellError, read_line, split_words
 
@@ -35,7 +35,7 @@ IMAGE = "--region us-central1 --master-image-uri gcr.io/p/i:1 --scale-tier BASIC
 
 @pytest.fixture
 def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(substitution, "clock", lambda: FROZEN)
+    monkeypatch.setattr(clock, "now", lambda: FROZEN)
 
 
 def _env(tmp_path: Path, **more: str) -> dict[str, str]:
