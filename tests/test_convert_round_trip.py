@@ -284,7 +284,7 @@ REFUSED: dict[str, str] = {
     'notebooks/custom_job_spec.yaml': 'the job has no region',
     'notebooks/persistent_resource_cli.ipynb': '2 commands submit a training job (cell 10, line 2; cell 11, line 4);',
     'notebooks/taxifare_sdk.ipynb': 'the notebook launches several jobs: aiplatform.CustomJob at',
-    'notebooks/time_series_ai_platform.ipynb': '$JOB_NAME is read from the environment the notebook sets, and its',
+    'notebooks/time_series_ai_platform.ipynb': '$TRAIN_DIR is read from the environment the notebook sets, and its',
     'notebooks/xgboost_dask_custom_job.ipynb': 'the notebook submits a training job with gcloud (cell 6) and builds',
     'samples/kfp_lm_a100_on_n1': 'NVIDIA_TESLA_A100 cannot be attached to n1-standard-4',
     'samples/rest_h200_on_a3_highgpu': 'NVIDIA_H200 is not an accelerator type Vertex AI knows',

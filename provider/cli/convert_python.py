@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,7 +119,6 @@ def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: 
     """A value read from this process's environment that reaches the spec: named in a note, or refused when its
     variable's name looks secret (provider.gcloud.secrets' rule: a spec is committed). ``trees``: (how messages
     name it, code): the script, or each of a notebook's cells when ``cells``."""
-    import json
     import os
 
     from provider.gcloud.secrets import looks_secret
@@ -247,6 +247,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
     from provider.cli.convert import _context, emit
     from provider.cli.convert_sources import refuse_options
+    from provider.document import python_clock
     from provider.pysdk.airflow import operators
     from provider.pysdk.airflow import read as read_dag
     from provider.pysdk.arguments import SdkError
@@ -256,17 +257,21 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
 
     try:
         bucket = getattr(args, "staging_bucket", None)
-        if operators(sources):  # an Airflow DAG's training task (provider/pysdk/airflow.py)
-            body = read_dag(sources, shown, cells, pick, getattr(args, "target", None), _variables(args),
-                            named=bool(getattr(args, "name", None)), bucket=bucket)
-        else:
-            body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)), bucket=bucket)
+        with python_clock.reading() as clock_reads:  # datetime.now() and its kin: the time of the conversion
+            if operators(sources):  # an Airflow DAG's training task (provider/pysdk/airflow.py)
+                body = read_dag(sources, shown, cells, pick, getattr(args, "target", None), _variables(args),
+                                named=bool(getattr(args, "name", None)), bucket=bucket)
+            else:
+                body = read(sources, shown, cells, pick, named=bool(getattr(args, "name", None)), bucket=bucket)
     except SdkError as exc:
         raise UserError(str(exc), exit_code=1) from None
     if bucket and not any(GIVEN_BUCKET in note for note in body.notes):  # the code names its bucket: never dropped
         refuse_options(args, ("name", "cell"))
     notes = list(body.notes)
-    _environment(trees, body.request.data if body.request is not None else body.spec, cells, notes)
+    written = body.request.data if body.request is not None else body.spec
+    _environment(trees, written, cells, notes)
+    notes += python_clock.notes(clock_reads, json.dumps(written, default=str), lambda where: f"{shown} {where}" if
+                                where.label.startswith("cell ") else f"{where.label}:{where.line}")
     notes += [f"{shown}:{line}: the command line is read as `python {shown}` gives it, with no arguments: each "
               "argparse option has its default (one given when you launch the script is not seen: make it the "
               "default, or edit the spec)" for _, tree in trees if not cells for line in _parsed_argv(tree)]

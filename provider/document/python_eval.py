@@ -10,7 +10,8 @@ process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TE
 ``parse_args()`` as the script gets it with no arguments (``args.region``: provider.document.python_mutate).
 Each is computed by Python itself on the known values, so it agrees with Python; a result that
 would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
-a call (``datetime.now()``: the time the code runs; ``uuid``/``random``: a random value), a lambda, an attribute.
+a call (``uuid``/``random``: a random value), a lambda, an attribute. The clock (``datetime.now().strftime(FMT)``,
+``time.time()``) is the time of the conversion: provider.document.python_clock.
 Comprehensions over known values: provider.document.python_comprehension.
 """
 
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from provider.document import python_comprehension, python_loops, python_modules, python_mutate
+from provider.document import python_clock, python_comprehension, python_loops, python_modules, python_mutate
 from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
 from provider.document.python_unknown import Unknown
@@ -187,6 +188,8 @@ def _attribute(scope: Scope, node: ast.Attribute) -> Any:
         if isinstance(local, Unknown):  # config.REGION of the code's own config.py: what its top level leaves
             raise _unknown(scope, node, local.why)
         return local
+    if dotted in python_clock.CONSTANTS:
+        return python_clock.CONSTANTS[dotted]
     if dotted is not None:
         found = scope.enum(dotted)
         if isinstance(found, str):
@@ -202,6 +205,8 @@ def _attribute(scope: Scope, node: ast.Attribute) -> Any:
         if node.attr not in base.values:
             raise _unknown(scope, node, f"{_shown(node)}: the parser has no argument {node.attr} (AttributeError)")
         return base.values[node.attr]
+    if isinstance(base, python_clock.TYPES) and (got := python_clock.attribute(base, node.attr)) is not python_clock.NOT_CLOCK:
+        return got
     raise _unknown(scope, node, f"{dotted or _shown(node)}, an attribute trainjobs does not read")
 
 
@@ -237,7 +242,7 @@ def _piece(scope: Scope, part: ast.expr) -> str:
     spec = "" if part.format_spec is None else str(_known(scope, part.format_spec))
     if _WIDE.search(spec):
         raise _unknown(scope, part, f"{_shown(part)}, a value too large to compute here")
-    return format(value, spec)
+    return python_clock.formatted(scope, part, value, format(value, spec))
 
 
 def _binary(scope: Scope, node: ast.AST, op: ast.operator, a: Any, b: Any, inplace: bool) -> Any:
@@ -340,6 +345,9 @@ def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
         name, default = (list(args) + [kwargs.get("default")])[:2] if args else (kwargs.get("key"), None)
         value = scope.environ(str(name), node)
         return default if value is None else value
+    if dotted.startswith(python_clock.MODULES) and (got := python_clock.call(
+            scope, node, dotted, *_arguments(scope, node))) is not python_clock.NOT_CLOCK:  # the conversion's time
+        return got
     why = next((why for starts, why in _SOURCES if (dotted + ".").startswith(starts)), None)
     raise _unknown(scope, node, why or f"a call to {dotted}()")
 
@@ -361,6 +369,9 @@ def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
         args, kwargs = _arguments(scope, node)
         _bounded_str_call(scope, node, receiver, func.attr, args)
         return getattr(receiver, func.attr)(*args, **kwargs)
+    if isinstance(receiver, python_clock.TYPES) and (got := python_clock.method(
+            scope, node, receiver, func.attr, *_arguments(scope, node))) is not python_clock.NOT_CLOCK:
+        return got
     if isinstance(receiver, python_mutate.ArgParser):
         return python_mutate.parser_call(scope, node, receiver, func.attr)
     if isinstance(receiver, dict) and func.attr == "get":

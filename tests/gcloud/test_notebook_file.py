@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -109,22 +110,26 @@ def test_an_ai_platform_job_whose_values_come_from_env_magics(tmp_path: Path) ->
     notebook = HERE / "time_series_ai_platform.ipynb"
     proc = _convert(notebook)
     assert proc.returncode == 1
-    assert ("time_series_ai_platform.ipynb cell 8, line 3: $JOB_NAME is read from the environment the notebook sets, "
-            "and its value cannot be known without running the notebook: the environment variable JOB_NAME, set by "
-            "'%env JOB_NAME=$JOB_NAME' at cell 6, line 5 from JOB_NAME; JOB_NAME is set from the time the code "
-            "runs at cell 6, line 4") in proc.stderr
+    assert ("time_series_ai_platform.ipynb cell 8, line 3: $TRAIN_DIR is read from the environment the notebook sets, "
+            "and its value cannot be known without running the notebook: the environment variable TRAIN_DIR, set by "
+            "'%env TRAIN_DIR=$TRAIN_DIR' at cell 7, line 4 from TRAIN_DIR; TRAIN_DIR is set from a call to os.getcwd() "
+            "at cell 7, line 2") in proc.stderr
     # $RUNTIME_VERSION is no Python variable: IPython hands the line to the shell as written, which reads the
-    # environment the notebook's %env lines set
-    fixed = _notebook(tmp_path, "ts.ipynb", source=notebook, edit={
-        "'caip_training_' + str(int(time.time()))": "'caip_training_7'", "os.getcwd() + '/' + trainer_dir": "trainer_dir"})
+    # environment the notebook's %env lines set; $JOB_NAME is 'caip_training_' + str(int(time.time())): the time
+    # of the conversion
+    fixed = _notebook(tmp_path, "ts.ipynb", source=notebook, edit={"os.getcwd() + '/' + trainer_dir": "trainer_dir"})
     (tmp_path / "trainer").mkdir()
     (tmp_path / "trainer" / "__init__.py").write_text("")
     (tmp_path / "trainer" / "model.py").write_text("print('hi')\n")
     (tmp_path / ".git").mkdir()
+    before = int(time.time())
     proc = _convert(fixed)
     assert proc.returncode == 0, proc.stderr
     body = json.loads(proc.stdout)["body"]
-    assert body["displayName"] == "caip_training_7"
+    assert body["displayName"].startswith("caip_training_")
+    assert before <= int(body["displayName"].removeprefix("caip_training_")) <= time.time()
+    assert (f"time.time() at ts.ipynb cell 6, line 4: the time the code runs, written as "
+            f"'{body['displayName'].removeprefix('caip_training_')}', the time of the conversion") in proc.stderr
     pool = body["jobSpec"]["workerPoolSpecs"][0]
     assert pool["pythonPackageSpec"]["pythonModule"] == "trainer.model"  # %env MODULE_NAME=$MODULE_NAME
     assert "tf-cpu.2-1" in pool["pythonPackageSpec"]["executorImageUri"]  # %env RUNTIME_VERSION = $runtime_version

@@ -33,7 +33,7 @@ SDK_CASES = [
 ]
 MLENGINE_CASES = [
     ("example_mlengine_2020", ["--name", "training_job"]),
-    ("iris_contrib", ["--name", "iris"]),
+    ("iris_contrib", []),  # its job_id, the time the DAG is read: the time of the conversion (python_clock)
     ("citibike_two_trainings", ["--target", "tfkeras_training", "--name", "tfkeras", "--var", "gcp_project=onramp",
                                 "--var", "gcs_bucket=b", "--var", "gce_region=us-west1", "--var", "gce_zone=us-west1-b"]),
     ("autogluon_taskflow", ["--name", "autogluon"]),
@@ -121,7 +121,8 @@ REFUSED = [
     ("hpt_system_example", ["--target", "nope"], "no training task has task_id 'nope'"),
     ("example_mlengine_2020", [], "example_mlengine_2020.py:38:16: MLEngineStartTrainingJobOperator(job_id=...): "
      "'training-job-{{ ts_nodash }}-{{ params.model_name }}' holds the Jinja template {{ ts_nodash }}"),
-    ("iris_contrib", [], "iris_contrib.py:20:16: MLEngineTrainingOperator(job_id=...) cannot be known"),
+    ("iris_contrib", [], "iris_contrib.py:21:22: error: spec.trainingInput.packageUris is a string"),
+    ("iris_contrib", ["--name", "iris"], "iris_contrib.py:20:16: error: jobId 'iris_20"),  # --name beside the DAG's id
     ("citibike_two_trainings", ["--target", "tfkeras_training", "--name", "tfkeras"],
      "citibike_two_trainings.py:69:16: MLEngineStartTrainingJobOperator(region=...) cannot be known without running the "
      "script: REGION is set from a call to airflow.models.Variable.get()"),
@@ -166,8 +167,9 @@ def test_airflow_only_arguments_are_accepted_silently_and_the_rest_noted() -> No
 
 
 def test_a_problem_in_the_spec_points_at_the_dag_line() -> None:
-    done = convert(HERE / "iris_contrib.py", "--name", "iris")
+    done = convert(HERE / "iris_contrib.py")
     assert "iris_contrib.py:21:22: error: spec.trainingInput.packageUris is a string" in done.stderr
+    assert "iris_contrib.py:20: the time the code runs, written as '20" in done.stderr  # job_id="iris_" + now()
 
 
 def test_the_sdk_itself_refuses_what_solar_deferrable_passes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,7 +71,7 @@ def test_an_exported_bang_line_is_the_line_ipython_runs(tmp_path: Path) -> None:
 
 def test_an_exported_line_with_a_value_known_only_when_it_runs_is_refused(tmp_path: Path) -> None:
     script = tmp_path / "exported.py"
-    script.write_text("import time\nT = int(time.time())\nget_ipython().system('gcloud ai custom-jobs create "
+    script.write_text("import uuid\nT = uuid.uuid4().hex\nget_ipython().system('gcloud ai custom-jobs create "
                       "--region=us-central1 --display-name=j{T} --worker-pool-spec=machine-type=n1-standard-4,"
                       "container-image-uri=gcr.io/p/i:1')\n", encoding="utf-8")
     done = run_cli("convert", str(script), "--output", "request")

@@ -123,11 +123,13 @@ def test_several_jobs_are_named_and_cell_picks() -> None:
 
 
 def test_an_unknown_value_is_named_by_cell_line_and_column() -> None:
-    """The notebook as published: its timestamp is the time it runs."""
+    """The notebook as published: its project is a shell command's output (its timestamp, the time it runs, is the
+    time of the conversion: tests/test_python_clock.py)."""
     done = convert(Path(__file__).parents[1] / "gcloud" / "notebooks" / "taxifare_sdk.ipynb", "--cell", "6")
     assert done.returncode == 1
-    assert ("taxifare_sdk.ipynb cell 6, line 49, column 18: aiplatform.CustomJob(display_name=...) cannot be known "
-            "without running the notebook: timestamp is set from the time the code runs at cell 6, line 9"
+    assert ("taxifare_sdk.ipynb cell 6, line 50, column 23: aiplatform.CustomJob(worker_pool_specs=...) cannot be "
+            "known without running the notebook: worker_pool_specs is set from IMAGE_URI at cell 6, line 32; IMAGE_URI "
+            "is set from PROJECT at cell 5, line 3; PROJECT is set from a shell command's output at cell 2, line 2"
             ) in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -187,7 +189,7 @@ def test_a_secret_from_the_environment_is_named_by_its_cell(tmp_path: Path) -> N
 
 
 def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
-    local = ("import time\njob = aiplatform.CustomJob.from_local_script(display_name=f'j{time.time()}', "
+    local = ("import uuid\njob = aiplatform.CustomJob.from_local_script(display_name=f'j{uuid.uuid4()}', "
              "script_path='t.py', container_uri='us-docker.pkg.dev/vertex-ai/training/sklearn-cpu.1-0:latest')\n"
              "job.run()")
     path = _notebook(tmp_path, _SDK.rsplit("\n", 2)[0], local, _SDK.split("\n", 2)[2])
@@ -198,7 +200,7 @@ def test_an_unreadable_job_is_refused_only_when_picked(tmp_path: Path) -> None:
     picked = convert(path, "--cell", "2")
     assert picked.returncode == 1
     assert "nb.ipynb cell 2, line 2, column 59: aiplatform.CustomJob.from_local_script(display_name=...) cannot be " \
-           "known without running the notebook: the time the code runs" in picked.stderr
+           "known without running the notebook: a random value" in picked.stderr
     other = convert(path, "--cell", "3", "--output", "request")
     assert other.returncode == 0, other.stderr
     assert json.loads(other.stdout)["body"]["displayName"] == "j"

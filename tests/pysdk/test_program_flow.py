@@ -133,10 +133,11 @@ def test_a_job_in_a_function_that_imports_the_sdk_itself_is_named_where_it_is() 
     assert "CustomJob at train.py:9:5 (inside def model_finetune" in said
 
 
-def test_a_display_name_from_the_clock_is_refused_with_a_way_forward_or_named_by_the_flag() -> None:
-    """A display name made at run time (int(time.time())) cannot be converted exactly: refused, saying that convert
-    --name names the job; given --name (``named``), the display name is named in a note and the spec takes the flag's."""
-    code = ("import time\n" + _HEAD + "job = aiplatform.CustomJob(display_name=f'nightly-{int(time.time())}', "
+def test_a_random_display_name_is_refused_with_a_way_forward_or_named_by_the_flag() -> None:
+    """A display name made at random (uuid) cannot be converted exactly: refused, saying that convert --name names
+    the job; given --name (``named``), the display name is named in a note and the spec takes the flag's. (One made
+    from the clock is the time of the conversion: tests/test_python_clock.py.)"""
+    code = ("import uuid\n" + _HEAD + "job = aiplatform.CustomJob(display_name=f'nightly-{uuid.uuid4().hex}', "
             "worker_pool_specs=POOLS)\njob.run()\n")
     with pytest.raises(SdkError) as caught:
         read([("train.py", code)], "train.py")
@@ -144,6 +145,6 @@ def test_a_display_name_from_the_clock_is_refused_with_a_way_forward_or_named_by
     assert str(caught.value).endswith("; or name the job with convert --name NAME")
     body = read([("train.py", code)], "train.py", named=True)
     assert "display_name" not in body.spec
-    assert any(note.startswith("aiplatform.CustomJob(display_name=f'nightly-{int(time.time())}' (known only when the "
+    assert any(note.startswith("aiplatform.CustomJob(display_name=f'nightly-{uuid.uuid4().hex}' (known only when the "
                                "script runs: ") and note.endswith("is not written: convert --name names the job")
                for note in body.notes), body.notes

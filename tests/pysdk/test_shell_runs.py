@@ -30,7 +30,7 @@ def test_a_list_of_words_is_the_line_of_those_words(tmp_path: Path) -> None:
 
 def test_refusals_name_the_call_and_why(tmp_path: Path) -> None:
     cases = {
-        "import subprocess, time\nN = time.time()\nsubprocess.run(['gcloud', 'ai', 'custom-jobs', 'create', "
+        "import subprocess, uuid\nN = uuid.uuid4()\nsubprocess.run(['gcloud', 'ai', 'custom-jobs', 'create', "
         "f'--display-name={N}'])\n": "train.py:3:1: subprocess.run(['gcloud', 'ai', 'custom-jobs', 'create', "
         "f'--display-name={N}']) runs a gcloud training command, and its command cannot be known without running",
         "import subprocess\nsubprocess.run('gcloud ai custom-jobs create --region=us-east1')\n":
