@@ -64,7 +64,8 @@ def _why(code: str | list[str], name: str) -> str:
     return value.why
 
 
-def test_google_project_id_pattern() -> None:
+def test_google_project_id_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLOUDSDK_CORE_PROJECT", raising=False)  # the output gcloud would print (test_python_shell.py)
     cells = ['PROJECT_ID = "[your-project-id]"  # @param {type:"string"}',
              'if PROJECT_ID == "" or PROJECT_ID is None or PROJECT_ID == "[your-project-id]":\n'
              '    # Get your GCP project id from gcloud\n'
@@ -73,7 +74,10 @@ def test_google_project_id_pattern() -> None:
              'BUCKET_URI = f"gs://{PROJECT_ID}-unique"']
     assert _why(cells, "BUCKET_URI") == (
         "BUCKET_URI is set from PROJECT_ID at cell 3, line 1; PROJECT_ID is set from shell_output at cell 2, "
-        "line 4; shell_output is set from a shell command's output at cell 2, line 3")
+        "line 4; shell_output is set from a shell command's output: gcloud config list --format \"value(core.project)\" "
+        "prints the core/project property of the gcloud configuration of the machine that runs the notebook, which is "
+        "not known here; give it: CLOUDSDK_CORE_PROJECT=VALUE in the environment of trainjobs convert (gcloud reads "
+        "the property from it first) at cell 2, line 3")
     cells[0] = 'PROJECT_ID = "my-project"  # @param {type:"string"}'
     assert scope_after([(f"cell {i}", c) for i, c in enumerate(cells, 1)]).get("BUCKET_URI") == "gs://my-project-unique"
 

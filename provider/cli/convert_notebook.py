@@ -95,7 +95,7 @@ def _sdk(code: list[tuple[str, str]], shown: str, path: Path, args: argparse.Nam
 
 def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
     from provider.cli.convert_shell_runs import run_with_environment
-    from provider.document import python_clock
+    from provider.document import python_taken
     from provider.gcloud.notebook_expand import expand, expand_placed, keep_secrets_out
     from provider.gcloud.notebook_file import blocks, chosen
 
@@ -128,7 +128,7 @@ def _gcloud(cells: list[Cell], shown: str, args: argparse.Namespace) -> int:
                                      f"run): {', '.join(replaced)}")
     args.gcloud_origin = origin
     written = [made.text, *(v for v in scope.environ_set().values() if isinstance(v, str))]  # $NAME: %env's
-    args.gcloud_notes += python_clock.notes(scope.clock_reads(), "\n".join(written), lambda where: f"{shown} {where}")
+    args.gcloud_notes += python_taken.notes(scope.taken(), "\n".join(written), lambda where: f"{shown} {where}")
     # where character i of the line read is in the cell as written (a $1 or {expr} before it, replaced, moves none)
     args.gcloud_at = lambda i: f"{shown} {command.place(made.written(max(i - pad, 0)))}"
     return run_with_environment(args, scope, origin, "the notebook")

@@ -247,7 +247,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     when ``cells``), checked and printed; ``trees``: the code, for what it reads from the environment."""
     from provider.cli.convert import _context, emit
     from provider.cli.convert_sources import refuse_options
-    from provider.document import python_clock
+    from provider.document import python_taken
     from provider.pysdk.airflow import operators
     from provider.pysdk.airflow import read as read_dag
     from provider.pysdk.arguments import SdkError
@@ -257,7 +257,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
 
     try:
         bucket = getattr(args, "staging_bucket", None)
-        with python_clock.reading() as clock_reads:  # datetime.now() and its kin: the time of the conversion
+        with python_taken.taking() as taken:  # datetime.now(), !gcloud config get-value: noted
             if operators(sources):  # an Airflow DAG's training task (provider/pysdk/airflow.py)
                 body = read_dag(sources, shown, cells, pick, getattr(args, "target", None), _variables(args),
                                 named=bool(getattr(args, "name", None)), bucket=bucket)
@@ -270,7 +270,7 @@ def convert_sdk(sources: list[tuple[str, str]], shown: str, path: Path, args: ar
     notes = list(body.notes)
     written = body.request.data if body.request is not None else body.spec
     _environment(trees, written, cells, notes)
-    notes += python_clock.notes(clock_reads, json.dumps(written, default=str), lambda where: f"{shown} {where}" if
+    notes += python_taken.notes(taken, json.dumps(written, default=str), lambda where: f"{shown} {where}" if
                                 where.label.startswith("cell ") else f"{where.label}:{where.line}")
     notes += [f"{shown}:{line}: the command line is read as `python {shown}` gives it, with no arguments: each "
               "argparse option has its default (one given when you launch the script is not seen: make it the "

@@ -2,7 +2,7 @@
 ``$(date +FORMAT)`` is (provider.gcloud.substitution): code that names its job after the time it runs
 (``TIMESTAMP = datetime.now().strftime("%Y%m%d%H%M%S")``, ``time.strftime("%Y%m%d-%H%M%S")``,
 ``int(time.time())``) gets the time trainjobs converts it, and each value of it that reaches the job is named
-in a note (``notes``), with where the code reads the clock.
+in a note (provider.document.python_taken), with where the code reads the clock.
 
 What is read, computed by Python's own ``datetime`` and ``time`` on this machine (its time zone, ``TZ``; the
 C locale a Python process starts in, so ``%a``/``%b`` are English, as where the code runs unless it calls
@@ -26,14 +26,11 @@ import ast
 import datetime
 import time
 import zoneinfo
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from provider.core import clock
-from provider.core.record import Record
-from provider.document.python_unknown import Where
+from provider.document import python_taken
 
 if TYPE_CHECKING:
     from provider.document.python_values import Scope
@@ -54,34 +51,6 @@ CONSTANTS = {"datetime.timezone.utc": datetime.UTC, "datetime.UTC": datetime.UTC
 _FIELDS = frozenset({"year", "month", "day", "hour", "minute", "second", "microsecond", "tzinfo", "days",
                      "seconds", "microseconds", "tm_year", "tm_mon", "tm_mday", "tm_hour", "tm_min", "tm_sec"})
 _METHODS = frozenset({"strftime", "isoformat", "timestamp", "date", "replace", "astimezone", "total_seconds"})
-
-
-class Read(Record):
-    """One value of the clock the code gives: where, the expression, and the text it is written as."""
-
-    where: Where
-    expression: str
-    text: str
-
-
-_READS: ContextVar[list[Read] | None] = ContextVar("python_clock", default=None)
-
-
-@contextmanager
-def reading() -> Iterator[list[Read]]:
-    """Collects the values of the clock that every reading of code within gives, in one list (the conversion's)."""
-    reads: list[Read] = []
-    token = _READS.set(reads)
-    try:
-        yield reads
-    finally:
-        _READS.reset(token)
-
-
-def collected() -> list[Read]:
-    """The list a new reading of code records its values of the clock in: reading()'s, else one of its own."""
-    reads = _READS.get()
-    return [] if reads is None else reads
 
 
 def call(scope: Scope, node: ast.Call, dotted: str, args: list[Any], kwargs: dict[str, Any]) -> object:
@@ -134,16 +103,5 @@ def formatted(scope: Scope, node: ast.AST, value: Any, text: str) -> str:
 
 def _record(scope: Scope, node: ast.AST, value: str | int | float) -> None:
     text = value if isinstance(value, str) else str(int(value))  # int(time.time()): the digits written
-    shown = ast.unparse(node)
-    scope.clock_reads().append(Read(scope.where_of(node), shown if len(shown) <= 80 else shown[:77] + "...", text))
-
-
-def notes(reads: list[Read], written: str, place: Callable[[Where], str]) -> list[str]:
-    """A note for each value of the clock the code gives that ``written`` (what the conversion writes) holds, naming
-    each place (``place`` says how) that gives it."""
-    found: dict[str, dict[str, None]] = {}
-    for read in reads:
-        if len(read.text) >= 2 and read.text in written:  # a 1-digit one would match by chance
-            found.setdefault(read.text, {})[f"{read.expression} at {place(read.where)}"] = None
-    return [f"{'; '.join(list(said)[:3])}{' (and more)' if len(said) > 3 else ''}: the time the code runs, written as "
-            f"{text!r}, the time of the conversion" for text, said in found.items()]
+    scope.taken().append(python_taken.taken(scope.where_of(node), node, text, f"the time the code runs, written as "
+                                                                                f"{text!r}, the time of the conversion"))

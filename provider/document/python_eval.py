@@ -26,8 +26,8 @@ from string import Formatter
 from typing import TYPE_CHECKING, Any
 
 from provider.document import python_clock, python_comprehension, python_loops, python_modules, python_mutate
-from provider.document.python_cells import MAGIC, SHELL
 from provider.document.python_enum import EnumMember
+from provider.document.python_shell import PLACEHOLDERS, output
 from provider.document.python_unknown import Unknown
 
 if TYPE_CHECKING:
@@ -320,10 +320,10 @@ def _arguments(scope: Scope, node: ast.Call) -> tuple[list[Any], dict[str, Any]]
 
 def _call(scope: Scope, node: ast.Call) -> Any:
     func = node.func
-    if isinstance(func, ast.Name) and func.id in (SHELL, MAGIC):
-        line = str(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) else ""
-        shell = func.id == SHELL or line.startswith(("%sx", "%system"))
-        raise _unknown(scope, node, "a shell command's output" if shell else f"the output of {line}")
+    if isinstance(func, ast.Name) and func.id in PLACEHOLDERS:  # x = !cmd: its output (python_shell)
+        if isinstance(got := output(scope, node), Unknown):
+            raise _Give(got)
+        return got
     dotted = scope.qualified(func)
     if dotted is not None:
         return _call_dotted(scope, node, dotted)

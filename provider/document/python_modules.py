@@ -29,12 +29,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from provider.document import python_clock
+from provider.document import python_taken
 from provider.document.python_enum import Enums
 from provider.document.python_unknown import Unknown, Where
 
 if TYPE_CHECKING:
-    from provider.document.python_clock import Read
+    from provider.document.python_taken import Taken
     from provider.document.python_values import Scope
 
 NOT_LOCAL = object()  # the import path names nothing in a module of the code's own
@@ -53,7 +53,7 @@ class Modules:
         self.written: dict[str, str] = {}  # the files the code has written (a notebook's %%writefile), by path
         self.unsure: list[str] = []  # the paths, as written, of files the code wrote where it is not known
         self.search: list[str] = [""]  # the folders of sys.path modules are looked for in, from the folder ("": it)
-        self.clock: list[Read] = python_clock.collected()  # each value of the clock the code gives: one list
+        self.taken: list[Taken] = python_taken.collected()  # what the code takes from outside: one list
         self._on_disk: dict[str, bool] = {}
 
     def path(self, parts: list[str]) -> str | None:
@@ -111,7 +111,7 @@ class Modules:
         twin = Modules(self.folder)
         twin.circular, twin.written, twin._on_disk = set(self.circular), dict(self.written), self._on_disk
         twin.unsure = list(self.unsure)
-        twin.search, twin.clock = list(self.search), self.clock
+        twin.search, twin.taken = list(self.search), self.taken
         for name, scope in self.read.items():
             if isinstance(scope, Unknown):
                 twin.read[name] = scope

@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from provider.document import ipython_run, python_clock, python_eval, python_modules, python_mutate, python_passed
+from provider.document import ipython_run, python_eval, python_modules, python_mutate, python_passed, python_taken
 from provider.document.ipython_expand import env_magic
 from provider.document.python_cells import MAGIC, ipython_line, python_text
 from provider.document.python_enum import EnumMember, Enums
@@ -104,9 +104,9 @@ class Scope:
             self._environ_read[name] = value
         return value
 
-    def clock_reads(self) -> list[python_clock.Read]:
-        """Each value of the clock the code has given so far, in order (python_clock: one list for the whole run)."""
-        return self._modules.clock
+    def taken(self) -> list[python_taken.Taken]:
+        """What the code has taken from outside itself so far, in order (python_taken: one list for the whole run)."""
+        return self._modules.taken
 
     def environ_read(self) -> dict[str, str]:
         """The variables of this process's environment the code has read so far, with their values (the caller

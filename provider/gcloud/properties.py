@@ -26,12 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from provider.core.gcloud_config import ENVIRONMENT, full_name
 from provider.gcloud.arg_types import GcloudError, project
 
-# The properties read: each gives a value of the job's command (a project, a region), and the variable of the
-# environment gcloud reads it from before its configuration (a flag still wins).
-ENVIRONMENT = {"core/project": "CLOUDSDK_CORE_PROJECT", "compute/region": "CLOUDSDK_COMPUTE_REGION",
-               "ai/region": "CLOUDSDK_AI_REGION"}
 READ = tuple(ENVIRONMENT)
 # Properties that change nothing in the job any of the three commands sends (output, prompts, who signs in...).
 HARMLESS = ("core/account", "core/disable_prompts", "core/verbosity", "core/user_output_enabled", "core/log_http",
@@ -41,11 +38,6 @@ AUTH = ("login", "activate-service-account", "configure-docker")  # credentials 
 _ALLOWED = ("allowed before the gcloud command: gcloud config set with project, ai/region or compute/region (which "
             "give the project and region), or with " + ", ".join(p.removeprefix("core/") for p in HARMLESS) +
             " (which change nothing in the job), and gcloud auth login / activate-service-account / configure-docker")
-
-
-def _full(name: str) -> str:
-    """A property's full name: gcloud reads a name without a section as one of core (project: core/project)."""
-    return name if "/" in name else f"core/{name}"
 
 
 def ran(words: list[str], properties: dict[str, str], notes: list[str]) -> None:
@@ -72,7 +64,7 @@ def ran(words: list[str], properties: dict[str, str], notes: list[str]) -> None:
     if len(args) != 2:
         raise Refused(f"gcloud config set takes a PROPERTY and a VALUE, and {len(args)} word(s) follow it; write "
                       "gcloud config set PROPERTY VALUE", len(words) - 1)
-    name, value = _full(args[0]), args[1]
+    name, value = full_name(args[0]), args[1]
     if name in HARMLESS:
         notes.append(f"gcloud config set {args[0]} {value}: changes nothing in the job gcloud sends: ignored")
         return

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core import clock
-from provider.gcloud.properties import ENVIRONMENT
+from provider.core.gcloud_config import ENVIRONMENT, printed_property
 from provider.gcloud.word_checks import shown
 
 # One conversion of GNU date's FORMAT: %, optional flag, width, E/O modifier, the conversion (or :z, ::z, :::z).
@@ -128,36 +128,6 @@ def _date(args: list[str], now: float, written: str) -> str:
     return "".join(out)
 
 
-def _property(args: list[str]) -> str | None:
-    """The full name of the property a ``gcloud config get-value|get|list`` prints the value of, or None."""
-    if args[:1] in (["get-value"], ["get"]) and len(args) == 2:
-        name = args[1]
-    elif args[:1] == ["list"]:
-        rest = args[1:]
-        if rest[:1] == ["--format"] and len(rest) > 1:
-            rest = [f"--format={rest[1]}", *rest[2:]]
-        elif rest[1:2] == ["--format"] and len(rest) > 2:
-            rest = [rest[0], f"--format={rest[2]}"]
-        fmt = next((w for w in rest if w.startswith("--format=")), None)
-        named = [w for w in rest if not w.startswith("--format=")]
-        if fmt is None or len(named) > 1 or len(rest) != len(named) + 1:
-            return None
-        key = re.fullmatch(r"--format=value\(([a-z_]+(?:[./][a-z_]+)?)\)", fmt)
-        if key is None:
-            return None
-        name = key.group(1).replace(".", "/")
-        if named and _full(named[0]) != _full(name):
-            return None
-    else:
-        return None
-    full = _full(name)
-    return full if full in ENVIRONMENT else None
-
-
-def _full(name: str) -> str:
-    return name if "/" in name else f"core/{name}"
-
-
 def _mktemp(args: list[str], said: str, notes: list[str]) -> str:
     """A stand-in for the name ``mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE]`` makes when the script runs (a new
     file of /tmp), for a here-document to write (provider.gcloud.heredoc): the name itself may reach no job
@@ -214,7 +184,7 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         return _mktemp(words[1:], shown(written), notes), None
     if words[:1] == ["pwd"]:
         return _pwd(words[1:], shown(written), env, cwd, notes)
-    if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
+    if words[:2] == ["gcloud", "config"] and (name := printed_property(words[2:])) is not None:
         said = shown(written)
         variable = ENVIRONMENT[name]
         if variable in env:  # gcloud reads it before its configuration, even one the script just set

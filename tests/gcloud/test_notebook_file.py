@@ -29,6 +29,7 @@ HERE = Path(__file__).parent / "notebooks"
 
 def _convert(notebook: Path, *extra: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("CLOUDSDK_CORE_PROJECT", None)  # !gcloud config get-value project would read it
     return subprocess.run([sys.executable, "-m", "provider", "convert", str(notebook), "--output", "request", *extra],
                           cwd=cwd or notebook.parent, env=env, capture_output=True, text=True, timeout=120)
 
@@ -145,7 +146,9 @@ def test_bash_cells_and_the_environment_they_read(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert ("cell 6, line 29: $BUCKET is read from the environment the notebook sets, and its value cannot be known "
             "without running the notebook: BUCKET is set from PROJECT at cell 2, line 3; PROJECT is set from a shell "
-            "command's output at cell 2, line 1") in proc.stderr
+            "command's output: gcloud config get-value project prints the core/project property of the gcloud "
+            "configuration of the machine that runs the notebook, which is not known here; give it: "
+            "CLOUDSDK_CORE_PROJECT=VALUE in the environment of trainjobs convert") in proc.stderr
 
 
 def test_a_local_package_takes_a_staging_bucket(tmp_path: Path) -> None:

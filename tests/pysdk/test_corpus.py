@@ -21,7 +21,7 @@ CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.py"))
 
 
 def convert(path: Path, *extra: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION")}
+    env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_CLOUD_REGION", "CLOUD_ML_REGION", "CLOUDSDK_CORE_PROJECT")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run([sys.executable, "-m", "provider", "convert", str(path), *extra], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)

@@ -129,7 +129,8 @@ def test_an_unknown_value_is_named_by_cell_line_and_column() -> None:
     assert done.returncode == 1
     assert ("taxifare_sdk.ipynb cell 6, line 50, column 23: aiplatform.CustomJob(worker_pool_specs=...) cannot be "
             "known without running the notebook: worker_pool_specs is set from IMAGE_URI at cell 6, line 32; IMAGE_URI "
-            "is set from PROJECT at cell 5, line 3; PROJECT is set from a shell command's output at cell 2, line 2"
+            "is set from PROJECT at cell 5, line 3; PROJECT is set from a shell command's output: gcloud config get-value "
+            "project prints the core/project property"
             ) in done.stderr
     assert "Traceback" not in done.stderr
 
