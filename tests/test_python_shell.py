@@ -112,3 +112,49 @@ def test_a_notebook_converts_with_the_project_noted(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "provider", "convert", "nb.ipynb"], cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1 and "give it: CLOUDSDK_CORE_PROJECT=VALUE in the environment" in refused.stderr
+
+
+SCRIPTS = [
+    'import subprocess\nPROJECT = subprocess.check_output(["gcloud", "config", "get-value", "project"], text=True).strip()',
+    'import subprocess\nR = subprocess.check_output("gcloud config get-value compute/region 2>/dev/null", shell=True)\n'
+    'REGION = R.decode("utf-8").strip()',
+    'from subprocess import getoutput\nP = getoutput("gcloud config get-value project")\nB = f"gs://{P}-bucket"',
+    'import subprocess\nP = subprocess.check_output(args=["gcloud", "config", "list", "--format", "value(core.project)"],'
+    ' stderr=subprocess.DEVNULL, encoding="utf-8")',
+]
+
+
+@pytest.mark.parametrize("code", SCRIPTS)
+def test_agrees_with_python_running_gcloud(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The script run by Python with the real gcloud (its own empty configuration), every name's value compared."""
+    import sys
+
+    if shutil.which("gcloud") is None:
+        pytest.skip("no gcloud: the oracle runs it")
+    (tmp_path / "config").mkdir()
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "CLOUDSDK_CONFIG": str(tmp_path / "config"),
+           "CLOUDSDK_CORE_DISABLE_PROMPTS": "1", **ENVIRONMENT}
+    program = (code + "\nimport json\nprint(json.dumps({k: (v.decode() + ' (bytes)' if isinstance(v, bytes) else v) "
+               "for k, v in dict(globals()).items() if k[:1].isupper()}))\n")
+    done = subprocess.run([sys.executable, "-c", program], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout.splitlines()[-1])
+    for name, value in ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    scope = scope_after([("train.py", code)])
+    ours = {name: scope.get(name) for name in theirs}
+    assert {k: (v.decode() + " (bytes)" if isinstance(v, bytes) else v) for k, v in ours.items()} == theirs
+
+
+@pytest.mark.parametrize(("code", "why"), [
+    ('import subprocess\nX = subprocess.check_output("gcloud config get-value project")', "a command's output"),
+    ('import subprocess\nX = subprocess.check_output(["gcloud", "config", "get-value", "project"], cwd="/")',
+     "a command's output (subprocess.check_output() with cwd)"),
+    ('import subprocess\nX = subprocess.check_output(["gcloud", "config", "get-value", "account"])', "a command's output"),
+    ('import subprocess\nX = subprocess.run(["gcloud", "config", "get-value", "project"]).stdout', "a command's output"),
+])
+def test_any_other_subprocess_output_is_not_known(code: str, why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLOUDSDK_CORE_PROJECT", "env-project")
+    value = scope_after([("train.py", code)]).get("X")
+    assert isinstance(value, Unknown) and f"X is set from {why}" in value.why, value

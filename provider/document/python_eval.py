@@ -1,18 +1,17 @@
 """The value of one Python expression, read (never run) against a Scope of provider.document.python_values.
 
-What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in them); f-strings
-(``!s !r !a``, format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``;
-subscripts and slices; ``str() int() float() bool() len()`` and a few more pure builtins; the pure
-methods of str (``format``, ``join``, ``lower``, ``split``...), ``dict.get``, ``.items()`` ``.keys()``
-``.values()`` (as lists); ``os.path.join`` and its kin; ``os.environ.get``, ``os.getenv``, ``os.environ[...]`` and ``"NAME" in os.environ``, read from this
-process's environment; an API enum member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, its ``.name`` and
-``.value``) where the Scope was given the API's table (provider.document.python_enum); an argparse parser and
-``parse_args()`` as the script gets it with no arguments (``args.region``: provider.document.python_mutate).
-Each is computed by Python itself on the known values, so it agrees with Python; a result that
-would be very large (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why:
-a call (``uuid``/``random``: a random value), a lambda, an attribute. The clock (``datetime.now().strftime(FMT)``,
-``time.time()``) is the time of the conversion: provider.document.python_clock.
-Comprehensions over known values: provider.document.python_comprehension.
+What is evaluated: constants; list/tuple/set/dict displays (``*`` and ``**`` in them); f-strings (``!s !r !a``,
+format specs); arithmetic, comparisons, ``and``/``or``/``not``, ``x if c else y``; subscripts and slices; ``str()
+int() float() bool() len()`` and a few more pure builtins; the pure methods of str (``format``, ``join``...),
+``dict.get``, ``.items()`` ``.keys()`` ``.values()`` (as lists); ``os.path.join`` and its kin; ``os.environ.get``,
+``os.getenv``, ``os.environ[...]``, ``"NAME" in os.environ``, read from this process's environment; an API enum
+member (``aip.gapic.AcceleratorType.NVIDIA_TESLA_T4``, ``.name``, ``.value``: provider.document.python_enum); an
+argparse parser and ``parse_args()`` as the script gets it with no arguments (provider.document.python_mutate);
+comprehensions (python_comprehension); the clock, as the time of the conversion (python_clock); gcloud's
+configuration a command prints (``!gcloud config get-value project``, ``subprocess.check_output([...])``:
+python_shell). Each is computed by Python itself on the known values, so it agrees with Python; a very large
+result (``"x" * 10**9``) is not computed. Anything else is an Unknown that says why: a call (``uuid``/``random``:
+a random value), a lambda, an attribute.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from provider.document import python_clock, python_comprehension, python_loops, python_modules, python_mutate
 from provider.document.python_enum import EnumMember
-from provider.document.python_shell import PLACEHOLDERS, output
+from provider.document.python_shell import PLACEHOLDERS, SUBPROCESS, output, subprocess_output
 from provider.document.python_unknown import Unknown
 
 if TYPE_CHECKING:
@@ -44,36 +43,29 @@ _BINARY: dict[type[ast.operator], tuple[Callable[[Any, Any], Any], Callable[[Any
     ast.FloorDiv: (operator.floordiv, operator.ifloordiv), ast.Mod: (operator.mod, operator.imod),
     ast.Pow: (operator.pow, operator.ipow), ast.BitOr: (operator.or_, operator.ior),
     ast.BitAnd: (operator.and_, operator.iand), ast.BitXor: (operator.xor, operator.ixor),
-    ast.LShift: (operator.lshift, operator.ilshift), ast.RShift: (operator.rshift, operator.irshift),
-}
+    ast.LShift: (operator.lshift, operator.ilshift), ast.RShift: (operator.rshift, operator.irshift)}
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-    ast.Is: operator.is_, ast.IsNot: operator.is_not,
-}
+    ast.Is: operator.is_, ast.IsNot: operator.is_not}
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert,
-}
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
 _BUILTINS: dict[str, Callable[..., Any]] = {
-    "str": str, "int": int, "float": float, "bool": bool, "len": len, "repr": repr, "list": list,
-    "tuple": tuple, "abs": abs, "min": min, "max": max, "sorted": sorted, "round": round, "dict": dict,
-}
+    "str": str, "int": int, "float": float, "bool": bool, "len": len, "repr": repr, "list": list, "tuple": tuple,
+    "abs": abs, "min": min, "max": max, "sorted": sorted, "round": round, "dict": dict}
 _STR_METHODS = frozenset({
-    "format", "join", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "rsplit",
-    "startswith", "endswith", "title", "capitalize", "casefold", "removeprefix", "removesuffix",
-    "splitlines", "find", "rfind", "count", "isdigit", "isalpha", "isalnum", "isidentifier",
-    "zfill", "ljust", "rjust", "center", "partition", "rpartition", "swapcase",
-})
+    "format", "join", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "rsplit", "startswith",
+    "endswith", "title", "capitalize", "casefold", "removeprefix", "removesuffix", "splitlines", "find", "rfind",
+    "count", "isdigit", "isalpha", "isalnum", "isidentifier", "zfill", "ljust", "rjust", "center", "partition",
+    "rpartition", "swapcase"})
+_BYTES_METHODS = ("decode", "strip", "rstrip", "lstrip")  # of what subprocess.check_output gives (python_shell)
 _PATHS: dict[str, Callable[..., Any]] = {
-    "os.path.join": posixpath.join, "os.path.basename": posixpath.basename,
-    "os.path.dirname": posixpath.dirname, "os.path.splitext": posixpath.splitext,
-    "os.path.split": posixpath.split, "os.path.normpath": posixpath.normpath,
-}
+    "os.path.join": posixpath.join, "os.path.basename": posixpath.basename, "os.path.dirname": posixpath.dirname,
+    "os.path.splitext": posixpath.splitext, "os.path.split": posixpath.split, "os.path.normpath": posixpath.normpath}
 _SOURCES = (  # a call's module -> what its value comes from
     (("datetime.", "time."), "the time the code runs"),
     (("uuid.", "random.", "secrets."), "a random value"),
-    (("subprocess.",), "a command's output"),
-)
+    (("subprocess.",), "a command's output"))
 
 
 class _Give(Exception):
@@ -129,6 +121,12 @@ def _checked(value: object, scope: Scope, node: ast.AST) -> object:
         raise _unknown(scope, node, f"{_shown(node)}, a value too large to compute here")
     if isinstance(value, int) and value.bit_length() > _BITS:
         raise _unknown(scope, node, f"{_shown(node)}, a number too large to compute here")
+    return value
+
+
+def _given(value: object) -> Any:
+    if isinstance(value, Unknown):
+        raise _Give(value)
     return value
 
 
@@ -321,9 +319,7 @@ def _arguments(scope: Scope, node: ast.Call) -> tuple[list[Any], dict[str, Any]]
 def _call(scope: Scope, node: ast.Call) -> Any:
     func = node.func
     if isinstance(func, ast.Name) and func.id in PLACEHOLDERS:  # x = !cmd: its output (python_shell)
-        if isinstance(got := output(scope, node), Unknown):
-            raise _Give(got)
-        return got
+        return _given(output(scope, node))
     dotted = scope.qualified(func)
     if dotted is not None:
         return _call_dotted(scope, node, dotted)
@@ -348,6 +344,8 @@ def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
     if dotted.startswith(python_clock.MODULES) and (got := python_clock.call(
             scope, node, dotted, *_arguments(scope, node))) is not python_clock.NOT_CLOCK:  # the conversion's time
         return got
+    if dotted in SUBPROCESS:  # subprocess.check_output(["gcloud", "config", "get-value", "project"])
+        return _given(subprocess_output(scope, node, dotted))
     why = next((why for starts, why in _SOURCES if (dotted + ".").startswith(starts)), None)
     raise _unknown(scope, node, why or f"a call to {dotted}()")
 
@@ -372,6 +370,9 @@ def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
     if isinstance(receiver, python_clock.TYPES) and (got := python_clock.method(
             scope, node, receiver, func.attr, *_arguments(scope, node))) is not python_clock.NOT_CLOCK:
         return got
+    if isinstance(receiver, bytes) and func.attr in _BYTES_METHODS:
+        args, kwargs = _arguments(scope, node)
+        return getattr(receiver, func.attr)(*args, **kwargs)
     if isinstance(receiver, python_mutate.ArgParser):
         return python_mutate.parser_call(scope, node, receiver, func.attr)
     if isinstance(receiver, dict) and func.attr == "get":

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from provider.document.python_values import Scope
 
 PLACEHOLDERS = (SHELL, MAGIC)  # the calls python_cells makes of ``!cmd`` and ``%magic``
+SUBPROCESS = ("subprocess.check_output", "subprocess.getoutput")  # the calls subprocess_output reads
+_PASSED = ("text", "universal_newlines", "encoding", "errors", "stderr", "timeout", "check", "shell")
 _EXPANDED = re.compile(r"[$`{}]")  # what IPython (var_expand) or the shell would replace before gcloud runs
 _COMMENT = re.compile(r"[ \t]+#[^'\"]*\Z")  # the shell's comment that ends the line
 _STDERR = re.compile(r"[ \t]+2>[ \t]*/dev/null[ \t]*\Z")
@@ -40,18 +42,52 @@ def output(scope: Scope, node: ast.Call) -> object:
     """The value ``x = !cmd`` binds (``node``: the placeholder call python_cells makes of the line), or an Unknown."""
     func = node.func
     line = str(node.args[0].value) if node.args and isinstance(node.args[0], ast.Constant) else ""
-    where = scope.where_of(node)
     if isinstance(func, ast.Name) and func.id == SHELL:
         command = line.lstrip("!")
     elif line.startswith(("%sx", "%system")):
         command = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
     else:
-        return Unknown(f"the output of {line}", where)
+        return Unknown(f"the output of {line}", scope.where_of(node))
     command = _STDERR.sub("", _COMMENT.sub("", command.strip()))
-    words = _words(command)
+    value = _printed(scope, node, _words(command), command, line.strip(), "the notebook")
+    return value if isinstance(value, Unknown) else value.splitlines() or [""]
+
+
+def subprocess_output(scope: Scope, node: ast.Call, dotted: str) -> object:
+    """What ``subprocess.check_output(ARGS, ...)`` or ``subprocess.getoutput(CMD)`` returns, or an Unknown: a
+    command given as a list of known words (or a str with ``shell=True``, or getoutput's), whose other arguments are
+    ``text``/``universal_newlines``/``encoding``/``errors``, ``stderr``, ``timeout`` and ``check``."""
+    where = scope.where_of(node)
+    given = {k.arg: k.value for k in node.keywords if k.arg is not None}
+    first = node.args[0] if node.args else given.pop("args", given.pop("cmd", None))
+    other = [k for k in given if k not in _PASSED] + (["*args"] if len(node.args) > 1 else []) + (
+        ["**kwargs"] if any(k.arg is None for k in node.keywords) else [])
+    if first is None or other:
+        return Unknown(f"a command's output ({dotted}() with {', '.join(other) or 'no command'})", where)
+    command = scope.evaluate(first)
+    shell = dotted.endswith("getoutput") or (("shell" in given) and scope.evaluate(given["shell"]) is True)
+    if isinstance(command, (list, tuple)) and all(isinstance(w, str) for w in command) and not shell:
+        words: list[str] | None = list(command)
+    elif isinstance(command, str) and shell:
+        words = _words(_STDERR.sub("", command.strip()))
+    else:
+        return Unknown("a command's output", where)
+    value = _printed(scope, node, words, shlex.join(words) if words else str(command), _shown(node))
+    if isinstance(value, Unknown) or dotted.endswith("getoutput"):  # getoutput: stdout and stderr, less a last \n
+        return value
+    text = any(k in given and scope.evaluate(given[k]) not in (None, False) for k in ("text", "universal_newlines",
+                                                                                      "encoding", "errors"))
+    return value + "\n" if text else (value + "\n").encode()
+
+
+def _printed(scope: Scope, node: ast.Call, words: list[str] | None, command: str, shown: str,
+             runs: str = "the code") -> str | Unknown:
+    """What the command ``words`` prints, where it is ``gcloud config`` printing a property a training command reads
+    (its value, from its variable of the environment), recorded as taken by ``shown``; else an Unknown."""
+    where = scope.where_of(node)
     name = printed_property(words[2:]) if words is not None and words[:2] == ["gcloud", "config"] else None
     if name is None:
-        return Unknown("a shell command's output", where)
+        return Unknown("a shell command's output" if isinstance(node.func, ast.Name) else "a command's output", where)
     variable = ENVIRONMENT[name]
     value = scope.environ(variable, node)
     if isinstance(value, Unknown):
@@ -61,12 +97,16 @@ def output(scope: Scope, node: ast.Call) -> object:
                        "to the empty string, which is invalid)", where)
     if not isinstance(value, str):
         return Unknown(f"a shell command's output: {command} prints the {name} property of the gcloud configuration of "
-                       f"the machine that runs the notebook, which is not known here; give it: {variable}=VALUE in the "
+                       f"the machine that runs {runs}, which is not known here; give it: {variable}=VALUE in the "
                        "environment of trainjobs convert (gcloud reads the property from it first)", where)
-    scope.taken().append(python_taken.taken(where, line.strip(), value, f"the {name} property of gcloud's "
-                                            f"configuration, written as {value!r}, from ${variable} (gcloud reads it "
-                                            "first)"))
-    return value.splitlines() or [""]
+    scope.taken().append(python_taken.taken(where, shown, value, f"the {name} property of gcloud's configuration, "
+                                            f"written as {value!r}, from ${variable} (gcloud reads it first)"))
+    return value
+
+
+def _shown(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _words(command: str) -> list[str] | None:
