@@ -57,27 +57,33 @@ def subprocess_output(scope: Scope, node: ast.Call, dotted: str) -> object:
     """What ``subprocess.check_output(ARGS, ...)`` or ``subprocess.getoutput(CMD)`` returns, or an Unknown: a
     command given as a list of known words (or a str with ``shell=True``, or getoutput's), whose other arguments are
     ``text``/``universal_newlines``/``encoding``/``errors``, ``stderr``, ``timeout`` and ``check``."""
-    where = scope.where_of(node)
     given = {k.arg: k.value for k in node.keywords if k.arg is not None}
-    first = node.args[0] if node.args else given.pop("args", given.pop("cmd", None))
-    other = [k for k in given if k not in _PASSED] + (["*args"] if len(node.args) > 1 else []) + (
+    words = _subprocess_words(scope, node, dotted, given)
+    if isinstance(words, Unknown):
+        return words
+    value = _printed(scope, node, words, shlex.join(words), _shown(node))
+    if isinstance(value, Unknown) or dotted.endswith("getoutput"):  # getoutput: stdout and stderr, less a last \n
+        return value
+    text = any(k in given and scope.evaluate(given[k]) not in (None, False)
+               for k in ("text", "universal_newlines", "encoding", "errors"))
+    return value + "\n" if text else (value + "\n").encode()
+
+
+def _subprocess_words(scope: Scope, node: ast.Call, dotted: str, given: dict[str, ast.expr]) -> list[str] | Unknown:
+    """The words of the command a subprocess call runs, or an Unknown (another argument that bears on it, a command
+    not known, a str without ``shell=True``: one program's name)."""
+    where = scope.where_of(node)
+    first = node.args[0] if node.args else given.get("args", given.get("cmd"))
+    other = [k for k in given if k not in (*_PASSED, "args", "cmd")] + (["*args"] if len(node.args) > 1 else []) + (
         ["**kwargs"] if any(k.arg is None for k in node.keywords) else [])
     if first is None or other:
         return Unknown(f"a command's output ({dotted}() with {', '.join(other) or 'no command'})", where)
     command = scope.evaluate(first)
-    shell = dotted.endswith("getoutput") or (("shell" in given) and scope.evaluate(given["shell"]) is True)
+    shell = dotted.endswith("getoutput") or ("shell" in given and scope.evaluate(given["shell"]) is True)
     if isinstance(command, (list, tuple)) and all(isinstance(w, str) for w in command) and not shell:
-        words: list[str] | None = list(command)
-    elif isinstance(command, str) and shell:
-        words = _words(_STDERR.sub("", command.strip()))
-    else:
-        return Unknown("a command's output", where)
-    value = _printed(scope, node, words, shlex.join(words) if words else str(command), _shown(node))
-    if isinstance(value, Unknown) or dotted.endswith("getoutput"):  # getoutput: stdout and stderr, less a last \n
-        return value
-    text = any(k in given and scope.evaluate(given[k]) not in (None, False) for k in ("text", "universal_newlines",
-                                                                                      "encoding", "errors"))
-    return value + "\n" if text else (value + "\n").encode()
+        return list(command)
+    words = _words(_STDERR.sub("", command.strip())) if isinstance(command, str) and shell else None
+    return Unknown("a command's output", where) if words is None else words
 
 
 def _printed(scope: Scope, node: ast.Call, words: list[str] | None, command: str, shown: str,
