@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from provider.core.job_kinds import KINDS
 from provider.document.python_enum import named
+from provider.pysdk import message_changes
 from provider.pysdk.arguments import SdkError
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class RequestReader:
         self.reader, self.what = reader, what
         self.doc = LoadedDocument(data=None)
         self.following: set[int] = set()  # the assignments being read, so that one read from itself is not followed
+        self.kinds: dict[int, str] = {}  # the message class each mapping read from one is (by id): message_changes
 
     def place(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
@@ -177,15 +179,25 @@ class RequestReader:
         now = reader.scope.get(node.id)
         if not isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)) or id(assigned) in self.following:
             return _NOT_FOLLOWED
-        if isinstance(now, Unknown) and now.where != assigned.scope.where_of(assigned.value):
+        changes = message_changes.applicable(assigned, reader.order, not isinstance(assigned.value, ast.Call))
+        why = message_changes.unaccounted(assigned, changes, now) if isinstance(now, Unknown) else None
+        if why:
+            raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
+                           f"and {why}: trainjobs reads such a value from its assignment at "
+                           f"{reader.inner(assigned, {}).at(assigned.value)} and the fields set on it after "
+                           "(NAME.FIELD = VALUE)",
+                           "the value whole in its assignment, or each field set by NAME.FIELD = VALUE")
+        if why is not None:
             raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
                            f"and is assigned again at {reader.inner(assigned, {}).at(assigned.value)}, after the "
-                           f"value used here ({now.where}): trainjobs reads such a value from its one assignment",
+                           f"value used here ({getattr(now, 'where', '')}): trainjobs reads such a value from its one assignment",
                            "a name assigned once, or a new name for the second value")
         outer, self.reader = self.reader, reader.inner(assigned, reader.assigned)
         self.following.add(id(assigned))
         try:
             found = self.value(assigned.value, what)
+            if isinstance(now, Unknown):
+                found = message_changes.apply(self, found, changes, what)
         finally:
             self.reader = outer
             self.following.discard(id(assigned))
@@ -197,12 +209,15 @@ class RequestReader:
             if len(node.args) == 1 and not node.keywords:  # WorkerPoolSpec({...}): a mapping given whole
                 found = self.value(node.args[0], what)
                 if isinstance(found, dict):
+                    self.kinds[id(found)] = message_changes.message_name(self.reader.qualified(node.func))
                     return found
             raise SdkError(self.reader.at(node), f"{what}: {name}(...) with positional arguments is not read",
                            f"{name}(field=value, ...) or {name}({{...}})")
         if any(kw.arg is None for kw in node.keywords):
             raise SdkError(self.reader.at(node), f"{what}: {name}(**...) is not read", f"{name}(field=value, ...)")
-        return self._mapping([(kw, kw.value) for kw in node.keywords], node, what)
+        found = self._mapping([(kw, kw.value) for kw in node.keywords], node, what)
+        self.kinds[id(found)] = message_changes.message_name(self.reader.qualified(node.func))
+        return found
 
     def _mapping(self, items: Sequence[tuple[ast.AST, ast.expr]], node: ast.AST, what: str) -> dict[str, object]:
         out: dict[str, object] = {}
