@@ -305,7 +305,7 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
                 f"or inside a statement's value, print({stmt.name}(...)), not in a lambda, comprehension or condition; "
                 "with arguments bound to its parameters)")
     if isinstance(stmt, ast.ClassDef):
-        return f"class {stmt.name} {line}"
+        return f"class {stmt.name} {line}, whose methods are not read (nor what an instance holds, self.X)"
     if isinstance(stmt, (ast.Try, ast.TryStar)):
         return f"an except clause of the try {line}, which runs only when the try's body raises"
     if isinstance(stmt, ast.If):

@@ -41,3 +41,22 @@ def test_a_call_run_later_or_on_a_condition_is_named(line: str) -> None:
         read([("train.py", _HEAD + "FLAG = input()\n" + line + "\n")], "train.py")
     assert "def launch at line 4, not called where it can be read (at top level: alone, x = launch(...), or inside a " \
            "statement's value, print(launch(...)), not in a lambda, comprehension or condition" in str(caught.value)
+
+
+def test_a_job_built_in_a_class_is_refused_naming_the_class_and_a_way_forward() -> None:
+    """Real launchers that build the job in a method (self.worker_pool_specs from Dynaconf, a config dict, parsed
+    arguments: find_string ids 46531612569, 249569254, 3563753472) hold values known only when they run: the class's
+    methods are not read, and the refusal says so, with the way forward."""
+    code = ("from dataclasses import dataclass\nfrom google.cloud import aiplatform\n@dataclass\nclass Config:\n"
+            "    machine_type: str = 'n1-standard-8'\n"
+            "class Trainer:\n    def __init__(self, cfg):\n        self.cfg = cfg\n    def run(self):\n"
+            "        aiplatform.CustomJob(display_name='j', worker_pool_specs=[{'machine_spec': {'machine_type': "
+            "self.cfg.machine_type}, 'replica_count': 1, 'container_spec': {'image_uri': 'gcr.io/p/i:1'}}]).run()\n"
+            "Trainer(Config()).run()\n")
+    with pytest.raises(SdkError) as caught:
+        read([("train.py", code)], "train.py")
+    said = str(caught.value)
+    assert "CustomJob at train.py:10:9 (inside class Trainer at line 6, whose methods are not read (nor what an " \
+           "instance holds, self.X))" in said, said
+    assert "for a class's method: those calls in a def called at top level, the values the class holds as its " \
+           "parameters or module constants" in said
