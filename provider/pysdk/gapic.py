@@ -289,12 +289,17 @@ def _parent(keyword: ast.keyword, reader: Reader, notes: list[str]) -> ast.keywo
 
     if not isinstance(reader.scope.evaluate(keyword.value), Unknown):
         return keyword
-    expr, scope = keyword.value, reader.scope
+    expr, scope, inner = keyword.value, reader.scope, reader
     for _ in range(8):  # PARENT -> its assignment's expression, read in the scope it was assigned in
         if not (isinstance(expr, ast.Name) and expr.id in reader.assigned):
             break
         assigned = reader.assigned[expr.id]
-        expr, scope = assigned.value, assigned.scope
+        expr, scope, inner = assigned.value, assigned.scope, reader.inner(assigned, reader.assigned)
+    path = _location_path(expr, inner)
+    if path is not None:  # client.common_location_path(project, location): the client's own format, as it gives it
+        if isinstance(known := scope.evaluate(path), str):
+            return ast.copy_location(ast.keyword("parent", ast.copy_location(ast.Constant(known), keyword.value)), keyword)
+        expr = path
     holes: list[str] = []
     holed = _with_holes(expr, scope, holes)
     value = scope.evaluate(holed) if holed is not None else None
@@ -306,6 +311,25 @@ def _parent(keyword: ast.keyword, reader: Reader, notes: list[str]) -> ast.keywo
                  f"when the {reader.noun} runs; its region, {match.group(2)}, is the job's, and a spec names no project")
     parent = ast.copy_location(ast.Constant(f"projects/{written}/locations/{match.group(2)}"), keyword.value)
     return ast.copy_location(ast.keyword("parent", parent), keyword)
+
+
+def _location_path(node: ast.expr, reader: Reader) -> ast.expr | None:
+    """``client.common_location_path(project, location)`` (or the client class's) as the f-string the client formats,
+    ``f"projects/{project}/locations/{location}"``; None for any other expression."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "common_location_path" and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name) and receiver.id in reader.assigned:
+        assigned = reader.assigned[receiver.id]
+        receiver, reader = assigned.value, reader.inner(assigned, {})
+    client = builds_client(receiver, reader) or (reader.qualified(receiver) or "").endswith("JobServiceClient")
+    given = dict(zip(("project", "location"), node.args)) | {kw.arg: kw.value for kw in node.keywords if kw.arg}
+    if not client or set(given) != {"project", "location"} or len(node.args) + len(node.keywords) != 2:
+        return None
+    parts: list[ast.expr] = [ast.Constant("projects/"), ast.FormattedValue(given["project"], -1, None),
+                             ast.Constant("/locations/"), ast.FormattedValue(given["location"], -1, None)]
+    return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(parts), node))
 
 
 def _with_holes(node: ast.expr, scope: Scope, holes: list[str]) -> ast.expr | None:
