@@ -36,6 +36,7 @@ METHODS = {f"create_{kind.method}": kind.method for kind in KINDS}
 _PACKAGE = "google.cloud.aiplatform"  # aiplatform.gapic, aiplatform_v1, aiplatform_v1beta1 and their types
 _CALL_OPTIONS = ("retry", "timeout", "metadata")
 _NOT_FOLLOWED = object()
+_NAMES = frozenset({"display_name", "displayName", "jobId", "job_id"})  # the key that names the job, in a request
 
 
 def _ours(qualified: str | None) -> bool:
@@ -81,6 +82,7 @@ class RequestReader:
         self.doc = LoadedDocument(data=None)
         self.following: set[int] = set()  # the assignments being read, so that one read from itself is not followed
         self.kinds: dict[int, str] = {}  # the message class each mapping read from one is (by id): message_changes
+        self.notes: list[str] = []  # a job's name known only when the code runs, given by convert --name instead
 
     def place(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
@@ -229,7 +231,16 @@ class RequestReader:
             if not isinstance(key, str):
                 raise SdkError(self.reader.at(key_node), f"{what}: a key {key!r} is not a field name",
                                "field names as strings")
-            out[key] = self.value(value_node, f"{what}({key}=...)" if what == self.what else f"{what}.{key}")
+            try:
+                out[key] = self.value(value_node, f"{what}({key}=...)" if what == self.what else f"{what}.{key}")
+            except SdkError as exc:  # the job's name, known only when the code runs: convert --name gives it
+                if key not in _NAMES:
+                    raise
+                if not self.reader.named:
+                    raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name NAME") from None
+                self.notes.append(f"{key} at {self.reader.at(value_node)} ({exc.what.split(': ', 1)[-1]}) is not "
+                                  "written: convert --name names the job")
+                continue
             keys[key], values[key] = self.place(key_node), self.place(value_node)
         self.doc.starts[id(out)] = self.place(node)
         self.doc.key_positions[id(out)], self.doc.value_positions[id(out)] = keys, values
@@ -251,7 +262,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
               for option in _CALL_OPTIONS if option in given]
     if node.args or "request" in given:
         request.doc.data = _whole(request, node.args[0] if node.args else given["request"].value, given, field)
-        return _checked(request, method)
+        return _checked(request, method, notes)
     unknown = sorted(set(given) - {"parent", field, *_CALL_OPTIONS})
     if unknown:
         raise SdkError(reader.at(given[unknown[0]]), f"{what}() takes no argument {unknown[0]!r} (the client raises "
@@ -263,7 +274,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
         given["parent"] = _parent(given["parent"], reader, notes)
     keywords = [(given[key], given[key].value) for key in ("parent", field) if key in given]
     request.doc.data = request._mapping(keywords, node, what)
-    return _checked(request, method)
+    return _checked(request, method, notes)
 
 
 def _whole(request: RequestReader, expr: ast.expr, given: dict[str, ast.keyword], field: str) -> dict[str, object]:
@@ -360,8 +371,9 @@ def _with_holes(node: ast.expr, scope: Scope, holes: list[str]) -> ast.expr | No
     return None
 
 
-def _checked(request: RequestReader, method: str) -> LoadedDocument:
+def _checked(request: RequestReader, method: str, notes: list[str]) -> LoadedDocument:
     """The request, its job checked as the client's proto-plus reads it (``check``)."""
+    notes += request.notes
     field = METHODS[method]
     data = request.doc.data
     if isinstance(data, dict) and (unknown := sorted(set(data) - {"parent", field})):
