@@ -181,8 +181,10 @@ class RequestReader:
         now = reader.scope.get(node.id)
         if not isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)) or id(assigned) in self.following:
             return _NOT_FOLLOWED
-        changes = message_changes.applicable(assigned, reader.order, not isinstance(assigned.value, ast.Call))
-        why = message_changes.unaccounted(assigned, changes, now) if isinstance(now, Unknown) else None
+        changes, why = [], None  # the changes made to it: read only where the evaluator cannot hold its value
+        if isinstance(now, Unknown):
+            changes = message_changes.applicable(assigned, reader.order, not isinstance(assigned.value, ast.Call))
+            why = message_changes.unaccounted(assigned, changes, now)
         if why:
             raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
                            f"and {why}: trainjobs reads such a value from its assignment at "

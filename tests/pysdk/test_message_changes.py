@@ -4,6 +4,7 @@ code has is not the one read (a change the reader does not follow, a change to a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,22 @@ def test_a_field_set_on_an_sdk_job_is_refused(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert ("sdk.py:4:1: job.job_spec.worker_pool_specs[0].machine_spec.machine_type: a change to the job job after it "
             "is built is not read") in proc.stderr, proc.stderr
+
+
+def test_a_dict_the_evaluator_holds_changed_after_it_is_put_in_the_job_is_the_jobs_too(tmp_path: Path) -> None:
+    """Plain dicts are shared, as Python shares them: pool's change after the job holds it is the job's (the
+    evaluator's value), never refused as a message's would be."""
+    path = tmp_path / "shared.py"
+    path.write_text("from google.cloud import aiplatform\nc = aiplatform.gapic.JobServiceClient()\n"
+                    "pool = {'machine_spec': {'machine_type': 'n1-standard-4'}, 'replica_count': 1, "
+                    "'container_spec': {'image_uri': 'gcr.io/p/i:1'}}\n"
+                    "job = {'display_name': 'x', 'job_spec': {'worker_pool_specs': [pool, dict(pool)]}}\n"
+                    "job['job_spec']['worker_pool_specs'][1]['replica_count'] = 3\npool['container_spec'] = "
+                    "{'image_uri': 'gcr.io/p/i:2'}\n"
+                    "c.create_custom_job(parent='projects/p/locations/us-central1', custom_job=job)\n")
+    proc = run_cli("convert", str(path), "--format", "request")
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    pools = json.loads(proc.stdout)["body"]["jobSpec"]["workerPoolSpecs"]
+    assert [p["replicaCount"] for p in pools] == ["1", "3"]
+    assert [p["containerSpec"]["imageUri"] for p in pools] == ["gcr.io/p/i:2", "gcr.io/p/i:1"]
