@@ -19,15 +19,23 @@ from provider.document.python_unknown import Unknown
 from .conftest import no_traceback, run_cli
 
 CASES = {
-    # a def the flow does not follow (the call is inside another call): it changes pools
-    "a def called inside an expression": ("""
+    # a def the flow does not follow (the call is inside a comprehension, run per item): it changes pools
+    "a def called inside a comprehension": ("""
         def tweak(p):
             p.append(3)
             return len(p)
         pools = [1, 2]
         KEEP = {"a": 1}
-        print(tweak(pools))
+        print([tweak(pools) for _ in "a"])
         """, {"pools": None, "KEEP": {"a": 1}}),
+    # the flow reads the body of a def called inside another call, where Python runs it: the value stays known
+    "a def called inside an expression": ("""
+        def tweak(p):
+            p.append(3)
+            return len(p)
+        pools = [1, 2]
+        print(tweak(pools))
+        """, {"pools": [1, 2, 3]}),
     # the flow reads the body of a def called alone: what it does is done, and the value stays known
     "a def the flow follows": ("""
         def tweak(p):
@@ -51,7 +59,7 @@ CASES = {
             pool["gpu"] = "T4"
         cfg = {"pools": [{"m": "n1"}]}
         same = cfg["pools"]
-        x = [setgpu(cfg["pools"][0])]
+        x = len(cfg) and [setgpu(cfg["pools"][0])]
         """, {"cfg": None, "same": None}),
 }
 

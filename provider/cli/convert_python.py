@@ -91,7 +91,8 @@ def _name(display: object, path: Path, args: argparse.Namespace, notes: list[str
 
 
 def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
-    """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` (and ``environ``/``getenv`` bare)."""
+    """``os.environ.get("NAME")``, ``os.getenv("NAME")``, ``os.environ["NAME"]`` read (not set: ``os.environ["NAME"] =
+    ...``), and ``environ``/``getenv`` bare."""
     reads: list[tuple[str, ast.AST]] = []
     for node in ast.walk(module):
         arg = None
@@ -101,7 +102,7 @@ def _environment_reads(module: ast.AST) -> list[tuple[str, ast.AST]]:
             target = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "get" else None
             if target is None or "environ" in ast.unparse(target):
                 arg = node.args[0]
-        elif isinstance(node, ast.Subscript) and "environ" in ast.unparse(node.value):
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and "environ" in ast.unparse(node.value):
             arg = node.slice
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             reads.append((arg.value, node))

@@ -9,7 +9,9 @@ follows the code where its path is known without running it:
 * a ``try``: its body, then its ``else``, as running (the path on which nothing raises; a ``raise`` the body runs
   ends it there, and its ``else`` does not run); then the ``try`` with only its ``except`` clauses (a statement
   that may not run: the names they bind become Unknown), then its ``finally``;
-* ``f(...)`` (alone, ``x = f(...)`` or ``sys.exit(f(...))``) of a function ``def f`` at top level, with no
+* ``f(...)`` (alone, ``x = f(...)``, ``sys.exit(f(...))``, or inside the value of such a statement, ``print(f(...))``,
+  ``log(f(...))``: each call where Python makes it, an argument's before the call it is given to, none in a lambda,
+  comprehension or the branch of a condition: python_calls.run_calls) of a function ``def f`` at top level, with no
   decorator, ``*args`` or ``**kwargs``: an assignment of its parameters (the call's arguments, else the
   defaults: each the one value its expression gave where ``def`` ran, as Python keeps it), at the call's line,
   then f's body up to a ``return``, each other name f binds (its locals) Unknown until f assigns it (read
@@ -34,6 +36,7 @@ from collections.abc import Iterable, Iterator
 
 from provider.core.record import Record
 from provider.document import python_loops
+from provider.document.python_calls import assignments, parameters, run_calls
 from provider.document.python_enum import Enums
 from provider.document.python_names import bound_names, globals_of
 from provider.document.python_unknown import Unknown, Where
@@ -43,6 +46,7 @@ _DEPTH = 8  # calls read inside calls at most (a recursive function is read this
 _CALLS = 1000  # calls read in all (code that calls a function in a function ... many times is read this far)
 _EXITS = frozenset({"sys.exit", "os._exit"})
 _MISSING = object()
+_Called = tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]]  # a call, its def's source, def, parameters
 
 
 class Step(Record):
@@ -98,13 +102,14 @@ class _Flow:
                 yield Step(where, stmt, self.scope._snapshot())
                 self.returned, self.result = True, stmt.value
                 self.value = None if stmt.value is None else self.scope.evaluate(stmt.value)
+            elif inner := self.inside(stmt):  # print(launch()), log(launch()): each call read where Python runs it
+                for one in inner:
+                    yield from self.call(label, one)
+                    self.result = None
+                call = self.called(stmt)
+                yield from self.whole(label, where, stmt, call) if call else self.plain(where, stmt, None, inner[-1][0])
             elif (call := self.called(stmt)) is not None:
-                yield from self.call(label, call)
-                result, self.result = self.result, None
-                yield from self.plain(where, stmt, result, call[0])
-                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
-                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
-                        self.scope._bind(target, self.gave, where)
+                yield from self.whole(label, where, stmt, call)
             else:
                 yield from self.plain(where, stmt)
                 if isinstance(stmt, ast.Raise):  # it runs: the code stops here, or goes on where an except catches it
@@ -113,6 +118,15 @@ class _Flow:
                     left = _leaves(stmt, bool(self.depth))
                     if left is not None:
                         self.cut = f"{unfollowed(stmt, self.scope)}, may {left} before it"
+
+    def whole(self, label: str, where: Where, stmt: ast.stmt, call: _Called) -> Iterator[Step]:
+        """A statement whose value is a call of a top-level function (``called``): its body, then the statement."""
+        yield from self.call(label, call)
+        result, self.result = self.result, None
+        yield from self.plain(where, stmt, result, call[0])
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is call[0]:  # x = f(): what f returned
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                self.scope._bind(target, self.gave, where)
 
     def branch(self, label: str, stmt: ast.If, test: object) -> Iterator[Step]:
         """An if whose test is known: the branch taken, read; each statement of the other, skipped."""
@@ -210,7 +224,7 @@ class _Flow:
             for default in [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]:
                 self.defaults[id(default)] = self.scope.evaluate(default)
 
-    def called(self, stmt: ast.stmt) -> tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]] | None:
+    def called(self, stmt: ast.stmt) -> _Called | None:
         """The call of a top-level function ``stmt`` makes, with its parameters bound, where it is read."""
         value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
         if (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
@@ -221,11 +235,29 @@ class _Flow:
                 and self.depth < _DEPTH and self.calls < _CALLS):
             return None
         source, define = self.defs[value.func.id]
-        bound = _parameters(define.args, value)
+        bound = parameters(define.args, value)
         return None if bound is None else (value, source, define, bound)
 
-    def call(self, label: str, called: tuple[ast.Call, str, ast.FunctionDef, list[tuple[str, ast.expr]]]
-             ) -> Iterator[Step]:
+    def inside(self, stmt: ast.stmt) -> list[_Called]:
+        """The calls of top-level functions inside the value of ``stmt`` (alone, ``x = ...``), not the value itself,
+        in the order Python runs them (an argument's before the call it is given to), each with its parameters
+        bound; none where one of them cannot be read (past the depth, or arguments not bound), or where the value
+        is itself such a call (``called``)."""
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        whole = self.called(stmt)
+        found: list[_Called] = []
+        for node in run_calls(value) if value is not None else ():
+            if whole is not None and node is whole[0]:
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in self.defs:
+                source, define = self.defs[node.func.id]
+                bound = parameters(define.args, node)
+                if bound is None or self.depth >= _DEPTH or self.calls + len(found) >= _CALLS:
+                    return []
+                found.append((node, source, define, bound))
+        return found
+
+    def call(self, label: str, called: _Called) -> Iterator[Step]:
         """The function's body where the call in source ``label`` runs it (its statements in its own source)."""
         node, source, define, bound = called
         self.calls += 1
@@ -236,7 +268,7 @@ class _Flow:
         params = [name for name, _ in bound]
         self.scope._unknown([n for n in local if n not in params], f"is local to {define.name} (assigned in it), and "
                             f"read before it is assigned there: Python raises UnboundLocalError", where)
-        for assign in _assignments(bound, node):
+        for assign in assignments(bound, node):
             yield from self.plain(where, assign)
         for name, expr in bound:  # a default is evaluated once, where def runs, and that one object is the default
             if id(expr) in self.defaults:
@@ -269,10 +301,11 @@ def unfollowed(stmt: ast.stmt, scope: Scope) -> str:
         name = ast.unparse(decorator.func if isinstance(decorator, ast.Call) else decorator)
         return f"def {stmt.name} {line}, decorated with @{name}, which decides when and how it runs"
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return (f"def {stmt.name} {line}, not called where it can be read (alone, x = {stmt.name}(...) or "
-                f"sys.exit({stmt.name}(...)) at top level, with arguments bound to its parameters)")
+        return (f"def {stmt.name} {line}, not called where it can be read (at top level: alone, x = {stmt.name}(...), "
+                f"or inside a statement's value, print({stmt.name}(...)), not in a lambda, comprehension or condition; "
+                "with arguments bound to its parameters)")
     if isinstance(stmt, ast.ClassDef):
-        return f"class {stmt.name} {line}"
+        return f"class {stmt.name} {line}, whose methods are not read (nor what an instance holds, self.X)"
     if isinstance(stmt, (ast.Try, ast.TryStar)):
         return f"an except clause of the try {line}, which runs only when the try's body raises"
     if isinstance(stmt, ast.If):
@@ -323,47 +356,3 @@ def _takes(scope: Scope, pattern: ast.pattern, subject: object) -> bool | None:
 def _short(value: object) -> str:
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def _parameters(args: ast.arguments, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
-    """Each parameter of a function with the expression it gets from ``call`` (or its default); None where the
-    call cannot be bound statically or Python would raise TypeError."""
-    if args.vararg or args.kwarg or any(isinstance(a, ast.Starred) for a in call.args) \
-            or any(k.arg is None for k in call.keywords):
-        return None
-    positional = [*args.posonlyargs, *args.args]
-    if len(call.args) > len(positional):
-        return None
-    given: dict[str, ast.expr] = {p.arg: a for p, a in zip(positional, call.args)}
-    named = {p.arg for p in [*args.args, *args.kwonlyargs]}
-    for keyword in call.keywords:
-        if keyword.arg in given or keyword.arg not in named:
-            return None
-        given[str(keyword.arg)] = keyword.value
-    defaults: dict[str, ast.expr] = {p.arg: d for p, d in zip(positional[len(positional) - len(args.defaults):],
-                                                               args.defaults)}
-    defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    bound: list[tuple[str, ast.expr]] = []
-    for param in [*positional, *args.kwonlyargs]:
-        value = given.get(param.arg, defaults.get(param.arg))
-        if value is None:
-            return None
-        bound.append((param.arg, value))
-    return bound
-
-
-def _assignments(bound: list[tuple[str, ast.expr]], call: ast.Call) -> list[ast.stmt]:
-    """The parameters' binding as assignments at the call: one per parameter, or one of them all together where
-    an argument reads a parameter's name (``f(b, a)`` for ``def f(a, b)``)."""
-    names = {name for name, _ in bound}
-    pairs: list[tuple[ast.expr, ast.expr]]
-    together = any(isinstance(n, ast.Name) and n.id in names for _, value in bound for n in ast.walk(value))
-    if together and len(bound) > 1:
-        targets: list[ast.expr] = [ast.Name(name, ast.Store()) for name, _ in bound]
-        pairs = [(ast.Tuple(targets, ast.Store()), ast.Tuple([value for _, value in bound], ast.Load()))]
-    else:
-        pairs = [(ast.Name(name, ast.Store()), value) for name, value in bound]
-    made: list[ast.stmt] = []
-    for target, value in pairs:
-        made.append(ast.fix_missing_locations(ast.copy_location(ast.Assign([target], value), call)))
-    return made

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from provider.core.record import Record
+from provider.core.record import Record, field
 from provider.document.python_enum import EnumMember, named
 from provider.pysdk.arguments import Call, SdkError, Unread
 from provider.pysdk.signatures import KEYWORD_ONLY, NOT_READ, NOTED, REQUIRED, SIGNATURES, parameter_class
@@ -33,6 +33,19 @@ class Assigned(Record):
     value: ast.expr
     scope: Scope
     shown: str = ""
+    order: int = 1 << 30  # the statement that assigned it, counted as the walk reads them
+    changes: list[Change] = field(default_factory=list)  # the fields set on it after (spec.scheduling = ...)
+
+
+class Change(Record):
+    """``root.a.b[0].c = value`` (or ``root["a"] = value``) after ``root`` is assigned: a field of the message (or an
+    item of the dict) it holds, set, read where the value is (message_changes.py)."""
+
+    target: ast.expr
+    value: ast.expr | None  # None: a change the walk does not read (+=, del, through another name)
+    reader: Reader
+    order: int  # the statement, counted as Assigned.order is
+    before: object  # the evaluator's value of root just before it (an Unknown that says where root was last set)
 
 
 # A parameter whose value, known only when the code runs, convert's own flag gives instead: the way forward said.
@@ -46,8 +59,9 @@ class Reader:
     column 9``)."""
 
     def __init__(self, shown: str, scope: Scope, assigned: Mapping[str, Assigned], cell: bool = False,
-                 named: bool = False, bucket: str | None = None) -> None:
+                 named: bool = False, bucket: str | None = None, order: int = 1 << 30) -> None:
         self.shown, self.scope, self.assigned, self.cell = shown, scope, assigned, cell
+        self.order = order  # the statement read (Assigned.order): a name's changes before it are its value's
         self.noun = "notebook" if cell else "script"
         self.named = named  # convert --name names the job: a display_name known only when the code runs is noted
         self.bucket = bucket  # convert --staging-bucket: a staging_bucket known only when the code runs is it
@@ -59,7 +73,8 @@ class Reader:
 
     def inner(self, assigned: Assigned, names: Mapping[str, Assigned]) -> Reader:
         """A reader of an earlier assignment's value, in its own scope and place."""
-        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell, self.named, self.bucket)
+        return Reader(assigned.shown or self.shown, assigned.scope, names, self.cell, self.named, self.bucket,
+                      assigned.order)
 
     def qualified(self, node: ast.expr) -> str | None:
         """The dotted import path of a Name/Attribute chain, through the script's aliases (``Scheduling =

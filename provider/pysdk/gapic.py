@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from provider.core.job_kinds import KINDS
 from provider.document.python_enum import named
+from provider.pysdk import message_changes
 from provider.pysdk.arguments import SdkError
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ METHODS = {f"create_{kind.method}": kind.method for kind in KINDS}
 _PACKAGE = "google.cloud.aiplatform"  # aiplatform.gapic, aiplatform_v1, aiplatform_v1beta1 and their types
 _CALL_OPTIONS = ("retry", "timeout", "metadata")
 _NOT_FOLLOWED = object()
+_NAMES = frozenset({"display_name", "displayName", "jobId", "job_id"})  # the key that names the job, in a request
 
 
 def _ours(qualified: str | None) -> bool:
@@ -79,6 +81,8 @@ class RequestReader:
         self.reader, self.what = reader, what
         self.doc = LoadedDocument(data=None)
         self.following: set[int] = set()  # the assignments being read, so that one read from itself is not followed
+        self.kinds: dict[int, str] = {}  # the message class each mapping read from one is (by id): message_changes
+        self.notes: list[str] = []  # a job's name known only when the code runs, given by convert --name instead
 
     def place(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
@@ -177,15 +181,27 @@ class RequestReader:
         now = reader.scope.get(node.id)
         if not isinstance(assigned.value, (ast.Dict, ast.List, ast.Call, ast.Attribute)) or id(assigned) in self.following:
             return _NOT_FOLLOWED
-        if isinstance(now, Unknown) and now.where != assigned.scope.where_of(assigned.value):
+        changes, why = [], None  # the changes made to it: read only where the evaluator cannot hold its value
+        if isinstance(now, Unknown):
+            changes = message_changes.applicable(assigned, reader.order, not isinstance(assigned.value, ast.Call))
+            why = message_changes.unaccounted(assigned, changes, now)
+        if why:
+            raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
+                           f"and {why}: trainjobs reads such a value from its assignment at "
+                           f"{reader.inner(assigned, {}).at(assigned.value)} and the fields set on it after "
+                           "(NAME.FIELD = VALUE)",
+                           "the value whole in its assignment, or each field set by NAME.FIELD = VALUE")
+        if why is not None:
             raise SdkError(reader.at(node), f"{what}: {node.id} holds the client's message classes or enum members "
                            f"and is assigned again at {reader.inner(assigned, {}).at(assigned.value)}, after the "
-                           f"value used here ({now.where}): trainjobs reads such a value from its one assignment",
+                           f"value used here ({getattr(now, 'where', '')}): trainjobs reads such a value from its one assignment",
                            "a name assigned once, or a new name for the second value")
         outer, self.reader = self.reader, reader.inner(assigned, reader.assigned)
         self.following.add(id(assigned))
         try:
             found = self.value(assigned.value, what)
+            if isinstance(now, Unknown):
+                found = message_changes.apply(self, found, changes, what)
         finally:
             self.reader = outer
             self.following.discard(id(assigned))
@@ -197,12 +213,15 @@ class RequestReader:
             if len(node.args) == 1 and not node.keywords:  # WorkerPoolSpec({...}): a mapping given whole
                 found = self.value(node.args[0], what)
                 if isinstance(found, dict):
+                    self.kinds[id(found)] = message_changes.message_name(self.reader.qualified(node.func))
                     return found
             raise SdkError(self.reader.at(node), f"{what}: {name}(...) with positional arguments is not read",
                            f"{name}(field=value, ...) or {name}({{...}})")
         if any(kw.arg is None for kw in node.keywords):
             raise SdkError(self.reader.at(node), f"{what}: {name}(**...) is not read", f"{name}(field=value, ...)")
-        return self._mapping([(kw, kw.value) for kw in node.keywords], node, what)
+        found = self._mapping([(kw, kw.value) for kw in node.keywords], node, what)
+        self.kinds[id(found)] = message_changes.message_name(self.reader.qualified(node.func))
+        return found
 
     def _mapping(self, items: Sequence[tuple[ast.AST, ast.expr]], node: ast.AST, what: str) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -214,7 +233,16 @@ class RequestReader:
             if not isinstance(key, str):
                 raise SdkError(self.reader.at(key_node), f"{what}: a key {key!r} is not a field name",
                                "field names as strings")
-            out[key] = self.value(value_node, f"{what}({key}=...)" if what == self.what else f"{what}.{key}")
+            try:
+                out[key] = self.value(value_node, f"{what}({key}=...)" if what == self.what else f"{what}.{key}")
+            except SdkError as exc:  # the job's name, known only when the code runs: convert --name gives it
+                if key not in _NAMES:
+                    raise
+                if not self.reader.named:
+                    raise SdkError(exc.where, exc.what, f"{exc.allowed}; or name the job with convert --name NAME") from None
+                self.notes.append(f"{key} at {self.reader.at(value_node)} ({exc.what.split(': ', 1)[-1]}) is not "
+                                  "written: convert --name names the job")
+                continue
             keys[key], values[key] = self.place(key_node), self.place(value_node)
         self.doc.starts[id(out)] = self.place(node)
         self.doc.key_positions[id(out)], self.doc.value_positions[id(out)] = keys, values
@@ -236,7 +264,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
               for option in _CALL_OPTIONS if option in given]
     if node.args or "request" in given:
         request.doc.data = _whole(request, node.args[0] if node.args else given["request"].value, given, field)
-        return _checked(request, method)
+        return _checked(request, method, notes)
     unknown = sorted(set(given) - {"parent", field, *_CALL_OPTIONS})
     if unknown:
         raise SdkError(reader.at(given[unknown[0]]), f"{what}() takes no argument {unknown[0]!r} (the client raises "
@@ -248,7 +276,7 @@ def read_request(node: ast.Call, method: str, reader: Reader, notes: list[str]) 
         given["parent"] = _parent(given["parent"], reader, notes)
     keywords = [(given[key], given[key].value) for key in ("parent", field) if key in given]
     request.doc.data = request._mapping(keywords, node, what)
-    return _checked(request, method)
+    return _checked(request, method, notes)
 
 
 def _whole(request: RequestReader, expr: ast.expr, given: dict[str, ast.keyword], field: str) -> dict[str, object]:
@@ -274,12 +302,17 @@ def _parent(keyword: ast.keyword, reader: Reader, notes: list[str]) -> ast.keywo
 
     if not isinstance(reader.scope.evaluate(keyword.value), Unknown):
         return keyword
-    expr, scope = keyword.value, reader.scope
+    expr, scope, inner = keyword.value, reader.scope, reader
     for _ in range(8):  # PARENT -> its assignment's expression, read in the scope it was assigned in
         if not (isinstance(expr, ast.Name) and expr.id in reader.assigned):
             break
         assigned = reader.assigned[expr.id]
-        expr, scope = assigned.value, assigned.scope
+        expr, scope, inner = assigned.value, assigned.scope, reader.inner(assigned, reader.assigned)
+    path = _location_path(expr, inner)
+    if path is not None:  # client.common_location_path(project, location): the client's own format, as it gives it
+        if isinstance(known := scope.evaluate(path), str):
+            return ast.copy_location(ast.keyword("parent", ast.copy_location(ast.Constant(known), keyword.value)), keyword)
+        expr = path
     holes: list[str] = []
     holed = _with_holes(expr, scope, holes)
     value = scope.evaluate(holed) if holed is not None else None
@@ -291,6 +324,25 @@ def _parent(keyword: ast.keyword, reader: Reader, notes: list[str]) -> ast.keywo
                  f"when the {reader.noun} runs; its region, {match.group(2)}, is the job's, and a spec names no project")
     parent = ast.copy_location(ast.Constant(f"projects/{written}/locations/{match.group(2)}"), keyword.value)
     return ast.copy_location(ast.keyword("parent", parent), keyword)
+
+
+def _location_path(node: ast.expr, reader: Reader) -> ast.expr | None:
+    """``client.common_location_path(project, location)`` (or the client class's) as the f-string the client formats,
+    ``f"projects/{project}/locations/{location}"``; None for any other expression."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "common_location_path" and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name) and receiver.id in reader.assigned:
+        assigned = reader.assigned[receiver.id]
+        receiver, reader = assigned.value, reader.inner(assigned, {})
+    client = builds_client(receiver, reader) or (reader.qualified(receiver) or "").endswith("JobServiceClient")
+    given = dict(zip(("project", "location"), node.args)) | {kw.arg: kw.value for kw in node.keywords if kw.arg}
+    if not client or set(given) != {"project", "location"} or len(node.args) + len(node.keywords) != 2:
+        return None
+    parts: list[ast.expr] = [ast.Constant("projects/"), ast.FormattedValue(given["project"], -1, None),
+                             ast.Constant("/locations/"), ast.FormattedValue(given["location"], -1, None)]
+    return ast.fix_missing_locations(ast.copy_location(ast.JoinedStr(parts), node))
 
 
 def _with_holes(node: ast.expr, scope: Scope, holes: list[str]) -> ast.expr | None:
@@ -321,8 +373,9 @@ def _with_holes(node: ast.expr, scope: Scope, holes: list[str]) -> ast.expr | No
     return None
 
 
-def _checked(request: RequestReader, method: str) -> LoadedDocument:
+def _checked(request: RequestReader, method: str, notes: list[str]) -> LoadedDocument:
     """The request, its job checked as the client's proto-plus reads it (``check``)."""
+    notes += request.notes
     field = METHODS[method]
     data = request.doc.data
     if isinstance(data, dict) and (unknown := sorted(set(data) - {"parent", field})):

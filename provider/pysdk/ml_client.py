@@ -90,6 +90,7 @@ def read_request(node: ast.Call, reader: Reader, notes: list[str]) -> LoadedDocu
         raise SdkError(reader.at(given["body"]), f"{what}(body=...) is a {type(body).__name__}",
                        "a Job mapping: {'jobId': ..., 'trainingInput': {...}}")
     request.doc.data = body
+    notes += request.notes
     if reader.cell:  # a cell's lines are not the notebook file's: its problems are named by field path
         request.forget_places()
     return request.doc

@@ -4,18 +4,15 @@ Statements are read in the order Python runs them, with the static evaluator (no
 taken of an ``if`` whose test is known (``if __name__ == "__main__":`` too), a ``try``'s body, and the body of a
 function the code calls at top level, as top-level code (provider.document.python_flow). What is found:
 
-- ``aiplatform.init(...)`` calls (merged as the SDK merges them: a later one sets what it gives);
-- ``x = aiplatform.CustomJob(...)`` / ``HyperparameterTuningJob(custom_job=x, ...)`` objects, by variable;
-- ``x.run(...)`` / ``x.submit(...)``, or ``aiplatform.CustomJob(...).run(...)`` chained;
-- the SDK's TrainingPipeline classes (pipelines.py; ``CustomTrainingJob`` with its script packaged:
-  script_training.py) and ``CustomJob.from_local_script`` (local_script.py);
-- the API's own clients: ``JobServiceClient.create_custom_job(...)`` (gapic.py) and AI Platform's
-  ``ml.projects().jobs().create(...)`` (ml_client.py), read as the request they send; a Kubeflow pipeline's
-  training step (kfp.py) is named, never read as the file's job;
-- SDK calls inside a loop whose items are not known, ``with`` block, ``except`` clause, an ``if`` whose test is not
-  known, or a function the code does not call at top level: their arguments are known only when it runs, so they
-  are named when the script launches nothing at top level (a run of a job built before is refused there and
-  then); SDK calls in a branch not taken are named in a note (or in the refusal, when nothing is launched).
+- ``aiplatform.init(...)`` calls (merged as the SDK merges them: a later one sets what it gives); ``x =
+  aiplatform.CustomJob(...)`` / ``HyperparameterTuningJob(custom_job=x, ...)`` objects, by variable; ``x.run(...)``
+  / ``x.submit(...)``, or chained; a message's field set after it is built (``spec.scheduling = ...``: message_changes.py);
+- the SDK's TrainingPipeline classes (pipelines.py; ``CustomTrainingJob``: script_training.py), ``from_local_script``;
+- the API's own clients: ``JobServiceClient.create_custom_job(...)`` (gapic.py) and AI Platform's ``ml.projects()
+  .jobs().create(...)`` (ml_client.py), read as the request they send; a Kubeflow pipeline's step (kfp.py) is named;
+- SDK calls in a loop whose items are not known, a ``with``, an ``except``, an ``if`` whose test is not known, a class's
+  method or a function not called at top level (their arguments known only when it runs) are named where the script
+  launches nothing at top level (a run of a job built before is refused there); those in a branch not taken, in a note.
 
 A script that launches several jobs (one job twice, or a job per turn of a loop) is refused, naming each call.
 A notebook's code cells are read the same way, one after another as they run (``read(sources, ..., cells=True)``);
@@ -40,6 +37,7 @@ from provider.pysdk.custom_job import Body, custom_job
 from provider.pysdk.gapic import builds_client, creates, named_create, read_request
 from provider.pysdk.kfp import WAY, imports_package, step
 from provider.pysdk.local_script import local_script
+from provider.pysdk.message_changes import changed
 from provider.pysdk.pipelines import pipeline_job
 from provider.pysdk.script_training import script_training_job
 from provider.pysdk.signatures import DATASET_ARGS, SIGNATURES, TRAINING_PIPELINES, imported_in, is_init, sdk_class
@@ -121,10 +119,11 @@ class _Walk:
         if value is None:
             self.find_nested(stmt, reader)
         self.client_held(stmt, reader, returned)
+        changed(stmt, index, reader, self.objects)
         for target in targets:
             if value is None:  # x: int alone assigns nothing
                 break
-            self.assigned[target] = Assigned(value, reader.scope, reader.shown)
+            self.assigned[target] = Assigned(value, reader.scope, reader.shown, index)
             self.rebound.pop(target, None)
             if job is not None:
                 self.objects[target] = job
@@ -316,10 +315,12 @@ def _none(walk: _Walk) -> NoReturn:
         raise SdkError(walk.shown, f"the {walk.noun} creates no Vertex AI training job itself; it defines Kubeflow "
                        f"pipeline steps that do: {'; '.join(walk.steps)}", WAY)
     if walk.nested or walk.skipped:
-        raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: "
-                       + "; ".join([*walk.nested.values(), *walk.skipped]),
-                       "the job's calls at top level, under an if whose test is known (if __name__ == "
-                       f"'__main__': too), or in a function the {walk.noun} calls at top level")
+        classes = any("whose methods are not read" in said for said in walk.nested.values())  # python_flow.unfollowed
+        raise SdkError(walk.shown, f"the {walk.noun} launches no Vertex AI training job where it can be read: " + "; ".join([
+            *walk.nested.values(), *walk.skipped]), "the job's calls at top level, under an if whose test is known (if "
+            f"__name__ == '__main__': too), or in a function the {walk.noun} calls at top level" + ("; for a class's method: "
+            "those calls in a def called at top level, the values the class holds as its parameters or module constants"
+            if classes else ""))
     held = f"; its calls into the SDK: {'; '.join(walk.others[:5])}" if walk.others else ""
     raise SdkError(walk.shown, f"the {walk.noun} builds no Vertex AI training job (aiplatform.CustomJob or "
                    f"HyperparameterTuningJob, from google.cloud import aiplatform){held}",
@@ -371,7 +372,7 @@ def read(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False, pi
     walk = _Walk(shown, cells)
     for at in flow(sources, api_enums.member):
         place = f"{shown} {at.where.label}" if cells else shown
-        reader = Reader(place, at.scope, walk.assigned, cells, named, bucket)
+        reader = Reader(place, at.scope, walk.assigned, cells, named, bucket, len(walk.labels))
         if at.skipped is not None:
             walk.passed(at.stmt, at.skipped, reader)
             continue

@@ -124,7 +124,8 @@ def parameter_class(qualified: str | None) -> str | None:
 
 
 def is_init(qualified: str | None) -> bool:
-    return qualified in (f"{AIP}.init", f"{AIP}.initializer.global_config.init")
+    """``aiplatform.init`` by any of its names (``vertexai.init`` is the same method of the same config)."""
+    return qualified in (f"{AIP}.init", f"{AIP}.initializer.global_config.init", "vertexai.init")
 
 
 def imported_in(block: ast.stmt, func: ast.expr) -> str | None:

@@ -87,8 +87,8 @@ def test_a_create_inside_a_method_is_named(tmp_path: Path) -> None:
     proc = run_cli("convert", str(path))
     no_traceback(proc)
     assert proc.returncode == 1
-    assert "ml.projects().jobs().create at " in proc.stderr and "wrapper.py:7:9 (inside class Wrapper at line 4)" \
-        in proc.stderr, proc.stderr
+    assert "ml.projects().jobs().create at " in proc.stderr and "wrapper.py:7:9 (inside class Wrapper at line 4, " \
+        "whose methods are not read" in proc.stderr, proc.stderr
 
 
 def test_a_batch_prediction_body_is_refused_by_name(tmp_path: Path) -> None:
