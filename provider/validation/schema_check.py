@@ -21,6 +21,7 @@ from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
+from provider.validation.schema_placement import misplaced
 
 MAX_LISTED = 12
 # Schema keywords whose failure means a converter cannot read the value at all.
@@ -287,7 +288,7 @@ def _additional_properties(f: _Failure) -> Iterator[SchemaIssue]:
     keys = sorted(props)
     for key in f.error.kind.unexpected:
         yield SchemaIssue(f.path + (key,), f"unknown key {key!r} in {f.where}", ", ".join(keys) if keys else "no other keys",
-                          suggest(key, keys), on_key=True)
+                          suggest(key, keys) or misplaced(key, props, f.root), on_key=True)
 
 
 def _required(f: _Failure) -> Iterator[SchemaIssue]:  # explaining.py reads the key back from these words

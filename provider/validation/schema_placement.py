@@ -1,0 +1,50 @@
+"""Where an unknown key belongs: a field written one level off, named with the place that holds it.
+
+A key the schema does not take where it is written is often a field of a neighbour: ``timeout`` beside
+``workerPoolSpecs`` is ``scheduling.timeout``; ``acceleratorType`` beside ``machineSpec`` is
+``machineSpec.acceleratorType``; ``studySpec`` beside ``jobSpec`` is a HyperparameterTuningJob's, whose
+CustomJobSpec is ``trialJobSpec``. The message of an unknown key says so when no close spelling does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# A HyperparameterTuningJob's schema, and the fields only it has (a CustomJob has none of them).
+_TUNING = "vertexTuningJob"
+_TUNING_ONLY = ("studySpec", "maxTrialCount", "parallelTrialCount", "maxFailedTrialCount", "trialJobSpec")
+
+
+def _resolved(root: dict[str, Any], node: Any) -> Any:
+    """A schema node with its ``$ref`` followed (``#/$defs/NAME``) and an array's items taken."""
+    for _ in range(4):
+        if not isinstance(node, dict):
+            return None
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            node = root.get("$defs", {}).get(ref[len("#/$defs/"):])
+        elif node.get("type") == "array" and isinstance(node.get("items"), dict):
+            node = node["items"]
+        else:
+            return node
+    return None
+
+
+def _fields(root: dict[str, Any], node: Any) -> dict[str, Any]:
+    sub = _resolved(root, node)
+    found = sub.get("properties") if isinstance(sub, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def misplaced(key: str, siblings: dict[str, Any], root: dict[str, Any]) -> str | None:
+    """Where ``key`` belongs, when it is a field of one of ``siblings`` (the keys the object takes) or of a
+    HyperparameterTuningJob beside a CustomJob's fields; None when it is neither."""
+    holders = [name for name, node in sorted(siblings.items()) if key in _fields(root, node)]
+    if holders:
+        places = " or ".join(f"{name}.{key}" for name in holders)
+        return f"{key} is a field of {' or '.join(holders)}: write it there ({places})"
+    tuning = _fields(root, {"$ref": f"#/$defs/{_TUNING}"})
+    if key in _TUNING_ONLY and key in tuning and "workerPoolSpecs" in siblings:
+        return (f"{key} is a field of a HyperparameterTuningJob, not of a CustomJob: a tuning job writes its "
+                "CustomJobSpec as trialJobSpec (not jobSpec), beside studySpec, maxTrialCount and parallelTrialCount")
+    return None

@@ -1,0 +1,61 @@
+"""An unknown key that is a field one level off is named with the place that holds it.
+
+Real job documents write fields beside the object that holds them: a saved "job specification"
+(find_string id 66431519205, LocalTester.save_job_spec: ``timeout`` beside ``workerPoolSpecs`` in
+``jobSpec``, and a tuning job's ``studySpec``/``maxTrialCount``/``parallelTrialCount`` beside a CustomJob's
+``jobSpec``). The refusal names the key and what the object takes; these tests hold that it also says where
+the key belongs (``scheduling.timeout``; a tuning job's ``trialJobSpec``), which a closest-spelling guess
+cannot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import no_traceback, run_cli
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rest_placement" / "disgraphi_job_spec.json"
+
+
+def test_a_saved_job_spec_is_told_where_its_fields_belong() -> None:
+    # fixture: the JSON LocalTester.save_job_spec writes; the pool's fields, which the visible code does not
+    # show, given values in the shape the code reads (containerSpec.pythonPackageSpec with packageUris and args)
+    proc = run_cli("convert", str(FIXTURE), "--region", "us-central1", "--output", "request")
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "disgraphi_job_spec.json:25:5: error: unknown key 'timeout' in spec" in proc.stderr
+    assert "timeout is a field of scheduling: write it there (scheduling.timeout)" in proc.stderr
+    for key in ("studySpec", "maxTrialCount", "parallelTrialCount"):
+        assert (f"{key} is a field of a HyperparameterTuningJob, not of a CustomJob: a tuning job writes its "
+                "CustomJobSpec as trialJobSpec (not jobSpec)") in proc.stderr
+    # pythonPackageSpec inside containerSpec belongs to no field of containerSpec's: no place is made up
+    assert "pythonPackageSpec is a field of" not in proc.stderr
+
+
+def test_a_pool_field_written_beside_its_holder(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("workerPoolSpecs:\n"
+                      "- machineSpec: {machineType: n1-standard-8}\n"
+                      "  acceleratorType: NVIDIA_TESLA_T4\n"
+                      "  acceleratorCount: 1\n"
+                      "  replicaCount: 1\n"
+                      "  containerSpec: {imageUri: gcr.io/p/i:1}\n")
+    proc = run_cli("convert", str(config), "--region", "us-central1")
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "config.yaml:3:3: error: unknown key 'acceleratorType' in spec.workerPoolSpecs[0]" in proc.stderr
+    assert "acceleratorType is a field of machineSpec: write it there (machineSpec.acceleratorType)" in proc.stderr
+    assert "acceleratorCount is a field of machineSpec: write it there (machineSpec.acceleratorCount)" in proc.stderr
+
+
+def test_a_key_no_neighbour_holds_gets_no_place(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("workerPoolSpecs:\n"
+                      "- machineSpec: {machineType: n1-standard-8}\n"
+                      "  replicaCount: 1\n"
+                      "  containerSpec: {imageUri: gcr.io/p/i:1}\n"
+                      "parameterSpec: []\n")
+    proc = run_cli("convert", str(config), "--region", "us-central1")
+    no_traceback(proc)
+    assert "unknown key 'parameterSpec' in spec" in proc.stderr
+    assert "is a field of" not in proc.stderr
