@@ -234,6 +234,8 @@ REFUSED: dict[str, str] = {
     'rest/rapids_ax_cpuonly_config': "the image 'gcr.io/[YOUR PROJECT",
     'rest/rapids_bare_training_input': 'not a spec and not a config: its top level holds scaleTier,',
     'rest/tfcloud_tpu_request': "workerConfig.tpuTfVersion ('2.3'; gcloud --tpu-tf-version) has no",
+    'rest/sr_globo_ml_engine_expected': "'REGION' is not allowed for region",
+    'configs/sr_flight_hptuning': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/breakout_basic_gpu': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/c5_recipe_tpu_v6e_cloud_tpu': 'TPU_V6E cannot be attached to cloud-tpu',
     'configs/c6_acartro_hyper_flat': "unknown key 'goal' in spec.trainingInput",

@@ -20,8 +20,8 @@ from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
+from provider.validation.schema_hints import exclusive, misplaced
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
-from provider.validation.schema_placement import misplaced
 
 MAX_LISTED = 12
 # Schema keywords whose failure means a converter cannot read the value at all.
@@ -369,7 +369,7 @@ def _alternatives(f: _Failure) -> Iterator[SchemaIssue]:
     if missing and len(missing) == len(branches):
         yield f.issue(f"{f.where} needs one of: " + ", ".join(missing), desc)
         return
-    yield f.issue(f"{f.where} does not match any allowed form", desc)
+    yield f.issue(f"{f.where} does not match any allowed form" + (f": {why}" if (why := exclusive(branches)) else ""), desc)
 
 
 def _other(f: _Failure) -> Iterator[SchemaIssue]:

@@ -1,4 +1,4 @@
-"""An unknown key that is a field one level off is named with the place that holds it.
+"""Schema refusals that say the way forward: where a misplaced key belongs, which keys exclude each other.
 
 Real job documents write fields beside the object that holds them: a saved "job specification"
 (find_string id 66431519205, LocalTester.save_job_spec: ``timeout`` beside ``workerPoolSpecs`` in
@@ -59,3 +59,28 @@ def test_a_key_no_neighbour_holds_gets_no_place(tmp_path: Path) -> None:
     no_traceback(proc)
     assert "unknown key 'parameterSpec' in spec" in proc.stderr
     assert "is a field of" not in proc.stderr
+
+
+CONFIGS = Path(__file__).parent / "gcloud" / "configs"
+
+
+def test_a_pool_with_both_a_container_and_a_package_says_it_holds_both() -> None:
+    # a public script's custom_job.yaml (find_string id 40340720258): containerSpec and an executor-only
+    # pythonPackageSpec in one pool, read as the file itself (gcloud's reading is the corpus's
+    # fincrime_container_and_package case)
+    proc = run_cli("convert", str(CONFIGS / "fincrime_two_specs.yaml"), "--region", "asia-south1")
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert ("spec.workerPoolSpecs[0] does not match any allowed form: it holds containerSpec and pythonPackageSpec, "
+            "and takes one of them, not both") in proc.stderr
+
+
+def test_a_pool_missing_its_machine_is_not_said_to_hold_both(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("workerPoolSpecs:\n- replicaCount: 1\n  containerSpec: {imageUri: gcr.io/p/i:1}\n")
+    proc = run_cli("convert", str(config), "--region", "us-central1")
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "it takes one of them" not in proc.stderr
+    assert ("spec.workerPoolSpecs[0] does not match any allowed form: it lacks machineSpec, which every form but {} "
+            "requires") in proc.stderr

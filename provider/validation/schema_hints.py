@@ -1,9 +1,15 @@
-"""Where an unknown key belongs: a field written one level off, named with the place that holds it.
+"""Hints for schema refusals whose plain words would not say the way forward.
+
+Where an unknown key belongs: a field written one level off, named with the place that holds it.
 
 A key the schema does not take where it is written is often a field of a neighbour: ``timeout`` beside
 ``workerPoolSpecs`` is ``scheduling.timeout``; ``acceleratorType`` beside ``machineSpec`` is
 ``machineSpec.acceleratorType``; ``studySpec`` beside ``jobSpec`` is a HyperparameterTuningJob's, whose
 CustomJobSpec is ``trialJobSpec``. The message of an unknown key says so when no close spelling does.
+
+Which keys exclude each other: a worker pool written with both ``containerSpec`` and ``pythonPackageSpec``
+(the API's ``task`` oneof) fits none of the schema's forms only because it holds both; the message says so,
+where "does not match any allowed form" would not.
 """
 
 from __future__ import annotations
@@ -47,4 +53,24 @@ def misplaced(key: str, siblings: dict[str, Any], root: dict[str, Any]) -> str |
     if key in _TUNING_ONLY and key in tuning and "workerPoolSpecs" in siblings:
         return (f"{key} is a field of a HyperparameterTuningJob, not of a CustomJob: a tuning job writes its "
                 "CustomJobSpec as trialJobSpec (not jobSpec), beside studySpec, maxTrialCount and parallelTrialCount")
+    return None
+
+
+def exclusive(branches: list[list[Any]]) -> str | None:
+    """Why an object fits none of its forms, where the failures say it plainly: ``it holds A and B, and takes one
+    of them, not both`` (each form a ``not: {required: [...]}`` the others' keys break), or ``it lacks A, which
+    every form but {} requires`` (a key each non-empty form requires). The form ``{}`` (an empty object, a skipped
+    pool: ``maxProperties: 0``) is left out of both."""
+    forms = [b for b in branches if not all(type(e.kind).__name__ == "MaxProperties" for e in b)]
+    if not forms:
+        return None
+    if all(type(e.kind).__name__ == "Not" for b in forms for e in b):
+        held = sorted({key for b in forms for e in b if isinstance(e.kind.schema, dict)
+                       for key in e.kind.schema.get("required", [])})
+        if len(held) >= 2:
+            return f"it holds {', '.join(held[:-1])} and {held[-1]}, and takes one of them, not both"
+    missing = [{e.kind.property for e in b if type(e.kind).__name__ == "Required"} for b in forms]
+    common = sorted(set.intersection(*missing))
+    if common:
+        return f"it lacks {', '.join(common)}, which every form " + ("but {} " if len(forms) < len(branches) else "") + "requires"
     return None
