@@ -84,3 +84,26 @@ def test_a_pool_missing_its_machine_is_not_said_to_hold_both(tmp_path: Path) -> 
     assert "it takes one of them" not in proc.stderr
     assert ("spec.workerPoolSpecs[0] does not match any allowed form: it lacks machineSpec, which every form but {} "
             "requires") in proc.stderr
+
+
+def test_an_unknown_accelerator_is_never_offered_a_retired_one() -> None:
+    # a public cheat sheet's TPU tuning job (find_string id 54615165425): TPU_V4 on cloud-tpu-v4-podslice; the
+    # enum's closest names include TPU_V4_POD, which no Vertex AI machine type trains on
+    proc = run_cli("convert", str(CONFIGS / "tpu_v4_podslice_hpt.yaml"), "--region", "us-central1")
+    no_traceback(proc)
+    assert "'TPU_V4' is not allowed for acceleratorType" in proc.stderr
+    assert "TPU_V4_POD" not in proc.stderr
+    assert "did you mean 'TPU_V3' or 'TPU_V2'?" in proc.stderr
+
+
+def test_a_k80_typo_is_not_offered_the_k80(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("workerPoolSpecs:\n"
+                      "- machineSpec: {machineType: n1-standard-8x, acceleratorType: NVIDIA_TESLA_K8, acceleratorCount: 1}\n"
+                      "  replicaCount: 1\n"
+                      "  containerSpec: {imageUri: gcr.io/p/i:1}\n")
+    proc = run_cli("convert", str(config), "--region", "us-central1")
+    no_traceback(proc)
+    assert "'NVIDIA_TESLA_K8' is not allowed for acceleratorType" in proc.stderr
+    assert "NVIDIA_TESLA_K80" not in proc.stderr
+    assert "NVIDIA_TESLA_P100" not in proc.stderr

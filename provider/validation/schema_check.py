@@ -20,7 +20,7 @@ from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
-from provider.validation.schema_hints import exclusive, misplaced
+from provider.validation.schema_hints import exclusive, misplaced, offered
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12
@@ -296,7 +296,7 @@ def _required(f: _Failure) -> Iterator[SchemaIssue]:  # explaining.py reads the 
 
 
 def _enum(f: _Failure) -> Iterator[SchemaIssue]:
-    options = list(f.error.kind.options)
+    options = offered(list(f.error.kind.options))
     value, desc = f.value, f.description()
     if isinstance(value, (list, dict)) and not any(isinstance(o, (list, dict)) for o in options):
         yield f.issue(f"{f.where} is {_describe_value(value)}, expected {_options(options)}", desc)

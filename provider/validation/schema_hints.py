@@ -7,6 +7,10 @@ A key the schema does not take where it is written is often a field of a neighbo
 ``machineSpec.acceleratorType``; ``studySpec`` beside ``jobSpec`` is a HyperparameterTuningJob's, whose
 CustomJobSpec is ``trialJobSpec``. The message of an unknown key says so when no close spelling does.
 
+Which accelerators a message may offer: an accelerator-type enum's values less those Vertex AI no longer trains
+on (K80; P100 past its end of support; TPU_V4_POD, which no machine type trains on), so that neither the allowed
+list nor a "did you mean" offers one (as provider/validation/rules/accelerators.current does for the rules).
+
 Which keys exclude each other: a worker pool written with both ``containerSpec`` and ``pythonPackageSpec``
 (the API's ``task`` oneof) fits none of the schema's forms only because it holds both; the message says so,
 where "does not match any allowed form" would not.
@@ -14,6 +18,7 @@ where "does not match any allowed form" would not.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 # A HyperparameterTuningJob's schema, and the fields only it has (a CustomJob has none of them).
@@ -74,3 +79,15 @@ def exclusive(branches: list[list[Any]]) -> str | None:
     if common:
         return f"it lacks {', '.join(common)}, which every form " + ("but {} " if len(forms) < len(branches) else "") + "requires"
     return None
+
+
+def offered(options: list[Any]) -> list[Any]:
+    """``options`` less the accelerators a message must not offer, when they are the AcceleratorType enum's values;
+    any other enum as it is."""
+    from provider.catalog import CATALOG
+
+    known = CATALOG.accelerators
+    if len(options) < 2 or not all(isinstance(o, str) and o in known for o in options):
+        return options
+    today = dt.date.today()
+    return [o for o in options if not known[o].retired(today) and not known[o].no_training_machine]
