@@ -237,6 +237,7 @@ REFUSED: dict[str, str] = {
     'rest/sr_globo_ml_engine_expected': "'REGION' is not allowed for region",
     'configs/sr_flight_hptuning': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/sr_flowers_cpu_book': "the bucket '{BUCKET}' has characters a bucket name cannot hold",
+    'configs/sr_skill_conditional_hpt': 'parentDiscreteValues.values[0] is a string of the wrong form',
     'configs/breakout_basic_gpu': 'no Python module to run: set trainingInput.pythonModule or moduleName',
     'configs/c5_recipe_tpu_v6e_cloud_tpu': 'TPU_V6E cannot be attached to cloud-tpu',
     'configs/c6_acartro_hyper_flat': "unknown key 'goal' in spec.trainingInput",

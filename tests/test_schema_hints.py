@@ -107,3 +107,15 @@ def test_a_k80_typo_is_not_offered_the_k80(tmp_path: Path) -> None:
     assert "'NVIDIA_TESLA_K8' is not allowed for acceleratorType" in proc.stderr
     assert "NVIDIA_TESLA_K80" not in proc.stderr
     assert "NVIDIA_TESLA_P100" not in proc.stderr
+
+
+def test_a_word_in_parent_discrete_values_is_told_what_it_takes_and_where_words_go() -> None:
+    # the corpus's sr_skill_conditional_hpt (find_string id 9461379539): gcloud refuses it ("Expected type
+    # <class 'float'> for field values, found adam"); the config read alone gets what the field takes and where
+    # a categorical parent's values go
+    proc = run_cli("convert", str(CONFIGS / "sr_skill_conditional_hpt.yaml"), "--region", "us-central1")
+    no_traceback(proc)
+    assert proc.returncode == 1
+    assert "parentDiscreteValues.values[0] is a string of the wrong form" in proc.stderr
+    assert "allowed: a number, or a string of the form" in proc.stderr
+    assert "a CATEGORICAL parent's values are matched with parentCategoricalValues" in proc.stderr

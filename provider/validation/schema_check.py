@@ -20,7 +20,7 @@ from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
-from provider.validation.schema_hints import exclusive, misplaced, offered
+from provider.validation.schema_hints import exclusive, forms, misplaced, offered, parent_values
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12
@@ -359,7 +359,7 @@ def _alternatives(f: _Failure) -> Iterator[SchemaIssue]:
     branches = getattr(f.error.kind, "context", None) or []
     flat = [e for branch in branches for e in branch]
     if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
-        yield f.issue(f"{f.where} is {_describe_value(f.value)} of the wrong form", desc)
+        yield f.issue(f"{f.where} is {_describe_value(f.value)} of the wrong form", desc or forms(flat), parent_values(f.path, f.value))
         return
     bound = _bound(f.value, flat)
     if bound is not None:

@@ -91,3 +91,31 @@ def offered(options: list[Any]) -> list[Any]:
         return options
     today = dt.date.today()
     return [o for o in options if not known[o].retired(today) and not known[o].no_training_machine]
+
+
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "array": "a list", "object": "a mapping", "null": "null"}
+
+
+def forms(branch_errors: list[Any]) -> str | None:
+    """What a value of the wrong form may be, from its alternatives' failures: each type one names, and a string
+    of the pattern another sets (``a number, or a string of the form ^-?[0-9.eE+-]+$``)."""
+    named: list[str] = []
+    for e in branch_errors:
+        kind = type(e.kind).__name__
+        if kind == "Type":
+            types = e.kind.types if isinstance(e.kind.types, list) else [e.kind.types]
+            named += [_TYPE_NAMES.get(str(t), str(t)) for t in types]
+        elif kind == "Pattern":
+            named.append(f"a string of the form {e.kind.pattern}")
+    named = list(dict.fromkeys(named))
+    return ", or ".join(named) or None
+
+
+def parent_values(path: tuple[Any, ...], value: Any) -> str | None:
+    """A conditional parameter's parentDiscreteValues given words: those match a CATEGORICAL parent's values
+    as parentCategoricalValues (parentDiscreteValues holds a DISCRETE parent's numbers)."""
+    if isinstance(value, str) and "parentDiscreteValues" in path:
+        return ("a CATEGORICAL parent's values are matched with parentCategoricalValues: {values: [...]}; "
+                "parentDiscreteValues holds a DISCRETE parent's numbers")
+    return None
