@@ -20,6 +20,7 @@ from provider.core.problem import Problem, format_path
 from provider.core.suggest import did_you_mean
 from provider.document.loaded import LoadedDocument, at_position
 from provider.document.locate import locate, raw_text
+from provider.validation.schema_hints import exclusive, forms, misplaced, offered, parent_values
 from provider.validation.schema_narrow import body_definition, definitions, narrowed
 
 MAX_LISTED = 12
@@ -287,7 +288,7 @@ def _additional_properties(f: _Failure) -> Iterator[SchemaIssue]:
     keys = sorted(props)
     for key in f.error.kind.unexpected:
         yield SchemaIssue(f.path + (key,), f"unknown key {key!r} in {f.where}", ", ".join(keys) if keys else "no other keys",
-                          suggest(key, keys), on_key=True)
+                          suggest(key, keys) or misplaced(key, props, f.root), on_key=True)
 
 
 def _required(f: _Failure) -> Iterator[SchemaIssue]:  # explaining.py reads the key back from these words
@@ -295,7 +296,7 @@ def _required(f: _Failure) -> Iterator[SchemaIssue]:  # explaining.py reads the 
 
 
 def _enum(f: _Failure) -> Iterator[SchemaIssue]:
-    options = list(f.error.kind.options)
+    options = offered(list(f.error.kind.options))
     value, desc = f.value, f.description()
     if isinstance(value, (list, dict)) and not any(isinstance(o, (list, dict)) for o in options):
         yield f.issue(f"{f.where} is {_describe_value(value)}, expected {_options(options)}", desc)
@@ -358,7 +359,7 @@ def _alternatives(f: _Failure) -> Iterator[SchemaIssue]:
     branches = getattr(f.error.kind, "context", None) or []
     flat = [e for branch in branches for e in branch]
     if flat and all(type(e.kind).__name__ in ("Type", "Pattern") for e in flat):
-        yield f.issue(f"{f.where} is {_describe_value(f.value)} of the wrong form", desc)
+        yield f.issue(f"{f.where} is {_describe_value(f.value)} of the wrong form", desc or forms(flat), parent_values(f.path, f.value))
         return
     bound = _bound(f.value, flat)
     if bound is not None:
@@ -368,7 +369,7 @@ def _alternatives(f: _Failure) -> Iterator[SchemaIssue]:
     if missing and len(missing) == len(branches):
         yield f.issue(f"{f.where} needs one of: " + ", ".join(missing), desc)
         return
-    yield f.issue(f"{f.where} does not match any allowed form", desc)
+    yield f.issue(f"{f.where} does not match any allowed form" + (f": {why}" if (why := exclusive(branches)) else ""), desc)
 
 
 def _other(f: _Failure) -> Iterator[SchemaIssue]:

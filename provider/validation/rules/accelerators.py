@@ -4,6 +4,7 @@ job's region, and sharing one zone (seed 001 and the Vertex AI offering)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Iterator
 
 from provider.catalog import AcceleratorKind, Region
@@ -37,7 +38,8 @@ def unknown_accelerator(ctx: Context, name: str, where: DocPath, on_machine: lis
     return Finding(
         f"{name} is not an accelerator type Vertex AI knows", where, "gpu.unknown", MACHINE_SPEC + " (AcceleratorType)",
         allowed=(f"on this machine type: {join(on_machine)}" if on_machine else "one of " + join(offered))
-        + " (trainjobs gpus lists them)", hint=_enum_spelling(ctx, name) or did_you_mean(name, offered))
+        + " (trainjobs gpus lists them)",
+        hint=_enum_spelling(ctx, name) or _model_spelling(ctx, name, on_machine) or did_you_mean(name, offered))
 
 
 def _enum_spelling(ctx: Context, name: str) -> str | None:
@@ -47,6 +49,49 @@ def _enum_spelling(ctx: Context, name: str) -> str | None:
     if enum == name or enum not in ctx.catalog.accelerators:
         return None
     return f"the AcceleratorType enum spells it {enum} ({name} is gcloud's flag spelling, which the API refuses)"
+
+
+def _gpu_model(words: str) -> tuple[frozenset[str], str | None]:
+    """A GPU's model words and memory, from a display name ("A100 40GB") or a name as written
+    ("NVIDIA_TESLA_A100_80GB"): NVIDIA and TESLA are no part of the model, "80GB" is its memory."""
+    split = [w for w in re.split(r"[\s_-]+", words.upper()) if w and w not in ("NVIDIA", "TESLA")]
+    memory = [w for w in split if re.fullmatch(r"\d+GB", w)]
+    return frozenset(w for w in split if w not in memory), (memory[0] if memory else None)
+
+
+def _model_spelling(ctx: Context, name: str, on_machine: list[str]) -> str | None:
+    """The enum of the GPU a misspelled name means: NVIDIA_TESLA_L4 is NVIDIA_L4, NVIDIA_H100 is NVIDIA_H100_80GB,
+    NVIDIA_A100_40GB is NVIDIA_TESLA_A100 (the enum's names do not follow one pattern; a closest-match guess
+    offers T4 for L4), with the machine types that carry it when this pool's does not."""
+    model, memory = _gpu_model(name)
+    if not model:
+        return None
+    meant = []
+    for acc in current(ctx, ctx.catalog.accelerators):
+        info = ctx.catalog.accelerator(acc)
+        if info is None or info.kind is not AcceleratorKind.GPU:
+            continue
+        their_model, their_memory = _gpu_model(info.display)
+        their_memory = their_memory or _gpu_model(acc)[1]
+        if their_model == model and (memory is None or their_memory in (None, memory)):
+            meant.append(acc)
+    if not meant:
+        return None
+    parts = []
+    for acc in meant:
+        info = ctx.catalog.accelerator(acc)
+        machines = None if acc in on_machine else machine_types_of(ctx, acc)
+        carried = f", on {machines}" if machines else ""
+        parts.append(f"{acc} ({info.display if info else acc}{carried})")
+    return f"the AcceleratorType enum names this GPU {join(parts)}"
+
+
+def machine_types_of(ctx: Context, acc: str) -> str | None:
+    """The Vertex AI machine types that carry an accelerator, smallest first ("g2-standard-4, g2-standard-8 ...")."""
+    table = ctx.catalog.counts_table("vertex")
+    names = [m for m, counts in table.items() if acc in counts]
+    names.sort(key=lambda m: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", m)])
+    return join(names[:4]) + (" ..." if len(names) > 4 else "") if names else None
 
 
 @rule

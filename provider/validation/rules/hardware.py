@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from provider.spec.formats.base import CountTable
 from provider.spec.formats.registry import format_of
 from provider.spec.model import Role, TrainingJob, WorkerPool, path_of
-from provider.validation.rules.accelerators import current, unknown_accelerator
+from provider.validation.rules.accelerators import current, machine_types_of, unknown_accelerator
 from provider.validation.rules.base import (
     JOB_RULES,
     MACHINE_SPEC,
@@ -210,6 +210,7 @@ def accelerator_fits_machine(job: TrainingJob, ctx: Context) -> Iterator[Finding
                 "gpu.type",
                 SEED_001 + " (valid numbers of GPUs for each machine type)",
                 allowed=f"on {pool.machine_type}: " + (join(current(ctx, counts)) or "no accelerator still offered"),
+                hint=f"{acc.type} runs on {machines}" if (machines := machine_types_of(ctx, acc.type)) else None,
             )
             continue
         allowed = counts[acc.type]
