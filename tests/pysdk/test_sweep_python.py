@@ -21,14 +21,28 @@ _ML = ("import os\nimport time\nfrom googleapiclient import discovery\n"
        "request = cloudml.projects().jobs().create(body=job_spec, parent='projects/hh-project')\n")
 
 
-def test_a_job_id_from_the_clock_is_refused_with_convert_name_as_the_way_forward(tmp_path: Path) -> None:
+def test_a_job_id_from_the_clock_is_the_time_of_the_conversion(tmp_path: Path) -> None:
+    """The job id the launcher makes from the clock (time.strftime) is the time of the conversion, as a script's
+    $(date +FORMAT) is (provider/document/python_clock.py), named in a note."""
     path = tmp_path / "submit.py"
     path.write_text(_ML)
     proc = run_cli("convert", str(path), "--format", "request")
     no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    job_id = json.loads(proc.stdout)["body"]["displayName"]
+    assert job_id.startswith("HH_") and len(job_id) == len("HH_20261127_204501")
+    assert f"the time the code runs, written as {job_id.removeprefix('HH_')!r}, the time of the conversion" in proc.stderr
+
+
+def test_a_random_job_id_is_refused_with_convert_name_as_the_way_forward(tmp_path: Path) -> None:
+    path = tmp_path / "submit.py"
+    path.write_text(_ML.replace("import time\n", "import uuid\n").replace("time.strftime('%Y%m%d_%H%M%S')",
+                                                                         "uuid.uuid4().hex[:8]"))
+    proc = run_cli("convert", str(path), "--format", "request")
+    no_traceback(proc)
     assert proc.returncode == 1
     assert ("submit.py:9:22: cloudml.projects().jobs().create(body=...).jobId cannot be known without running the "
-            "script: the time the code runs") in proc.stderr and "or name the job with convert --name NAME" in proc.stderr
+            "script: a random value") in proc.stderr and "or name the job with convert --name NAME" in proc.stderr
     named = run_cli("convert", str(path), "--format", "request", "--name", "hh_run")
     no_traceback(named)
     assert named.returncode == 0, named.stderr
