@@ -211,9 +211,10 @@ def imported(scope: Scope, stmt: ast.Import | ast.ImportFrom, where: Where) -> N
     for alias in stmt.names:
         if alias.name == "*":
             local = None if stmt.level else names(module, scope)
-            for name, found in (local or {}).items():
+            for name, found in (local or {}).items():  # an Unknown said as the named import says it
                 scope._imports.pop(name, None)
-                scope._set(name, found, where)
+                scope._set(name, Unknown(f"{name} is {found.why}", where, name) if isinstance(found, Unknown) else found,
+                           where)
             if local is None:
                 scope._star = Unknown(f"from {module} import * at {where}", where)
             continue

@@ -136,6 +136,18 @@ def test_a_value_the_module_does_not_give_is_refused_with_its_file_and_line(tmp_
     assert "config.REGION, set in config.py" in said and "TJ_UNSET_REGION" in said, said
 
 
+def test_a_value_a_star_import_gives_is_said_as_the_named_import_says_it(tmp_path: Path) -> None:
+    """``from config import *`` and ``from config import REGION`` say the same of a value the module does not give, each
+    place once."""
+    module = {"config.py": 'import uuid\n\nRUN = uuid.uuid4().hex\nREGION = "us-" + RUN\n'}
+    named = _refusal(tmp_path, module, "from config import REGION", "REGION")
+    star = _refusal(tmp_path, module, "from config import *", "REGION")
+    said = ("REGION is config.REGION, set in config.py: REGION is set from RUN at config.py, line 4; RUN is set from "
+            "a random value at config.py, line 3")
+    assert said in named and said in star, (named, star)
+    assert star.count("config.py, line 4") == 1, star
+
+
 def test_a_name_the_module_does_not_assign_is_refused_as_python_raises(tmp_path: Path) -> None:
     said = _refusal(tmp_path, {"config.py": 'ZONE = "a"\n'}, "import config", "config.REGION")
     assert "config.REGION, which config.py does not assign at its top level" in said, said
