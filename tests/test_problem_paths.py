@@ -30,3 +30,18 @@ def test_as_written_names_each_field_on_the_path_as_the_document_writes_it() -> 
     assert path == ("spec", "training_input", "python_module")
     assert message == "set training_input.python_module"
     assert as_written({"spec": {"env": {"A_B": "1"}}}, ("spec", "env", "A_B"), "A_B", None)[0] == ("spec", "env", "A_B")
+
+
+def test_a_single_value_where_a_list_goes_is_located_as_its_one_item() -> None:
+    """gcloud reads ``packageUris: gs://b/p.tar.gz`` (and a pool written as a mapping) as a list of one: a problem at
+    item 0 is at the value written (a book's cpu.yaml, tests/gcloud/configs/sr_flowers_cpu_book.yaml)."""
+    from provider.document import read_mapping
+    from provider.document.locate import locate
+
+    text = "workerPoolSpecs:\n  machineSpec:\n    machineType: n1-standard-4\n  pythonPackageSpec:\n" \
+           "    packageUris: gs://{BUCKET}/p.tar.gz\n"
+    doc, _ = read_mapping(text.encode(), "cpu.yaml", "a config")
+    assert doc is not None
+    assert locate(doc, ("workerPoolSpecs", 0, "pythonPackageSpec", "packageUris", 0)) == (5, 18)
+    assert locate(doc, ("workerPoolSpecs", 0, "machineSpec", "machineType")) == (3, 18)
+    assert locate(doc, ("workerPoolSpecs", 1, "machineSpec")) == (2, 3)  # no item 1: the list's own place

@@ -46,6 +46,8 @@ def locate(doc: LoadedDocument, path: tuple[Any, ...], on_key: bool = False) -> 
             items = doc.item_positions.get(id(node), [])
             pos = items[part] if part < len(items) else pos
             node = node[part]
+        elif part == 0 and not isinstance(node, list):  # a single value where a list goes: gcloud reads it as one item
+            continue
         else:
             return pos
     return pos
