@@ -12,15 +12,15 @@ here-document of ``cat > FILE`` before the gcloud command is read as the file it
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from provider.gcloud import heredoc, other_shells, prelude, properties, redirection, script, substitution
+from provider.gcloud.here_reading import Documents
 from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
 
-class Commands:
+class Commands(Documents):
     """The part of provider.gcloud.words' reader that reads a script's commands one after the other."""
 
     line: str
@@ -52,8 +52,6 @@ class Commands:
     written: tuple[tuple[str, int], ...] = ()
     piped: int | None = None
     local: tuple[tuple[list[str], int], ...] = ()  # gcloud ai-platform local train ... before it (words, where)
-    here: tuple[str, int, int] | None = None  # this command's here-document: its text, first line, where its << is
-    heres: tuple[heredoc.Here, ...] = ()  # the files here-documents wrote before the training command
 
     def fresh(self, text: str) -> Commands:
         raise NotImplementedError
@@ -133,6 +131,8 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
+        if self.fed is not None and not self.single and self.fed_by(op):
+            return True
         if self.here is not None and not self.single and not self.stdin_here():
             return self.written_here(op)
         if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
@@ -148,6 +148,8 @@ class Commands:
             raise self.fail(str(exc), starts[exc.word]) from None
         if self.builtin or len(words) == assigned:
             self.shell.update(self.pending)
+        if self.builtin == "export":
+            self.exported |= {w.partition("=")[0] for w in words[1:]}
         self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
         return True
 
@@ -204,8 +206,8 @@ class Commands:
             named = self.words[self.assigned:]
             if self.words and (not named or self.builtin or named[:2] in (["gcloud", "config"], ["gcloud", "auth"])):
                 raise self.fail(redirection.subshell(self.words, op))
-            if self.then(op):
-                self.i, self.piped = at + len(op), at
+            if self.then(op):  # envsubst's output (self.here) is the next command's standard input
+                self.i, self.piped = at + len(op), None if self.fed_from else at
                 return
             if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
                 raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
@@ -243,78 +245,6 @@ class Commands:
             name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)
         return name if alone and shape == name and name.isidentifier() else None
 
-    def here_document(self) -> None:
-        """A here-document at self.i (``<<`` or ``<<-``): its text as bash writes it, kept for the end of its
-        command (written_here), and its lines blanked: bash does not read them as commands (provider.gcloud.heredoc)."""
-        at = self.i
-        self.end_word()
-        strip = self.line.startswith("<<-", at)
-        try:
-            if self.here is not None:
-                raise heredoc.Refused("a second here-document in one command is not read")
-            word, literal, after = heredoc.delimiter(self.line, at + 2 + strip)
-            start, end, text = heredoc.body(self.line, after, word, strip)
-        except heredoc.Refused as exc:
-            raise self.fail(f"{exc}; {heredoc.ONLY}", at) from None
-        self.here = (text if literal else self.here_expanded(text, start), script.position(self.line, start)[0], at)
-        self.line, self.i = heredoc.blanked(self.line, start, end), after
-
-    def here_expanded(self, text: str, start: int) -> str:
-        """The lines of a here-document whose delimiter is not quoted (they begin at ``start``), as bash writes them:
-        read as between double quotes, where a ``"`` is itself and a backslash escapes only $, `, \\ and a newline."""
-        inner = self.fresh(text)
-        inner.shell, inner.properties, inner.nounset, inner.single = self.shell, self.properties, self.nounset, True
-        try:
-            while inner.i < len(text):
-                c = text[inner.i]
-                if c == '"' or (c == "\\" and text[inner.i + 1: inner.i + 2] not in ("$", "`", "\\", "\n")):
-                    inner.add(c, quoted=True)
-                    inner.i += 1
-                else:
-                    inner.quoted_char()
-        except ShellError as exc:
-            raise self.fail(exc.message, start + exc.column - 1) from None
-        if inner.secret:
-            raise self.fail(f"the here-document uses ${inner.secret[0]}, whose name looks secret: the file it writes "
-                            "would go into the committed spec; give the value to the job another way (Secret Manager, "
-                            "the environment of the container), or write the file without it", start)
-        self.plain.update(inner.plain)
-        self.notes += inner.notes
-        return inner.word.text
-
-    def stdin_here(self) -> bool:
-        """Whether the here-document is the training command's standard input, which its --config reads
-        (heredoc.stdin_config): kept (self.heres) as the file --config names, the command then read as any."""
-        assert self.here is not None
-        named = self.words[self.assigned:]
-        target = heredoc.stdin_config(named) if substitution.creates(named) else None
-        if target is None:
-            return False
-        text, first, _ = self.here
-        self.here = None
-        here = heredoc.Here(os.path.normpath(self.cwd / target), target, text, first)
-        self.heres += (here,)
-        self.notes.append(heredoc.stdin_note(here, script.position(self.line, self.starts[self.assigned])[0]))
-        return True
-
-    def written_here(self, op: str) -> bool:
-        """The end of the command of a here-document: ``cat > FILE``, whose FILE is kept (self.heres) for the
-        --config that reads it; any other command is refused."""
-        assert self.here is not None
-        text, first, at = self.here
-        self.here = None
-        named = self.words[self.assigned:]
-        outputs = [(what, target) for what, target, _ in self.redirected]
-        if (named != ["cat"] or op not in prelude.THEN or self.command is not None or len(outputs) != 1
-                or not outputs[0][1] or not outputs[0][0].startswith("stdout is written to")):
-            raise self.fail(f"{heredoc.refused(named, [what for what, _ in outputs])}; {heredoc.ONLY}", at)
-        line = script.position(self.line, self.starts[self.assigned])[0]
-        here = heredoc.Here(os.path.normpath(self.cwd / outputs[0][1]), outputs[0][1], text, first)
-        self.heres += (here,)
-        self.notes.append(heredoc.note(here, line))
-        self.words, self.starts, self.pending, self.assigned, self.builtin, self.redirected = [], [], {}, 0, "", ()
-        return True
-
     def redirect(self, op: str) -> None:
         """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words
         as bash allows it: its target read as a word and kept out of the command's words, for a note
@@ -341,6 +271,9 @@ class Commands:
             self.whole -= 1
         target = self.word.text if self.word.start >= 0 else None
         self.word = Word()
+        if op == "<" and target and self.command is None and self.fed is None:
+            self.fed = (target, start)
+            return
         try:
             what, written = redirection.output(number, op, target)
         except redirection.Refused as exc:
