@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core import clock
+from provider.gcloud import mktemp
 from provider.gcloud.properties import ENVIRONMENT
 from provider.gcloud.word_checks import shown
 
@@ -43,7 +44,7 @@ READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the c
         "and $(mktemp) for the file a here-document writes (cat > \"$(mktemp)\" <<EOF), and $(pwd) (the folder the script "
         "runs from, $PWD)")
 
-TEMP = "trainjobs-mktemp"  # in each name a $(mktemp) stands for (_mktemp)
+TEMP = mktemp.TEMP  # in each name a $(mktemp) stands for (provider.gcloud.mktemp)
 
 
 class Refused(ValueError):
@@ -158,26 +159,6 @@ def _full(name: str) -> str:
     return name if "/" in name else f"core/{name}"
 
 
-def _mktemp(args: list[str], said: str, notes: list[str]) -> str:
-    """A stand-in for the name ``mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE]`` makes when the script runs (a new
-    file of /tmp), for a here-document to write (provider.gcloud.heredoc): the name itself may reach no job
-    (provider.gcloud.sequence checks it), only the file, by --config."""
-    suffix, template = "", "tmp.XXXXXXXXXX"
-    for arg in args:
-        if arg.startswith("--suffix="):
-            suffix = arg.removeprefix("--suffix=")
-        elif arg not in ("-q", "-t", "--quiet") and not arg.startswith("-") and "/" not in arg:
-            template = arg if "XXX" in arg else f"{arg}.XXXXXXXXXX"
-        elif arg not in ("-q", "-t", "--quiet"):
-            raise Refused(f"{said}: mktemp {shown(arg)} is not read: mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE] "
-                          "are, for a file a here-document writes", 0)
-    count = sum(TEMP in note for note in notes)
-    name = f"/tmp/{template.rstrip('X')}{TEMP}{count + 1}{suffix}"
-    notes.append(f"{said} makes a new file's name when the script runs: read as {name}, for the here-document that "
-                 "writes it (the name itself reaches no job)")
-    return name
-
-
 def _pwd(args: list[str], said: str, env: Mapping[str, str], cwd: Path | None,
          notes: list[str]) -> tuple[str, str | None]:
     """What bash's ``pwd [-L]`` prints: ``$PWD`` (the environment's, which bash keeps), else the folder the script is
@@ -211,7 +192,10 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         notes.append(f"{written} is the time the script runs: written as {text!r}, the time of the conversion")
         return text, None
     if words[:1] == ["mktemp"]:
-        return _mktemp(words[1:], shown(written), notes), None
+        try:
+            return mktemp.name(words[1:], shown(written), env, notes), None
+        except mktemp.Refused as exc:
+            raise Refused(str(exc), 0) from None
     if words[:1] == ["pwd"]:
         return _pwd(words[1:], shown(written), env, cwd, notes)
     if words[:2] == ["gcloud", "config"] and (name := _property(words[2:])) is not None:
