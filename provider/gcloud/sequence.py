@@ -45,7 +45,7 @@ class Commands(Documents):
     trailing: bool  # commands may follow the gcloud one (not in a notebook's ! line: Python follows it)
     word: Word
     whole: int
-    dry: int
+    dry: int  # > 0 while reading a ${...} word bash would not expand
     # this command's output redirections (what, target, where), the files written before the training command's
     # end (target, line, column), and the | (or |&) whose right side is being read (where it was)
     redirected: tuple[tuple[str, str, int], ...] = ()
@@ -83,6 +83,9 @@ class Commands(Documents):
         if other_shells.make_variable(self.line, start):
             raise self.fail(other_shells.substitution(self.line, start))
         try:
+            if self.dry:  # in a ${VAR:-word} whose VAR is set: bash never runs it (TAG=${TAG:-$(git rev-parse HEAD)})
+                self.i = substitution.dollar(self.line, start)[2]
+                return
             text, at, end = (substitution.dollar if self.line[start] == "$" else substitution.backticked)(self.line, start)
             inner = self.fresh(text)
             inner.shell, inner.properties, inner.single = self.shell, self.properties, True

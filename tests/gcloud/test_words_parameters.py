@@ -49,6 +49,9 @@ READ_AS_BASH = [
     '${X:-a;b} ${X:-a|b} ${X:-a&&b} ${X:-(a)} ${X:-<a>} ${X:-#a} a${X:-#} "${X:-a\\\nb}" ${X:-a\\\nb}',
     # the word is not expanded when bash does not use it: an undefined variable or a ? there is fine
     r'''${V:-$UNDEFINED} ${V-${Y:?x}} ${X:+$UNDEFINED} ${V:-~} "${V:-"$UNDEFINED"}" ${X+${UNDEFINED:?}}''',
+    # ... nor a command substitution bash does not run there (TAG=${TAG:-$(git rev-parse HEAD)}: find_string id
+    # 22946584282), also one that holds a ) or a quote
+    r'''${V:-$(git rev-parse HEAD)} "${V:-$(id -u)}" a${V-$(date +%s)}b ${X+$(hostname)} ${V:-$(echo ")")}''',
     # assignment: the rest of the line reads the value
     r'''${X:=q} $X "${Y:=a  b}" $Y "$Y" ${EMPTY:=e} $EMPTY ${Z=} ${V:=no} x${Z:=z}''',
     # a ? of a variable that is set, and a glob that matches nothing (kept)
@@ -123,7 +126,6 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
     ("${V", "this ${V is never closed"),
     ("${X:-a", "this ${ is never closed"),
     ("${X:-$(id)}", "$(...) is command substitution"),
-    ("${V:-$(date)}", "$(...) is command substitution"),  # bash would not run it; it is refused all the same
     ("${X:-`id`}", "backticks are command substitution"),
     ('"${X:-`id`}"', "backticks are command substitution"),
     ("${X:-$UNDEFINED}", "$UNDEFINED is not defined in the environment"),
