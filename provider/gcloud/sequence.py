@@ -15,7 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from provider.gcloud import heredoc, other_shells, prelude, properties, redirection, script, substitution
+from provider.gcloud import (
+    heredoc,
+    other_shells,
+    parameters,
+    prelude,
+    properties,
+    redirection,
+    script,
+    secrets,
+    substitution,
+)
 from provider.gcloud.here_reading import Documents
 from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
@@ -76,6 +86,16 @@ class Commands(Documents):
 
     def fail(self, message: str, at: int | None = None) -> ShellError:
         raise NotImplementedError
+
+    def cut(self, head: parameters.Head, value: str, at: int) -> str:
+        """The part of ``value`` a ``${NAME:offset:length}`` stands for (provider.gcloud.parameters.sliced)."""
+        if head.cut is not None and value == secrets.marker(head.name):
+            raise self.fail(f"${{{head.name}:...}} cuts a value whose name looks secret, which is never read here; "
+                            "write the value out", at)
+        try:
+            return parameters.sliced(head, value)
+        except parameters.Refused as exc:
+            raise self.fail(str(exc), at) from None
 
     def substitute(self, quoted: bool) -> None:
         """The ``$(...)`` or backticks at self.i, put as what its command prints (provider.gcloud.substitution)."""

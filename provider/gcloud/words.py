@@ -209,8 +209,8 @@ class _Reader(Commands):
         except parameters.Refused as exc:
             raise self.fail(str(exc)) from None
         self.i = head.end
-        if head.op is None:
-            self.put(self.value_of(head.name, start), quoted)
+        if head.op is None:  # ${NAME}, or a part of it: ${NAME:offset:length}
+            self.put(self.cut(head, self.value_of(head.name, start), start), quoted)
             return
         value = None if self.dry or head.name.isdigit() else self.raw(head.name)[0]
         use = parameters.Use.VALUE if self.dry else parameters.use(head.op, value)
