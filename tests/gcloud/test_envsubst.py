@@ -120,3 +120,20 @@ def test_gcloud_reads_its_standard_input_for_config_dash_only(tmp_path: Path) ->
         read_line("gcloud ai hp-tuning-jobs create --region=us-central1 --display-name=t --config=- < filled.yaml\n",
                   ENV, tmp_path)
     assert "write --config=filled.yaml" in refused.value.message
+
+
+@pytest.mark.parametrize(("head", "image"), [("IMG ?= gcr.io/p/img:1\nexport IMG\n", "gcr.io/p/img:1"),
+                                             ("export IMG := gcr.io/p/img:2\n", "gcr.io/p/img:2"),
+                                             ("IMG = gcr.io/p/img:3\n", None)])  # not exported: envsubst sees none
+def test_a_makefile_recipe_sees_the_exported_make_variables(head: str, image: str | None, tmp_path: Path) -> None:
+    """make puts its exported variables in each recipe line's environment, where envsubst reads them."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "job.tpl").write_text(CONFIG.replace("${RUN}", "r1").replace("${MACHINE}", "n1-standard-4"))
+    (tmp_path / "Makefile").write_text(f"{head}\ntrain:\n\tenvsubst < job.tpl > job.yaml\n\t{CREATE}\n")
+    done = run_cli("convert", "Makefile", "--output", "request", cwd=tmp_path)
+    if image is None:
+        assert done.returncode == 1 and "job.tpl:6: $IMG is not set in the script nor in the environment" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    pool = json.loads(done.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]
+    assert pool["containerSpec"]["imageUri"] == image
