@@ -105,7 +105,7 @@ class Documents:
             return False
         text, first, _ = self.here
         self.here, source, self.fed_from = None, self.fed_from, ""
-        here = heredoc.Here(os.path.normpath(self.cwd / target), target, text, first, source=source)
+        here = heredoc.Here(os.path.normpath(self.cwd / target), target, text, first, source=source, shown=source)
         self.heres += (here,)
         if not source:  # envsubst's is named in its own note
             self.notes.append(heredoc.stdin_note(here, script.position(self.line, self.starts[self.assigned])[0]))

@@ -137,3 +137,26 @@ def test_a_makefile_recipe_sees_the_exported_make_variables(head: str, image: st
     assert done.returncode == 0, done.stderr
     pool = json.loads(done.stdout)["body"]["jobSpec"]["workerPoolSpecs"][0]
     assert pool["containerSpec"]["imageUri"] == image
+
+
+@pytest.mark.parametrize("cell", [
+    f"%%bash\nenvsubst < job.tpl > job.yaml\n{CREATE}",
+    f"!envsubst < job.tpl | {CREATE.replace('job.yaml', '-')}",  # a ! line: no newline ends the command
+])
+def test_a_notebook_cell_reads_the_template_with_the_notebooks_environment(cell: str, tmp_path: Path) -> None:
+    """%env sets what envsubst replaces; a problem of the filled config is at the template's own line."""
+    from .test_notebook_file import _convert, _notebook
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "job.tpl").write_text(CONFIG.replace("replicaCount: 1", "replicaCount: 1\n  bogus: 1"))
+    notebook = _notebook(tmp_path, "nb.ipynb", [("code", "%env IMG=gcr.io/p/img:9\n%env RUN=r9\n%env MACHINE=n1-standard-4"),
+                                                ("code", cell)])
+    done = _convert(notebook)
+    assert "envsubst writes job.tpl into" in done.stderr and "$IMG='gcr.io/p/img:9'" in done.stderr, done.stderr
+    assert "job.tpl:5:3: error: unknown key 'bogus'" in done.stderr
+
+
+def test_a_piped_envsubst_without_a_last_newline(tmp_path: Path) -> None:
+    (tmp_path / "job.tpl").write_text(CONFIG)
+    line = read_line(f"export RUN=1\nenvsubst < job.tpl | {CREATE.replace('job.yaml', '-')}", ENV, tmp_path)
+    assert [h.target for h in line.heres] == ["-"] and line.heres[0].shown == "job.tpl"
