@@ -181,8 +181,8 @@ def _shell_environment(mk: Makefile, script: str) -> dict[str, str | None]:
     takes it out)."""
     out: dict[str, str | None] = {}
     mk.expander.strict = False
-    exported = [name for name, var in mk.vars.items() if var.origin != "default" and var.exports(mk.export_all)]
-    for name in dict.fromkeys([*_SHELL_VARIABLE.findall(script), *exported]):
+    exports = [name for name, var in mk.vars.items() if var.origin != "default" and var.exports(mk.export_all)]
+    for name in dict.fromkeys([*_SHELL_VARIABLE.findall(script), *exports]):
         var = mk.vars.get(name)
         if var is None or var.origin == "default":
             continue
