@@ -131,6 +131,14 @@ class Documents:
         self.words, self.starts, self.pending, self.assigned, self.builtin, self.redirected = [], [], {}, 0, "", ()
         return True
 
+    def feeds(self, op: str, target: str | None, at: int) -> bool:
+        """Whether the redirection ``op target`` (at ``at``) is a ``< FILE`` before the training command: kept as
+        self.fed, for fed_by at the command's end."""
+        if op != "<" or not target or self.command is not None or self.fed is not None:
+            return False
+        self.fed = (target, at)
+        return True
+
     def fed_by(self, op: str) -> bool:
         """The end of a command given a file as its standard input (self.fed), read by provider.gcloud.envsubst: its
         output kept as a file a here-document writes (or the next command's standard input, self.here): True; the

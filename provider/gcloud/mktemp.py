@@ -29,33 +29,8 @@ class Refused(ValueError):
 
 def name(args: list[str], said: str, env: Mapping[str, str], notes: list[str]) -> str:
     """The stand-in for the name ``mktemp ARGS`` (``said`` so) prints, with a note added to ``notes``; Refused."""
-    flags, folder, suffix, template, k = "", None, None, None, 0
-    while k < len(args):
-        arg, k = args[k], k + 1
-        if arg in _FLAGS:
-            flags += _FLAGS[arg]
-        elif re.fullmatch(r"-[dqut]+", arg):
-            flags += arg.replace("q", "").replace("u", "")[1:]
-        elif arg == "-p" and k < len(args):
-            folder, k = args[k], k + 1
-        elif arg == "--tmpdir" or arg.startswith("--tmpdir="):
-            folder = arg.partition("=")[2]
-        elif arg.startswith("--suffix="):
-            suffix = arg.removeprefix("--suffix=")
-        elif arg.startswith("-") or template is not None:
-            raise Refused(f"{said}: mktemp {shown(arg)} is not read: {READ}")
-        else:
-            template = arg
-    tmp = env.get("TMPDIR") or "/tmp"
-    if template is None:
-        template, where = "tmp.XXXXXXXXXX", folder or tmp
-    elif "t" in flags:
-        if "/" in template:
-            raise Refused(f'{said}: GNU mktemp stops: "invalid template, \'{template}\', contains directory separator" '
-                          "(-t puts the name in $TMPDIR or /tmp): write mktemp -t NAME.XXXXXX")
-        where = env.get("TMPDIR") or folder or "/tmp"
-    else:
-        where = (folder or tmp) if folder is not None else ""
+    flags, folder, suffix, template = _options(args, said)
+    where, template = _folder(flags, folder, template, said, env)
     head, tail = (template, suffix) if suffix is not None else _split(template)
     if suffix is not None and not template.endswith("X"):
         raise Refused(f'{said}: GNU mktemp stops: "with --suffix, template \'{template}\' must end in X"')
@@ -70,6 +45,40 @@ def name(args: list[str], said: str, env: Mapping[str, str], notes: list[str]) -
     notes.append(f"{said} makes a new {what}'s name when the script runs: read as {made}, for the here-document that "
                  "writes it (the name itself reaches no job)")
     return made
+
+
+def _options(args: list[str], said: str) -> tuple[str, str | None, str | None, str | None]:
+    """mktemp's options: its flags (d, t), -p/--tmpdir's folder ("": --tmpdir alone), --suffix, the TEMPLATE."""
+    flags, folder, suffix, template, k = "", None, None, None, 0
+    while k < len(args):
+        arg, k = args[k], k + 1
+        if arg in _FLAGS or re.fullmatch(r"-[dqut]+", arg):
+            flags += _FLAGS.get(arg, arg[1:].replace("q", "").replace("u", ""))
+        elif arg == "-p" and k < len(args):
+            folder, k = args[k], k + 1
+        elif arg == "--tmpdir" or arg.startswith("--tmpdir="):
+            folder = arg.partition("=")[2]
+        elif arg.startswith("--suffix="):
+            suffix = arg.removeprefix("--suffix=")
+        elif arg.startswith("-") or template is not None:
+            raise Refused(f"{said}: mktemp {shown(arg)} is not read: {READ}")
+        else:
+            template = arg
+    return flags, folder, suffix, template
+
+
+def _folder(flags: str, folder: str | None, template: str | None, said: str,
+            env: Mapping[str, str]) -> tuple[str, str]:
+    """Where mktemp makes the name ("": the folder the script runs in), and the template."""
+    tmp = env.get("TMPDIR") or "/tmp"
+    if template is None:
+        return folder or tmp, "tmp.XXXXXXXXXX"
+    if "t" in flags:
+        if "/" in template:
+            raise Refused(f'{said}: GNU mktemp stops: "invalid template, \'{template}\', contains directory separator" '
+                          "(-t puts the name in $TMPDIR or /tmp): write mktemp -t NAME.XXXXXX")
+        return env.get("TMPDIR") or folder or "/tmp", template
+    return (folder or tmp) if folder is not None else "", template
 
 
 def _split(template: str) -> tuple[str, str]:

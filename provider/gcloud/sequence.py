@@ -294,8 +294,7 @@ class Commands(Documents):
             self.whole -= 1
         target = self.word.text if self.word.start >= 0 else None
         self.word = Word()
-        if op == "<" and target and self.command is None and self.fed is None:
-            self.fed = (target, start)
+        if self.feeds(op, target, start):  # < FILE: read at the command's end (here_reading.fed_by)
             return
         try:
             what, written = redirection.output(number, op, target)
