@@ -26,6 +26,7 @@ from provider.gcloud import heredoc, prelude, redirection, secrets, substitution
 from provider.gcloud.word_checks import shown
 
 _REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_GIVES = "an input redirection (<) gives the command a file as its standard input"
 READ = ("of commands that give a command its standard input, only envsubst [SHELL-FORMAT] < TEMPLATE > FILE before "
         "the training command (for the file its --config names) and envsubst [SHELL-FORMAT] < TEMPLATE | gcloud ai "
         "custom-jobs create ... --config=- are read")
@@ -33,7 +34,7 @@ READ = ("of commands that give a command its standard input, only envsubst [SHEL
 
 class Refused(ValueError):
     """An envsubst (or another command given a file as its standard input) that is not read; ``word``: the index of
-    the command's word to blame."""
+    the command's word to blame (-1: the < itself)."""
 
     def __init__(self, message: str, word: int = 0) -> None:
         super().__init__(message)
@@ -77,8 +78,7 @@ def template(words: list[str], source: str, cwd: Path) -> tuple[str, set[str] | 
     its SHELL-FORMAT (None: none given); Refused."""
     if words[:1] != ["envsubst"]:
         who = shown(words[0]) if words else "no command"
-        raise Refused(f"an input redirection (<) gives {who} a file as its standard input: {who} would run, and "
-                      "trainjobs never runs a command")
+        raise Refused(f"{_GIVES}: {who} would run with it, and trainjobs never runs a command", -1)
     if len(words) > 2 or any(w.startswith("-") for w in words[1:]):
         bad = next((k for k, w in enumerate(words) if k and (w.startswith("-") or k > 1)), 1)
         raise Refused(f"envsubst {shown(words[bad])} is not read: envsubst writes a template with the environment's "
@@ -97,9 +97,9 @@ def fed(words: list[str], source: str, op: str, outputs: list[tuple[str, str]], 
             f"line {line}: < {source} is the training command's standard input, which its --config {target} reads: "
             "read as that file")
     if words[:1] == ["gcloud"]:
-        raise Refused(f"< {source} gives gcloud the file as its standard input, which gcloud reads only for --config - "
-                      "of gcloud ai custom-jobs create (or --config /dev/stdin of a training command): write "
-                      f"--config={source}")
+        raise Refused(f"{_GIVES}: gcloud may read its standard input (a prompt's answer, a flag's value given as -), "
+                      "which is not read here; as its config only for --config - of gcloud ai custom-jobs create (or "
+                      f"--config /dev/stdin of a training command): write --config={source}", -1)
     text, only = template(words, source, cwd)
     written_to = [t for what, t in outputs if what.startswith("stdout is written to") and t]
     if op in redirection.PIPES and not outputs:

@@ -154,7 +154,8 @@ class Documents:
             if self.command is not None or (self.here is not None and into != "<"):
                 raise envsubst.Refused("a second command's standard input is not read here")
         except envsubst.Refused as exc:
-            raise self.fail(f"{exc}; {envsubst.READ}", self.starts[self.assigned + exc.word] if named else at) from None
+            where = self.starts[self.assigned + exc.word] if named and exc.word >= 0 else at
+            raise self.fail(f"{exc}; {envsubst.READ}", where) from None
         self.notes.append(note)
         target = heredoc.stdin_config(named) if into == "<" else into
         if into != "-":

@@ -317,8 +317,8 @@ class Commands(Documents):
         while self.i < len(self.line):
             self.step()
         self.end_word()
-        if self.here is not None and self.command is None and not self.single:  # the last command, given envsubst's
-            self.then("\n")  # output (a ! line, or a text without a last newline): its --config - reads it
+        if (self.here is not None or self.fed is not None) and self.command is None and not self.single:
+            self.then("\n")  # the last command given a standard input (a ! line, or a text without a last newline)
         if self.command is not None or self.piped is not None:
             self.then("\n")  # what follows the training command, checked
             if self.command is not None:

@@ -61,7 +61,7 @@ def test_the_file_is_what_envsubst_writes(name: str, tmp_path: Path) -> None:
     ("export RUN=1 IMG_X=1\nenvsubst -v < job.tpl > job.yaml\n", "envsubst '-v' is not read"),
     ("export RUN=1 IMG_X=1\nenvsubst < nope.tpl > job.yaml\n", "envsubst reads nope.tpl (< nope.tpl), which cannot be"),
     ("envsubst '$HF_TOKEN' < tok.tpl > job.yaml\n", "tok.tpl:1: $HF_TOKEN: envsubst writes its value, whose name looks"),
-    ("python3 fill.py < job.tpl > job.yaml\n", "gives 'python3' a file as its standard input"),
+    ("python3 fill.py < job.tpl > job.yaml\n", "gives the command a file as its standard input: 'python3' would run"),
     ("export RUN=1 IMG_X=1\nenvsubst < job.tpl | kubectl apply -f -\n", "envsubst's output is piped into 'kubectl"),
 ])
 def test_what_is_not_read_is_refused_by_name(script: str, said: str, tmp_path: Path) -> None:
@@ -119,7 +119,8 @@ def test_gcloud_reads_its_standard_input_for_config_dash_only(tmp_path: Path) ->
     with pytest.raises(ShellError) as refused:
         read_line("gcloud ai hp-tuning-jobs create --region=us-central1 --display-name=t --config=- < filled.yaml\n",
                   ENV, tmp_path)
-    assert "write --config=filled.yaml" in refused.value.message
+    assert "write --config=filled.yaml" in refused.value.message and "gcloud may read its standard input" in \
+        refused.value.message
 
 
 @pytest.mark.parametrize(("head", "image"), [("IMG ?= gcr.io/p/img:1\nexport IMG\n", "gcr.io/p/img:1"),
