@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,13 +119,21 @@ def _config_via(args: argparse.Namespace, line: Line) -> str | None:
 
 def _heres(args: argparse.Namespace, line: Line) -> tuple[Here, ...]:
     """The files the script's here-documents write, named as messages name them: at the script's own lines (a
-    script file), else as the file written (a notebook's cell, a step: its lines counted from the here-document's)."""
+    script file), a notebook cell's (the cell and its line), else as the file written (a step, a Makefile's recipe:
+    its lines counted from the here-document's); a template envsubst read, at its own lines."""
     from provider.core.record import replace
 
-    script = getattr(args, "gcloud_script", None)
-    if script and getattr(args, "gcloud_at", None) is None:
-        return tuple(replace(h, shown=script, pad=h.line - 1) for h in line.heres)
-    return tuple(replace(h, shown=f"{h.target} (a here-document)") for h in line.heres)
+    script, at = getattr(args, "gcloud_script", None), getattr(args, "gcloud_at", None)
+    if script and at is None:
+        return tuple(h if h.source else replace(h, shown=script, pad=h.line - 1) for h in line.heres)
+    if at is None:
+        return tuple(h if h.source else replace(h, shown=f"{h.target} (a here-document)") for h in line.heres)
+    heres = []
+    for h in line.heres:  # a notebook cell's: at the cell's own lines, as the cell's other messages are
+        cell = re.fullmatch(r"(.*) cell ([0-9]+), line ([0-9]+), column [0-9]+", str(at(_offset(args.gcloud, h.line, 1))))
+        heres.append(h if h.source else replace(h, shown=f"{h.target} (a here-document)") if cell is None else
+                     replace(h, shown=cell[1], cell=int(cell[2]), pad=int(cell[3]) - 1))
+    return tuple(heres)
 
 
 def _built(args: argparse.Namespace, cwd: Path) -> tuple[Built, str | None]:

@@ -4,7 +4,8 @@ A ``.sh`` or ``.bash`` file, or any file whose first line is a ``#!`` of bash or
 picks this reader), is read as ``trainjobs convert --gcloud "$(cat train.sh)"`` reads its text
 (provider.cli.convert_gcloud: as bash reads it, provider.gcloud.words), and messages name the file's line and
 column (``train.sh:7:12: ...``). Its bytes are checked as a spec's are (provider.document.text.decode: size,
-UTF-8, no NUL).
+UTF-8, no NUL). bash reads a file to its end as if a newline ended it: a lone backslash that ends a file without a
+final newline is dropped (a ``\\``-newline to nothing), where ``bash -c TEXT`` would keep it; so is it here.
 """
 
 from __future__ import annotations
@@ -33,5 +34,7 @@ def run(raw: bytes, shown: str, path: Path, args: argparse.Namespace) -> int:
     text = decoded(raw, shown, "a shell script")
     if text is None:
         return 1
+    if not text.endswith("\n"):  # what bash reads of a file whose last line has no newline
+        text += "\n"
     args.gcloud, args.gcloud_origin, args.gcloud_script = text, shown, shown
     return run_gcloud(args)

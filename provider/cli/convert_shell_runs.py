@@ -24,8 +24,8 @@ def training(runs: list[ShellRun], skipped: bool = False) -> list[ShellRun]:
     known; ``skipped``: those in a branch not taken instead (shell_runs.ShellRun.skipped), which do not run."""
     from provider.gcloud.cloud_build import TRAINING
 
-    def words(run: ShellRun) -> str:
-        return run.line if run.line is not None else re.sub(r"[\[\]'\"(),]", " ", run.source)
+    def words(run: ShellRun) -> str:  # a line not known: the call's source, and what its command's variable holds
+        return run.line if run.line is not None else re.sub(r"[\[\]'\"(),]", " ", f"{run.source} {run.assigned}")
 
     return [run for run in runs if (run.skipped is not None) == skipped and TRAINING.search(words(run))
             and _GCLOUD.search(" " + words(run))]

@@ -76,7 +76,9 @@ def _which(words: list[str]) -> tuple[Generation, bool, list[str]]:
         i += 1
     rest = words[i:]
     if not rest or rest[0] != "gcloud":
-        raise GcloudError(f"not a gcloud command: the line must start with gcloud ({_COMMANDS})")
+        prompt = f"it begins with {rest[0]!r}, a shell prompt copied from a document (bash would run a command named " \
+            f"{rest[0]!r}): leave the prompt out; " if rest[:2] in (["$", "gcloud"], ["%", "gcloud"]) else ""
+        raise GcloudError(f"not a gcloud command: {prompt}the line must start with gcloud ({_COMMANDS})")
     rest = rest[1:]
     # gcloud-wide flags may come before the command group.
     lead: list[str] = []

@@ -10,6 +10,7 @@ problem in a value that came from a flag (it has no position) is reported agains
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ class Config(Record):
     # the plain scalars read as gcloud reads them (YAML 1.1), each named: notes for the user
     readings: tuple[str, ...] = ()
     named: str = ""  # the file as the command names it, where that is not ``shown`` (a here-document's)
+    cell: int | None = None  # a notebook's cell that holds it (a here-document of a %%bash cell): problems name it
 
     @property
     def data(self) -> dict[str, Any]:
@@ -61,9 +63,13 @@ def read(path: Path, here: Here | None = None) -> Config:
     readings: list[str] = []
     if doc is not None:
         problems, readings = as_gcloud_reads(doc, raw, shown)
+    cell = here.cell if here else None
     if doc is None or any(p.is_error for p in problems):
-        raise ConfigProblems(problems)
-    return Config(shown, doc, tuple(readings), here.target if here else "")
+        raise ConfigProblems([replace(p, cell=cell) if p.file == shown else p for p in problems])
+    if cell is not None:  # said as the cell's other places are: "NB cell 3, line 9, column 5"
+        readings = [re.sub(rf"^{re.escape(shown)}:([0-9]+):([0-9]+):", lambda m: f"{shown} cell {cell}, line {m[1]}, "
+                           f"column {m[2]}:", r) for r in readings]
+    return Config(shown, doc, tuple(readings), here.target if here else "", cell)
 
 
 def as_gcloud_reads(doc: LoadedDocument, raw: bytes, shown: str) -> tuple[list[Problem], list[str]]:
@@ -293,7 +299,8 @@ def attribute(problems: list[Problem], config: Config, command: str, via: str | 
     def flags(p: Problem) -> bool:
         return p.line is None or (document is not None and bool(p.path) and _by_flag(config.doc, document, p.path))
 
-    return [replace(p, file=command, line=None, column=None) if flags(p) else replace(p, file=config.shown, via=via)
+    return [replace(p, file=command, line=None, column=None) if flags(p) else replace(p, file=config.shown, via=via,
+                                                                                            cell=config.cell)
             for p in problems]
 
 

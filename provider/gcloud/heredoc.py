@@ -56,6 +56,8 @@ class Here(Record):
     line: int
     shown: str = ""  # how messages name it: the script (pad: its lines before the text), or the file as written
     pad: int = 0
+    cell: int | None = None  # a notebook's cell the text was written in (then shown: the notebook, pad: the cell's)
+    source: str = ""  # the file envsubst (or the command's < FILE) read the text from, as written: messages name it
 
     def raw(self) -> bytes:
         """The text as the file holds it, after ``pad`` empty lines: a problem's line is the script's."""

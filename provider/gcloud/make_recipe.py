@@ -176,11 +176,13 @@ def _own_shells(lines: list[tuple[Text, Text]]) -> None:
 
 
 def _shell_environment(mk: Makefile, script: str) -> dict[str, str | None]:
-    """What the shell's environment holds of the names the script reads, where it differs from convert's own (None:
-    make takes it out)."""
+    """What the shell's environment holds of the names the script reads, and of the make variables exported (a
+    template envsubst reads sees them too: provider.gcloud.envsubst), where it differs from convert's own (None: make
+    takes it out)."""
     out: dict[str, str | None] = {}
     mk.expander.strict = False
-    for name in dict.fromkeys(_SHELL_VARIABLE.findall(script)):
+    exports = [name for name, var in mk.vars.items() if var.origin != "default" and var.exports(mk.export_all)]
+    for name in dict.fromkeys([*_SHELL_VARIABLE.findall(script), *exports]):
         var = mk.vars.get(name)
         if var is None or var.origin == "default":
             continue

@@ -82,7 +82,7 @@ def notebook_environment(line: str, scope: Scope, origin: str) -> dict[str, str]
     as ``$NAME``; UserError for one whose value cannot be known."""
     found: dict[str, str] = {}
     set_here = scope.environ_set()
-    for name in dict.fromkeys(m.group(1) or m.group(2) for m in _VARIABLE.finditer(line)):
+    for name in dict.fromkeys(m.group(1) or m.group(2) for m in _VARIABLE.finditer(line + _templates(line))):
         value = scope.environ(name)
         if isinstance(value, Unknown):
             raise UserError(f"{origin}: ${name} is read from the environment the notebook sets, and its value cannot "
@@ -91,6 +91,20 @@ def notebook_environment(line: str, scope: Scope, origin: str) -> dict[str, str]
         if name in set_here and value is not None:
             found[name] = str(value)
     return found
+
+
+def _templates(line: str) -> str:
+    """The text of the files the line gives a command as its standard input (``envsubst < job.tpl``), whose
+    ``$NAME``s envsubst reads from the same environment (provider.gcloud.envsubst)."""
+    from pathlib import Path
+
+    texts = []
+    for m in re.finditer(r"<[ \t]*['\"]?([^\s;|&<>'\"]+)", line):
+        try:
+            texts.append(Path(m.group(1)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue  # refused by name where it is read
+    return "\n".join(texts)
 
 
 def keep_secrets_out(line: str, scope: Scope, origin: str) -> None:

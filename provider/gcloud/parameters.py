@@ -8,11 +8,14 @@ same with a colon: ``:-``, ``:=``, ``:+``, ``:?``):
 * ``${NAME-word}`` / ``${NAME:-word}``: the value, else the word;
 * ``${NAME=word}`` / ``${NAME:=word}``: the same, and NAME is set to the word for the rest of the line;
 * ``${NAME+word}`` / ``${NAME:+word}``: the word if the value would be used, else nothing;
-* ``${NAME?message}`` / ``${NAME:?message}``: the value, else bash stops with its own message.
+* ``${NAME?message}`` / ``${NAME:?message}``: the value, else bash stops with its own message;
+* ``${NAME:offset}`` / ``${NAME:offset:length}`` of numbers written out (``${JOB_NAME:0:18}``; a negative offset
+  after a space, ``${NAME: -4}``, a negative length counted from the end): that part of the value, as bash cuts it.
 
 The word itself is read as bash reads it (quotes, ``$VAR``, nested ``${...}``) by
 provider.gcloud.words, and only when bash would use it. Every other form is refused by name:
-``${#NAME}``, ``${NAME#...}``, ``${NAME%...}``, ``${NAME/...}``, ``${NAME:offset}``, case and
+``${#NAME}``, ``${NAME#...}``, ``${NAME%...}``, ``${NAME/...}``, a substring whose offset or length is an
+arithmetic expression, case and
 ``@`` transformations would each need their own reimplementation of bash's pattern matching or
 arithmetic, and none is written in the training commands trainjobs converts; ``${!NAME}``, arrays
 (``${NAME[@]}``) and special parameters (``${1}``, ``${@}``) cannot come from the environment. Of a positional
@@ -35,6 +38,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = re.compile(r"[0-9@*#?$!-]")
 _DIGITS = re.compile(r"[1-9][0-9]*")
 _OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
+_SUBSTRING = re.compile(r":( -[0-9]+|[0-9]+)(?::(-?[0-9]+))?}")  # ${NAME:offset[:length]}, numbers written out
 # What follows ${NAME when it is none of the read forms: the form, by its first character.
 _REFUSED = {"[": "an array element (${NAME[...]}): arrays cannot come from the environment",
             "#": "pattern removal (${NAME#...}, ${NAME##...})", "%": "pattern removal (${NAME%...}, ${NAME%%...})",
@@ -63,6 +67,7 @@ class Head(Record):
     name: str
     op: str | None
     end: int
+    cut: tuple[int, int | None] | None = None  # ${NAME:offset:length}: the offset and length (None: to the end)
 
 
 def head(line: str, start: int) -> Head:
@@ -93,10 +98,28 @@ def head(line: str, start: int) -> Head:
     for op in _OPS:
         if rest.startswith(op):
             return Head(name, op, j + len(op))
+    if (cut := _SUBSTRING.match(line, j)) is not None:
+        return Head(name, None, cut.end(), (int(cut.group(1)), int(cut.group(2)) if cut.group(2) else None))
     if not rest:
         raise Refused(f"this ${{{name} is never closed (no }})")
     form = _REFUSED.get(rest[0], f"{rest[0]!r} after the name (bash: bad substitution)")
     raise Refused(f"${{{name}{rest[0]}...}} is {form}, not read here; {_FIX}")
+
+
+def sliced(head: Head, value: str) -> str:
+    """The part of ``value`` that ``${NAME:offset:length}`` (head.cut) stands for, as bash cuts it (an offset past the
+    end: nothing); Refused where bash stops ('substring expression < 0')."""
+    if head.cut is None:
+        return value
+    offset, length = head.cut
+    start = offset if offset >= 0 else len(value) + offset
+    if start < 0 or start > len(value):
+        return ""
+    end = len(value) if length is None else start + length if length >= 0 else len(value) + length
+    if end < start:
+        raise Refused(f"bash would stop here with '{length}: substring expression < 0' (${head.name} has "
+                      f"{len(value)} characters); write the value out")
+    return value[start:end]
 
 
 def _positional(line: str, i: int) -> Head | None:

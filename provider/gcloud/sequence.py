@@ -12,15 +12,25 @@ here-document of ``cat > FILE`` before the gcloud command is read as the file it
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from provider.gcloud import heredoc, other_shells, prelude, properties, redirection, script, substitution
+from provider.gcloud import (
+    heredoc,
+    other_shells,
+    parameters,
+    prelude,
+    properties,
+    redirection,
+    script,
+    secrets,
+    substitution,
+)
+from provider.gcloud.here_reading import Documents
 from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
 
-class Commands:
+class Commands(Documents):
     """The part of provider.gcloud.words' reader that reads a script's commands one after the other."""
 
     line: str
@@ -45,15 +55,13 @@ class Commands:
     trailing: bool  # commands may follow the gcloud one (not in a notebook's ! line: Python follows it)
     word: Word
     whole: int
-    dry: int
+    dry: int  # > 0 while reading a ${...} word bash would not expand
     # this command's output redirections (what, target, where), the files written before the training command's
     # end (target, line, column), and the | (or |&) whose right side is being read (where it was)
     redirected: tuple[tuple[str, str, int], ...] = ()
     written: tuple[tuple[str, int], ...] = ()
     piped: int | None = None
     local: tuple[tuple[list[str], int], ...] = ()  # gcloud ai-platform local train ... before it (words, where)
-    here: tuple[str, int, int] | None = None  # this command's here-document: its text, first line, where its << is
-    heres: tuple[heredoc.Here, ...] = ()  # the files here-documents wrote before the training command
 
     def fresh(self, text: str) -> Commands:
         raise NotImplementedError
@@ -79,12 +87,25 @@ class Commands:
     def fail(self, message: str, at: int | None = None) -> ShellError:
         raise NotImplementedError
 
+    def cut(self, head: parameters.Head, value: str, at: int) -> str:
+        """The part of ``value`` a ``${NAME:offset:length}`` stands for (provider.gcloud.parameters.sliced)."""
+        if head.cut is not None and value == secrets.marker(head.name):
+            raise self.fail(f"${{{head.name}:...}} cuts a value whose name looks secret, which is never read here; "
+                            "write the value out", at)
+        try:
+            return parameters.sliced(head, value)
+        except parameters.Refused as exc:
+            raise self.fail(str(exc), at) from None
+
     def substitute(self, quoted: bool) -> None:
         """The ``$(...)`` or backticks at self.i, put as what its command prints (provider.gcloud.substitution)."""
         start = self.i
         if other_shells.make_variable(self.line, start):
             raise self.fail(other_shells.substitution(self.line, start))
         try:
+            if self.dry:  # in a ${VAR:-word} whose VAR is set: bash never runs it (TAG=${TAG:-$(git rev-parse HEAD)})
+                self.i = substitution.dollar(self.line, start)[2]
+                return
             text, at, end = (substitution.dollar if self.line[start] == "$" else substitution.backticked)(self.line, start)
             inner = self.fresh(text)
             inner.shell, inner.properties, inner.single = self.shell, self.properties, True
@@ -133,6 +154,8 @@ class Commands:
         the gcloud one has ended (kept as self.command), after it (provider.gcloud.script)."""
         self.end_word()
         words, starts, assigned = self.words, self.starts, self.assigned
+        if self.fed is not None and not self.single and self.fed_by(op):
+            return True
         if self.here is not None and not self.single and not self.stdin_here():
             return self.written_here(op)
         if not words and self.redirected and op in prelude.THEN and not self.single:  # > FILE alone on its line
@@ -148,6 +171,8 @@ class Commands:
             raise self.fail(str(exc), starts[exc.word]) from None
         if self.builtin or len(words) == assigned:
             self.shell.update(self.pending)
+        if self.builtin == "export":
+            self.exported |= {w.partition("=")[0] for w in words[1:]}
         self.words, self.starts, self.pending, self.assigned, self.builtin = [], [], {}, 0, ""
         return True
 
@@ -204,8 +229,8 @@ class Commands:
             named = self.words[self.assigned:]
             if self.words and (not named or self.builtin or named[:2] in (["gcloud", "config"], ["gcloud", "auth"])):
                 raise self.fail(redirection.subshell(self.words, op))
-            if self.then(op):
-                self.i, self.piped = at + len(op), at
+            if self.then(op):  # envsubst's output (self.here) is the next command's standard input
+                self.i, self.piped = at + len(op), None if self.fed_from else at
                 return
             if self.words and self.line[at + len(op):].lstrip(" \t").startswith("gcloud"):
                 raise self.fail(redirection.into_gcloud(named[0] if named else None, op))
@@ -243,78 +268,6 @@ class Commands:
             name, shape, alone = (named[0], named[0], True) if len(named) == 1 else ("", "", False)
         return name if alone and shape == name and name.isidentifier() else None
 
-    def here_document(self) -> None:
-        """A here-document at self.i (``<<`` or ``<<-``): its text as bash writes it, kept for the end of its
-        command (written_here), and its lines blanked: bash does not read them as commands (provider.gcloud.heredoc)."""
-        at = self.i
-        self.end_word()
-        strip = self.line.startswith("<<-", at)
-        try:
-            if self.here is not None:
-                raise heredoc.Refused("a second here-document in one command is not read")
-            word, literal, after = heredoc.delimiter(self.line, at + 2 + strip)
-            start, end, text = heredoc.body(self.line, after, word, strip)
-        except heredoc.Refused as exc:
-            raise self.fail(f"{exc}; {heredoc.ONLY}", at) from None
-        self.here = (text if literal else self.here_expanded(text, start), script.position(self.line, start)[0], at)
-        self.line, self.i = heredoc.blanked(self.line, start, end), after
-
-    def here_expanded(self, text: str, start: int) -> str:
-        """The lines of a here-document whose delimiter is not quoted (they begin at ``start``), as bash writes them:
-        read as between double quotes, where a ``"`` is itself and a backslash escapes only $, `, \\ and a newline."""
-        inner = self.fresh(text)
-        inner.shell, inner.properties, inner.nounset, inner.single = self.shell, self.properties, self.nounset, True
-        try:
-            while inner.i < len(text):
-                c = text[inner.i]
-                if c == '"' or (c == "\\" and text[inner.i + 1: inner.i + 2] not in ("$", "`", "\\", "\n")):
-                    inner.add(c, quoted=True)
-                    inner.i += 1
-                else:
-                    inner.quoted_char()
-        except ShellError as exc:
-            raise self.fail(exc.message, start + exc.column - 1) from None
-        if inner.secret:
-            raise self.fail(f"the here-document uses ${inner.secret[0]}, whose name looks secret: the file it writes "
-                            "would go into the committed spec; give the value to the job another way (Secret Manager, "
-                            "the environment of the container), or write the file without it", start)
-        self.plain.update(inner.plain)
-        self.notes += inner.notes
-        return inner.word.text
-
-    def stdin_here(self) -> bool:
-        """Whether the here-document is the training command's standard input, which its --config reads
-        (heredoc.stdin_config): kept (self.heres) as the file --config names, the command then read as any."""
-        assert self.here is not None
-        named = self.words[self.assigned:]
-        target = heredoc.stdin_config(named) if substitution.creates(named) else None
-        if target is None:
-            return False
-        text, first, _ = self.here
-        self.here = None
-        here = heredoc.Here(os.path.normpath(self.cwd / target), target, text, first)
-        self.heres += (here,)
-        self.notes.append(heredoc.stdin_note(here, script.position(self.line, self.starts[self.assigned])[0]))
-        return True
-
-    def written_here(self, op: str) -> bool:
-        """The end of the command of a here-document: ``cat > FILE``, whose FILE is kept (self.heres) for the
-        --config that reads it; any other command is refused."""
-        assert self.here is not None
-        text, first, at = self.here
-        self.here = None
-        named = self.words[self.assigned:]
-        outputs = [(what, target) for what, target, _ in self.redirected]
-        if (named != ["cat"] or op not in prelude.THEN or self.command is not None or len(outputs) != 1
-                or not outputs[0][1] or not outputs[0][0].startswith("stdout is written to")):
-            raise self.fail(f"{heredoc.refused(named, [what for what, _ in outputs])}; {heredoc.ONLY}", at)
-        line = script.position(self.line, self.starts[self.assigned])[0]
-        here = heredoc.Here(os.path.normpath(self.cwd / outputs[0][1]), outputs[0][1], text, first)
-        self.heres += (here,)
-        self.notes.append(heredoc.note(here, line))
-        self.words, self.starts, self.pending, self.assigned, self.builtin, self.redirected = [], [], {}, 0, "", ()
-        return True
-
     def redirect(self, op: str) -> None:
         """An output redirection (``> FILE``, ``2>&1``, ``&>> FILE``...) at self.i, anywhere among a command's words
         as bash allows it: its target read as a word and kept out of the command's words, for a note
@@ -341,6 +294,8 @@ class Commands:
             self.whole -= 1
         target = self.word.text if self.word.start >= 0 else None
         self.word = Word()
+        if self.feeds(op, target, start):  # < FILE: read at the command's end (here_reading.fed_by)
+            return
         try:
             what, written = redirection.output(number, op, target)
         except redirection.Refused as exc:
@@ -362,6 +317,8 @@ class Commands:
         while self.i < len(self.line):
             self.step()
         self.end_word()
+        if (self.here is not None or self.fed is not None) and self.command is None and not self.single:
+            self.then("\n")  # the last command given a standard input (a ! line, or a text without a last newline)
         if self.command is not None or self.piped is not None:
             self.then("\n")  # what follows the training command, checked
             if self.command is not None:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from provider.core import clock
 from provider.core.gcloud_config import ENVIRONMENT, printed_property
+from provider.gcloud import mktemp
 from provider.gcloud.word_checks import shown
 
 # One conversion of GNU date's FORMAT: %, optional flag, width, E/O modifier, the conversion (or :z, ::z, :::z).
@@ -43,7 +44,7 @@ READ = ("of command substitutions only $(date [-u] [+FORMAT]) (the time of the c
         "and $(mktemp) for the file a here-document writes (cat > \"$(mktemp)\" <<EOF), and $(pwd) (the folder the script "
         "runs from, $PWD)")
 
-TEMP = "trainjobs-mktemp"  # in each name a $(mktemp) stands for (_mktemp)
+TEMP = mktemp.TEMP  # in each name a $(mktemp) stands for (provider.gcloud.mktemp)
 
 
 class Refused(ValueError):
@@ -128,24 +129,6 @@ def _date(args: list[str], now: float, written: str) -> str:
     return "".join(out)
 
 
-def _mktemp(args: list[str], said: str, notes: list[str]) -> str:
-    """A stand-in for the name ``mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE]`` makes when the script runs (a new
-    file of /tmp), for a here-document to write (provider.gcloud.heredoc): the name itself may reach no job
-    (provider.gcloud.sequence checks it), only the file, by --config."""
-    suffix, template = "", "tmp.XXXXXXXXXX"
-    for arg in args:
-        if arg.startswith("--suffix="):
-            suffix = arg.removeprefix("--suffix=")
-        elif arg not in ("-q", "-t", "--quiet") and not arg.startswith("-") and "/" not in arg:
-            template = arg if "XXX" in arg else f"{arg}.XXXXXXXXXX"
-        elif arg not in ("-q", "-t", "--quiet"):
-            raise Refused(f"{said}: mktemp {shown(arg)} is not read: mktemp [-q] [-t] [--suffix=SUFFIX] [TEMPLATE] "
-                          "are, for a file a here-document writes", 0)
-    count = sum(TEMP in note for note in notes)
-    name = f"/tmp/{template.rstrip('X')}{TEMP}{count + 1}{suffix}"
-    notes.append(f"{said} makes a new file's name when the script runs: read as {name}, for the here-document that "
-                 "writes it (the name itself reaches no job)")
-    return name
 
 
 def _pwd(args: list[str], said: str, env: Mapping[str, str], cwd: Path | None,
@@ -181,7 +164,10 @@ def value(words: list[str], written: str, properties: Mapping[str, str], env: Ma
         notes.append(f"{written} is the time the script runs: written as {text!r}, the time of the conversion")
         return text, None
     if words[:1] == ["mktemp"]:
-        return _mktemp(words[1:], shown(written), notes), None
+        try:
+            return mktemp.name(words[1:], shown(written), env, notes), None
+        except mktemp.Refused as exc:
+            raise Refused(str(exc), 0) from None
     if words[:1] == ["pwd"]:
         return _pwd(words[1:], shown(written), env, cwd, notes)
     if words[:2] == ["gcloud", "config"] and (name := printed_property(words[2:])) is not None:

@@ -20,7 +20,7 @@ What is refused with a message naming the column (the line and column in a text 
 write instead:
 
 * what would run something or more than one command: ``$(...)`` and backticks other than those above (and
-  even those in a ``${VAR:-word}`` word bash would not expand), ``$((...))``, ``$[...]``, pipes, redirections,
+  a ``$(...)`` in a ``${VAR:-word}`` word bash does not expand is passed over, as bash never runs it), ``$((...))``, ``$[...]``, pipes, redirections,
   ``;``, ``&&``, ``||``, ``&``, ``( ... )``, and a newline without a backslash, each named as written (except
   after the commands above, and an output redirection or ``| tee``, which change nothing in the job and are
   noted: provider.gcloud.redirection);
@@ -175,7 +175,7 @@ class _Reader(Commands):
         """``$NAME`` / ``${...}`` at self.i (the ``$``), added to the word."""
         line, start = self.line, self.i
         nxt = line[start + 1: start + 2]
-        if nxt == "(" and line[start + 2: start + 3] != "(" and not self.dry:
+        if nxt == "(" and line[start + 2: start + 3] != "(":  # one bash does not run (dry): only its end is sought
             self.substitute(quoted)
             return
         if nxt in ("(", "["):
@@ -209,8 +209,8 @@ class _Reader(Commands):
         except parameters.Refused as exc:
             raise self.fail(str(exc)) from None
         self.i = head.end
-        if head.op is None:
-            self.put(self.value_of(head.name, start), quoted)
+        if head.op is None:  # ${NAME}, or a part of it: ${NAME:offset:length}
+            self.put(self.cut(head, self.value_of(head.name, start), start), quoted)
             return
         value = None if self.dry or head.name.isdigit() else self.raw(head.name)[0]
         use = parameters.Use.VALUE if self.dry else parameters.use(head.op, value)

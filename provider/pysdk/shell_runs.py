@@ -51,6 +51,7 @@ class ShellRun(Record):
     why: str | None
     scope: Scope  # the code's values where the call runs (the environment it sets, for the shell)
     skipped: str | None = None  # why the call does not run (the branch not taken of an if whose test is known)
+    assigned: str = ""  # where the line is not known: the source of what the code assigns the command's variable
 
 
 def _line(node: ast.Call, shell: bool, scope: object) -> tuple[str | None, str | None]:
@@ -109,6 +110,17 @@ def _call(node: ast.Call, scope: object) -> tuple[bool, str | None] | None:
     return shell, None
 
 
+def _assigned(stmt: ast.stmt, node: ast.Call) -> str:
+    """The source of the last ``NAME = ...`` in ``stmt`` before the call ``node`` whose command is ``NAME``: what it
+    runs, for a call whose line is not known (in a function never called: ``cmd = [...]; subprocess.run(cmd)``)."""
+    command = node.args[0] if node.args else None
+    if not isinstance(command, ast.Name):
+        return ""
+    values = [n.value for n in ast.walk(stmt) if isinstance(n, ast.Assign) and n.lineno < node.lineno
+              and any(isinstance(t, ast.Name) and t.id == command.id for t in n.targets)]
+    return ast.unparse(max(values, key=lambda v: v.lineno)) if values else ""
+
+
 def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = False) -> list[ShellRun]:
     """Every call of ``sources`` ((label, text), as provider.pysdk.program.read takes them) that runs a command."""
     from provider.document.python_flow import flow, unfollowed
@@ -128,10 +140,13 @@ def shell_runs(sources: Sequence[tuple[str, str]], shown: str, cells: bool = Fal
             column = getattr(node, "col_offset", 0) + 1
             place = f"{shown} {step.where.label}, line {line}, column {column}" if cells else f"{shown}:{line}:{column}"
             shell, why = kind
-            if nested and step.skipped is None:
-                why = f"it is inside {unfollowed(stmt, scope)}, whose values are known only when it runs"
+            if nested and step.skipped is None:  # a function never called runs nothing: that is the cause
+                why = f"it is inside {unfollowed(stmt, scope)}" + (
+                    "" if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else
+                    ", whose values are known only when it runs")
             text, reason = (None, why) if why or step.skipped else _line(node, shell, scope)
             found.pop(node, None)
             key: object = node if isinstance(stmt, ast.FunctionDef) else next(count)
-            found[key] = ShellRun(step.where.label, place, ast.unparse(node), text, reason, scope, step.skipped)
+            found[key] = ShellRun(step.where.label, place, ast.unparse(node), text, reason, scope, step.skipped,
+                                  _assigned(stmt, node) if text is None else "")
     return list(found.values())

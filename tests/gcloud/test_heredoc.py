@@ -135,14 +135,16 @@ def test_a_problem_of_the_written_config_is_at_the_script_line(tmp_path: Path) -
 
 
 def test_a_temporary_file_the_script_makes_for_its_config(tmp_path: Path) -> None:
-    """CFG=$(mktemp) (or "$(mktemp -t NAME).yaml"), a here-document into it, --config "$CFG", rm "$CFG" after: the
-    file is read as written; its name, made when the script runs, reaches no job."""
+    """CFG=$(mktemp) (or "$(mktemp -t NAME.XXXXXX).yaml", or a file in $(mktemp -d)), a here-document into it,
+    --config "$CFG", rm "$CFG" after: the file is read as written; its name, made when the script runs, reaches no
+    job."""
     (tmp_path / ".git").mkdir()
     head = "IMG=gcr.io/p/img:1\nRUN=r1\n"
-    for made in ("$(mktemp)", '"$(mktemp -t train_job).yaml"', "$(mktemp --suffix=.yaml job.XXXXXX)"):
+    for made in ("$(mktemp)", '"$(mktemp -t train_job.XXXXXX).yaml"', "$(mktemp --suffix=.yaml job.XXXXXX)",
+                 '"$(mktemp -d)/job.yaml"'):
         script = f'{head}CFG={made}\ncat > "$CFG" <<EOF\n{CONFIG}EOF\n{CREATE.replace("c.yaml", "$CFG")}\nrm -f "$CFG"\n'
         line = read_line(script, {}, tmp_path)
-        assert any("makes a new file's name when the script runs" in note for note in line.notes)
+        assert any("'s name when the script runs: read as" in note for note in line.notes)
         assert any("rm after the training command" in note for note in line.notes)
         assert _request(tmp_path, script) == _request(tmp_path, f"{head}cat > c.yaml <<EOF\n{CONFIG}EOF\n{CREATE}\n")
 
@@ -151,7 +153,8 @@ def test_a_temporary_file_the_script_makes_for_its_config(tmp_path: Path) -> Non
     ("T=$(mktemp)\n" + CREATE + " --labels=t=$T", "the name $(mktemp) makes is known only when the script runs"),
     ('T=$(mktemp)\ncat > "$T" <<EOF\nname: $T\nEOF\n' + CREATE.replace("c.yaml", "$T"),
      "holds the name $(mktemp) makes"),
-    ("T=$(mktemp -d)\n" + CREATE, "mktemp '-d' is not read"),
+    ("T=$(mktemp -t train_job)\n" + CREATE, "too few X's in template 'train_job'"),  # GNU mktemp stops
+    ("T=$(mktemp --mode=600)\n" + CREATE, "mktemp '--mode=600' is not read"),
     (CREATE + "\nrm -rf build", "'rm' after the training command would run as well"),
 ])
 def test_a_temporary_name_that_would_reach_the_job_is_refused(script: str, said: str, tmp_path: Path) -> None:

@@ -49,6 +49,11 @@ READ_AS_BASH = [
     '${X:-a;b} ${X:-a|b} ${X:-a&&b} ${X:-(a)} ${X:-<a>} ${X:-#a} a${X:-#} "${X:-a\\\nb}" ${X:-a\\\nb}',
     # the word is not expanded when bash does not use it: an undefined variable or a ? there is fine
     r'''${V:-$UNDEFINED} ${V-${Y:?x}} ${X:+$UNDEFINED} ${V:-~} "${V:-"$UNDEFINED"}" ${X+${UNDEFINED:?}}''',
+    # ... nor a command substitution bash does not run there (TAG=${TAG:-$(git rev-parse HEAD)}: find_string id
+    # 22946584282), also one that holds a ) or a quote
+    r'''${V:-$(git rev-parse HEAD)} "${V:-$(id -u)}" a${V-$(date +%s)}b ${X+$(hostname)} ${V:-$(echo ")")}''',
+    # a substring of numbers written out (JOB_NAME=${JOB_NAME:0:18}: find_string id 18146583863)
+    r'''${SPACED:0:2}x "${SPACED:1}" ${LEAD: -3} "${LEAD: -30}" ${SPACED:1:-1}y ${V:9} ${LEAD:1:-1} "${EMPTY:0:2}" ${V:0}''',
     # assignment: the rest of the line reads the value
     r'''${X:=q} $X "${Y:=a  b}" $Y "$Y" ${EMPTY:=e} $EMPTY ${Z=} ${V:=no} x${Z:=z}''',
     # a ? of a variable that is set, and a glob that matches nothing (kept)
@@ -106,9 +111,10 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
                "give it as a variable of the environment"),
     ("${V%%v}", "${V%...} is pattern removal"),
     ("${V/v/w}", "${V/...} is pattern substitution"),
-    ("${V:0:1}", "${V:...} is a substring"),
     ("${V^^}", "${V^...} is case modification"),
     ("${V,,}", "${V,...} is case modification"),
+    ("${V:0:-2}", "bash would stop here with '-2: substring expression < 0'"),
+    ("${V:a}", "${V:...} is a substring"),
     ("${V@Q}", "${V@...} is a transformation"),
     ("${V[@]}", "arrays cannot come from the environment"),
     ("${#V}", "${#...} is a length"),
@@ -123,7 +129,6 @@ def test_a_question_mark_of_a_missing_variable_is_bashs_own_message(words: str, 
     ("${V", "this ${V is never closed"),
     ("${X:-a", "this ${ is never closed"),
     ("${X:-$(id)}", "$(...) is command substitution"),
-    ("${V:-$(date)}", "$(...) is command substitution"),  # bash would not run it; it is refused all the same
     ("${X:-`id`}", "backticks are command substitution"),
     ('"${X:-`id`}"', "backticks are command substitution"),
     ("${X:-$UNDEFINED}", "$UNDEFINED is not defined in the environment"),
