@@ -12,7 +12,7 @@ from .test_corpus import convert
 
 _WORDS = ("['gcloud', 'ai', 'custom-jobs', 'create', '--region=us-central1', '--display-name=x', "
           "'--worker-pool-spec=machine-type=n1-standard-4,replica-count=1,container-image-uri=gcr.io/p/i:1']")
-UNCALLED = "def submit at line 4, not called where it can be read (alone, x = submit(...)"
+UNCALLED = "def submit at line 4, not called where it can be read (at top level: alone, x = submit(...)"
 
 
 @pytest.mark.parametrize(("body", "call"), [
