@@ -106,6 +106,17 @@ ORACLE = {
         except SystemExit:
             pass
         """,
+    "raise SystemExit(main()) runs main as sys.exit(main()) does": """
+        def main():
+            x = ["a"]
+            mark("main", x)
+            return 0
+        try:
+            raise SystemExit(main())
+        except SystemExit:
+            pass
+        mark("after")
+        """,
     "a default is evaluated where def runs, and is one object for every call": """
         MACHINE = "n1-standard-4"
         def main(machine=MACHINE, args=[], *, gpu=MACHINE + "-gpu"):

@@ -226,10 +226,11 @@ class _Flow:
 
     def called(self, stmt: ast.stmt) -> _Called | None:
         """The call of a top-level function ``stmt`` makes, with its parameters bound, where it is read."""
-        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+        value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else (
+            stmt.exc if isinstance(stmt, ast.Raise) else None)  # raise SystemExit(main()), as sys.exit(main())
         if (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
                 and (self.scope.qualified(value.func) in _EXITS
-                     or (isinstance(value.func, ast.Name) and value.func.id in ("exit", "quit")))):
+                     or (isinstance(value.func, ast.Name) and value.func.id in ("exit", "quit", "SystemExit")))):
             value = value.args[0]
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in self.defs
                 and self.depth < _DEPTH and self.calls < _CALLS):
