@@ -12,9 +12,6 @@ here-document of ``cat > FILE`` before the gcloud command is read as the file it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-
 from provider.gcloud import (
     heredoc,
     other_shells,
@@ -31,23 +28,9 @@ from provider.gcloud.word_checks import ASSIGNMENT, ShellError, Word, shown
 
 
 class Commands(Documents):
-    """The part of provider.gcloud.words' reader that reads a script's commands one after the other."""
+    """The part of provider.gcloud.words' reader that reads a script's commands one after the other (the attributes
+    it shares with the here-documents' part are declared there)."""
 
-    line: str
-    i: int
-    env: Mapping[str, str]
-    cwd: Path
-    words: list[str]
-    starts: list[int]
-    pending: dict[str, str]
-    shell: dict[str, str]
-    plain: dict[str, str]
-    secret: list[str]
-    properties: dict[str, str]
-    notes: list[str]
-    assigned: int
-    builtin: str
-    nounset: bool
     anchor: int
     command: tuple[list[str], list[int]] | None  # the gcloud command's words and starts, once it has ended
     single: bool  # only one simple command (that of a substitution)
