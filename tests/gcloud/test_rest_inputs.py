@@ -171,6 +171,23 @@ def test_package_fields_beside_a_custom_container_are_named() -> None:
     assert "pythonVersion" not in proc.stdout
 
 
+def test_a_package_path_beside_a_custom_container_is_named(tmp_path: Path) -> None:
+    """AI Platform's PyTorch command (--master-image-uri gcr.io/cloud-ml-public/training/pytorch-* with --package-path
+    and --module-name; a public sweep, gcleft): gcloud builds and uploads the package, and the converted job runs the
+    image, so the package was dropped without a word."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "trainer").mkdir()
+    (tmp_path / "trainer" / "__init__.py").write_text("")
+    (tmp_path / "trainer" / "task.py").write_text("print('hi')\n")
+    proc = run_cli("convert", "--gcloud", "gcloud ai-platform jobs submit training j1 --region=us-central1 "
+                   "--master-image-uri=gcr.io/cloud-ml-public/training/pytorch-gpu.1-4 --package-path=trainer "
+                   "--module-name=trainer.task --scale-tier=BASIC --staging-bucket=gs://bkt", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("# warning: packagePath 'trainer' (--package-path) is not built nor sent to Vertex AI: the job runs the "
+            "custom container masterConfig.imageUri") in proc.stdout
+    assert "# warning: trainingInput.pythonModule is not sent to Vertex AI" in proc.stdout
+
+
 def test_a_batch_prediction_job_is_named_as_such() -> None:
     """Airflow's MLEngineStartBatchPredictionJobOperator tests (tests/providers/google/cloud/operators/
     test_mlengine.py, find_string id 197334376) create a Job with predictionInput: convert said only "not a spec

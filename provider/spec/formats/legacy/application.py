@@ -46,6 +46,11 @@ def _package_fields_beside_image(spec: Node, ti: Node, notes: Notes) -> None:
         if value is not None:
             notes.warn(f"trainingInput.{field} is not sent to Vertex AI: the job runs the custom container "
                        f"masterConfig.imageUri, so {why}", path, "aip.runtime_or_image")
+    if "packagePath" in spec:  # --package-path: gcloud builds and uploads it (packageUris) even beside an image
+        notes.warn(f"packagePath {spec.raw('packagePath')!r} (--package-path) is not built nor sent to Vertex AI: the job "
+                   "runs the custom container masterConfig.imageUri, whose own code runs; to run the package, give "
+                   "the job a Vertex AI prebuilt training image as executorImageUri (--runtime-version) instead of "
+                   "the image", spec.at("packagePath"), "aip.runtime_or_image")
 
 
 def _stray_container_fields(master: Node | None, notes: Notes) -> None:
