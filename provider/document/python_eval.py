@@ -17,14 +17,20 @@ a random value), a lambda, an attribute.
 from __future__ import annotations
 
 import ast
-import operator
-import posixpath
 import re
 from collections.abc import Callable
+from pathlib import PurePosixPath
 from string import Formatter
 from typing import TYPE_CHECKING, Any
 
-from provider.document import python_clock, python_comprehension, python_loops, python_modules, python_mutate
+from provider.document import (
+    python_builtins,
+    python_clock,
+    python_comprehension,
+    python_loops,
+    python_modules,
+    python_mutate,
+)
 from provider.document.python_enum import EnumMember
 from provider.document.python_shell import PLACEHOLDERS, SUBPROCESS, output, subprocess_output
 from provider.document.python_unknown import Unknown
@@ -36,37 +42,6 @@ LIMIT = 100_000  # the longest str/list a result may be, and the widest a format
 # statements cannot make this process hold much more than its statements times this)
 _BITS = 100_000  # the largest int, in bits
 _WIDE = re.compile(r"\d{6,}")  # a width of 100000 or more
-
-_BINARY: dict[type[ast.operator], tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
-    ast.Add: (operator.add, operator.iadd), ast.Sub: (operator.sub, operator.isub),
-    ast.Mult: (operator.mul, operator.imul), ast.Div: (operator.truediv, operator.itruediv),
-    ast.FloorDiv: (operator.floordiv, operator.ifloordiv), ast.Mod: (operator.mod, operator.imod),
-    ast.Pow: (operator.pow, operator.ipow), ast.BitOr: (operator.or_, operator.ior),
-    ast.BitAnd: (operator.and_, operator.iand), ast.BitXor: (operator.xor, operator.ixor),
-    ast.LShift: (operator.lshift, operator.ilshift), ast.RShift: (operator.rshift, operator.irshift)}
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-    ast.Is: operator.is_, ast.IsNot: operator.is_not}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
-_BUILTINS: dict[str, Callable[..., Any]] = {
-    "str": str, "int": int, "float": float, "bool": bool, "len": len, "repr": repr, "list": list, "tuple": tuple,
-    "abs": abs, "min": min, "max": max, "sorted": sorted, "round": round, "dict": dict}
-_STR_METHODS = frozenset({
-    "format", "join", "lower", "upper", "strip", "lstrip", "rstrip", "replace", "split", "rsplit", "startswith",
-    "endswith", "title", "capitalize", "casefold", "removeprefix", "removesuffix", "splitlines", "find", "rfind",
-    "count", "isdigit", "isalpha", "isalnum", "isidentifier", "zfill", "ljust", "rjust", "center", "partition",
-    "rpartition", "swapcase"})
-_BYTES_METHODS = ("decode", "strip", "rstrip", "lstrip")  # of what subprocess.check_output gives (python_shell)
-_PATHS: dict[str, Callable[..., Any]] = {
-    "os.path.join": posixpath.join, "os.path.basename": posixpath.basename, "os.path.dirname": posixpath.dirname,
-    "os.path.splitext": posixpath.splitext, "os.path.split": posixpath.split, "os.path.normpath": posixpath.normpath}
-_SOURCES = (  # a call's module -> what its value comes from
-    (("datetime.", "time."), "the time the code runs"),
-    (("uuid.", "random.", "secrets."), "a random value"),
-    (("subprocess.",), "a command's output"))
-
 
 class _Give(Exception):
     """An operand is Unknown: so is the whole expression."""
@@ -205,6 +180,8 @@ def _attribute(scope: Scope, node: ast.Attribute) -> Any:
         return base.values[node.attr]
     if isinstance(base, python_clock.TYPES) and (got := python_clock.attribute(base, node.attr)) is not python_clock.NOT_CLOCK:
         return got
+    if isinstance(base, PurePosixPath) and node.attr in python_builtins.PATH_ATTRIBUTES:  # Path("a/t.py").stem
+        return getattr(base, node.attr)
     raise _unknown(scope, node, f"{dotted or _shown(node)}, an attribute trainjobs does not read")
 
 
@@ -218,7 +195,7 @@ _KINDS: dict[type[ast.expr], Callable[[Scope, Any], Any]] = {
     ast.Dict: _dict,
     ast.BinOp: lambda scope, node: _binary(scope, node, node.op, _known(scope, node.left),
                                            _known(scope, node.right), False),
-    ast.UnaryOp: lambda scope, node: _UNARY[type(node.op)](_known(scope, node.operand)),
+    ast.UnaryOp: lambda scope, node: python_builtins.UNARY[type(node.op)](_known(scope, node.operand)),
     ast.BoolOp: _bool,
     ast.Compare: lambda scope, node: _compare(scope, node),
     ast.IfExp: lambda scope, node: _known(scope, node.body if _known(scope, node.test) else node.orelse),
@@ -246,7 +223,7 @@ def _piece(scope: Scope, part: ast.expr) -> str:
 def _binary(scope: Scope, node: ast.AST, op: ast.operator, a: Any, b: Any, inplace: bool) -> Any:
     if _too_large(op, a, b):
         raise _unknown(scope, node, f"{_shown(node)}, a value too large to compute here")
-    return _BINARY[type(op)][1 if inplace else 0](a, b)
+    return python_builtins.BINARY[type(op)][1 if inplace else 0](a, b)
 
 
 def _too_large(op: ast.operator, a: Any, b: Any) -> bool:
@@ -277,7 +254,7 @@ def _compare(scope: Scope, node: ast.Compare) -> bool:
         right = _known(scope, right_node)
         if isinstance(op, (ast.Is, ast.IsNot)) and not any(v is None or isinstance(v, bool) for v in (left, right)):
             raise _unknown(scope, node, f"{_shown(node)}: 'is' between values that are not None, True or False")
-        if not _COMPARE[type(op)](left, right):
+        if not python_builtins.COMPARE[type(op)](left, right):
             return False
         left = right
     return True
@@ -331,9 +308,9 @@ def _call(scope: Scope, node: ast.Call) -> Any:
 
 
 def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
-    if dotted in _PATHS:
+    if dotted in python_builtins.PATHS:
         args, kwargs = _arguments(scope, node)
-        return _PATHS[dotted](*args, **kwargs)
+        return python_builtins.PATHS[dotted](*args, **kwargs)
     if dotted == "argparse.ArgumentParser":
         return python_mutate.new_parser(scope, node)
     if dotted in ("os.environ.get", "os.getenv"):
@@ -346,7 +323,7 @@ def _call_dotted(scope: Scope, node: ast.Call, dotted: str) -> Any:
         return got
     if dotted in SUBPROCESS:  # subprocess.check_output(["gcloud", "config", "get-value", "project"])
         return _given(subprocess_output(scope, node, dotted))
-    why = next((why for starts, why in _SOURCES if (dotted + ".").startswith(starts)), None)
+    why = next((why for starts, why in python_builtins.SOURCES if (dotted + ".").startswith(starts)), None)
     raise _unknown(scope, node, why or f"a call to {dotted}()")
 
 
@@ -355,22 +332,23 @@ def _call_name(scope: Scope, node: ast.Call, name: str) -> Any:
     if isinstance(bound, Unknown) and bound.why.startswith(f"{name} is not assigned"):
         if name == "input":
             raise _unknown(scope, node, "what the user types")
-        if name in _BUILTINS:
+        if name in python_builtins.BUILTINS:
             args, kwargs = _arguments(scope, node)
-            return _BUILTINS[name](*args, **kwargs)
+            return python_builtins.BUILTINS[name](*args, **kwargs)
     raise _unknown(scope, node, f"a call to {name}()" + (f" ({bound.why})" if isinstance(bound, Unknown) else ""))
 
 
 def _call_method(scope: Scope, node: ast.Call, func: ast.Attribute) -> Any:
     receiver = _known(scope, func.value)
-    if isinstance(receiver, str) and func.attr in _STR_METHODS:
+    if isinstance(receiver, str) and func.attr in python_builtins.STR_METHODS:
         args, kwargs = _arguments(scope, node)
         _bounded_str_call(scope, node, receiver, func.attr, args)
         return getattr(receiver, func.attr)(*args, **kwargs)
     if isinstance(receiver, python_clock.TYPES) and (got := python_clock.method(
             scope, node, receiver, func.attr, *_arguments(scope, node))) is not python_clock.NOT_CLOCK:
         return got
-    if isinstance(receiver, bytes) and func.attr in _BYTES_METHODS:
+    if (isinstance(receiver, bytes) and func.attr in python_builtins.BYTES_METHODS) or (
+            isinstance(receiver, PurePosixPath) and func.attr in python_builtins.PATH_METHODS):
         args, kwargs = _arguments(scope, node)
         return getattr(receiver, func.attr)(*args, **kwargs)
     if isinstance(receiver, python_mutate.ArgParser):
