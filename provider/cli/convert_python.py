@@ -122,7 +122,7 @@ def _environment(trees: list[tuple[str, ast.AST]], spec: dict[str, Any], cells: 
     name it, code): the script, or each of a notebook's cells when ``cells``."""
     import os
 
-    from provider.gcloud.secrets import looks_secret
+    from provider.core.secret_names import looks_secret
 
     written = json.dumps(spec)
     plain: dict[str, str] = {}

@@ -74,8 +74,8 @@ def run_with_environment(args: argparse.Namespace, scope: Scope, origin: str, wh
     ``os.environ[...] =``) and the line reads, each named in a note."""
     from provider.cli.convert_gcloud import run_gcloud
     from provider.cli.convert_sources import environment as overlaid
+    from provider.core.secret_names import looks_secret
     from provider.gcloud.notebook_expand import notebook_environment
-    from provider.gcloud.secrets import looks_secret
 
     environment = notebook_environment(args.gcloud, scope, origin)
     if environment:

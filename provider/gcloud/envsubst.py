@@ -22,7 +22,8 @@ import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from provider.gcloud import heredoc, prelude, redirection, secrets, substitution
+from provider.core.secret_names import looks_secret
+from provider.gcloud import heredoc, prelude, redirection, substitution
 from provider.gcloud.word_checks import shown
 
 _REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -132,7 +133,7 @@ def written(text: str, only: set[str] | None, source: str, known: Mapping[str, s
         at = next(k for k, line in enumerate(text.split("\n"), 1) if re.search(
             rf"\$(\{{{name}\}}|{name}(?![A-Za-z0-9_]))", line))
         where = f"{source}:{at}: ${name}"
-        if secrets.looks_secret(name):
+        if looks_secret(name):
             raise Refused(f"{where}: envsubst writes its value, whose name looks secret, into the file, which would go "
                           "into the committed spec; give it to the job another way (Secret Manager, the environment "
                           "of the container), or leave it out of the template")

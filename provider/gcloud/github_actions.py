@@ -32,8 +32,8 @@ import shlex
 from typing import Any
 
 from provider.core.errors import UserError
+from provider.core.secret_names import looks_secret
 from provider.gcloud.cloud_build import TRAINING, the_one
-from provider.gcloud.secrets import looks_secret
 
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.S)
 _CONTEXT = re.compile(r"(env|vars|secrets|github)\.([A-Za-z_][A-Za-z0-9_]*)")

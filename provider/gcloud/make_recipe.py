@@ -22,10 +22,10 @@ import re
 
 from provider.core.errors import UserError
 from provider.core.record import Record, field
+from provider.core.secret_names import looks_secret
 from provider.gcloud.cloud_build import TRAINING
 from provider.gcloud.make_expand import Refused, Text, where
 from provider.gcloud.makefile import Makefile, Rule
-from provider.gcloud.secrets import looks_secret
 
 _GCLOUD = re.compile(r"(?:^|[\s;&|(`@+-])gcloud\s+([^\n;&|]*)")
 _STATE = re.compile(r"[ \t]*(?:(export|declare|typeset|readonly|set|unset|cd|pushd|source|\.|alias)(?:[ \t]|$)|"

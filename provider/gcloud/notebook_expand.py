@@ -55,7 +55,8 @@ def expand_placed(line: str, scope: Scope, place: Callable[[int], str]) -> tuple
 
 def _checked(replaced: tuple[tuple[Field, str], ...], place: Callable[[int], str]) -> list[str]:
     """What was replaced, once no replaced field is refused."""
-    from provider.gcloud.secrets import looks_secret, stack_setting
+    from provider.core.secret_names import looks_secret
+    from provider.gcloud.secrets import stack_setting
 
     shown = []
     for field, value in replaced:
@@ -110,7 +111,8 @@ def _templates(line: str) -> str:
 def keep_secrets_out(line: str, scope: Scope, origin: str) -> None:
     """UserError where the expanded line holds the value of a secret-looking variable of this process's environment
     that the notebook read (``T = os.environ["WANDB_API_KEY"]``, then ``{T}``): it would be written into the spec."""
-    from provider.gcloud.secrets import looks_secret, stack_setting
+    from provider.core.secret_names import looks_secret
+    from provider.gcloud.secrets import stack_setting
 
     for name, value in scope.environ_read().items():
         if looks_secret(name) and len(value) >= 4 and value in line:  # (a shorter one would match by chance)

@@ -3,7 +3,7 @@
 A converted spec is meant to be committed, so a value read from ``$VAR`` must not land in it
 unseen. The rule (README, "Security"; docs/migration.md):
 
-* **A name that looks secret** keeps its value out of everything trainjobs writes or prints. The
+* **A name that looks secret** (provider.core.secret_names) keeps its value out of everything trainjobs writes or prints. The
   name is cut into words at ``_`` (``GITHUB_API_TOKEN`` -> GITHUB, API, TOKEN); it looks secret when
   one word is, or ends with, one of SECRET_WORDS (``APIKEY``, ``DB_PASSWD``, ``OAUTH``), in any
   case. ``PWD`` and ``OLDPWD`` alone are bash's folders, not passwords. While the line is read
@@ -29,22 +29,9 @@ from provider.gcloud.command import GcloudError
 if TYPE_CHECKING:
     from provider.gcloud.command import GcloudCommand
 
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "PASS", "PWD", "CREDENTIAL",
-                "CREDENTIALS", "CREDS", "PRIVATE", "AUTH", "COOKIE", "SIGNATURE", "SALT", "DSN", "PAT", "BEARER",
-                "JWT", "WEBHOOK")
-_NOT_SECRET = ("PWD", "OLDPWD")  # bash's current and previous folders
 # A marker as the command's reading may have changed it (--scale-tier lowers it and turns _ into -).
 _MARKER = re.compile(r"\x00([A-Za-z0-9_-]+)\x00")
 MARK = "\x00"
-
-
-def looks_secret(name: str) -> bool:
-    """Whether a variable's name says its value is a secret (the module docstring's rule)."""
-    upper = name.upper()
-    if upper in _NOT_SECRET:
-        return False
-    words = [w.removesuffix("S") if len(w) > 3 and w not in SECRET_WORDS else w for w in upper.split("_") if w]
-    return any(w.endswith(secret) for w in words for secret in SECRET_WORDS)
 
 
 def marker(name: str) -> str:

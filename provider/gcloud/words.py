@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from provider.core.record import Record, field
+from provider.core.secret_names import looks_secret
 from provider.gcloud import ansi_c, heredoc, notebook, other_shells, parameters, prelude, script, secrets
 from provider.gcloud.sequence import Commands
 from provider.gcloud.word_checks import ASSIGNMENT, QUOTED, ShellError, Word, check_text, checked_words
@@ -163,7 +164,7 @@ class _Reader(Commands):
         value, from_env = self.raw(name)
         if value is None:
             raise self.fail(prelude.undefined(name, self.nounset), at)
-        if secrets.looks_secret(name):
+        if looks_secret(name):
             if name not in self.secret:
                 self.secret.append(name)
             return secrets.marker(name)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from provider.gcloud.secrets import looks_secret
+from provider.core.secret_names import looks_secret
 
 from ..conftest import no_traceback, run_cli
 

@@ -12,6 +12,8 @@ or would silently break the job:
   ``AIP_MODEL_DIR``, ``AIP_CHECKPOINT_DIR`` and ``AIP_TENSORBOARD_LOG_DIR``, which Vertex AI sets
   only with baseOutputDirectory and lets a container set otherwise;
 * ``module`` is run as ``python -m MODULE``: a dotted Python module name;
+* a value written for a variable whose name looks secret is in the committed spec: a warning naming the stack's
+  ``trainjobs:secretEnv``;
 * durations are google.protobuf.Duration values: more than zero for a limit, and at most the
   type's maximum of 315,576,000,000 seconds (10,000 years).
 """
@@ -22,6 +24,7 @@ import math
 from collections.abc import Iterator
 
 from provider.core.problem import Severity
+from provider.core.secret_names import looks_secret
 from provider.document.excerpt import clip
 from provider.spec.model import Container, DocPath, EnvVar, PythonPackage, TrainingJob, path_of
 from provider.spec.modules import runnable_module
@@ -78,6 +81,23 @@ def env_names(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
                 f"environment variable {var.name} changes what runs in the training container (its Python, its "
                 "libraries)", path_of(var), "env.risky", RESERVED_SOURCE,
                 allowed="leave it to the container, or set it knowingly", severity=Severity.WARNING, on_key=True)
+
+
+_REFERENCE = ("/", "gs://", "projects/", "$", "{", "<", "[")  # a path, a Secret Manager name, a placeholder
+
+
+@rule
+def secret_values(job: TrainingJob, ctx: Context) -> Iterator[Finding]:
+    """A value written for a variable whose name looks secret (provider.core.secret_names: HF_TOKEN, WANDB_API_KEY)
+    is in the spec, which is committed: a warning that names the stack's secret setting, which hands the job the
+    value kept secret (README, "Secrets"). A path, a Secret Manager name or a placeholder is no secret itself."""
+    for var in job.every_env:
+        if looks_secret(var.name) and len(var.value) >= 4 and not var.value.startswith(_REFERENCE):
+            yield Finding(f"environment variable {var.name} looks secret, and its value is written in the spec, which "
+                          "is committed with it", path_of(var), "env.secret_value", None,
+                          allowed=f"its value in the stack's trainjobs:secretEnv.{var.name} (a Pulumi secret, which "
+                                  "the job gets in its environment), not in the spec", severity=Severity.WARNING,
+                          on_key=True)
 
 
 def _nul(text: str, where: DocPath, what: str) -> Iterator[Finding]:
