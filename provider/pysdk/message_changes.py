@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from provider.pysdk.arguments import SdkError
 from provider.pysdk.binding import Assigned, Change
@@ -42,9 +42,16 @@ def _chain(node: ast.expr) -> tuple[ast.Name | None, list[ast.expr]]:
     return (node if isinstance(node, ast.Name) else None), steps
 
 
-def changed(stmt: ast.stmt, index: int, reader: Reader, objects: Mapping[str, object]) -> None:
-    """Record on its name's Assigned each field ``stmt`` sets (``index``: the statement); SdkError for a change to
-    a job the SDK's classes built (``objects``: the walk's jobs by name)."""
+class _Built(Protocol):
+    """A job the walk found built (program.Job): refused, when converted, with ``failed``."""
+
+    failed: SdkError | None
+
+
+def changed(stmt: ast.stmt, index: int, reader: Reader, objects: Mapping[str, _Built]) -> None:
+    """Record on its name's Assigned each field ``stmt`` sets (``index``: the statement); a change to a job the walk
+    found built (``objects``: its jobs by name) makes that job refused, if it is the one converted (a request
+    changed, then built again and run, as Google's migration notebooks do, is not)."""
     targets: list[ast.expr] = []
     if isinstance(stmt, (ast.Assign, ast.Delete)):
         targets = list(stmt.targets)
@@ -54,13 +61,13 @@ def changed(stmt: ast.stmt, index: int, reader: Reader, objects: Mapping[str, ob
         root, steps = _chain(stmt.value.func)
         if root is not None and root.id in objects and any(
                 isinstance(s, ast.Attribute) and s.attr in _JOB_PARTS for s in steps):
-            _refuse_job(root, stmt.value, reader)
+            _refuse_job(objects[root.id], root, stmt.value, reader)
     for target in targets:
         root, steps = _chain(target)
         if root is None or not steps:
             continue
         if root.id in objects:
-            _refuse_job(root, target, reader)
+            _refuse_job(objects[root.id], root, target, reader)
         assigned = reader.assigned.get(root.id)
         if assigned is None:
             continue
@@ -78,11 +85,13 @@ def _through(assigned: Assigned, target: ast.expr, index: int, reader: Reader) -
         alias.changes.append(Change(target, None, reader, index, None))
 
 
-def _refuse_job(root: ast.Name, node: ast.expr, reader: Reader) -> None:
-    raise SdkError(reader.at(node), f"{ast.unparse(node)}: a change to the job {root.id} after it is built is not "
-                   f"read (trainjobs reads the job from the arguments it is built with)",
-                   f"the value among the arguments that build {root.id} (aiplatform.CustomJob(worker_pool_specs=..., "
-                   "base_output_dir=...), or run(timeout=..., ...))")
+def _refuse_job(job: _Built, root: ast.Name, node: ast.expr, reader: Reader) -> None:
+    if job.failed is None:
+        job.failed = SdkError(
+            reader.at(node), f"{ast.unparse(node)}: a change to the job {root.id} after it is built is not read "
+            "(trainjobs reads the job from the arguments it is built with)", f"the value among the arguments that "
+            f"build {root.id} (aiplatform.CustomJob(worker_pool_specs=..., base_output_dir=...), or run(timeout=..., "
+            "...))")
 
 
 def applicable(assigned: Assigned, order: int, shared: bool) -> list[Change]:

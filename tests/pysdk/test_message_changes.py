@@ -5,6 +5,7 @@ code has is not the one read (a change the reader does not follow, a change to a
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,30 @@ def test_a_field_set_on_an_sdk_job_is_refused(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert ("sdk.py:4:1: job.job_spec.worker_pool_specs[0].machine_spec.machine_type: a change to the job job after it "
             "is built is not read") in proc.stderr, proc.stderr
+
+
+def test_a_changed_request_built_again_before_it_runs_converts(tmp_path: Path) -> None:
+    """Google's migration notebooks (vertex-ai-samples notebooks/community/migration, UJ10 legacy ...) build a request,
+    set its body, print it, then build it again with body= and execute that one: the first, changed, never runs."""
+    cells = ["from googleapiclient import discovery\nclient = discovery.build('ml', 'v1')",
+             "body = {'jobId': 'j1', 'trainingInput': {'scaleTier': 'BASIC', 'region': 'us-central1', "
+             "'masterConfig': {'imageUri': 'gcr.io/p/t:1'}}}\n"
+             "request = client.projects().jobs().create(parent='projects/p')\nrequest.body = body\n"
+             "print(request.to_json())\nrequest = client.projects().jobs().create(parent='projects/p', body=body)",
+             "response = request.execute()"]
+
+    def convert(cells: list[str]) -> subprocess.CompletedProcess[str]:
+        notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells]}
+        (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
+        proc = run_cli("convert", str(tmp_path / "nb.ipynb"), "--output", "request")
+        no_traceback(proc)
+        return proc
+
+    proc = convert(cells)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["body"]["displayName"] == "j1"
+    # the changed job that is run stays refused: test_a_field_set_on_an_sdk_job_is_refused
 
 
 def test_a_dict_the_evaluator_holds_changed_after_it_is_put_in_the_job_is_the_jobs_too(tmp_path: Path) -> None:
