@@ -61,15 +61,6 @@ class Commands(Documents):
     def put(self, value: str, quoted: bool) -> None:
         raise NotImplementedError
 
-    def add(self, text: str, quoted: bool, from_variable: bool = False) -> None:
-        raise NotImplementedError
-
-    def quoted_char(self, in_braces: bool = False) -> None:
-        raise NotImplementedError
-
-    def fail(self, message: str, at: int | None = None) -> ShellError:
-        raise NotImplementedError
-
     def cut(self, head: parameters.Head, value: str, at: int) -> str:
         """The part of ``value`` a ``${NAME:offset:length}`` stands for (provider.gcloud.parameters.sliced)."""
         if head.cut is not None and value == secrets.marker(head.name):
