@@ -61,7 +61,7 @@ def subprocess_output(scope: Scope, node: ast.Call, dotted: str) -> object:
     words = _subprocess_words(scope, node, dotted, given)
     if isinstance(words, Unknown):
         return words
-    value = _printed(scope, node, words, shlex.join(words), _shown(node))
+    value = _printed(scope, node, words, shlex.join(words), node)
     if isinstance(value, Unknown) or dotted.endswith("getoutput"):  # getoutput: stdout and stderr, less a last \n
         return value
     text = any(k in given and scope.evaluate(given[k]) not in (None, False)
@@ -86,7 +86,7 @@ def _subprocess_words(scope: Scope, node: ast.Call, dotted: str, given: dict[str
     return Unknown("a command's output", where) if words is None else words
 
 
-def _printed(scope: Scope, node: ast.Call, words: list[str] | None, command: str, shown: str,
+def _printed(scope: Scope, node: ast.Call, words: list[str] | None, command: str, shown: ast.AST | str,
              runs: str = "the code") -> str | Unknown:
     """What the command ``words`` prints, where it is ``gcloud config`` printing a property a training command reads
     (its value, from its variable of the environment), recorded as taken by ``shown``; else an Unknown."""
@@ -108,11 +108,6 @@ def _printed(scope: Scope, node: ast.Call, words: list[str] | None, command: str
     scope.taken().append(python_taken.taken(where, shown, value, f"the {name} property of gcloud's configuration, "
                                             f"written as {value!r}, from ${variable} (gcloud reads it first)"))
     return value
-
-
-def _shown(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _words(command: str) -> list[str] | None:
