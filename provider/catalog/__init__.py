@@ -77,6 +77,11 @@ class AcceleratorType(Record):
         return not self.vertex_training or (
             self.end_of_support is not None and dt.date.fromisoformat(self.end_of_support) <= today)
 
+    def offered(self, today: dt.date) -> bool:
+        """Whether a message may offer it as allowed or as a guess: not retired, and some machine type trains on it
+        (TPU_V4_POD has none). The one test, for the rules' lists and the schema's enums alike."""
+        return not self.retired(today) and not self.no_training_machine
+
 
 class Region(Record):
     """A Google Cloud region: which training services and accelerators it offers."""

@@ -9,7 +9,7 @@ CustomJobSpec is ``trialJobSpec``. The message of an unknown key says so when no
 
 Which accelerators a message may offer: an accelerator-type enum's values less those Vertex AI no longer trains
 on (K80; P100 past its end of support; TPU_V4_POD, which no machine type trains on), so that neither the allowed
-list nor a "did you mean" offers one (as provider/validation/rules/accelerators.current does for the rules).
+list nor a "did you mean" offers one (the catalog's Accelerator.offered, which the rules' lists use too).
 
 Which keys exclude each other: a worker pool written with both ``containerSpec`` and ``pythonPackageSpec``
 (the API's ``task`` oneof) fits none of the schema's forms only because it holds both; the message says so,
@@ -90,7 +90,7 @@ def offered(options: list[Any]) -> list[Any]:
     if len(options) < 2 or not all(isinstance(o, str) and o in known for o in options):
         return options
     today = dt.date.today()
-    return [o for o in options if not known[o].retired(today) and not known[o].no_training_machine]
+    return [o for o in options if known[o].offered(today)]
 
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",

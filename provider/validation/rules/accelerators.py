@@ -24,11 +24,12 @@ def written(pool: WorkerPool, acc: str) -> str:
 
 
 def current(ctx: Context, accelerators: Iterable[str]) -> list[str]:
-    """The accelerators a message may offer: never a retired one (K80, P100 past its end of support)."""
+    """The accelerators a message may offer: never a retired one (K80, P100 past its end of support), nor one no
+    machine type trains on (TPU_V4_POD): the catalog's Accelerator.offered, as the schema's enums use it."""
     out = []
     for name in sorted(accelerators):
         info = ctx.catalog.accelerator(name)
-        if info is None or not info.retired(ctx.today):
+        if info is None or info.offered(ctx.today):
             out.append(name)
     return out
 
